@@ -1,0 +1,31 @@
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: install demo test bench docs clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): $(PY) pyproject.toml
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[all]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/predictkit demo
+
+test: $(STAMP)
+	$(PY) -m pytest -n 2 -q
+
+bench: $(STAMP)
+	$(PY) benchmarks/run_all.py
+
+docs: $(STAMP)
+	$(PY) -m sphinx -W --keep-going -b html docs docs/_build/html
+
+clean:
+	rm -rf $(VENV) docs/_build .pytest_cache

@@ -1,0 +1,20 @@
+"""predictkit: runtime prediction, queue-delay bounds and workload modeling for batch schedulers."""
+
+__version__ = "0.1.0"
+
+from . import exceptions, jobs  # noqa: E402
+from .exceptions import PredictkitError  # noqa: E402
+from .io import read_swf, write_swf  # noqa: E402
+from .jobs import clean_jobs, summarize, validate_jobs  # noqa: E402
+
+__all__ = [
+    "__version__",
+    "exceptions",
+    "jobs",
+    "PredictkitError",
+    "read_swf",
+    "write_swf",
+    "clean_jobs",
+    "summarize",
+    "validate_jobs",
+]

@@ -1,0 +1,123 @@
+"""What a user asks first about a log: size, span, users, estimate accuracy, modes."""
+
+import numpy as np
+import pandas as pd
+
+from .jobs import validate_jobs
+
+__all__ = ["summarize", "request_accuracy", "estimate_modes"]
+
+
+def request_accuracy(X):
+    """Accuracy ``R = run_time / req_time`` of the jobs with both known and a positive request.
+
+    Tsafrir, Etsion & Feitelson (2005), section 2 (Fig. 1). Returns a float
+    array (one value per such job, unclipped: R > 1 means the job ran past its
+    request).
+    """
+    run = np.asarray(X["run_time"], dtype=float)
+    req = np.asarray(X["req_time"], dtype=float)
+    ok = ~np.isnan(run) & (req > 0)
+    return run[ok] / req[ok]
+
+
+def estimate_modes(X):
+    """Distinct requested times with their job counts, most popular first.
+
+    The "estimate modes" of Tsafrir, Etsion & Feitelson (2005), section 5;
+    ``cum_percent`` gives the mass-disparity curve of their Table 2 / Fig. 5.
+    """
+    req = pd.Series(np.asarray(X["req_time"], dtype=float)).dropna()
+    counts = req.value_counts(sort=False)
+    table = pd.DataFrame({"estimate": counts.index.to_numpy(dtype=float),
+                          "jobs": counts.to_numpy()})
+    table = table.sort_values(["jobs", "estimate"], ascending=[False, True], kind="stable")
+    table = table.reset_index(drop=True)
+    total = table["jobs"].sum()
+    table["percent"] = 100.0 * table["jobs"] / total if total else np.nan
+    table["cum_percent"] = table["percent"].cumsum()
+    return table
+
+
+def _bins_to_cover(modes, percent):
+    if modes.empty:
+        return np.nan
+    cum = modes["jobs"].cumsum().to_numpy()
+    return int(np.searchsorted(cum, percent / 100.0 * cum[-1] - 1e-9) + 1)
+
+
+def summarize(X, *, name=None):
+    """Summarise a job table: the numbers a user asks for first.
+
+    Parameters
+    ----------
+    X : DataFrame
+        A job table.
+    name : str, optional
+        Name of the log (default ``attrs["source"]`` file name, else ``"jobs"``).
+
+    Returns
+    -------
+    Series
+        ``n_jobs``, ``first_submit_utc`` (from ``unix_start_time`` when the
+        header has it), ``span_days`` (last minus first known submit time),
+        ``machine_procs`` (header ``max_procs``, else the widest job),
+        ``n_users``, ``n_groups``, ``mean_run_time``, ``mean_req_time``,
+        ``frac_req_time_known``, ``frac_wait_time_known``, ``mean_wait_time``,
+        the request accuracy R = run/request (``accuracy_mean``,
+        ``accuracy_median``, ``frac_accuracy_below_0_2``,
+        ``frac_at_request``: share of jobs with run >= request, i.e. killed or
+        reaching it), and the estimate modes (Tsafrir et al. 2005, Table 2):
+        ``n_estimates`` (distinct requested times), ``modes_for_50pct`` and
+        ``modes_for_90pct`` (how many of the most popular cover 50% / 90% of
+        the jobs with a request).
+    """
+    validate_jobs(X, present=("submit_time", "run_time", "req_time", "n_procs"),
+                  check_values=False)
+    if name is None:
+        source = str(X.attrs.get("source", "jobs"))
+        name = source.replace("\\", "/").rsplit("/", 1)[-1].split(".swf")[0]
+    submit = np.asarray(X["submit_time"], dtype=float)
+    known_submit = submit[~np.isnan(submit)]
+    run = np.asarray(X["run_time"], dtype=float)
+    req = np.asarray(X["req_time"], dtype=float)
+    wait = np.asarray(X["wait_time"], dtype=float) if "wait_time" in X.columns else np.full(len(X), np.nan)
+    procs = np.asarray(X["n_procs"], dtype=float)
+    accuracy = request_accuracy(X)
+    modes = estimate_modes(X)
+    start = X.attrs.get("unix_start_time")
+    first_utc = None
+    if isinstance(start, (int, float)) and known_submit.size:
+        first_utc = pd.Timestamp(int(start + known_submit.min()), unit="s", tz="UTC").isoformat()
+    widest = np.nanmax(procs) if np.isfinite(procs).any() else np.nan
+    header_procs = X.attrs.get("max_procs")
+
+    def mean(values):
+        values = values[~np.isnan(values)]
+        return float(values.mean()) if values.size else np.nan
+
+    def count(column):
+        if column not in X.columns:
+            return 0
+        return int(pd.Series(np.asarray(X[column], dtype=float)).dropna().nunique())
+
+    return pd.Series({
+        "n_jobs": len(X),
+        "first_submit_utc": first_utc,
+        "span_days": float(np.ptp(known_submit) / 86400.0) if known_submit.size else np.nan,
+        "machine_procs": float(header_procs) if isinstance(header_procs, (int, float)) else float(widest),
+        "n_users": count("user_id"),
+        "n_groups": count("group_id"),
+        "mean_run_time": mean(run),
+        "mean_req_time": mean(req),
+        "frac_req_time_known": float(np.mean(~np.isnan(req))) if len(X) else np.nan,
+        "frac_wait_time_known": float(np.mean(~np.isnan(wait))) if len(X) else np.nan,
+        "mean_wait_time": mean(wait),
+        "accuracy_mean": float(accuracy.mean()) if accuracy.size else np.nan,
+        "accuracy_median": float(np.median(accuracy)) if accuracy.size else np.nan,
+        "frac_accuracy_below_0_2": float(np.mean(accuracy < 0.2)) if accuracy.size else np.nan,
+        "frac_at_request": float(np.mean(accuracy >= 1.0)) if accuracy.size else np.nan,
+        "n_estimates": len(modes),
+        "modes_for_50pct": _bins_to_cover(modes, 50),
+        "modes_for_90pct": _bins_to_cover(modes, 90),
+    }, name=name, dtype=object)

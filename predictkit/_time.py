@@ -1,0 +1,88 @@
+"""Durations written the way people write them: ``30D``, ``18h``, ``90min``, ``3600``."""
+
+import math
+import re
+
+from .exceptions import ConfigError
+
+__all__ = ["parse_duration", "format_duration"]
+
+_UNITS = {
+    "s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1,
+    "m": 60, "min": 60, "mins": 60, "minute": 60, "minutes": 60,
+    "h": 3600, "hr": 3600, "hrs": 3600, "hour": 3600, "hours": 3600,
+    "d": 86400, "day": 86400, "days": 86400,
+    "w": 7 * 86400, "week": 7 * 86400, "weeks": 7 * 86400,
+}
+_PATTERN = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)\s*$")
+
+
+def parse_duration(value, *, name="duration", allow_none=False):
+    """Return a duration in seconds (float).
+
+    Accepts numbers (seconds), numeric strings (``"3600"``), strings with one
+    unit (``"30D"``, ``"18h"``, ``"90min"``, ``"2w"``; units are case-insensitive
+    except that ``"M"`` alone is refused as ambiguous) and
+    :class:`datetime.timedelta` / :class:`pandas.Timedelta`.
+
+    Parameters
+    ----------
+    value : float, int, str, timedelta or None
+        The duration.
+    name : str
+        What the duration is, for the error message.
+    allow_none : bool
+        Whether ``None`` (no limit) is accepted and returned as ``None``.
+
+    Raises
+    ------
+    ConfigError
+        If the value is not a non-negative finite duration.
+    """
+    if value is None:
+        if allow_none:
+            return None
+        raise ConfigError(f"{name} is required, got None")
+    if hasattr(value, "total_seconds"):
+        seconds = float(value.total_seconds())
+    elif isinstance(value, bool):
+        raise ConfigError(f"{name} must be a duration, got {value!r}")
+    elif isinstance(value, (int, float)):
+        seconds = float(value)
+    elif isinstance(value, str):
+        if allow_none and value.strip().lower() in {"none", "all", "inf"}:
+            return None
+        match = _PATTERN.match(value)
+        if not match:
+            raise ConfigError(
+                f"{name} must look like 3600, 90min, 18h, 30D or 2w, got {value!r}"
+            )
+        number, unit = match.groups()
+        if unit == "M":
+            raise ConfigError(f"{name} {value!r} is ambiguous: write 'min' or '30D'")
+        factor = _UNITS.get(unit.lower(), None) if unit else 1
+        if factor is None:
+            raise ConfigError(
+                f"{name} has an unknown unit {unit!r} in {value!r} "
+                "(use s, min, h, D or w)"
+            )
+        seconds = float(number) * factor
+    else:
+        raise ConfigError(f"{name} must be a duration, got {type(value).__name__}")
+    if not math.isfinite(seconds) or seconds < 0:
+        raise ConfigError(f"{name} must be a non-negative finite duration, got {value!r}")
+    return seconds
+
+
+def format_duration(seconds):
+    """Return a short human form of a duration in seconds (``"1d 02:03:04"``)."""
+    if seconds is None or (isinstance(seconds, float) and math.isnan(seconds)):
+        return "n/a"
+    seconds = int(round(seconds))
+    sign = "-" if seconds < 0 else ""
+    seconds = abs(seconds)
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    clock = f"{hours:02d}:{minutes:02d}:{secs:02d}"
+    return f"{sign}{days}d {clock}" if days else f"{sign}{clock}"

@@ -1,0 +1,66 @@
+"""The ``predictkit`` command line: a thin layer over the library.
+
+Each subcommand lives in its own module ``predictkit/cli/_<name>.py`` that
+defines ``register(subparsers)``; the module adds its parser and sets
+``func=run`` where ``run(args) -> int``. :func:`main` turns every
+:class:`~predictkit.exceptions.PredictkitError` (and missing files) into one
+line on stderr and exit status 2; ``--debug`` shows the traceback instead.
+"""
+
+import argparse
+import importlib
+import sys
+
+from .. import __version__
+from ..exceptions import PredictkitError
+
+__all__ = ["main", "console_main", "build_parser"]
+
+COMMANDS = ("info", "fetch")
+"""Subcommand modules, in the order ``--help`` lists them."""
+
+
+def build_parser():
+    """Return the top-level :class:`argparse.ArgumentParser`."""
+    parser = argparse.ArgumentParser(
+        prog="predictkit",
+        description=(
+            "Runtime prediction, queue-delay bounds and workload modeling for "
+            "batch-scheduled parallel machines. Reads SWF (plain or .gz) logs."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"predictkit {__version__}")
+    parser.add_argument("--debug", action="store_true",
+                        help="show full tracebacks instead of one-line errors")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        module = importlib.import_module(f"predictkit.cli._{name}")
+        module.register(subparsers)
+    return parser
+
+
+def main(argv=None):
+    """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "func", None) is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except (PredictkitError, FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+        if args.debug:
+            raise
+        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if isinstance(exc, OSError) and exc.filename is not None:
+            message = f"{exc.strerror}: {exc.filename}"
+        print(f"predictkit {args.command}: error: {message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("predictkit: interrupted", file=sys.stderr)
+        return 130
+
+
+def console_main():
+    """Entry point of the ``predictkit`` console script."""
+    sys.exit(main())

@@ -1,0 +1,57 @@
+"""``predictkit fetch NAME...``: download archive logs into the cache, or list them."""
+
+import pandas as pd
+
+from ..datasets import fetch_pwa, list_traces
+from ..datasets._fetch import data_home_path
+from ..exceptions import DatasetError
+
+_LIST_COLUMNS = ("name", "machine", "processors", "jobs", "period")
+
+
+def register(subparsers):
+    parser = subparsers.add_parser(
+        "fetch", help="download Parallel Workloads Archive logs into the local cache",
+        description="Download each named log from the Parallel Workloads Archive into the "
+                    "cache (--data-home, else $PREDICTKIT_DATA, else ~/.cache/predictkit), "
+                    "verifying its length and, where the catalogue knows it, its sha256. "
+                    "A log already in the cache is not downloaded again. Names may be "
+                    "unambiguous prefixes such as KTH-SP2; --list shows them all.",
+    )
+    parser.add_argument("names", nargs="*", metavar="NAME",
+                        help="catalogue name of a log (see --list)")
+    parser.add_argument("--data-home", metavar="DIR",
+                        help="cache directory (default: $PREDICTKIT_DATA or ~/.cache/predictkit)")
+    parser.add_argument("--list", action="store_true",
+                        help="print the catalogue of known logs and exit")
+    parser.set_defaults(func=run)
+
+
+def _text_table(table):
+    """Left-aligned text, right-aligned numbers, blanks for unknown values."""
+    cells = {c: ["" if pd.isna(v) else str(v) for v in table[c]] for c in table.columns}
+    numeric = {c: pd.api.types.is_numeric_dtype(table[c]) for c in table.columns}
+    widths = {c: max([len(c), *map(len, cells[c])]) for c in table.columns}
+
+    def line(values):
+        return "  ".join(v.rjust(widths[c]) if numeric[c] else v.ljust(widths[c])
+                         for c, v in zip(table.columns, values)).rstrip()
+
+    rows = [line(table.columns)]
+    rows += [line([cells[c][k] for c in table.columns]) for k in range(len(table))]
+    return "\n".join(rows)
+
+
+def run(args):
+    if args.list:
+        table = list_traces()
+        print(_text_table(table.loc[:, list(_LIST_COLUMNS)]))
+        print(f"\n{len(table)} logs; downloadable from {table['url'].ne('').sum()} archive "
+              f"URLs; cache: {data_home_path(args.data_home)}")
+        return 0
+    if not args.names:
+        raise DatasetError("name at least one log to fetch, or use --list")
+    for name in args.names:
+        jobs = fetch_pwa(name, data_home=args.data_home)
+        print(f"{name}: {len(jobs):,} jobs in {jobs.attrs['source']}")
+    return 0

@@ -1,0 +1,6 @@
+"""Traces: the Parallel Workloads Archive catalogue, downloads and a local cache."""
+
+from ._catalogue import list_traces
+from ._fetch import fetch_pwa, get_data_home, load_trace
+
+__all__ = ["fetch_pwa", "load_trace", "list_traces", "get_data_home"]

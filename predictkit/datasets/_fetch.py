@@ -1,0 +1,270 @@
+"""Finding trace files on disk and downloading archive logs into a local cache.
+
+A download goes to a temporary file in the cache directory; its length is
+checked against ``Content-Length``, its gzip stream must be complete, and its
+checksum must match the catalogue where one is known. Only then is it moved
+to its final name with :func:`os.replace`, so the cache never holds half a
+file under a log's name, and a failed download leaves nothing behind.
+"""
+
+import gzip
+import hashlib
+import http.client
+import os
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from ..exceptions import ChecksumError, DatasetError, DownloadError
+from ..io import read_swf
+from ._catalogue import lookup
+
+__all__ = ["get_data_home", "data_home_path", "fetch_pwa", "load_trace", "trace_path"]
+
+_RETRIES = 2
+_BACKOFF_SECONDS = 1.0
+_TIMEOUT_SECONDS = 60
+_CHUNK = 1 << 16
+
+
+def get_data_home(data_home=None):
+    """Return the cache directory for downloaded traces, creating it if needed.
+
+    Parameters
+    ----------
+    data_home : str or path, optional
+        The directory. When omitted: the environment variable
+        ``PREDICTKIT_DATA``, else ``~/.cache/predictkit``.
+
+    Returns
+    -------
+    Path
+    """
+    path = data_home_path(data_home)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def data_home_path(data_home=None):
+    """The directory :func:`get_data_home` returns, without creating it."""
+    if data_home is None:
+        data_home = os.environ.get("PREDICTKIT_DATA") or Path.home() / ".cache" / "predictkit"
+    return Path(data_home).expanduser()
+
+
+def _cache_file(entry, data_home):
+    return get_data_home(data_home) / "pwa" / entry["file"]
+
+
+def fetch_pwa(name, *, data_home=None, download_if_missing=True, url=None):
+    """Return a Parallel Workloads Archive log as a job table, downloading it once.
+
+    Parameters
+    ----------
+    name : str
+        A catalogue name, file name or unambiguous prefix (``"KTH-SP2"``);
+        see :func:`list_traces`.
+    data_home : str or path, optional
+        Cache directory (see :func:`get_data_home`). The file is kept as
+        ``<data_home>/pwa/<archive file name>``.
+    download_if_missing : bool
+        If False, raise :class:`DatasetError` instead of downloading a log
+        that is not in the cache.
+    url : str, optional
+        Where to download from instead of the archive (a mirror).
+
+    Returns
+    -------
+    DataFrame
+        The job table read by :func:`predictkit.io.read_swf`.
+
+    Raises
+    ------
+    DatasetError
+        Unknown name (with close matches), a log that is not downloadable, or
+        a missing file with ``download_if_missing=False``.
+    DownloadError
+        Network failure, HTTP error or truncated response, after retries.
+    ChecksumError
+        The downloaded file does not match the catalogue's checksum.
+
+    Notes
+    -----
+    A cached file is reused without network access; it was verified when it
+    was written. Delete it to download again.
+    """
+    entry = lookup(name)
+    target = _cache_file(entry, data_home)
+    if not target.is_file():
+        if not download_if_missing:
+            raise DatasetError(f"trace {entry['name']} is not in the cache ({target}) and "
+                               f"download_if_missing is False")
+        source = url or entry["url"]
+        if not source:
+            raise DatasetError(f"trace {entry['name']} is not an archive log and cannot be "
+                               f"downloaded ({entry['caveats'].split('.')[0]}); put "
+                               f"{entry['file']} in a directory listed in PREDICTKIT_TRACES")
+        download(source, target, entry)
+    return read_swf(target)
+
+
+def download(url, target, entry=None):
+    """Download ``url`` to ``target`` atomically, verifying length and checksum.
+
+    Parameters
+    ----------
+    url : str
+        The address.
+    target : Path
+        Final file name; its directory is created if needed.
+    entry : dict, optional
+        Catalogue row; its checksums are enforced when ``verify_checksum``.
+
+    Raises
+    ------
+    DownloadError, ChecksumError
+        With nothing left under ``target`` or in temporary files.
+    """
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
+                                         suffix=".part")
+    os.close(handle)
+    try:
+        digest = _retrying(url, Path(temporary))
+        _verify(Path(temporary), digest, entry, url, target.name.endswith(".gz"))
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _retrying(url, temporary):
+    for attempt in range(_RETRIES + 1):
+        try:
+            return _get(url, temporary)
+        except urllib.error.HTTPError as exc:
+            if exc.code < 500 or attempt == _RETRIES:
+                raise DownloadError(f"download of {url} failed: HTTP {exc.code} "
+                                    f"{exc.reason}") from None
+        except (urllib.error.URLError, OSError, http.client.HTTPException,
+                DownloadError) as exc:
+            if attempt == _RETRIES:
+                reason = getattr(exc, "reason", None) or exc
+                raise DownloadError(f"download of {url} failed after {_RETRIES + 1} "
+                                    f"attempts: {reason}") from None
+        time.sleep(_BACKOFF_SECONDS * (attempt + 1))
+    raise AssertionError("unreachable")
+
+
+def _get(url, temporary):
+    """One attempt; returns the sha256 of what was written to ``temporary``."""
+    digest = hashlib.sha256()
+    received = 0
+    with urllib.request.urlopen(url, timeout=_TIMEOUT_SECONDS) as response, \
+            open(temporary, "wb") as out:
+        length = response.headers.get("Content-Length")
+        while True:
+            try:
+                chunk = response.read(_CHUNK)
+            except http.client.IncompleteRead as exc:
+                out.write(exc.partial)
+                received += len(exc.partial)
+                chunk = b""
+            if not chunk:
+                break
+            out.write(chunk)
+            digest.update(chunk)
+            received += len(chunk)
+    if length is not None and received != int(length):
+        raise DownloadError(f"truncated response: received {received} of {length} bytes")
+    return digest.hexdigest()
+
+
+def _verify(path, digest, entry, url, compressed):
+    if compressed:
+        text_digest = hashlib.sha256()
+        try:
+            with gzip.open(path, "rb") as stream:
+                for chunk in iter(lambda: stream.read(_CHUNK), b""):
+                    text_digest.update(chunk)
+        except (OSError, EOFError) as exc:
+            raise DownloadError(f"download of {url} is not a complete gzip file "
+                                f"(truncated or corrupt: {exc})") from None
+        text_digest = text_digest.hexdigest()
+    else:
+        text_digest = None
+    if entry is None or not entry.get("verify_checksum"):
+        return
+    known = {entry.get("sha256"), entry.get("swf_sha256")} - {"", None}
+    if known and not ({digest, text_digest} & known):
+        raise ChecksumError(f"download of {entry['name']} from {url} does not match the "
+                            f"catalogue's sha256 {entry['sha256']} (got {digest}); "
+                            f"nothing was kept")
+
+
+def _trace_dirs():
+    value = os.environ.get("PREDICTKIT_TRACES", "")
+    return [Path(p).expanduser() for p in value.split(os.pathsep) if p]
+
+
+def trace_path(name, *, data_home=None):
+    """Return the file of a trace on disk, or None when it is nowhere local.
+
+    Looks in each directory of ``PREDICTKIT_TRACES`` (``os.pathsep``
+    separated), then in the cache, for the catalogue file name, the name plus
+    ``.swf.gz`` or ``.swf``, and the name itself.
+    """
+    try:
+        entry = lookup(name)
+    except DatasetError:
+        entry = None
+    bases = [entry["name"]] if entry is not None else []
+    bases.append(str(name))
+    candidates = [b + s for b in dict.fromkeys(bases) for s in (".swf.gz", ".swf", "")]
+    for directory in [*_trace_dirs(), get_data_home(data_home) / "pwa"]:
+        for candidate in candidates:
+            path = directory / candidate
+            if path.is_file():
+                return path
+    return None
+
+
+def load_trace(name, *, data_home=None, download_if_missing=False):
+    """Read a trace from a path, local trace directories, the cache or the archive.
+
+    Parameters
+    ----------
+    name : str or path
+        An existing file, or a trace name (a catalogue name or prefix such as
+        ``"KTH-SP2"``, or the stem of a file in a trace directory).
+    data_home : str or path, optional
+        Cache directory (see :func:`get_data_home`).
+    download_if_missing : bool
+        Whether to download a catalogue log found nowhere on disk.
+
+    Returns
+    -------
+    DataFrame
+        The job table.
+
+    Raises
+    ------
+    DatasetError
+        If the trace is not on disk and may not (or cannot) be downloaded;
+        the message says where it looked.
+    """
+    if Path(name).is_file():
+        return read_swf(name)
+    path = trace_path(name, data_home=data_home)
+    if path is not None:
+        return read_swf(path)
+    entry = lookup(name)
+    if download_if_missing:
+        return fetch_pwa(entry["name"], data_home=data_home)
+    places = [str(d) for d in _trace_dirs()] + [str(get_data_home(data_home) / "pwa")]
+    raise DatasetError(f"trace {entry['name']} not found in {', '.join(places)}; set "
+                       f"PREDICTKIT_TRACES to a directory holding {entry['file']}, or use "
+                       f"fetch_pwa({entry['name']!r}) or download_if_missing=True")

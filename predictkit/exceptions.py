@@ -1,0 +1,87 @@
+"""Exceptions raised by predictkit.
+
+Every error that a user can cause (bad files, bad arguments, impossible values)
+subclasses :class:`PredictkitError`, so the command line can print it as one
+line and exit with status 2.
+"""
+
+__all__ = [
+    "PredictkitError",
+    "JobTableError",
+    "SWFFormatError",
+    "SacctFormatError",
+    "DatasetError",
+    "DownloadError",
+    "ChecksumError",
+    "SimulationError",
+    "NotEnoughHistoryError",
+    "ConfigError",
+]
+
+
+class PredictkitError(Exception):
+    """Base class of every error predictkit raises on bad input."""
+
+
+class JobTableError(PredictkitError, ValueError):
+    """A job table lacks required columns or holds impossible values."""
+
+
+class SWFFormatError(PredictkitError, ValueError):
+    """A Standard Workload Format file is malformed.
+
+    Parameters
+    ----------
+    message : str
+        What is wrong.
+    source : str, optional
+        The file (or ``"<buffer>"``) being read.
+    line_number : int, optional
+        1-based line number in the file.
+    line : str, optional
+        The offending text.
+    """
+
+    def __init__(self, message, *, source=None, line_number=None, line=None):
+        self.source = source
+        self.line_number = line_number
+        self.line = line
+        where = ""
+        if source is not None:
+            where = f"{source}"
+            if line_number is not None:
+                where += f", line {line_number}"
+            where += ": "
+        text = f"{where}{message}"
+        if line is not None:
+            shown = line if len(line) <= 120 else line[:117] + "..."
+            text += f": {shown!r}"
+        super().__init__(text)
+
+
+class SacctFormatError(SWFFormatError):
+    """Slurm ``sacct`` output is malformed (same fields as :class:`SWFFormatError`)."""
+
+
+class DatasetError(PredictkitError):
+    """A trace is unknown or cannot be found."""
+
+
+class DownloadError(DatasetError):
+    """Downloading a trace failed (network error or truncated response)."""
+
+
+class ChecksumError(DownloadError):
+    """A downloaded file does not match its known checksum."""
+
+
+class SimulationError(PredictkitError, ValueError):
+    """A simulation cannot run on the given jobs or parameters."""
+
+
+class NotEnoughHistoryError(PredictkitError, ValueError):
+    """An estimator needs more history than it has been given."""
+
+
+class ConfigError(PredictkitError, ValueError):
+    """An argument or a configuration file holds an invalid value."""

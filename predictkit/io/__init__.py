@@ -1,0 +1,5 @@
+"""Reading and writing job logs: SWF (Parallel Workloads Archive) and Slurm ``sacct``."""
+
+from ._swf import read_swf, write_swf
+
+__all__ = ["read_swf", "write_swf"]

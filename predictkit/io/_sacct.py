@@ -1,0 +1,460 @@
+"""Reading Slurm accounting output (``sacct --parsable2``) into a job table.
+
+The mapping from ``sacct`` fields to the SWF fields of the job table:
+
+=================  ==========================================================
+job table column   ``sacct`` source
+=================  ==========================================================
+``job_id``         ``JobIDRaw`` when present, else the number of ``JobID``
+                   (see *Job identifiers* below)
+``submit_time``    ``Submit``, seconds after the earliest ``Submit``
+``wait_time``      ``Start - Submit``
+``run_time``       ``ElapsedRaw`` or ``Elapsed`` (``End - Start`` when both are
+                   absent); ``NaN`` while a job has not started or not ended
+``n_procs``        ``NCPUS`` or ``AllocCPUS`` (``NNodes`` when no CPU column);
+                   ``0`` (never allocated) is ``NaN``
+``avg_cpu_time``   ``TotalCPU`` divided by ``n_procs``
+``used_memory``    ``MaxRSS`` in KB (largest over the job's steps)
+``req_procs``      ``ReqCPUS`` (``ReqNodes`` or ``NNodes`` when no CPU column)
+``req_time``       ``TimelimitRaw`` (minutes) or ``Timelimit``; ``NaN`` for
+                   ``UNLIMITED`` / ``Partition_Limit``
+``status``         ``State``: COMPLETED 1; FAILED, NODE_FAIL, OUT_OF_MEMORY,
+                   TIMEOUT, BOOT_FAIL, DEADLINE, PREEMPTED 0; CANCELLED 5;
+                   jobs still pending, running, suspended or requeued ``NaN``
+``user_id``        ``User``, numbered 1.. in order of first appearance
+``group_id``       ``Account`` (the project), else ``Group``
+``app_id``         ``JobName``
+``queue_id``       ``QOS``
+``partition_id``   ``Partition``
+=================  ==========================================================
+
+``TIMEOUT`` (killed at the time limit) is coded as failed (0), as the
+Parallel Workloads Archive conversions do; jobs killed at their request are
+found by comparing ``run_time`` with ``req_time``. ``CPUTime`` is not used:
+it is the *allocated* CPU time (elapsed times CPUs), not the CPU time used.
+"""
+
+import gzip
+import os
+import re
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..exceptions import SacctFormatError
+from ..jobs import as_job_table
+from ._slurm_fields import (
+    parse_counts,
+    parse_durations,
+    parse_memory,
+    parse_raw_durations,
+    parse_timestamps,
+)
+
+__all__ = ["read_sacct"]
+
+_MAX_REPORTED = 10
+_JOB_ID = re.compile(r"^(?P<job>\d+(?:_(?:\d+|\[[^\]]*\]))?(?:\+\d+)?)(?:\.(?P<step>[^.]+))?$")
+_REQUIRED = (("JobID", "JobIDRaw"), ("Submit",), ("Start",), ("State",),
+             ("ElapsedRaw", "Elapsed", "End"),
+             ("NCPUS", "AllocCPUS", "ReqCPUS", "NNodes", "AllocNodes", "ReqNodes"))
+_STATUS = {"COMPLETED": 1.0, "FAILED": 0.0, "NODE_FAIL": 0.0, "OUT_OF_MEMORY": 0.0,
+           "TIMEOUT": 0.0, "BOOT_FAIL": 0.0, "DEADLINE": 0.0, "PREEMPTED": 0.0,
+           "CANCELLED": 5.0}
+_UNFINISHED = frozenset({"PENDING", "RUNNING", "SUSPENDED", "REQUEUED", "RESIZING",
+                         "REQUEUE_FED", "REQUEUE_HOLD", "REVOKED", "SPECIAL_EXIT",
+                         "STOPPED", "SIGNALING", "STAGE_OUT", "COMPLETING",
+                         "CONFIGURING"})
+_ID_COLUMNS = (("user_id", ("User",), "user_ids"),
+               ("group_id", ("Account", "Group"), None),
+               ("app_id", ("JobName",), "app_ids"),
+               ("queue_id", ("QOS",), "qos_ids"),
+               ("partition_id", ("Partition",), "partition_ids"))
+
+
+def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
+    """Read ``sacct --parsable2`` (or ``--parsable``) output into a job table.
+
+    Parameters
+    ----------
+    path_or_buffer : str, path or file-like
+        The ``sacct`` output: pipe-separated fields with a header line naming
+        them (any order, any case; extra fields are ignored). A ``.gz`` file
+        or gzip data is decompressed. ``--parsable`` output, whose lines end
+        with a ``|``, is accepted too.
+    errors : {"raise", "skip"}
+        What to do with a malformed line (wrong field count, unparsable time,
+        count or memory size, a job id Slurm never prints, a step without its
+        job). ``"raise"`` raises :class:`~predictkit.exceptions.SacctFormatError`
+        with the file, line number and text; ``"skip"`` leaves the line out,
+        warns with the count and first line numbers and records them in
+        ``attrs["skipped_lines"]`` and ``attrs["skipped_line_numbers"]``.
+    time_zone : str
+        IANA zone in which the timestamps are written. ``sacct`` prints the
+        local time of the host it runs on without an offset, so pass that
+        host's zone to get correct absolute times (``attrs["unix_start_time"]``)
+        and correct durations across daylight-saving changes. Kept in
+        ``attrs["time_zone_string"]``.
+
+    Returns
+    -------
+    DataFrame
+        The job table (one row per job allocation, in file order; sort with
+        ``sort_values("submit_time", kind="stable")`` before online use), with
+        the extra columns ``slurm_job_id`` (the original ``JobID`` text) and
+        ``slurm_state`` (the raw ``State``). The module docstring gives the
+        field mapping. ``attrs`` holds ``unix_start_time``,
+        ``time_zone_string``, the name-to-id maps ``user_ids``, ``account_ids``
+        or ``group_ids``, ``app_ids``, ``qos_ids``, ``partition_ids``, the
+        number of jobs without a time limit of their own
+        (``n_unlimited_req_time``), the count of each state that has no SWF
+        code (``unmapped_states``), ``processor_unit`` (``"cpus"`` or
+        ``"nodes"``) and ``source``.
+
+    Notes
+    -----
+    *Job steps* (``123.batch``, ``123.extern``, ``123.0``) are folded into
+    the job of the allocation line before them with the same job id:
+    ``TotalCPU`` becomes the larger of the allocation line's value and the sum
+    over its steps (Slurm versions differ in whether the allocation line
+    already holds the total), and ``MaxRSS`` the largest over the allocation
+    line and its steps.
+
+    *Job identifiers*. With a ``JobIDRaw`` column every allocation has
+    Slurm's own unique integer (array tasks ``123_4`` and heterogeneous-job
+    components ``123+1`` have their own raw ids), which becomes ``job_id``.
+    Without it a plain ``JobID`` keeps its number, and array tasks,
+    unexpanded pending arrays (``123_[5-9]``), heterogeneous components and
+    repeated ids (``sacct --duplicates`` lists a requeued job once per run)
+    are numbered after the largest plain id, in file order. Each
+    heterogeneous component is one job.
+
+    Raises
+    ------
+    SacctFormatError
+        On a malformed line (with ``errors="raise"``), an empty input or a
+        header that lacks required fields (the message names them).
+    ConfigError
+        If ``time_zone`` is not a known zone.
+
+    Examples
+    --------
+    >>> import io
+    >>> text = ("JobID|User|Account|Partition|Submit|Start|End|Elapsed|Timelimit|NCPUS|State\\n"
+    ...         "7|alice|chem|batch|2023-01-05T10:00:00|2023-01-05T10:01:00|"
+    ...         "2023-01-05T11:01:00|01:00:00|02:00:00|4|COMPLETED\\n")
+    >>> jobs = read_sacct(io.StringIO(text))
+    >>> float(jobs.loc[0, "wait_time"]), float(jobs.loc[0, "req_time"]), jobs.attrs["user_ids"]
+    (60.0, 7200.0, {'alice': 1})
+    """
+    if errors not in ("raise", "skip"):
+        raise ValueError(f"errors must be 'raise' or 'skip', got {errors!r}")
+    source, text = _read_text(path_or_buffer)
+    header, fields, line_numbers, lines, skipped = _split(text, source, errors)
+    table = pd.DataFrame(fields, columns=header, dtype=object) if fields else \
+        pd.DataFrame({name: pd.Series([], dtype=object) for name in header})
+    line_numbers = np.asarray(line_numbers, dtype=np.int64)
+    while True:
+        parsed = _Parsed(table, time_zone)
+        bad = _id_problems(parsed)
+        if not bad.any():
+            break
+        first = int(np.argmax(bad))
+        if errors == "raise":
+            raise SacctFormatError(parsed.problems[first], source=source,
+                                   line_number=int(line_numbers[first]), line=lines[first])
+        # Dropping an allocation line orphans its steps, so check again.
+        skipped.extend(line_numbers[bad].tolist())
+        table = table.loc[~bad].reset_index(drop=True)
+        line_numbers = line_numbers[~bad]
+        lines = [line for line, drop in zip(lines, bad) if not drop]
+    jobs = _build(parsed, time_zone)
+    jobs.attrs["source"] = source
+    if skipped:
+        skipped.sort()
+        jobs.attrs["skipped_lines"] = len(skipped)
+        jobs.attrs["skipped_line_numbers"] = skipped[:_MAX_REPORTED]
+        more = ", ..." if len(skipped) > _MAX_REPORTED else ""
+        warnings.warn(
+            f"{source}: skipped {len(skipped)} malformed line(s) "
+            f"(lines {', '.join(map(str, skipped[:_MAX_REPORTED]))}{more})",
+            UserWarning, stacklevel=2,
+        )
+    return jobs
+
+
+def _read_text(path_or_buffer):
+    if isinstance(path_or_buffer, (str, os.PathLike)):
+        source = str(path_or_buffer)
+        raw = Path(path_or_buffer).read_bytes()
+    elif hasattr(path_or_buffer, "read"):
+        raw = path_or_buffer.read()
+        name = getattr(path_or_buffer, "name", None)
+        source = name if isinstance(name, str) else "<buffer>"
+    else:
+        raise TypeError(f"read_sacct needs a path or a file object, "
+                        f"got {type(path_or_buffer).__name__}")
+    if isinstance(raw, bytes):
+        if raw[:2] == b"\x1f\x8b":
+            try:
+                raw = gzip.decompress(raw)
+            except (OSError, EOFError) as exc:
+                raise SacctFormatError(f"corrupt gzip data ({exc})", source=source) from None
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise SacctFormatError(f"not UTF-8 text ({exc})", source=source) from None
+    return source, raw
+
+
+def _split(text, source, errors):
+    """Split the text into the header and rows of fields, checking field counts."""
+    numbered = [(k, line.rstrip("\r")) for k, line in enumerate(text.split("\n"), start=1)]
+    numbered = [(k, line) for k, line in numbered if line.strip()]
+    if not numbered:
+        raise SacctFormatError("no header line (expected sacct --parsable2 output)",
+                               source=source)
+    header_number, header_line = numbered[0]
+    header = [name.strip() for name in header_line.split("|")]
+    trailing = len(header) > 1 and header[-1] == ""
+    if trailing:
+        header = header[:-1]
+    _check_header(header, source, header_number, header_line)
+    fields, line_numbers, lines, skipped = [], [], [], []
+    for number, line in numbered[1:]:
+        body = line[:-1] if trailing and line.endswith("|") else line
+        values = body.split("|")
+        if len(values) == len(header):
+            fields.append(values)
+            line_numbers.append(number)
+            lines.append(line)
+        elif errors == "raise":
+            raise SacctFormatError(
+                f"expected {len(header)} '|'-separated fields (as in the header), "
+                f"found {len(values)}", source=source, line_number=number, line=line)
+        else:
+            skipped.append(number)
+    return header, fields, line_numbers, lines, skipped
+
+
+def _check_header(header, source, number, line):
+    names = {name.lower() for name in header}
+    missing = [" or ".join(group) for group in _REQUIRED
+               if not any(name.lower() in names for name in group)]
+    if missing:
+        raise SacctFormatError(
+            f"header lacks required sacct field(s): {'; '.join(missing)} "
+            f"(run sacct --parsable2 --format=JobID,User,Account,Partition,Submit,Start,"
+            f"End,Elapsed,Timelimit,NCPUS,ReqCPUS,State)",
+            source=source, line_number=number, line=line)
+    duplicated = sorted({n for n in header if [h.lower() for h in header].count(n.lower()) > 1})
+    if duplicated:
+        raise SacctFormatError(f"header names field(s) twice: {', '.join(duplicated)}",
+                               source=source, line_number=number, line=line)
+
+
+class _Parsed:
+    """Every column of interest parsed, with a per-line record of what failed."""
+
+    def __init__(self, table, time_zone):
+        self.columns = {name.lower(): name for name in table.columns}
+        self.table = table
+        self.n = len(table)
+        self.bad = np.zeros(self.n, dtype=bool)
+        self.problems = {}
+        self.values = {}
+        self.n_ambiguous = 0
+        self.limits = np.zeros(self.n, dtype=bool)
+        for name in ("Submit", "Start", "End"):
+            self._parse(name, lambda s: parse_timestamps(s, time_zone), "a timestamp")
+        for name in ("Elapsed", "Timelimit", "TotalCPU"):
+            self._parse(name, parse_durations, "a Slurm duration")
+        self._parse("ElapsedRaw", parse_raw_durations, "whole seconds")
+        self._parse("TimelimitRaw", lambda s: parse_raw_durations(s, unit_seconds=60),
+                    "whole minutes")
+        for name in ("NCPUS", "AllocCPUS", "ReqCPUS", "NNodes", "AllocNodes", "ReqNodes"):
+            self._parse(name, parse_counts, "a count")
+        self._parse("MaxRSS", parse_memory, "a memory size")
+
+    def _parse(self, name, parser, expected):
+        column = self.get(name)
+        if column is None:
+            return
+        result = parser(column)
+        values, bad = result[0], result[1]
+        if name in ("Submit", "Start", "End"):
+            self.n_ambiguous += result[2]
+        elif name in ("Timelimit", "TimelimitRaw") and "req_time" not in self.values:
+            self.values["req_time"] = values
+            self.limits = result[2]
+        self.values[name] = values
+        self._flag(bad, f"field {self.columns[name.lower()]} is not {expected}", name)
+
+    def _flag(self, bad, message, name):
+        for position in np.flatnonzero(bad & ~self.bad):
+            value = self.table[self.columns[name.lower()]].iloc[position]
+            self.problems[int(position)] = f"{message} ({value!r})"
+        self.bad |= bad
+
+    def get(self, name):
+        """The raw string column called ``name`` (any case), or None."""
+        actual = self.columns.get(name.lower())
+        return None if actual is None else self.table[actual].astype(str).str.strip()
+
+    def first(self, *names):
+        """Parsed values of the first of ``names`` present, or None."""
+        return next((self.values[n] for n in names if n in self.values), None)
+
+
+
+def _id_problems(parsed):
+    """Flag lines whose job id is not a Slurm job id, or steps without their job."""
+    ids = parsed.get("JobID")
+    raw = parsed.get("JobIDRaw")
+    key_source = ids if ids is not None else raw
+    match = key_source.str.extract(_JOB_ID)
+    parsed.job_key = match["job"].to_numpy(dtype=object)
+    parsed.is_step = match["step"].notna().to_numpy()
+    invalid = match["job"].isna().to_numpy()
+    parsed._flag(invalid, "not a Slurm job id", key_source.name)
+    if raw is not None:
+        raw_match = raw.str.extract(_JOB_ID)
+        raw_job = raw_match["job"].where(raw_match["job"].str.isdigit().fillna(False))
+        bad_raw = (raw_job.isna().to_numpy() | (raw_match["step"].notna().to_numpy()
+                                                 != parsed.is_step)) & ~invalid
+        parsed._flag(bad_raw, "field JobIDRaw is not an integer job id matching JobID",
+                     "JobIDRaw")
+        parsed.raw_id = pd.to_numeric(raw_job).to_numpy(dtype=np.float64)
+    seen = set()
+    orphan = np.zeros(parsed.n, dtype=bool)
+    for position, (key, step) in enumerate(zip(parsed.job_key, parsed.is_step)):
+        if invalid[position]:
+            continue
+        if step and key not in seen:
+            orphan[position] = True
+        elif not step:
+            seen.add(key)
+    parsed._flag(orphan, "job step before (or without) its job's allocation line",
+                 key_source.name)
+    return parsed.bad
+
+
+def _build(parsed, time_zone):
+    alloc = np.flatnonzero(~parsed.is_step)
+    owner = _step_owners(parsed.job_key, parsed.is_step)
+    n = len(alloc)
+    position_of = np.full(parsed.n, -1)
+    position_of[alloc] = np.arange(n)
+    out = {"job_id": _job_ids(parsed, alloc)}
+
+    submit = parsed.values["Submit"][alloc]
+    start = parsed.values["Start"][alloc]
+    states = parsed.get("State").to_numpy(dtype=object)[alloc]
+    words = np.array([s.split()[0].rstrip("+").upper() if s.split() else "" for s in states],
+                     dtype=object)
+    end = parsed.first("End")
+    if end is not None:
+        end = end[alloc]
+        ended = ~np.isnan(end)
+    else:
+        ended = np.array([w not in _UNFINISHED for w in words], dtype=bool)
+    origin = np.nanmin(submit) if np.isfinite(submit).any() else np.nan
+    out["submit_time"] = submit - origin
+    out["wait_time"] = start - submit
+    elapsed = parsed.first("ElapsedRaw", "Elapsed")
+    run = elapsed[alloc] if elapsed is not None else end - start
+    out["run_time"] = np.where(np.isnan(start) | ~ended, np.nan, run)
+
+    cpus = parsed.first("NCPUS", "AllocCPUS")
+    unit = "cpus" if parsed.first("NCPUS", "AllocCPUS", "ReqCPUS") is not None else "nodes"
+    if unit == "nodes":
+        cpus = parsed.first("NNodes", "AllocNodes")
+        requested = parsed.first("ReqNodes", "NNodes")
+    else:
+        requested = parsed.first("ReqCPUS")
+    n_procs = cpus[alloc] if cpus is not None else np.full(n, np.nan)
+    out["n_procs"] = np.where(n_procs > 0, n_procs, np.nan)
+    out["req_procs"] = requested[alloc] if requested is not None else np.full(n, np.nan)
+    out["req_procs"] = np.where(out["req_procs"] > 0, out["req_procs"], np.nan)
+    total_cpu = _fold(parsed.first("TotalCPU"), alloc, owner, position_of, "sum")
+    out["avg_cpu_time"] = total_cpu / out["n_procs"]
+    out["used_memory"] = _fold(parsed.first("MaxRSS"), alloc, owner, position_of, "max")
+    req_time = parsed.values.get("req_time")
+    out["req_time"] = req_time[alloc] if req_time is not None else np.full(n, np.nan)
+
+    out["status"] = np.array([_STATUS.get(w, np.nan) for w in words], dtype=np.float64)
+    attrs = {"time_zone_string": time_zone, "processor_unit": unit,
+             "n_unlimited_req_time": int(parsed.limits[alloc].sum())}
+    unmapped = pd.Series(words[np.isnan(out["status"])]).value_counts()
+    attrs["unmapped_states"] = {str(k): int(v) for k, v in unmapped.items()}
+    for column, candidates, key in _ID_COLUMNS:
+        name = next((c for c in candidates if parsed.get(c) is not None), None)
+        if name is None:
+            continue
+        codes, mapping = _number(parsed.get(name).to_numpy(dtype=object)[alloc])
+        out[column] = codes
+        attrs[key or f"{name.lower()}_ids"] = mapping
+    attrs["unix_start_time"] = int(origin) if np.isfinite(origin) else None
+    out["slurm_job_id"] = parsed.get("JobID" if parsed.get("JobID") is not None
+                                     else "JobIDRaw").to_numpy(dtype=object)[alloc]
+    out["slurm_state"] = states
+    if parsed.n_ambiguous:
+        attrs["n_ambiguous_local_times"] = parsed.n_ambiguous
+    return as_job_table(pd.DataFrame(out), attrs=attrs)
+
+
+def _step_owners(keys, is_step):
+    """For each line, the line index of the allocation it belongs to."""
+    owner = np.arange(len(keys))
+    latest = {}
+    for position, (key, step) in enumerate(zip(keys, is_step)):
+        if step:
+            owner[position] = latest[key]
+        else:
+            latest[key] = position
+    return owner
+
+
+def _fold(values, alloc, owner, position_of, how):
+    """Combine a per-line quantity of each allocation line with its steps."""
+    if values is None:
+        return np.full(len(alloc), np.nan)
+    group = pd.Series(values).groupby(position_of[owner])
+    folded = group.sum(min_count=1) if how == "sum" else group.max()
+    own = values[alloc]
+    steps = folded.reindex(np.arange(len(alloc))).to_numpy(dtype=np.float64)
+    return np.fmax(own, steps)
+
+
+def _job_ids(parsed, alloc):
+    if hasattr(parsed, "raw_id"):
+        candidates = parsed.raw_id[alloc]
+    else:
+        keys = parsed.job_key[alloc]
+        candidates = np.array([float(k) if k.isdigit() else np.nan for k in keys])
+    ids = np.empty(len(alloc), dtype=np.int64)
+    used = set()
+    pending = []
+    for position, value in enumerate(candidates):
+        if np.isnan(value) or int(value) in used:
+            pending.append(position)
+        else:
+            ids[position] = int(value)
+            used.add(int(value))
+    following = max(used, default=0) + 1
+    for position in pending:
+        ids[position] = following
+        following += 1
+    return ids
+
+
+def _number(names):
+    """Integer ids 1.. in order of first appearance; empty names are NaN."""
+    mapping = {}
+    codes = np.full(len(names), np.nan)
+    for position, name in enumerate(names):
+        if name:
+            codes[position] = mapping.setdefault(name, len(mapping) + 1)
+    return codes, mapping

@@ -1,0 +1,7 @@
+"""Metrics of runtime predictions, queue-delay bounds, schedules and fairness.
+
+Prediction metrics follow Tang et al. (2013) section 4, schedule metrics
+Tang et al. eq. 4 and Leung et al. (2010) eq. 1, fairness Leung et al.
+section IV, bound metrics Nurmi et al. (2008) section 3.
+"""
+from ._prediction import *  # noqa: F401,F403

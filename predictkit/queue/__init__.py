@@ -1,0 +1,10 @@
+"""Queue-delay bounds (QBETS) and virtual advance reservations (VARQ).
+
+Nurmi, Wolski and Brevik, "Probabilistic advanced reservations for
+batch-scheduled parallel machines" (PPoPP 2008), sections 2.3 and 3.
+"""
+
+from ._binomial import min_history, order_statistic_index
+from ._qbets import QBETS
+
+__all__ = ["QBETS", "min_history", "order_statistic_index"]

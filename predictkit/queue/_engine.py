@@ -1,0 +1,166 @@
+"""The QBETS state machine shared by the estimator and its fast replay.
+
+The state after a sequence of completed waits is a function of that sequence
+only (not of how it was split into ``partial_fit`` calls):
+
+1. Each wait joins the history of its job class. Before it is added, the
+   class's current bound is noted; the change-point rule then compares the
+   wait with that bound and may trim the history.
+2. Classes come from a classifier refitted whenever the number of waits seen
+   reaches ``cluster_start``, ``2 * cluster_start``, ``4 * cluster_start``, ...
+   on the most recent ``cluster_window`` of them. Before the first refit every
+   job is in one class. After a refit the class histories are rebuilt by
+   running step 1 over every wait seen so far with the new classes, so the
+   state is always "QBETS with the current classes run from the beginning".
+   With doubling, the rebuilds cost at most twice the waits seen.
+"""
+
+import math
+
+import numpy as np
+
+from ._binomial import IndexTable, min_history, order_statistic_index
+from ._changepoint import make_rule
+from ._clustering import (BinClasses, SingleClass, fit_bic_bins,
+                          fit_gaussian_mixture, parse_edges)
+from ._history import ClassHistory
+
+__all__ = ["Engine", "proba_indices"]
+
+
+def proba_indices(n, grid, c, index):
+    """Order-statistic index for each quantile of ``grid`` with ``n`` waits (0: none)."""
+    return np.array([order_statistic_index(n, p, c, index) for p in grid], dtype=np.int64)
+
+
+class _Store:
+    """Growable arrays of the features and waits seen, in arrival order."""
+
+    def __init__(self):
+        self.features = np.empty((1024, 2))
+        self.waits = np.empty(1024)
+        self.n = 0
+
+    def extend(self, features, waits):
+        need = self.n + len(waits)
+        if need > len(self.waits):
+            size = max(need, 2 * len(self.waits))
+            self.features = np.resize(self.features, (size, 2))
+            self.waits = np.resize(self.waits, size)
+        self.features[self.n:need] = features
+        self.waits[self.n:need] = waits
+        self.n = need
+
+
+class Engine:
+    """QBETS histories, bounds and classes (see the module docstring)."""
+
+    def __init__(self, *, quantile, confidence, changepoint, clustering, index,
+                 max_classes, cluster_start, cluster_window, ruptures_options, seed,
+                 proba_step):
+        self.q, self.c, self.index = quantile, confidence, index
+        self.n_min = min_history(quantile, confidence)
+        self.table = IndexTable(quantile, confidence, index)
+        self.rule = make_rule(changepoint, quantile, self.n_min, ruptures_options)
+        self.clustering = clustering
+        self.max_classes = max_classes
+        self.cluster_start = cluster_start
+        self.cluster_window = cluster_window
+        self.seed = seed
+        steps = int(round(1.0 / proba_step))
+        self.grid = np.arange(steps - 1, 0, -1) / steps
+        self._grid_cache = {}
+        self.store = _Store()
+        self.n_refits = 0
+        if clustering is None or isinstance(clustering, str):
+            self.classifier = SingleClass()
+            self.next_refit = cluster_start if clustering is not None else math.inf
+        else:
+            node_edges, time_edges = parse_edges(clustering)
+            self.classifier = BinClasses(node_edges, time_edges)
+            self.next_refit = math.inf
+        self._reset_histories()
+
+    def _reset_histories(self):
+        self.histories = {}
+        self.bounds = {}
+
+    def _history(self, label):
+        hist = self.histories.get(label)
+        if hist is None:
+            hist = self.histories[label] = ClassHistory(self.rule.keep)
+        return hist
+
+    def bound(self, label):
+        """Current bound of a class (``NaN`` with too little history)."""
+        b = self.bounds.get(label)
+        if b is None:
+            hist = self.histories.get(label)
+            n = len(hist) if hist is not None else 0
+            k = self.table[n] if n else 0
+            b = hist.sorted.kth(k) if k else math.nan
+            self.bounds[label] = b
+        return b
+
+    def absorb(self, label, wait):
+        """Add one wait to a class history (step 1)."""
+        prior = self.bound(label)
+        hist = self._history(label)
+        hist.add(wait)
+        self.rule.update(hist, wait, prior)
+        self.bounds.pop(label, None)
+
+    def add(self, features, waits):
+        """Add completed waits in order, refitting the classes when due."""
+        start = 0
+        n = len(waits)
+        while start < n:
+            stop = n if self.next_refit == math.inf else min(
+                n, start + int(self.next_refit - self.store.n))
+            labels = self.classifier.labels(features[start:stop])
+            self.store.extend(features[start:stop], waits[start:stop])
+            for label, wait in zip(labels.tolist(), waits[start:stop].tolist()):
+                self.absorb(label, wait)
+            start = stop
+            if self.store.n >= self.next_refit:
+                self.refit()
+
+    def refit(self):
+        """Refit the classifier on recent waits and rebuild every history (step 2)."""
+        n = self.store.n
+        lo = max(0, n - self.cluster_window)
+        features = self.store.features[lo:n]
+        if self.clustering == "bic":
+            self.classifier = fit_bic_bins(features, self.store.waits[lo:n],
+                                           max_bins=3)
+        else:
+            self.classifier = fit_gaussian_mixture(
+                features, max_components=self.max_classes,
+                random_state=(self.seed + self.n_refits) % (2 ** 31 - 1))
+        self.n_refits += 1
+        self.next_refit = 2 * self.next_refit
+        self._reset_histories()
+        labels = self.classifier.labels(self.store.features[:n])
+        for label, wait in zip(labels.tolist(), self.store.waits[:n].tolist()):
+            self.absorb(label, wait)
+
+    def labels(self, features):
+        return self.classifier.labels(features)
+
+    def proba(self, label, within):
+        """Largest grid quantile whose bound is ``<= within`` (0 if none, NaN if no history)."""
+        hist = self.histories.get(label)
+        n = len(hist) if hist is not None else 0
+        if n == 0:
+            return math.nan
+        ks = self._grid_cache.get(n)
+        if ks is None:
+            ks = proba_indices(n, self.grid, self.c, self.index)
+            if len(self._grid_cache) > 4096:
+                self._grid_cache.clear()
+            self._grid_cache[n] = ks
+        if not (ks > 0).any():
+            return math.nan
+        m = hist.sorted.count_le(within)
+        ok = (ks > 0) & (ks <= m)
+        return float(self.grid[np.argmax(ok)]) if ok.any() else 0.0

@@ -1,0 +1,341 @@
+"""QBETS: statistically sound upper bounds on queue waits.
+
+Implements Queue Bounds Estimation from Time Series as summarised in Nurmi,
+Wolski and Brevik (2008), section 2.3 (and the inverted function
+``QBETS(m, q, nodes, wallTime, startDeadline) = prob`` used by VARQ):
+
+- binomial order-statistic bounds (:mod:`._binomial`),
+- change-point trimming of the history (:mod:`._changepoint`),
+- classes of jobs by requested nodes and requested time (:mod:`._clustering`),
+- an online state machine (:mod:`._engine`).
+"""
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from ..exceptions import ConfigError, JobTableError
+from ._clustering import job_features, parse_edges
+from ._engine import Engine
+
+__all__ = ["QBETS"]
+
+
+class QBETS(BaseEstimator):
+    """Upper bounds on the queue wait of each job, with a stated confidence.
+
+    For a job of a given class, the bound is an order statistic of the waits
+    of that class's past jobs (the current region of stationarity): the
+    ``q`` quantile of the wait with confidence ``c`` (Nurmi et al. 2008,
+    section 2.3). No distribution is assumed.
+
+    Parameters
+    ----------
+    quantile : float in (0, 1), default=0.95
+        The quantile ``q`` of the wait to bound.
+    confidence : float in (0, 1), default=0.95
+        The confidence ``c`` that the bound is at or above the quantile.
+    changepoint : {"runs", "ruptures"} or None, default="runs"
+        How the history is trimmed: QBETS's run-length rule, PELT from
+        :mod:`ruptures` on recent log waits, or never (see
+        :mod:`predictkit.queue._changepoint`).
+    clustering : {"auto", "bic"}, None, or bin edges, default="auto"
+        Job classes by requested nodes and requested time. ``"auto"``: a
+        Gaussian mixture on log nodes and log requested time, number of
+        components (up to ``max_classes``) chosen by BIC. ``"bic"``: the
+        reference greedy BIC merge of sorted bins (at most 3 intervals per
+        feature). Both are refitted when the number of waits seen reaches
+        ``cluster_start``, then each time it doubles, on the last
+        ``cluster_window`` waits; histories are then rebuilt with the new
+        classes. ``None``: one class. Bin edges: ``(node_edges,
+        time_edges)`` or ``{"nodes": [...], "req_time": [...]}``, interior
+        edges in nodes and seconds, fixed.
+    index : {"textbook", "reference"}, default="textbook"
+        The order-statistic rule (:mod:`predictkit.queue._binomial`).
+    max_classes : int, default=6
+        Largest number of mixture components tried by ``"auto"``.
+    cluster_start : int, default=1000
+        Waits seen before the first class fit.
+    cluster_window : int, default=20000
+        Most recent waits used by each class fit.
+    ruptures_window, ruptures_every : int, default=2000, 1000
+        For ``changepoint="ruptures"``: PELT runs on the class's last
+        ``ruptures_window`` waits (block means of 10) every
+        ``ruptures_every`` waits added to the class.
+    ruptures_penalty : float or None, default=None
+        PELT penalty; ``None`` is the BIC penalty with a robust noise estimate.
+    proba_step : float, default=0.01
+        Step of the quantile grid of :meth:`predict_proba`.
+    random_state : int, RandomState or None, default=None
+        Seeds the mixture fits of ``clustering="auto"``.
+
+    Attributes
+    ----------
+    n_seen_ : int
+        Waits added so far.
+    n_classes_ : int
+        Number of job classes now.
+    min_history_ : int
+        Waits a class needs before it has a bound: the smallest ``n`` with
+        ``q**n <= 1 - c`` (59 for ``q = c = 0.95``).
+
+    Notes
+    -----
+    A class with fewer than ``min_history_`` waits has **no** bound:
+    :meth:`predict` returns ``NaN`` for its jobs rather than invent one.
+
+    The run-length rule makes QBETS path dependent: :meth:`partial_fit`
+    processes the jobs in the order given, which must be the order in which
+    their waits became known (start time order). :meth:`fit` does not sort.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from predictkit.queue import QBETS
+    >>> rng = np.random.default_rng(0)
+    >>> jobs = pd.DataFrame({"req_procs": 4.0, "req_time": 3600.0,
+    ...                      "submit_time": np.arange(500.0)})
+    >>> waits = rng.exponential(100.0, 500)
+    >>> model = QBETS(clustering=None, changepoint=None).fit(jobs, waits)
+    >>> bool(model.predict(jobs.iloc[:1])[0] >= np.quantile(waits, 0.9))
+    True
+    """
+
+    target_known_at = "start"
+
+    _parameter_constraints = {
+        "quantile": [Interval(Real, 0, 1, closed="neither")],
+        "confidence": [Interval(Real, 0, 1, closed="neither")],
+        "changepoint": [StrOptions({"runs", "ruptures"}), None],
+        "clustering": [StrOptions({"auto", "bic"}), None, list, tuple, dict, np.ndarray],
+        "index": [StrOptions({"textbook", "reference"})],
+        "max_classes": [Interval(Integral, 1, None, closed="left")],
+        "cluster_start": [Interval(Integral, 2, None, closed="left")],
+        "cluster_window": [Interval(Integral, 2, None, closed="left")],
+        "ruptures_window": [Interval(Integral, 20, None, closed="left")],
+        "ruptures_every": [Interval(Integral, 1, None, closed="left")],
+        "ruptures_penalty": [Interval(Real, 0, None, closed="left"), None],
+        "proba_step": [Interval(Real, 0, 0.5, closed="right")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, *, quantile=0.95, confidence=0.95, changepoint="runs",
+                 clustering="auto", index="textbook", max_classes=6, cluster_start=1000,
+                 cluster_window=20000, ruptures_window=2000, ruptures_every=1000,
+                 ruptures_penalty=None, proba_step=0.01, random_state=None):
+        self.quantile = quantile
+        self.confidence = confidence
+        self.changepoint = changepoint
+        self.clustering = clustering
+        self.index = index
+        self.max_classes = max_classes
+        self.cluster_start = cluster_start
+        self.cluster_window = cluster_window
+        self.ruptures_window = ruptures_window
+        self.ruptures_every = ruptures_every
+        self.ruptures_penalty = ruptures_penalty
+        self.proba_step = proba_step
+        self.random_state = random_state
+
+    # -- construction -------------------------------------------------------
+
+    def _new_engine(self):
+        try:
+            self._validate_params()
+        except InvalidParameterError as exc:
+            raise ConfigError(f"QBETS: {exc}") from None
+        if not isinstance(self.clustering, (str, type(None))):
+            parse_edges(self.clustering)
+        seed = int(check_random_state(self.random_state).randint(2 ** 31 - 1))
+        return Engine(
+            quantile=float(self.quantile), confidence=float(self.confidence),
+            changepoint=self.changepoint, clustering=self.clustering, index=self.index,
+            max_classes=self.max_classes, cluster_start=self.cluster_start,
+            cluster_window=self.cluster_window,
+            ruptures_options={"window": self.ruptures_window, "every": self.ruptures_every,
+                              "penalty": self.ruptures_penalty},
+            seed=seed, proba_step=float(self.proba_step))
+
+    def _features(self, X):
+        if not isinstance(X, pd.DataFrame):
+            raise JobTableError(
+                f"QBETS needs a job table (pandas DataFrame with SWF columns), "
+                f"got {type(X).__name__}")
+        if self.clustering is None:
+            return np.zeros((len(X), 2))
+        return job_features(X)
+
+    def _waits(self, X, y):
+        if y is None:
+            if "wait_time" not in X.columns:
+                raise JobTableError("QBETS: no y given and the job table lacks 'wait_time'")
+            y = X["wait_time"]
+        try:
+            waits = np.asarray(y, dtype=np.float64).reshape(-1)
+        except (TypeError, ValueError):
+            raise JobTableError("QBETS: waits (y) must be numbers") from None
+        if len(waits) != len(X):
+            raise JobTableError(f"QBETS: {len(X)} jobs but {len(waits)} waits")
+        bad = ~np.isfinite(waits) | (waits < 0)
+        if bad.any():
+            pos = int(np.argmax(bad))
+            raise JobTableError(
+                f"QBETS: waits must be finite and >= 0 ({int(bad.sum())} bad; first at "
+                f"row {pos}: {waits[pos]!r}); unknown waits cannot join the history")
+        return waits
+
+    def fit(self, X, y=None):
+        """Reset and add the waits ``y`` of the jobs ``X``, in the given order.
+
+        Parameters
+        ----------
+        X : DataFrame
+            Job table; ``req_procs`` (or ``n_procs``) and ``req_time`` are used
+            unless ``clustering=None``.
+        y : array-like of shape (n_jobs,), optional
+            The waits in seconds (default: ``X["wait_time"]``), in the order in
+            which they became known.
+        """
+        self._engine = self._new_engine()
+        return self.partial_fit(X, y)
+
+    def partial_fit(self, X, y=None):
+        """Add completed waits to the history (the first call resets)."""
+        if not hasattr(self, "_engine"):
+            self._engine = self._new_engine()
+        features = self._features(X)
+        waits = self._waits(X, y)
+        self._engine.add(features, waits)
+        self._set_attributes()
+        return self
+
+    def _set_attributes(self):
+        engine = self._engine
+        self.n_seen_ = engine.store.n
+        self.n_classes_ = engine.classifier.n_classes
+        self.min_history_ = engine.n_min
+
+    # -- prediction ---------------------------------------------------------
+
+    def predict(self, X):
+        """Upper bound (seconds) on the wait of each job submitted now.
+
+        Returns
+        -------
+        ndarray of float64
+            ``NaN`` for jobs whose class has fewer than ``min_history_`` waits.
+        """
+        check_is_fitted(self, "n_seen_")
+        labels = self._engine.labels(self._features(X))
+        return np.array([self._engine.bound(label) for label in labels.tolist()],
+                        dtype=np.float64)
+
+    def predict_proba(self, X, within):
+        """Probability that each job starts within ``within`` seconds.
+
+        The inverted QBETS function (Nurmi et al. 2008, section 2.3): the
+        largest quantile on the grid ``0.99, 0.98, ..., 0.01`` (step
+        ``proba_step``) whose bound, at the estimator's confidence, is at or
+        under ``within``; 0 when even the lowest is above it; ``NaN`` when the
+        job's class has no history.
+
+        Parameters
+        ----------
+        X : DataFrame
+            Jobs (classified as in :meth:`predict`).
+        within : float or array-like of shape (n_jobs,)
+            Seconds from submission.
+        """
+        check_is_fitted(self, "n_seen_")
+        labels = self._engine.labels(self._features(X))
+        if within is None:
+            raise ConfigError("predict_proba needs 'within' (seconds)")
+        within = np.broadcast_to(np.asarray(within, dtype=np.float64), labels.shape)
+        if np.isnan(within).any():
+            raise ConfigError("predict_proba: 'within' has missing values")
+        return np.array([self._engine.proba(label, w)
+                         for label, w in zip(labels.tolist(), within.tolist())],
+                        dtype=np.float64)
+
+    def class_bounds(self):
+        """The bound of each class now, with its history size and description.
+
+        Returns
+        -------
+        DataFrame
+            Columns ``class, nodes, requested_time, n_history, bound``.
+        """
+        check_is_fitted(self, "n_seen_")
+        rows = []
+        for info in self._engine.classifier.describe():
+            label = info["class"]
+            hist = self._engine.histories.get(label)
+            rows.append({"class": label, "nodes": info["nodes"],
+                         "requested_time": info["requested_time"],
+                         "n_history": len(hist) if hist is not None else 0,
+                         "bound": self._engine.bound(label)})
+        return pd.DataFrame(rows)
+
+    # -- fast online replay -------------------------------------------------
+
+    def _replay(self, X, y, known):
+        """Online bounds for every job, as ``model_selection.replay`` computes them.
+
+        Each job is predicted at its submit time from the waits known by then
+        (``known <= submit_time``), added in known-time order (stable); the
+        numbers equal the reference replay. Features are computed once and
+        labels only after class refits; histories stay sorted.
+        """
+        engine = self._new_engine()
+        features = self._features(X)
+        waits = np.asarray(y, dtype=np.float64)
+        submit = np.asarray(X["submit_time"], dtype=np.float64)
+        known = np.asarray(known, dtype=np.float64)
+        usable = np.isfinite(known)
+        if (usable & ~np.isfinite(waits)).any():
+            raise JobTableError("QBETS replay: a job with a known time has no wait")
+        order_known = np.flatnonzero(usable)
+        order_known = order_known[np.argsort(known[order_known], kind="stable")]
+        known_sorted = known[order_known]
+        order_submit = np.argsort(submit, kind="stable")
+        # how many waits are known at each submission, in submission order
+        n_known = np.searchsorted(known_sorted, submit[order_submit], side="right").tolist()
+        labels = engine.labels(features).tolist()
+        wait_list = waits.tolist()
+        known_list = order_known.tolist()
+        absorb, bound = engine.absorb, engine.bound
+        out = np.full(len(X), np.nan)
+        done = synced = 0
+        for pos, j in enumerate(order_submit.tolist()):
+            target = n_known[pos]
+            while done < target:
+                stop = (target if engine.next_refit == math.inf
+                        else min(target, int(engine.next_refit)))
+                for i in known_list[done:stop]:
+                    absorb(labels[i], wait_list[i])
+                done = stop
+                if done >= engine.next_refit:
+                    idx = order_known[synced:done]
+                    engine.store.extend(features[idx], waits[idx])
+                    synced = done
+                    engine.refit()
+                    labels = engine.labels(features).tolist()
+            out[j] = bound(labels[j])
+        idx = order_known[synced:done]
+        engine.store.extend(features[idx], waits[idx])
+        self._engine = engine
+        self._set_attributes()
+        return out
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.target_tags.required = False
+        tags.non_deterministic = self.clustering == "auto" and self.random_state is None
+        return tags

@@ -1,0 +1,15 @@
+"""Runtime predictors as scikit-learn estimators, online and free of peeking.
+
+Every predictor follows the online protocol of the project (``fit``,
+``partial_fit``, ``predict``; ``target_known_at = "end"``): ``predict`` places
+each job at its submit time and uses only the completed jobs that had ended
+by then. See :mod:`predictkit.runtime._base` and ``docs/runtime.md``.
+"""
+
+from ._history_features import HistoryFeatures
+from ._recent import RecentAverage, RecentUsageMax
+from ._requested import RequestedTime
+from ._walltime_adjuster import WalltimeAdjuster
+
+__all__ = ["RequestedTime", "WalltimeAdjuster", "RecentUsageMax", "RecentAverage",
+           "HistoryFeatures"]

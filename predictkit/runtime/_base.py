@@ -1,0 +1,274 @@
+"""Shared machinery of the online runtime predictors: history, groups, clipping.
+
+Semantics shared by every estimator of :mod:`predictkit.runtime`
+-----------------------------------------------------------------
+* ``partial_fit(X_done, y_done)`` appends completed jobs to the history. Each
+  entry keeps its *known time*: the ``end_time`` column when ``X_done`` has
+  one, else ``submit_time + wait_time + y``. A job whose known time cannot be
+  computed (``wait_time`` unknown, as in LLNL-Atlas/Thunder) is refused with a
+  :class:`~predictkit.exceptions.JobTableError`; add an ``end_time`` column
+  (or pass ``known_time=`` to :func:`~predictkit.model_selection.replay`)
+  stating what you assume.
+* ``predict(X_new)`` places every job at its own ``submit_time`` ``s`` and uses
+  only the history entries with ``known_time <= s`` (a job ending in the same
+  second counts as finished). Fitting on a whole trace and predicting it is
+  therefore free of peeking, and gives exactly what
+  :func:`~predictkit.model_selection.replay` gives.
+* "Recent" means the history ordered by known time, then submit time, then
+  ``job_id`` (when present), then the order the jobs were added.
+* Output is clipped to ``[1 s, req_time]`` by default: ``max(min(p, req), 1)``
+  (a request below 1 s gives 1 s). A job without a request is only capped
+  below. ``clip_to_request=False`` returns the raw prediction.
+"""
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils.validation import check_is_fitted
+
+from ..exceptions import JobTableError
+
+__all__ = ["OnlineRuntimeEstimator", "group_codes", "end_times", "as_target", "check_jobs"]
+
+
+def check_jobs(X, required, *, name, owner):
+    """Check that ``X`` is a job table with the ``required`` columns and known submit times.
+
+    Only the columns a predictor reads are checked, so that odd values in
+    unrelated fields of a real trace never block a prediction.
+    """
+    if not isinstance(X, pd.DataFrame):
+        raise JobTableError(
+            f"{name} must be a pandas DataFrame job table (see predictkit.jobs), "
+            f"got {type(X).__name__}"
+        )
+    missing = [c for c in required if c not in X.columns]
+    if missing:
+        raise JobTableError(
+            f"{name} lack required column(s) {', '.join(missing)} for {owner}"
+        )
+    for column in required:
+        try:
+            values = np.asarray(X[column], dtype=np.float64)
+        except (TypeError, ValueError):
+            raise JobTableError(f"{name}: column {column!r} is not numeric") from None
+        if column == "submit_time" and np.isnan(values).any():
+            bad = np.isnan(values)
+            raise JobTableError(
+                f"{name}: column 'submit_time' has {int(bad.sum())} missing value(s) "
+                f"(first at row {int(np.argmax(bad))}); every job needs a submit time"
+            )
+        if column == "req_time" and (values < 0).any():
+            raise JobTableError(f"{name}: column 'req_time' has negative values")
+
+
+def as_target(y, n, *, name="y"):
+    """Return ``y`` as a float64 array of length ``n`` (a clear error otherwise)."""
+    try:
+        values = np.asarray(y, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise JobTableError(f"{name} must be numeric runtimes in seconds") from None
+    if values.ndim != 1 or values.shape[0] != n:
+        raise JobTableError(
+            f"{name} must be 1-D with one value per job ({n}), got shape {values.shape}"
+        )
+    return values
+
+
+def end_times(X, y):
+    """Known time of each completed job: ``end_time`` or ``submit + wait + y``."""
+    if "end_time" in X.columns:
+        return np.asarray(X["end_time"], dtype=np.float64)
+    if "wait_time" not in X.columns:
+        raise JobTableError(
+            "completed jobs lack column wait_time, needed for their end time "
+            "(submit_time + wait_time + run_time); add an 'end_time' column"
+        )
+    return (np.asarray(X["submit_time"], dtype=np.float64)
+            + np.asarray(X["wait_time"], dtype=np.float64) + y)
+
+
+def group_codes(frames, keys):
+    """Joint integer codes of the key tuples of several tables (-1 when a key is missing).
+
+    Parameters
+    ----------
+    frames : list of DataFrame or dict of arrays
+        Tables holding the key columns.
+    keys : tuple of str
+        Key columns.
+
+    Returns
+    -------
+    list of ndarray of int64
+        One code array per table; equal codes mean equal key tuples.
+    """
+    sizes = [len(next(iter(f.values()))) if isinstance(f, dict) else len(f) for f in frames]
+    total = sum(sizes)
+    code = np.zeros(total, dtype=np.int64)
+    missing = np.zeros(total, dtype=bool)
+    for key in keys:
+        values = np.concatenate([np.asarray(f[key], dtype=np.float64) for f in frames])
+        part, uniques = pd.factorize(values, use_na_sentinel=True)
+        missing |= part < 0
+        code = code * (len(uniques) + 1) + part.astype(np.int64) + 1
+        code = pd.factorize(code)[0].astype(np.int64)
+    code[missing] = -1
+    return np.split(code, np.cumsum(sizes)[:-1])
+
+
+class OnlineRuntimeEstimator(RegressorMixin, BaseEstimator):
+    """Base of the online runtime predictors (not public).
+
+    Subclasses declare the job-table columns they read (``_history_keys``:
+    group keys; ``_needs_request``) and implement ``_predict_raw(hist, query)``
+    on dicts of arrays.
+    """
+
+    target_known_at = "end"
+
+    def _group_keys(self):
+        return ("user_id",)
+
+    def _required_columns(self):
+        return ("submit_time", "req_time") + tuple(self._group_keys())
+
+    def _setup(self):
+        """Validate the parameters (first call of ``partial_fit``)."""
+        self._validate_params()
+
+    def fit(self, X, y):
+        """Reset the history and add the completed jobs ``X`` with runtimes ``y``.
+
+        Parameters
+        ----------
+        X : DataFrame
+            Job table of completed jobs (see the module notes for the columns).
+        y : array-like of shape (n_jobs,)
+            Their runtimes in seconds.
+
+        Returns
+        -------
+        self
+        """
+        for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
+            delattr(self, name)
+        return self.partial_fit(X, y)
+
+    def partial_fit(self, X, y):
+        """Add completed jobs to the history (the first call on a new estimator resets it).
+
+        Parameters
+        ----------
+        X : DataFrame
+            Completed jobs; ``submit_time`` and either ``end_time`` or
+            ``wait_time`` must be known for every row.
+        y : array-like of shape (n_jobs,)
+            Their runtimes in seconds (no missing values).
+
+        Returns
+        -------
+        self
+        """
+        if not hasattr(self, "history_"):
+            self._setup()
+        chunk = self._history_chunk(X, y)
+        self._append(chunk)
+        return self
+
+    def _history_chunk(self, X, y, known=None):
+        present = self._required_columns()
+        check_jobs(X, present, name="completed jobs", owner=type(self).__name__)
+        y = as_target(y, len(X))
+        if np.isnan(y).any() or (y < 0).any():
+            bad = int((np.isnan(y) | (y < 0)).sum())
+            raise JobTableError(
+                f"y has {bad} missing or negative runtime(s); only completed jobs "
+                "with a known runtime can enter the history"
+            )
+        if known is None:
+            known = end_times(X, y)
+            if np.isnan(known).any():
+                raise JobTableError(
+                    f"{int(np.isnan(known).sum())} completed job(s) have no end time "
+                    "(wait_time unknown); add an 'end_time' column stating the "
+                    "assumption (e.g. submit_time + run_time) or pass known_time= to replay"
+                )
+        chunk = {c: np.asarray(X[c], dtype=np.float64) for c in present}
+        chunk["known"] = np.asarray(known, dtype=np.float64)
+        chunk["run"] = y
+        chunk["job_id"] = (np.asarray(X["job_id"], dtype=np.float64)
+                           if "job_id" in X.columns else np.full(len(X), np.nan))
+        return chunk
+
+    def _append(self, chunk):
+        n_before = getattr(self, "n_history_", 0)
+        chunk["seq"] = np.arange(n_before, n_before + len(chunk["run"]), dtype=np.float64)
+        if hasattr(self, "history_"):
+            self.history_ = {k: np.concatenate([self.history_[k], chunk[k]])
+                             for k in chunk}
+        else:
+            self.history_ = chunk
+        self.n_history_ = n_before + len(chunk["run"])
+
+    def _query(self, X):
+        check_jobs(X, self._required_columns(), name="jobs to predict",
+                   owner=type(self).__name__)
+        return {c: np.asarray(X[c], dtype=np.float64) for c in self._required_columns()}
+
+    def predict(self, X):
+        """Predict the runtime of each job from the history known at its submit time.
+
+        Parameters
+        ----------
+        X : DataFrame
+            Jobs to predict (any order); ``submit_time`` must be known.
+
+        Returns
+        -------
+        ndarray of shape (n_jobs,)
+            Predicted runtimes in seconds, clipped to ``[1, req_time]`` unless
+            ``clip_to_request=False``; ``NaN`` where the predictor needs a
+            request and the job has none.
+        """
+        check_is_fitted(self, "history_")
+        query = self._query(X)
+        raw = self._predict_raw(self.history_, query)
+        return self._clip(raw, query["req_time"])
+
+    def _replay(self, X, y, known):
+        """Online replay in one pass: fit on every job with a known time, predict all.
+
+        Exact because :meth:`predict` only uses entries with ``known <= submit``.
+        """
+        self._setup()
+        for name in ("history_", "n_history_"):
+            if hasattr(self, name):
+                delattr(self, name)
+        keep = np.isfinite(known) & np.isfinite(y)
+        chunk = self._history_chunk(X[keep] if not keep.all() else X, y[keep], known[keep])
+        self._append(chunk)
+        return self.predict(X)
+
+    def _clip(self, raw, request):
+        if not self.clip_to_request:
+            return raw
+        return np.maximum(np.fmin(raw, request), 1.0)
+
+    def _sorted_history(self, hist, query, value, keys=None):
+        """Group codes and orders of history entries with a finite ``value``, and queries."""
+        keys = self._group_keys() if keys is None else keys
+        h_code, q_code = group_codes([hist, query], keys)
+        valid = np.flatnonzero((h_code >= 0) & np.isfinite(value) & np.isfinite(hist["known"]))
+        h_order = valid[np.lexsort((hist["seq"][valid], hist["job_id"][valid],
+                                    hist["submit_time"][valid], hist["known"][valid],
+                                    h_code[valid]))]
+        q_order = np.lexsort((query["submit_time"], q_code))
+        return h_code, h_order, q_code, q_order
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.requires_fit = True
+        tags.input_tags.allow_nan = True
+        return tags

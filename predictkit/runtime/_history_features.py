@@ -1,0 +1,126 @@
+"""Leakage-free numeric features of a job from its user's completed jobs."""
+
+from numbers import Integral
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted
+
+from ._base import OnlineRuntimeEstimator, check_jobs
+from ._kernels import recent_features
+
+__all__ = ["HistoryFeatures"]
+
+_SUBMIT_COLUMNS = ("req_time", "procs", "hour", "weekday")
+
+
+class HistoryFeatures(TransformerMixin, BaseEstimator):
+    """Turn a job table into numeric features that use only what was known at submission.
+
+    For each job, placed at its submit time ``s``, the features are
+
+    * what the job itself says at submission: ``req_time``, ``procs``
+      (``req_procs``, or ``n_procs`` where the request is unknown), ``hour``
+      (0-23) and ``weekday`` (0 = Monday) of submission in UTC
+      (``submit_time + attrs["unix_start_time"]``; without that header the
+      log's clock starts on a Thursday at midnight, the Unix epoch);
+    * from the user's completed jobs with ``end_time <= s`` (the no-peeking
+      rule, as in :mod:`predictkit.runtime`): the last ``n_recent`` runtimes
+      and usage ratios ``run / request`` (newest first, ``NaN`` when missing),
+      the number of completed jobs, their mean runtime and mean usage ratio,
+      and the time since the newest one ended.
+
+    The history is what ``fit``/``partial_fit`` received; ``fit_transform`` on
+    a whole trace therefore gives every job the features a scheduler would
+    have had. So ``make_pipeline(HistoryFeatures(),
+    HistGradientBoostingRegressor(loss="quantile", quantile=0.85))`` is a
+    runtime predictor (see ``docs/runtime.md``). Features follow Tsafrir et al.
+    (2007) (recent runtimes) and Klusacek & Soysal (2019) eq. 1 (usage ratios).
+
+    Parameters
+    ----------
+    n_recent : int, default=3
+        How many recent runtimes and usage ratios to include.
+
+    Attributes
+    ----------
+    history_ : dict of ndarray
+        Completed jobs seen so far.
+    n_history_ : int
+        Number of completed jobs in the history.
+    unix_start_time_ : float
+        Offset added to ``submit_time`` for the calendar features.
+    """
+
+    target_known_at = "end"
+
+    _parameter_constraints = {"n_recent": [Interval(Integral, 1, None, closed="left")]}
+
+    def __init__(self, *, n_recent=3):
+        self.n_recent = n_recent
+
+    _history = OnlineRuntimeEstimator._history_chunk
+    _append = OnlineRuntimeEstimator._append
+    _sorted_history = OnlineRuntimeEstimator._sorted_history
+
+    def _required_columns(self):
+        return ("submit_time", "req_time", "user_id")
+
+    def _group_keys(self):
+        return ("user_id",)
+
+    def fit(self, X, y):
+        """Reset the history and add the completed jobs ``X`` with runtimes ``y``."""
+        for name in ("history_", "n_history_", "unix_start_time_"):
+            if hasattr(self, name):
+                delattr(self, name)
+        return self.partial_fit(X, y)
+
+    def partial_fit(self, X, y):
+        """Add completed jobs to the history (the first call resets it)."""
+        if not hasattr(self, "history_"):
+            self._validate_params()
+            attrs = getattr(X, "attrs", {}) or {}
+            self.unix_start_time_ = float(attrs.get("unix_start_time", 0.0) or 0.0)
+        self._append(self._history(X, y))
+        return self
+
+    def transform(self, X):
+        """Return the feature matrix (one row per job, see :meth:`get_feature_names_out`)."""
+        check_is_fitted(self, "history_")
+        check_jobs(X, self._required_columns(), name="jobs to transform",
+                   owner="HistoryFeatures")
+        query = {c: np.asarray(X[c], dtype=np.float64) for c in self._required_columns()}
+        hist = self.history_
+        request = hist["req_time"]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(request > 0, hist["run"] / request, np.nan)
+        h_code, h_order, q_code, q_order = self._sorted_history(hist, query, hist["run"])
+        past = np.empty((len(X), 2 * self.n_recent + 4))
+        past[q_order] = recent_features(
+            h_code[h_order], hist["known"][h_order], hist["run"][h_order], ratio[h_order],
+            q_code[q_order], query["submit_time"][q_order], int(self.n_recent))
+        procs = (np.asarray(X["req_procs"], dtype=np.float64) if "req_procs" in X.columns
+                 else np.full(len(X), np.nan))
+        if "n_procs" in X.columns:
+            procs = np.where(np.isnan(procs), np.asarray(X["n_procs"], dtype=np.float64), procs)
+        clock = query["submit_time"] + self.unix_start_time_
+        hour = np.floor(np.mod(clock, 86400.0) / 3600.0)
+        weekday = np.mod(np.floor(clock / 86400.0) + 3.0, 7.0)
+        now = np.column_stack([query["req_time"], procs, hour, weekday])
+        return np.hstack([now, past])
+
+    def get_feature_names_out(self, input_features=None):
+        """Names of the output columns."""
+        k = range(1, self.n_recent + 1)
+        names = list(_SUBMIT_COLUMNS)
+        names += [f"user_run_{i}" for i in k] + [f"user_ratio_{i}" for i in k]
+        names += ["user_n_done", "user_mean_run", "user_mean_ratio", "user_since_last_end"]
+        return np.asarray(names, dtype=object)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.input_tags.allow_nan = True
+        return tags

@@ -1,0 +1,224 @@
+"""Compiled loops of the runtime predictors (numba, cached on disk).
+
+Every kernel works on a *history* (completed jobs) and *queries* (jobs to
+predict), both already sorted by group code and then by time, and walks each
+group once with two pointers. Group codes are ``>= 0``; ``-1`` marks a query
+without a group (a missing key value), which gets no statistic.
+
+The plain-Python references these kernels are tested against live in
+``tests/runtime/reference.py``.
+"""
+
+import numpy as np
+from numba import njit
+
+__all__ = ["window_statistic", "recent_statistic", "recent_features", "quantile_sorted"]
+
+
+@njit(cache=True)
+def quantile_sorted(values, n, q):
+    """Quantile ``q`` of the first ``n`` entries of the sorted array ``values``.
+
+    Hyndman & Fan type 7, numpy's ``method="linear"``: with ``h = (n - 1) q``
+    the result is ``v[floor(h)] + (h - floor(h)) (v[floor(h) + 1] - v[floor(h)])``.
+    """
+    h = (n - 1) * q
+    lo = int(np.floor(h))
+    if lo >= n - 1:
+        return values[n - 1]
+    return values[lo] + (h - lo) * (values[lo + 1] - values[lo])
+
+
+@njit(cache=True)
+def _sorted_mean(values, n):
+    total = 0.0
+    for i in range(n):
+        total += values[i]
+    return total / n
+
+
+@njit(cache=True)
+def _insert(buf, m, value):
+    lo = 0
+    hi = m
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if buf[mid] <= value:
+            lo = mid + 1
+        else:
+            hi = mid
+    for i in range(m, lo, -1):
+        buf[i] = buf[i - 1]
+    buf[lo] = value
+
+
+@njit(cache=True)
+def _remove(buf, m, value):
+    lo = 0
+    hi = m
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if buf[mid] < value:
+            lo = mid + 1
+        else:
+            hi = mid
+    for i in range(lo, m - 1):
+        buf[i] = buf[i + 1]
+
+
+@njit(cache=True)
+def window_statistic(h_group, h_known, h_value, q_group, q_time,
+                     window, quantile, use_mean, min_jobs):
+    """Quantile (or mean) of the history values of each query's group and window.
+
+    A history entry counts for a query at time ``t`` when it is in the same
+    group and ``t - window <= known <= t`` (``window < 0`` means no lower
+    bound). Queries with fewer than ``min_jobs`` entries get ``NaN``.
+
+    The values of the current window are kept in a sorted buffer (binary
+    search + shift on insert and delete), so the statistic is read directly.
+    """
+    nq = q_group.shape[0]
+    nh = h_group.shape[0]
+    out = np.full(nq, np.nan)
+    counts = np.zeros(nq, dtype=np.int64)
+    buf = np.empty(max(nh, 1))
+    current = -2
+    start = 0
+    end = 0
+    lo = 0
+    hi = 0
+    for qi in range(nq):
+        g = q_group[qi]
+        if g < 0:
+            continue
+        if g != current:
+            current = g
+            while start < nh and h_group[start] < g:
+                start += 1
+            end = start
+            while end < nh and h_group[end] == g:
+                end += 1
+            lo = start
+            hi = start
+        t = q_time[qi]
+        while hi < end and h_known[hi] <= t:
+            _insert(buf, hi - lo, h_value[hi])
+            hi += 1
+        if window >= 0.0:
+            while lo < hi and h_known[lo] < t - window:
+                _remove(buf, hi - lo, h_value[lo])
+                lo += 1
+        m = hi - lo
+        counts[qi] = m
+        if m >= min_jobs and m > 0:
+            if use_mean:
+                out[qi] = _sorted_mean(buf, m)
+            else:
+                out[qi] = quantile_sorted(buf, m, quantile)
+    return out, counts
+
+
+@njit(cache=True)
+def recent_statistic(h_group, h_known, h_value, q_group, q_time, n_recent, use_mean):
+    """Maximum (or mean) of the last ``n_recent`` history values of each query's group.
+
+    "Last" follows the history order (known time, then the tie-breaks the
+    caller sorted by); only entries with ``known <= t`` count. Queries
+    without any such entry get ``NaN``. The mean adds the values oldest first.
+    """
+    nq = q_group.shape[0]
+    nh = h_group.shape[0]
+    out = np.full(nq, np.nan)
+    current = -2
+    start = 0
+    end = 0
+    hi = 0
+    for qi in range(nq):
+        g = q_group[qi]
+        if g < 0:
+            continue
+        if g != current:
+            current = g
+            while start < nh and h_group[start] < g:
+                start += 1
+            end = start
+            while end < nh and h_group[end] == g:
+                end += 1
+            hi = start
+        t = q_time[qi]
+        while hi < end and h_known[hi] <= t:
+            hi += 1
+        first = max(start, hi - n_recent)
+        if hi > first:
+            if use_mean:
+                total = 0.0
+                for i in range(first, hi):
+                    total += h_value[i]
+                out[qi] = total / (hi - first)
+            else:
+                best = h_value[first]
+                for i in range(first + 1, hi):
+                    if h_value[i] > best:
+                        best = h_value[i]
+                out[qi] = best
+    return out
+
+
+@njit(cache=True)
+def recent_features(h_group, h_known, h_run, h_ratio, q_group, q_time, n_recent):
+    """Per-query history features of the query's group (see ``HistoryFeatures``).
+
+    Columns: the last ``n_recent`` runtimes (newest first), the last
+    ``n_recent`` usage ratios (newest first), the number of completed jobs,
+    the mean runtime and mean usage ratio of all of them (running sums in
+    history order), and the time since the newest one ended. Missing values
+    are ``NaN`` (count is 0 without history).
+    """
+    nq = q_group.shape[0]
+    nh = h_group.shape[0]
+    n_cols = 2 * n_recent + 4
+    out = np.full((nq, n_cols), np.nan)
+    current = -2
+    start = 0
+    end = 0
+    hi = 0
+    run_sum = 0.0
+    ratio_sum = 0.0
+    ratio_count = 0
+    for qi in range(nq):
+        g = q_group[qi]
+        if g < 0:
+            out[qi, 2 * n_recent] = 0.0
+            continue
+        if g != current:
+            current = g
+            while start < nh and h_group[start] < g:
+                start += 1
+            end = start
+            while end < nh and h_group[end] == g:
+                end += 1
+            hi = start
+            run_sum = 0.0
+            ratio_sum = 0.0
+            ratio_count = 0
+        t = q_time[qi]
+        while hi < end and h_known[hi] <= t:
+            run_sum += h_run[hi]
+            if not np.isnan(h_ratio[hi]):
+                ratio_sum += h_ratio[hi]
+                ratio_count += 1
+            hi += 1
+        count = hi - start
+        for k in range(n_recent):
+            i = hi - 1 - k
+            if i >= start:
+                out[qi, k] = h_run[i]
+                out[qi, n_recent + k] = h_ratio[i]
+        out[qi, 2 * n_recent] = count
+        if count > 0:
+            out[qi, 2 * n_recent + 1] = run_sum / count
+            out[qi, 2 * n_recent + 3] = t - h_known[hi - 1]
+        if ratio_count > 0:
+            out[qi, 2 * n_recent + 2] = ratio_sum / ratio_count
+    return out

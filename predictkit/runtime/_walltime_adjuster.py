@@ -1,0 +1,121 @@
+"""Tang et al. (2013) walltime adjustment: request times a percentile of similar jobs' R."""
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from .._time import parse_duration
+from ..exceptions import ConfigError
+from ._base import OnlineRuntimeEstimator
+from ._kernels import window_statistic
+
+__all__ = ["WalltimeAdjuster"]
+
+
+class WalltimeAdjuster(OnlineRuntimeEstimator):
+    """Adjusted walltime ``t_sched = t_req x A`` of Tang et al. (2013), section 4.1, eq. 2.
+
+    ``A`` is the ``quantile`` of ``R = run / request`` (eq. 1, values above 1
+    count as 1, section 3.2) over the *similar* completed jobs: same values of
+    every column in ``keys``, and an end time within ``window`` before the
+    job's submission, i.e. ``submit - window <= end <= submit`` (both ends
+    included; ``window=None`` uses all earlier history). With fewer than
+    ``min_jobs`` similar jobs the request is kept (``A = 1``, section 4.2.5);
+    otherwise ``A`` is raised to ``floor`` (section 4.2.3).
+
+    Jobs with a missing key value (e.g. no group) are never adjusted and never
+    enter a group; completed jobs without a positive request have no ``R``
+    and are not counted; a job without a request gets ``NaN``.
+
+    The quantile is Hyndman & Fan's type 7 (numpy ``method="linear"``): over
+    the ``n`` sorted ratios ``r_0 <= ... <= r_{n-1}``, with ``h = (n-1) q``,
+    ``A = r_floor(h) + (h - floor(h)) (r_floor(h)+1 - r_floor(h))``;
+    ``quantile=1.0`` is the maximum, ``0.5`` the median. ``"mean"`` is the
+    arithmetic mean (summed in ascending order).
+
+    Parameters
+    ----------
+    keys : tuple of str, default=("user_id", "group_id", "req_time")
+        Similarity keys. Tang's four: ``("user_id",)``, ``("group_id",)``
+        (project), ``("user_id", "group_id")`` and the triple key (default).
+    window : str, float or None, default="30D"
+        Recency window (a duration such as ``"30D"`` or seconds); ``None``
+        (or ``"all"``) keeps all history.
+    quantile : float in [0.5, 1.0] or "mean", default=0.85
+        Aggressiveness: lower quantiles adjust more (Tang Fig. 4/5).
+    min_jobs : int, default=10
+        Fewest similar jobs needed to adjust.
+    floor : float in [0, 1] or None, default=0.5
+        Lower bound of ``A``; ``None`` disables it.
+    clip_to_request : bool, default=True
+        Clip to ``[1 s, req_time]``.
+
+    Attributes
+    ----------
+    window_seconds_ : float or None
+        The parsed window.
+    history_ : dict of ndarray
+        Completed jobs seen so far.
+    n_history_ : int
+        Number of completed jobs in the history.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from predictkit.runtime import WalltimeAdjuster
+    >>> done = pd.DataFrame({"submit_time": [0.0] * 4, "wait_time": [0.0] * 4,
+    ...                      "req_time": [1000.0] * 4, "user_id": [1.0] * 4})
+    >>> new = pd.DataFrame({"submit_time": [5000.0], "req_time": [1000.0], "user_id": [1.0]})
+    >>> est = WalltimeAdjuster(keys=("user_id",), window=None, min_jobs=4, floor=None)
+    >>> est.fit(done, [100.0, 200.0, 300.0, 400.0]).predict(new)
+    array([355.])
+    """
+
+    _parameter_constraints = {
+        "keys": [tuple, list],
+        "window": "no_validation",
+        "quantile": [Interval(Real, 0.5, 1.0, closed="both"), StrOptions({"mean"})],
+        "min_jobs": [Interval(Integral, 1, None, closed="left")],
+        "floor": [Interval(Real, 0.0, 1.0, closed="both"), None],
+        "clip_to_request": ["boolean"],
+    }
+
+    def __init__(self, *, keys=("user_id", "group_id", "req_time"), window="30D",
+                 quantile=0.85, min_jobs=10, floor=0.5, clip_to_request=True):
+        self.keys = keys
+        self.window = window
+        self.quantile = quantile
+        self.min_jobs = min_jobs
+        self.floor = floor
+        self.clip_to_request = clip_to_request
+
+    def _setup(self):
+        super()._setup()
+        if not self.keys or not all(isinstance(k, str) for k in self.keys):
+            raise ConfigError(f"keys must be a non-empty tuple of column names, got {self.keys!r}")
+        self.window_seconds_ = parse_duration(self.window, name="window", allow_none=True)
+
+    def _group_keys(self):
+        return tuple(dict.fromkeys(self.keys))
+
+    def _required_columns(self):
+        return tuple(dict.fromkeys(("submit_time", "req_time") + self._group_keys()))
+
+    def _predict_raw(self, hist, query):
+        request = hist["req_time"]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(request > 0, np.minimum(hist["run"] / request, 1.0), np.nan)
+        h_code, h_order, q_code, q_order = self._sorted_history(hist, query, ratio)
+        window = -1.0 if self.window_seconds_ is None else float(self.window_seconds_)
+        use_mean = self.quantile == "mean"
+        q = 0.5 if use_mean else float(self.quantile)
+        stat = np.full(len(q_code), np.nan)
+        stat[q_order], _ = window_statistic(
+            h_code[h_order], hist["known"][h_order], ratio[h_order],
+            q_code[q_order], query["submit_time"][q_order],
+            window, q, use_mean, int(self.min_jobs))
+        adjust = np.where(np.isnan(stat), 1.0, stat)
+        if self.floor is not None:
+            adjust = np.where(np.isnan(stat), 1.0, np.maximum(adjust, float(self.floor)))
+        return query["req_time"] * adjust

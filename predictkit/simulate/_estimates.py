@@ -1,0 +1,85 @@
+"""Where the simulator's runtime estimates come from, and what happens when a
+running job outlives its estimate.
+
+* ``"requested"`` - the user's requested time (``req_time``);
+* ``"perfect"`` - the job's actual (simulated) runtime;
+* an array - one estimate per job of the input table;
+* a runtime predictor (``predictkit.runtime``) - asked at each submission, fed
+  each completed job in simulated time (online protocol, DESIGN.md).
+
+Every estimate is capped at the request and floored at one second (a
+scheduler never plans a zero-length job). ``selective=True`` keeps the
+estimate for waiting jobs and uses the request for running ones (Tang et al.
+2013 section 5.2).
+"""
+
+import numpy as np
+
+from ..exceptions import ConfigError, SimulationError
+from ._engine import UNDER_DOUBLE, UNDER_INCREMENTS, UNDER_REQUEST
+
+__all__ = ["UNDERESTIMATE_RULES", "resolve_underestimate", "is_predictor", "static_estimates",
+           "finish_estimates", "OUTCOME_COLUMNS"]
+
+UNDERESTIMATE_RULES = {"double": UNDER_DOUBLE, "increments": UNDER_INCREMENTS,
+                       "request": UNDER_REQUEST}
+
+OUTCOME_COLUMNS = ("wait_time", "run_time", "avg_cpu_time", "used_memory", "status",
+                   "start_time", "end_time")
+"""Columns a predictor is never shown for a job that has not run yet."""
+
+
+def resolve_underestimate(rule):
+    if not isinstance(rule, str) or rule not in UNDERESTIMATE_RULES:
+        raise ConfigError(
+            f"on_underestimate must be one of {', '.join(UNDERESTIMATE_RULES)}; got {rule!r}")
+    return UNDERESTIMATE_RULES[rule]
+
+
+def is_predictor(obj):
+    """Whether ``obj`` follows the online protocol (``partial_fit`` and ``predict``)."""
+    return hasattr(obj, "predict") and hasattr(obj, "partial_fit")
+
+
+def static_estimates(estimates, *, req, dur, keep, n_input):
+    """Estimates known before the simulation starts (not from a predictor).
+
+    Parameters
+    ----------
+    estimates : "requested", "perfect" or array-like
+    req, dur : ndarray
+        Request (``inf`` when unknown) and simulated runtime of the kept jobs.
+    keep : ndarray of int
+        Positions of the kept jobs in the input table.
+    n_input : int
+        Rows of the input table (the length an array must have).
+    """
+    if isinstance(estimates, str):
+        if estimates == "requested":
+            missing = ~np.isfinite(req)
+            if missing.any():
+                raise SimulationError(
+                    f"estimates='requested' needs req_time, missing for {int(missing.sum())} "
+                    f"job(s) (first at sorted position {int(np.argmax(missing))}); fill req_time "
+                    "or use estimates='perfect', an array or a predictor")
+            return req.copy()
+        if estimates == "perfect":
+            return dur.copy()
+        raise ConfigError(
+            "estimates must be 'requested', 'perfect', an array or a runtime predictor; "
+            f"got {estimates!r}")
+    values = np.asarray(estimates, dtype=float)
+    if values.shape != (n_input,):
+        raise SimulationError(
+            f"estimates array has shape {values.shape}, expected ({n_input},): one per job")
+    values = values[keep]
+    bad = ~np.isfinite(values) | (values < 0)
+    if bad.any():
+        raise SimulationError(
+            f"estimates array holds {int(bad.sum())} missing, infinite or negative value(s)")
+    return values
+
+
+def finish_estimates(values, req):
+    """Cap estimates at the request and floor them at one second."""
+    return np.maximum(np.minimum(values, req), 1.0)

@@ -1,0 +1,231 @@
+"""Compiled building blocks of the simulator: event heaps, the running list and
+the availability profile.
+
+The availability profile is the step function "free processors over time"
+used by backfilling (Mu'alem & Feitelson's profile, Leung et al. 2010 section
+I): breakpoints ``T[0] < T[1] < ... < T[P-1]`` and free counts ``F[k]`` on
+``[T[k], T[k+1])``, the last segment extending to infinity. Processors are
+held on half-open intervals ``[start, end)``.
+"""
+
+import numpy as np
+from numba import njit
+
+# --------------------------------------------------------------------- heaps
+# Binary min-heaps of (time, job) pairs; ties in time are broken by job index
+# so that simultaneous events are always handled in the same order.
+
+
+@njit(cache=True)
+def _before(ka, va, kb, vb):
+    return ka < kb or (ka == kb and va < vb)
+
+
+@njit(cache=True)
+def heap_push(keys, vals, size, key, val):
+    i = size[0]
+    size[0] += 1
+    keys[i] = key
+    vals[i] = val
+    while i > 0:
+        parent = (i - 1) // 2
+        if not _before(keys[i], vals[i], keys[parent], vals[parent]):
+            break
+        keys[i], keys[parent] = keys[parent], keys[i]
+        vals[i], vals[parent] = vals[parent], vals[i]
+        i = parent
+
+
+@njit(cache=True)
+def heap_pop(keys, vals, size):
+    key = keys[0]
+    val = vals[0]
+    size[0] -= 1
+    n = size[0]
+    keys[0] = keys[n]
+    vals[0] = vals[n]
+    i = 0
+    while True:
+        left = 2 * i + 1
+        if left >= n:
+            break
+        child = left
+        right = left + 1
+        if right < n and _before(keys[right], vals[right], keys[left], vals[left]):
+            child = right
+        if not _before(keys[child], vals[child], keys[i], vals[i]):
+            break
+        keys[i], keys[child] = keys[child], keys[i]
+        vals[i], vals[child] = vals[child], vals[i]
+        i = child
+    return key, val
+
+
+# ------------------------------------------------------- running jobs (sorted)
+# Running jobs sorted by (expected end, job index): the shadow time of EASY and
+# the profile of a scheduling pass are read off this list.
+
+
+@njit(cache=True)
+def _search(times, jobs, n, t, j):
+    lo = 0
+    hi = n
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _before(times[mid], jobs[mid], t, j):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True)
+def running_insert(times, jobs, size, t, j):
+    n = size[0]
+    pos = _search(times, jobs, n, t, j)
+    times[pos + 1:n + 1] = times[pos:n].copy()
+    jobs[pos + 1:n + 1] = jobs[pos:n].copy()
+    times[pos] = t
+    jobs[pos] = j
+    size[0] = n + 1
+
+
+@njit(cache=True)
+def running_remove(times, jobs, size, t, j):
+    n = size[0]
+    pos = _search(times, jobs, n, t, j)
+    times[pos:n - 1] = times[pos + 1:n].copy()
+    jobs[pos:n - 1] = jobs[pos + 1:n].copy()
+    size[0] = n - 1
+
+
+# ------------------------------------------------------------------ profile
+
+
+@njit(cache=True)
+def profile_reset(T, F, size, now, free, rtimes, rjobs, rsize, width):
+    """Build the profile at ``now`` from the running list (sorted by end)."""
+    T[0] = now
+    F[0] = free
+    p = 1
+    current = free
+    for k in range(rsize):
+        current += width[rjobs[k]]
+        if rtimes[k] == T[p - 1]:
+            F[p - 1] = current
+        else:
+            T[p] = rtimes[k]
+            F[p] = current
+            p += 1
+    size[0] = p
+
+
+@njit(cache=True)
+def profile_advance(T, F, size, now):
+    """Drop the part of the profile before ``now``."""
+    p = size[0]
+    k = 0
+    while k + 1 < p and T[k + 1] <= now:
+        k += 1
+    if k > 0:
+        T[0:p - k] = T[k:p].copy()
+        F[0:p - k] = F[k:p].copy()
+        size[0] = p - k
+    T[0] = now
+
+
+@njit(cache=True)
+def _segment(T, p, t):
+    """Index of the segment holding time ``t`` (``t >= T[0]``)."""
+    lo = 0
+    hi = p
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if T[mid] <= t:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True)
+def _split(T, F, size, t):
+    p = size[0]
+    k = _segment(T, p, t)
+    if T[k] == t:
+        return k
+    T[k + 2:p + 1] = T[k + 1:p].copy()
+    F[k + 2:p + 1] = F[k + 1:p].copy()
+    T[k + 1] = t
+    F[k + 1] = F[k]
+    size[0] = p + 1
+    return k + 1
+
+
+@njit(cache=True)
+def profile_add(T, F, size, start, end, delta):
+    """Add ``delta`` free processors on ``[start, end)`` (``start >= T[0]``)."""
+    if end <= start:
+        return
+    ks = _split(T, F, size, start)
+    ke = _split(T, F, size, end)
+    for k in range(ks, ke):
+        F[k] += delta
+
+
+@njit(cache=True)
+def profile_min(T, F, size, start, end):
+    """Fewest free processors on ``[start, end)`` (at ``start`` if empty)."""
+    p = size[0]
+    k = _segment(T, p, start)
+    low = F[k]
+    k += 1
+    while k < p and T[k] < end:
+        if F[k] < low:
+            low = F[k]
+        k += 1
+    return low
+
+
+@njit(cache=True)
+def profile_fits(T, F, size, start, width, duration):
+    return profile_min(T, F, size, start, start + duration) >= width
+
+
+@njit(cache=True)
+def profile_earliest(T, F, size, width, duration):
+    """Earliest start at or after ``T[0]`` with ``width`` free for ``duration``."""
+    p = size[0]
+    k = 0
+    while k < p:
+        if F[k] >= width:
+            start = T[k]
+            end = start + duration
+            j = k + 1
+            ok = True
+            while j < p and T[j] < end:
+                if F[j] < width:
+                    ok = False
+                    break
+                j += 1
+            if ok:
+                return start
+            k = j + 1
+        else:
+            k += 1
+    return np.inf
+
+
+@njit(cache=True)
+def profile_compact(T, F, size):
+    """Merge neighbouring segments with the same free count."""
+    p = size[0]
+    if p <= 1:
+        return
+    out = 1
+    for k in range(1, p):
+        if F[k] != F[out - 1]:
+            T[out] = T[k]
+            F[out] = F[k]
+            out += 1
+    size[0] = out

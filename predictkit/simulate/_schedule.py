@@ -1,0 +1,113 @@
+"""The result of a simulation: the job table with simulated times."""
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["Schedule"]
+
+
+class Schedule:
+    """A simulated schedule: the job table plus what happened to each job.
+
+    Attributes
+    ----------
+    jobs : DataFrame
+        The simulated jobs in submit order (ties by ``job_id``), with every
+        input column plus:
+
+        ``wait_time``
+            Simulated wait (the log's own wait is kept as ``log_wait_time``).
+        ``start_time``, ``end_time``
+            Simulated start and end.
+        ``sim_run_time``
+            Time the job held its processors: ``min(run_time, req_time)``
+            when jobs are killed at their request, else ``run_time`` (summed
+            over the pieces of a split job).
+        ``killed``
+            Whether the job was cut at its request.
+        ``backfilled``
+            Whether the job started while a job ahead of it in priority
+            order kept waiting (Klusacek & Soysal 2019 section 3.2).
+        ``estimate``
+            Runtime estimate the scheduler used while the job waited.
+        ``promised_start``
+            Conservative backfilling: the start reserved at submission
+            (Klusacek & Soysal section 4.1); ``NaN`` for other policies.
+        ``n_pieces``
+            With ``max_runtime``: how many chained pieces the job ran as.
+    rejected : DataFrame
+        Input rows that were not simulated (wider than the machine), with a
+        ``reason`` column.
+    params : dict
+        The simulation parameters (``n_procs``, ``policy``, ``priority``, ...).
+    """
+
+    def __init__(self, jobs, rejected, params):
+        self.jobs = jobs
+        self.rejected = rejected
+        self.params = dict(params)
+
+    @property
+    def n_procs(self):
+        """Machine size the schedule was simulated on."""
+        return self.params["n_procs"]
+
+    def __len__(self):
+        return len(self.jobs)
+
+    def __getitem__(self, key):
+        return self.jobs[key]
+
+    def __repr__(self):
+        p = self.params
+        return (f"Schedule({len(self.jobs)} jobs, {len(self.rejected)} rejected, "
+                f"n_procs={p['n_procs']}, policy={p['policy']!r}, priority={p['priority']!r}, "
+                f"estimates={p['estimates']!r}, selective={p['selective']})")
+
+    def metrics(self, *, percentiles=(50, 90, 99), by=None, fairness=False):
+        """Schedule metrics as a tidy table (columns ``metric``, ``value``).
+
+        See :func:`predictkit.metrics.schedule_metrics`; ``by="width"`` or
+        ``"length"`` adds a ``category`` column (Leung et al. Tables I-II),
+        ``fairness=True`` adds the hybrid fair-start-time metrics (slower).
+        """
+        from ..metrics import schedule_metrics
+
+        return schedule_metrics(self, percentiles=percentiles, by=by, fairness=fairness)
+
+    @classmethod
+    def _from_simulation(cls, prep, state, pieces, params):
+        n = len(prep["kept"])
+        out = prep["kept"].copy()
+        last = np.arange(n)
+        succ = state.succ
+        n_pieces = np.ones(n, dtype=np.int64)
+        if pieces.extra:
+            for j in range(n):
+                k = j
+                while succ[k] >= 0:
+                    k = succ[k]
+                    n_pieces[j] += 1
+                last[j] = k
+        start = state.start[:n]
+        end = state.end[last]
+        sim_run = np.bincount(pieces.all_parent, weights=state.dur, minlength=n)
+        if "wait_time" in out.columns:
+            out["log_wait_time"] = out["wait_time"]
+        out["wait_time"] = start - prep["submit"]
+        out["start_time"] = start
+        out["end_time"] = end
+        out["sim_run_time"] = sim_run
+        run = out["run_time"].to_numpy(dtype=float)
+        out["killed"] = sim_run < run
+        out["backfilled"] = state.backfilled[:n].copy()
+        out["estimate"] = state.est_w[:n].copy()
+        out["promised_start"] = state.promised[:n].copy()
+        if pieces.extra:
+            out["n_pieces"] = n_pieces
+        out.attrs = dict(prep["jobs"].attrs)
+        rejected = prep["jobs"].loc[prep["rejected_mask"]].copy()
+        rejected["reason"] = pd.Series(
+            f"wider than the machine ({params['n_procs']} processors)", index=rejected.index,
+            dtype=object)
+        return cls(out, rejected, params)

@@ -1,0 +1,357 @@
+"""The public :func:`simulate`: prepare the jobs, drive the compiled event loop
+(asking a runtime predictor at submissions), build the :class:`Schedule`."""
+
+import copy
+
+import numpy as np
+import pandas as pd
+
+from .._time import parse_duration
+from ..exceptions import ConfigError, JobTableError, SimulationError
+from ..jobs import validate_jobs
+from . import _engine as eng
+from ._estimates import (
+    OUTCOME_COLUMNS,
+    finish_estimates,
+    is_predictor,
+    resolve_underestimate,
+    static_estimates,
+)
+from ._policies import resolve_policy
+from ._priorities import callable_keys, resolve_priority
+from ._schedule import Schedule
+
+__all__ = ["simulate"]
+
+_BATCH = 4096
+
+
+def simulate(jobs, *, n_procs=None, policy="easy", reservation_depth=None, priority="fcfs",
+             fairshare_decay="24h", fairshare_factor=0.5, estimates="requested",
+             selective=False, on_underestimate="double", backfill_order="priority",
+             kill_at_request=True, max_runtime=None):
+    """Replay a job table through a backfilling scheduler.
+
+    Event-driven simulation of one space-shared machine of ``n_procs``
+    processors (Leung et al. 2010 sections I-III; EASY as in Tsafrir et al.
+    2005 section 1; conservative backfilling with schedule compression as in
+    Klusacek & Soysal 2019 section 3.1). At each instant, completions are
+    handled first, then arrivals, then jobs outliving their estimate, then
+    one scheduling pass. Ties in priority go to the earlier submission, then
+    the smaller ``job_id``. The result is deterministic.
+
+    Parameters
+    ----------
+    jobs : DataFrame
+        Job table sorted by ``submit_time``; needs ``submit_time``,
+        ``run_time`` and a width (``n_procs``, or ``req_procs`` where
+        ``n_procs`` is missing), and ``req_time`` for request-based estimates.
+    n_procs : int, optional
+        Machine size. Default: ``jobs.attrs["max_procs"]``, else the widest job.
+        Jobs wider than the machine are not simulated; they are listed in
+        :attr:`Schedule.rejected`.
+    policy : {"easy", "fcfs", "conservative", "no_guarantee"}
+    reservation_depth : int, optional
+        With ``policy="easy"``: how many blocked jobs get a reservation at
+        each pass (default 1; 0 is no-guarantee backfilling).
+    priority : {"fcfs", "sjf", "wfp", "fairshare"} or callable
+        Queue order. ``"sjf"`` sorts by the estimate in use; ``"wfp"`` is
+        Tang et al. eq. 5, ``(wait / estimate)**3 * width``, re-evaluated at
+        every pass; ``"fairshare"`` serves first the user with the least
+        decayed processor-seconds (charged when a job completes, multiplied by
+        ``fairshare_factor`` at every multiple of ``fairshare_decay``; Leung
+        II.A). A callable gets the job table (simulated jobs, submit order) and
+        returns one static score per job, higher first.
+    fairshare_decay : duration, default "24h"
+    fairshare_factor : float, default 0.5
+    estimates : "requested", "perfect", array-like or runtime predictor
+        Runtime estimates the scheduler plans with (see
+        :mod:`predictkit.simulate._estimates`). A predictor (anything with
+        ``partial_fit`` and ``predict``; a copy is used) is asked at each
+        submission - all jobs submitted at the same instant in one call - and
+        gets each completed job through ``partial_fit`` in simulated time: it
+        sees exactly the jobs that ended by the submission (equality counts),
+        with their simulated ``wait_time``, ``start_time``, ``end_time`` and
+        ``run_time``. The jobs to predict have their outcome columns
+        (``wait_time``, ``run_time``, ``status``, ...) blanked. Predictions
+        may be requested ahead for later submissions, and are used only when
+        no job completed in between, so results equal one call per instant.
+        Missing predictions fall back to the request.
+    selective : bool, default False
+        Use the estimate for waiting jobs only and the request for running
+        jobs (Tang et al. 2013 section 5.2).
+    on_underestimate : {"double", "increments", "request"}
+        New estimate for a running job that reaches its estimate: doubled
+        (Klusacek & Soysal), increased by 1 min, 5 min, 15 min, 30 min, 1 h,
+        2 h, 5 h, 10 h, 20 h, 50 h, 100 h in turn (Tsafrir, Etsion &
+        Feitelson 2007), or the request; always capped at the request.
+    backfill_order : {"priority", "sjf"}
+        Order in which waiting jobs are tried for backfilling; ``"sjf"`` with
+        predictions and ``"increments"`` is EASY++.
+    kill_at_request : bool, default True
+        Jobs run ``min(run_time, req_time)``.
+    max_runtime : duration, optional
+        Split longer jobs into chained pieces of at most this length, each
+        submitted when the previous one ends (Leung et al. section V.A).
+
+    Returns
+    -------
+    Schedule
+
+    Raises
+    ------
+    JobTableError, SimulationError, ConfigError
+        On missing columns or values, negative times, unsorted submissions,
+        non-positive widths, or invalid parameters.
+    """
+    code, depth = resolve_policy(policy, reservation_depth)
+    prio, period, factor, prio_kind = resolve_priority(priority, fairshare_decay, fairshare_factor)
+    under = resolve_underestimate(on_underestimate)
+    if backfill_order not in ("priority", "sjf"):
+        raise ConfigError(f"backfill_order must be 'priority' or 'sjf', got {backfill_order!r}")
+    split = parse_duration(max_runtime, name="max_runtime", allow_none=True)
+    if split is not None and split <= 0:
+        raise ConfigError(f"max_runtime must be positive, got {max_runtime!r}")
+    prep = _prepare(jobs, n_procs, kill_at_request)
+    predictor = estimates if is_predictor(estimates) else None
+    kept, req, dur = prep["kept"], prep["req"], prep["dur"]
+    n = len(kept)
+    if selective and not np.isfinite(req).all():
+        raise SimulationError("selective=True needs req_time for every job (running jobs use it)")
+    if predictor is None:
+        est = static_estimates(estimates, req=req, dur=dur, keep=prep["positions"],
+                               n_input=len(jobs))
+        est = finish_estimates(est, req)
+    else:
+        est = np.full(n, np.nan)
+    keys = np.zeros(n)
+    if prio_kind == "callable":
+        keys = callable_keys(priority, kept)
+
+    pieces = _Pieces(dur, req, split)
+    total = n + pieces.extra
+    submit = np.concatenate([prep["submit"], np.full(pieces.extra, np.nan)])
+    width = np.concatenate([prep["width"], prep["width"][pieces.parent]])
+    user = np.concatenate([prep["user"], prep["user"][pieces.parent]])
+    state = eng.new_state(
+        submit=submit, dur=pieces.dur, width=width, est_w=np.full(total, np.nan),
+        est_r=np.full(total, np.nan), req=pieces.req, key=np.zeros(total), user=user,
+        succ=pieces.succ, n_users=prep["n_users"], free=prep["machine"])
+    state.key[n:] = keys[pieces.parent]
+    state.key[:n] = keys
+    fill = _Filler(state, pieces, selective, prio_kind == "sjf")
+    if predictor is None:
+        fill(np.arange(n), est, -2)
+    online = predictor is not None
+    if online:
+        feeder = _Feeder(copy.deepcopy(predictor), kept, state, pieces)
+    args = (n, code, depth, prio, backfill_order == "sjf", under, period, factor, online)
+    while eng.run(state, *args) == eng.NEED_ESTIMATES:
+        position, values, history = feeder.next_batch()
+        fill(position, finish_estimates(values, req[position]), history)
+    return Schedule._from_simulation(prep, state, pieces, dict(
+        n_procs=prep["machine"], policy=policy, reservation_depth=depth if policy == "easy" else None,
+        priority=prio_kind, estimates=_describe(estimates), selective=bool(selective),
+        on_underestimate=on_underestimate, backfill_order=backfill_order,
+        kill_at_request=bool(kill_at_request), max_runtime=split,
+        fairshare_decay=period, fairshare_factor=factor))
+
+
+def _describe(estimates):
+    if isinstance(estimates, str):
+        return estimates
+    if is_predictor(estimates):
+        return type(estimates).__name__
+    return "array"
+
+
+def _prepare(jobs, n_procs, kill_at_request):
+    validate_jobs(jobs, required=("submit_time", "run_time"), sorted_by="submit_time",
+                  name="jobs")
+    if len(jobs) == 0:
+        raise JobTableError("jobs: the job table is empty; there is nothing to simulate")
+    submit = jobs["submit_time"].to_numpy(dtype=float)
+    if (submit < 0).any():
+        bad = int(np.argmax(submit < 0))
+        raise JobTableError(
+            f"jobs: column 'submit_time' has negative values ({int((submit < 0).sum())} row(s); "
+            f"first at row {bad}, job_id {jobs['job_id'].iloc[bad]})")
+    width = _column(jobs, "n_procs")
+    if "req_procs" in jobs.columns:
+        width = np.where(np.isnan(width), jobs["req_procs"].to_numpy(dtype=float), width)
+    if np.isnan(width).any():
+        bad = int(np.argmax(np.isnan(width)))
+        raise JobTableError(
+            f"jobs: {int(np.isnan(width).sum())} job(s) have neither n_procs nor req_procs "
+            f"(first at row {bad}, job_id {jobs['job_id'].iloc[bad]})")
+    if (width != np.round(width)).any():
+        raise JobTableError("jobs: processor counts must be whole numbers")
+    width = width.astype(np.int64)
+    if n_procs is None:
+        machine = jobs.attrs.get("max_procs")
+        machine = int(machine) if machine is not None and machine == machine else int(width.max())
+    else:
+        if isinstance(n_procs, bool) or not float(n_procs).is_integer() or n_procs <= 0:
+            raise ConfigError(f"n_procs must be a positive integer, got {n_procs!r}")
+        machine = int(n_procs)
+    if machine <= 0:
+        raise SimulationError(f"machine size must be positive, got {machine}")
+    too_wide = width > machine
+    job_id = jobs["job_id"].to_numpy() if "job_id" in jobs.columns else np.arange(len(jobs))
+    keep_mask = ~too_wide
+    # submit order, ties by job id (stable: the input is already sorted by submit time)
+    candidates = np.flatnonzero(keep_mask)
+    order = np.lexsort((job_id[candidates], submit[candidates]))
+    positions = candidates[order]
+    kept = jobs.iloc[positions].reset_index(drop=True)
+    req = _column(jobs, "req_time")[positions]
+    req = np.where(np.isnan(req), np.inf, req)
+    run = jobs["run_time"].to_numpy(dtype=float)[positions]
+    dur = np.minimum(run, req) if kill_at_request else run
+    user_raw = _column(jobs, "user_id")[positions]
+    codes, _ = pd.factorize(pd.Series(user_raw), use_na_sentinel=False)
+    return dict(
+        jobs=jobs, kept=kept, positions=positions, rejected_mask=too_wide, machine=machine,
+        submit=submit[positions].copy(), width=width[positions].copy(), req=req, dur=dur,
+        user=codes.astype(np.int64), n_users=int(codes.max()) + 1 if len(codes) else 1)
+
+
+def _column(jobs, name):
+    if name in jobs.columns:
+        return jobs[name].to_numpy(dtype=float)
+    return np.full(len(jobs), np.nan)
+
+
+class _Pieces:
+    """Chained pieces of jobs longer than ``max_runtime`` (Leung V.A).
+
+    Piece ``k`` of a job runs ``min(limit, remaining)``; its request is the
+    part of the request left, at most ``limit``. The first piece keeps the
+    job's index; later ones are appended after all jobs.
+    """
+
+    def __init__(self, dur, req, limit):
+        n = len(dur)
+        self.n = n
+        self.limit = limit
+        counts = np.ones(n, dtype=np.int64)
+        if limit is not None:
+            counts = np.maximum(np.ceil(dur / limit).astype(np.int64), 1)
+        extra_counts = counts - 1
+        self.extra = int(extra_counts.sum())
+        self.parent = np.repeat(np.arange(n), extra_counts)
+        rank = np.arange(self.extra) - np.repeat(np.cumsum(extra_counts) - extra_counts,
+                                                 extra_counts) + 1
+        self.rank = rank
+        all_parent = np.concatenate([np.arange(n), self.parent])
+        all_rank = np.concatenate([np.zeros(n, dtype=np.int64), rank])
+        self.all_parent = all_parent
+        self.all_rank = all_rank
+        succ = np.full(n + self.extra, -1, dtype=np.int64)
+        if self.extra:
+            index = np.arange(n, n + self.extra)
+            first = rank == 1
+            succ[self.parent[first]] = index[first]
+            succ[index[~first] - 1] = index[~first]
+        self.succ = succ
+        if limit is None:
+            self.dur = dur.copy()
+            self.req = req.copy()
+        else:
+            offset = all_rank * limit
+            self.dur = np.minimum(dur[all_parent] - offset, limit)
+            self.req = np.clip(req[all_parent] - offset, 0.0, limit)
+
+    def piece_estimates(self, parents, values):
+        """Estimates of all pieces of ``parents`` from the jobs' estimates."""
+        if self.limit is None:
+            return parents, values
+        mask = np.isin(self.parent, parents)
+        lookup = np.full(self.n, np.nan)
+        lookup[parents] = values
+        first = np.minimum(values, self.limit)
+        later = np.flatnonzero(mask) + self.n
+        later_values = np.clip(lookup[self.parent[mask]] - self.rank[mask] * self.limit,
+                               0.0, self.limit)
+        return np.concatenate([parents, later]), np.concatenate([first, later_values])
+
+
+class _Filler:
+    """Write estimates (and what derives from them) into the engine state."""
+
+    def __init__(self, state, pieces, selective, sjf):
+        self.state = state
+        self.pieces = pieces
+        self.selective = selective
+        self.sjf = sjf
+
+    def __call__(self, positions, values, history):
+        index, est = self.pieces.piece_estimates(positions, values)
+        s = self.state
+        est = np.maximum(np.minimum(est, s.req[index]), 1.0)
+        s.est_w[index] = est
+        s.est_r[index] = np.maximum(s.req[index], 1.0) if self.selective else est
+        s.hist[index] = history
+        if self.sjf:
+            s.key[index] = est
+
+
+class _Feeder:
+    """Drive a runtime predictor in simulated time (online protocol)."""
+
+    def __init__(self, predictor, kept, state, pieces):
+        self.predictor = predictor
+        self.kept = kept
+        self.state = state
+        self.pieces = pieces
+        self.fed = 0
+        self.seen = np.zeros(len(kept), dtype=bool)
+        self.blank = kept.copy()
+        for column in OUTCOME_COLUMNS:
+            if column in self.blank.columns:
+                self.blank[column] = np.nan
+        self.n = len(kept)
+        self.total = np.bincount(pieces.all_parent, weights=pieces.dur, minlength=self.n)
+
+    def next_batch(self):
+        s = self.state
+        ndone = int(s.ints[eng.NDONE])
+        if ndone > self.fed:
+            self._feed(s.done[self.fed:ndone])
+            self.fed = ndone
+        first = int(s.ints[eng.AP])
+        horizon = s.ck[0] if s.ints[eng.CN] > 0 else s.submit[first]
+        submit = s.submit[:self.n]
+        last = int(np.searchsorted(submit, max(horizon, s.now[0]), side="left"))
+        same = int(np.searchsorted(submit, s.now[0], side="right"))
+        last = max(same, min(last, first + _BATCH))
+        if last > same:
+            # never split an instant across batches
+            last = int(np.searchsorted(submit, submit[last - 1], side="right"))
+        positions = np.arange(first, last)
+        values = np.asarray(self.predictor.predict(self.blank.iloc[positions]), dtype=float)
+        if values.shape != (len(positions),):
+            raise SimulationError(
+                f"{type(self.predictor).__name__}.predict returned shape {values.shape} for "
+                f"{len(positions)} job(s)")
+        request = s.req[positions]
+        values = np.where(np.isfinite(values), values, request)
+        return positions, values, ndone
+
+    def _feed(self, done):
+        # a job split into pieces enters the history when its last piece ends
+        s = self.state
+        done = np.asarray(done)
+        done = done[s.succ[done] < 0]
+        jobs = self.pieces.all_parent[done]
+        if len(jobs) == 0:
+            return
+        rows = self.kept.iloc[jobs].copy()
+        start = s.start[jobs]
+        end = s.end[done]
+        run = self.total[jobs]
+        rows["wait_time"] = start - s.submit[jobs]
+        rows["run_time"] = run
+        rows["start_time"] = start
+        rows["end_time"] = end
+        self.predictor.partial_fit(rows, run)

@@ -1,0 +1,121 @@
+"""What every estimate model shares: input checks, randomness, the transformer form."""
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+
+from ..exceptions import ConfigError, JobTableError
+from ..jobs import validate_jobs
+
+__all__ = ["EstimateModel", "as_rng", "check_runtimes", "check_estimates"]
+
+
+def as_rng(random_state):
+    """A :class:`numpy.random.Generator` from ``None``, an int, a Generator or a RandomState."""
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(0, 2**63 - 1, dtype=np.int64))
+    if random_state is None or isinstance(random_state, numbers.Integral):
+        return np.random.default_rng(random_state)
+    raise ConfigError(f"random_state must be None, an int or a Generator, got {random_state!r}")
+
+
+def check_runtimes(runtimes, name="runtimes"):
+    """Runtimes as a float array; missing, negative or infinite values are an error."""
+    values = np.asarray(runtimes, dtype=float)
+    if values.ndim != 1:
+        raise JobTableError(f"{name} must be one-dimensional, got shape {values.shape}")
+    bad = ~np.isfinite(values) | (values < 0)
+    if bad.any():
+        first = int(np.argmax(bad))
+        raise JobTableError(
+            f"{name} must be finite and >= 0: {int(bad.sum())} bad value(s), "
+            f"first at position {first} ({values[first]!r})")
+    return values
+
+
+def check_estimates(estimates, n, name="estimates"):
+    """The real estimates a model builds on; missing ones are an error."""
+    if estimates is None:
+        raise JobTableError(
+            f"this model needs the jobs' own estimates ({name}, the req_time column); "
+            "runtimes alone are not enough")
+    values = np.asarray(estimates, dtype=float)
+    if values.shape != (n,):
+        raise JobTableError(f"{name} must have one value per runtime ({n}), got shape {values.shape}")
+    bad = ~np.isfinite(values) | (values < 0)
+    if bad.any():
+        raise JobTableError(
+            f"{name} has {int(bad.sum())} missing or invalid value(s) (first at position "
+            f"{int(np.argmax(bad))}); runtimes without estimates cannot be used — "
+            "drop those jobs first, e.g. jobs[jobs.req_time.notna()]")
+    return values
+
+
+class EstimateModel(TransformerMixin, BaseEstimator):
+    """Base of the estimate models: ``sample`` for arrays, ``transform`` for job tables.
+
+    Subclasses implement ``sample(runtimes, users=None, submit_times=None,
+    estimates=None)``. ``transform`` returns a copy of the job table whose
+    ``req_time`` holds the generated estimates and whose new column
+    ``orig_req_time`` keeps the original ones (``NaN`` where unknown), ready
+    for :func:`predictkit.io.write_swf` (which writes the SWF columns only).
+    """
+
+    _needs_estimates = False
+    _stateless = True
+
+    def fit(self, X, y=None):
+        """Check ``X``; stateless models learn nothing. Returns ``self``."""
+        validate_jobs(X, required=self._required_columns())
+        self._check_params()
+        return self
+
+    def __sklearn_is_fitted__(self):
+        return self._stateless or hasattr(self, "n_jobs_seen_")
+
+    def _check_params(self):
+        """Validate parameters (raise ConfigError); subclasses extend."""
+
+    def _required_columns(self):
+        columns = ["run_time"]
+        if self._needs_estimates:
+            columns.append("req_time")
+        if getattr(self, "assignment", "shuffle") == "sessions":
+            columns += ["user_id", "submit_time"]
+        return tuple(columns)
+
+    def transform(self, X):
+        """Return ``X`` with generated estimates in ``req_time``.
+
+        The original requests move to ``orig_req_time``. Models with
+        ``truncate=True`` also cap ``run_time`` at their maximal estimate and keep
+        the original runtimes in ``orig_run_time``.
+        """
+        validate_jobs(X, required=self._required_columns())
+        run = np.asarray(X["run_time"], dtype=float)
+        users = np.asarray(X["user_id"], dtype=float) if "user_id" in X.columns else None
+        submit = np.asarray(X["submit_time"], dtype=float) if "submit_time" in X.columns else None
+        real = np.asarray(X["req_time"], dtype=float) if "req_time" in X.columns else None
+        estimates = self.sample(run, users=users, submit_times=submit,
+                                estimates=real if self._needs_estimates else None)
+        out = X.copy()
+        out["orig_req_time"] = real if real is not None else np.nan
+        out["req_time"] = estimates
+        if getattr(self, "truncate", False):
+            out["orig_run_time"] = run
+            out["run_time"] = np.minimum(run, estimates)
+        return out
+
+    def _sessions_input(self, users, submit_times, n):
+        if users is None or submit_times is None:
+            raise ConfigError(
+                "assignment='sessions' needs users and submit_times (user_id and "
+                "submit_time columns)")
+        users = np.asarray(users, dtype=float)
+        submit = np.asarray(submit_times, dtype=float)
+        if users.shape != (n,) or submit.shape != (n,):
+            raise ConfigError("users and submit_times must have one value per runtime")
+        return users, submit

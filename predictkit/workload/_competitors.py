@@ -1,0 +1,199 @@
+"""The estimate models the modal model is compared with (Tsafrir et al. 2005, section 11.3).
+
+* :class:`FModel` — Mu'alem and Feitelson's f-model: uniform in ``[R, (f+1)R]``.
+* :class:`PhiModel` — their accuracy-histogram model ("phi-model" after Zhang
+  et al.): ``R / E`` uniform, a share ``phi`` of exact estimates, truncated.
+* :class:`DoubledEstimates` — X2: the real estimates doubled.
+* :class:`ShuffledEstimates` — the real estimates randomly shuffled between
+  jobs under the estimate >= runtime constraint (section 11.2), the
+  independence baseline.
+"""
+
+import numbers
+
+import numpy as np
+
+from .._time import parse_duration
+from ..exceptions import ConfigError
+from ._assignment import assign
+from ._base import EstimateModel, as_rng, check_estimates, check_runtimes
+from ._sessions import DEFAULT_THINK_TIME, session_ids
+
+__all__ = ["FModel", "PhiModel", "DoubledEstimates", "ShuffledEstimates"]
+
+
+class FModel(EstimateModel):
+    """The f-model: each estimate uniform in ``[R, (f + 1) R]`` (Tsafrir et al., section 1.2).
+
+    ``f = 0`` gives exact estimates. The paper evaluates f in {0, 1, 3, 10,
+    100, 300} and shows the model is too optimistic: estimates stay strongly
+    correlated with runtimes.
+
+    Parameters
+    ----------
+    f : float
+        Non-negative inaccuracy factor.
+    random_state : int, Generator or None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> FModel(f=0).sample(np.array([10.0, 20.0])).tolist()
+    [10.0, 20.0]
+    """
+
+    _parameter_constraints = {"f": [numbers.Real], "random_state": ["random_state"]}
+
+    def __init__(self, f=1.0, *, random_state=None):
+        self.f = f
+        self.random_state = random_state
+
+    def _check_params(self):
+        if not isinstance(self.f, numbers.Real) or not np.isfinite(self.f) or self.f < 0:
+            raise ConfigError(f"f must be a finite number >= 0, got {self.f!r}")
+
+    def sample(self, runtimes, users=None, submit_times=None, estimates=None):
+        """Estimates ``R * (1 + f * U)`` with ``U`` uniform on [0, 1]."""
+        self._check_params()
+        run = check_runtimes(runtimes)
+        if self.f == 0:
+            return run.copy()
+        return run * (1.0 + float(self.f) * as_rng(self.random_state).random(run.size))
+
+
+class PhiModel(EstimateModel):
+    """Mu'alem and Feitelson's accuracy model, truncated at the maximal estimate.
+
+    Accuracy ``R / E`` is uniform on (0, 1], so ``E = R / u``; a share ``phi``
+    of the jobs estimate exactly (the 100% peak of the accuracy histogram);
+    estimates are truncated at ``t_max`` (24 h in the original), but never
+    below the runtime (Tsafrir et al., section 1.2).
+
+    Parameters
+    ----------
+    phi : float
+        Share of exact estimates, in [0, 1].
+    t_max : float or str
+        Truncation point (default 24 h).
+    random_state : int, Generator or None
+    """
+
+    _parameter_constraints = {"phi": [numbers.Real], "t_max": [numbers.Real, str],
+                              "random_state": ["random_state"]}
+
+    def __init__(self, phi=0.15, t_max=86400.0, *, random_state=None):
+        self.phi = phi
+        self.t_max = t_max
+        self.random_state = random_state
+
+    def _check_params(self):
+        if not isinstance(self.phi, numbers.Real) or not 0 <= self.phi <= 1:
+            raise ConfigError(f"phi is a share of jobs and must be in [0, 1], got {self.phi!r}")
+        if parse_duration(self.t_max, name="t_max") <= 0:
+            raise ConfigError("t_max must be positive")
+
+    def sample(self, runtimes, users=None, submit_times=None, estimates=None):
+        """Estimates ``max(R, min(R / u, t_max))``, exact for a share ``phi``."""
+        self._check_params()
+        run = check_runtimes(runtimes)
+        rng = as_rng(self.random_state)
+        t_max = parse_duration(self.t_max, name="t_max")
+        u = 1.0 - rng.random(run.size)
+        exact = rng.random(run.size) < self.phi
+        with np.errstate(divide="ignore"):
+            est = np.where(exact, run, np.minimum(run / u, t_max))
+        return np.maximum(est, run)
+
+
+class DoubledEstimates(EstimateModel):
+    """X2: the real estimates doubled (Tsafrir et al., section 11.3).
+
+    Needs the real estimates (``req_time``); runtimes alone are an error.
+    """
+
+    _parameter_constraints = {}
+    _needs_estimates = True
+
+    def sample(self, runtimes, users=None, submit_times=None, estimates=None):
+        """Twice ``estimates``."""
+        run = check_runtimes(runtimes)
+        return 2.0 * check_estimates(estimates, run.size)
+
+
+class ShuffledEstimates(EstimateModel):
+    """A log's own estimates shuffled between its jobs (section 11.2, "shfl").
+
+    Each job, in descending runtime order, takes a random remaining estimate
+    at least its runtime: the distribution stays exactly the log's, the
+    link between a job and its estimate is gone. With
+    ``assignment="sessions"`` the jobs of one user session share an estimate.
+
+    Parameters
+    ----------
+    assignment : {"shuffle", "sessions"}
+    think_time : float or str
+        Session threshold (default 20 min).
+    truncate : bool
+        Runtimes above the largest estimate are an error by default; with
+        ``True`` they get the largest estimate (and :meth:`transform` caps
+        their ``run_time``, keeping ``orig_run_time``).
+    random_state : int, Generator or None
+
+    Attributes
+    ----------
+    estimates_ : ndarray
+        The estimates of the table given to :meth:`fit`, used by
+        :meth:`sample` when it is not given ``estimates``.
+    """
+
+    _parameter_constraints = {"assignment": [str], "think_time": [numbers.Real, str],
+                              "truncate": ["boolean"], "random_state": ["random_state"]}
+    _needs_estimates = True
+    _stateless = False
+
+    def __init__(self, *, assignment="shuffle", think_time=DEFAULT_THINK_TIME,
+                 truncate=False, random_state=None):
+        self.assignment = assignment
+        self.think_time = think_time
+        self.truncate = truncate
+        self.random_state = random_state
+
+    def __sklearn_is_fitted__(self):
+        return True
+
+    def _check_params(self):
+        if self.assignment not in ("shuffle", "sessions"):
+            raise ConfigError(
+                f"assignment must be 'shuffle' or 'sessions', got {self.assignment!r}")
+        parse_duration(self.think_time, name="think_time")
+
+    def fit(self, X, y=None):
+        """Store the estimates of ``X`` (``req_time``, no missing values)."""
+        super().fit(X)
+        self.estimates_ = check_estimates(X["req_time"].to_numpy(dtype=float), len(X),
+                                          name="req_time")
+        return self
+
+    def sample(self, runtimes, users=None, submit_times=None, estimates=None):
+        """The estimates, shuffled over the jobs so that each covers its runtime."""
+        self._check_params()
+        run = check_runtimes(runtimes)
+        if estimates is None and hasattr(self, "estimates_"):
+            estimates = self.estimates_
+        est = check_estimates(estimates, run.size)
+        if run.size == 0:
+            return np.zeros(0)
+        largest = est.max()
+        if run.max() > largest:
+            if not self.truncate:
+                raise ConfigError(
+                    f"{int((run > largest).sum())} runtime(s) exceed the largest estimate "
+                    f"({largest:g} s); pass truncate=True to cap them")
+            run = np.minimum(run, largest)
+        rng = as_rng(self.random_state)
+        groups = None
+        if self.assignment == "sessions":
+            users, submit = self._sessions_input(users, submit_times, run.size)
+            groups = session_ids(users, submit, run,
+                                 parse_duration(self.think_time, name="think_time"))
+        return assign(est, run, rng, groups=groups)

@@ -1,0 +1,44 @@
+import json
+
+import pytest
+
+from predictkit.cli import main
+from tracedata import trace_file
+
+
+def test_info_prints_a_readable_table(capsys):
+    assert main(["info", str(trace_file("KTH-SP2-1996-2.1-cln"))]) == 0
+    out = capsys.readouterr().out
+    assert "KTH-SP2-1996-2.1-cln" in out and "28,476" in out
+    assert "distinct requests (modes)" in out and "271" in out
+
+
+def test_info_json_has_the_summary(capsys):
+    assert main(["info", "--json", str(trace_file("lublin_256"))]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["n_jobs"] == 10000 and data["accuracy_mean"] is None
+
+
+def test_missing_file_is_one_line_and_status_2(capsys, tmp_path):
+    assert main(["info", str(tmp_path / "nope.swf")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "nope.swf" in err and "Traceback" not in err
+
+
+def test_bad_format_is_one_line_and_debug_shows_traceback(capsys, tmp_path):
+    path = tmp_path / "bad.swf"
+    path.write_text("1 2 3\n")
+    assert main(["info", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "line 1" in err and "expected 18 fields" in err
+    with pytest.raises(Exception, match="expected 18 fields"):
+        main(["--debug", "info", str(path)])
+
+
+def test_help_and_version(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0 and "predictkit" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["info", "--help"])
+    assert "TRACE" in capsys.readouterr().out

@@ -1,0 +1,211 @@
+"""Downloads against a real HTTP server on 127.0.0.1, the cache and local trace folders."""
+
+import gzip
+import http.server
+import io
+import os
+import socket
+import threading
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from tracedata import require_traces, trace_file
+
+from predictkit.datasets import _fetch, fetch_pwa, get_data_home, load_trace
+from predictkit.exceptions import ChecksumError, DatasetError, DownloadError
+from predictkit.io import read_swf, write_swf
+
+UNCHECKED = "CTC-SP2-1996-3.1-cln"  # in the catalogue without a checksum
+
+
+def small_swf_gz(tmp_path, n=20):
+    rng = np.random.default_rng(0)
+    jobs = pd.DataFrame({
+        "job_id": np.arange(1, n + 1), "submit_time": np.sort(rng.integers(0, 1000, n)),
+        "wait_time": rng.integers(0, 100, n), "run_time": rng.integers(1, 500, n),
+        "n_procs": rng.integers(1, 64, n), "req_time": np.full(n, 600), "status": np.ones(n),
+    })
+    from predictkit.jobs import as_job_table
+
+    path = tmp_path / "small.swf.gz"
+    write_swf(as_job_table(jobs), path)
+    return path.read_bytes()
+
+
+class Server:
+    """Serves ``routes[path] = (status, body, mode)``; counts requests per path."""
+
+    def __init__(self):
+        self.routes = {}
+        self.hits = {}
+        server = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 (http.server's name)
+                server.hits[self.path] = server.hits.get(self.path, 0) + 1
+                status, body, mode = server.routes.get(self.path, (404, b"not here", "ok"))
+                if callable(status):
+                    status = status(server.hits[self.path])
+                self.send_response(status)
+                if mode != "no-length":
+                    self.send_header("Content-Length", str(len(body)))
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.wfile.write(body if mode == "ok" else body[: len(body) // 2])
+                self.wfile.flush()
+                self.close_connection = True
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever,
+                                       kwargs={"poll_interval": 0.05}, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def server(monkeypatch):
+    monkeypatch.setattr(_fetch, "_BACKOFF_SECONDS", 0.0)
+    running = Server()
+    yield running
+    running.close()
+
+
+def cache_files(data_home):
+    return sorted(p.relative_to(data_home) for p in Path(data_home).rglob("*") if p.is_file())
+
+
+def test_download_then_reuse_without_network(server, tmp_path):
+    body = small_swf_gz(tmp_path)
+    server.routes["/ctc.swf.gz"] = (200, body, "ok")
+    home = tmp_path / "home"
+    jobs = fetch_pwa(UNCHECKED, data_home=home, url=server.base + "/ctc.swf.gz")
+    expected = read_swf(io.BytesIO(body))
+    pd.testing.assert_frame_equal(jobs, expected)
+    assert cache_files(home) == [Path("pwa", f"{UNCHECKED}.swf.gz")]
+    assert (home / "pwa" / f"{UNCHECKED}.swf.gz").read_bytes() == body
+    server.close()
+    again = fetch_pwa(UNCHECKED, data_home=home, url=server.base + "/ctc.swf.gz")
+    pd.testing.assert_frame_equal(again, expected)
+    assert server.hits["/ctc.swf.gz"] == 1
+    pd.testing.assert_frame_equal(
+        fetch_pwa(UNCHECKED, data_home=home, download_if_missing=False), expected)
+
+
+@pytest.mark.parametrize(("mode", "message"), [
+    ("short", "truncated response: received"),
+    ("no-length", "not a complete gzip file"),
+])
+def test_truncated_response_leaves_nothing(server, tmp_path, mode, message):
+    server.routes["/cut.swf.gz"] = (200, small_swf_gz(tmp_path), mode)
+    home = tmp_path / "home"
+    with pytest.raises(DownloadError, match=message):
+        fetch_pwa(UNCHECKED, data_home=home, url=server.base + "/cut.swf.gz")
+    assert cache_files(home) == []
+    expected_hits = 1 + _fetch._RETRIES if mode == "short" else 1
+    assert server.hits["/cut.swf.gz"] == expected_hits
+
+
+def test_checksum_mismatch_leaves_nothing(server, tmp_path):
+    server.routes["/kth.swf.gz"] = (200, small_swf_gz(tmp_path), "ok")
+    home = tmp_path / "home"
+    with pytest.raises(ChecksumError, match="does not match the catalogue's sha256 ca38b890"):
+        fetch_pwa("KTH-SP2", data_home=home, url=server.base + "/kth.swf.gz")
+    assert cache_files(home) == []
+
+
+def test_checksum_accepts_the_log_and_a_recompressed_copy(server, tmp_path):
+    original = trace_file("KTH-SP2-1996-2.1-cln").read_bytes()
+    recompressed = gzip.compress(gzip.decompress(original), compresslevel=1)
+    assert recompressed != original
+    server.routes["/kth.swf.gz"] = (200, original, "ok")
+    server.routes["/kth1.swf.gz"] = (200, recompressed, "ok")
+    first = fetch_pwa("KTH-SP2", data_home=tmp_path / "a", url=server.base + "/kth.swf.gz")
+    second = fetch_pwa("KTH-SP2", data_home=tmp_path / "b", url=server.base + "/kth1.swf.gz")
+    assert len(first) == 28476
+    pd.testing.assert_frame_equal(first, second, check_like=True)
+
+
+def test_http_404_is_not_retried_and_leaves_nothing(server, tmp_path):
+    home = tmp_path / "home"
+    with pytest.raises(DownloadError, match="HTTP 404"):
+        fetch_pwa(UNCHECKED, data_home=home, url=server.base + "/missing.swf.gz")
+    assert server.hits["/missing.swf.gz"] == 1
+    assert cache_files(home) == []
+
+
+def test_transient_server_error_is_retried(server, tmp_path):
+    body = small_swf_gz(tmp_path)
+    server.routes["/flaky.swf.gz"] = (lambda hit: 503 if hit == 1 else 200, body, "ok")
+    jobs = fetch_pwa(UNCHECKED, data_home=tmp_path / "home", url=server.base + "/flaky.swf.gz")
+    assert len(jobs) == 20 and server.hits["/flaky.swf.gz"] == 2
+
+
+def test_unreachable_server_is_a_download_error(monkeypatch, tmp_path):
+    monkeypatch.setattr(_fetch, "_BACKOFF_SECONDS", 0.0)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    home = tmp_path / "home"
+    with pytest.raises(DownloadError, match="failed after 3 attempts"):
+        fetch_pwa(UNCHECKED, data_home=home, url=f"http://127.0.0.1:{port}/x.swf.gz")
+    assert cache_files(home) == []
+
+
+def test_names_that_cannot_be_fetched(tmp_path):
+    with pytest.raises(DatasetError, match="close matches: .*KTH-SP2-1996-2.1-cln"):
+        fetch_pwa("KTH-SP9-1996", data_home=tmp_path)
+    with pytest.raises(DatasetError, match="not an archive log"):
+        fetch_pwa("lublin_256", data_home=tmp_path)
+    with pytest.raises(DatasetError, match="not in the cache"):
+        fetch_pwa("KTH-SP2", data_home=tmp_path, download_if_missing=False)
+    assert cache_files(tmp_path) == []
+
+
+def test_get_data_home_order(monkeypatch, tmp_path):
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    monkeypatch.delenv("PREDICTKIT_DATA", raising=False)
+    assert get_data_home() == tmp_path / "user" / ".cache" / "predictkit"
+    monkeypatch.setenv("PREDICTKIT_DATA", str(tmp_path / "env"))
+    assert get_data_home() == tmp_path / "env"
+    assert get_data_home(tmp_path / "arg") == tmp_path / "arg"
+    assert (tmp_path / "arg").is_dir() and (tmp_path / "env").is_dir()
+
+
+def test_load_trace_uses_predictkit_traces_first(monkeypatch, tmp_path):
+    shared = require_traces()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.setenv("PREDICTKIT_TRACES", os.pathsep.join([str(empty), str(shared)]))
+    jobs = load_trace("lublin", data_home=tmp_path / "home")
+    assert len(jobs) == 10000
+    assert jobs.attrs["source"] == str(shared / "lublin_256.swf.gz")
+    by_full_name = load_trace("KTH-SP2-1996-2.1-cln", data_home=tmp_path / "home")
+    assert len(by_full_name) == 28476
+    assert cache_files(tmp_path / "home") == []
+
+
+def test_load_trace_paths_own_files_and_cache(monkeypatch, tmp_path):
+    body = small_swf_gz(tmp_path)
+    own = tmp_path / "own"
+    own.mkdir()
+    (own / "mysite-2024.swf.gz").write_bytes(body)
+    monkeypatch.setenv("PREDICTKIT_TRACES", str(own))
+    assert len(load_trace("mysite-2024", data_home=tmp_path / "home")) == 20
+    assert len(load_trace(own / "mysite-2024.swf.gz")) == 20
+    cached = tmp_path / "home" / "pwa" / f"{UNCHECKED}.swf.gz"
+    cached.parent.mkdir(parents=True)
+    cached.write_bytes(body)
+    assert len(load_trace("CTC-SP2-1996", data_home=tmp_path / "home")) == 20
+    with pytest.raises(DatasetError, match=f"KTH-SP2-1996-2.1-cln not found in {own}"):
+        load_trace("KTH-SP2", data_home=tmp_path / "home")
+    with pytest.raises(DatasetError, match="unknown trace 'nothing-like-it'"):
+        load_trace("nothing-like-it", data_home=tmp_path / "home")

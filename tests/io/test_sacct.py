@@ -1,0 +1,373 @@
+"""Tests of read_sacct on sacct text written here (no Slurm needed)."""
+
+import datetime as dt
+import gzip
+import io
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from predictkit.exceptions import ConfigError, SacctFormatError
+from predictkit.io._sacct import read_sacct
+from predictkit.io._slurm_fields import parse_slurm_duration
+from predictkit.jobs import SWF_COLUMNS
+
+HEADER = ("JobID|JobIDRaw|JobName|User|Account|Partition|QOS|Submit|Start|End|Elapsed|"
+          "Timelimit|NNodes|NCPUS|ReqCPUS|State|ExitCode|TotalCPU|MaxRSS")
+
+EXAMPLE = """\
+JobID|JobIDRaw|JobName|User|Account|Partition|QOS|Submit|Start|End|Elapsed|Timelimit|NNodes|NCPUS|ReqCPUS|State|ExitCode|TotalCPU|MaxRSS
+100|100|sim|alice|chem|batch|normal|2023-01-05T10:00:00|2023-01-05T10:01:00|2023-01-05T11:01:00|01:00:00|02:00:00|1|4|4|COMPLETED|0:0|00:00:00|
+100.batch|100.batch|batch||chem||||2023-01-05T10:01:00|2023-01-05T11:01:00|01:00:00||1|4||COMPLETED|0:0|01:00.500|2048K
+100.extern|100.extern|extern||chem||||2023-01-05T10:01:00|2023-01-05T11:01:00|01:00:00||1|4||COMPLETED|0:0|00:00.001|100K
+100.0|100.0|a.out||chem||||2023-01-05T10:02:00|2023-01-05T11:00:00|00:58:00||1|4||COMPLETED|0:0|03:50:00|1.5G
+101_1|102|arr|bob|phys|debug|high|2023-01-05T09:00:00|2023-01-05T09:00:10|2023-01-05T09:10:10|00:10:00|UNLIMITED|2|16|16|TIMEOUT|0:15||
+101_[2-5]|101|arr|bob|phys|debug|high|2023-01-05T09:00:00|Unknown|Unknown|00:00:00|Partition_Limit|2|16|16|PENDING|0:0||
+103+0|103|het|carol||batch|normal|2023-01-06T00:00:00|None|2023-01-06T00:10:00|00:00:00|1-00:00:00|1|0|8|CANCELLED by 1000|0:0||
+103+1|104|het|carol||batch|normal|2023-01-06T00:00:00|None|2023-01-06T00:10:00|00:00:00|1-00|1|0|2|CANCELLED by 1000|0:0||
+"""
+
+
+def read(text, **kwargs):
+    return read_sacct(io.StringIO(text), **kwargs)
+
+
+def test_example_maps_every_field():
+    jobs = read(EXAMPLE)
+    assert list(jobs.columns[:18]) == list(SWF_COLUMNS)
+    assert list(jobs.columns[18:]) == ["slurm_job_id", "slurm_state"]
+    assert jobs["job_id"].dtype == np.int64
+    assert all(jobs[c].dtype == np.float64 for c in SWF_COLUMNS[1:])
+    assert jobs["job_id"].tolist() == [100, 102, 101, 103, 104]
+    assert jobs["slurm_job_id"].tolist() == ["100", "101_1", "101_[2-5]", "103+0", "103+1"]
+    first = jobs.iloc[0]
+    assert first["submit_time"] == 3600 and first["wait_time"] == 60
+    assert first["run_time"] == 3600 and first["req_time"] == 7200
+    assert first["n_procs"] == 4 and first["req_procs"] == 4 and first["status"] == 1
+    # TotalCPU: allocation line 0, steps 60.5 + 0.001 + 13800 seconds over 4 CPUs.
+    assert first["avg_cpu_time"] == pytest.approx((60.5 + 0.001 + 13800) / 4)
+    assert first["used_memory"] == 1.5 * 1024 * 1024  # largest MaxRSS, in KB
+    np.testing.assert_array_equal(jobs["status"], [1, 0, np.nan, 5, 5])
+    np.testing.assert_array_equal(jobs["req_time"], [7200, np.nan, np.nan, 86400, 86400])
+    np.testing.assert_array_equal(jobs["wait_time"], [60, 10, np.nan, np.nan, np.nan])
+    np.testing.assert_array_equal(jobs["run_time"], [3600, 600, np.nan, np.nan, np.nan])
+    np.testing.assert_array_equal(jobs["n_procs"], [4, 16, 16, np.nan, np.nan])
+    np.testing.assert_array_equal(jobs["user_id"], [1, 2, 2, 3, 3])
+    np.testing.assert_array_equal(jobs["group_id"], [1, 2, 2, np.nan, np.nan])
+    np.testing.assert_array_equal(jobs["partition_id"], [1, 2, 2, 1, 1])
+    np.testing.assert_array_equal(jobs["queue_id"], [1, 2, 2, 1, 1])
+    assert jobs["slurm_state"].iloc[3] == "CANCELLED by 1000"
+    attrs = jobs.attrs
+    assert attrs["user_ids"] == {"alice": 1, "bob": 2, "carol": 3}
+    assert attrs["account_ids"] == {"chem": 1, "phys": 2}
+    assert attrs["partition_ids"] == {"batch": 1, "debug": 2}
+    assert attrs["qos_ids"] == {"normal": 1, "high": 2}
+    assert attrs["n_unlimited_req_time"] == 2
+    assert attrs["unmapped_states"] == {"PENDING": 1}
+    assert attrs["unix_start_time"] == int(dt.datetime(2023, 1, 5, 9, tzinfo=dt.UTC).timestamp())
+    assert attrs["time_zone_string"] == "UTC" and attrs["processor_unit"] == "cpus"
+
+
+def test_parsable_with_trailing_pipes_reads_the_same():
+    trailing = "\n".join(line + "|" for line in EXAMPLE.splitlines()) + "\n"
+    pd.testing.assert_frame_equal(read(trailing), read(EXAMPLE))
+
+
+def test_without_jobidraw_compound_ids_are_numbered_after_the_largest_plain_id():
+    text = "\n".join("|".join(f for k, f in enumerate(line.split("|")) if k != 1)
+                     for line in EXAMPLE.splitlines())
+    jobs = read(text)
+    assert jobs["job_id"].tolist() == [100, 101, 102, 103, 104]
+    assert jobs["slurm_job_id"].tolist() == ["100", "101_1", "101_[2-5]", "103+0", "103+1"]
+
+
+def test_duplicate_allocations_get_new_ids_and_own_steps():
+    text = ("JobID|Submit|Start|End|Elapsed|NCPUS|State|TotalCPU\n"
+            "5|2023-01-01T00:00:00|2023-01-01T00:00:00|2023-01-01T00:01:00|00:01:00|1|NODE_FAIL|\n"
+            "5.batch||2023-01-01T00:00:00|2023-01-01T00:01:00|00:01:00|1|NODE_FAIL|00:30\n"
+            "5|2023-01-01T00:00:00|2023-01-01T00:02:00|2023-01-01T00:04:00|00:02:00|1|COMPLETED|\n"
+            "5.batch||2023-01-01T00:02:00|2023-01-01T00:04:00|00:02:00|1|COMPLETED|01:40\n")
+    jobs = read(text)
+    assert jobs["job_id"].tolist() == [5, 6]
+    np.testing.assert_array_equal(jobs["avg_cpu_time"], [30, 100])
+    np.testing.assert_array_equal(jobs["status"], [0, 1])
+
+
+def test_raw_columns_and_end_minus_start():
+    text = ("jobidraw|submit|start|end|elapsedraw|timelimitraw|ncpus|state\n"
+            "9|2023-01-01T00:00:00|2023-01-01T00:00:05|2023-01-01T00:10:05|600|30|2|FAILED\n"
+            "10|2023-01-01T00:00:01|2023-01-01T00:00:05|2023-01-01T00:00:06|1|UNLIMITED|2|OUT_OF_MEMORY\n")
+    jobs = read(text)
+    np.testing.assert_array_equal(jobs["run_time"], [600, 1])
+    np.testing.assert_array_equal(jobs["req_time"], [1800, np.nan])
+    np.testing.assert_array_equal(jobs["status"], [0, 0])
+    no_elapsed = read(text.replace("elapsedraw|", "").replace("|600|", "|").replace("|1|UN", "|UN"))
+    np.testing.assert_array_equal(no_elapsed["run_time"], [600, 1])
+
+
+def test_nodes_only_gives_processor_unit_nodes():
+    text = ("JobID|Submit|Start|End|Elapsed|NNodes|ReqNodes|State\n"
+            "1|2023-01-01T00:00:00|2023-01-01T00:00:00|2023-01-01T00:00:09|00:09|3|4|COMPLETED\n")
+    jobs = read(text)
+    assert jobs.attrs["processor_unit"] == "nodes"
+    assert jobs.loc[0, "n_procs"] == 3 and jobs.loc[0, "req_procs"] == 4
+    assert jobs.loc[0, "run_time"] == 9
+
+
+def test_group_used_when_no_account_and_running_job_has_no_run_time():
+    text = ("JobID|User|Group|Submit|Start|Elapsed|AllocCPUS|State\n"
+            "1|u|g|2023-01-01T00:00:00|2023-01-01T00:00:00|00:09|1|RUNNING\n"
+            "2|u|h|2023-01-01T00:00:00|2023-01-01T00:00:00|00:09|1|COMPLETED\n")
+    jobs = read(text)
+    assert jobs.attrs["group_ids"] == {"g": 1, "h": 2}
+    np.testing.assert_array_equal(jobs["run_time"], [np.nan, 9])
+
+
+@pytest.mark.parametrize(("text", "seconds"), [
+    ("1-02:03:04", 93784), ("02:03:04", 7384), ("03:04", 184), ("00:01.234", 1.234),
+    ("1-02", 93600), ("1-02:03", 93780), ("12-00:00:00", 12 * 86400),
+    ("1-02:03:04.5", 93784.5),
+])
+def test_duration_formats(text, seconds):
+    assert parse_slurm_duration(text) == pytest.approx(seconds)
+
+
+@pytest.mark.parametrize("token", ["UNLIMITED", "Partition_Limit", "INVALID", "None",
+                                   "Unknown", ""])
+def test_duration_tokens_are_unknown(token):
+    assert math.isnan(parse_slurm_duration(token))
+
+
+@pytest.mark.parametrize("text", ["5", "1-25:00:00", "00:61", "1:2:3:4", "abc", "-01:00"])
+def test_bad_durations_are_refused(text):
+    with pytest.raises(ValueError, match="not a Slurm duration"):
+        parse_slurm_duration(text)
+
+
+def test_time_zone_shifts_origin_and_is_recorded():
+    text = ("JobID|Submit|Start|End|Elapsed|NCPUS|State\n"
+            "1|2023-07-01T12:00:00|2023-07-01T12:00:00|2023-07-01T12:00:01|00:01|1|COMPLETED\n")
+    paris = read(text, time_zone="Europe/Paris")
+    assert paris.attrs["time_zone_string"] == "Europe/Paris"
+    assert read(text).attrs["unix_start_time"] - paris.attrs["unix_start_time"] == 7200
+    with pytest.raises(ConfigError, match="Mars/Olympus"):
+        read(text, time_zone="Mars/Olympus")
+
+
+def test_daylight_saving_change_gives_true_durations():
+    # 2023-03-26 02:00 Europe/Paris jumps to 03:00: one real hour between these.
+    text = ("JobID|Submit|Start|End|Elapsed|NCPUS|State\n"
+            "1|2023-03-26T01:30:00|2023-03-26T03:30:00|2023-03-26T03:30:01|00:01|1|COMPLETED\n")
+    assert read(text, time_zone="Europe/Paris").loc[0, "wait_time"] == 3600
+    assert read(text).loc[0, "wait_time"] == 7200
+
+
+def test_gzip_file_and_binary_buffer(tmp_path):
+    path = tmp_path / "sacct.txt.gz"
+    path.write_bytes(gzip.compress(EXAMPLE.encode()))
+    from_file = read_sacct(path)
+    assert from_file.attrs["source"] == str(path)
+    from_bytes = read_sacct(io.BytesIO(EXAMPLE.encode()))
+    pd.testing.assert_frame_equal(from_file, from_bytes)
+    plain = tmp_path / "sacct.txt"
+    plain.write_text(EXAMPLE)
+    np.testing.assert_array_equal(read_sacct(plain)["job_id"], from_bytes["job_id"])
+
+
+# --- error paths ---------------------------------------------------------------
+
+BAD_LINES = [
+    ("100|100|sim|alice", "expected 19 '|'-separated fields"),
+    ("100|100|sim|alice|chem|batch|normal|2023-01-05 10:00|2023-01-05T10:01:00|"
+     "2023-01-05T11:01:00|01:00:00|02:00:00|1|4|4|COMPLETED|0:0||", "field Submit is not a timestamp"),
+    ("100|100|sim|alice|chem|batch|normal|2023-01-05T10:00:00|2023-01-05T10:01:00|"
+     "2023-01-05T11:01:00|60|02:00:00|1|4|4|COMPLETED|0:0||", "field Elapsed is not a Slurm duration"),
+    ("100|100|sim|alice|chem|batch|normal|2023-01-05T10:00:00|2023-01-05T10:01:00|"
+     "2023-01-05T11:01:00|01:00:00|2 hours|1|4|4|COMPLETED|0:0||", "field Timelimit is not"),
+    ("100|100|sim|alice|chem|batch|normal|2023-01-05T10:00:00|2023-01-05T10:01:00|"
+     "2023-01-05T11:01:00|01:00:00|02:00:00|1|four|4|COMPLETED|0:0||", "field NCPUS is not a count"),
+    ("100|100|sim|alice|chem|batch|normal|2023-01-05T10:00:00|2023-01-05T10:01:00|"
+     "2023-01-05T11:01:00|01:00:00|02:00:00|1|4|4|COMPLETED|0:0||lots", "field MaxRSS is not"),
+    ("100|100|sim|alice|chem|batch|normal|2023-01-05T10:00:00|2023-01-05T10:01:00|"
+     "2023-01-05T11:01:00|01:00:00|02:00:00|1|4|4|COMPLETED|0:0|1 min|", "field TotalCPU is not"),
+    ("job7|7|sim|alice|chem|batch|normal|2023-01-05T10:00:00|2023-01-05T10:01:00|"
+     "2023-01-05T11:01:00|01:00:00|02:00:00|1|4|4|COMPLETED|0:0||", "not a Slurm job id"),
+    ("7|x7|sim|alice|chem|batch|normal|2023-01-05T10:00:00|2023-01-05T10:01:00|"
+     "2023-01-05T11:01:00|01:00:00|02:00:00|1|4|4|COMPLETED|0:0||", "JobIDRaw is not an integer"),
+    ("555.batch|555.batch|batch||chem||||2023-01-05T10:01:00|2023-01-05T11:01:00|01:00:00||1|4||"
+     "COMPLETED|0:0|00:01|", r"job step before \(or without\) its job"),
+]
+
+
+@pytest.mark.parametrize(("line", "message"), BAD_LINES)
+def test_malformed_line_raises_with_place(line, message):
+    lines = EXAMPLE.splitlines()
+    text = "\n".join(lines[:3] + [line] + lines[3:]) + "\n"
+    with pytest.raises(SacctFormatError, match=message) as info:
+        read(text)
+    assert info.value.line_number == 4
+    assert info.value.line == line
+    assert info.value.source == "<buffer>"
+    assert "line 4" in str(info.value)
+
+
+@pytest.mark.parametrize(("line", "message"), BAD_LINES)
+def test_malformed_line_skipped_with_warning(line, message):
+    lines = EXAMPLE.splitlines()
+    text = "\n".join(lines[:3] + [line] + lines[3:]) + "\n"
+    with pytest.warns(UserWarning, match=r"skipped 1 malformed line\(s\) \(lines 4\)"):
+        jobs = read(text, errors="skip")
+    assert jobs.attrs["skipped_lines"] == 1 and jobs.attrs["skipped_line_numbers"] == [4]
+    expected = read(EXAMPLE)
+    np.testing.assert_array_equal(jobs["job_id"], expected["job_id"])
+    np.testing.assert_array_equal(jobs["avg_cpu_time"], expected["avg_cpu_time"])
+
+
+def test_skipping_an_allocation_line_skips_its_steps():
+    lines = EXAMPLE.splitlines()
+    lines[1] = lines[1].replace("01:00:00|02:00:00", "01:00:00|soon")
+    with pytest.warns(UserWarning, match=r"skipped 4 malformed line\(s\) \(lines 2, 3, 4, 5\)"):
+        jobs = read("\n".join(lines), errors="skip")
+    assert jobs["job_id"].tolist() == [102, 101, 103, 104]
+
+
+def test_missing_required_columns_are_named():
+    with pytest.raises(SacctFormatError, match=r"Submit; Start; State; ElapsedRaw or "
+                                                r"Elapsed or End; NCPUS or AllocCPUS"):
+        read("JobID|User\n1|a\n")
+    with pytest.raises(SacctFormatError, match="JobID or JobIDRaw"):
+        read(EXAMPLE.replace("JobID|JobIDRaw", "Id|Raw"))
+
+
+def test_header_with_repeated_field_and_empty_input():
+    with pytest.raises(SacctFormatError, match="twice: State"):
+        read("JobID|Submit|Start|End|NCPUS|State|state\n")
+    with pytest.raises(SacctFormatError, match="no header line"):
+        read("\n\n")
+    with pytest.raises(ValueError, match="errors must be"):
+        read(EXAMPLE, errors="ignore")
+    with pytest.raises(TypeError, match="path or a file object"):
+        read_sacct(42)
+    with pytest.raises(SacctFormatError, match="corrupt gzip"):
+        read_sacct(io.BytesIO(gzip.compress(EXAMPLE.encode())[:40]))
+    with pytest.raises(SacctFormatError, match="not UTF-8"):
+        read_sacct(io.BytesIO(b"JobID\xff|Submit\n"))
+
+
+def test_header_only_gives_empty_table():
+    jobs = read(HEADER + "\n")
+    assert len(jobs) == 0 and list(jobs.columns[:18]) == list(SWF_COLUMNS)
+
+
+# --- round trip of hypothesis-generated jobs -----------------------------------
+
+ORIGIN = dt.datetime(2023, 3, 1)
+
+
+def fmt_duration(seconds, style):
+    days, rest = divmod(int(seconds), 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if style == "days" or days:
+        return f"{days}-{hours:02d}:{minutes:02d}:{secs:02d}"
+    if style == "short" and not hours:
+        return f"{minutes:02d}:{secs:02d}"
+    return f"{hours:02d}:{minutes:02d}:{secs:02d}"
+
+
+def fmt_limit(seconds, style):
+    if seconds is None:
+        return style and "UNLIMITED" or "Partition_Limit"
+    days, rest = divmod(seconds, 86400)
+    hours, minutes = divmod(rest // 60, 60)
+    if days and minutes == 0 and style:
+        return f"{days}-{hours:02d}"
+    if days:
+        return f"{days}-{hours:02d}:{minutes:02d}"
+    return f"{hours:02d}:{minutes:02d}:00"
+
+
+def fmt_time(offset):
+    return (ORIGIN + dt.timedelta(seconds=offset)).strftime("%Y-%m-%dT%H:%M:%S")
+
+
+step_strategy = st.fixed_dictionaries({
+    "name": st.sampled_from(["batch", "extern", "0", "1", "2"]),
+    "cpu_ms": st.integers(0, 10**8),
+    "rss_kb": st.integers(0, 10**7),
+})
+job_strategy = st.fixed_dictionaries({
+    "user": st.sampled_from(["alice", "bob", "carol", "dave"]),
+    "account": st.sampled_from(["chem", "phys", ""]),
+    "partition": st.sampled_from(["batch", "debug"]),
+    "submit": st.integers(0, 10**7),
+    "wait": st.integers(0, 10**6),
+    "run": st.integers(0, 10**6),
+    "limit_minutes": st.one_of(st.none(), st.integers(1, 60 * 24 * 30)),
+    "ncpus": st.integers(1, 4096),
+    "reqcpus": st.integers(1, 4096),
+    "state": st.sampled_from(["COMPLETED", "FAILED", "TIMEOUT", "CANCELLED by 12",
+                              "NODE_FAIL", "OUT_OF_MEMORY"]),
+    "steps": st.lists(step_strategy, max_size=3, unique_by=lambda s: s["name"]),
+    "style": st.sampled_from(["plain", "days", "short"]),
+    "array_task": st.one_of(st.none(), st.integers(0, 50)),
+})
+
+
+@given(jobs=st.lists(job_strategy, min_size=1, max_size=25), trailing=st.booleans())
+def test_round_trip_of_generated_jobs(jobs, trailing):
+    lines = [HEADER]
+    for number, job in enumerate(jobs, start=1):
+        job_text = f"{1000 + number}" if job["array_task"] is None else \
+            f"{900 + number}_{job['array_task']}"
+        start, end = job["submit"] + job["wait"], job["submit"] + job["wait"] + job["run"]
+        limit = None if job["limit_minutes"] is None else job["limit_minutes"] * 60
+        lines.append("|".join([
+            job_text, str(1000 + number), "j", job["user"], job["account"], job["partition"],
+            "normal", fmt_time(job["submit"]), fmt_time(start), fmt_time(end),
+            fmt_duration(job["run"], job["style"]), fmt_limit(limit, number % 2),
+            "1", str(job["ncpus"]), str(job["reqcpus"]), job["state"], "0:0", "", ""]))
+        for step in job["steps"]:
+            seconds, millis = divmod(step["cpu_ms"], 1000)
+            cpu = f"{fmt_duration(seconds, 'short')}.{millis:03d}"
+            lines.append("|".join([
+                f"{job_text}.{step['name']}", f"{1000 + number}.{step['name']}", step["name"],
+                "", job["account"], "", "", "", fmt_time(start), fmt_time(end),
+                fmt_duration(job["run"], "plain"), "", "1", str(job["ncpus"]), "",
+                job["state"].split()[0], "0:0", cpu, f"{step['rss_kb']}K"]))
+    text = "\n".join(line + "|" * trailing for line in lines) + "\n"
+    table = read(text)
+
+    assert table["job_id"].tolist() == [1000 + k for k in range(1, len(jobs) + 1)]
+    submits = np.array([j["submit"] for j in jobs], dtype=float)
+    np.testing.assert_array_equal(table["submit_time"], submits - submits.min())
+    assert table.attrs["unix_start_time"] == int(
+        (ORIGIN + dt.timedelta(seconds=submits.min())).replace(tzinfo=dt.UTC).timestamp())
+    np.testing.assert_array_equal(table["wait_time"], [j["wait"] for j in jobs])
+    np.testing.assert_array_equal(table["run_time"], [j["run"] for j in jobs])
+    np.testing.assert_array_equal(table["n_procs"], [j["ncpus"] for j in jobs])
+    np.testing.assert_array_equal(table["req_procs"], [j["reqcpus"] for j in jobs])
+    np.testing.assert_array_equal(
+        table["req_time"],
+        [np.nan if j["limit_minutes"] is None else j["limit_minutes"] * 60 for j in jobs])
+    assert table.attrs["n_unlimited_req_time"] == sum(j["limit_minutes"] is None for j in jobs)
+    codes = {"COMPLETED": 1, "FAILED": 0, "TIMEOUT": 0, "CANCELLED": 5, "NODE_FAIL": 0,
+             "OUT_OF_MEMORY": 0}
+    np.testing.assert_array_equal(table["status"], [codes[j["state"].split()[0]] for j in jobs])
+    assert table["slurm_state"].tolist() == [j["state"] for j in jobs]
+    cpu = [sum(s["cpu_ms"] for s in j["steps"]) / 1000 / j["ncpus"] if j["steps"] else np.nan
+           for j in jobs]
+    np.testing.assert_allclose(table["avg_cpu_time"], cpu, rtol=1e-12)
+    rss = [max(s["rss_kb"] for s in j["steps"]) if j["steps"] else np.nan for j in jobs]
+    np.testing.assert_array_equal(table["used_memory"], rss)
+    users = list(dict.fromkeys(j["user"] for j in jobs))
+    assert table.attrs["user_ids"] == {u: k for k, u in enumerate(users, start=1)}
+    np.testing.assert_array_equal(table["user_id"], [users.index(j["user"]) + 1 for j in jobs])
+    accounts = list(dict.fromkeys(j["account"] for j in jobs if j["account"]))
+    np.testing.assert_array_equal(
+        table["group_id"],
+        [accounts.index(j["account"]) + 1 if j["account"] else np.nan for j in jobs])

@@ -1,0 +1,145 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from predictkit.exceptions import JobTableError
+from predictkit.jobs import (SWF_COLUMNS, as_job_table, clean_jobs, empty_jobs,
+                             estimate_modes, known_time, summarize, validate_jobs, with_times)
+from tracedata import TRACE_NAMES, load_trace
+
+
+def small():
+    return as_job_table({
+        "job_id": [1, 2, 3],
+        "submit_time": [0.0, 10.0, 20.0],
+        "wait_time": [5.0, 0.0, np.nan],
+        "run_time": [100.0, 50.0, 10.0],
+        "n_procs": [4.0, 2.0, 1.0],
+        "req_time": [200.0, 50.0, 100.0],
+        "user_id": [1.0, 2.0, 1.0],
+    })
+
+
+def test_as_job_table_orders_columns_and_fixes_dtypes():
+    jobs = small()
+    assert tuple(jobs.columns) == SWF_COLUMNS
+    assert jobs["job_id"].dtype == np.int64
+    assert all(jobs[c].dtype == np.float64 for c in SWF_COLUMNS[1:])
+    assert np.isnan(jobs["group_id"]).all()
+    assert tuple(empty_jobs().columns) == SWF_COLUMNS
+
+
+def test_as_job_table_names_a_non_numeric_column():
+    with pytest.raises(JobTableError, match="'user_id' is not numeric"):
+        as_job_table({"job_id": [1], "user_id": ["alice"]})
+
+
+def test_validate_names_missing_columns():
+    with pytest.raises(JobTableError, match="lacks required column.*req_time.*user_id"):
+        validate_jobs(small().drop(columns=["req_time", "user_id"]),
+                      required=("req_time", "user_id"))
+    with pytest.raises(JobTableError, match="DataFrame"):
+        validate_jobs(np.zeros((3, 18)))
+
+
+@pytest.mark.parametrize("column, value, message", [
+    ("run_time", -5.0, "'run_time' has negative values"),
+    ("n_procs", 0.0, "'n_procs' has values <= 0"),
+    ("wait_time", -1.0, "'wait_time' has negative values"),
+])
+def test_validate_reports_impossible_values_with_row_and_job(column, value, message):
+    jobs = small()
+    jobs.loc[1, column] = value
+    with pytest.raises(JobTableError, match=message) as info:
+        validate_jobs(jobs)
+    assert "first at row 1, job_id 2" in str(info.value)
+    validate_jobs(jobs, check_values=False)
+
+
+def test_validate_required_means_complete_and_sorted_means_sorted():
+    jobs = small()
+    with pytest.raises(JobTableError, match="'wait_time' has missing values"):
+        validate_jobs(jobs, required=("wait_time",))
+    validate_jobs(jobs, present=("wait_time",))
+    jobs.loc[2, "submit_time"] = 5.0
+    with pytest.raises(JobTableError, match="not sorted"):
+        validate_jobs(jobs, sorted_by="submit_time")
+
+
+def test_times_and_known_time():
+    jobs = with_times(small())
+    np.testing.assert_array_equal(jobs["start_time"], [5.0, 10.0, np.nan])
+    np.testing.assert_array_equal(jobs["end_time"], [105.0, 60.0, np.nan])
+    np.testing.assert_array_equal(known_time(small(), "end"), [105.0, 60.0, np.nan])
+    np.testing.assert_array_equal(known_time(small(), "start"), [5.0, 10.0, np.nan])
+
+
+def test_clean_jobs_reports_every_rule():
+    jobs = small()
+    jobs.loc[0, "submit_time"] = np.nan
+    jobs.loc[1, "run_time"] = np.nan
+    jobs.loc[1, "n_procs"] = np.nan
+    out, report = clean_jobs(jobs, return_report=True)
+    assert list(out["job_id"]) == [3]
+    assert list(report["removed"]) == [1, 1, 0]
+    assert out.attrs["cleaning"][-1]["remaining"] == 1
+    out = clean_jobs(jobs, require_request=True)
+    assert out.attrs["cleaning"][-1] == {"rule": "req_time unknown or not positive",
+                                         "removed": 0, "remaining": 1}
+
+
+def test_clean_jobs_on_thunder_removes_its_unknown_submit_times():
+    jobs = load_trace("LLNL-Thunder-2007-1.1-cln")
+    out = clean_jobs(jobs)
+    report = {r["rule"]: r["removed"] for r in out.attrs["cleaning"]}
+    assert report["submit_time unknown"] == 1190
+    assert len(out) == len(jobs) - sum(report.values())
+
+
+@pytest.mark.parametrize("name", TRACE_NAMES)
+def test_summary_matches_plain_pandas(name):
+    jobs = load_trace(name)
+    got = summarize(jobs)
+    frame = jobs.copy()
+    assert got["n_jobs"] == frame.shape[0]
+    submit = frame["submit_time"].dropna()
+    assert got["span_days"] == pytest.approx((submit.max() - submit.min()) / 86400)
+    assert got["n_users"] == frame["user_id"].dropna().unique().size
+    assert got["n_groups"] == frame["group_id"].dropna().unique().size
+    assert got["mean_run_time"] == pytest.approx(frame["run_time"].mean())
+    both = frame[(frame["req_time"] > 0) & frame["run_time"].notna()]
+    r = both["run_time"] / both["req_time"]
+    if len(r):
+        assert got["accuracy_mean"] == pytest.approx(r.mean())
+        assert got["accuracy_median"] == pytest.approx(r.median())
+        assert got["frac_accuracy_below_0_2"] == pytest.approx((r < 0.2).mean())
+        assert got["frac_at_request"] == pytest.approx((both["run_time"] >= both["req_time"]).mean())
+    else:
+        assert np.isnan(got["accuracy_mean"])
+    counts = frame["req_time"].dropna().value_counts().sort_values(ascending=False)
+    assert got["n_estimates"] == len(counts)
+    if len(counts):
+        share = counts.cumsum() / counts.sum()
+        assert got["modes_for_50pct"] == int((share < 0.5 - 1e-12).sum()) + 1
+        assert got["modes_for_90pct"] == int((share < 0.9 - 1e-12).sum()) + 1
+    header = jobs.attrs.get("max_procs")
+    expected_procs = header if header is not None else frame["n_procs"].max()
+    assert got["machine_procs"] == expected_procs
+
+
+def test_summary_of_kth_matches_tsafrir_table1():
+    # Tsafrir et al. (2005), Table 1: KTH has 28,490 jobs and K = 271 modes.
+    got = summarize(load_trace("KTH-SP2-1996-2.1-cln"))
+    assert got["n_estimates"] == 271
+    assert got["first_submit_utc"].startswith("1996-09-30")
+
+
+def test_summary_of_empty_table():
+    got = summarize(empty_jobs())
+    assert got["n_jobs"] == 0 and np.isnan(got["span_days"]) and got["n_estimates"] == 0
+
+
+def test_estimate_modes_are_sorted_by_popularity():
+    modes = estimate_modes(as_job_table({"req_time": [60, 60, 120, 60, 120, 30]}))
+    assert list(modes["estimate"]) == [60, 120, 30]
+    assert modes["cum_percent"].iloc[-1] == pytest.approx(100)

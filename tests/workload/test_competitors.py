@@ -1,0 +1,92 @@
+"""The competing estimate models of section 11.3."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from tracedata import load_trace
+
+from predictkit.exceptions import ConfigError, JobTableError
+from predictkit.jobs import as_job_table
+from predictkit.workload import DoubledEstimates, FModel, PhiModel, ShuffledEstimates
+
+runtimes = st.lists(st.floats(0, 1e5), min_size=1, max_size=200)
+
+
+@given(runtimes, st.sampled_from([0, 1, 3, 10, 100, 300]), st.integers(0, 2**32 - 1))
+def test_f_model_stays_in_its_range(run, f, seed):
+    run = np.array(run)
+    est = FModel(f=f, random_state=seed).sample(run)
+    assert (est >= run).all() and (est <= (f + 1) * run * (1 + 1e-12)).all()
+
+
+def test_f_model_mean():
+    run = np.full(100_000, 100.0)
+    assert FModel(f=4, random_state=0).sample(run).mean() == pytest.approx(300, rel=0.01)
+    np.testing.assert_array_equal(FModel(f=0).sample(run), run)
+
+
+@given(runtimes, st.integers(0, 2**32 - 1))
+def test_phi_model_covers_runtime_and_truncates(run, seed):
+    run = np.array(run)
+    est = PhiModel(random_state=seed).sample(run)
+    assert (est >= run).all()
+    assert (est[run <= 86400] <= 86400).all()
+
+
+def test_phi_model_accuracy_histogram():
+    run = np.full(50_000, 60.0)
+    est = PhiModel(phi=0.2, random_state=0).sample(run)
+    accuracy = run / est
+    assert np.mean(accuracy == 1) == pytest.approx(0.2 + 0.8 * 60 / 86400, abs=0.01)
+    inner = accuracy[(accuracy < 1) & (accuracy > 0.01)]
+    counts, _ = np.histogram(inner, bins=5, range=(0.01, 1))
+    assert counts.min() > 0.8 * counts.max()  # flat, as in Fig. 1
+
+
+def test_doubled_and_shuffled_need_estimates():
+    with pytest.raises(JobTableError, match="own estimates"):
+        DoubledEstimates().sample(np.array([1.0]))
+    with pytest.raises(JobTableError, match="missing"):
+        ShuffledEstimates().sample(np.array([1.0, 2.0]), estimates=np.array([5.0, np.nan]))
+    jobs = as_job_table({"run_time": [1.0, 2.0], "req_time": [5.0, np.nan]})
+    with pytest.raises(JobTableError, match="req_time"):
+        ShuffledEstimates().fit(jobs)
+
+
+def test_doubled_estimates():
+    jobs = as_job_table({"run_time": [1.0, 2.0], "req_time": [5.0, 7.0]})
+    out = DoubledEstimates().transform(jobs)
+    assert out["req_time"].tolist() == [10.0, 14.0]
+    assert out["orig_req_time"].tolist() == [5.0, 7.0]
+
+
+@given(st.lists(st.tuples(st.floats(0, 1e4), st.floats(0, 1e4)), min_size=1, max_size=200),
+       st.integers(0, 2**32 - 1))
+def test_shuffle_covers_runtimes(pairs, seed):
+    run, est = map(np.array, zip(*pairs))
+    est = np.maximum(est, run.max())  # any multiset whose max covers every runtime
+    out = ShuffledEstimates(random_state=seed).sample(run, estimates=est)
+    assert (out >= run).all()
+
+
+def test_shuffle_of_a_real_log_keeps_its_distribution():
+    jobs = load_trace("KTH-SP2-1996-2.1-cln", 5_000)
+    jobs = jobs[jobs["req_time"].notna() & jobs["run_time"].notna()].reset_index(drop=True)
+    model = ShuffledEstimates(truncate=True, random_state=0).fit(jobs)
+    out = model.transform(jobs)
+    assert (out["req_time"] >= out["run_time"]).all()
+    same = np.sort(out["req_time"].to_numpy()) == np.sort(jobs["req_time"].to_numpy())
+    assert same.mean() > 0.95  # only jobs that ran past their request change value
+    assert not np.array_equal(out["req_time"], jobs["req_time"])
+
+
+def test_shuffle_runtime_above_every_estimate():
+    with pytest.raises(ConfigError, match="truncate=True"):
+        ShuffledEstimates().sample(np.array([10.0, 1.0]), estimates=np.array([5.0, 5.0]))
+
+
+@pytest.mark.parametrize("model", [FModel(f=-1), PhiModel(phi=2), ShuffledEstimates(assignment="x")])
+def test_bad_parameters(model):
+    with pytest.raises(ConfigError):
+        model.sample(np.array([1.0]), estimates=np.array([2.0]))
