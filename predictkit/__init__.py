@@ -2,18 +2,20 @@
 
 __version__ = "0.1.0"
 
-from . import exceptions, jobs  # noqa: E402
+from . import datasets, exceptions, jobs  # noqa: E402
 from .exceptions import PredictkitError  # noqa: E402
-from .io import read_swf, write_swf  # noqa: E402
+from .io import read_sacct, read_swf, write_swf  # noqa: E402
 from .jobs import clean_jobs, summarize, validate_jobs  # noqa: E402
 
 __all__ = [
     "__version__",
+    "datasets",
     "exceptions",
     "jobs",
     "PredictkitError",
     "read_swf",
     "write_swf",
+    "read_sacct",
     "clean_jobs",
     "summarize",
     "validate_jobs",

@@ -16,7 +16,7 @@ from ..exceptions import PredictkitError
 
 __all__ = ["main", "console_main", "build_parser"]
 
-COMMANDS = ("info", "fetch")
+COMMANDS = ("info", "demo", "fetch", "generate")
 """Subcommand modules, in the order ``--help`` lists them."""
 
 
@@ -59,6 +59,12 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("predictkit: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader of our output went away (e.g. `predictkit info x | head`).
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def console_main():

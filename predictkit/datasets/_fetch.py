@@ -261,7 +261,10 @@ def load_trace(name, *, data_home=None, download_if_missing=False):
     path = trace_path(name, data_home=data_home)
     if path is not None:
         return read_swf(path)
-    entry = lookup(name)
+    try:
+        entry = lookup(name)
+    except DatasetError as exc:
+        raise DatasetError(f"no file {str(name)!r} and {exc}") from None
     if download_if_missing:
         return fetch_pwa(entry["name"], data_home=data_home)
     places = [str(d) for d in _trace_dirs()] + [str(get_data_home(data_home) / "pwa")]

@@ -1,5 +1,6 @@
 """Reading and writing job logs: SWF (Parallel Workloads Archive) and Slurm ``sacct``."""
 
+from ._sacct import read_sacct
 from ._swf import read_swf, write_swf
 
-__all__ = ["read_swf", "write_swf"]
+__all__ = ["read_swf", "write_swf", "read_sacct"]

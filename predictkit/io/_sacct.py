@@ -153,8 +153,8 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
         raise ValueError(f"errors must be 'raise' or 'skip', got {errors!r}")
     source, text = _read_text(path_or_buffer)
     header, fields, line_numbers, lines, skipped = _split(text, source, errors)
-    table = pd.DataFrame(fields, columns=header, dtype=object) if fields else \
-        pd.DataFrame({name: pd.Series([], dtype=object) for name in header})
+    columns = list(zip(*fields)) if fields else [()] * len(header)
+    table = {name: np.array(column, dtype=object) for name, column in zip(header, columns)}
     line_numbers = np.asarray(line_numbers, dtype=np.int64)
     while True:
         parsed = _Parsed(table, time_zone)
@@ -167,7 +167,7 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
                                    line_number=int(line_numbers[first]), line=lines[first])
         # Dropping an allocation line orphans its steps, so check again.
         skipped.extend(line_numbers[bad].tolist())
-        table = table.loc[~bad].reset_index(drop=True)
+        table = {name: column[~bad] for name, column in table.items()}
         line_numbers = line_numbers[~bad]
         lines = [line for line, drop in zip(lines, bad) if not drop]
     jobs = _build(parsed, time_zone)
@@ -259,9 +259,10 @@ class _Parsed:
     """Every column of interest parsed, with a per-line record of what failed."""
 
     def __init__(self, table, time_zone):
-        self.columns = {name.lower(): name for name in table.columns}
+        self.columns = {name.lower(): name for name in table}
         self.table = table
-        self.n = len(table)
+        self.stripped = {}
+        self.n = len(next(iter(table.values())))
         self.bad = np.zeros(self.n, dtype=bool)
         self.problems = {}
         self.values = {}
@@ -294,39 +295,43 @@ class _Parsed:
 
     def _flag(self, bad, message, name):
         for position in np.flatnonzero(bad & ~self.bad):
-            value = self.table[self.columns[name.lower()]].iloc[position]
+            value = self.table[self.columns[name.lower()]][position]
             self.problems[int(position)] = f"{message} ({value!r})"
         self.bad |= bad
 
     def get(self, name):
-        """The raw string column called ``name`` (any case), or None."""
+        """The stripped string column called ``name`` (any case) as an array, or None."""
         actual = self.columns.get(name.lower())
-        return None if actual is None else self.table[actual].astype(str).str.strip()
+        if actual is None:
+            return None
+        if actual not in self.stripped:
+            codes, uniques = pd.factorize(self.table[actual], use_na_sentinel=False)
+            stripped = np.array([v.strip() for v in uniques], dtype=object)
+            self.stripped[actual] = stripped[codes]
+        return self.stripped[actual]
 
     def first(self, *names):
         """Parsed values of the first of ``names`` present, or None."""
         return next((self.values[n] for n in names if n in self.values), None)
 
 
-
 def _id_problems(parsed):
     """Flag lines whose job id is not a Slurm job id, or steps without their job."""
-    ids = parsed.get("JobID")
+    key_name = "JobID" if parsed.get("JobID") is not None else "JobIDRaw"
+    matches = [_JOB_ID.match(text) for text in parsed.get(key_name)]
+    invalid = np.array([m is None for m in matches], dtype=bool)
+    parsed.job_key = np.array([m["job"] if m else None for m in matches], dtype=object)
+    parsed.is_step = np.array([bool(m and m["step"] is not None) for m in matches], dtype=bool)
+    parsed._flag(invalid, "not a Slurm job id", key_name)
     raw = parsed.get("JobIDRaw")
-    key_source = ids if ids is not None else raw
-    match = key_source.str.extract(_JOB_ID)
-    parsed.job_key = match["job"].to_numpy(dtype=object)
-    parsed.is_step = match["step"].notna().to_numpy()
-    invalid = match["job"].isna().to_numpy()
-    parsed._flag(invalid, "not a Slurm job id", key_source.name)
     if raw is not None:
-        raw_match = raw.str.extract(_JOB_ID)
-        raw_job = raw_match["job"].where(raw_match["job"].str.isdigit().fillna(False))
-        bad_raw = (raw_job.isna().to_numpy() | (raw_match["step"].notna().to_numpy()
-                                                 != parsed.is_step)) & ~invalid
+        raw_matches = [_JOB_ID.match(text) for text in raw]
+        parsed.raw_id = np.array(
+            [float(m["job"]) if m and m["job"].isdigit() else np.nan for m in raw_matches])
+        raw_step = np.array([bool(m and m["step"] is not None) for m in raw_matches], dtype=bool)
+        bad_raw = (np.isnan(parsed.raw_id) | (raw_step != parsed.is_step)) & ~invalid
         parsed._flag(bad_raw, "field JobIDRaw is not an integer job id matching JobID",
                      "JobIDRaw")
-        parsed.raw_id = pd.to_numeric(raw_job).to_numpy(dtype=np.float64)
     seen = set()
     orphan = np.zeros(parsed.n, dtype=bool)
     for position, (key, step) in enumerate(zip(parsed.job_key, parsed.is_step)):
@@ -336,13 +341,13 @@ def _id_problems(parsed):
             orphan[position] = True
         elif not step:
             seen.add(key)
-    parsed._flag(orphan, "job step before (or without) its job's allocation line",
-                 key_source.name)
+    parsed._flag(orphan, "job step before (or without) its job's allocation line", key_name)
     return parsed.bad
 
 
 def _build(parsed, time_zone):
     alloc = np.flatnonzero(~parsed.is_step)
+    steps = np.flatnonzero(parsed.is_step)
     owner = _step_owners(parsed.job_key, parsed.is_step)
     n = len(alloc)
     position_of = np.full(parsed.n, -1)
@@ -351,7 +356,7 @@ def _build(parsed, time_zone):
 
     submit = parsed.values["Submit"][alloc]
     start = parsed.values["Start"][alloc]
-    states = parsed.get("State").to_numpy(dtype=object)[alloc]
+    states = parsed.get("State")[alloc]
     words = np.array([s.split()[0].rstrip("+").upper() if s.split() else "" for s in states],
                      dtype=object)
     end = parsed.first("End")
@@ -378,9 +383,10 @@ def _build(parsed, time_zone):
     out["n_procs"] = np.where(n_procs > 0, n_procs, np.nan)
     out["req_procs"] = requested[alloc] if requested is not None else np.full(n, np.nan)
     out["req_procs"] = np.where(out["req_procs"] > 0, out["req_procs"], np.nan)
-    total_cpu = _fold(parsed.first("TotalCPU"), alloc, owner, position_of, "sum")
+    total_cpu = _fold(parsed.first("TotalCPU"), alloc, steps, owner, position_of, "sum")
     out["avg_cpu_time"] = total_cpu / out["n_procs"]
-    out["used_memory"] = _fold(parsed.first("MaxRSS"), alloc, owner, position_of, "max")
+    out["used_memory"] = _fold(parsed.first("MaxRSS"), alloc, steps, owner, position_of,
+                                "max")
     req_time = parsed.values.get("req_time")
     out["req_time"] = req_time[alloc] if req_time is not None else np.full(n, np.nan)
 
@@ -393,12 +399,12 @@ def _build(parsed, time_zone):
         name = next((c for c in candidates if parsed.get(c) is not None), None)
         if name is None:
             continue
-        codes, mapping = _number(parsed.get(name).to_numpy(dtype=object)[alloc])
+        codes, mapping = _number(parsed.get(name)[alloc])
         out[column] = codes
         attrs[key or f"{name.lower()}_ids"] = mapping
     attrs["unix_start_time"] = int(origin) if np.isfinite(origin) else None
     out["slurm_job_id"] = parsed.get("JobID" if parsed.get("JobID") is not None
-                                     else "JobIDRaw").to_numpy(dtype=object)[alloc]
+                                     else "JobIDRaw")[alloc]
     out["slurm_state"] = states
     if parsed.n_ambiguous:
         attrs["n_ambiguous_local_times"] = parsed.n_ambiguous
@@ -417,15 +423,14 @@ def _step_owners(keys, is_step):
     return owner
 
 
-def _fold(values, alloc, owner, position_of, how):
-    """Combine a per-line quantity of each allocation line with its steps."""
+def _fold(values, alloc, steps, owner, position_of, how):
+    """The larger of each allocation line's value and the sum (or max) over its steps."""
     if values is None:
         return np.full(len(alloc), np.nan)
-    group = pd.Series(values).groupby(position_of[owner])
+    group = pd.Series(values[steps]).groupby(position_of[owner[steps]])
     folded = group.sum(min_count=1) if how == "sum" else group.max()
-    own = values[alloc]
-    steps = folded.reindex(np.arange(len(alloc))).to_numpy(dtype=np.float64)
-    return np.fmax(own, steps)
+    from_steps = folded.reindex(np.arange(len(alloc))).to_numpy(dtype=np.float64)
+    return np.fmax(values[alloc], from_steps)
 
 
 def _job_ids(parsed, alloc):

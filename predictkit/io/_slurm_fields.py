@@ -1,11 +1,12 @@
 """Vectorised parsers for the field formats that Slurm's ``sacct`` prints.
 
-Each parser takes a :class:`pandas.Series` of strings (one per line of the
-file) and returns the parsed values as ``float64`` with ``NaN`` for "unknown",
-together with a boolean mask of the entries that could not be parsed, so the
-reader can name the offending line.
+Each parser takes an array of strings (one per line of the file) and returns
+the parsed values as ``float64`` with ``NaN`` for "unknown", together with a
+boolean mask of the entries that could not be parsed, so the reader can name
+the offending line. Each distinct string is parsed once.
 """
 
+import math
 import re
 
 import numpy as np
@@ -71,15 +72,40 @@ def parse_slurm_duration(text):
     >>> parse_slurm_duration("UNLIMITED")
     nan
     """
-    values, bad, _ = parse_durations(pd.Series([text], dtype=object))
-    if bad[0]:
+    value, bad, _ = _duration(str(text))
+    if bad:
         raise ValueError(f"not a Slurm duration: {text!r}")
-    return float(values[0])
+    return value
 
 
-def _tokens(strings):
-    upper = strings.str.upper()
-    return upper.isin(LIMIT_TOKENS).to_numpy(), upper.isin(UNKNOWN_TOKENS).to_numpy()
+def _duration(text):
+    """``(seconds, bad, limit)`` for one field."""
+    text = text.strip()
+    upper = text.upper()
+    if upper in LIMIT_TOKENS:
+        return math.nan, False, True
+    if upper in UNKNOWN_TOKENS:
+        return math.nan, False, False
+    match = _DURATION.match(text)
+    if match is None:
+        return math.nan, True, False
+    days, dh, dm, ds, h, m, s = match.groups()
+    if days is not None:
+        hours, minutes, seconds = int(dh), int(dm or 0), float(ds or 0)
+        if hours >= 24 or minutes >= 60 or seconds >= 60:
+            return math.nan, True, False
+        return int(days) * 86400 + hours * 3600 + minutes * 60 + seconds, False, False
+    hours, minutes, seconds = int(h or 0), int(m), float(s)
+    if (h is not None and minutes >= 60) or seconds >= 60:
+        return math.nan, True, False
+    return hours * 3600 + minutes * 60 + seconds, False, False
+
+
+def _per_unique(strings, parse_one, width):
+    """Apply ``parse_one`` (returning ``width`` numbers) once per distinct string."""
+    codes, uniques = pd.factorize(np.asarray(strings, dtype=object), use_na_sentinel=False)
+    table = np.array([parse_one(str(u)) for u in uniques], dtype=np.float64)
+    return table.reshape(-1, width)[codes]
 
 
 def parse_durations(strings):
@@ -94,26 +120,8 @@ def parse_durations(strings):
     limits : ndarray of bool
         Entries that were ``UNLIMITED`` or ``Partition_Limit``.
     """
-    strings = strings.astype(str).str.strip()
-    limits, unknown = _tokens(strings)
-    parts = strings.str.extract(_DURATION).apply(pd.to_numeric).to_numpy(dtype=np.float64)
-    days, dh, dm, ds, h, m, s = (parts[:, k] for k in range(7))
-    with_days = ~np.isnan(days)
-    without = ~np.isnan(m)
-    values = np.where(
-        with_days,
-        days * 86400 + dh * 3600 + np.nan_to_num(dm) * 60 + np.nan_to_num(ds),
-        np.nan_to_num(h) * 3600 + m * 60 + s,
-    )
-    in_range = np.where(
-        with_days,
-        (dh < 24) & (np.nan_to_num(dm) < 60) & (np.nan_to_num(ds) < 60),
-        (m < 60) | np.isnan(h),
-    ) & np.where(without, s < 60, True)
-    parsed = (with_days | without) & in_range
-    bad = ~(parsed | limits | unknown)
-    values = np.where(parsed, values, np.nan)
-    return values, bad, limits
+    parsed = _per_unique(strings, _duration, 3)
+    return parsed[:, 0], parsed[:, 1].astype(bool), parsed[:, 2].astype(bool)
 
 
 def parse_raw_durations(strings, *, unit_seconds=1):
@@ -122,13 +130,18 @@ def parse_raw_durations(strings, *, unit_seconds=1):
     Returns ``(values, bad, limits)`` like :func:`parse_durations`; values are
     multiplied by ``unit_seconds``.
     """
-    strings = strings.astype(str).str.strip()
-    limits, unknown = _tokens(strings)
-    numbers = pd.to_numeric(strings.where(~(limits | unknown), None), errors="coerce")
-    values = numbers.to_numpy(dtype=np.float64)
-    bad = (np.isnan(values) | (values < 0)) & ~(limits | unknown)
-    values = np.where(values >= 0, values * unit_seconds, np.nan)
-    return values, bad, limits
+    def one(text):
+        text = text.strip()
+        if text.upper() in LIMIT_TOKENS:
+            return math.nan, False, True
+        if text.upper() in UNKNOWN_TOKENS:
+            return math.nan, False, False
+        if not text.isdigit():
+            return math.nan, True, False
+        return int(text) * unit_seconds, False, False
+
+    parsed = _per_unique(strings, one, 3)
+    return parsed[:, 0], parsed[:, 1].astype(bool), parsed[:, 2].astype(bool)
 
 
 def parse_timestamps(strings, time_zone):
@@ -136,7 +149,7 @@ def parse_timestamps(strings, time_zone):
 
     Parameters
     ----------
-    strings : Series of str
+    strings : array-like of str
         The column.
     time_zone : str
         IANA name of the zone the timestamps are written in (``sacct`` prints
@@ -155,21 +168,24 @@ def parse_timestamps(strings, time_zone):
     n_ambiguous : int
         How many times fell in a repeated or skipped hour.
     """
-    strings = strings.astype(str).str.strip()
-    _, unknown = _tokens(strings)
+    strings = pd.Series(np.asarray(strings, dtype=object), dtype=object).str.strip()
+    unknown = _per_unique(strings, lambda t: (t.upper() in UNKNOWN_TOKENS,), 1)[:, 0] > 0
     naive = pd.to_datetime(strings.where(~unknown, None), format=_TIMESTAMP_FORMAT,
                            errors="coerce")
     bad = naive.isna().to_numpy() & ~unknown
-    try:
-        first = naive.dt.tz_localize(time_zone, ambiguous="NaT", nonexistent="NaT")
-        localized = naive.dt.tz_localize(
-            time_zone, ambiguous=np.ones(len(naive), dtype=bool), nonexistent="shift_forward",
-        )
-    except Exception as exc:  # pandas raises several types for an unknown zone
-        raise ConfigError(f"unknown time zone {time_zone!r} ({exc})") from None
-    n_ambiguous = int((first.isna() & naive.notna()).sum())
-    utc = localized.dt.tz_convert("UTC").dt.tz_localize(None)
-    values = (utc - pd.Timestamp("1970-01-01")).dt.total_seconds().to_numpy(dtype=np.float64)
+    n_ambiguous = 0
+    if time_zone != "UTC":
+        try:
+            first = naive.dt.tz_localize(time_zone, ambiguous="NaT", nonexistent="NaT")
+            localized = naive.dt.tz_localize(
+                time_zone, ambiguous=np.ones(len(naive), dtype=bool),
+                nonexistent="shift_forward",
+            )
+        except Exception as exc:  # pandas raises several types for an unknown zone
+            raise ConfigError(f"unknown time zone {time_zone!r} ({exc})") from None
+        n_ambiguous = int((first.isna() & naive.notna()).sum())
+        naive = localized.dt.tz_convert("UTC").dt.tz_localize(None)
+    values = (naive - pd.Timestamp("1970-01-01")).dt.total_seconds().to_numpy(dtype=np.float64)
     return values, bad, n_ambiguous
 
 
@@ -178,11 +194,14 @@ def parse_counts(strings):
 
     Returns ``(values, bad)``; empty fields are ``NaN``.
     """
-    strings = strings.astype(str).str.strip()
-    empty = (strings == "").to_numpy()
-    values = pd.to_numeric(strings.where(~empty, None), errors="coerce").to_numpy(np.float64)
-    bad = ~empty & (np.isnan(values) | (values < 0) | (values != np.round(values)))
-    return np.where(bad, np.nan, values), bad
+    def one(text):
+        text = text.strip()
+        if not text:
+            return math.nan, False
+        return (int(text), False) if text.isdigit() else (math.nan, True)
+
+    parsed = _per_unique(strings, one, 2)
+    return parsed[:, 0], parsed[:, 1].astype(bool)
 
 
 def parse_memory(strings):
@@ -195,11 +214,14 @@ def parse_memory(strings):
 
     Returns ``(values, bad)``; empty fields are ``NaN``.
     """
-    strings = strings.astype(str).str.strip()
-    _, unknown = _tokens(strings)
-    parts = strings.str.extract(_MEMORY)
-    number = pd.to_numeric(parts["number"]).to_numpy(dtype=np.float64)
-    scale = parts["unit"].map(_MEMORY_UNITS_KB).to_numpy(dtype=np.float64)
-    values = number * scale
-    bad = np.isnan(values) & ~unknown
-    return values, bad
+    def one(text):
+        text = text.strip()
+        if text.upper() in UNKNOWN_TOKENS:
+            return math.nan, False
+        match = _MEMORY.match(text)
+        if match is None:
+            return math.nan, True
+        return float(match["number"]) * _MEMORY_UNITS_KB[match["unit"]], False
+
+    parsed = _per_unique(strings, one, 2)
+    return parsed[:, 0], parsed[:, 1].astype(bool)

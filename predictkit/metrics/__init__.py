@@ -5,3 +5,4 @@ Tang et al. eq. 4 and Leung et al. (2010) eq. 1, fairness Leung et al.
 section IV, bound metrics Nurmi et al. (2008) section 3.
 """
 from ._prediction import *  # noqa: F401,F403
+from ._bounds import *  # noqa: F401,F403

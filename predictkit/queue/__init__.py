@@ -6,5 +6,7 @@ batch-scheduled parallel machines" (PPoPP 2008), sections 2.3 and 3.
 
 from ._binomial import min_history, order_statistic_index
 from ._qbets import QBETS
+from ._varq import VARQ, Reservation, joint_success_probability
 
-__all__ = ["QBETS", "min_history", "order_statistic_index"]
+__all__ = ["QBETS", "VARQ", "Reservation", "joint_success_probability", "min_history",
+           "order_statistic_index"]

@@ -93,9 +93,11 @@ class RunsRule:
 
     name = "runs"
 
-    def __init__(self, q, n_min):
+    def __init__(self, q, n_min, trim_on_hits=True):
         self.n_min = n_min
         self.misses, self.hits = run_thresholds(q)
+        if not trim_on_hits:
+            self.hits = (math.inf,) * len(self.hits)
         self.min_misses = min(self.misses)
         self.min_hits = min(self.hits)
         self.keep = max(AUTOCORRELATION_WINDOW, n_min)
@@ -186,10 +188,10 @@ class _KeepAll:
         return False
 
 
-def make_rule(changepoint, q, n_min, ruptures_options=None):
+def make_rule(changepoint, q, n_min, ruptures_options=None, trim_on_hits=True):
     """Build the change-point rule named by QBETS's ``changepoint`` parameter."""
     if changepoint == "runs":
-        return RunsRule(q, n_min)
+        return RunsRule(q, n_min, trim_on_hits)
     if changepoint == "ruptures":
         return RupturesRule(n_min, **(ruptures_options or {}))
     return _KeepAll(n_min)

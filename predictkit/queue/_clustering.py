@@ -254,18 +254,21 @@ def fit_gaussian_mixture(features, *, max_components=6, random_state=0, max_samp
     spaced through ``features``) and keeps the one with the lowest BIC.
     """
     from sklearn.mixture import GaussianMixture
+    from threadpoolctl import threadpool_limits
 
     medians = _medians(features)
     f = _impute(features, medians)
     if len(f) > max_sample:
         f = f[np.linspace(0, len(f) - 1, max_sample).astype(np.int64)]
     best, best_bic = None, math.inf
-    for k in range(1, max_components + 1):
-        if k > len(np.unique(f, axis=0)):
-            break
-        model = GaussianMixture(n_components=k, covariance_type="full", reg_covar=1e-3,
-                                random_state=random_state, max_iter=200).fit(f)
-        score = model.bic(f)
-        if score < best_bic:
-            best, best_bic = model, score
+    n_distinct = len(np.unique(f, axis=0))
+    # 2x2 linear algebra: BLAS threads only add overhead
+    with threadpool_limits(1):
+        for k in range(1, min(max_components, n_distinct) + 1):
+            model = GaussianMixture(n_components=k, covariance_type="full",
+                                    reg_covar=1e-3, random_state=random_state,
+                                    max_iter=200).fit(f)
+            score = model.bic(f)
+            if score < best_bic:
+                best, best_bic = model, score
     return GaussianMixtureClasses(best, medians)

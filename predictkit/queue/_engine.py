@@ -57,11 +57,12 @@ class Engine:
 
     def __init__(self, *, quantile, confidence, changepoint, clustering, index,
                  max_classes, cluster_start, cluster_window, ruptures_options, seed,
-                 proba_step):
+                 proba_step, trim_on_hits=True):
         self.q, self.c, self.index = quantile, confidence, index
         self.n_min = min_history(quantile, confidence)
         self.table = IndexTable(quantile, confidence, index)
-        self.rule = make_rule(changepoint, quantile, self.n_min, ruptures_options)
+        self.rule = make_rule(changepoint, quantile, self.n_min, ruptures_options,
+                              trim_on_hits)
         self.clustering = clustering
         self.max_classes = max_classes
         self.cluster_start = cluster_start

@@ -58,6 +58,9 @@ class QBETS(BaseEstimator):
         edges in nodes and seconds, fixed.
     index : {"textbook", "reference"}, default="textbook"
         The order-statistic rule (:mod:`predictkit.queue._binomial`).
+    trim_on_hits : bool, default=False
+        With ``changepoint="runs"``, also trim after a too long run of hits
+        (the bound has become too loose). False keeps only the miss rule.
     max_classes : int, default=6
         Largest number of mixture components tried by ``"auto"``.
     cluster_start : int, default=1000
@@ -118,6 +121,7 @@ class QBETS(BaseEstimator):
         "max_classes": [Interval(Integral, 1, None, closed="left")],
         "cluster_start": [Interval(Integral, 2, None, closed="left")],
         "cluster_window": [Interval(Integral, 2, None, closed="left")],
+        "trim_on_hits": ["boolean"],
         "ruptures_window": [Interval(Integral, 20, None, closed="left")],
         "ruptures_every": [Interval(Integral, 1, None, closed="left")],
         "ruptures_penalty": [Interval(Real, 0, None, closed="left"), None],
@@ -126,14 +130,15 @@ class QBETS(BaseEstimator):
     }
 
     def __init__(self, *, quantile=0.95, confidence=0.95, changepoint="runs",
-                 clustering="auto", index="textbook", max_classes=6, cluster_start=1000,
-                 cluster_window=20000, ruptures_window=2000, ruptures_every=1000,
+                 clustering="auto", index="textbook", trim_on_hits=False, max_classes=6,
+                 cluster_start=1000, cluster_window=20000, ruptures_window=2000, ruptures_every=1000,
                  ruptures_penalty=None, proba_step=0.01, random_state=None):
         self.quantile = quantile
         self.confidence = confidence
         self.changepoint = changepoint
         self.clustering = clustering
         self.index = index
+        self.trim_on_hits = trim_on_hits
         self.max_classes = max_classes
         self.cluster_start = cluster_start
         self.cluster_window = cluster_window
@@ -160,7 +165,8 @@ class QBETS(BaseEstimator):
             cluster_window=self.cluster_window,
             ruptures_options={"window": self.ruptures_window, "every": self.ruptures_every,
                               "penalty": self.ruptures_penalty},
-            seed=seed, proba_step=float(self.proba_step))
+            seed=seed, proba_step=float(self.proba_step),
+            trim_on_hits=bool(self.trim_on_hits))
 
     def _features(self, X):
         if not isinstance(X, pd.DataFrame):
@@ -236,7 +242,7 @@ class QBETS(BaseEstimator):
         return np.array([self._engine.bound(label) for label in labels.tolist()],
                         dtype=np.float64)
 
-    def predict_proba(self, X, within):
+    def predict_proba(self, X, within=None):
         """Probability that each job starts within ``within`` seconds.
 
         The inverted QBETS function (Nurmi et al. 2008, section 2.3): the
@@ -288,7 +294,8 @@ class QBETS(BaseEstimator):
         """Online bounds for every job, as ``model_selection.replay`` computes them.
 
         Each job is predicted at its submit time from the waits known by then
-        (``known <= submit_time``), added in known-time order (stable); the
+        (``known <= submit_time``), added in known-time order (ties by submit
+        time, then row); the
         numbers equal the reference replay. Features are computed once and
         labels only after class refits; histories stay sorted.
         """
@@ -301,7 +308,8 @@ class QBETS(BaseEstimator):
         if (usable & ~np.isfinite(waits)).any():
             raise JobTableError("QBETS replay: a job with a known time has no wait")
         order_known = np.flatnonzero(usable)
-        order_known = order_known[np.argsort(known[order_known], kind="stable")]
+        order_known = order_known[np.lexsort((order_known, submit[order_known],
+                                              known[order_known]))]
         known_sorted = known[order_known]
         order_submit = np.argsort(submit, kind="stable")
         # how many waits are known at each submission, in submission order

@@ -36,6 +36,11 @@ def check_jobs(X, required, *, name, owner):
 
     Only the columns a predictor reads are checked, so that odd values in
     unrelated fields of a real trace never block a prediction.
+
+    Returns
+    -------
+    dict of ndarray
+        The required columns as float64 arrays.
     """
     if not isinstance(X, pd.DataFrame):
         raise JobTableError(
@@ -47,9 +52,10 @@ def check_jobs(X, required, *, name, owner):
         raise JobTableError(
             f"{name} lack required column(s) {', '.join(missing)} for {owner}"
         )
+    arrays = {}
     for column in required:
         try:
-            values = np.asarray(X[column], dtype=np.float64)
+            arrays[column] = values = np.array(X[column], dtype=np.float64)
         except (TypeError, ValueError):
             raise JobTableError(f"{name}: column {column!r} is not numeric") from None
         if column == "submit_time" and np.isnan(values).any():
@@ -60,6 +66,7 @@ def check_jobs(X, required, *, name, owner):
             )
         if column == "req_time" and (values < 0).any():
             raise JobTableError(f"{name}: column 'req_time' has negative values")
+    return arrays
 
 
 def as_target(y, n, *, name="y"):
@@ -177,8 +184,8 @@ class OnlineRuntimeEstimator(RegressorMixin, BaseEstimator):
         return self
 
     def _history_chunk(self, X, y, known=None):
-        present = self._required_columns()
-        check_jobs(X, present, name="completed jobs", owner=type(self).__name__)
+        chunk = check_jobs(X, self._required_columns(), name="completed jobs",
+                           owner=type(self).__name__)
         y = as_target(y, len(X))
         if np.isnan(y).any() or (y < 0).any():
             bad = int((np.isnan(y) | (y < 0)).sum())
@@ -194,7 +201,6 @@ class OnlineRuntimeEstimator(RegressorMixin, BaseEstimator):
                     "(wait_time unknown); add an 'end_time' column stating the "
                     "assumption (e.g. submit_time + run_time) or pass known_time= to replay"
                 )
-        chunk = {c: np.asarray(X[c], dtype=np.float64) for c in present}
         chunk["known"] = np.asarray(known, dtype=np.float64)
         chunk["run"] = y
         chunk["job_id"] = (np.asarray(X["job_id"], dtype=np.float64)
@@ -212,9 +218,8 @@ class OnlineRuntimeEstimator(RegressorMixin, BaseEstimator):
         self.n_history_ = n_before + len(chunk["run"])
 
     def _query(self, X):
-        check_jobs(X, self._required_columns(), name="jobs to predict",
-                   owner=type(self).__name__)
-        return {c: np.asarray(X[c], dtype=np.float64) for c in self._required_columns()}
+        return check_jobs(X, self._required_columns(), name="jobs to predict",
+                          owner=type(self).__name__)
 
     def predict(self, X):
         """Predict the runtime of each job from the history known at its submit time.

@@ -89,9 +89,8 @@ class HistoryFeatures(TransformerMixin, BaseEstimator):
     def transform(self, X):
         """Return the feature matrix (one row per job, see :meth:`get_feature_names_out`)."""
         check_is_fitted(self, "history_")
-        check_jobs(X, self._required_columns(), name="jobs to transform",
-                   owner="HistoryFeatures")
-        query = {c: np.asarray(X[c], dtype=np.float64) for c in self._required_columns()}
+        query = check_jobs(X, self._required_columns(), name="jobs to transform",
+                           owner="HistoryFeatures")
         hist = self.history_
         request = hist["req_time"]
         with np.errstate(divide="ignore", invalid="ignore"):

@@ -44,7 +44,8 @@ def check_estimates(estimates, n, name="estimates"):
             "runtimes alone are not enough")
     values = np.asarray(estimates, dtype=float)
     if values.shape != (n,):
-        raise JobTableError(f"{name} must have one value per runtime ({n}), got shape {values.shape}")
+        raise JobTableError(
+            f"{name} must have one value per runtime ({n}), got shape {values.shape}")
     bad = ~np.isfinite(values) | (values < 0)
     if bad.any():
         raise JobTableError(
@@ -69,7 +70,7 @@ class EstimateModel(TransformerMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         """Check ``X``; stateless models learn nothing. Returns ``self``."""
-        validate_jobs(X, required=self._required_columns())
+        self._check_table(X)
         self._check_params()
         return self
 
@@ -83,9 +84,16 @@ class EstimateModel(TransformerMixin, BaseEstimator):
         columns = ["run_time"]
         if self._needs_estimates:
             columns.append("req_time")
-        if getattr(self, "assignment", "shuffle") == "sessions":
-            columns += ["user_id", "submit_time"]
         return tuple(columns)
+
+    def _check_table(self, X):
+        validate_jobs(X, required=self._required_columns())
+        if getattr(self, "assignment", "shuffle") == "sessions":
+            missing = [c for c in ("user_id", "submit_time") if c not in X.columns]
+            if missing:
+                raise JobTableError(
+                    f"assignment='sessions' needs column(s) {', '.join(missing)} "
+                    "(jobs with an unknown user form sessions of one job)")
 
     def transform(self, X):
         """Return ``X`` with generated estimates in ``req_time``.
@@ -94,7 +102,7 @@ class EstimateModel(TransformerMixin, BaseEstimator):
         ``truncate=True`` also cap ``run_time`` at their maximal estimate and keep
         the original runtimes in ``orig_run_time``.
         """
-        validate_jobs(X, required=self._required_columns())
+        self._check_table(X)
         run = np.asarray(X["run_time"], dtype=float)
         users = np.asarray(X["user_id"], dtype=float) if "user_id" in X.columns else None
         submit = np.asarray(X["submit_time"], dtype=float) if "submit_time" in X.columns else None

@@ -36,7 +36,8 @@ def session_ids(users, submit_times, runtimes, think_time=DEFAULT_THINK_TIME):
     Returns
     -------
     ndarray of int64, shape (n,)
-        Session labels ``0 .. n_sessions - 1`` in order of first submission.
+        Session labels ``0 .. n_sessions - 1``, numbered in the order of each
+        session's first row.
     """
     users = np.asarray(users, dtype=float)
     submit = np.asarray(submit_times, dtype=float)

@@ -181,7 +181,8 @@ class TsafrirEstimates(EstimateModel):
         times = [t for t, _ in pairs]
         if len(set(times)) != len(times):
             raise ConfigError("modes repeat a time value")
-        total = sum(p for t, p in pairs) + (p_max if p_max is not None and t_max not in times else 0)
+        extra = p_max if p_max is not None and t_max not in times else 0.0
+        total = sum(p for _, p in pairs) + extra
         if total > 100 + 1e-9:
             raise ConfigError(f"user modes (with p_max) sum to {total:g}% of jobs, above 100%")
         return pairs

@@ -207,5 +207,23 @@ def test_load_trace_paths_own_files_and_cache(monkeypatch, tmp_path):
     assert len(load_trace("CTC-SP2-1996", data_home=tmp_path / "home")) == 20
     with pytest.raises(DatasetError, match=f"KTH-SP2-1996-2.1-cln not found in {own}"):
         load_trace("KTH-SP2", data_home=tmp_path / "home")
-    with pytest.raises(DatasetError, match="unknown trace 'nothing-like-it'"):
+    with pytest.raises(DatasetError, match="no file 'nothing-like-it' and unknown trace"):
         load_trace("nothing-like-it", data_home=tmp_path / "home")
+
+
+def test_load_trace_downloads_only_when_allowed(server, monkeypatch, tmp_path):
+    server.routes["/ctc.swf.gz"] = (200, small_swf_gz(tmp_path), "ok")
+    real_lookup = _fetch.lookup
+
+    def mirrored(name):
+        entry = real_lookup(name)
+        return {**entry, "url": server.base + "/ctc.swf.gz"}
+
+    monkeypatch.setattr(_fetch, "lookup", mirrored)
+    monkeypatch.delenv("PREDICTKIT_TRACES", raising=False)
+    home = tmp_path / "home"
+    with pytest.raises(DatasetError, match="not found in"):
+        load_trace(UNCHECKED, data_home=home)
+    assert server.hits == {}
+    assert len(load_trace(UNCHECKED, data_home=home, download_if_missing=True)) == 20
+    assert cache_files(home) == [Path("pwa", f"{UNCHECKED}.swf.gz")]

@@ -100,7 +100,8 @@ def test_duplicate_allocations_get_new_ids_and_own_steps():
 def test_raw_columns_and_end_minus_start():
     text = ("jobidraw|submit|start|end|elapsedraw|timelimitraw|ncpus|state\n"
             "9|2023-01-01T00:00:00|2023-01-01T00:00:05|2023-01-01T00:10:05|600|30|2|FAILED\n"
-            "10|2023-01-01T00:00:01|2023-01-01T00:00:05|2023-01-01T00:00:06|1|UNLIMITED|2|OUT_OF_MEMORY\n")
+            "10|2023-01-01T00:00:01|2023-01-01T00:00:05|2023-01-01T00:00:06|1|UNLIMITED|2|"
+            "OUT_OF_MEMORY\n")
     jobs = read(text)
     np.testing.assert_array_equal(jobs["run_time"], [600, 1])
     np.testing.assert_array_equal(jobs["req_time"], [1800, np.nan])
@@ -164,6 +165,16 @@ def test_daylight_saving_change_gives_true_durations():
             "1|2023-03-26T01:30:00|2023-03-26T03:30:00|2023-03-26T03:30:01|00:01|1|COMPLETED\n")
     assert read(text, time_zone="Europe/Paris").loc[0, "wait_time"] == 3600
     assert read(text).loc[0, "wait_time"] == 7200
+
+
+def test_repeated_local_hour_is_counted():
+    # 2023-10-29 02:30 happens twice in Europe/Paris; read as the first (summer) one.
+    text = ("JobID|Submit|Start|End|Elapsed|NCPUS|State\n"
+            "1|2023-10-29T02:30:00|2023-10-29T03:30:00|2023-10-29T03:30:01|00:01|1|COMPLETED\n")
+    jobs = read(text, time_zone="Europe/Paris")
+    assert jobs.attrs["n_ambiguous_local_times"] == 1
+    assert jobs.loc[0, "wait_time"] == 7200
+    assert "n_ambiguous_local_times" not in read(text).attrs
 
 
 def test_gzip_file_and_binary_buffer(tmp_path):
@@ -291,6 +302,11 @@ def fmt_limit(seconds, style):
     return f"{hours:02d}:{minutes:02d}:00"
 
 
+def fmt_cpu(milliseconds):
+    seconds, millis = divmod(milliseconds, 1000)
+    return f"{fmt_duration(seconds, 'short')}.{millis:03d}"
+
+
 def fmt_time(offset):
     return (ORIGIN + dt.timedelta(seconds=offset)).strftime("%Y-%m-%dT%H:%M:%S")
 
@@ -315,6 +331,7 @@ job_strategy = st.fixed_dictionaries({
     "steps": st.lists(step_strategy, max_size=3, unique_by=lambda s: s["name"]),
     "style": st.sampled_from(["plain", "days", "short"]),
     "array_task": st.one_of(st.none(), st.integers(0, 50)),
+    "total_on_allocation": st.booleans(),
 })
 
 
@@ -326,14 +343,16 @@ def test_round_trip_of_generated_jobs(jobs, trailing):
             f"{900 + number}_{job['array_task']}"
         start, end = job["submit"] + job["wait"], job["submit"] + job["wait"] + job["run"]
         limit = None if job["limit_minutes"] is None else job["limit_minutes"] * 60
+        # Newer Slurm prints the total CPU time of the steps on the allocation line too.
+        total = fmt_cpu(sum(s["cpu_ms"] for s in job["steps"])) \
+            if job["total_on_allocation"] and job["steps"] else ""
         lines.append("|".join([
             job_text, str(1000 + number), "j", job["user"], job["account"], job["partition"],
             "normal", fmt_time(job["submit"]), fmt_time(start), fmt_time(end),
             fmt_duration(job["run"], job["style"]), fmt_limit(limit, number % 2),
-            "1", str(job["ncpus"]), str(job["reqcpus"]), job["state"], "0:0", "", ""]))
+            "1", str(job["ncpus"]), str(job["reqcpus"]), job["state"], "0:0", total, ""]))
         for step in job["steps"]:
-            seconds, millis = divmod(step["cpu_ms"], 1000)
-            cpu = f"{fmt_duration(seconds, 'short')}.{millis:03d}"
+            cpu = fmt_cpu(step["cpu_ms"])
             lines.append("|".join([
                 f"{job_text}.{step['name']}", f"{1000 + number}.{step['name']}", step["name"],
                 "", job["account"], "", "", "", fmt_time(start), fmt_time(end),

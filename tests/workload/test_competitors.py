@@ -86,7 +86,23 @@ def test_shuffle_runtime_above_every_estimate():
         ShuffledEstimates().sample(np.array([10.0, 1.0]), estimates=np.array([5.0, 5.0]))
 
 
-@pytest.mark.parametrize("model", [FModel(f=-1), PhiModel(phi=2), ShuffledEstimates(assignment="x")])
+@pytest.mark.parametrize("model", [FModel(f=-1), PhiModel(phi=2),
+                                   ShuffledEstimates(assignment="x")])
 def test_bad_parameters(model):
     with pytest.raises(ConfigError):
         model.sample(np.array([1.0]), estimates=np.array([2.0]))
+
+
+@pytest.mark.parametrize("model", [FModel(f=3, random_state=1), PhiModel(phi=0.3),
+                                   DoubledEstimates(), ShuffledEstimates(truncate=True)])
+def test_sklearn_clone_and_transform_keep_the_table(model):
+    from sklearn.base import clone
+
+    twin = clone(model)
+    assert twin.get_params() == model.get_params()
+    jobs = as_job_table({"run_time": [1.0, 50.0, 7.0], "req_time": [60.0, 60.0, 600.0],
+                         "user_id": [1.0, 2.0, 1.0]})
+    out = twin.fit(jobs).transform(jobs)
+    assert out["orig_req_time"].tolist() == [60.0, 60.0, 600.0]
+    assert out["user_id"].tolist() == [1.0, 2.0, 1.0]
+    assert (out["req_time"] >= out["run_time"]).all()

@@ -114,7 +114,8 @@ def test_fit_without_estimates_is_an_error():
 
 
 def test_mode_table_api():
-    modes = TsafrirEstimates(t_max=4 * HOUR, modes=[("5min", 25)], random_state=0).mode_table(23_070)
+    model = TsafrirEstimates(t_max=4 * HOUR, modes=[("5min", 25)], random_state=0)
+    modes = model.mode_table(23_070)
     assert list(modes.columns[:2]) == ["estimate", "percent"]
     assert modes["percent"].sum() == pytest.approx(100)
     assert modes.loc[modes["estimate"] == 300, "percent"].iloc[0] == pytest.approx(25)
@@ -157,3 +158,13 @@ def test_transform_unfitted_keeps_other_columns():
     assert np.isnan(out["orig_req_time"].iloc[0])
     pd.testing.assert_series_equal(out["user_id"], jobs["user_id"])
     assert "orig_run_time" not in out.columns
+
+
+def test_sessions_transform_accepts_unknown_users_but_needs_the_columns():
+    jobs = as_job_table({"run_time": [10.0, 20.0, 30.0], "submit_time": [0.0, 60.0, 120.0],
+                         "user_id": [1.0, np.nan, 1.0]})
+    model = TsafrirEstimates(t_max="2h", assignment="sessions", random_state=0)
+    out = model.transform(jobs)
+    assert out["req_time"].iloc[0] == out["req_time"].iloc[2]
+    with pytest.raises(JobTableError, match="user_id"):
+        model.transform(jobs.drop(columns="user_id"))

@@ -1,0 +1,274 @@
+"""Section 11 of Tsafrir, Etsion & Feitelson (2005) on every shared trace with estimates.
+
+For each trace (its first ``--jobs`` jobs with a known request and runtime),
+replace the requests with each model's estimates and report
+
+* the Kolmogorov-Smirnov distance between generated and real estimate CDFs
+  (section 11.1, Figs. 14-15), and
+* EASY's average wait and average bounded slowdown (threshold 10 s) from
+  predictkit's simulator, mean and absolute deviation over ``--seeds`` seeds
+  (section 11.3, Fig. 16), next to the original estimates.
+
+Models: vanilla (t_max, N, p_max), improved with the log's top 1-3 other
+modes, f-model f in {0, 1, 3, 10, 100, 300}, phi-model, X2, shuffle, and two
+session-aware assignments (the paper's future work): "sessions" (improved-3
+modes, one estimate per user session) and "shuffle+sessions" (the real
+estimates shuffled between sessions).
+
+Runtimes are capped at ``min(request, t_max)`` first (the reference
+truncates runtimes above t_max; jobs running past their request were killed
+at it), so every model sees the same jobs. Prints JSON and writes
+``docs/results/estimate_models.md``.
+
+Usage: ``python benchmarks/estimate_models.py [--jobs 20000] [--seeds 20]
+[--traces NAME ...]``
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy.stats import ks_2samp
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from predictkit.io import read_swf  # noqa: E402
+from predictkit.simulate import simulate  # noqa: E402
+from predictkit.workload import (DoubledEstimates, FModel, PhiModel,  # noqa: E402
+                                 ShuffledEstimates, TsafrirEstimates)
+
+TRACES = Path(os.environ.get("PREDICTKIT_TRACES", REPO.parent / "shared" / "traces"))
+
+
+def load(name, n_jobs):
+    jobs = read_swf(TRACES / f"{name}.swf.gz")
+    keep = jobs["req_time"].notna() & jobs["run_time"].notna() & jobs["submit_time"].notna()
+    keep &= (jobs["req_time"] > 0) & (jobs["n_procs"].notna() | jobs["req_procs"].notna())
+    jobs = jobs[keep].sort_values("submit_time", kind="stable").iloc[:n_jobs]
+    jobs = jobs.reset_index(drop=True)
+    base = TsafrirEstimates(n_fit_modes=0).fit(jobs)
+    jobs["run_time"] = np.minimum(jobs["run_time"], np.minimum(jobs["req_time"], base.t_max_))
+    return jobs, base.t_max_, base.p_max_
+
+
+def models(t_max, p_max):
+    """(label, factory(seed) -> model, random?) in the order of Fig. 16."""
+    out = [("vanilla", lambda s: TsafrirEstimates(t_max=t_max, p_max=p_max, n_fit_modes=0,
+                                                  random_state=s), True)]
+    for k in (1, 2, 3):
+        out.append((f"improved-{k}", lambda s, k=k: TsafrirEstimates(
+            t_max=t_max, n_fit_modes=k, random_state=s), True))
+    for f in (0, 1, 3, 10, 100, 300):
+        out.append((f"f{f}", lambda s, f=f: FModel(f=f, random_state=s), f != 0))
+    out += [
+        ("phi", lambda s: PhiModel(t_max=max(t_max, 86400.0), random_state=s), True),
+        ("x2", lambda s: DoubledEstimates(), False),
+        ("shuffle", lambda s: ShuffledEstimates(random_state=s), True),
+        ("sessions", lambda s: TsafrirEstimates(t_max=t_max, n_fit_modes=3,
+                                                assignment="sessions", random_state=s), True),
+        ("shuffle+sessions", lambda s: ShuffledEstimates(assignment="sessions",
+                                                         random_state=s), True),
+    ]
+    return out
+
+
+def easy(jobs):
+    done = simulate(jobs, policy="easy", estimates="requested").jobs
+    wait = done["wait_time"].to_numpy(float)
+    run = done["run_time"].to_numpy(float)
+    bsld = np.maximum((wait + run) / np.maximum(run, 10.0), 1.0)
+    return float(wait.mean()), float(bsld.mean())
+
+
+def needs_sessions(label):
+    return "sessions" in label
+
+
+def run_trace(name, n_jobs, seeds):
+    jobs, t_max, p_max = load(name, n_jobs)
+    has_users = jobs["user_id"].notna().all()
+    real = jobs["req_time"].to_numpy(float)
+    wait0, bsld0 = easy(jobs)
+    rows = [{"trace": name, "model": "original", "ks": 0.0, "wait": wait0, "wait_dev": 0.0,
+             "bsld": bsld0, "bsld_dev": 0.0, "runs": 1}]
+    for label, factory, random in models(t_max, p_max):
+        if needs_sessions(label) and not has_users:
+            continue
+        fitted = factory(0).fit(jobs)
+        ks, waits, bslds = [], [], []
+        for seed in (seeds if random else [0]):
+            model = fitted.set_params(random_state=seed) if random else fitted
+            out = model.transform(jobs)
+            ks.append(ks_2samp(out["req_time"], real).statistic)
+            w, b = easy(out)
+            waits.append(w)
+            bslds.append(b)
+        waits, bslds = np.array(waits), np.array(bslds)
+        rows.append({"trace": name, "model": label, "ks": float(np.mean(ks)),
+                     "wait": float(waits.mean()),
+                     "wait_dev": float(np.abs(waits - waits.mean()).mean()),
+                     "bsld": float(bslds.mean()),
+                     "bsld_dev": float(np.abs(bslds - bslds.mean()).mean()),
+                     "runs": len(waits)})
+    info = {"trace": name, "jobs": len(jobs), "t_max_h": t_max / 3600, "p_max": p_max,
+            "users": bool(has_users)}
+    return rows, info
+
+
+def usable_traces():
+    manifest = pd.read_csv(TRACES / "MANIFEST.tsv", sep="\t")
+    skipped = {}
+    names = []
+    for row in manifest.itertuples():
+        if row.frac_req_time_present == 0:
+            skipped[row.name] = "no requested times"
+        else:
+            names.append(row.name)
+    return names, skipped
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=20_000)
+    parser.add_argument("--seeds", type=int, default=20)
+    parser.add_argument("--traces", nargs="*")
+    parser.add_argument("--output", default=str(REPO / "docs" / "results" / "estimate_models.md"))
+    parser.add_argument("--from-json", metavar="PATH",
+                        help="rewrite the markdown from a previous run's JSON output")
+    args = parser.parse_args(argv)
+    if args.from_json:
+        saved = json.loads(Path(args.from_json).read_text())
+        args.jobs, args.seeds = saved["jobs_per_trace"], saved["seeds"]
+        write_markdown(pd.DataFrame(saved["results"]), saved["traces"], saved["skipped"],
+                       args, Path(args.output))
+        return
+    names, skipped = usable_traces()
+    if args.traces:
+        names = [n for n in names if n in args.traces]
+    rows, infos = [], []
+    started = time.perf_counter()
+    for name in names:
+        t0 = time.perf_counter()
+        trace_rows, info = run_trace(name, args.jobs, list(range(args.seeds)))
+        info["seconds"] = round(time.perf_counter() - t0, 1)
+        rows += trace_rows
+        infos.append(info)
+        print(f"{name}: {info['seconds']} s", file=sys.stderr)
+    table = pd.DataFrame(rows)
+    result = {"jobs_per_trace": args.jobs, "seeds": args.seeds, "traces": infos,
+              "skipped": skipped, "seconds": round(time.perf_counter() - started, 1),
+              "results": rows}
+    print(json.dumps(result, indent=1))
+    if args.output:
+        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+        write_markdown(table, infos, skipped, args, Path(args.output))
+
+
+def closeness(table):
+    """Per trace: relative distance of each model's wait and slowdown to the original."""
+    out = []
+    for name, part in table.groupby("trace", sort=False):
+        orig = part[part["model"] == "original"].iloc[0]
+        for row in part.itertuples():
+            out.append({"trace": name, "model": row.model,
+                        "wait_err": abs(row.wait - orig.wait) / orig.wait,
+                        "bsld_err": abs(row.bsld - orig.bsld) / orig.bsld})
+    return pd.DataFrame(out)
+
+
+def conclusions(err, table):
+    """Count the traces on which each claim of section 11 holds (wait and slowdown)."""
+    claims = [
+        ("the modal model (vanilla or improved-1..3) is closer to the original than every "
+         "f-model with f >= 1", ["vanilla", "improved-1", "improved-2", "improved-3"],
+         ["f1", "f3", "f10", "f100", "f300"], "all"),
+        ("the modal model is closer than the phi-model", ["vanilla", "improved-1", "improved-2",
+                                                          "improved-3"], ["phi"], "all"),
+        ("exact estimates (f0) are closer than the f-model with f >= 1 (section 12: 'perfect "
+         "accuracy is almost always closer to the truth')", ["f0"],
+         ["f1", "f3", "f10", "f100", "f300"], "all"),
+        ("the improved model is closer to shuffle than the vanilla model (section 11.3)",
+         None, None, "shuffle"),
+        ("the session-aware assignment (sessions) is closer to the original than improved-3",
+         ["sessions"], ["improved-3"], "all"),
+        ("shuffle+sessions is closer to the original than shuffle", ["shuffle+sessions"],
+         ["shuffle"], "all"),
+    ]
+    lines = ["Number of traces where each claim holds, judged on the relative distance of "
+             "the average wait and of the average bounded slowdown to the original "
+             "estimates' (both columns must agree for 'both').", "",
+             "| claim | wait | slowdown | both | traces |", "|---|---|---|---|---|"]
+    for text, ours, theirs, kind in claims:
+        counts = {"wait_err": 0, "bsld_err": 0, "both": 0}
+        n = 0
+        for name, part in err.groupby("trace", sort=False):
+            get = part.set_index("model")
+            if kind == "shuffle":
+                metrics = table[table["trace"] == name].set_index("model")
+                if not {"shuffle", "vanilla", "improved-3"} <= set(metrics.index):
+                    continue
+                ok = {}
+                for col, raw in (("wait_err", "wait"), ("bsld_err", "bsld")):
+                    ref = metrics.loc["shuffle", raw]
+                    ok[col] = (abs(metrics.loc["improved-3", raw] - ref)
+                               < abs(metrics.loc["vanilla", raw] - ref))
+            else:
+                if not set(ours + theirs) <= set(get.index):
+                    continue
+                ok = {col: get.loc[ours, col].min() < get.loc[theirs, col].min()
+                      for col in ("wait_err", "bsld_err")}
+            n += 1
+            counts["wait_err"] += ok["wait_err"]
+            counts["bsld_err"] += ok["bsld_err"]
+            counts["both"] += ok["wait_err"] and ok["bsld_err"]
+        lines.append(f"| {text} | {counts['wait_err']} | {counts['bsld_err']} | "
+                     f"{counts['both']} | {n} |")
+    return lines
+
+
+def write_markdown(table, infos, skipped, args, path):
+    lines = ["# Estimate models on the shared traces (Tsafrir et al. 2005, section 11)", "",
+             f"Generated by `benchmarks/estimate_models.py --jobs {args.jobs} --seeds "
+             f"{args.seeds}`: the first {args.jobs:,} jobs of each trace with a known request "
+             "and runtime (runtimes capped at min(request, t_max)); EASY backfilling with "
+             "requests as estimates; random models averaged over "
+             f"{args.seeds} seeds (± absolute deviation). KS = Kolmogorov-Smirnov distance "
+             "between the generated and the real estimate distributions. Bounded slowdown "
+             "uses a 10 s threshold.", "",
+             "| trace | jobs | t_max (h) | p_max (%) | seconds |", "|---|---|---|---|---|"]
+    for info in infos:
+        lines.append(f"| {info['trace']} | {info['jobs']:,} | {info['t_max_h']:g} | "
+                     f"{info['p_max']:.1f} | {info['seconds']} |")
+    if skipped:
+        lines += ["", "Skipped: " + "; ".join(f"{k} ({v})" for k, v in skipped.items()) + "."]
+    err = closeness(table)
+    summary = err.groupby("model", sort=False)[["wait_err", "bsld_err"]].median()
+    ks = table.groupby("model", sort=False)["ks"].median()
+    lines += ["", "## Summary over traces (median)", "",
+              "Relative distance of the average wait / bounded slowdown to the original "
+              "estimates' (smaller is more realistic), and median KS distance.", "",
+              "| model | wait error | slowdown error | KS |", "|---|---|---|---|"]
+    for model, row in summary.iterrows():
+        lines.append(f"| {model} | {row.wait_err:.2f} | {row.bsld_err:.2f} | {ks[model]:.3f} |")
+    lines += ["", "## Where the paper's conclusions hold", ""] + conclusions(err, table)
+    for name, part in table.groupby("trace", sort=False):
+        lines += ["", f"## {name}", "", "| model | KS | avg wait (s) | avg bounded slowdown |",
+                  "|---|---|---|---|"]
+        for row in part.itertuples():
+            lines.append(f"| {row.model} | {row.ks:.3f} | {row.wait:,.0f} ± {row.wait_dev:,.0f}"
+                         f" | {row.bsld:,.2f} ± {row.bsld_dev:,.2f} |")
+    lines.append("")
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text("\n".join(lines))
+    os.replace(tmp, path)
+    table.to_csv(path.with_suffix(".csv"), index=False)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,87 @@
+"""Speed of the estimate model and of make_workload.
+
+Targets (issue "workload modeling"): modes plus assignment for 1,000,000
+jobs under 5 s; ``make_workload(1_000_000)`` under 30 s. Times are also given
+as ratios to a baseline measured in the same process (sorting 1,000,000
+floats with numpy), so runs on different machines compare. The first call
+of the assignment kernel compiles it (numba, cached on disk); it is timed
+separately as ``warmup_s``.
+
+Usage: ``python benchmarks/workload_speed.py [--jobs 1000000]``. Prints JSON.
+"""
+
+import argparse
+import json
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from predictkit.workload import ShuffledEstimates, TsafrirEstimates, make_workload  # noqa: E402
+
+
+def timed(fn, repeat=3):
+    best = np.inf
+    for _ in range(repeat):
+        start = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - start)
+    return best, out
+
+
+def peak_mb(fn):
+    tracemalloc.start()
+    fn()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak / 2**20
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=1_000_000)
+    args = parser.parse_args(argv)
+    n = args.jobs
+    rng = np.random.default_rng(0)
+    runtimes = np.floor(np.exp(rng.uniform(0, np.log(17 * 3600), n)))
+    users = rng.zipf(1.5, n).clip(max=500).astype(float)
+    submit = np.sort(rng.uniform(0, 3e7, n))
+
+    baseline, _ = timed(lambda: np.sort(rng.random(n)))
+    start = time.perf_counter()
+    TsafrirEstimates(t_max="18h", random_state=0).sample(runtimes[:1000])
+    warmup = time.perf_counter() - start
+
+    shuffle_s, est = timed(lambda: TsafrirEstimates(t_max="18h", random_state=1).sample(runtimes))
+    assert (est >= runtimes).all()
+    sessions_s, _ = timed(lambda: TsafrirEstimates(
+        t_max="18h", assignment="sessions", random_state=1).sample(runtimes, users, submit))
+    real_shuffle_s, _ = timed(lambda: ShuffledEstimates(random_state=1).sample(
+        runtimes, estimates=np.maximum(est, 1.0)))
+    workload_s, jobs = timed(lambda: make_workload(n, random_state=0), repeat=1)
+    workload_mb = peak_mb(lambda: make_workload(min(n, 200_000), random_state=0))
+    result = {
+        "jobs": n,
+        "baseline_sort_s": round(baseline, 4),
+        "warmup_s": round(warmup, 2),
+        "modes_plus_shuffle_s": round(shuffle_s, 3),
+        "modes_plus_sessions_s": round(sessions_s, 3),
+        "shuffle_real_estimates_s": round(real_shuffle_s, 3),
+        "make_workload_s": round(workload_s, 2),
+        "make_workload_jobs_per_s": round(n / workload_s),
+        "make_workload_peak_mb_per_200k_jobs": round(workload_mb, 1),
+        "ratio_modes_plus_shuffle_to_sort": round(shuffle_s / baseline, 1),
+        "ratio_make_workload_to_sort": round(workload_s / baseline, 1),
+        "target_modes_plus_assignment_ok": bool(max(shuffle_s, sessions_s) < 5.0 * n / 1e6),
+        "target_make_workload_ok": bool(workload_s < 30.0 * n / 1e6),
+        "rows": len(jobs),
+    }
+    print(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,29 @@
+"""Sphinx configuration of the predictkit documentation (``make docs``)."""
+
+import predictkit
+
+project = "predictkit"
+author = "predictkit developers"
+release = predictkit.__version__
+version = release
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.mathjax",
+    "numpydoc",
+    "myst_parser",
+]
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+root_doc = "index"
+exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
+myst_heading_anchors = 3
+myst_enable_extensions = ["dollarmath"]
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+autodoc_default_options = {"members": True, "inherited-members": False}
+autosummary_generate = False
+suppress_warnings = ["myst.xref_missing"]
+html_theme = "alabaster"
+html_static_path = []
+nitpicky = False

@@ -1,0 +1,6 @@
+"""Parameter sweeps over traces, predictors, policies and priorities (joblib; Dask for clusters)."""
+
+from ._grid import cell_key, expand_grid, load_grid
+from ._runner import run_grid
+
+__all__ = ["expand_grid", "load_grid", "cell_key", "run_grid"]

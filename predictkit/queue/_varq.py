@@ -1,0 +1,236 @@
+"""VARQ: virtual advance reservations on top of QBETS bounds.
+
+Nurmi, Wolski and Brevik (2008), section 3.1. To have a job running at a
+deadline without a scheduler reservation, submit it early enough, asking for
+its walltime plus the time left until the deadline (it spins until then).
+Submitting later makes the request shorter (easier to backfill) but leaves
+less time to start. For each candidate submit time ``s`` (every ``step``
+seconds from now to the deadline) the *probability trajectory* (Figure 3,
+Figure 4) is the inverted QBETS probability that a job asking for
+``walltime + (deadline - s)`` starts within ``deadline - s``. VARQ submits at
+the latest time whose probability reaches the user's request (``"latest"``,
+the least potential overhead) or at the most probable time (``"max"``), and
+reports the worst-case extra allocation ``nodes * (deadline - s)``.
+Reservations on machines that behave independently combine as
+``1 - prod(1 - p_i)`` (section 4.6).
+"""
+
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..exceptions import ConfigError
+
+__all__ = ["VARQ", "Reservation", "joint_success_probability"]
+
+
+@dataclass(frozen=True)
+class Reservation:
+    """The outcome of :meth:`VARQ.plan`.
+
+    Attributes
+    ----------
+    possible : bool
+        False when no submit time reaches the requested probability ("no
+        reservation possible", like a refused hard reservation); the other
+        numbers are then ``NaN`` except ``probability``, which holds the best
+        probability seen on the trajectory.
+    submit_time : float
+        When to submit (same clock as ``now`` and ``deadline``).
+    wait : float
+        ``submit_time - now``: how long to wait before submitting.
+    requested_time : float
+        The padded walltime to request, ``walltime + (deadline - submit_time)``.
+    probability : float
+        Predicted probability of starting by the deadline.
+    extra_allocation : float
+        Worst-case extra allocation, ``nodes * (deadline - submit_time)``
+        node-seconds (the job starts at once and spins until the deadline).
+    required_allocation : float
+        ``nodes * walltime``, the allocation the work itself needs.
+    reason : str
+        Why no reservation is possible (empty when possible).
+    """
+
+    possible: bool
+    submit_time: float
+    wait: float
+    requested_time: float
+    probability: float
+    extra_allocation: float
+    required_allocation: float
+    reason: str = ""
+
+    def to_dict(self):
+        """The fields as a plain dict."""
+        return asdict(self)
+
+
+def joint_success_probability(probabilities):
+    """Probability that at least one of independent reservations succeeds.
+
+    ``1 - prod(1 - p_i)`` (Nurmi et al. 2008, section 4.6): two independent
+    0.9 reservations give 0.99.
+
+    Parameters
+    ----------
+    probabilities : iterable of float or :class:`Reservation`
+        Success probabilities (impossible reservations count as 0).
+    """
+    values = []
+    for item in probabilities:
+        if isinstance(item, Reservation):
+            item = item.probability if item.possible else 0.0
+        p = float(item)
+        if not 0.0 <= p <= 1.0:
+            raise ConfigError(f"success probabilities must be in [0, 1], got {p!r}")
+        values.append(p)
+    if not values:
+        raise ConfigError("joint_success_probability needs at least one probability")
+    return 1.0 - float(np.prod([1.0 - p for p in values]))
+
+
+def _number(value, name, *, positive=False, nonnegative=False):
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{name} must be a number, got {value!r}") from None
+    if not math.isfinite(out):
+        raise ConfigError(f"{name} must be finite, got {value!r}")
+    if positive and out <= 0:
+        raise ConfigError(f"{name} must be > 0, got {value!r}")
+    if nonnegative and out < 0:
+        raise ConfigError(f"{name} must be >= 0, got {value!r}")
+    return out
+
+
+class VARQ:
+    """Virtual advance reservations from a fitted bounds estimator.
+
+    Parameters
+    ----------
+    bounds : estimator
+        A fitted estimator with ``predict_proba(X, within=seconds)`` such as
+        :class:`~predictkit.queue.QBETS`; it is used as is (VARQ does not fit
+        it). Keep it updated (``partial_fit``) as waits become known.
+    step : float, default=30
+        Spacing of candidate submit times in seconds (30 in the paper).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from predictkit.queue import QBETS, VARQ
+    >>> jobs = pd.DataFrame({"req_procs": 4.0, "req_time": 3600.0,
+    ...                      "submit_time": np.arange(200.0)})
+    >>> qbets = QBETS(clustering=None).fit(jobs, np.linspace(0, 1990, 200))
+    >>> plan = VARQ(qbets, step=60).plan(4, 3600, deadline=7200, probability=0.9, now=0)
+    >>> plan.possible, plan.submit_time
+    (True, 5160.0)
+    """
+
+    def __init__(self, bounds, step=30):
+        self.bounds = bounds
+        self.step = step
+
+    def _check(self, nodes, walltime, deadline, now):
+        if not hasattr(self.bounds, "predict_proba"):
+            raise ConfigError(f"VARQ bounds must have predict_proba(X, within=...), got "
+                              f"{type(self.bounds).__name__}")
+        step = _number(self.step, "step", positive=True)
+        nodes = _number(nodes, "nodes", positive=True)
+        walltime = _number(walltime, "walltime", positive=True)
+        deadline = _number(deadline, "deadline", nonnegative=True)
+        now = _number(now, "now")
+        if deadline <= now:
+            raise ConfigError(f"deadline {deadline:g} is not after now ({now:g}): "
+                              "a reservation cannot start in the past")
+        return step, nodes, walltime, deadline, now
+
+    def trajectory(self, nodes, walltime, deadline, now):
+        """The probability trajectory (Figure 3 of the paper).
+
+        Parameters
+        ----------
+        nodes : int
+            Requested nodes (processors in SWF terms: ``req_procs``).
+        walltime : float
+            Seconds of work the job needs once the deadline comes.
+        deadline : float
+            When the job must be running (same clock as ``now``, e.g. the
+            trace's ``submit_time`` seconds).
+        now : float
+            The current time; candidate submit times are ``now``,
+            ``now + step``, ... while before ``deadline``.
+
+        Returns
+        -------
+        DataFrame
+            ``submit_time``, ``wait`` (from now), ``within`` (``deadline -
+            submit_time``), ``requested_time`` (``walltime + within``) and
+            ``probability`` (inverted QBETS; ``NaN`` without history).
+        """
+        step, nodes, walltime, deadline, now = self._check(nodes, walltime, deadline, now)
+        submit = now + step * np.arange(int(math.ceil((deadline - now) / step)))
+        submit = submit[submit < deadline]
+        within = deadline - submit
+        jobs = pd.DataFrame({"submit_time": submit, "req_procs": nodes, "n_procs": nodes,
+                             "req_time": walltime + within})
+        prob = np.asarray(self.bounds.predict_proba(jobs, within=within), dtype=np.float64)
+        return pd.DataFrame({"submit_time": submit, "wait": submit - now, "within": within,
+                             "requested_time": walltime + within, "probability": prob})
+
+    def plan(self, nodes, walltime, deadline, probability, now, mode="latest"):
+        """When to submit so that the job runs at ``deadline`` with ``probability``.
+
+        Parameters
+        ----------
+        nodes, walltime, deadline, now
+            As in :meth:`trajectory`.
+        probability : float in (0, 1]
+            Required success probability (``mode="max"``: the minimum
+            accepted; ``None`` accepts any).
+        mode : {"latest", "max"}
+            ``"latest"`` (Figure 3): the latest submit time whose probability
+            reaches ``probability`` (least potential overhead). ``"max"``: the
+            most probable submit time (the latest of ties).
+
+        Returns
+        -------
+        Reservation
+            ``possible=False`` with a reason when no submit time qualifies.
+        """
+        if mode not in ("latest", "max"):
+            raise ConfigError(f"mode must be 'latest' or 'max', got {mode!r}")
+        if probability is None and mode == "latest":
+            raise ConfigError("mode='latest' needs a probability")
+        if probability is not None:
+            probability = _number(probability, "probability")
+            if not 0.0 < probability <= 1.0:
+                raise ConfigError(f"probability must be in (0, 1], got {probability!r}")
+        traj = self.trajectory(nodes, walltime, deadline, now)
+        nodes, walltime = float(nodes), float(walltime)
+        probs = traj["probability"].to_numpy()
+        valid = np.isfinite(probs)
+        best = float(np.max(probs[valid])) if valid.any() else math.nan
+        if mode == "latest":
+            ok = np.flatnonzero(valid & (probs >= probability))
+            pick = int(ok[-1]) if len(ok) else None
+        elif valid.any():
+            top = np.flatnonzero(valid & (probs == best))
+            pick = int(top[-1])
+            if probability is not None and best < probability:
+                pick = None
+        else:
+            pick = None
+        if pick is None:
+            reason = ("no history for this kind of job" if not valid.any() else
+                      f"no submit time reaches probability {probability:g} "
+                      f"(best {best:.2f})")
+            return Reservation(False, math.nan, math.nan, math.nan, best, math.nan,
+                               nodes * walltime, reason)
+        row = traj.iloc[pick]
+        return Reservation(True, float(row["submit_time"]), float(row["wait"]),
+                           float(row["requested_time"]), float(row["probability"]),
+                           nodes * float(row["within"]), nodes * walltime)

@@ -1,0 +1,192 @@
+"""The figures people draw for the papers predictkit implements.
+
+Every function takes plain arrays or tidy tables and returns a
+:class:`matplotlib.figure.Figure` built without pyplot, so nothing here touches
+global plotting state or the backend.
+"""
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "runtime_cdfs", "accuracy_histogram", "accuracy_by_quarter", "mass_disparity",
+    "predictor_accuracy", "schedule_metrics", "bound_over_time", "fairness_by_width",
+]
+
+_HOUR = 3600.0
+
+
+def _figure(width=7.5, height=4.2, ncols=1):
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:  # pragma: no cover - optional dependency
+        from ..exceptions import ConfigError
+
+        raise ConfigError("plots need matplotlib: pip install 'predictkit[plot]'") from None
+    fig = Figure(figsize=(width, height), layout="constrained")
+    axes = fig.subplots(1, ncols)
+    return fig, axes
+
+
+def _ecdf(values):
+    values = np.sort(np.asarray(values, dtype=float)[np.isfinite(values)])
+    return values, np.arange(1, values.size + 1) / max(values.size, 1)
+
+
+def runtime_cdfs(run_time, req_time, predictions=None):
+    """CDFs of actual runtime, requested time and predicted runtimes (Klusacek & Soysal 2019, Fig. 2)."""
+    fig, ax = _figure()
+    curves = {"actual runtime": run_time, "user request": req_time}
+    curves.update(predictions or {})
+    for label, values in curves.items():
+        x, y = _ecdf(np.asarray(values, dtype=float) / _HOUR)
+        if x.size:
+            ax.step(np.maximum(x, 1 / _HOUR), y, where="post", label=label)
+    ax.set_xscale("log")
+    ax.set_xlabel("time (hours, log scale)")
+    ax.set_ylabel("fraction of jobs")
+    ax.set_ylim(0, 1)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right", fontsize=8)
+    return fig
+
+
+def accuracy_histogram(accuracy, bins=20):
+    """Histogram of the request accuracy R = run/request (Tsafrir et al. 2005, Fig. 1)."""
+    fig, ax = _figure()
+    values = np.clip(np.asarray(accuracy, dtype=float), 0, 1)
+    weights = np.full(values.size, 100.0 / max(values.size, 1))
+    ax.hist(values, bins=np.linspace(0, 1, bins + 1), weights=weights, color="#4c72b0",
+            edgecolor="white")
+    ax.set_xlabel("accuracy R = runtime / requested time (R > 1 counted as 1)")
+    ax.set_ylabel("percent of jobs")
+    ax.grid(axis="y", alpha=0.3)
+    return fig
+
+
+def accuracy_by_quarter(submit_time, accuracy, unix_start_time=None):
+    """Mean and median request accuracy per quarter of the log (Tang et al. 2013, Fig. 2)."""
+    fig, ax = _figure()
+    submit = np.asarray(submit_time, dtype=float)
+    if unix_start_time is not None:
+        stamps = pd.to_datetime(unix_start_time + submit, unit="s")
+        labels = pd.PeriodIndex(stamps, freq="Q").astype(str)
+    else:
+        labels = pd.Index([f"Q{int(q) + 1}" for q in (submit - np.nanmin(submit)) // (91 * 86400)])
+    frame = pd.DataFrame({"quarter": labels, "R": np.minimum(accuracy, 1.0)})
+    stats = frame.groupby("quarter", sort=True)["R"].agg(["mean", "median", "size"])
+    positions = np.arange(len(stats))
+    ax.plot(positions, stats["mean"], marker="o", label="mean R")
+    ax.plot(positions, stats["median"], marker="s", label="median R")
+    ax.set_xticks(positions, stats.index, rotation=45, ha="right", fontsize=8)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("accuracy R = runtime / request")
+    ax.set_xlabel("quarter of submission")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    return fig
+
+
+def mass_disparity(modes):
+    """Share of jobs covered by the k most popular requested times (Tsafrir et al. 2005, Table 2, Fig. 5)."""
+    fig, ax = _figure()
+    k = np.arange(1, len(modes) + 1)
+    ax.plot(k, modes["cum_percent"], color="#c44e52")
+    for level in (50, 90):
+        hit = int(np.searchsorted(modes["cum_percent"].to_numpy(), level - 1e-9)) + 1
+        if hit <= len(modes):
+            ax.axhline(level, color="grey", lw=0.7, ls="--")
+            ax.annotate(f"{hit} modes cover {level}%", (hit, level), textcoords="offset points",
+                        xytext=(8, -14), fontsize=8)
+    ax.set_xscale("log")
+    ax.set_xlabel("number of most popular requested times (log scale)")
+    ax.set_ylabel("cumulative percent of jobs")
+    ax.set_ylim(0, 101)
+    ax.grid(alpha=0.3)
+    return fig
+
+
+def predictor_accuracy(table):
+    """Average accuracy and NA/OE/UE/BE outcome shares per predictor (Tang et al. 2013, Figs. 4-5).
+
+    ``table`` has one row per predictor with columns ``predictor``,
+    ``accuracy`` and the shares ``NA``, ``OE``, ``UE``, ``BE`` (fractions).
+    """
+    fig, (left, right) = _figure(width=10, height=4.2, ncols=2)
+    names = table["predictor"].astype(str).to_numpy()
+    positions = np.arange(len(names))
+    left.bar(positions, table["accuracy"], color="#55a868")
+    left.set_xticks(positions, names, rotation=30, ha="right", fontsize=8)
+    left.set_ylabel("average estimate accuracy (Tang eq. 3)")
+    left.set_ylim(0, 1)
+    left.grid(axis="y", alpha=0.3)
+    bottom = np.zeros(len(names))
+    colors = {"NA": "#8c8c8c", "OE": "#4c72b0", "UE": "#dd8452", "BE": "#c44e52"}
+    labels = {"NA": "not adjusted", "OE": "overestimated", "UE": "underestimated (small)",
+              "BE": "badly underestimated"}
+    for key in ("NA", "OE", "UE", "BE"):
+        if key in table:
+            share = 100 * table[key].to_numpy(dtype=float)
+            right.bar(positions, share, bottom=bottom, color=colors[key], label=labels[key])
+            bottom += share
+    right.set_xticks(positions, names, rotation=30, ha="right", fontsize=8)
+    right.set_ylabel("percent of jobs")
+    right.legend(fontsize=7, loc="lower right")
+    return fig
+
+
+def schedule_metrics(table, metrics=("mean_wait_h", "mean_bounded_slowdown")):
+    """Grouped bars of schedule metrics per configuration (one panel per metric).
+
+    ``table`` has a ``label`` column (e.g. ``"easy / tang p85 selective"``)
+    and one column per metric.
+    """
+    fig, axes = _figure(width=10, height=4.5, ncols=len(metrics))
+    axes = np.atleast_1d(axes)
+    titles = {"mean_wait_h": "average wait (hours)",
+              "mean_bounded_slowdown": "average bounded slowdown (10 s)"}
+    positions = np.arange(len(table))
+    for ax, metric in zip(axes, metrics):
+        ax.barh(positions, table[metric], color="#4c72b0")
+        ax.set_yticks(positions, table["label"], fontsize=8)
+        ax.invert_yaxis()
+        ax.set_xlabel(titles.get(metric, metric))
+        ax.grid(axis="x", alpha=0.3)
+    return fig
+
+
+def bound_over_time(submit_time, wait_time, bound, unix_start_time=None, quantile=0.95):
+    """Actual waits and the QBETS upper bound at each submission (Nurmi et al. 2008, Fig. 2)."""
+    fig, ax = _figure(width=10, height=4.2)
+    days = (np.asarray(submit_time, dtype=float) - np.nanmin(submit_time)) / 86400.0
+    wait = np.maximum(np.asarray(wait_time, dtype=float), 1.0) / _HOUR
+    ax.scatter(days, wait, s=2, alpha=0.3, color="#4c72b0", label="actual wait")
+    order = np.argsort(days, kind="stable")
+    ax.plot(days[order], np.asarray(bound, dtype=float)[order] / _HOUR, color="#c44e52", lw=1,
+            label=f"QBETS bound (q = {quantile:g})")
+    ax.set_yscale("log")
+    ax.set_xlabel("days since the start of the log")
+    ax.set_ylabel("wait (hours, log scale)")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="upper right", fontsize=8)
+    return fig
+
+
+def fairness_by_width(table):
+    """Percent of jobs missing their fair start time and average miss, by job width (Leung et al. 2010, Figs. 6-7).
+
+    ``table`` has columns ``width`` (category label), ``percent_unfair`` and
+    ``mean_miss_h``, optionally ``label`` for several configurations.
+    """
+    fig, (left, right) = _figure(width=10, height=4.2, ncols=2)
+    pivot = table.pivot_table(index="width", columns=table.get("label", "all"),
+                              values=["percent_unfair", "mean_miss_h"], sort=False)
+    pivot["percent_unfair"].plot.bar(ax=left, rot=0)
+    left.set_ylabel("percent of jobs started after their fair start")
+    left.set_xlabel("job width (processors)")
+    pivot["mean_miss_h"].plot.bar(ax=right, rot=0, legend=False)
+    right.set_ylabel("average miss time (hours)")
+    right.set_xlabel("job width (processors)")
+    for ax in (left, right):
+        ax.grid(axis="y", alpha=0.3)
+    return fig

@@ -1,0 +1,42 @@
+"""``predictkit generate``."""
+
+import numpy as np
+import pytest
+from tracedata import trace_file
+
+from predictkit.cli import main
+from predictkit.io import read_swf
+
+
+def test_generate_synthetic_workload(tmp_path, capsys):
+    out = tmp_path / "synth.swf"
+    assert main(["generate", "--jobs", "3000", "--procs", "64", "--tmax", "12h", "--seed", "4",
+                 "-o", str(out)]) == 0
+    jobs = read_swf(out)
+    assert len(jobs) == 3000 and jobs["n_procs"].max() <= 64
+    assert jobs["req_time"].max() == 12 * 3600
+    assert (jobs["req_time"] >= jobs["run_time"]).all()
+    assert "3,000 jobs" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("model", ["tsafrir", "fmodel", "phi", "x2", "shuffle", "sessions"])
+def test_generate_estimates_for_a_trace(tmp_path, model):
+    source = read_swf(trace_file("KTH-SP2-1996-2.1-cln"))
+    small = tmp_path / "small.swf"
+    from predictkit.io import write_swf
+    write_swf(source.iloc[:3000], small)
+    out = tmp_path / "out.swf"
+    assert main(["generate", "--estimates-for", str(small), "--model", model, "--truncate",
+                 "--seed", "1", "-o", str(out)]) == 0
+    jobs = read_swf(out)
+    assert len(jobs) == 3000
+    if model != "x2":
+        assert (jobs["req_time"] >= jobs["run_time"]).all()
+    if model in ("tsafrir", "sessions", "shuffle"):
+        assert not np.array_equal(jobs["req_time"], source["req_time"].iloc[:3000])
+
+
+def test_generate_errors_are_one_line(tmp_path, capsys):
+    assert main(["generate", "--jobs", "10", "--tmax", "10min", "-o", str(tmp_path / "x.swf")]) == 2
+    assert "at least 1 h" in capsys.readouterr().err
+    assert main(["generate", "--jobs", "10"]) == 2

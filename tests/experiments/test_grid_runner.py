@@ -1,0 +1,108 @@
+import json
+
+import pandas as pd
+import pytest
+
+from predictkit.exceptions import ConfigError
+from predictkit.experiments import cell_key, expand_grid, load_grid, run_grid
+
+SPEC = {
+    "traces": ["a", "b"],
+    "predictors": ["requested", {"name": "tang", "params": {"quantile": [0.7, 0.9], "window": "30D"}}],
+    "policies": ["easy", "fcfs"],
+    "options": {"max_jobs": 100},
+}
+
+
+def toy_metrics(cell):
+    """A deterministic stand-in for a real evaluation."""
+    q = cell["params"].get("quantile", 1.0)
+    return {"score": len(cell["trace"]) * q + (cell["policy"] == "easy"), "n": 3}
+
+
+def test_expand_grid_is_the_full_product_in_stable_order():
+    cells = expand_grid(SPEC)
+    assert len(cells) == 2 * 3 * 2
+    assert cells[0] == {"trace": "a", "predictor": "requested", "params": {}, "policy": "easy",
+                        "priority": None, "options": {"max_jobs": 100}}
+    assert {c["params"].get("quantile") for c in cells} == {None, 0.7, 0.9}
+    assert len({cell_key(c) for c in cells}) == len(cells)
+
+
+@pytest.mark.parametrize("spec, message", [
+    ({"predictors": ["x"]}, "needs 'traces'"),
+    ({"traces": ["a"], "policy": ["easy"]}, "unknown grid key"),
+    ({"traces": []}, "is empty"),
+    ({"traces": ["a"], "predictors": [{"params": {}}]}, "with 'name'"),
+])
+def test_bad_grids_are_named(spec, message):
+    with pytest.raises(ConfigError, match=message):
+        expand_grid(spec)
+
+
+def test_grid_files_toml_and_yaml(tmp_path):
+    toml = tmp_path / "g.toml"
+    toml.write_text('traces = ["a"]\npolicies = ["easy"]\n[[predictors]]\nname = "tang"\n'
+                    '[predictors.params]\nquantile = [0.5, 0.9]\n')
+    yaml = tmp_path / "g.yaml"
+    yaml.write_text("traces: [a]\npolicies: [easy]\npredictors:\n  - name: tang\n"
+                    "    params: {quantile: [0.5, 0.9]}\n")
+    assert expand_grid(load_grid(toml)) == expand_grid(load_grid(yaml))
+    bad = tmp_path / "g.toml"
+    bad.write_text("traces = [")
+    with pytest.raises(ConfigError, match="cannot parse"):
+        load_grid(bad)
+
+
+class Interrupted(Exception):
+    """Stands for a sweep killed half-way (Ctrl-C, a lost node)."""
+
+
+def test_results_table_and_resume_after_interruption(tmp_path):
+    cells = expand_grid(SPEC)
+    out = tmp_path / "results.csv"
+    calls = []
+    interrupt = [True]
+
+    def flaky(cell):
+        calls.append(cell_key(cell))
+        if interrupt[0] and len(calls) == 5:
+            raise Interrupted
+        return toy_metrics(cell)
+
+    with pytest.raises(Interrupted):
+        run_grid(cells, flaky, results=out)
+    assert not out.exists() and len(list((tmp_path / "results.csv.parts").glob("*.json"))) == 4
+    calls.clear()
+    interrupt[0] = False
+    table = run_grid(cells, flaky, results=out)
+    assert len(calls) == len(cells) - 4  # finished cells were not recomputed
+    assert len(table) == len(cells) and list(table["cell"]) == [cell_key(c) for c in cells]
+    again = pd.read_csv(out)
+    assert list(again["score"]) == pytest.approx(list(table["score"]))
+    assert {"param_quantile", "param_window", "option_max_jobs"} <= set(table.columns)
+
+
+def test_local_processes_give_the_in_process_result():
+    cells = expand_grid(SPEC)
+    serial = run_grid(cells, toy_metrics)
+    parallel = run_grid(cells, toy_metrics, backend="threading", n_jobs=2)
+    pd.testing.assert_frame_equal(serial, parallel)
+
+
+def test_dask_local_cluster_gives_the_in_process_result(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    import cloudpickle
+    import sys
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    cells = expand_grid(SPEC)
+    serial = run_grid(cells, toy_metrics)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1",
+                                  dashboard_address=None, processes=True) as cluster:
+        assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
+        remote = run_grid(cells, toy_metrics, scheduler=cluster.scheduler_address,
+                          results=tmp_path / "r.parquet")
+    pd.testing.assert_frame_equal(serial, remote)
+    assert json.loads(next((tmp_path / "r.parquet.parts").glob("*.json")).read_text())["n"] == 3
+    assert len(pd.read_parquet(tmp_path / "r.parquet")) == len(cells)

@@ -1,0 +1,108 @@
+"""replay: a naive O(n^2) replay, the reference and the fast paths agree to the last digit."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from numpy.testing import assert_array_equal
+from sklearn.base import clone
+from sklearn.linear_model import LinearRegression
+from tracedata import load_trace
+
+from predictkit.exceptions import ConfigError, JobTableError
+from predictkit.model_selection import known_times, replay
+from predictkit.runtime import RecentAverage, RecentUsageMax, RequestedTime, WalltimeAdjuster
+
+ESTIMATORS = [
+    RequestedTime(),
+    WalltimeAdjuster(),
+    WalltimeAdjuster(keys=("user_id",), window=None, quantile="mean", min_jobs=3, floor=None),
+    RecentUsageMax(),
+    RecentAverage(),
+]
+IDS = ["requested", "tang-triple-30D", "tang-user-all-mean", "usage-max", "recent-average"]
+
+
+def _naive(estimator, X, y):
+    """For each job, a fresh clone fitted on exactly the jobs ended by its submission."""
+    known = (X["submit_time"] + X["wait_time"]).to_numpy() + y
+    submit = X["submit_time"].to_numpy()
+    out = np.empty(len(X))
+    for j in range(len(X)):
+        done = (known <= submit[j]) & np.isfinite(y)
+        model = clone(estimator).fit(X[done], y[done])
+        out[j] = model.predict(X.iloc[[j]])[0]
+    return out
+
+
+@pytest.fixture(scope="module")
+def sp2():
+    X = load_trace("SDSC-SP2-1998-4.2-cln", 2000)
+    X.attrs = {}
+    return X, X["run_time"].to_numpy()
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=IDS)
+def test_naive_reference_and_fast_agree(estimator, sp2):
+    X, y = sp2
+    fast = replay(estimator, X, y, method="fast")
+    reference = replay(estimator, X, y, method="reference")
+    assert_array_equal(fast, reference)
+    n = 1000
+    assert_array_equal(replay(estimator, X.iloc[:n], y[:n]), _naive(estimator, X.iloc[:n], y[:n]))
+    assert not np.isnan(fast[np.isfinite(X["req_time"].to_numpy())]).any()
+
+
+def test_adjuster_really_adjusts(sp2):
+    X, y = sp2
+    pred = replay(WalltimeAdjuster(), X, y)
+    req = X["req_time"].to_numpy()
+    assert (pred < req).mean() > 0.2
+    assert np.all(pred[np.isfinite(req)] <= req[np.isfinite(req)])
+    assert np.all(pred[np.isfinite(req)] >= 1)
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS[1:4], ids=IDS[1:4])
+def test_unsorted_rows_give_the_same_predictions(estimator, sp2):
+    X, y = sp2
+    X, y = X.iloc[:600], y[:600]
+    order = np.random.default_rng(0).permutation(len(X))
+    shuffled = X.iloc[order].reset_index(drop=True)
+    for method in ("reference", "fast"):
+        assert_array_equal(replay(estimator, shuffled, y[order], method=method),
+                           replay(estimator, X, y)[order])
+
+
+def test_known_time_required_without_waits():
+    X = load_trace("LLNL-Atlas-2006-2.1-cln", 800)
+    y = X["run_time"].to_numpy()
+    with pytest.raises(JobTableError, match="known_time"):
+        replay(RecentAverage(), X, y)
+    known = X["submit_time"].to_numpy() + y
+    fast = replay(RecentAverage(), X, y, known_time=known)
+    X.attrs = {}
+    assert_array_equal(fast, replay(RecentAverage(), X, y, known_time=known,
+                                    method="reference"))
+
+
+def test_unknown_targets_are_predicted_but_never_learned():
+    X = pd.DataFrame({"submit_time": [0.0, 1.0, 100.0], "wait_time": [0.0, 0.0, 0.0],
+                      "req_time": [500.0, 500.0, 500.0], "user_id": [1.0, 1.0, 1.0]})
+    y = np.array([np.nan, 10.0, 30.0])
+    for method in ("reference", "fast"):
+        assert_array_equal(replay(RecentAverage(), X, y, method=method), [500.0, 500.0, 10.0])
+    assert np.isnan(known_times(X, y)[0])
+
+
+def test_bad_arguments():
+    X = pd.DataFrame({"submit_time": [0.0, np.nan], "wait_time": [0.0, 0.0],
+                      "req_time": [5.0, 5.0], "user_id": [1.0, 1.0]})
+    with pytest.raises(JobTableError, match="submit_time"):
+        replay(RecentAverage(), X, [1.0, 1.0])
+    with pytest.raises(ConfigError, match="method"):
+        replay(RecentAverage(), X.iloc[:1], [1.0], method="quick")
+    with pytest.raises(ConfigError, match="online"):
+        replay(LinearRegression(), X.iloc[:1], [1.0])
+    with pytest.raises(JobTableError, match="one value per job"):
+        replay(RecentAverage(), X.iloc[:1], [1.0, 2.0])
+    with pytest.raises(JobTableError, match="DataFrame"):
+        replay(RecentAverage(), X.to_numpy(), [1.0, 2.0])

@@ -1,0 +1,45 @@
+"""SortedHistory against a plain sorted list."""
+
+import bisect
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from predictkit.queue._history import ClassHistory, SortedHistory
+
+values = st.lists(st.integers(0, 50).map(float), max_size=300)
+
+
+@given(initial=values, added=values, load=st.integers(2, 8))
+def test_sorted_history_matches_sorted_list(initial, added, load):
+    hist = SortedHistory(initial, load=load)
+    reference = sorted(initial)
+    for value in added:
+        hist.add(value)
+        bisect.insort(reference, value)
+        assert len(hist) == len(reference)
+    assert list(hist) == reference
+    for k in range(1, len(reference) + 1):
+        assert hist.kth(k) == reference[k - 1]
+    for probe in [-1.0, 0.0, 10.0, 25.5, 50.0, 99.0]:
+        assert hist.count_le(probe) == bisect.bisect_right(reference, probe)
+
+
+def test_kth_out_of_range():
+    hist = SortedHistory([1.0, 2.0])
+    for k in (0, 3):
+        try:
+            hist.kth(k)
+        except IndexError:
+            continue
+        raise AssertionError(f"kth({k}) did not raise")
+
+
+def test_class_history_trim_keeps_most_recent():
+    hist = ClassHistory(keep=100)
+    for value in [5.0, 1.0, 9.0, 3.0, 7.0]:
+        hist.add(value)
+    hist.misses = 2
+    hist.trim(3)
+    assert list(hist.sorted) == [3.0, 7.0, 9.0]
+    assert hist.misses == 0 and hist.n_added == 5
