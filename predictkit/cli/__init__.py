@@ -16,7 +16,7 @@ from ..exceptions import PredictkitError
 
 __all__ = ["main", "console_main", "build_parser"]
 
-COMMANDS = ("info", "demo", "fetch", "generate")
+COMMANDS = ("info", "predict", "demo", "fetch", "generate", "bounds")
 """Subcommand modules, in the order ``--help`` lists them."""
 
 

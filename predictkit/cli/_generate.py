@@ -16,7 +16,8 @@ def register(subparsers):
             "Without --estimates-for: generate a synthetic workload (Lublin & Feitelson "
             "2003 jobs with users, sessions and Tsafrir et al. 2005 estimates) and write "
             "it as SWF. With --estimates-for TRACE: replace the requested times of a real "
-            "log with a model's estimates (the original requests are not kept in SWF)."),
+            "log with a model's estimates (SWF output drops the original requests; CSV "
+            "output keeps them in orig_req_time)."),
     )
     parser.add_argument("--jobs", type=int, default=10_000, metavar="N",
                         help="number of synthetic jobs (default 10000)")
@@ -67,6 +68,21 @@ def _model(args):
     return ShuffledEstimates(truncate=args.truncate, random_state=args.seed)
 
 
+def _estimate(args, source):
+    """Replace the requests of ``source``; the modal model learns from the known ones."""
+    model = _model(args)
+    if args.model in ("tsafrir", "sessions") and args.tmax is None:
+        known = source["req_time"].notna() if "req_time" in source.columns else None
+        if known is None or not known.any():
+            raise ConfigError("the log has no requested times to learn t_max from; "
+                              "give --tmax (e.g. --tmax 18h)")
+        if not known.all() and not args.quiet:
+            print(f"learning the estimate model from the {int(known.sum()):,} of "
+                  f"{len(source):,} jobs that have a requested time", file=sys.stderr)
+        model.fit(source[known])
+    return model.transform(source)
+
+
 def run(args):
     from ..io import write_swf
     from ..workload import make_workload
@@ -82,7 +98,7 @@ def run(args):
         if args.tmax is not None:
             parse_duration(args.tmax, name="--tmax")
         source = read_trace_arg(args.estimates_for)
-        jobs = _model(args).fit(source).transform(source)
+        jobs = _estimate(args, source)
         comments = [f"requested times replaced by the {args.model} estimate model (predictkit)"]
     fmt = args.format or ("csv" if str(args.output).endswith((".csv", ".csv.gz")) else "swf")
     if fmt == "csv":

@@ -245,7 +245,10 @@ def _format_body(jobs):
                 f"column {name!r} must hold whole numbers; row {position} has {values[position]!r}"
             )
         else:
-            out[name] = values
+            text = values.astype(str)
+            whole = integral & (np.abs(values) < 2**62)
+            text[whole] = values[whole].astype(np.int64).astype(str)
+            out[name] = text
     frame = pd.DataFrame(out)
     return frame.to_csv(sep=" ", header=False, index=False, lineterminator="\n",
                         float_format=None)

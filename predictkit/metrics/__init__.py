@@ -6,3 +6,6 @@ section IV, bound metrics Nurmi et al. (2008) section 3.
 """
 from ._prediction import *  # noqa: F401,F403
 from ._bounds import *  # noqa: F401,F403
+from ._schedule import *  # noqa: F401,F403
+from ._fairness import *  # noqa: F401,F403
+from ._schedule_scorer import *  # noqa: F401,F403

@@ -67,7 +67,7 @@ def estimate_accuracy(run, est, *, average=True):
     array([0.5, 1. , 0.5])
     """
     run, est = _pair(run, est)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         acc = np.where(run == est, 1.0,
                        np.where(run < est, run / est, est / run))
     return float(acc.mean()) if average else acc

@@ -53,7 +53,7 @@ class TraceSplit(BaseCrossValidator):
     >>> import pandas as pd
     >>> from predictkit.model_selection import TraceSplit
     >>> jobs = pd.DataFrame({"submit_time": [0.0, 86400.0 * 40, 86400.0 * 70]})
-    >>> [(list(tr), list(te)) for tr, te in TraceSplit(n_splits=2).split(jobs)]
+    >>> [(tr.tolist(), te.tolist()) for tr, te in TraceSplit(n_splits=2).split(jobs)]
     [([0], [1]), ([0, 1], [2])]
     """
 
@@ -104,6 +104,10 @@ class TraceSplit(BaseCrossValidator):
                 train = rows[index < fold]
             else:
                 train = rows[(index < fold) & (submit >= start - window)]
+            if len(train) == 0:
+                raise ConfigError(
+                    f"TraceSplit: the test fold starting at submit time {start:.0f} has no "
+                    f"training jobs within train_window before it; widen train_window")
             yield train, test
 
     def _iter_test_indices(self, X=None, y=None, groups=None):

@@ -26,6 +26,7 @@ For ``n > 500`` both use the normal approximation of the reference,
 ``c`` quantile); the textbook rule adds one.
 """
 
+import functools
 import math
 
 import numpy as np
@@ -34,7 +35,7 @@ from scipy import stats
 from ..exceptions import ConfigError
 
 __all__ = ["INDEX_RULES", "NORMAL_APPROXIMATION_N", "min_history",
-           "order_statistic_index", "IndexTable"]
+           "order_statistic_index", "IndexTable", "index_table"]
 
 INDEX_RULES = ("textbook", "reference")
 NORMAL_APPROXIMATION_N = 500
@@ -137,6 +138,7 @@ class IndexTable:
         if approx.any():
             values[approx] = _normal_index(ns[approx], self.q, self.c, self.index)
         self._table = np.concatenate([self._table, values])
+        self._list = self._table.tolist()
 
     def array(self, n_max):
         """The table as an array covering at least ``0..n_max``."""
@@ -145,6 +147,14 @@ class IndexTable:
         return self._table
 
     def __getitem__(self, n):
-        if n >= len(self._table):
+        try:
+            return self._list[n]
+        except IndexError:
             self._grow(n)
-        return int(self._table[n])
+            return self._list[n]
+
+
+@functools.lru_cache(maxsize=64)
+def index_table(q, c, index="textbook"):
+    """A shared :class:`IndexTable` for ``(q, c, index)`` (tables only grow)."""
+    return IndexTable(q, c, index)

@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from ._binomial import IndexTable, min_history, order_statistic_index
+from ._binomial import index_table, min_history
 from ._changepoint import make_rule
 from ._clustering import (BinClasses, SingleClass, fit_bic_bins,
                           fit_gaussian_mixture, parse_edges)
@@ -30,7 +30,7 @@ __all__ = ["Engine", "proba_indices"]
 
 def proba_indices(n, grid, c, index):
     """Order-statistic index for each quantile of ``grid`` with ``n`` waits (0: none)."""
-    return np.array([order_statistic_index(n, p, c, index) for p in grid], dtype=np.int64)
+    return np.array([index_table(float(p), c, index)[n] for p in grid], dtype=np.int64)
 
 
 class _Store:
@@ -60,7 +60,7 @@ class Engine:
                  proba_step, trim_on_hits=True):
         self.q, self.c, self.index = quantile, confidence, index
         self.n_min = min_history(quantile, confidence)
-        self.table = IndexTable(quantile, confidence, index)
+        self.table = index_table(quantile, confidence, index)
         self.rule = make_rule(changepoint, quantile, self.n_min, ruptures_options,
                               trim_on_hits)
         self.clustering = clustering
@@ -69,7 +69,7 @@ class Engine:
         self.cluster_window = cluster_window
         self.seed = seed
         steps = int(round(1.0 / proba_step))
-        self.grid = np.arange(steps - 1, 0, -1) / steps
+        self.grid = np.arange(1, steps) / steps
         self._grid_cache = {}
         self.store = _Store()
         self.n_refits = 0
@@ -84,32 +84,31 @@ class Engine:
 
     def _reset_histories(self):
         self.histories = {}
-        self.bounds = {}
-
-    def _history(self, label):
-        hist = self.histories.get(label)
-        if hist is None:
-            hist = self.histories[label] = ClassHistory(self.rule.keep)
-        return hist
+        self._arrays = {}
 
     def bound(self, label):
         """Current bound of a class (``NaN`` with too little history)."""
-        b = self.bounds.get(label)
+        hist = self.histories.get(label)
+        if hist is None:
+            return math.nan
+        b = hist.bound
         if b is None:
-            hist = self.histories.get(label)
-            n = len(hist) if hist is not None else 0
-            k = self.table[n] if n else 0
-            b = hist.sorted.kth(k) if k else math.nan
-            self.bounds[label] = b
+            k = self.table[len(hist.sorted)]
+            b = hist.bound = hist.sorted.kth(k) if k else math.nan
         return b
 
     def absorb(self, label, wait):
         """Add one wait to a class history (step 1)."""
-        prior = self.bound(label)
-        hist = self._history(label)
+        hist = self.histories.get(label)
+        if hist is None:
+            hist = self.histories[label] = ClassHistory(self.rule.keep)
+        prior = hist.bound
+        if prior is None:
+            prior = self.bound(label)
         hist.add(wait)
         self.rule.update(hist, wait, prior)
-        self.bounds.pop(label, None)
+        if self._arrays:
+            self._arrays.pop(label, None)
 
     def add(self, features, waits):
         """Add completed waits in order, refitting the classes when due."""
@@ -148,20 +147,42 @@ class Engine:
     def labels(self, features):
         return self.classifier.labels(features)
 
-    def proba(self, label, within):
-        """Largest grid quantile whose bound is ``<= within`` (0 if none, NaN if no history)."""
-        hist = self.histories.get(label)
-        n = len(hist) if hist is not None else 0
-        if n == 0:
-            return math.nan
+    def proba(self, labels, within):
+        """Inverted bound for each job: the largest grid quantile whose bound is
+        ``<= within`` (0 if none, ``NaN`` if the class has no bound at any
+        grid quantile)."""
+        labels = np.asarray(labels)
+        within = np.asarray(within, dtype=np.float64)
+        out = np.full(len(labels), np.nan)
+        for label in np.unique(labels).tolist():
+            rows = np.flatnonzero(labels == label)
+            hist = self.histories.get(label)
+            n = len(hist) if hist is not None else 0
+            if n == 0:
+                continue
+            ks = self._grid_indices(n)
+            valid = int(np.count_nonzero(ks))
+            if valid == 0:
+                continue
+            values = self._sorted_array(label, hist)
+            m = np.searchsorted(values, within[rows], side="right")
+            # grid ascending, k nondecreasing on the quantiles that have a bound
+            pos = np.searchsorted(ks[:valid], m, side="right") - 1
+            out[rows] = np.where(pos >= 0, self.grid[np.maximum(pos, 0)], 0.0)
+        return out
+
+    def _grid_indices(self, n):
         ks = self._grid_cache.get(n)
         if ks is None:
             ks = proba_indices(n, self.grid, self.c, self.index)
             if len(self._grid_cache) > 4096:
                 self._grid_cache.clear()
             self._grid_cache[n] = ks
-        if not (ks > 0).any():
-            return math.nan
-        m = hist.sorted.count_le(within)
-        ok = (ks > 0) & (ks <= m)
-        return float(self.grid[np.argmax(ok)]) if ok.any() else 0.0
+        return ks
+
+    def _sorted_array(self, label, hist):
+        values = self._arrays.get(label)
+        if values is None:
+            values = self._arrays[label] = np.fromiter(hist.sorted, dtype=np.float64,
+                                                       count=len(hist))
+        return values

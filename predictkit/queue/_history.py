@@ -109,7 +109,7 @@ class ClassHistory:
     added (used to schedule periodic change-point checks).
     """
 
-    __slots__ = ("sorted", "recent", "misses", "hits", "n_added", "since_check")
+    __slots__ = ("sorted", "recent", "misses", "hits", "n_added", "since_check", "bound")
 
     def __init__(self, keep):
         self.sorted = SortedHistory()
@@ -118,8 +118,10 @@ class ClassHistory:
         self.hits = 0
         self.n_added = 0
         self.since_check = 0
+        self.bound = None  # cached by the engine; None when stale
 
     def add(self, value):
+        self.bound = None
         self.sorted.add(value)
         self.recent.append(value)
         self.n_added += 1
@@ -129,6 +131,7 @@ class ClassHistory:
         """Keep only the ``n_keep`` most recent waits; reset the run counters."""
         tail = list(self.recent)[-n_keep:] if n_keep else []
         self.sorted.reset(tail)
+        self.bound = None
         self.misses = 0
         self.hits = 0
 

@@ -72,7 +72,8 @@ class QBETS(BaseEstimator):
         ``ruptures_window`` waits (block means of 10) every
         ``ruptures_every`` waits added to the class.
     ruptures_penalty : float or None, default=None
-        PELT penalty; ``None`` is the BIC penalty with a robust noise estimate.
+        PELT penalty; ``None`` is ``3 ln(m) sigma**2`` with a robust noise estimate
+        (see :mod:`predictkit.queue._changepoint`).
     proba_step : float, default=0.01
         Step of the quantile grid of :meth:`predict_proba`.
     random_state : int, RandomState or None, default=None
@@ -265,9 +266,7 @@ class QBETS(BaseEstimator):
         within = np.broadcast_to(np.asarray(within, dtype=np.float64), labels.shape)
         if np.isnan(within).any():
             raise ConfigError("predict_proba: 'within' has missing values")
-        return np.array([self._engine.proba(label, w)
-                         for label, w in zip(labels.tolist(), within.tolist())],
-                        dtype=np.float64)
+        return self._engine.proba(labels, within)
 
     def class_bounds(self):
         """The bound of each class now, with its history size and description.

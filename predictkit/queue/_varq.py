@@ -124,10 +124,10 @@ class VARQ:
     >>> from predictkit.queue import QBETS, VARQ
     >>> jobs = pd.DataFrame({"req_procs": 4.0, "req_time": 3600.0,
     ...                      "submit_time": np.arange(200.0)})
-    >>> qbets = QBETS(clustering=None).fit(jobs, np.linspace(0, 1990, 200))
+    >>> qbets = QBETS(clustering=None, changepoint=None).fit(jobs, np.linspace(0, 1990, 200))
     >>> plan = VARQ(qbets, step=60).plan(4, 3600, deadline=7200, probability=0.9, now=0)
     >>> plan.possible, plan.submit_time
-    (True, 5160.0)
+    (True, 5280.0)
     """
 
     def __init__(self, bounds, step=30):

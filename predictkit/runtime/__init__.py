@@ -8,8 +8,9 @@ by then. See :mod:`predictkit.runtime._base` and ``docs/runtime.md``.
 
 from ._history_features import HistoryFeatures
 from ._recent import RecentAverage, RecentUsageMax
+from ._registry import PREDICTORS, make_predictor
 from ._requested import RequestedTime
 from ._walltime_adjuster import WalltimeAdjuster
 
 __all__ = ["RequestedTime", "WalltimeAdjuster", "RecentUsageMax", "RecentAverage",
-           "HistoryFeatures"]
+           "HistoryFeatures", "make_predictor", "PREDICTORS"]

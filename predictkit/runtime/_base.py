@@ -24,11 +24,14 @@ Semantics shared by every estimator of :mod:`predictkit.runtime`
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, RegressorMixin
+# the one place the runtime predictors import private scikit-learn names
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..exceptions import JobTableError
 
-__all__ = ["OnlineRuntimeEstimator", "group_codes", "end_times", "as_target", "check_jobs"]
+__all__ = ["OnlineRuntimeEstimator", "group_codes", "end_times", "as_target", "check_jobs",
+           "Interval", "StrOptions"]
 
 
 def check_jobs(X, required, *, name, owner):
@@ -127,9 +130,9 @@ def group_codes(frames, keys):
 class OnlineRuntimeEstimator(RegressorMixin, BaseEstimator):
     """Base of the online runtime predictors (not public).
 
-    Subclasses declare the job-table columns they read (``_history_keys``:
-    group keys; ``_needs_request``) and implement ``_predict_raw(hist, query)``
-    on dicts of arrays.
+    Subclasses declare the columns they read (``_required_columns()``) and
+    group by (``_group_keys()``), and implement ``_predict_raw(hist, query)``
+    on dicts of float64 arrays (history entries, jobs to predict).
     """
 
     target_known_at = "end"
@@ -191,7 +194,8 @@ class OnlineRuntimeEstimator(RegressorMixin, BaseEstimator):
             bad = int((np.isnan(y) | (y < 0)).sum())
             raise JobTableError(
                 f"y has {bad} missing or negative runtime(s); only completed jobs "
-                "with a known runtime can enter the history"
+                "with a known runtime can enter the history (select them first, e.g. "
+                "X[y.notna()]; replay does this itself)"
             )
         if known is None:
             known = end_times(X, y)

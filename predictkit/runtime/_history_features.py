@@ -4,10 +4,9 @@ from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import OnlineRuntimeEstimator, check_jobs
+from ._base import Interval, OnlineRuntimeEstimator, check_jobs
 from ._kernels import recent_features
 
 __all__ = ["HistoryFeatures"]

@@ -8,9 +8,7 @@
 from numbers import Integral
 
 import numpy as np
-from sklearn.utils._param_validation import Interval
-
-from ._base import OnlineRuntimeEstimator
+from ._base import Interval, OnlineRuntimeEstimator
 from ._kernels import recent_statistic
 
 __all__ = ["RecentUsageMax", "RecentAverage"]

@@ -3,12 +3,10 @@
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
-
 from .._time import parse_duration
 from ..exceptions import ConfigError
-from ._base import OnlineRuntimeEstimator
-from ._kernels import window_statistic
+from ._base import Interval, OnlineRuntimeEstimator, StrOptions
+from ._kernels import window_quantile, window_statistic
 
 __all__ = ["WalltimeAdjuster"]
 
@@ -111,10 +109,20 @@ class WalltimeAdjuster(OnlineRuntimeEstimator):
         use_mean = self.quantile == "mean"
         q = 0.5 if use_mean else float(self.quantile)
         stat = np.full(len(q_code), np.nan)
-        stat[q_order], _ = window_statistic(
-            h_code[h_order], hist["known"][h_order], ratio[h_order],
-            q_code[q_order], query["submit_time"][q_order],
-            window, q, use_mean, int(self.min_jobs))
+        group, value = h_code[h_order], ratio[h_order]
+        if use_mean:
+            stat[q_order], _ = window_statistic(
+                group, hist["known"][h_order], value, q_code[q_order],
+                query["submit_time"][q_order], window, q, True, int(self.min_jobs))
+        else:
+            # rank of each entry among its group's ratios (groups are contiguous)
+            by_value = np.lexsort((value, group))
+            first = np.searchsorted(group, group, side="left")
+            rank = np.empty(len(group), dtype=np.int64)
+            rank[by_value] = np.arange(len(group)) - first[by_value]
+            stat[q_order], _ = window_quantile(
+                group, hist["known"][h_order], rank, value[by_value], q_code[q_order],
+                query["submit_time"][q_order], window, q, int(self.min_jobs))
         adjust = np.where(np.isnan(stat), 1.0, stat)
         if self.floor is not None:
             adjust = np.where(np.isnan(stat), 1.0, np.maximum(adjust, float(self.floor)))

@@ -33,10 +33,12 @@ from ._profile import (
     profile_compact,
     profile_earliest,
     profile_fits,
+    profile_max_before,
     profile_min,
     profile_reset,
     running_insert,
     running_remove,
+    shift_right,
 )
 
 FCFS, EASY, DEPTH, CONSERVATIVE = 0, 1, 2, 3
@@ -45,8 +47,8 @@ UNDER_DOUBLE, UNDER_INCREMENTS, UNDER_REQUEST = 0, 1, 2
 NEED_ESTIMATES, DONE = 1, 0
 
 # Positions in State.ints
-AP, QN, RN, CN, XN, FREE, RESUME, NDONE, PN, EPOCH, FREED, EXT, PS = range(13)
-N_INTS = 13
+AP, QN, RN, CN, XN, FREE, RESUME, NDONE, PN, EPOCH, FREED, EXT, PS, NSTART = range(14)
+N_INTS = 14
 
 INCREMENTS = np.array([60.0, 300.0, 900.0, 1800.0, 3600.0, 7200.0, 18000.0,
                        36000.0, 72000.0, 180000.0, 360000.0])
@@ -91,11 +93,11 @@ def new_state(submit, dur, width, est_w, est_r, req, key, user, succ, n_users, f
         xk=np.empty(n), xv=np.empty(n, dtype=np.int64),
         done=np.empty(n, dtype=np.int64), pend=np.empty(n, dtype=np.int64),
         T=T, F=F,
-        usage=np.zeros(max(n_users, 1)), ints=ints, now=np.zeros(1),
+        usage=np.zeros(max(n_users, 1)), ints=ints, now=np.array([0.0, np.inf]),
     )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def extend_estimate(est, req, mode, n_ext):
     """New estimate of a running job that reached its estimate.
 
@@ -119,7 +121,7 @@ def extend_estimate(est, req, mode, n_ext):
 # ----------------------------------------------------------------- the queue
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _ahead(s, a, b):
     ka = s.key[a]
     kb = s.key[b]
@@ -130,7 +132,7 @@ def _ahead(s, a, b):
     return a < b
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _queue_insert(s, j):
     n = s.ints[QN]
     lo = 0
@@ -141,12 +143,12 @@ def _queue_insert(s, j):
             lo = mid + 1
         else:
             hi = mid
-    s.queue[lo + 1:n + 1] = s.queue[lo:n].copy()
+    shift_right(s.queue, lo, n)
     s.queue[lo] = j
     s.ints[QN] = n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _mark_backfilled(s, order, now):
     """A job is backfilled when it starts while a job ahead of it keeps waiting."""
     waiting = False
@@ -157,7 +159,7 @@ def _mark_backfilled(s, order, now):
             s.backfilled[j] = True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _queue_drop_started(s):
     n = s.ints[QN]
     out = 0
@@ -169,11 +171,20 @@ def _queue_drop_started(s):
     s.ints[QN] = out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _after_pass(s, order, started_before):
+    """Flag backfilled jobs and drop started ones, if the pass started any."""
+    if s.ints[NSTART] == started_before:
+        return
+    _mark_backfilled(s, order, s.now[0])
+    _queue_drop_started(s)
+
+
+@njit(cache=True, inline="always")
 def _priority_order(s, prio, now):
     """Waiting jobs, highest priority first (ties: submit time, then job)."""
     n = s.ints[QN]
-    order = s.queue[:n].copy()
+    order = s.queue[:n]
     if prio == PRIO_STATIC:
         return order
     keys = np.empty(n)
@@ -187,7 +198,7 @@ def _priority_order(s, prio, now):
     return order[np.argsort(keys, kind="mergesort")]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _backfill_order(s, candidates, bf_sjf):
     if not bf_sjf:
         return candidates
@@ -201,22 +212,23 @@ def _backfill_order(s, candidates, bf_sjf):
 # ------------------------------------------------------------- job starts
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _start(s, j, now):
     s.start[j] = now
+    s.ints[NSTART] += 1
     est = s.est_r[j]
     s.cur_est[j] = est
     s.ints[FREE] -= s.width[j]
-    running_insert(s.rtimes, s.rjobs, s.ints[RN:RN + 1], now + est, j)
-    heap_push(s.ck, s.cv, s.ints[CN:CN + 1], now + s.dur[j], j)
+    running_insert(s.rtimes, s.rjobs, s.ints, RN, now + est, j)
+    heap_push(s.ck, s.cv, s.ints, CN, now + s.dur[j], j)
     if s.dur[j] > est:
-        heap_push(s.xk, s.xv, s.ints[XN:XN + 1], now + est, j)
+        heap_push(s.xk, s.xv, s.ints, XN, now + est, j)
 
 
 # ------------------------------------------------------------------ passes
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pass_fcfs(s, order, now):
     for j in order:
         if s.width[j] > s.ints[FREE]:
@@ -224,7 +236,7 @@ def _pass_fcfs(s, order, now):
         _start(s, j, now)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pass_easy(s, order, now, bf_sjf):
     q = len(order)
     pos = 0
@@ -260,74 +272,86 @@ def _pass_easy(s, order, now, bf_sjf):
                 extra -= w
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pass_depth(s, order, now, depth, bf_sjf):
     T = s.T
     F = s.F
-    size = s.ints[PS:PS + 1]
-    profile_reset(T, F, size, now, s.ints[FREE], s.rtimes, s.rjobs, s.ints[RN], s.width)
+    size = s.ints
+    profile_reset(T, F, size, PS, now, s.ints[FREE], s.rtimes, s.rjobs, s.ints[RN], s.width)
     q = len(order)
     pos = 0
     reserved = 0
     while pos < q and reserved < depth:
         j = order[pos]
         w = s.width[j]
-        if profile_fits(T, F, size, now, w, s.est_w[j]):
+        if profile_fits(T, F, size, PS, now, w, s.est_w[j]):
             _start(s, j, now)
-            profile_add(T, F, size, now, now + s.est_r[j], -w)
+            profile_add(T, F, size, PS, now, now + s.est_r[j], -w)
         else:
-            t = profile_earliest(T, F, size, w, s.est_w[j])
-            profile_add(T, F, size, t, t + s.est_w[j], -w)
+            t = profile_earliest(T, F, size, PS, w, s.est_w[j])
+            profile_add(T, F, size, PS, t, t + s.est_w[j], -w)
             reserved += 1
         pos += 1
     for j in _backfill_order(s, order[pos:], bf_sjf):
         if s.ints[FREE] == 0:
             break
         w = s.width[j]
-        if profile_fits(T, F, size, now, w, s.est_w[j]):
+        if profile_fits(T, F, size, PS, now, w, s.est_w[j]):
             _start(s, j, now)
-            profile_add(T, F, size, now, now + s.est_r[j], -w)
+            profile_add(T, F, size, PS, now, now + s.est_r[j], -w)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _move(s, j, size):
     """Remove job ``j``'s reservation and re-insert it at the earliest slot."""
     w = s.width[j]
     d = s.est_w[j]
-    profile_add(s.T, s.F, size, s.rs[j], s.rs[j] + d, w)
-    t = profile_earliest(s.T, s.F, size, w, d)
-    profile_add(s.T, s.F, size, t, t + d, -w)
+    profile_add(s.T, s.F, size, PS, s.rs[j], s.rs[j] + d, w)
+    t = profile_earliest(s.T, s.F, size, PS, w, d)
+    profile_add(s.T, s.F, size, PS, t, t + d, -w)
     moved = t != s.rs[j]
     s.rs[j] = t
     return moved
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _repair(s, order, size):
     """Move the reservations that overlap an overcommitted part of the profile."""
     moved = False
     for j in order:
         if np.isnan(s.start[j]) and not np.isnan(s.rs[j]):
-            if profile_min(s.T, s.F, size, s.rs[j], s.rs[j] + s.est_w[j]) < 0:
+            if profile_min(s.T, s.F, size, PS, s.rs[j], s.rs[j] + s.est_w[j]) < 0:
                 moved |= _move(s, j, size)
     return moved
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _next_reservation(s):
+    """Earliest reserved start: a pass must run then even if nothing else happens."""
+    wake = np.inf
+    for k in range(s.ints[QN]):
+        t = s.rs[s.queue[k]]
+        if t < wake:
+            wake = t
+    return wake
+
+
+@njit(cache=True, inline="always")
 def _pass_conservative(s, order, now):
-    size = s.ints[PS:PS + 1]
+    size = s.ints
     if s.ints[EXT]:
         if _repair(s, order, size):
             s.ints[FREED] = 1
     if s.ints[FREED]:
         for j in order:
-            if not np.isnan(s.rs[j]) and s.rs[j] > now:
+            t = s.rs[j]
+            if t > now and profile_max_before(s.T, s.F, size, PS, t) >= s.width[j]:
                 _move(s, j, size)
     for j in order:
         if np.isnan(s.rs[j]):
             d = s.est_w[j]
-            t = profile_earliest(s.T, s.F, size, s.width[j], d)
-            profile_add(s.T, s.F, size, t, t + d, -s.width[j])
+            t = profile_earliest(s.T, s.F, size, PS, s.width[j], d)
+            profile_add(s.T, s.F, size, PS, t, t + d, -s.width[j])
             s.rs[j] = t
             s.promised[j] = t
     while True:
@@ -336,13 +360,13 @@ def _pass_conservative(s, order, now):
             if np.isnan(s.start[j]) and s.rs[j] == now:
                 _start(s, j, now)
                 if s.est_r[j] > s.est_w[j]:
-                    profile_add(s.T, s.F, size, now + s.est_w[j], now + s.est_r[j], -s.width[j])
+                    profile_add(s.T, s.F, size, PS, now + s.est_w[j], now + s.est_r[j], -s.width[j])
                     extended = True
         if not extended or not _repair(s, order, size):
             break
     s.ints[FREED] = 0
     s.ints[EXT] = 0
-    profile_compact(s.T, s.F, size)
+    profile_compact(s.T, s.F, size, PS)
 
 
 # --------------------------------------------------------------- event loop
@@ -370,6 +394,8 @@ def run(s, n_regular, policy, depth, prio, bf_sjf, under, fs_period, fs_factor, 
                 now = s.ck[0]
             if ints[XN] > 0 and s.xk[0] < now:
                 now = s.xk[0]
+            if s.now[1] < now:
+                now = s.now[1]
             if now == np.inf:
                 return DONE
             s.now[0] = now
@@ -380,15 +406,15 @@ def run(s, n_regular, policy, depth, prio, bf_sjf, under, fs_period, fs_factor, 
                         s.usage[:] *= fs_factor ** (epoch - ints[EPOCH])
                     ints[EPOCH] = epoch
             if conservative:
-                profile_advance(s.T, s.F, ints[PS:PS + 1], now)
+                profile_advance(s.T, s.F, ints, PS, now)
             while ints[CN] > 0 and s.ck[0] == now:
-                _, j = heap_pop(s.ck, s.cv, ints[CN:CN + 1])
+                _, j = heap_pop(s.ck, s.cv, ints, CN)
                 w = s.width[j]
                 expected = s.start[j] + s.cur_est[j]
-                running_remove(s.rtimes, s.rjobs, ints[RN:RN + 1], expected, j)
+                running_remove(s.rtimes, s.rjobs, ints, RN, expected, j)
                 ints[FREE] += w
                 if conservative and expected > now:
-                    profile_add(s.T, s.F, ints[PS:PS + 1], now, expected, w)
+                    profile_add(s.T, s.F, ints, PS, now, expected, w)
                     ints[FREED] = 1
                 s.end[j] = now
                 s.usage[s.user[j]] += w * s.dur[j]
@@ -414,25 +440,27 @@ def run(s, n_regular, policy, depth, prio, bf_sjf, under, fs_period, fs_factor, 
             _queue_insert(s, ints[AP])
             ints[AP] += 1
         while ints[XN] > 0 and s.xk[0] == now:
-            _, j = heap_pop(s.xk, s.xv, ints[XN:XN + 1])
+            _, j = heap_pop(s.xk, s.xv, ints, XN)
             old = s.start[j] + s.cur_est[j]
-            running_remove(s.rtimes, s.rjobs, ints[RN:RN + 1], old, j)
+            running_remove(s.rtimes, s.rjobs, ints, RN, old, j)
             s.cur_est[j] = extend_estimate(s.cur_est[j], s.req[j], under, s.n_ext[j])
             s.n_ext[j] += 1
             new = s.start[j] + s.cur_est[j]
-            running_insert(s.rtimes, s.rjobs, ints[RN:RN + 1], new, j)
+            running_insert(s.rtimes, s.rjobs, ints, RN, new, j)
             if conservative:
-                profile_add(s.T, s.F, ints[PS:PS + 1], old, new, -s.width[j])
+                profile_add(s.T, s.F, ints, PS, old, new, -s.width[j])
                 ints[EXT] = 1
             if s.dur[j] > s.cur_est[j]:
-                heap_push(s.xk, s.xv, ints[XN:XN + 1], new, j)
+                heap_push(s.xk, s.xv, ints, XN, new, j)
         if ints[QN] == 0:
+            s.now[1] = np.inf
             ints[FREED] = 0
             ints[EXT] = 0
             if conservative:
-                profile_compact(s.T, s.F, ints[PS:PS + 1])
+                profile_compact(s.T, s.F, ints, PS)
             continue
         order = _priority_order(s, prio, now)
+        started_before = ints[NSTART]
         if policy == FCFS:
             _pass_fcfs(s, order, now)
         elif policy == EASY:
@@ -441,5 +469,6 @@ def run(s, n_regular, policy, depth, prio, bf_sjf, under, fs_period, fs_factor, 
             _pass_depth(s, order, now, depth, bf_sjf)
         else:
             _pass_conservative(s, order, now)
-        _mark_backfilled(s, order, now)
-        _queue_drop_started(s)
+        _after_pass(s, order, started_before)
+        if conservative:
+            s.now[1] = _next_reservation(s)

@@ -16,15 +16,15 @@ from numba import njit
 # so that simultaneous events are always handled in the same order.
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _before(ka, va, kb, vb):
     return ka < kb or (ka == kb and va < vb)
 
 
-@njit(cache=True)
-def heap_push(keys, vals, size, key, val):
-    i = size[0]
-    size[0] += 1
+@njit(cache=True, inline="always")
+def heap_push(keys, vals, size, at, key, val):
+    i = size[at]
+    size[at] += 1
     keys[i] = key
     vals[i] = val
     while i > 0:
@@ -36,12 +36,12 @@ def heap_push(keys, vals, size, key, val):
         i = parent
 
 
-@njit(cache=True)
-def heap_pop(keys, vals, size):
+@njit(cache=True, inline="always")
+def heap_pop(keys, vals, size, at):
     key = keys[0]
     val = vals[0]
-    size[0] -= 1
-    n = size[0]
+    size[at] -= 1
+    n = size[at]
     keys[0] = keys[n]
     vals[0] = vals[n]
     i = 0
@@ -61,12 +61,26 @@ def heap_pop(keys, vals, size):
     return key, val
 
 
+@njit(cache=True, inline="always")
+def shift_right(a, pos, n):
+    """Move ``a[pos:n]`` one place right (``a`` needs room for ``n + 1``)."""
+    for k in range(n, pos, -1):
+        a[k] = a[k - 1]
+
+
+@njit(cache=True, inline="always")
+def shift_left(a, pos, n, by):
+    """Move ``a[pos + by:n]`` to ``a[pos:n - by]``."""
+    for k in range(pos, n - by):
+        a[k] = a[k + by]
+
+
 # ------------------------------------------------------- running jobs (sorted)
 # Running jobs sorted by (expected end, job index): the shadow time of EASY and
 # the profile of a scheduling pass are read off this list.
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _search(times, jobs, n, t, j):
     lo = 0
     hi = n
@@ -79,31 +93,31 @@ def _search(times, jobs, n, t, j):
     return lo
 
 
-@njit(cache=True)
-def running_insert(times, jobs, size, t, j):
-    n = size[0]
+@njit(cache=True, inline="always")
+def running_insert(times, jobs, size, at, t, j):
+    n = size[at]
     pos = _search(times, jobs, n, t, j)
-    times[pos + 1:n + 1] = times[pos:n].copy()
-    jobs[pos + 1:n + 1] = jobs[pos:n].copy()
+    shift_right(times, pos, n)
+    shift_right(jobs, pos, n)
     times[pos] = t
     jobs[pos] = j
-    size[0] = n + 1
+    size[at] = n + 1
 
 
-@njit(cache=True)
-def running_remove(times, jobs, size, t, j):
-    n = size[0]
+@njit(cache=True, inline="always")
+def running_remove(times, jobs, size, at, t, j):
+    n = size[at]
     pos = _search(times, jobs, n, t, j)
-    times[pos:n - 1] = times[pos + 1:n].copy()
-    jobs[pos:n - 1] = jobs[pos + 1:n].copy()
-    size[0] = n - 1
+    shift_left(times, pos, n, 1)
+    shift_left(jobs, pos, n, 1)
+    size[at] = n - 1
 
 
 # ------------------------------------------------------------------ profile
 
 
 @njit(cache=True)
-def profile_reset(T, F, size, now, free, rtimes, rjobs, rsize, width):
+def profile_reset(T, F, size, at, now, free, rtimes, rjobs, rsize, width):
     """Build the profile at ``now`` from the running list (sorted by end)."""
     T[0] = now
     F[0] = free
@@ -117,20 +131,20 @@ def profile_reset(T, F, size, now, free, rtimes, rjobs, rsize, width):
             T[p] = rtimes[k]
             F[p] = current
             p += 1
-    size[0] = p
+    size[at] = p
 
 
 @njit(cache=True)
-def profile_advance(T, F, size, now):
+def profile_advance(T, F, size, at, now):
     """Drop the part of the profile before ``now``."""
-    p = size[0]
+    p = size[at]
     k = 0
     while k + 1 < p and T[k + 1] <= now:
         k += 1
     if k > 0:
-        T[0:p - k] = T[k:p].copy()
-        F[0:p - k] = F[k:p].copy()
-        size[0] = p - k
+        shift_left(T, 0, p, k)
+        shift_left(F, 0, p, k)
+        size[at] = p - k
     T[0] = now
 
 
@@ -149,34 +163,36 @@ def _segment(T, p, t):
 
 
 @njit(cache=True)
-def _split(T, F, size, t):
-    p = size[0]
+def _split(T, F, size, at, t):
+    p = size[at]
     k = _segment(T, p, t)
     if T[k] == t:
         return k
-    T[k + 2:p + 1] = T[k + 1:p].copy()
-    F[k + 2:p + 1] = F[k + 1:p].copy()
+    shift_right(T, k + 1, p)
+    shift_right(F, k + 1, p)
     T[k + 1] = t
     F[k + 1] = F[k]
-    size[0] = p + 1
+    size[at] = p + 1
     return k + 1
 
 
 @njit(cache=True)
-def profile_add(T, F, size, start, end, delta):
+def profile_add(T, F, size, at, start, end, delta):
     """Add ``delta`` free processors on ``[start, end)`` (``start >= T[0]``)."""
     if end <= start:
         return
-    ks = _split(T, F, size, start)
-    ke = _split(T, F, size, end)
+    if size[at] + 2 > len(T):
+        profile_compact(T, F, size, at)
+    ks = _split(T, F, size, at, start)
+    ke = _split(T, F, size, at, end)
     for k in range(ks, ke):
         F[k] += delta
 
 
 @njit(cache=True)
-def profile_min(T, F, size, start, end):
+def profile_min(T, F, size, at, start, end):
     """Fewest free processors on ``[start, end)`` (at ``start`` if empty)."""
-    p = size[0]
+    p = size[at]
     k = _segment(T, p, start)
     low = F[k]
     k += 1
@@ -188,14 +204,27 @@ def profile_min(T, F, size, start, end):
 
 
 @njit(cache=True)
-def profile_fits(T, F, size, start, width, duration):
-    return profile_min(T, F, size, start, start + duration) >= width
+def profile_max_before(T, F, size, at, t):
+    """Most free processors at any time in ``[T[0], t)``."""
+    p = size[at]
+    high = F[0]
+    k = 1
+    while k < p and T[k] < t:
+        if F[k] > high:
+            high = F[k]
+        k += 1
+    return high
 
 
 @njit(cache=True)
-def profile_earliest(T, F, size, width, duration):
+def profile_fits(T, F, size, at, start, width, duration):
+    return profile_min(T, F, size, at, start, start + duration) >= width
+
+
+@njit(cache=True)
+def profile_earliest(T, F, size, at, width, duration):
     """Earliest start at or after ``T[0]`` with ``width`` free for ``duration``."""
-    p = size[0]
+    p = size[at]
     k = 0
     while k < p:
         if F[k] >= width:
@@ -217,9 +246,9 @@ def profile_earliest(T, F, size, width, duration):
 
 
 @njit(cache=True)
-def profile_compact(T, F, size):
+def profile_compact(T, F, size, at):
     """Merge neighbouring segments with the same free count."""
-    p = size[0]
+    p = size[at]
     if p <= 1:
         return
     out = 1
@@ -228,4 +257,4 @@ def profile_compact(T, F, size):
             T[out] = T[k]
             F[out] = F[k]
             out += 1
-    size[0] = out
+    size[at] = out

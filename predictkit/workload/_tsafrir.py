@@ -176,9 +176,10 @@ class TsafrirEstimates(EstimateModel):
             if t == t_max and p_max is not None and p != p_max:
                 raise ConfigError(f"t_max is given with two percents: p_max={p_max:g} and {p:g}")
             pairs.append((t, p))
-        if len(pairs) > N_HEAD:
-            raise ConfigError(f"at most {N_HEAD} user modes are allowed, got {len(pairs)}")
         times = [t for t, _ in pairs]
+        if len([t for t in times if t != t_max]) > N_HEAD - 1:
+            raise ConfigError(f"at most {N_HEAD} user modes are allowed, {N_HEAD - 1} of them "
+                              f"below t_max; got {len(pairs)}")
         if len(set(times)) != len(times):
             raise ConfigError("modes repeat a time value")
         extra = p_max if p_max is not None and t_max not in times else 0.0

@@ -262,10 +262,10 @@ def make_modes(n_jobs, t_max, *, p_max=None, user_modes=(), k_model="linear", rn
     user_mass = sum(p for _, p in user)
     free_ranks = [r for r in range(N_HEAD) if r not in set(user_rank.values())]
     free_mass = head_sizes[free_ranks].sum()
-    if user_mass <= HEAD_MASS:
+    if user_mass <= HEAD_MASS and free_mass > 0:
         head_sizes[free_ranks] *= (HEAD_MASS - user_mass) / free_mass
         tail_mass = 100.0 - HEAD_MASS
-    else:
+    else:  # scaling is not possible (section 9.4): the tail takes the rest
         head_sizes[free_ranks] = 0.0
         tail_mass = 100.0 - user_mass
     for t, p in user:

@@ -5,7 +5,7 @@ import pytest
 from tracedata import trace_file
 
 from predictkit.cli import main
-from predictkit.io import read_swf
+from predictkit.io import read_swf, write_swf
 
 
 def test_generate_synthetic_workload(tmp_path, capsys):
@@ -23,7 +23,6 @@ def test_generate_synthetic_workload(tmp_path, capsys):
 def test_generate_estimates_for_a_trace(tmp_path, model):
     source = read_swf(trace_file("KTH-SP2-1996-2.1-cln"))
     small = tmp_path / "small.swf"
-    from predictkit.io import write_swf
     write_swf(source.iloc[:3000], small)
     out = tmp_path / "out.swf"
     assert main(["generate", "--estimates-for", str(small), "--model", model, "--truncate",
@@ -40,3 +39,17 @@ def test_generate_errors_are_one_line(tmp_path, capsys):
     assert main(["generate", "--jobs", "10", "--tmax", "10min", "-o", str(tmp_path / "x.swf")]) == 2
     assert "at least 1 h" in capsys.readouterr().err
     assert main(["generate", "--jobs", "10"]) == 2
+
+
+def test_generate_estimates_for_a_log_without_requests(tmp_path, capsys):
+    source = read_swf(trace_file("lublin_256")).iloc[:2000]
+    small = tmp_path / "lublin.swf"
+    write_swf(source, small)
+    out = tmp_path / "out.swf"
+    assert main(["generate", "--estimates-for", str(small), "-o", str(out)]) == 2
+    assert "--tmax" in capsys.readouterr().err
+    assert main(["generate", "--estimates-for", str(small), "--tmax", "48h", "--seed", "0",
+                 "-o", str(out)]) == 0
+    jobs = read_swf(out)
+    assert jobs["req_time"].notna().all() and (jobs["req_time"] >= jobs["run_time"]).all()
+    assert jobs["req_time"].max() == 48 * 3600

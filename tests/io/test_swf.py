@@ -197,3 +197,11 @@ def test_no_warning_on_clean_files(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         read_swf(io.BytesIO(f"{LINE}\n".encode()))
+
+
+def test_whole_numbers_are_integers_even_in_a_fractional_column(tmp_path):
+    jobs = read_swf(io.BytesIO(f"{LINE}\n{LINE.replace('1 0', '2 0', 1)}\n".encode()))
+    jobs["req_time"] = [53940.0, 100.25]
+    text = write_swf(jobs, tmp_path / "x.swf").read_text()
+    assert text.split("\n")[0].split()[8] == "53940"
+    assert text.split("\n")[1].split()[8] == "100.25"

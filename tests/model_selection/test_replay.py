@@ -3,6 +3,8 @@
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numpy.testing import assert_array_equal
 from sklearn.base import clone
 from sklearn.linear_model import LinearRegression
@@ -106,3 +108,30 @@ def test_bad_arguments():
         replay(RecentAverage(), X.iloc[:1], [1.0, 2.0])
     with pytest.raises(JobTableError, match="DataFrame"):
         replay(RecentAverage(), X.to_numpy(), [1.0, 2.0])
+
+
+@st.composite
+def _tables(draw):
+    n = draw(st.integers(1, 30))
+    pick = lambda values: draw(st.lists(st.sampled_from(values), min_size=n, max_size=n))
+    X = pd.DataFrame({
+        "job_id": np.arange(n),
+        "submit_time": np.asarray(pick([0.0, 5.0, 10.0, 15.0, 40.0]), float),
+        "wait_time": np.asarray(pick([0.0, 3.0, 10.0]), float),
+        "req_time": np.asarray(pick([np.nan, 10.0, 30.0]), float),
+        "user_id": np.asarray(pick([1.0, 2.0]), float),
+        "group_id": np.asarray(pick([1.0, 2.0]), float),
+    })
+    y = np.asarray(pick([np.nan, 0.0, 5.0, 12.0, 25.0]), float)
+    return X, y
+
+
+@settings(max_examples=25)
+@given(_tables(), st.sampled_from(range(len(ESTIMATORS))))
+def test_replay_paths_agree_on_random_tables(data, which):
+    X, y = data
+    est = clone(ESTIMATORS[which]).set_params(
+        **({"min_jobs": 1, "window": 20.0} if which in (1, 2) else {}))
+    fast = replay(est, X, y, method="fast")
+    assert_array_equal(fast, replay(est, X, y, method="reference"))
+    assert_array_equal(fast, _naive(est, X, y))

@@ -7,6 +7,7 @@ from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.model_selection import GridSearchCV, cross_validate
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
+from threadpoolctl import threadpool_limits
 from tracedata import load_trace
 
 from predictkit.metrics import estimate_accuracy_scorer, underestimation_rate_scorer
@@ -73,10 +74,21 @@ def _expected_failed_checks(estimator):
     return {**_EXPECTED, **extra}
 
 
-@parametrize_with_checks(ESTIMATORS, expected_failed_checks=_expected_failed_checks,
-                         xfail_strict=True)
+@parametrize_with_checks(ESTIMATORS)
 def test_sklearn_common_checks(estimator, check):
-    check(estimator)
+    """Every check passes, or fails as listed (strict; checked here rather than through
+    ``expected_failed_checks``, whose xfail reports format long tracebacks for seconds each)."""
+    func = getattr(check, "func", check)
+    name = getattr(func, "__name__", str(func))
+    reason = _expected_failed_checks(estimator).get(name)
+    if reason is None:
+        check(estimator)
+        return
+    try:
+        check(estimator)
+    except Exception:
+        return
+    pytest.fail(f"{name} passes now; remove it from the expected failures ({reason})")
 
 
 @pytest.fixture(scope="module")
@@ -112,9 +124,11 @@ def test_cross_validate_pipeline(kth):
     X, y = kth
     pipe = make_pipeline(HistoryFeatures(), HistGradientBoostingRegressor(
         loss="quantile", quantile=0.85, max_iter=30, random_state=0))
-    result = cross_validate(pipe, X, y, cv=TraceSplit(n_splits=2, period="30D"),
-                            scoring={"accuracy": estimate_accuracy_scorer,
-                                     "under": underestimation_rate_scorer})
+    # one OpenMP thread: gradient boosting on a shared, busy machine crawls otherwise
+    with threadpool_limits(1):
+        result = cross_validate(pipe, X, y, cv=TraceSplit(n_splits=2, period="30D"),
+                                scoring={"accuracy": estimate_accuracy_scorer,
+                                         "under": underestimation_rate_scorer})
     assert result["test_accuracy"].shape == (2,)
     assert np.all((result["test_accuracy"] > 0.2) & (result["test_accuracy"] <= 1))
     assert np.all(-result["test_under"] < 0.5)

@@ -13,7 +13,8 @@ interval start inside ``(s, s + d)``. Same rules as the simulator:
 * EASY / depth-k: reservations for the first k blocked jobs, recomputed each
   pass; conservative: reservations made at arrival, compressed (each removed
   and re-inserted in priority order) after early completions, repaired
-  after a running job outlives its estimate.
+  after a running job outlives its estimate, and a pass at every reserved
+  start time.
 """
 
 import math
@@ -85,6 +86,7 @@ def reference_simulate(submit, dur, width, est_w, est_r, req, user, n_procs, *,
             times.append(submit[arrived])
         times += [start[j] + dur[j] for j in running]
         times += [start[j] + cur_est[j] for j in running if dur[j] > cur_est[j]]
+        times += [rs[j] for j in queue if rs[j] is not None]
         if not times:
             break
         now = min(times)

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from sklearn.base import clone
 from tracedata import load_trace
 
 from predictkit.exceptions import ConfigError, JobTableError
@@ -96,8 +97,6 @@ def test_bad_parameters(model):
 @pytest.mark.parametrize("model", [FModel(f=3, random_state=1), PhiModel(phi=0.3),
                                    DoubledEstimates(), ShuffledEstimates(truncate=True)])
 def test_sklearn_clone_and_transform_keep_the_table(model):
-    from sklearn.base import clone
-
     twin = clone(model)
     assert twin.get_params() == model.get_params()
     jobs = as_job_table({"run_time": [1.0, 50.0, 7.0], "req_time": [60.0, 60.0, 600.0],

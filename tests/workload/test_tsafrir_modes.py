@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from predictkit.workload._tsafrir_modes import (
@@ -151,3 +151,16 @@ def test_modes_are_reproducible():
     a = make_modes(5_000, 8 * HOUR, rng=np.random.default_rng(7))
     b = make_modes(5_000, 8 * HOUR, rng=np.random.default_rng(7))
     assert a.equals(b)
+
+
+@settings(max_examples=25)
+@given(st.lists(st.tuples(st.integers(1, 17 * 60).map(lambda m: m * 60.0), st.floats(0.5, 8)),
+                max_size=10, unique_by=lambda tp: tp[0]),
+       st.integers(1_000, 300_000), st.integers(0, 2**32 - 1))
+def test_user_modes_keep_their_percent_and_the_total(user, n, seed):
+    modes = make_modes(n, 18 * HOUR, user_modes=user, rng=np.random.default_rng(seed))
+    assert modes["percent"].sum() == pytest.approx(100)
+    assert modes["estimate"].is_unique and modes["estimate"].max() == 18 * HOUR
+    by_time = modes.set_index("estimate")["percent"]
+    for t, p in user:
+        assert by_time[t] == pytest.approx(p)

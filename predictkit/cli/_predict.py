@@ -1,0 +1,200 @@
+"""``predictkit predict TRACE``: adjusted runtime estimates by online replay, and their accuracy."""
+
+import os
+import sys
+import tempfile
+
+import numpy as np
+
+from ..exceptions import ConfigError
+from ..metrics import (adjustment_outcomes, estimate_accuracy, mean_absolute_error,
+                       underestimation_rate)
+from ..model_selection import replay
+from ..runtime._registry import make_predictor
+from ._common import print_json, read_trace_arg
+
+def register(subparsers):
+    parser = subparsers.add_parser(
+        "predict", help="replace requested times by predicted runtimes (online, no peeking)",
+        description=(
+            "Predict each job's runtime from the jobs that had ended before its submission "
+            "(online replay), write the trace with the predictions in the requested-time "
+            "field, and print the accuracy (Tang et al. 2013 eq. 3) and the NA/OE/UE/BE "
+            "outcome shares (section 4.2.2) against the user requests. SWF output holds "
+            "only the 18 SWF fields, so the original requests are not in it (the header "
+            "says how it was made; predictions are rounded to whole seconds); CSV and "
+            "JSON output keep them in 'requested_time'."),
+    )
+    parser.add_argument("trace", metavar="TRACE",
+                        help="SWF file (plain or .gz), or '-' for standard input")
+    parser.add_argument("--method", default="tang",
+                        choices=("tang", "usage-max", "recent-average", "requested"),
+                        help="tang: WalltimeAdjuster (Tang et al. 2013); usage-max: "
+                             "RecentUsageMax (Klusacek & Soysal 2019); recent-average: "
+                             "RecentAverage (Tsafrir et al. 2007); requested: the request "
+                             "(default: %(default)s)")
+    parser.add_argument("--keys", default="user,group,request",
+                        help="tang: similarity keys, comma-separated: user, group (project), "
+                             "request, or column names (default: %(default)s)")
+    parser.add_argument("--window", default="30D",
+                        help="tang: history window such as 30D, or 'all' (default: %(default)s)")
+    parser.add_argument("--quantile", default="0.85",
+                        help="tang: percentile of run/request in [0.5, 1] or 'mean' "
+                             "(default: %(default)s)")
+    parser.add_argument("--floor", default="0.5",
+                        help="tang: lower bound of the adjustment factor, or 'none' "
+                             "(default: %(default)s)")
+    parser.add_argument("--min-jobs", type=int, default=10,
+                        help="tang: fewest similar jobs needed to adjust (default: %(default)s)")
+    parser.add_argument("--n-recent", type=int, default=None,
+                        help="usage-max / recent-average: number of recent jobs "
+                             "(default: 5 / 2)")
+    parser.add_argument("--assume-no-wait", action="store_true",
+                        help="for logs without wait times: treat each job as ending at "
+                             "submit + run (otherwise such logs are refused)")
+    parser.add_argument("--bad-threshold", type=float, default=1800.0,
+                        help="underestimate (s) counted as a bad estimate (default: 1800)")
+    parser.add_argument("-o", "--output", metavar="PATH",
+                        help="write the adjusted trace here ('-' for standard output)")
+    parser.add_argument("--format", choices=("swf", "csv", "json"), default=None,
+                        help="output format (default: from the file extension, else swf)")
+    parser.add_argument("--json", action="store_true",
+                        help="print the accuracy summary as JSON")
+    parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    parser.set_defaults(func=run)
+
+
+def build_estimator(args):
+    """The estimator the options describe."""
+    if args.method == "requested":
+        return make_predictor("requested")
+    if args.method in ("usage-max", "recent-average"):
+        params = {} if args.n_recent is None else {"n_recent": args.n_recent}
+        return make_predictor(args.method, **params)
+    quantile = args.quantile
+    if quantile != "mean":
+        try:
+            quantile = float(quantile)
+        except ValueError:
+            raise ConfigError(f"--quantile must be a number or 'mean', got {quantile!r}") from None
+        if not 0.5 <= quantile <= 1.0:
+            raise ConfigError(f"--quantile must be in [0.5, 1], got {quantile}")
+    floor = None if args.floor.lower() == "none" else _number(args.floor, "--floor")
+    if floor is not None and not 0 <= floor <= 1:
+        raise ConfigError(f"--floor must be in [0, 1] or 'none', got {floor}")
+    if args.min_jobs < 1:
+        raise ConfigError(f"--min-jobs must be at least 1, got {args.min_jobs}")
+    return make_predictor("tang", keys=args.keys, window=args.window, quantile=quantile,
+                          min_jobs=args.min_jobs, floor=floor)
+
+
+def _number(text, name):
+    try:
+        return float(text)
+    except ValueError:
+        raise ConfigError(f"{name} must be a number, got {text!r}") from None
+
+
+def summarize_predictions(run, requested, predicted, *, bad_threshold=1800.0):
+    """Accuracy and outcome shares of predictions vs requests on the scorable jobs."""
+    ok = np.isfinite(run) & np.isfinite(requested) & np.isfinite(predicted)
+    summary = {"n_jobs": int(run.size), "n_scored": int(ok.sum())}
+    if not ok.any():
+        return summary
+    run, requested, predicted = run[ok], requested[ok], predicted[ok]
+    summary["accuracy_requested"] = estimate_accuracy(run, requested)
+    summary["accuracy_predicted"] = estimate_accuracy(run, predicted)
+    summary["underestimation_requested"] = underestimation_rate(run, requested)
+    summary["underestimation_predicted"] = underestimation_rate(run, predicted)
+    summary["mae_requested"] = mean_absolute_error(run, requested)
+    summary["mae_predicted"] = mean_absolute_error(run, predicted)
+    summary["outcomes"] = adjustment_outcomes(run, requested, predicted,
+                                              bad_threshold=bad_threshold)
+    return summary
+
+
+def run(args):
+    if args.n_recent is not None and args.n_recent < 1:
+        raise ConfigError(f"--n-recent must be at least 1, got {args.n_recent}")
+    estimator = build_estimator(args)
+    jobs = read_trace_arg(args.trace)
+    y = jobs["run_time"].to_numpy(dtype=float)
+    known = None
+    no_wait = np.isnan(jobs["wait_time"].to_numpy(dtype=float)) & np.isfinite(y)
+    if no_wait.any() and not args.assume_no_wait:
+        raise ConfigError(
+            f"{int(no_wait.sum())} job(s) have no wait time, so their end time (when "
+            "their runtime becomes known) is unknown; rerun with --assume-no-wait to "
+            "treat them as ending at submit + run")
+    if args.assume_no_wait:
+        wait = jobs["wait_time"].to_numpy(dtype=float)
+        known = jobs["submit_time"].to_numpy(dtype=float) + np.where(np.isnan(wait), 0.0, wait) + y
+    predicted = replay(estimator, jobs, y, known_time=known)
+    requested = jobs["req_time"].to_numpy(dtype=float)
+    summary = summarize_predictions(y, requested, predicted, bad_threshold=args.bad_threshold)
+    summary["method"] = repr(estimator)
+    if args.output:
+        _write(jobs, requested, predicted, estimator, args)
+    if args.json:
+        print_json(summary)
+    elif not args.quiet:
+        _print_table(summary, sys.stdout if args.output != "-" else sys.stderr)
+    return 0
+
+
+def _write(jobs, requested, predicted, estimator, args):
+    out = jobs.copy()
+    out["req_time"] = predicted
+    fmt = args.format
+    if fmt is None:
+        name = args.output.lower().removesuffix(".gz")
+        fmt = "csv" if name.endswith(".csv") else "json" if name.endswith(".json") else "swf"
+    if fmt == "swf":
+        from ..io import write_swf
+
+        # SWF fields are whole seconds
+        out["req_time"] = np.round(predicted)
+        note = (f"req_time holds runtimes predicted online by predictkit {estimator!r}; "
+                "rounded to whole seconds; the original requests are in the input trace "
+                "(same job order)")
+        if args.output == "-":
+            with tempfile.TemporaryDirectory() as tmp:
+                path = os.path.join(tmp, "out.swf")
+                write_swf(out, path, comments=[note])
+                with open(path) as handle:
+                    sys.stdout.write(handle.read())
+        else:
+            write_swf(out, args.output, comments=[note])
+        return
+    out.insert(list(out.columns).index("req_time") + 1, "requested_time", requested)
+    text = out.to_csv(index=False) if fmt == "csv" else out.to_json(orient="records")
+    if args.output == "-":
+        sys.stdout.write(text)
+        return
+    folder = os.path.dirname(os.path.abspath(args.output))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".predict-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as handle:
+            handle.write(text)
+        os.replace(tmp, args.output)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _print_table(summary, stream):
+    print(f"method: {summary['method']}", file=stream)
+    print(f"jobs: {summary['n_jobs']:,}  scored (runtime and request known): "
+          f"{summary['n_scored']:,}", file=stream)
+    if "outcomes" not in summary:
+        return
+    print(f"{'':28}{'requested':>12}{'predicted':>12}", file=stream)
+    rows = [("accuracy (Tang eq. 3)", "accuracy", "{:.4f}"),
+            ("underestimated share", "underestimation", "{:.4f}"),
+            ("mean absolute error (s)", "mae", "{:,.0f}")]
+    for label, key, fmt in rows:
+        print(f"{label:28}{fmt.format(summary[key + '_requested']):>12}"
+              f"{fmt.format(summary[key + '_predicted']):>12}", file=stream)
+    shares = summary["outcomes"]
+    print("outcomes: " + "  ".join(f"{k} {v:.1%}" for k, v in shares.items()), file=stream)

@@ -1,0 +1,186 @@
+"""The hybrid fair-start-time fairness metric (Leung et al. 2010 section IV).
+
+For each job, a *fair start time* (FST) is computed when it arrives: starting
+from the state of the machine at that instant (the running jobs until their
+actual ends, the waiting jobs), the waiting jobs are placed in fairshare
+priority order by a list scheduler that keeps one completion time per
+processor and starts each job at the earliest time enough processors are
+free, without using holes (no backfilling). The FST of the arriving job is
+its start in that list schedule; the jobs behind it in fairshare order do not
+matter. A job is treated unfairly when it starts after its FST.
+"""
+
+import numpy as np
+from numba import njit
+
+from ..exceptions import JobTableError
+from ._schedule import _n_procs, _table, _times
+
+__all__ = ["fair_start_times", "fairness_metrics"]
+
+
+def fair_start_times(schedule, *, n_procs=None, fairshare_decay=None, fairshare_factor=None):
+    """Fair start time of every job (Leung et al. 2010 section IV.A).
+
+    Parameters
+    ----------
+    schedule : Schedule or DataFrame
+        A simulated schedule.
+    n_procs : int, optional
+        Machine size (default: the schedule's).
+    fairshare_decay, fairshare_factor : optional
+        Fairshare usage decay (default: the schedule's parameters, else 24 h
+        and 0.5). Usage is the processor-seconds of completed jobs, as in
+        :func:`predictkit.simulate.simulate` with ``priority="fairshare"``.
+
+    Returns
+    -------
+    ndarray of float64
+        One FST per row of the schedule.
+    """
+    from .._time import parse_duration
+
+    jobs = _table(schedule)
+    submit, start, end, run = _times(jobs)
+    size = _n_procs(schedule, n_procs)
+    params = getattr(schedule, "params", {}) or {}
+    period = parse_duration(fairshare_decay if fairshare_decay is not None
+                            else params.get("fairshare_decay", "24h"), name="fairshare_decay")
+    factor = float(fairshare_factor if fairshare_factor is not None
+                   else params.get("fairshare_factor", 0.5))
+    width = jobs["n_procs"].to_numpy(dtype=float)
+    if (width > size).any():
+        raise JobTableError("schedule holds jobs wider than the machine")
+    users = jobs["user_id"].to_numpy(dtype=float) if "user_id" in jobs.columns else np.zeros(len(jobs))
+    codes = np.unique(np.nan_to_num(users, nan=-1.0), return_inverse=True)[1].astype(np.int64)
+    order = np.lexsort((np.arange(len(jobs)), submit))
+    fst = _fst(submit[order], start[order], (start + run)[order], width[order].astype(np.int64),
+               codes[order], size, period, factor)
+    out = np.empty(len(jobs))
+    out[order] = fst
+    return out
+
+
+def fairness_metrics(schedule, **kwargs):
+    """Share of jobs missing their fair start time and the average miss.
+
+    Returns
+    -------
+    dict
+        ``fair_start_miss_percent`` (jobs starting after their FST, in %) and
+        ``mean_fair_start_miss`` (``sum(max(0, start - FST)) / n_jobs``,
+        Leung et al. section IV, seconds).
+    """
+    jobs = _table(schedule)
+    fst = fair_start_times(schedule, **kwargs)
+    miss = jobs["start_time"].to_numpy(dtype=float) - fst
+    return {"fair_start_miss_percent": float(100.0 * (miss > 0).mean()),
+            "mean_fair_start_miss": float(np.maximum(miss, 0.0).mean())}
+
+
+@njit(cache=True)
+def _fst(submit, start, hold_end, width, user, size, period, factor):
+    n = len(submit)
+    by_end = np.argsort(hold_end, kind="mergesort")
+    by_start = np.argsort(start, kind="mergesort")
+    usage = np.zeros(user.max() + 1 if n else 1)
+    epoch = np.int64(-(2 ** 62))
+    done_ptr = 0
+    start_ptr = 0
+    queue = np.empty(n, dtype=np.int64)
+    qn = 0
+    running = np.empty(n, dtype=np.int64)
+    rn = 0
+    times = np.empty(2 * n + 2)
+    counts = np.empty(2 * n + 2, dtype=np.int64)
+    fst = np.empty(n)
+    i = 0
+    while i < n:
+        now = submit[i]
+        e = np.int64(np.floor(now / period))
+        if e > epoch:
+            if epoch > -(2 ** 62):
+                usage *= factor ** (e - epoch)
+            epoch = e
+        while done_ptr < n and hold_end[by_end[done_ptr]] <= now:
+            j = by_end[done_ptr]
+            usage[user[j]] += width[j] * (hold_end[j] - start[j])
+            done_ptr += 1
+        while start_ptr < n and start[by_start[start_ptr]] < now:
+            running[rn] = by_start[start_ptr]
+            rn += 1
+            start_ptr += 1
+        out = 0
+        for k in range(rn):
+            if hold_end[running[k]] > now:
+                running[out] = running[k]
+                out += 1
+        rn = out
+        first = i
+        while i < n and submit[i] == now:
+            queue[qn] = i
+            qn += 1
+            i += 1
+        out = 0
+        for k in range(qn):
+            if start[queue[k]] >= now:
+                queue[out] = queue[k]
+                out += 1
+        qn = out
+        keys = np.empty(qn)
+        for k in range(qn):
+            keys[k] = usage[user[queue[k]]]
+        ranked = queue[:qn][np.argsort(keys, kind="mergesort")]
+        for j in range(first, i):
+            fst[j] = _list_schedule(ranked, j, now, running, rn, hold_end, start, width,
+                                    size, times, counts)
+    return fst
+
+
+@njit(cache=True)
+def _list_schedule(ranked, target, now, running, rn, hold_end, start, width, size, times, counts):
+    ends = np.empty(rn)
+    for k in range(rn):
+        ends[k] = hold_end[running[k]]
+    order = np.argsort(ends, kind="mergesort")
+    busy = 0
+    p = 1
+    for k in range(rn):
+        busy += width[running[order[k]]]
+    times[0] = now
+    counts[0] = size - busy
+    for k in range(rn):
+        j = running[order[k]]
+        if times[p - 1] == hold_end[j]:
+            counts[p - 1] += width[j]
+        else:
+            times[p] = hold_end[j]
+            counts[p] = width[j]
+            p += 1
+    head = 0
+    for j in ranked:
+        need = width[j]
+        k = head
+        got = 0
+        while got + counts[k] < need:
+            got += counts[k]
+            k += 1
+        begin = max(now, times[k])
+        if j == target:
+            return begin
+        # take the `need` earliest-free processors, give them back at begin + run
+        counts[k] -= need - got
+        head = k if counts[k] > 0 else k + 1
+        finish = begin + (hold_end[j] - start[j])
+        pos = p
+        while pos > head and times[pos - 1] > finish:
+            pos -= 1
+        if pos > head and times[pos - 1] == finish:
+            counts[pos - 1] += need
+        else:
+            times[pos + 1:p + 1] = times[pos:p].copy()
+            counts[pos + 1:p + 1] = counts[pos:p].copy()
+            times[pos] = finish
+            counts[pos] = need
+            p += 1
+    return np.nan

@@ -1,0 +1,287 @@
+"""Metrics of simulated schedules.
+
+User metrics (wait, response, slowdown, bounded slowdown, Tang et al. 2013
+eq. 4 weighted wait), system metrics (utilization, makespan and loss of
+capacity, Leung et al. 2010 section III.B and eq. 1), the backfill ratio and
+the error of the wait predicted at submission by conservative backfilling
+(Klusacek & Soysal 2019 sections 3.2 and 4.1), with optional breakdowns by
+job width and length (Leung et al. Tables I-II).
+"""
+
+import numpy as np
+import pandas as pd
+
+from ..exceptions import ConfigError, JobTableError
+
+__all__ = [
+    "BOUNDED_SLOWDOWN_THRESHOLD",
+    "WIDTH_CATEGORIES",
+    "LENGTH_CATEGORIES",
+    "slowdown",
+    "bounded_slowdown",
+    "weighted_wait",
+    "utilization",
+    "makespan",
+    "loss_of_capacity",
+    "backfill_ratio",
+    "wait_prediction_error",
+    "width_category",
+    "length_category",
+    "schedule_metrics",
+]
+
+BOUNDED_SLOWDOWN_THRESHOLD = 10.0
+"""Seconds: runtimes shorter than this count as this long in bounded slowdown."""
+
+WIDTH_CATEGORIES = ("1", "2", "3-4", "5-8", "9-16", "17-32", "33-64", "65-128", "129-256",
+                    "257-512", "513+")
+"""Job width classes of Leung et al. (2010) Tables I-II (processors)."""
+_WIDTH_EDGES = np.array([1, 2, 4, 8, 16, 32, 64, 128, 256, 512])
+
+LENGTH_CATEGORIES = ("0-60 min", "1-8 h", "8-16 h", "16-24 h", "1-2 days", "2+ days")
+"""Job length classes of Leung et al. (2010) Tables I-II (simulated runtime)."""
+_LENGTH_EDGES = np.array([1, 8, 16, 24, 48]) * 3600.0
+
+_NEEDED = ("submit_time", "start_time", "end_time", "n_procs")
+
+
+def _table(schedule):
+    jobs = getattr(schedule, "jobs", schedule)
+    if not isinstance(jobs, pd.DataFrame):
+        raise JobTableError(
+            f"expected a Schedule or a DataFrame of simulated jobs, got {type(schedule).__name__}")
+    missing = [c for c in _NEEDED if c not in jobs.columns]
+    if missing:
+        raise JobTableError(
+            f"schedule lacks column(s) {', '.join(missing)}; pass the result of simulate()")
+    if len(jobs) == 0:
+        raise JobTableError("the schedule has no jobs")
+    return jobs
+
+
+def _times(jobs):
+    submit = jobs["submit_time"].to_numpy(dtype=float)
+    start = jobs["start_time"].to_numpy(dtype=float)
+    end = jobs["end_time"].to_numpy(dtype=float)
+    run = (jobs["sim_run_time"].to_numpy(dtype=float) if "sim_run_time" in jobs.columns
+           else end - start)
+    if np.isnan(start).any() or np.isnan(end).any():
+        raise JobTableError("schedule has jobs without start or end times")
+    return submit, start, end, run
+
+
+def _n_procs(schedule, n_procs):
+    if n_procs is not None:
+        return int(n_procs)
+    params = getattr(schedule, "params", None)
+    if params and params.get("n_procs"):
+        return int(params["n_procs"])
+    jobs = getattr(schedule, "jobs", schedule)
+    value = jobs.attrs.get("max_procs")
+    if value is None or value != value:
+        raise ConfigError("n_procs is needed (not a Schedule and no attrs['max_procs'])")
+    return int(value)
+
+
+def slowdown(schedule):
+    """Per-job slowdown ``(wait + run) / run``, runtimes floored at 1 s."""
+    jobs = _table(schedule)
+    submit, start, end, run = _times(jobs)
+    return (end - submit) / np.maximum(run, 1.0)
+
+
+def bounded_slowdown(schedule, *, threshold=BOUNDED_SLOWDOWN_THRESHOLD):
+    """Per-job bounded slowdown ``max(1, (wait + run) / max(run, threshold))``."""
+    jobs = _table(schedule)
+    submit, start, end, run = _times(jobs)
+    return np.maximum(1.0, (end - submit) / np.maximum(run, float(threshold)))
+
+
+def weighted_wait(schedule, *, score="auto"):
+    """Weighted average wait ``sum(W_i P_i) / sum(P_i)`` (Tang et al. 2013 eq. 4).
+
+    ``P_i`` is the job's priority score when it started: ``"wfp"`` uses eq. 5,
+    ``(wait / estimate)**3 * width`` with the estimate the scheduler used
+    (``estimate`` column, else ``req_time``); ``"wait"`` uses the wait itself,
+    Tang's score for FCFS. ``"auto"`` picks ``"wait"`` for schedules
+    simulated with FCFS priority and ``"wfp"`` otherwise. Returns 0 when no
+    job waited.
+    """
+    jobs = _table(schedule)
+    submit, start, end, run = _times(jobs)
+    wait = start - submit
+    if score == "auto":
+        params = getattr(schedule, "params", {}) or {}
+        score = "wait" if params.get("priority", "fcfs") == "fcfs" else "wfp"
+    if score == "wait":
+        weights = wait
+    elif score == "wfp":
+        column = "estimate" if "estimate" in jobs.columns else "req_time"
+        if column not in jobs.columns:
+            raise JobTableError("weighted_wait with score='wfp' needs 'estimate' or 'req_time'")
+        est = np.maximum(jobs[column].to_numpy(dtype=float), 1.0)
+        ratio = wait / est
+        weights = ratio ** 3 * jobs["n_procs"].to_numpy(dtype=float)
+    else:
+        raise ConfigError(f"score must be 'auto', 'wfp' or 'wait', got {score!r}")
+    total = weights.sum()
+    return float((wait * weights).sum() / total) if total > 0 else 0.0
+
+
+def makespan(schedule):
+    """Last completion minus first start (Leung et al. section III.B)."""
+    jobs = _table(schedule)
+    submit, start, end, run = _times(jobs)
+    return float(end.max() - start.min())
+
+
+def utilization(schedule, *, n_procs=None):
+    """Processor-seconds used over ``makespan * n_procs`` (Leung et al. III.B)."""
+    jobs = _table(schedule)
+    submit, start, end, run = _times(jobs)
+    span = end.max() - start.min()
+    if span <= 0:
+        return 0.0
+    used = (jobs["n_procs"].to_numpy(dtype=float) * run).sum()
+    return float(used / (span * _n_procs(schedule, n_procs)))
+
+
+def loss_of_capacity(schedule, *, n_procs=None):
+    """Fraction of processor time left idle while jobs waited (Leung et al. eq. 1).
+
+    ``LOC = integral of min(queued processors, idle processors) dt /
+    (makespan * n_procs)``.
+    """
+    jobs = _table(schedule)
+    submit, start, end, run = _times(jobs)
+    size = _n_procs(schedule, n_procs)
+    width = jobs["n_procs"].to_numpy(dtype=float)
+    held_end = start + run
+    times = np.concatenate([submit, start, start, held_end])
+    queued = np.concatenate([width, -width, np.zeros_like(width), np.zeros_like(width)])
+    busy = np.concatenate([np.zeros_like(width), np.zeros_like(width), width, -width])
+    order = np.argsort(times, kind="stable")
+    times, queued, busy = times[order], np.cumsum(queued[order]), np.cumsum(busy[order])
+    rate = np.minimum(queued, size - busy)[:-1]
+    lost = (np.maximum(rate, 0.0) * np.diff(times)).sum()
+    span = end.max() - start.min()
+    return float(lost / (span * size)) if span > 0 else 0.0
+
+
+def backfill_ratio(schedule):
+    """Share of jobs that were backfilled (Klusacek & Soysal 2019 section 3.2)."""
+    jobs = _table(schedule)
+    if "backfilled" not in jobs.columns:
+        raise JobTableError("schedule lacks the 'backfilled' column")
+    return float(jobs["backfilled"].to_numpy(dtype=bool).mean())
+
+
+def wait_prediction_error(schedule):
+    """Per-job absolute error of the wait promised at submission (Klusacek 4.1).
+
+    ``|promised_start - start_time|``: the wait a conservative backfilling
+    scheduler announces when the job arrives, against the wait it got.
+    ``NaN`` for jobs without a promise (other policies).
+    """
+    jobs = _table(schedule)
+    if "promised_start" not in jobs.columns:
+        return np.full(len(jobs), np.nan)
+    return np.abs(jobs["promised_start"].to_numpy(dtype=float)
+                  - jobs["start_time"].to_numpy(dtype=float))
+
+
+def width_category(widths):
+    """Leung et al. Tables I-II width class of each job."""
+    index = np.searchsorted(_WIDTH_EDGES, np.asarray(widths, dtype=float), side="left")
+    return pd.Categorical.from_codes(index, WIDTH_CATEGORIES)
+
+
+def length_category(runtimes):
+    """Leung et al. Tables I-II length class of each job (seconds)."""
+    index = np.searchsorted(_LENGTH_EDGES, np.asarray(runtimes, dtype=float), side="left")
+    return pd.Categorical.from_codes(index, LENGTH_CATEGORIES)
+
+
+def _user_metrics(jobs, percentiles):
+    submit, start, end, run = _times(jobs)
+    wait = start - submit
+    response = end - submit
+    rows = [("n_jobs", float(len(jobs))), ("mean_wait", wait.mean())]
+    for q in percentiles:
+        rows.append((f"p{q:g}_wait", float(np.percentile(wait, q))))
+    rows += [
+        ("max_wait", wait.max()),
+        ("mean_response", response.mean()),
+        ("mean_slowdown", (response / np.maximum(run, 1.0)).mean()),
+        ("mean_bounded_slowdown",
+         np.maximum(1.0, response / np.maximum(run, BOUNDED_SLOWDOWN_THRESHOLD)).mean()),
+    ]
+    if "backfilled" in jobs.columns:
+        rows.append(("backfill_ratio", float(jobs["backfilled"].to_numpy(dtype=bool).mean())))
+    return rows
+
+
+def schedule_metrics(schedule, *, percentiles=(50, 90, 99), by=None, fairness=False,
+                     n_procs=None):
+    """All schedule metrics as a tidy table.
+
+    Parameters
+    ----------
+    schedule : Schedule or DataFrame
+        A simulated schedule (:func:`predictkit.simulate.simulate`).
+    percentiles : sequence of float
+        Wait-time percentiles to report.
+    by : {None, "width", "length"}
+        Add a ``category`` column and report the per-job metrics for each
+        Leung et al. width or length class (system-wide metrics are reported
+        for the whole schedule only, with category ``"all"``).
+    fairness : bool
+        Add the hybrid fair-start-time metrics of Leung et al. section IV
+        (:func:`predictkit.metrics.fairness_metrics`; slower).
+
+    Returns
+    -------
+    DataFrame
+        Columns ``metric`` and ``value`` (and ``category`` with ``by``).
+        Metrics: ``n_jobs``, ``mean_wait``, ``p<q>_wait``, ``max_wait``,
+        ``mean_response``, ``mean_slowdown``, ``mean_bounded_slowdown``,
+        ``backfill_ratio``, ``weighted_wait`` (eq. 4), ``utilization``,
+        ``makespan``, ``loss_of_capacity`` (eq. 1) and, for conservative
+        schedules, ``mean_wait_prediction_error`` (Klusacek 4.1).
+    """
+    jobs = _table(schedule)
+    if by not in (None, "width", "length"):
+        raise ConfigError(f"by must be None, 'width' or 'length', got {by!r}")
+    rows = _user_metrics(jobs, percentiles)
+    rows += [
+        ("weighted_wait", weighted_wait(schedule)),
+        ("utilization", utilization(schedule, n_procs=n_procs)),
+        ("makespan", makespan(schedule)),
+        ("loss_of_capacity", loss_of_capacity(schedule, n_procs=n_procs)),
+    ]
+    error = wait_prediction_error(schedule)
+    if np.isfinite(error).any():
+        rows.append(("mean_wait_prediction_error", float(np.nanmean(error))))
+    if fairness:
+        from ._fairness import fairness_metrics
+
+        rows += list(fairness_metrics(schedule).items())
+    table = pd.DataFrame(rows, columns=["metric", "value"])
+    table["value"] = table["value"].astype(float)
+    if by is None:
+        return table
+    table.insert(0, "category", "all")
+    if by == "width":
+        classes = width_category(jobs["n_procs"].to_numpy())
+    else:
+        submit, start, end, run = _times(jobs)
+        classes = length_category(run)
+    parts = [table]
+    for name in classes.categories:
+        members = jobs.loc[np.asarray(classes == name)]
+        if len(members) == 0:
+            continue
+        part = pd.DataFrame(_user_metrics(members, percentiles), columns=["metric", "value"])
+        part.insert(0, "category", name)
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True)

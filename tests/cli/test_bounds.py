@@ -1,0 +1,56 @@
+"""``predictkit bounds``: the per-class table, per-job output and argument errors."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from tracedata import load_trace
+
+from predictkit.cli import main
+from predictkit.io import write_swf
+
+
+@pytest.fixture(scope="module")
+def small_trace(tmp_path_factory):
+    path = tmp_path_factory.mktemp("bounds") / "kth.swf"
+    write_swf(load_trace("KTH-SP2-1996-2.1-cln", 3000), path)
+    return path
+
+
+def test_bounds_prints_classes_and_writes_per_job_csv(small_trace, tmp_path, capsys):
+    out = tmp_path / "bounds.csv"
+    assert main(["bounds", str(small_trace), "--quantile", "0.9", "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "bound per class now" in text and "correct" in text
+    table = pd.read_csv(out)
+    assert list(table.columns) == ["job_id", "submit_time", "wait_time", "bound"]
+    assert len(table) == 3000
+    assert table["bound"].notna().mean() > 0.9
+
+
+def test_bounds_json_summary(small_trace, capsys):
+    assert main(["bounds", str(small_trace), "--clustering", "none", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert len(data["classes"]) == 1
+    assert 0.9 < data["summary"]["correctness"] <= 1.0
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--quantile", "1.5"], "--quantile must be in (0, 1)"),
+    (["--quantile", "0"], "--quantile must be in (0, 1)"),
+    (["--confidence", "-0.1"], "--confidence must be in (0, 1)"),
+])
+def test_bad_arguments_are_one_line_errors(small_trace, capsys, args, message):
+    assert main(["bounds", str(small_trace), *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_trace_without_waits(tmp_path, capsys):
+    path = tmp_path / "nowait.swf"
+    jobs = load_trace("KTH-SP2-1996-2.1-cln", 50)
+    jobs["wait_time"] = np.nan
+    write_swf(jobs, path)
+    assert main(["bounds", str(path)]) == 2
+    assert "no job has a known wait" in capsys.readouterr().err

@@ -1,0 +1,93 @@
+"""``predictkit predict``: options, outputs and errors, run in-process."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from numpy.testing import assert_array_equal
+from tracedata import load_trace, trace_file
+
+from predictkit.cli import main
+from predictkit.io import read_swf
+from predictkit.model_selection import replay
+from predictkit.runtime import WalltimeAdjuster
+
+
+@pytest.fixture(scope="module")
+def small_trace(tmp_path_factory):
+    from predictkit.io import write_swf
+
+    path = tmp_path_factory.mktemp("trace") / "kth.swf"
+    write_swf(load_trace("KTH-SP2-1996-2.1-cln", 3000), path)
+    return path
+
+
+def test_tang_to_csv_keeps_requests_and_matches_replay(small_trace, tmp_path, capsys):
+    out = tmp_path / "adjusted.csv"
+    code = main(["predict", str(small_trace), "--keys", "user,group,request", "--window", "30D",
+                 "--quantile", "0.85", "-o", str(out)])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "accuracy (Tang eq. 3)" in printed and "BE" in printed
+    table = pd.read_csv(out)
+    jobs = read_swf(small_trace)
+    y = jobs["run_time"].to_numpy()
+    assert_array_equal(table["requested_time"].to_numpy(), jobs["req_time"].to_numpy())
+    assert_array_equal(table["req_time"].to_numpy(), replay(WalltimeAdjuster(), jobs, y))
+
+
+def test_swf_output_and_json_summary(small_trace, tmp_path, capsys):
+    out = tmp_path / "adjusted.swf"
+    code = main(["predict", str(small_trace), "--method", "usage-max", "--json", "-o", str(out)])
+    assert code == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["n_scored"] == 3000
+    assert summary["accuracy_predicted"] > summary["accuracy_requested"]
+    assert set(summary["outcomes"]) == {"NA", "OE", "UE", "BE"}
+    written = read_swf(out)
+    assert len(written) == 3000
+    assert (written["req_time"] <= read_swf(small_trace)["req_time"]).all()
+    assert "predicted online" in " ".join(written.attrs.get("note", []))
+
+
+def test_options_reach_the_estimator(small_trace, capsys):
+    main(["predict", str(small_trace), "--keys", "user", "--window", "all",
+          "--quantile", "mean", "--floor", "none", "--min-jobs", "3", "--json"])
+    summary = json.loads(capsys.readouterr().out)
+    assert "quantile='mean'" in summary["method"] and "floor=None" in summary["method"]
+    assert "window=None" in summary["method"] and "min_jobs=3" in summary["method"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--quantile", "0.2"], "--quantile"),
+    (["--quantile", "high"], "--quantile"),
+    (["--floor", "2"], "--floor"),
+    (["--min-jobs", "0"], "--min-jobs"),
+    (["--window", "ten days"], "window"),
+    (["--method", "usage-max", "--n-recent", "0"], "--n-recent"),
+])
+def test_bad_options_are_one_line_errors(small_trace, capsys, argv, message):
+    assert main(["predict", str(small_trace), *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_logs_without_waits_need_an_assumption(capsys):
+    path = str(trace_file("LLNL-Atlas-2006-2.1-cln"))
+    assert main(["predict", path, "--method", "recent-average"]) == 2
+    assert "--assume-no-wait" in capsys.readouterr().err
+    assert main(["predict", path, "--method", "recent-average", "--assume-no-wait",
+                 "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["n_scored"] < summary["n_jobs"]
+    assert np.isfinite(summary["accuracy_predicted"])
+
+
+def test_csv_to_standard_output_keeps_the_summary_off_it(small_trace, capsys):
+    assert main(["predict", str(small_trace), "--method", "recent-average", "--format", "csv",
+                 "-o", "-"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.splitlines()[0].startswith("job_id,")
+    assert "requested_time" in captured.out.splitlines()[0]
+    assert "accuracy (Tang eq. 3)" in captured.err

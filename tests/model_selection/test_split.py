@@ -1,0 +1,102 @@
+"""TraceSplit folds by submit time, and replay_cross_validate without peeking."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from numpy.testing import assert_array_equal
+from sklearn.ensemble import HistGradientBoostingRegressor
+from sklearn.pipeline import make_pipeline
+from threadpoolctl import threadpool_limits
+from tracedata import load_trace
+
+from predictkit.exceptions import ConfigError, JobTableError
+from predictkit.metrics import estimate_accuracy_scorer
+from predictkit.model_selection import TraceSplit, replay, replay_cross_validate
+from predictkit.runtime import HistoryFeatures, RecentAverage, WalltimeAdjuster
+
+DAY = 86400.0
+
+
+@given(st.lists(st.floats(0, 400 * DAY), min_size=2, max_size=200), st.integers(1, 4),
+       st.sampled_from(["expanding", "sliding"]))
+def test_folds_are_time_ordered_and_disjoint(submits, n_splits, train):
+    X = pd.DataFrame({"submit_time": submits})
+    cv = TraceSplit(n_splits=n_splits, period="30D", train=train)
+    periods = np.unique(np.floor((X["submit_time"] - min(submits)) / (30 * DAY)))
+    if len(periods) < n_splits + 1:
+        with pytest.raises(ConfigError):
+            list(cv.split(X))
+        return
+    try:
+        folds = list(cv.split(X))
+    except ConfigError as exc:
+        assert train == "sliding" and "no training jobs" in str(exc)
+        return
+    assert len(folds) == cv.get_n_splits() == n_splits
+    s = X["submit_time"].to_numpy()
+    tested = np.concatenate([test for _, test in folds])
+    assert len(np.unique(tested)) == len(tested)
+    for train_idx, test_idx in folds:
+        assert len(test_idx) > 0
+        assert s[train_idx].max() < s[test_idx].min()
+        if train == "sliding":
+            assert s[train_idx].min() >= s[test_idx].min() - 60 * DAY
+    starts = [s[test].min() for _, test in folds]
+    assert starts == sorted(starts)
+
+
+def test_sliding_window_and_errors():
+    X = pd.DataFrame({"submit_time": np.arange(0, 100 * DAY, DAY)})
+    train, test = list(TraceSplit(n_splits=1, period="10D", train="sliding",
+                                  train_window="20D").split(X))[0]
+    assert_array_equal(test, np.arange(90, 100))
+    assert_array_equal(train, np.arange(70, 90))
+    with pytest.raises(ConfigError, match="train"):
+        list(TraceSplit(train="rolling").split(X))
+    with pytest.raises(ConfigError, match="n_splits"):
+        list(TraceSplit(n_splits=0).split(X))
+    with pytest.raises(JobTableError, match="submit_time"):
+        list(TraceSplit().split(X.to_numpy()))
+    with pytest.raises(JobTableError, match="empty"):
+        list(TraceSplit().split(X.iloc[:0]))
+
+
+@pytest.fixture(scope="module")
+def kth():
+    X = load_trace("KTH-SP2-1996-2.1-cln", 6000)
+    return X, X["run_time"].to_numpy()
+
+
+def test_replay_cross_validate_equals_replay_on_train_plus_test(kth):
+    X, y = kth
+    cv = TraceSplit(n_splits=2, period="30D")
+    est = WalltimeAdjuster(keys=("user_id",))
+    out = replay_cross_validate(est, X, y, cv=cv, scoring=estimate_accuracy_scorer,
+                                return_predictions=True)
+    for train, test in cv.split(X):
+        rows = np.r_[train, test]
+        full = replay(est, X.iloc[rows], y[rows])
+        assert_array_equal(out["predictions"][test], full[len(train):])
+    assert out["test_score"].shape == (2,)
+
+
+def test_replay_cross_validate_sees_finished_test_jobs(kth):
+    X, y = kth
+    cv = TraceSplit(n_splits=1, period="30D")
+    train, test = next(cv.split(X))
+    plain = RecentAverage().fit(X.iloc[train], y[train]).predict(X.iloc[test])
+    online = replay_cross_validate(RecentAverage(), X, y, cv=cv,
+                                   return_predictions=True)["predictions"][test]
+    assert (plain != online).mean() > 0.3
+
+
+def test_replay_cross_validate_pipeline(kth):
+    X, y = kth
+    pipe = make_pipeline(HistoryFeatures(), HistGradientBoostingRegressor(
+        loss="quantile", quantile=0.85, max_iter=20, random_state=0))
+    with threadpool_limits(1):
+        out = replay_cross_validate(pipe, X, y, cv=TraceSplit(n_splits=2),
+                                    scoring={"acc": estimate_accuracy_scorer})
+    assert np.all((out["test_acc"] > 0.2) & (out["test_acc"] <= 1.0))

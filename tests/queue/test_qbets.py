@@ -1,0 +1,243 @@
+"""QBETS: coverage on i.i.d. samples, the fast replay, the online protocol, sklearn checks."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numpy.testing import assert_array_equal
+from scipy import stats
+from sklearn.base import clone
+from sklearn.utils.estimator_checks import parametrize_with_checks
+from tracedata import load_trace
+
+from predictkit.exceptions import ConfigError, JobTableError
+from predictkit.metrics import bound_summary
+from predictkit.model_selection import replay
+from predictkit.queue import QBETS, order_statistic_index
+
+SINGLE = dict(clustering=None, changepoint=None)
+
+
+def _jobs(n, nodes=4.0, req=3600.0):
+    return pd.DataFrame({"submit_time": np.arange(float(n)), "req_procs": nodes,
+                         "n_procs": nodes, "req_time": req})
+
+
+DISTRIBUTIONS = {
+    "exponential": stats.expon(scale=300.0),
+    "lognormal": stats.lognorm(s=2.0, scale=600.0),
+    "pareto": stats.pareto(b=1.2, scale=30.0),
+    "uniform": stats.uniform(0.0, 1000.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DISTRIBUTIONS))
+@pytest.mark.parametrize("n", [59, 200])
+def test_bound_covers_the_quantile_in_c_of_trials(name, n):
+    """Statistical test: 600 trials, the bound is above the true 0.95 quantile in at
+    least 0.95 of them, minus 3 binomial standard errors (0.027)."""
+    dist = DISTRIBUTIONS[name]
+    true_q = dist.ppf(0.95)
+    rng = np.random.default_rng(11)
+    jobs = _jobs(n)
+    covered = []
+    for _ in range(600):
+        waits = dist.rvs(size=n, random_state=rng)
+        bound = QBETS(**SINGLE).fit(jobs, waits).predict(jobs.iloc[:1])[0]
+        covered.append(bound >= true_q)
+    assert np.mean(covered) >= 0.95 - 3 * np.sqrt(0.95 * 0.05 / 600)
+
+
+def test_reference_index_undercovers_at_small_n():
+    dist = DISTRIBUTIONS["exponential"]
+    true_q = dist.ppf(0.95)
+    rng = np.random.default_rng(12)
+    jobs = _jobs(59)
+    model = QBETS(index="reference", **SINGLE)
+    covered = [model.fit(jobs, dist.rvs(size=59, random_state=rng))
+               .predict(jobs.iloc[:1])[0] >= true_q for _ in range(600)]
+    # theory: P(Bin(59, .95) <= 57) = 0.80
+    assert abs(np.mean(covered) - stats.binom.cdf(57, 59, 0.95)) < 0.05
+
+
+def test_no_bound_before_min_history():
+    waits = np.arange(1.0, 60.0)
+    model = QBETS(**SINGLE).fit(_jobs(58), waits[:58])
+    assert np.isnan(model.predict(_jobs(2))).all()
+    assert model.min_history_ == 59
+    model.partial_fit(_jobs(1), waits[58:])
+    assert model.predict(_jobs(1))[0] == 59.0
+    assert QBETS(index="reference", **SINGLE).fit(_jobs(59), waits).predict(_jobs(1))[0] == 58.0
+
+
+def test_bound_is_the_order_statistic():
+    rng = np.random.default_rng(3)
+    waits = rng.exponential(100, 777)
+    model = QBETS(quantile=0.75, **SINGLE).fit(_jobs(777), waits)
+    k = order_statistic_index(777, 0.75, 0.95)
+    assert model.predict(_jobs(1))[0] == np.sort(waits)[k - 1]
+
+
+def test_predict_proba_is_the_inverted_bound():
+    waits = np.linspace(0.0, 1990.0, 200)
+    model = QBETS(**SINGLE).fit(_jobs(200), waits)
+    within = np.array([-1.0, 0.0, 500.0, 1000.0, 1900.0, 1990.0, 5000.0])
+    got = model.predict_proba(_jobs(len(within)), within=within)
+    for w, p in zip(within, got):
+        grid = np.arange(99, 0, -1) / 100
+        ok = [q for q in grid
+              if (k := order_statistic_index(200, q, 0.95)) and np.sort(waits)[k - 1] <= w]
+        assert p == (ok[0] if ok else 0.0)
+    assert np.all(np.diff(got) >= 0)
+    # 200 waits are too few for a 0.99 bound at confidence 0.95 (0.99**200 > 0.05)
+    assert got[-1] == 0.98
+
+
+def test_predict_proba_without_history_is_nan():
+    model = QBETS(**SINGLE).fit(_jobs(0), np.zeros(0))
+    assert np.isnan(model.predict_proba(_jobs(1), within=100.0)).all()
+    with pytest.raises(ConfigError, match="within"):
+        model.predict_proba(_jobs(1))
+
+
+@given(cuts=st.lists(st.integers(0, 400), max_size=6),
+       changepoint=st.sampled_from(["runs", None]))
+@settings(max_examples=20)
+def test_partial_fit_in_pieces_equals_fit(cuts, changepoint):
+    rng = np.random.default_rng(4)
+    waits = np.r_[rng.exponential(100, 200), rng.exponential(5000, 200)]
+    jobs = _jobs(400, nodes=rng.choice([1.0, 64.0], 400))
+    params = dict(changepoint=changepoint, clustering=([8], []))
+    whole = QBETS(**params).fit(jobs, waits)
+    piecewise = QBETS(**params)
+    edges = [0, *sorted(cuts), 400]
+    for a, b in zip(edges, edges[1:]):
+        piecewise.partial_fit(jobs.iloc[a:b], waits[a:b])
+    probe = _jobs(2, nodes=np.array([1.0, 64.0]))
+    assert_array_equal(whole.predict(probe), piecewise.predict(probe))
+
+
+@pytest.fixture(scope="module")
+def sp2():
+    X = load_trace("SDSC-SP2-1998-4.2-cln", 1500)
+    return X, X["wait_time"].to_numpy()
+
+
+@pytest.mark.parametrize("params", [
+    dict(clustering=None),
+    dict(clustering=None, trim_on_hits=True, index="reference"),
+    dict(clustering="bic", cluster_start=200),
+    dict(clustering="auto", cluster_start=300, random_state=0),
+    dict(changepoint="ruptures", clustering=None, ruptures_every=100),
+    dict(changepoint=None, clustering=((8, 32), (3600,))),
+], ids=["single", "hits-reference", "bic", "auto", "ruptures", "edges"])
+def test_fast_replay_equals_reference(sp2, params):
+    X, y = sp2
+    fast = replay(QBETS(**params), X, y, method="fast")
+    slow = replay(QBETS(**params), X, y, method="reference")
+    assert_array_equal(fast, slow)
+    assert np.isfinite(fast).mean() > 0.5
+
+
+def test_fast_replay_with_ties_and_unsorted_rows():
+    rng = np.random.default_rng(5)
+    n = 600
+    X = pd.DataFrame({"submit_time": np.round(rng.uniform(0, 2000, n)),
+                      "wait_time": np.round(rng.exponential(30, n)),
+                      "req_procs": rng.choice([1.0, 16.0], n), "req_time": 600.0})
+    y = X["wait_time"].to_numpy()
+    params = dict(clustering=([4], []), quantile=0.5)
+    assert_array_equal(replay(QBETS(**params), X, y, method="fast"),
+                       replay(QBETS(**params), X, y, method="reference"))
+
+
+def test_real_trace_replay_smoke():
+    X = load_trace("KTH-SP2-1996-2.1-cln", 4000)
+    y = X["wait_time"].to_numpy()
+    bounds = replay(QBETS(random_state=0), X, y)
+    summary = bound_summary(y, bounds, quantile=0.95)
+    assert summary["availability"] > 0.9
+    assert summary["correctness"] > 0.9
+    assert 1 < summary["median_ratio"] < 1000
+
+
+def test_class_bounds_table():
+    jobs = _jobs(300, nodes=np.r_[np.ones(150), np.full(150, 64.0)])
+    waits = np.r_[np.full(150, 10.0), np.full(150, 1000.0)]
+    model = QBETS(clustering=([8], []), changepoint=None).fit(jobs, waits)
+    table = model.class_bounds()
+    assert list(table.columns) == ["class", "nodes", "requested_time", "n_history", "bound"]
+    assert table["bound"].tolist() == [10.0, 1000.0]
+    assert model.n_classes_ == 2
+
+
+@pytest.mark.parametrize("params", [dict(quantile=1.0), dict(quantile=0.0),
+                                    dict(confidence=1.5), dict(changepoint="pelt"),
+                                    dict(clustering="kmeans"), dict(index="median"),
+                                    dict(clustering=([8, 4], []))])
+def test_bad_parameters_raise_config_error(params):
+    with pytest.raises(ConfigError):
+        QBETS(**params).fit(_jobs(3), np.zeros(3))
+
+
+def test_bad_input():
+    with pytest.raises(JobTableError, match="DataFrame"):
+        QBETS().fit(np.zeros((3, 2)), np.zeros(3))
+    with pytest.raises(JobTableError, match="waits"):
+        QBETS().fit(_jobs(2), [1.0, np.nan])
+    with pytest.raises(JobTableError, match="waits"):
+        QBETS().fit(_jobs(2), [1.0, -5.0])
+    with pytest.raises(JobTableError, match="req_time"):
+        QBETS().fit(pd.DataFrame({"req_procs": [1.0]}), [1.0])
+
+
+def test_clone_keeps_parameters_and_y_defaults_to_wait_time():
+    model = QBETS(quantile=0.5, clustering=None)
+    copy = clone(model)
+    assert copy.get_params() == model.get_params()
+    jobs = _jobs(10).assign(wait_time=np.arange(10.0))
+    a = copy.fit(jobs).predict(jobs)
+    b = clone(model).fit(jobs, jobs["wait_time"]).predict(jobs)
+    assert_array_equal(a, b)
+
+
+_TABLE = ("X must be a job table (DataFrame with SWF columns): the check passes a bare "
+          "numeric array, whose columns mean nothing to QBETS")
+_MESSAGE = ("the check expects sklearn's own error text for a numeric array; a job table "
+            "error naming the problem is raised first")
+_EXPECTED = {name: _TABLE for name in [
+    "check_fit_score_takes_y", "check_estimators_overwrite_params",
+    "check_dont_overwrite_parameters", "check_estimators_fit_returns_self",
+    "check_readonly_memmap_input", "check_positive_only_tag_during_fit",
+    "check_estimators_dtypes", "check_dtype_object", "check_pipeline_consistency",
+    "check_estimators_pickle", "check_f_contiguous_array_estimator",
+    "check_methods_sample_order_invariance", "check_methods_subset_invariance",
+    "check_dict_unchanged", "check_fit_idempotent", "check_fit_check_is_fitted",
+    "check_fit2d_predict1d", "check_estimator_sparse_tag", "check_estimator_sparse_array",
+    "check_estimator_sparse_matrix"]}
+_EXPECTED.update({
+    "check_complex_data": _MESSAGE,
+    "check_estimators_empty_data_messages": _MESSAGE,
+    "check_fit2d_1sample": _MESSAGE,
+    "check_fit2d_1feature": _MESSAGE,
+    "check_n_features_in_after_fitting": "n_features_in_ is meaningless: extra columns of a "
+                                         "job table are ignored by design",
+    "check_n_features_in": "n_features_in_ is meaningless: extra columns are ignored",
+})
+
+
+@parametrize_with_checks([QBETS(clustering=None), QBETS(random_state=0)])
+def test_sklearn_common_checks(estimator, check):
+    """Every check passes, or fails as listed in _EXPECTED (strict)."""
+    func = getattr(check, "func", check)
+    name = getattr(func, "__name__", str(func))
+    reason = _EXPECTED.get(name)
+    if reason is None:
+        check(estimator)
+        return
+    try:
+        check(estimator)
+    except Exception:
+        return
+    pytest.fail(f"{name} passes now; remove it from the expected failures ({reason})")

@@ -1,0 +1,116 @@
+"""VARQ trajectories and plans on hand-made examples."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from predictkit.exceptions import ConfigError
+from predictkit.queue import QBETS, VARQ, Reservation, joint_success_probability
+from predictkit.queue import order_statistic_index
+
+
+class StepBounds:
+    """A bounds model with a hand-made inverted function.
+
+    A request of at most 6000 s is backfilled: probability within / 4000
+    (at most 1). A longer one is not: 0.3 * within / 3600.
+    """
+
+    def predict_proba(self, X, within):
+        req = np.asarray(X["req_time"], dtype=float)
+        within = np.asarray(within, dtype=float)
+        return np.where(req <= 6000, np.minimum(1.0, within / 4000), 0.3 * within / 3600)
+
+
+def test_trajectory_matches_hand_computation():
+    traj = VARQ(StepBounds(), step=600).trajectory(4, 3600, deadline=3600, now=0)
+    assert traj["submit_time"].tolist() == [0, 600, 1200, 1800, 2400, 3000]
+    assert traj["within"].tolist() == [3600, 3000, 2400, 1800, 1200, 600]
+    assert traj["requested_time"].tolist() == [7200, 6600, 6000, 5400, 4800, 4200]
+    assert traj["probability"].tolist() == pytest.approx([0.3, 0.25, 0.6, 0.45, 0.3, 0.15])
+
+
+@pytest.mark.parametrize("probability, submit, padded, prob", [
+    (0.4, 1800, 5400, 0.45), (0.5, 1200, 6000, 0.6), (0.3, 2400, 4800, 0.3),
+    (0.1, 3000, 4200, 0.15)])
+def test_plan_latest_matches_hand_computation(probability, submit, padded, prob):
+    plan = VARQ(StepBounds(), step=600).plan(4, 3600, 3600, probability, now=0)
+    assert plan.possible
+    assert (plan.submit_time, plan.wait, plan.requested_time) == (submit, submit, padded)
+    assert plan.probability == pytest.approx(prob)
+    assert plan.extra_allocation == 4 * (3600 - submit)
+    assert plan.required_allocation == 4 * 3600
+
+
+def test_plan_max_and_impossible():
+    varq = VARQ(StepBounds(), step=600)
+    best = varq.plan(4, 3600, 3600, None, now=0, mode="max")
+    assert (best.submit_time, best.probability) == (1200, pytest.approx(0.6))
+    refused = varq.plan(4, 3600, 3600, 0.7, now=0)
+    assert not refused.possible and "0.7" in refused.reason
+    assert refused.probability == pytest.approx(0.6) and math.isnan(refused.submit_time)
+    assert not varq.plan(4, 3600, 3600, 0.7, now=0, mode="max").possible
+
+
+def test_paper_example_overhead():
+    """Section 3.1: submit at T + 40470 for a deadline T + 43200, 4 nodes, 1 hour."""
+
+    class Paper:
+        def predict_proba(self, X, within):
+            return np.where(np.asarray(within) >= 43200 - 40470, 0.5, 0.2)
+
+    plan = VARQ(Paper(), step=30).plan(4, 3600, 43200, 0.5, now=0)
+    assert plan.submit_time == 40470
+    assert plan.requested_time == 6330
+    # the paper prints 9480 node-seconds; 4 * (43200 - 40470) is 10920
+    assert plan.extra_allocation == 4 * (43200 - 40470) == 10920
+
+
+def test_plan_on_qbets_matches_order_statistics():
+    jobs = pd.DataFrame({"req_procs": 4.0, "req_time": 3600.0,
+                         "submit_time": np.arange(200.0)})
+    waits = np.linspace(0, 1990, 200)
+    qbets = QBETS(clustering=None, changepoint=None).fit(jobs, waits)
+    plan = VARQ(qbets, step=60).plan(4, 3600, deadline=7200, probability=0.9, now=0)
+    bound = np.sort(waits)[order_statistic_index(200, 0.9, 0.95) - 1]  # 1870
+    expected = 60 * math.floor((7200 - bound) / 60)
+    assert plan.submit_time == expected == 5280
+    assert plan.probability >= 0.9
+    # one step later the bound no longer fits
+    assert VARQ(qbets, step=60).trajectory(4, 3600, 7200, expected + 60)["probability"][0] < 0.9
+
+
+def test_joint_probability():
+    assert joint_success_probability([0.9, 0.9]) == pytest.approx(0.99)
+    impossible = Reservation(False, *[math.nan] * 3, 0.4, math.nan, 1.0, "no")
+    assert joint_success_probability([0.5, impossible]) == 0.5
+    with pytest.raises(ConfigError):
+        joint_success_probability([1.5])
+    with pytest.raises(ConfigError):
+        joint_success_probability([])
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(deadline=-5, now=-10), "deadline"),
+    (dict(deadline=100, now=200), "past"),
+    (dict(deadline=100, now=100), "past"),
+    (dict(nodes=0), "nodes"),
+    (dict(walltime=-1), "walltime"),
+    (dict(probability=1.5), "probability"),
+    (dict(probability=0.0), "probability"),
+    (dict(mode="earliest"), "mode"),
+    (dict(step=0), "step"),
+])
+def test_bad_arguments(kwargs, match):
+    args = dict(nodes=4, walltime=3600, deadline=3600, probability=0.5, now=0)
+    step = kwargs.pop("step", 600)
+    args.update(kwargs)
+    with pytest.raises(ConfigError, match=match):
+        VARQ(StepBounds(), step=step).plan(**args)
+
+
+def test_bounds_without_predict_proba():
+    with pytest.raises(ConfigError, match="predict_proba"):
+        VARQ(object()).trajectory(1, 60, 100, 0)

@@ -1,0 +1,222 @@
+"""simulate(): parameters, bad input, predictors in simulated time, job splitting."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from _workloads import compare, workloads
+from predictkit.exceptions import ConfigError, JobTableError, PredictkitError, SimulationError
+from predictkit.simulate import Schedule, simulate
+
+
+def small_jobs():
+    return pd.DataFrame(dict(job_id=[1, 2, 3, 4], submit_time=[0.0, 1, 2, 3],
+                             run_time=[10.0, 5, 3, 2], n_procs=[2.0, 4, 1, 1],
+                             req_time=[20.0, 10, 5, 5], user_id=[1.0, 2, 1, 3],
+                             wait_time=[0.0, 9, 0, 0]))
+
+
+class LastRuntimes:
+    """A tiny online runtime predictor: mean of the user's last two runtimes."""
+
+    target_known_at = "end"
+
+    def __init__(self):
+        self.history = []
+        self.seen_rows = []
+
+    def partial_fit(self, X, y):
+        assert "end_time" in X and "start_time" in X
+        for user, run in zip(X["user_id"], y):
+            self.history.append((user, float(run)))
+        self.seen_rows.append(len(X))
+        return self
+
+    def predict(self, X):
+        assert X["run_time"].isna().all(), "outcomes of waiting jobs are hidden"
+        out = []
+        for user, req in zip(X["user_id"], X["req_time"]):
+            runs = [r for u, r in self.history if u == user][-2:]
+            out.append(np.mean(runs) if runs else req)
+        return np.array(out)
+
+
+def test_schedule_columns_and_metrics():
+    jobs = small_jobs()
+    schedule = simulate(jobs, n_procs=4, policy="easy")
+    assert isinstance(schedule, Schedule)
+    out = schedule.jobs
+    for column in ["start_time", "end_time", "wait_time", "backfilled", "estimate",
+                   "promised_start", "log_wait_time", "sim_run_time", "killed"]:
+        assert column in out.columns
+    assert list(out["start_time"]) == [0.0, 10.0, 2.0, 3.0]
+    assert list(out["backfilled"]) == [False, False, True, True]
+    table = schedule.metrics()
+    assert list(table.columns) == ["metric", "value"]
+    assert table.set_index("metric").loc["n_jobs", "value"] == 4
+    assert "4 jobs" in repr(schedule)
+
+
+def test_machine_size_from_header_and_widest_job():
+    jobs = small_jobs()
+    assert simulate(jobs).n_procs == 4
+    jobs.attrs["max_procs"] = 8
+    assert simulate(jobs).n_procs == 8
+
+
+def test_wider_jobs_are_rejected_not_dropped():
+    schedule = simulate(small_jobs(), n_procs=2)
+    assert list(schedule.rejected["job_id"]) == [2]
+    assert "wider than the machine" in schedule.rejected["reason"].iloc[0]
+    assert list(schedule.jobs["job_id"]) == [1, 3, 4]
+
+
+def test_req_procs_used_when_n_procs_missing():
+    jobs = small_jobs().assign(req_procs=[2.0, 2, 2, 2])
+    jobs.loc[1, "n_procs"] = np.nan
+    out = simulate(jobs, n_procs=4).jobs
+    assert out["start_time"].iloc[1] == 1.0
+
+
+@pytest.mark.parametrize("change,error,text", [
+    (lambda j: j.assign(run_time=[10.0, np.nan, 3, 2]), JobTableError, "run_time"),
+    (lambda j: j.drop(columns="run_time"), JobTableError, "run_time"),
+    (lambda j: j.assign(submit_time=[0.0, np.nan, 2, 3]), JobTableError, "submit_time"),
+    (lambda j: j.assign(submit_time=[-5.0, 1, 2, 3]), JobTableError, "negative"),
+    (lambda j: j.assign(run_time=[10.0, -1, 3, 2]), JobTableError, "negative"),
+    (lambda j: j.assign(submit_time=[0.0, 3, 2, 4]), JobTableError, "not sorted"),
+    (lambda j: j.assign(n_procs=[2.0, 0, 1, 1]), JobTableError, "<= 0"),
+    (lambda j: j.assign(n_procs=[2.0, np.nan, 1, 1]), JobTableError, "neither n_procs"),
+    (lambda j: j.iloc[:0], JobTableError, "empty"),
+])
+def test_bad_jobs(change, error, text):
+    with pytest.raises(error, match=text):
+        simulate(change(small_jobs()), n_procs=4)
+
+
+@pytest.mark.parametrize("kwargs,text", [
+    (dict(policy="backfill"), "policy"),
+    (dict(priority="lifo"), "priority"),
+    (dict(on_underestimate="triple"), "on_underestimate"),
+    (dict(backfill_order="random"), "backfill_order"),
+    (dict(policy="conservative", reservation_depth=2), "reservation_depth"),
+    (dict(reservation_depth=-1), "reservation_depth"),
+    (dict(n_procs=0), "n_procs"),
+    (dict(estimates="guess"), "estimates"),
+    (dict(estimates=[1.0, 2.0]), "shape"),
+    (dict(estimates=[1.0, np.nan, 1, 1]), "missing"),
+    (dict(max_runtime=0), "max_runtime"),
+    (dict(fairshare_decay="soon"), "fairshare_decay"),
+])
+def test_bad_parameters(kwargs, text):
+    kwargs.setdefault("n_procs", 4)
+    with pytest.raises(PredictkitError, match=text):
+        simulate(small_jobs(), **kwargs)
+
+
+def test_requested_estimates_need_requests():
+    jobs = small_jobs().assign(req_time=[20.0, np.nan, 5, 5])
+    with pytest.raises(SimulationError, match="req_time"):
+        simulate(jobs, n_procs=4)
+    out = simulate(jobs, n_procs=4, estimates="perfect").jobs
+    assert out["estimate"].iloc[1] == 5.0
+    with pytest.raises(SimulationError, match="selective"):
+        simulate(jobs, n_procs=4, estimates="perfect", selective=True)
+
+
+def test_kill_at_request():
+    jobs = small_jobs().assign(run_time=[30.0, 5, 3, 2])
+    killed = simulate(jobs, n_procs=4).jobs
+    assert killed["end_time"].iloc[0] == 20.0 and killed["killed"].iloc[0]
+    kept = simulate(jobs, n_procs=4, kill_at_request=False).jobs
+    assert kept["end_time"].iloc[0] == 30.0 and not kept["killed"].iloc[0]
+
+
+def test_callable_priority_serves_high_scores_first():
+    jobs = pd.DataFrame(dict(job_id=[1, 2, 3], submit_time=[0.0, 1, 1], run_time=[10.0, 5, 5],
+                             n_procs=[1.0, 1, 1], req_time=[10.0, 5, 5]))
+    out = simulate(jobs, n_procs=1, priority=lambda X: np.array([0.0, 1.0, 2.0])).jobs
+    assert list(out["start_time"]) == [0.0, 15.0, 10.0]
+    with pytest.raises(SimulationError, match="shape"):
+        simulate(jobs, n_procs=1, priority=lambda X: np.ones(2))
+
+
+def test_max_runtime_splits_into_chained_pieces():
+    jobs = pd.DataFrame(dict(job_id=[1, 2], submit_time=[0.0, 5.0], run_time=[25.0, 4.0],
+                             n_procs=[1.0, 1.0], req_time=[30.0, 4.0]))
+    whole = simulate(jobs, n_procs=1).jobs
+    assert list(whole["start_time"]) == [0.0, 25.0]
+    split = simulate(jobs, n_procs=1, max_runtime=10).jobs
+    # the second job runs between the first and second pieces of the first
+    assert list(split["start_time"]) == [0.0, 10.0]
+    assert split["end_time"].iloc[0] == 29.0
+    assert split["sim_run_time"].iloc[0] == 25.0
+    assert split["n_pieces"].iloc[0] == 3
+
+
+@settings(max_examples=40)
+@given(case=workloads(max_jobs=20), limit=st.integers(5, 40))
+def test_pieces_never_overlap_and_respect_capacity(case, limit):
+    jobs, machine, est, _ = case
+    out = simulate(jobs, n_procs=machine, estimates=est, max_runtime=limit).jobs
+    run = np.minimum(jobs["run_time"], jobs["req_time"]).to_numpy()
+    np.testing.assert_array_equal(out["sim_run_time"].to_numpy(), run)
+    assert (out["end_time"] - out["start_time"] >= out["sim_run_time"]).all()
+
+
+def estimator_pair():
+    """A predictor for simulate() and the same rule for the reference."""
+    predictor = LastRuntimes()
+
+    def rule(frame):
+        def estimate(now, arriving, done):
+            history = [(frame["user_id"].iloc[j], min(frame["run_time"].iloc[j],
+                                                      frame["req_time"].iloc[j]))
+                       for j in done]
+            out = []
+            for j in arriving:
+                runs = [r for u, r in history if u == frame["user_id"].iloc[j]][-2:]
+                out.append(np.mean(runs) if runs else frame["req_time"].iloc[j])
+            return out
+        return estimate
+    return predictor, rule
+
+
+@pytest.mark.parametrize("policy,depth", [("easy", None), ("conservative", None),
+                                          ("fcfs", None), ("no_guarantee", None)])
+@settings(max_examples=40)
+@given(case=workloads(), priority=st.sampled_from(["fcfs", "sjf", "wfp"]),
+       selective=st.booleans())
+def test_predictor_in_simulated_time_matches_reference(policy, depth, case, priority, selective):
+    jobs, machine, est, score = case
+    predictor, rule = estimator_pair()
+    compare(jobs, machine, est, score, policy=policy, depth=depth, priority=priority,
+            selective=selective, estimator_pair=(predictor, rule(jobs)))
+
+
+def test_predictor_is_copied_and_fed():
+    predictor = LastRuntimes()
+    schedule = simulate(small_jobs(), n_procs=4, estimates=predictor)
+    assert predictor.history == []
+    assert schedule.params["estimates"] == "LastRuntimes"
+    assert (schedule.jobs["estimate"] <= schedule.jobs["req_time"]).all()
+
+
+def test_predictions_are_capped_at_the_request():
+    class Huge(LastRuntimes):
+        def predict(self, X):
+            return np.full(len(X), 1e9)
+
+    out = simulate(small_jobs(), n_procs=4, estimates=Huge()).jobs
+    np.testing.assert_array_equal(out["estimate"], out["req_time"])
+
+
+def test_underestimate_rules():
+    jobs = pd.DataFrame(dict(job_id=[1, 2], submit_time=[0.0, 0.0], run_time=[100.0, 10.0],
+                             n_procs=[1.0, 2.0], req_time=[1000.0, 10.0]))
+    # job 2 waits for job 1, whose estimate (10 s) is extended when it runs out
+    for rule, expected in [("double", 100.0), ("increments", 100.0), ("request", 100.0)]:
+        out = simulate(jobs, n_procs=2, estimates=[10.0, 10.0], on_underestimate=rule).jobs
+        assert out["start_time"].iloc[1] == expected
