@@ -26,7 +26,6 @@ Run: ``python benchmarks/queue_bounds.py [--grid-jobs 50000] [--traces A,B]``.
 """
 
 import argparse
-import bisect
 import json
 import math
 import os

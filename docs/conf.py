@@ -27,3 +27,18 @@ suppress_warnings = ["myst.xref_missing"]
 html_theme = "alabaster"
 html_static_path = []
 nitpicky = False
+
+
+def _skip_metadata_requests(app, what, name, obj, skip, options):
+    """Leave out scikit-learn's generated ``set_<method>_request`` methods.
+
+    Their docstrings refer to labels of the scikit-learn documentation that
+    do not exist here; they are documented by scikit-learn.
+    """
+    if name.startswith("set_") and name.endswith("_request"):
+        return True
+    return None
+
+
+def setup(app):
+    app.connect("autodoc-skip-member", _skip_metadata_requests)

@@ -5,7 +5,51 @@ import pandas as pd
 
 from .jobs import validate_jobs
 
-__all__ = ["summarize", "request_accuracy", "estimate_modes"]
+__all__ = ["summarize", "request_accuracy", "estimate_modes", "SUMMARY_LABELS", "format_summary"]
+
+
+SUMMARY_LABELS = {
+    "n_jobs": "jobs",
+    "first_submit_utc": "first submit (UTC)",
+    "span_days": "span (days)",
+    "machine_procs": "machine size (procs)",
+    "n_users": "users",
+    "n_groups": "groups",
+    "mean_run_time": "mean runtime (s)",
+    "mean_req_time": "mean request (s)",
+    "frac_req_time_known": "jobs with a request",
+    "frac_wait_time_known": "jobs with a wait",
+    "mean_wait_time": "mean wait (s)",
+    "accuracy_mean": "accuracy R=run/req, mean",
+    "accuracy_median": "accuracy R, median",
+    "frac_accuracy_below_0_2": "jobs with R < 0.2",
+    "frac_at_request": "jobs reaching request (R >= 1)",
+    "n_estimates": "distinct requests (modes)",
+    "modes_for_50pct": "modes covering 50% of jobs",
+    "modes_for_90pct": "modes covering 90% of jobs",
+}
+"""Readable labels of the :func:`summarize` fields."""
+
+
+def format_value(key, value):
+    """Format one summary value for people: thousands separators, percentages for shares."""
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return "n/a"
+    if key.startswith("frac_"):
+        return f"{100 * value:.1f}%"
+    if isinstance(value, (float, np.floating)):
+        if float(value).is_integer() and abs(value) < 1e15:
+            return f"{int(value):,}"
+        return f"{value:,.3f}" if abs(value) < 10 else f"{value:,.1f}"
+    if isinstance(value, (int, np.integer)):
+        return f"{value:,}"
+    return str(value)
+
+
+def format_summary(summary):
+    """A summary as a two-column table of readable labels and formatted values."""
+    return pd.DataFrame({"quantity": [SUMMARY_LABELS.get(k, k) for k in summary.index],
+                         "value": [format_value(k, v) for k, v in summary.items()]})
 
 
 def request_accuracy(X):

@@ -28,6 +28,8 @@ __all__ = [
     "summarize",
     "request_accuracy",
     "estimate_modes",
+    "format_summary",
+    "SUMMARY_LABELS",
 ]
 
 SWF_COLUMNS = (
@@ -279,4 +281,5 @@ def known_time(X, target):
 
 
 from ._clean import clean_jobs  # noqa: E402
-from ._summary import estimate_modes, request_accuracy, summarize  # noqa: E402
+from ._summary import (SUMMARY_LABELS, estimate_modes, format_summary,  # noqa: E402
+                       request_accuracy, summarize)

@@ -16,7 +16,7 @@ from ..exceptions import PredictkitError
 
 __all__ = ["main", "console_main", "build_parser"]
 
-COMMANDS = ("info", "predict", "demo", "fetch", "generate", "bounds")
+COMMANDS = ("info", "fetch", "predict", "simulate", "bounds", "varq", "generate", "report", "sweep", "demo")
 """Subcommand modules, in the order ``--help`` lists them."""
 
 

@@ -7,7 +7,7 @@ import numpy as np
 from .._atomic import atomic_write
 from .._time import parse_duration
 from ..exceptions import ConfigError
-from ..queue._experiment import varq_experiment
+from ..queue import varq_experiment
 from ._common import print_json, read_trace_arg
 
 

@@ -104,7 +104,8 @@ def _fst(submit, start, hold_end, width, user, size, period, factor):
             epoch = e
         while done_ptr < n and hold_end[by_end[done_ptr]] <= now:
             j = by_end[done_ptr]
-            usage[user[j]] += width[j] * (hold_end[j] - start[j])
+            aged = e - np.int64(np.floor(hold_end[j] / period))
+            usage[user[j]] += width[j] * (hold_end[j] - start[j]) * factor ** aged
             done_ptr += 1
         while start_ptr < n and start[by_start[start_ptr]] < now:
             running[rn] = by_start[start_ptr]

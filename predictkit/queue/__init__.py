@@ -1,12 +1,13 @@
 """Queue-delay bounds (QBETS) and virtual advance reservations (VARQ).
 
 Nurmi, Wolski and Brevik, "Probabilistic advanced reservations for
-batch-scheduled parallel machines" (PPoPP 2008), sections 2.3 and 3.
+batch-scheduled parallel machines" (PPoPP 2008), sections 2.3, 3 and 4.4-4.6.
 """
 
 from ._binomial import min_history, order_statistic_index
+from ._experiment import varq_experiment
 from ._qbets import QBETS
 from ._varq import VARQ, Reservation, joint_success_probability
 
 __all__ = ["QBETS", "VARQ", "Reservation", "joint_success_probability", "min_history",
-           "order_statistic_index"]
+           "order_statistic_index", "varq_experiment"]

@@ -75,6 +75,14 @@ def _exact_index(n, q, c, index):
     return max(1, int(np.argmax(cdf > c)))
 
 
+def _exact_indices(ns, q, c, index):
+    """:func:`_exact_index` for many ``n`` at once (one CDF table)."""
+    cdf = stats.binom.cdf(np.arange(int(ns.max()) + 1)[None, :], ns[:, None], q)
+    if index == "textbook":
+        return np.argmax(cdf >= c, axis=1) + 1
+    return np.maximum(1, np.argmax(cdf > c, axis=1))
+
+
 def _normal_index(n, q, c, index):
     z = stats.norm.ppf(c)
     j = np.floor(q * n + z * np.sqrt(n * q * (1.0 - q)) + 0.5).astype(np.int64)
@@ -132,8 +140,8 @@ class IndexTable:
         ns = np.arange(old, size)
         values = np.zeros(len(ns), dtype=np.int64)
         exact = (ns >= self.n_min) & (ns <= NORMAL_APPROXIMATION_N)
-        for pos in np.flatnonzero(exact):
-            values[pos] = _exact_index(int(ns[pos]), self.q, self.c, self.index)
+        if exact.any():
+            values[exact] = _exact_indices(ns[exact], self.q, self.c, self.index)
         approx = ns > NORMAL_APPROXIMATION_N
         if approx.any():
             values[approx] = _normal_index(ns[approx], self.q, self.c, self.index)
@@ -154,7 +162,7 @@ class IndexTable:
             return self._list[n]
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=None)
 def index_table(q, c, index="textbook"):
     """A shared :class:`IndexTable` for ``(q, c, index)`` (tables only grow)."""
     return IndexTable(q, c, index)

@@ -80,6 +80,13 @@ class SortedHistory:
             raise IndexError(f"k={k} outside 1..{self._len}")
         if len(self._lists) == 1:
             return self._lists[0][k - 1]
+        if self._cum is None and 2 * k > self._len:
+            # upper quantiles: walk back from the largest block, no prefix sums
+            after = self._len
+            for block in reversed(self._lists):
+                after -= len(block)
+                if after < k:
+                    return block[k - 1 - after]
         cum = self._cumulative()
         pos = bisect.bisect_left(cum, k)
         before = cum[pos - 1] if pos else 0

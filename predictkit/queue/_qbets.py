@@ -60,7 +60,9 @@ class QBETS(BaseEstimator):
         The order-statistic rule (:mod:`predictkit.queue._binomial`).
     trim_on_hits : bool, default=False
         With ``changepoint="runs"``, also trim after a too long run of hits
-        (the bound has become too loose). False keeps only the miss rule.
+        (the bound has become too loose), as the public QBETS implementation
+        does. Off by default: on the shared traces it pulls correctness below
+        ``q`` (docs/results/queue_bounds.md).
     max_classes : int, default=6
         Largest number of mixture components tried by ``"auto"``.
     cluster_start : int, default=1000
@@ -132,8 +134,9 @@ class QBETS(BaseEstimator):
 
     def __init__(self, *, quantile=0.95, confidence=0.95, changepoint="runs",
                  clustering="auto", index="textbook", trim_on_hits=False, max_classes=6,
-                 cluster_start=1000, cluster_window=20000, ruptures_window=2000, ruptures_every=1000,
-                 ruptures_penalty=None, proba_step=0.01, random_state=None):
+                 cluster_start=1000, cluster_window=20000, ruptures_window=2000,
+                 ruptures_every=1000, ruptures_penalty=None, proba_step=0.01,
+                 random_state=None):
         self.quantile = quantile
         self.confidence = confidence
         self.changepoint = changepoint
@@ -344,5 +347,6 @@ class QBETS(BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
         tags.target_tags.required = False
-        tags.non_deterministic = self.clustering == "auto" and self.random_state is None
+        tags.non_deterministic = (isinstance(self.clustering, str) and self.clustering == "auto"
+                                  and self.random_state is None)
         return tags

@@ -112,26 +112,28 @@ def predictor_accuracy(table):
     ``table`` has one row per predictor with columns ``predictor``,
     ``accuracy`` and the shares ``NA``, ``OE``, ``UE``, ``BE`` (fractions).
     """
-    fig, (left, right) = _figure(width=10, height=4.2, ncols=2)
+    fig, (left, right) = _figure(width=10, height=0.5 * len(table) + 1.8, ncols=2)
     names = table["predictor"].astype(str).to_numpy()
     positions = np.arange(len(names))
-    left.bar(positions, table["accuracy"], color="#55a868")
-    left.set_xticks(positions, names, rotation=30, ha="right", fontsize=8)
-    left.set_ylabel("average estimate accuracy (Tang eq. 3)")
-    left.set_ylim(0, 1)
-    left.grid(axis="y", alpha=0.3)
-    bottom = np.zeros(len(names))
+    left.barh(positions, table["accuracy"], color="#55a868")
+    left.set_yticks(positions, names, fontsize=8)
+    left.invert_yaxis()
+    left.set_xlabel("average estimate accuracy (Tang eq. 3)")
+    left.set_xlim(0, 1)
+    left.grid(axis="x", alpha=0.3)
+    start = np.zeros(len(names))
     colors = {"NA": "#8c8c8c", "OE": "#4c72b0", "UE": "#dd8452", "BE": "#c44e52"}
-    labels = {"NA": "not adjusted", "OE": "overestimated", "UE": "underestimated (small)",
+    labels = {"NA": "not adjusted", "OE": "overestimated", "UE": "underestimated (<= 30 min)",
               "BE": "badly underestimated"}
     for key in ("NA", "OE", "UE", "BE"):
         if key in table:
             share = 100 * table[key].to_numpy(dtype=float)
-            right.bar(positions, share, bottom=bottom, color=colors[key], label=labels[key])
-            bottom += share
-    right.set_xticks(positions, names, rotation=30, ha="right", fontsize=8)
-    right.set_ylabel("percent of jobs")
-    right.legend(fontsize=7, loc="lower right")
+            right.barh(positions, share, left=start, color=colors[key], label=labels[key])
+            start += share
+    right.set_yticks(positions, [""] * len(names))
+    right.invert_yaxis()
+    right.set_xlabel("percent of jobs")
+    right.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncols=2)
     return fig
 
 
@@ -160,10 +162,9 @@ def bound_over_time(submit_time, wait_time, bound, unix_start_time=None, quantil
     fig, ax = _figure(width=10, height=4.2)
     days = (np.asarray(submit_time, dtype=float) - np.nanmin(submit_time)) / 86400.0
     wait = np.maximum(np.asarray(wait_time, dtype=float), 1.0) / _HOUR
-    ax.scatter(days, wait, s=2, alpha=0.3, color="#4c72b0", label="actual wait")
-    order = np.argsort(days, kind="stable")
-    ax.plot(days[order], np.asarray(bound, dtype=float)[order] / _HOUR, color="#c44e52", lw=1,
-            label=f"QBETS bound (q = {quantile:g})")
+    ax.scatter(days, wait, s=2, alpha=0.3, color="#4c72b0", label="actual wait (under 1 s shown at 1 s)")
+    ax.scatter(days, np.asarray(bound, dtype=float) / _HOUR, s=2, alpha=0.5, color="#c44e52",
+               label=f"QBETS bound of each job at submission (q = {quantile:g})")
     ax.set_yscale("log")
     ax.set_xlabel("days since the start of the log")
     ax.set_ylabel("wait (hours, log scale)")

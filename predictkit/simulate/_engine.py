@@ -33,7 +33,6 @@ from ._profile import (
     profile_compact,
     profile_earliest,
     profile_fits,
-    profile_max_before,
     profile_min,
     profile_reset,
     running_insert,
@@ -47,8 +46,8 @@ UNDER_DOUBLE, UNDER_INCREMENTS, UNDER_REQUEST = 0, 1, 2
 NEED_ESTIMATES, DONE = 1, 0
 
 # Positions in State.ints
-AP, QN, RN, CN, XN, FREE, RESUME, NDONE, PN, EPOCH, FREED, EXT, PS, NSTART = range(14)
-N_INTS = 14
+AP, QN, RN, CN, XN, FREE, RESUME, NDONE, PN, EPOCH, FREED, EXT, PS, NSTART, MINW = range(15)
+N_INTS = 15
 
 INCREMENTS = np.array([60.0, 300.0, 900.0, 1800.0, 3600.0, 7200.0, 18000.0,
                        36000.0, 72000.0, 180000.0, 360000.0])
@@ -146,6 +145,8 @@ def _queue_insert(s, j):
     shift_right(s.queue, lo, n)
     s.queue[lo] = j
     s.ints[QN] = n + 1
+    if n == 0 or s.width[j] < s.ints[MINW]:
+        s.ints[MINW] = s.width[j]
 
 
 @njit(cache=True, inline="always")
@@ -163,12 +164,16 @@ def _mark_backfilled(s, order, now):
 def _queue_drop_started(s):
     n = s.ints[QN]
     out = 0
+    narrowest = np.int64(2 ** 62)
     for k in range(n):
         j = s.queue[k]
         if np.isnan(s.start[j]):
             s.queue[out] = j
             out += 1
+            if s.width[j] < narrowest:
+                narrowest = s.width[j]
     s.ints[QN] = out
+    s.ints[MINW] = narrowest
 
 
 @njit(cache=True, inline="always")
@@ -243,7 +248,8 @@ def _pass_easy(s, order, now, bf_sjf):
     while pos < q and s.width[order[pos]] <= s.ints[FREE]:
         _start(s, order[pos], now)
         pos += 1
-    if pos >= q - 1:
+    # s.ints[MINW] is at most the narrowest waiting job: nothing can backfill below it
+    if pos >= q - 1 or s.ints[FREE] < s.ints[MINW]:
         return
     head = order[pos]
     need = s.width[head]
@@ -292,6 +298,8 @@ def _pass_depth(s, order, now, depth, bf_sjf):
             profile_add(T, F, size, PS, t, t + s.est_w[j], -w)
             reserved += 1
         pos += 1
+    if s.ints[FREE] < s.ints[MINW]:
+        return
     for j in _backfill_order(s, order[pos:], bf_sjf):
         if s.ints[FREE] == 0:
             break
@@ -312,6 +320,37 @@ def _move(s, j, size):
     moved = t != s.rs[j]
     s.rs[j] = t
     return moved
+
+
+@njit(cache=True)
+def _prefix_max(F, p):
+    out = np.empty(p, dtype=np.int64)
+    high = F[0]
+    for k in range(p):
+        if F[k] > high:
+            high = F[k]
+        out[k] = high
+    return out
+
+
+@njit(cache=True, inline="always")
+def _compress(s, order, now):
+    """Remove and re-insert each reservation in priority order (never later).
+
+    A job can only move if some segment before its reservation has room for
+    it; the running maximum of the profile answers that without a scan, and
+    is rebuilt after each re-insertion.
+    """
+    size = s.ints
+    best = _prefix_max(s.F, size[PS])
+    for j in order:
+        t = s.rs[j]
+        if not t > now:
+            continue
+        before = np.searchsorted(s.T[:size[PS]], t)
+        if before > 0 and best[before - 1] >= s.width[j]:
+            _move(s, j, size)
+            best = _prefix_max(s.F, size[PS])
 
 
 @njit(cache=True, inline="always")
@@ -343,10 +382,7 @@ def _pass_conservative(s, order, now):
         if _repair(s, order, size):
             s.ints[FREED] = 1
     if s.ints[FREED]:
-        for j in order:
-            t = s.rs[j]
-            if t > now and profile_max_before(s.T, s.F, size, PS, t) >= s.width[j]:
-                _move(s, j, size)
+        _compress(s, order, now)
     for j in order:
         if np.isnan(s.rs[j]):
             d = s.est_w[j]

@@ -7,19 +7,9 @@ from .._time import parse_duration
 from ..exceptions import ConfigError, SimulationError
 from ._engine import PRIO_FAIRSHARE, PRIO_STATIC, PRIO_WFP
 
-__all__ = ["PRIORITIES", "resolve_priority", "wfp_score", "fairshare_usage"]
+__all__ = ["PRIORITIES", "resolve_priority", "callable_keys"]
 
 PRIORITIES = ("fcfs", "sjf", "wfp", "fairshare")
-
-
-def wfp_score(wait, estimate, width):
-    """WFP priority score ``(t_queue / t_req)**3 * n`` (Tang et al. 2013 eq. 5).
-
-    ``t_req`` is the runtime estimate in use (the request, or the adjusted
-    estimate when predictions are used).
-    """
-    ratio = np.asarray(wait, dtype=float) / np.asarray(estimate, dtype=float)
-    return ratio * ratio * ratio * np.asarray(width, dtype=float)
 
 
 def resolve_priority(priority, fairshare_decay, fairshare_factor):
@@ -55,17 +45,3 @@ def callable_keys(priority, jobs):
     if not np.isfinite(scores).all():
         raise SimulationError("the priority function returned missing or infinite scores")
     return -scores
-
-
-def fairshare_usage(users, widths, runtimes, ends, at, period, factor):
-    """Decayed processor-seconds of each user at time ``at`` (Leung II.A).
-
-    Each job completed by ``at`` (``end <= at``) contributes ``width *
-    runtime``, multiplied by ``factor`` once per decay boundary (multiples of
-    ``period`` since time 0) passed between its end and ``at``. This is the
-    usage the simulator keeps when ``priority="fairshare"``.
-    """
-    done = ends <= at
-    epochs = np.floor(at / period) - np.floor(ends[done] / period)
-    weights = widths[done] * runtimes[done] * factor ** epochs
-    return np.bincount(users[done], weights=weights, minlength=users.max() + 1 if len(users) else 0)

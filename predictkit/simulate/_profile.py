@@ -204,19 +204,6 @@ def profile_min(T, F, size, at, start, end):
 
 
 @njit(cache=True)
-def profile_max_before(T, F, size, at, t):
-    """Most free processors at any time in ``[T[0], t)``."""
-    p = size[at]
-    high = F[0]
-    k = 1
-    while k < p and T[k] < t:
-        if F[k] > high:
-            high = F[k]
-        k += 1
-    return high
-
-
-@njit(cache=True)
 def profile_fits(T, F, size, at, start, width, duration):
     return profile_min(T, F, size, at, start, start + duration) >= width
 

@@ -29,7 +29,7 @@ _BATCH = 4096
 def simulate(jobs, *, n_procs=None, policy="easy", reservation_depth=None, priority="fcfs",
              fairshare_decay="24h", fairshare_factor=0.5, estimates="requested",
              selective=False, on_underestimate="double", backfill_order="priority",
-             kill_at_request=True, max_runtime=None):
+             kill_at_request=True, max_runtime=None, predictor_refresh=None):
     """Replay a job table through a backfilling scheduler.
 
     Event-driven simulation of one space-shared machine of ``n_procs``
@@ -93,6 +93,11 @@ def simulate(jobs, *, n_procs=None, policy="easy", reservation_depth=None, prior
     max_runtime : duration, optional
         Split longer jobs into chained pieces of at most this length, each
         submitted when the previous one ends (Leung et al. section V.A).
+    predictor_refresh : duration, optional
+        Trade exactness for speed with slow predictors: feed the completed
+        jobs and predict all submissions of the next ``predictor_refresh``
+        at once, so a prediction may miss jobs that completed since the
+        batch began (it never sees later ones). Default: exact.
 
     Returns
     -------
@@ -110,6 +115,7 @@ def simulate(jobs, *, n_procs=None, policy="easy", reservation_depth=None, prior
     if backfill_order not in ("priority", "sjf"):
         raise ConfigError(f"backfill_order must be 'priority' or 'sjf', got {backfill_order!r}")
     split = parse_duration(max_runtime, name="max_runtime", allow_none=True)
+    refresh = parse_duration(predictor_refresh, name="predictor_refresh", allow_none=True)
     if split is not None and split <= 0:
         raise ConfigError(f"max_runtime must be positive, got {max_runtime!r}")
     prep = _prepare(jobs, n_procs, kill_at_request)
@@ -144,7 +150,8 @@ def simulate(jobs, *, n_procs=None, policy="easy", reservation_depth=None, prior
         fill(np.arange(n), est, -2)
     online = predictor is not None
     if online:
-        feeder = _Feeder(copy.deepcopy(predictor), kept, state, pieces)
+        state.hist[:] = -1
+        feeder = _Feeder(copy.deepcopy(predictor), kept, state, pieces, refresh)
     args = (n, code, depth, prio, backfill_order == "sjf", under, period, factor, online)
     while eng.run(state, *args) == eng.NEED_ESTIMATES:
         position, values, history = feeder.next_batch()
@@ -153,7 +160,7 @@ def simulate(jobs, *, n_procs=None, policy="easy", reservation_depth=None, prior
         n_procs=prep["machine"], policy=policy, reservation_depth=depth if policy == "easy" else None,
         priority=prio_kind, estimates=_describe(estimates), selective=bool(selective),
         on_underestimate=on_underestimate, backfill_order=backfill_order,
-        kill_at_request=bool(kill_at_request), max_runtime=split,
+        kill_at_request=bool(kill_at_request), max_runtime=split, predictor_refresh=refresh,
         fairshare_decay=period, fairshare_factor=factor))
 
 
@@ -166,6 +173,13 @@ def _describe(estimates):
 
 
 def _prepare(jobs, n_procs, kill_at_request):
+    if isinstance(jobs, pd.DataFrame) and "run_time" in jobs.columns and jobs["run_time"].isna().any():
+        bad = int(np.argmax(jobs["run_time"].isna().to_numpy()))
+        raise JobTableError(
+            f"jobs: {int(jobs['run_time'].isna().sum())} job(s) have no run_time (first at row "
+            f"{bad}, job_id {jobs['job_id'].iloc[bad] if 'job_id' in jobs else bad}); a "
+            "simulation cannot replay them: drop them first, e.g. "
+            "jobs.dropna(subset=['run_time'])")
     validate_jobs(jobs, required=("submit_time", "run_time"), sorted_by="submit_time",
                   name="jobs")
     if len(jobs) == 0:
@@ -299,7 +313,8 @@ class _Filler:
 class _Feeder:
     """Drive a runtime predictor in simulated time (online protocol)."""
 
-    def __init__(self, predictor, kept, state, pieces):
+    def __init__(self, predictor, kept, state, pieces, refresh):
+        self.refresh = refresh
         self.predictor = predictor
         self.kept = kept
         self.state = state
@@ -312,6 +327,15 @@ class _Feeder:
                 self.blank[column] = np.nan
         self.n = len(kept)
         self.total = np.bincount(pieces.all_parent, weights=pieces.dur, minlength=self.n)
+        self.ready = _is_fitted(predictor)
+        if not self.ready:
+            # an empty first partial_fit starts an empty history (online protocol)
+            empty = kept.iloc[:0].assign(start_time=np.empty(0), end_time=np.empty(0))
+            try:
+                predictor.partial_fit(empty, np.empty(0))
+                self.ready = True
+            except (ValueError, TypeError):
+                self.ready = False
 
     def next_batch(self):
         s = self.state
@@ -321,14 +345,20 @@ class _Feeder:
             self.fed = ndone
         first = int(s.ints[eng.AP])
         horizon = s.ck[0] if s.ints[eng.CN] > 0 else s.submit[first]
+        if self.refresh is not None:
+            horizon = s.now[0] + self.refresh
         submit = s.submit[:self.n]
         last = int(np.searchsorted(submit, max(horizon, s.now[0]), side="left"))
         same = int(np.searchsorted(submit, s.now[0], side="right"))
-        last = max(same, min(last, first + _BATCH))
+        last = max(same, min(last, first + (_BATCH if self.refresh is None else len(submit))))
         if last > same:
             # never split an instant across batches
             last = int(np.searchsorted(submit, submit[last - 1], side="right"))
         positions = np.arange(first, last)
+        history = ndone if self.refresh is None else -2
+        if not self.ready:
+            # nothing completed yet and the predictor cannot start empty: the request
+            return positions, s.req[positions].copy(), history
         values = np.asarray(self.predictor.predict(self.blank.iloc[positions]), dtype=float)
         if values.shape != (len(positions),):
             raise SimulationError(
@@ -336,7 +366,10 @@ class _Feeder:
                 f"{len(positions)} job(s)")
         request = s.req[positions]
         values = np.where(np.isfinite(values), values, request)
-        return positions, values, ndone
+        if not np.isfinite(values).all():
+            raise SimulationError(
+                f"{type(self.predictor).__name__} gave no estimate for a job without a request")
+        return positions, values, history
 
     def _feed(self, done):
         # a job split into pieces enters the history when its last piece ends
@@ -355,3 +388,15 @@ class _Feeder:
         rows["start_time"] = start
         rows["end_time"] = end
         self.predictor.partial_fit(rows, run)
+        self.ready = True
+
+
+def _is_fitted(estimator):
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    try:
+        check_is_fitted(estimator)
+    except (NotFittedError, TypeError):
+        return False
+    return True

@@ -1,10 +1,9 @@
-import json
-
 import pandas as pd
 import pytest
 
 from predictkit.exceptions import ConfigError
 from predictkit.experiments import cell_key, expand_grid, load_grid, run_grid
+from tracedata import trace_file
 
 SPEC = {
     "traces": ["a", "b"],
@@ -92,17 +91,20 @@ def test_local_processes_give_the_in_process_result():
 
 def test_dask_local_cluster_gives_the_in_process_result(tmp_path):
     distributed = pytest.importorskip("distributed")
-    import cloudpickle
-    import sys
+    from predictkit.experiments import evaluate_cell
 
-    cloudpickle.register_pickle_by_value(sys.modules[__name__])
-    cells = expand_grid(SPEC)
-    serial = run_grid(cells, toy_metrics)
+    spec = {"traces": [str(trace_file("KTH-SP2-1996-2.1-cln"))],
+            "predictors": ["requested", {"name": "tang", "params": {"quantile": [0.7, 0.9]}},
+                           "usage-max"],
+            "policies": ["easy"], "options": {"max_jobs": 1500, "selective": True}}
+    cells = expand_grid(spec)
+    serial = run_grid(cells, evaluate_cell)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1",
                                   dashboard_address=None, processes=True) as cluster:
         assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
-        remote = run_grid(cells, toy_metrics, scheduler=cluster.scheduler_address,
+        remote = run_grid(cells, evaluate_cell, scheduler=cluster.scheduler_address,
                           results=tmp_path / "r.parquet")
     pd.testing.assert_frame_equal(serial, remote)
-    assert json.loads(next((tmp_path / "r.parquet.parts").glob("*.json")).read_text())["n"] == 3
+    assert len(list((tmp_path / "r.parquet.parts").glob("*.json"))) == len(cells)
     assert len(pd.read_parquet(tmp_path / "r.parquet")) == len(cells)
+    assert serial["schedule_mean_wait"].notna().all()

@@ -33,7 +33,7 @@ def check_basic(schedule, jobs, machine):
 
 
 @pytest.mark.parametrize("policy,depth", POLICY_CASES)
-@settings(max_examples=150)
+@settings(max_examples=60)
 @given(case=workloads(max_jobs=40), priority=st.sampled_from(PRIORITIES),
        kill=st.booleans(), selective=st.booleans(),
        under=st.sampled_from(["double", "increments", "request"]),
@@ -54,7 +54,7 @@ def test_invariants(policy, depth, case, priority, kill, selective, under, bf):
         assert schedule.jobs["promised_start"].isna().all()
 
 
-@settings(max_examples=200)
+@settings(max_examples=60)
 @given(case=workloads(max_jobs=40), kill=st.booleans())
 def test_fcfs_starts_in_submit_order(case, kill):
     jobs, machine, est, _ = case
@@ -68,7 +68,7 @@ def over_estimates(jobs, est):
     return run + est
 
 
-@settings(max_examples=200)
+@settings(max_examples=60)
 @given(case=workloads(max_jobs=40), priority=st.sampled_from(PRIORITIES))
 def test_conservative_keeps_its_promises(case, priority):
     jobs, machine, est, _ = case
@@ -97,7 +97,7 @@ def shadow_time(out, j, t, machine, estimates):
     raise AssertionError("the head never fits")
 
 
-@settings(max_examples=200)
+@settings(max_examples=60)
 @given(case=workloads(max_jobs=40), bf=st.sampled_from(["priority", "sjf"]))
 def test_easy_never_delays_the_head(case, bf):
     jobs, machine, est, _ = case

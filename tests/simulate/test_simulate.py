@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from _workloads import compare, workloads
-from predictkit.exceptions import ConfigError, JobTableError, PredictkitError, SimulationError
+from predictkit.exceptions import JobTableError, PredictkitError, SimulationError
 from predictkit.simulate import Schedule, simulate
 
 
@@ -220,3 +220,14 @@ def test_underestimate_rules():
     for rule, expected in [("double", 100.0), ("increments", 100.0), ("request", 100.0)]:
         out = simulate(jobs, n_procs=2, estimates=[10.0, 10.0], on_underestimate=rule).jobs
         assert out["start_time"].iloc[1] == expected
+
+
+def test_predictor_refresh_uses_older_history_only():
+    jobs = pd.DataFrame(dict(job_id=[1, 2, 3], submit_time=[0.0, 5, 20], run_time=[4.0, 4, 4],
+                             n_procs=[1.0, 1, 1], req_time=[100.0, 100, 100],
+                             user_id=[1.0, 1, 1]))
+    exact = simulate(jobs, n_procs=1, estimates=LastRuntimes()).jobs
+    assert list(exact["estimate"]) == [100.0, 4.0, 4.0]
+    stale = simulate(jobs, n_procs=1, estimates=LastRuntimes(), predictor_refresh=10).jobs
+    # job 2 is predicted at time 0, before job 1 completed
+    assert list(stale["estimate"]) == [100.0, 100.0, 4.0]

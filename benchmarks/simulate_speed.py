@@ -1,0 +1,147 @@
+"""Speed and memory of the simulator: jobs simulated per second for each policy.
+
+Measured on SDSC-BLUE (the target trace of the speed goals), on the largest
+shared trace, and on a synthetic 1,000,000-job workload; compared, on the
+first jobs of SDSC-BLUE, with the plain reference simulator of the tests
+(``tests/simulate/reference.py``). Prints JSON. CPU time (``process_time``)
+is reported next to wall time because the machine may be shared.
+
+Run: ``python benchmarks/simulate_speed.py [--quick]``
+"""
+
+import argparse
+import json
+import os
+import resource
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests" / "simulate"))
+sys.path.insert(0, str(REPO / "tests"))
+
+from predictkit.io import read_swf  # noqa: E402
+from predictkit.simulate import simulate  # noqa: E402
+from predictkit.simulate._trace import simulable_jobs  # noqa: E402
+
+POLICIES = [("fcfs", None), ("easy", None), ("conservative", None), ("no_guarantee", None),
+            ("easy", 4)]
+TRACES = Path(os.environ.get("PREDICTKIT_TRACES", REPO.parent / "shared" / "traces"))
+
+
+def timed(func, repeat=3):
+    best_wall = best_cpu = np.inf
+    for _ in range(repeat):
+        wall, cpu = time.perf_counter(), time.process_time()
+        result = func()
+        best_wall = min(best_wall, time.perf_counter() - wall)
+        best_cpu = min(best_cpu, time.process_time() - cpu)
+    return result, best_wall, best_cpu
+
+
+def load(name):
+    jobs = read_swf(TRACES / f"{name}.swf.gz")
+    jobs, dropped = simulable_jobs(jobs)
+    return jobs, dropped
+
+
+def synthetic(n, seed=0):
+    rng = np.random.default_rng(seed)
+    run = np.exp(rng.normal(7.0, 1.8, n)).round()
+    jobs = pd.DataFrame(dict(
+        job_id=np.arange(1, n + 1),
+        submit_time=np.cumsum(rng.exponential(430.0, n)).round(),  # offered load ~0.7
+        run_time=run, n_procs=2.0 ** rng.integers(0, 9, n),
+        req_time=np.maximum(run * rng.uniform(1.0, 5.0, n), 60.0).round(),
+        user_id=rng.integers(0, 500, n).astype(float)))
+    jobs.attrs["max_procs"] = 1024
+    return jobs
+
+
+def speed(jobs, label, repeat, caps=None):
+    rows = []
+    for policy, depth in POLICIES:
+        name = policy if depth is None else f"{policy}-depth{depth}"
+        part = jobs
+        if caps and name in caps:
+            part = jobs.iloc[:caps[name]]
+            part.attrs = dict(jobs.attrs)
+        _, wall, cpu = timed(lambda: simulate(part, policy=policy, reservation_depth=depth),
+                             repeat)
+        rows.append(dict(workload=label if part is jobs else f"{label} (first {len(part)} jobs)",
+                         policy=name, n_jobs=len(part), wall_s=wall, cpu_s=cpu,
+                         jobs_per_s_wall=len(part) / wall, jobs_per_s_cpu=len(part) / cpu))
+        print(json.dumps(rows[-1]), file=sys.stderr)
+    return rows
+
+
+def versus_reference(jobs, n, n_conservative):
+    from reference import reference_simulate
+
+    rows = []
+    for policy, depth in POLICIES:
+        size = n_conservative if policy == "conservative" else n
+        part = jobs.iloc[:size].reset_index(drop=True)
+        part.attrs = dict(jobs.attrs)
+        machine = int(part.attrs["max_procs"])
+        req = part["req_time"].to_numpy()
+        dur = np.minimum(part["run_time"].to_numpy(), req)
+        width = part["n_procs"].to_numpy().astype(int)
+        est = np.maximum(req, 1.0)
+        ref_policy = {"no_guarantee": "depth"}.get(policy, policy)
+        ref_depth = 0 if policy == "no_guarantee" else (depth or 1)
+        if depth and depth > 1:
+            ref_policy = "depth"
+        _, ref_wall, ref_cpu = timed(lambda: reference_simulate(
+            part["submit_time"].to_numpy(), dur, width, est, None, req,
+            part["user_id"].to_numpy(), machine, policy=ref_policy, depth=ref_depth), 1)
+        _, wall, cpu = timed(lambda: simulate(part, policy=policy, reservation_depth=depth))
+        rows.append(dict(policy=policy if depth is None else f"{policy}-depth{depth}",
+                         n_jobs=size, reference_cpu_s=ref_cpu, fast_cpu_s=cpu,
+                         speedup=ref_cpu / cpu))
+        print(json.dumps(rows[-1]), file=sys.stderr)
+    return rows
+
+
+def memory(jobs):
+    tracemalloc.start()
+    simulate(jobs, policy="easy")
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="one repeat, 200k synthetic jobs")
+    args = parser.parse_args()
+    repeat = 1 if args.quick else 3
+    simulate(synthetic(1000), policy="easy")  # compile / load the cache
+    out = {"speed": [], "reference": [], "skipped": {}}
+    blue, dropped = load("SDSC-BLUE-2000-4.2-cln")
+    out["dropped"] = {"SDSC-BLUE-2000-4.2-cln": dropped}
+    out["speed"] += speed(blue, "SDSC-BLUE-2000-4.2-cln", repeat)
+    largest = "RICC-2010-2"
+    ricc, dropped = load(largest)
+    out["dropped"][largest] = dropped
+    # RICC is heavily overloaded (queues of thousands of jobs): the policies that
+    # plan with a profile (O(queue x profile) per pass) run on a prefix
+    out["speed"] += speed(ricc, largest, 1, caps={"conservative": 20_000, "no_guarantee": 100_000,
+                                                 "easy-depth4": 20_000})
+    n = 200_000 if args.quick else 1_000_000
+    big = synthetic(n)
+    out["speed"] += speed(big, f"synthetic-{n}", 1)
+    out["peak_traced_bytes_easy_synthetic"] = memory(big)
+    out["max_rss_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    # the reference is O(n^2)-ish: 20,000 jobs (5,000 for conservative, ~6 min otherwise)
+    out["reference"] = versus_reference(blue, 20_000, 5_000)
+    print(json.dumps(out, indent=2))
+
+
+if __name__ == "__main__":
+    main()

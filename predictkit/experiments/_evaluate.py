@@ -1,0 +1,96 @@
+"""The evaluation of one grid cell: replay a predictor on a trace, optionally simulate it."""
+
+import functools
+import os
+
+import numpy as np
+
+from ..exceptions import ConfigError
+
+__all__ = ["evaluate_cell", "load_cell_trace"]
+
+_OPTIONS = {"max_jobs", "seed", "selective", "on_underestimate", "backfill_order",
+            "bad_threshold", "n_procs"}
+
+
+@functools.lru_cache(maxsize=4)
+def _read(trace, seed, max_jobs):
+    from ..datasets import load_trace, make_workload
+    from ..io import read_swf
+    from ..jobs import clean_jobs
+    from ..report._analysis import with_observed_waits
+
+    if trace.startswith("synthetic"):
+        n_jobs = int(trace.partition(":")[2] or 10000)
+        jobs = make_workload(n_jobs=n_jobs, random_state=seed)
+    elif os.path.exists(trace):
+        jobs = read_swf(trace)
+    else:
+        jobs = load_trace(trace)
+    jobs = clean_jobs(jobs, require_request=True)
+    if max_jobs is not None:
+        attrs = jobs.attrs
+        jobs = jobs.iloc[: int(max_jobs)].reset_index(drop=True)
+        jobs.attrs = attrs
+    return with_observed_waits(jobs, True, [])
+
+
+def load_cell_trace(cell):
+    """The job table a cell works on (cached per process).
+
+    ``trace`` is a file path, a name known to :func:`predictkit.datasets.load_trace`
+    (``PREDICTKIT_TRACES`` folders, then the cache), or ``"synthetic:N"`` for
+    :func:`predictkit.datasets.make_workload` with ``options.seed``. Jobs
+    without a usable size, runtime or request are removed
+    (:func:`predictkit.clean_jobs`), ``options.max_jobs`` keeps the first
+    ones, and a log without waits gets those of an EASY simulation.
+    """
+    options = cell.get("options", {})
+    unknown = set(options) - _OPTIONS
+    if unknown:
+        raise ConfigError(f"unknown option(s) {', '.join(sorted(unknown))}; "
+                          f"known: {', '.join(sorted(_OPTIONS))}")
+    return _read(str(cell["trace"]), options.get("seed", 0), options.get("max_jobs"))
+
+
+def evaluate_cell(cell):
+    """Evaluate one cell of a sweep and return its metrics.
+
+    The predictor (``cell["predictor"]`` with ``cell["params"]``, see
+    :func:`predictkit.runtime.make_predictor`; ``"perfect"`` for the actual
+    runtimes) is replayed online over the trace: ``accuracy`` (Tang et al.
+    2013 eq. 3), ``underestimated``, ``mae`` and the ``NA``/``OE``/``UE``/``BE``
+    shares. With a ``policy``, the trace is also simulated with the
+    predictor's estimates (``options.selective``, ``on_underestimate``,
+    ``backfill_order``) and ``priority``, adding every schedule metric.
+    """
+    from ..metrics import (adjustment_outcomes, estimate_accuracy, mean_absolute_error,
+                           underestimation_rate)
+    from ..model_selection import replay
+    from ..runtime import make_predictor
+    from ..simulate import simulate
+
+    jobs = load_cell_trace(cell)
+    options = cell.get("options", {})
+    run = np.asarray(jobs["run_time"], dtype=float)
+    requested = np.asarray(jobs["req_time"], dtype=float)
+    out = {"n_jobs": len(jobs)}
+    if cell["predictor"] == "perfect":
+        estimator, estimate = "perfect", np.minimum(run, requested)
+    else:
+        estimator = make_predictor(cell["predictor"], **cell["params"])
+        estimate = replay(estimator, jobs, run)
+    out["accuracy"] = estimate_accuracy(run, estimate)
+    out["underestimated"] = underestimation_rate(run, estimate)
+    out["mae"] = mean_absolute_error(run, estimate)
+    out.update(adjustment_outcomes(run, requested, estimate,
+                                   bad_threshold=options.get("bad_threshold", 1800)))
+    if cell.get("policy"):
+        kwargs = {k: options[k] for k in ("on_underestimate", "backfill_order", "n_procs")
+                  if k in options}
+        schedule = simulate(jobs, policy=cell["policy"], priority=cell.get("priority") or "fcfs",
+                            estimates=estimator, selective=bool(options.get("selective", False)),
+                            **kwargs)
+        table = schedule.metrics()
+        out.update({f"schedule_{m}": float(v) for m, v in zip(table["metric"], table["value"])})
+    return out

@@ -1,0 +1,284 @@
+"""The end-to-end study behind ``predictkit demo`` and ``predictkit report``.
+
+One pass over a log: summary and cleaning, online replay of every runtime
+predictor against the user requests (Tang et al. 2013 section 4), QBETS
+bounds on the waits (Nurmi et al. 2008 section 3), and simulated schedules
+with requests and with the best predictor (Tang et al. 2013 section 5.2,
+selective), with fairness by job width (Leung et al. 2010 section IV).
+"""
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..jobs import clean_jobs, estimate_modes, summarize
+from ..metrics import (adjustment_outcomes, bound_summary, estimate_accuracy,
+                       fair_start_times, mean_absolute_error, underestimation_rate,
+                       width_category)
+from ..model_selection import replay
+from ..queue import QBETS
+from ..runtime import make_predictor
+from ..simulate import simulate
+
+__all__ = ["Analysis", "analyze", "DEFAULT_PREDICTORS"]
+
+DEFAULT_PREDICTORS = {
+    "request": ("requested", {}),
+    "Tang p85 (user+group+request, 30D)": ("tang", {}),
+    "Tang p70 (user+group+request, 30D)": ("tang", {"quantile": 0.7}),
+    "RecentUsageMax (last 5)": ("usage-max", {}),
+    "RecentAverage (last 2)": ("recent-average", {}),
+}
+"""Label -> (predictor name, parameters) compared by default."""
+
+
+@dataclass
+class Analysis:
+    """Everything the demo prints and the report draws, for one log."""
+
+    name: str
+    summary: pd.Series
+    cleaning: list
+    notes: list = field(default_factory=list)
+    jobs: pd.DataFrame = None
+    modes: pd.DataFrame = None
+    predictions: dict = field(default_factory=dict)
+    predictor_table: pd.DataFrame = None
+    best_predictor: str = None
+    bounds: np.ndarray = None
+    bound_table: pd.DataFrame = None
+    quantile: float = 0.95
+    schedule_table: pd.DataFrame = None
+    fairness_table: pd.DataFrame = None
+    timings: dict = field(default_factory=dict)
+
+
+def _steps(progress, total):
+    if not progress:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc="analysis", unit="step", leave=False)
+
+
+def _tick(bar, label):
+    if bar is not None:
+        bar.set_postfix_str(label)
+        bar.update(1)
+
+
+def analyze(jobs, *, name=None, max_jobs=None, predictors=None, quantile=0.95,
+            policies=("easy", "conservative"), fairness=True, progress=False):
+    """Run the whole study on one log.
+
+    Parameters
+    ----------
+    jobs : DataFrame
+        A job table (read from a log or made by
+        :func:`predictkit.datasets.make_workload`).
+    name : str, optional
+        Name shown in the output.
+    max_jobs : int, optional
+        Use only the first ``max_jobs`` jobs (after cleaning).
+    predictors : dict, optional
+        ``label -> (name, params)`` for :func:`predictkit.runtime.make_predictor`;
+        default :data:`DEFAULT_PREDICTORS`. The label ``"request"`` is the baseline.
+    quantile : float
+        Quantile of the QBETS bounds.
+    policies : tuple of str
+        Backfilling policies to simulate.
+    fairness : bool
+        Compute the hybrid fair-start-time metric by job width for the EASY
+        schedules (needs ``"easy"`` in ``policies``).
+    progress : bool
+        Show a progress bar.
+
+    Returns
+    -------
+    Analysis
+        Sections that cannot be computed (no requests, no waits) are left
+        ``None`` and the reason is in ``notes``.
+    """
+    predictors = dict(DEFAULT_PREDICTORS if predictors is None else predictors)
+    bar = _steps(progress, 5)
+    timings = {}
+    started = time.perf_counter()
+    summary = summarize(jobs, name=name)
+    name = summary.name
+    clean = clean_jobs(jobs)
+    notes = []
+    cleaning = clean.attrs["cleaning"]
+    if max_jobs is not None and len(clean) > max_jobs:
+        clean = clean.iloc[:max_jobs].reset_index(drop=True)
+        clean.attrs = dict(jobs.attrs)
+        notes.append(f"Only the first {max_jobs:,} jobs (after cleaning) are analysed.")
+    result = Analysis(name=name, summary=summary, cleaning=cleaning, notes=notes,
+                      quantile=quantile)
+    requests = np.asarray(clean["req_time"], dtype=float)
+    has_requests = np.isfinite(requests).mean() >= 0.5 if len(clean) else False
+    if has_requests and not np.isfinite(requests).all():
+        clean = clean_jobs(clean, require_request=True)
+        notes.append(f"Jobs without a requested time were left out "
+                     f"({clean.attrs['cleaning'][-1]['removed']:,}).")
+    result.modes = estimate_modes(clean) if has_requests else None
+    clean = with_observed_waits(clean, has_requests, notes)
+    result.jobs = clean
+    timings["prepare"] = time.perf_counter() - started
+    _tick(bar, "runtime predictors")
+
+    started = time.perf_counter()
+    if has_requests:
+        _predictors(result, clean, predictors)
+    else:
+        notes.append("The log has no requested times: the runtime predictors, which adjust "
+                     "the request, and request-based schedules are skipped.")
+    timings["predictors"] = time.perf_counter() - started
+    _tick(bar, "queue bounds")
+
+    started = time.perf_counter()
+    _bounds(result, clean, quantile)
+    timings["bounds"] = time.perf_counter() - started
+    _tick(bar, "schedules")
+
+    started = time.perf_counter()
+    easy = _schedules(result, clean, predictors, policies) if has_requests else {}
+    timings["schedules"] = time.perf_counter() - started
+    _tick(bar, "fairness")
+
+    started = time.perf_counter()
+    if fairness:
+        _fairness(result, easy)
+    timings["fairness"] = time.perf_counter() - started
+    _tick(bar, "done")
+    if bar is not None:
+        bar.close()
+    result.timings = timings
+    return result
+
+
+def with_observed_waits(jobs, has_requests, notes):
+    """Give a log without waits the waits of a simulated EASY schedule."""
+    waits = np.asarray(jobs["wait_time"], dtype=float)
+    if len(jobs) and np.isfinite(waits).all():
+        return jobs
+    estimates = "requested" if has_requests else "perfect"
+    schedule = simulate(jobs, policy="easy", estimates=estimates)
+    simulated = schedule.jobs
+    out = jobs.copy()
+    by_id = pd.Series(np.asarray(simulated["wait_time"], dtype=float),
+                      index=np.asarray(simulated["job_id"]))
+    filled = by_id.reindex(np.asarray(out["job_id"])).to_numpy()
+    missing = ~np.isfinite(waits)
+    out.loc[missing, "wait_time"] = filled[missing]
+    notes.append(f"{int(missing.sum()):,} jobs had no wait time in the log; their waits come "
+                 f"from an EASY simulation of the log with {estimates} estimates.")
+    if len(schedule.rejected):
+        keep = np.isfinite(out["wait_time"].to_numpy(dtype=float))
+        notes.append(f"{int((~keep).sum()):,} jobs wider than the machine were left out.")
+        out = out.loc[keep].reset_index(drop=True)
+    out.attrs = dict(jobs.attrs)
+    return out
+
+
+def _group_keys(jobs):
+    groups = np.asarray(jobs["group_id"], dtype=float)
+    users = np.asarray(jobs["user_id"], dtype=float)
+    keys = []
+    if np.isfinite(users).any():
+        keys.append("user_id")
+    if np.isfinite(groups).any():
+        keys.append("group_id")
+    return tuple(keys + ["req_time"])
+
+
+def _predictors(result, jobs, predictors):
+    run = np.asarray(jobs["run_time"], dtype=float)
+    requested = np.asarray(jobs["req_time"], dtype=float)
+    keys = _group_keys(jobs)
+    rows = []
+    for label, (kind, params) in predictors.items():
+        params = dict(params)
+        if kind == "tang":
+            params.setdefault("keys", keys)
+        estimate = replay(make_predictor(kind, **params), jobs, run)
+        result.predictions[label] = estimate
+        outcomes = adjustment_outcomes(run, requested, estimate)
+        rows.append({"predictor": label, "accuracy": estimate_accuracy(run, estimate),
+                     "underestimated": underestimation_rate(run, estimate),
+                     "mae_h": mean_absolute_error(run, estimate) / 3600.0, **outcomes})
+    table = pd.DataFrame(rows)
+    result.predictor_table = table
+    candidates = table[table["predictor"] != "request"]
+    if len(candidates):
+        result.best_predictor = candidates.sort_values("accuracy", ascending=False,
+                                                       kind="stable")["predictor"].iloc[0]
+
+
+def _bounds(result, jobs, quantile):
+    waits = np.asarray(jobs["wait_time"], dtype=float)
+    bounds = replay(QBETS(quantile=quantile), jobs, waits)
+    result.bounds = bounds
+    summary = bound_summary(waits, bounds, quantile=quantile)
+    result.bound_table = pd.DataFrame([{
+        "quantile": quantile, "jobs": summary["n_jobs"], "jobs with a bound": summary["n_bounded"],
+        "correctness": summary["correctness"],
+        "95% interval": f"{summary['correctness_low']:.3f}-{summary['correctness_high']:.3f}",
+        "median bound/actual": summary["median_ratio"], "meets quantile": summary["meets_quantile"],
+    }])
+
+
+def _estimator(predictors, label, jobs):
+    kind, params = predictors[label]
+    params = dict(params)
+    if kind == "tang":
+        params.setdefault("keys", _group_keys(jobs))
+    return make_predictor(kind, **params)
+
+
+def _schedule_row(schedule, policy, label):
+    values = dict(zip(schedule.metrics()["metric"], schedule.metrics()["value"]))
+    return {"label": f"{policy} / {label}", "policy": policy, "estimates": label,
+            "mean_wait_h": values["mean_wait"] / 3600.0,
+            "mean_bounded_slowdown": values["mean_bounded_slowdown"],
+            "utilization": values["utilization"], "backfill_ratio": values["backfill_ratio"],
+            "loss_of_capacity": values["loss_of_capacity"]}
+
+
+def _schedules(result, jobs, predictors, policies):
+    """Simulate each policy with requests and with the best predictor (selective)."""
+    rows, easy = [], {}
+    for policy in policies:
+        configs = [("request", "requested")]
+        if result.best_predictor is not None:
+            configs.append((f"{result.best_predictor}, selective",
+                            _estimator(predictors, result.best_predictor, jobs)))
+        for label, estimates in configs:
+            schedule = simulate(jobs, policy=policy, estimates=estimates,
+                                selective=not isinstance(estimates, str))
+            rows.append(_schedule_row(schedule, policy, label))
+            if policy == "easy":
+                easy[label] = schedule
+    result.schedule_table = pd.DataFrame(rows)
+    return easy
+
+
+def _fairness(result, schedules):
+    """Leung et al. (2010) section IV fairness by job width, for the EASY schedules."""
+    frames = []
+    for label, schedule in schedules.items():
+        fair = fair_start_times(schedule)
+        done = schedule.jobs
+        miss = np.asarray(done["start_time"], dtype=float) - fair
+        frame = pd.DataFrame({"width": width_category(np.asarray(done["n_procs"], dtype=float)),
+                              "late": miss > 0, "miss": np.maximum(miss, 0.0)})
+        stats = frame.groupby("width").agg(late=("late", "mean"), miss=("miss", "mean"))
+        first = stats.index.str.extract(r"(\d+)", expand=False).astype(float).to_numpy()
+        stats = stats.iloc[np.argsort(first, kind="stable")]
+        frames.append(pd.DataFrame({
+            "width": stats.index.astype(str), "percent_unfair": 100.0 * stats["late"].to_numpy(),
+            "mean_miss_h": stats["miss"].to_numpy() / 3600.0, "label": f"EASY / {label}",
+        }))
+    if frames:
+        result.fairness_table = pd.concat(frames, ignore_index=True)

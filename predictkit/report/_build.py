@@ -1,0 +1,167 @@
+"""Turn an :class:`~predictkit.report.Analysis` into the static HTML report."""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..jobs import format_summary, request_accuracy
+from . import _figures as figures
+from ._html import Section, figure_to_data_uri, write_page
+
+__all__ = ["build_report"]
+
+
+def _figure(fig, caption, alt):
+    uri = figure_to_data_uri(fig)
+    fig.clear()
+    return (uri, caption, alt)
+
+
+def _overview(analysis):
+    table = format_summary(analysis.summary)
+    cleaning = pd.DataFrame(analysis.cleaning)
+    text = ("What the log holds: size, span, users and the accuracy of the users' "
+            "requested times (R = runtime / request). Jobs that a simulation cannot use "
+            "(unknown size, runtime or submit time) are removed first; the table says how "
+            "many each rule removed.")
+    if analysis.notes:
+        text += "\n\n" + " ".join(analysis.notes)
+    return Section("Overview", text, tables=[(table, "Summary of the log"),
+                                             (cleaning, "Cleaning (Tsafrir et al. 2005, 'sane' jobs)")])
+
+
+def _requests(analysis):
+    jobs = analysis.jobs
+    accuracy = request_accuracy(jobs)
+    section = Section(
+        "User requests",
+        "How good are the users' requested times? The histogram shows the share of jobs "
+        "per accuracy bin (Tsafrir et al. 2005, Fig. 1); the second plot follows the mean "
+        "and median accuracy over the quarters of the log (Tang et al. 2013, Fig. 2). "
+        "Requests cluster on a few popular values ('modes'): the table lists the 20 most "
+        "popular and the curve shows how few of them cover most jobs (Tsafrir et al. "
+        "2005, Table 2 and Fig. 5).")
+    section.figures.append(_figure(figures.accuracy_histogram(accuracy),
+                                   "Histogram of request accuracy R = runtime / request.",
+                                   "accuracy histogram"))
+    ok = np.asarray(jobs["req_time"], dtype=float) > 0
+    section.figures.append(_figure(
+        figures.accuracy_by_quarter(np.asarray(jobs["submit_time"], dtype=float)[ok],
+                                    np.asarray(jobs["run_time"], dtype=float)[ok]
+                                    / np.asarray(jobs["req_time"], dtype=float)[ok],
+                                    jobs.attrs.get("unix_start_time")),
+        "Request accuracy per quarter of submission.", "accuracy by quarter"))
+    modes = analysis.modes.head(20).copy()
+    modes["estimate (h)"] = modes["estimate"] / 3600.0
+    section.tables.append((modes[["estimate (h)", "jobs", "percent", "cum_percent"]],
+                           "The 20 most popular requested times"))
+    section.figures.append(_figure(figures.mass_disparity(analysis.modes),
+                                   "Cumulative share of jobs covered by the most popular "
+                                   "requested times.", "mass disparity of requests"))
+    return section
+
+
+def _predictions(analysis):
+    jobs = analysis.jobs
+    section = Section(
+        "Runtime predictions",
+        "Each predictor is replayed online with no peeking: a job's prediction uses only "
+        "jobs that had ended by its submission. Accuracy is Tang et al. (2013) eq. 3 "
+        "(1 when exact, else the smaller over the larger of runtime and estimate). NA: "
+        "not adjusted; OE: overestimated; UE: underestimated by at most 30 minutes; BE: "
+        "underestimated by more (Tang et al. 2013, Figs. 4-5). The CDFs compare actual "
+        "runtimes with requests and predictions (Klusacek & Soysal 2019, Fig. 2).")
+    table = analysis.predictor_table
+    readable = table.rename(columns={"underestimated": "share underestimated",
+                                     "mae_h": "mean abs. error (h)"})
+    section.tables.append((readable, "Prediction accuracy and outcome shares (online replay)"))
+    section.figures.append(_figure(figures.predictor_accuracy(table),
+                                   "Average accuracy and outcome shares per predictor.",
+                                   "predictor accuracy"))
+    shown = {k: v for k, v in analysis.predictions.items() if k != "request"}
+    section.figures.append(_figure(
+        figures.runtime_cdfs(jobs["run_time"], jobs["req_time"], shown),
+        "CDFs of actual runtime, requested time and predicted runtimes.", "runtime CDFs"))
+    return section
+
+
+def _bounds(analysis):
+    jobs = analysis.jobs
+    section = Section(
+        "Queue-wait bounds (QBETS)",
+        f"QBETS gives each job, at submission, an upper bound on its wait that holds for "
+        f"a fraction q = {analysis.quantile:g} of jobs with 95% confidence, from the waits "
+        "of recently started jobs of its class (Nurmi et al. 2008, section 3). "
+        "Correctness is the share of jobs whose actual wait was at or under the bound; it "
+        "should reach q. The plot follows the bound and the actual waits over the log "
+        "(Nurmi et al. 2008, Fig. 2).")
+    section.tables.append((analysis.bound_table, "Bound correctness and tightness"))
+    section.figures.append(_figure(
+        figures.bound_over_time(jobs["submit_time"], jobs["wait_time"], analysis.bounds,
+                                quantile=analysis.quantile),
+        "Actual waits (blue) and the QBETS bound each job got at submission (red; jobs "
+        "of different classes get different bounds).",
+        "QBETS bound over time"))
+    return section
+
+
+def _schedules(analysis):
+    section = Section(
+        "Schedules",
+        "The log is replayed through the backfilling simulator with the users' requests "
+        "and with the most accurate predictor, used selectively (predictions for waiting "
+        "jobs, requests for running ones; Tang et al. 2013, section 5.2). Lower wait and "
+        "bounded slowdown (runtimes under 10 s count as 10 s) are better.")
+    table = analysis.schedule_table
+    readable = table.drop(columns=["label"]).rename(columns={
+        "mean_wait_h": "mean wait (h)", "mean_bounded_slowdown": "mean bounded slowdown",
+        "backfill_ratio": "backfill ratio", "loss_of_capacity": "loss of capacity"})
+    section.tables.append((readable, "Schedule metrics per configuration"))
+    section.figures.append(_figure(figures.schedule_metrics(table),
+                                   "Average wait and bounded slowdown per policy and estimate.",
+                                   "schedule metrics"))
+    if analysis.fairness_table is not None:
+        section.text += ("\n\nFairness (Leung et al. 2010, section IV): a job is treated "
+                         "unfairly when it starts after its fair start time, the start it "
+                         "would have had in a no-backfill schedule in fairshare order from "
+                         "the state at its arrival.")
+        section.figures.append(_figure(figures.fairness_by_width(analysis.fairness_table),
+                                       "Share of jobs missing their fair start time and "
+                                       "average miss, by job width (EASY).",
+                                       "fairness by width"))
+    return section
+
+
+def build_report(analysis, output):
+    """Write the HTML report of an analysis into the folder ``output``.
+
+    Parameters
+    ----------
+    analysis : Analysis
+        From :func:`predictkit.report.analyze`.
+    output : str or path
+        Folder (created if needed). The report is ``output/index.html``, a
+        single self-contained file (figures embedded as PNG).
+
+    Returns
+    -------
+    Path
+        The path of ``index.html``.
+    """
+    output = Path(output)
+    output.mkdir(parents=True, exist_ok=True)
+    sections = [_overview(analysis)]
+    if analysis.modes is not None:
+        sections.append(_requests(analysis))
+    if analysis.predictor_table is not None:
+        sections.append(_predictions(analysis))
+    if analysis.bound_table is not None:
+        sections.append(_bounds(analysis))
+    if analysis.schedule_table is not None:
+        sections.append(_schedules(analysis))
+    subtitle = (f"{analysis.summary['n_jobs']:,} jobs; made by predictkit. "
+                "Every number here comes from an online replay that never looks at jobs "
+                "that had not finished (or started) yet.")
+    return write_page(output / "index.html", f"predictkit report: {analysis.name}", subtitle,
+                      sections)

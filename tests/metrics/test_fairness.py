@@ -1,0 +1,79 @@
+"""Hybrid fair-start-time metric (Leung et al. 2010 section IV) against a plain list scheduler."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from predictkit.metrics import fair_start_times, fairness_metrics
+from predictkit.simulate import simulate
+
+
+def reference_fst(out, n_procs, period, factor):
+    submit = out["submit_time"].to_numpy()
+    start = out["start_time"].to_numpy()
+    end = out["end_time"].to_numpy()
+    width = out["n_procs"].to_numpy().astype(int)
+    user = out["user_id"].to_numpy()
+    fst = np.empty(len(out))
+    for j in range(len(out)):
+        a = submit[j]
+        usage = {}
+        for k in range(len(out)):
+            if end[k] <= a:
+                decay = factor ** (np.floor(a / period) - np.floor(end[k] / period))
+                usage[user[k]] = usage.get(user[k], 0.0) + width[k] * (end[k] - start[k]) * decay
+        nodes = [a] * n_procs
+        busy = [k for k in range(len(out)) if start[k] < a < end[k]]
+        i = 0
+        for k in busy:
+            for _ in range(width[k]):
+                nodes[i] = end[k]
+                i += 1
+        queued = [k for k in range(len(out)) if submit[k] <= a and start[k] >= a]
+        queued.sort(key=lambda k: (usage.get(user[k], 0.0), submit[k], k))
+        for k in queued:
+            nodes.sort()
+            begin = max(a, nodes[width[k] - 1])
+            if k == j:
+                fst[j] = begin
+                break
+            for i in range(width[k]):
+                nodes[i] = begin + (end[k] - start[k])
+    return fst
+
+
+def test_fairshare_order_defines_the_fair_start():
+    # one processor; user 1 has used it (job 0) when jobs 2 (user 1) and 3 (user 2) wait
+    jobs = pd.DataFrame(dict(job_id=[0, 1, 2, 3], submit_time=[0.0, 1, 3, 4],
+                             run_time=[2.0, 10, 5, 1], n_procs=[1.0, 1, 1, 1],
+                             req_time=[2.0, 10, 5, 1], user_id=[1.0, 3, 1, 2]))
+    schedule = simulate(jobs, n_procs=1, policy="easy")
+    np.testing.assert_array_equal(schedule.jobs["start_time"], [0.0, 2, 12, 17])
+    np.testing.assert_array_equal(fair_start_times(schedule), [0.0, 2, 12, 12])
+    metrics = fairness_metrics(schedule)
+    assert metrics["fair_start_miss_percent"] == pytest.approx(25.0)
+    assert metrics["mean_fair_start_miss"] == pytest.approx(5 / 4)
+
+
+@st.composite
+def small_schedules(draw):
+    n = draw(st.integers(1, 15))
+    machine = draw(st.integers(1, 6))
+    ints = lambda lo, hi: np.array(draw(st.lists(st.integers(lo, hi), min_size=n, max_size=n)),  # noqa: E731
+                                   dtype=float)
+    jobs = pd.DataFrame(dict(job_id=np.arange(1, n + 1), submit_time=np.cumsum(ints(0, 20)),
+                             run_time=ints(0, 60), n_procs=np.minimum(ints(1, 6), machine),
+                             user_id=ints(0, 3)))
+    jobs["req_time"] = jobs["run_time"] + ints(0, 30)
+    policy = draw(st.sampled_from(["easy", "conservative", "no_guarantee", "fcfs"]))
+    return simulate(jobs, n_procs=machine, policy=policy, priority="fairshare",
+                    fairshare_decay=50)
+
+
+@settings(max_examples=60)
+@given(schedule=small_schedules())
+def test_matches_plain_list_scheduler(schedule):
+    expected = reference_fst(schedule.jobs, schedule.n_procs, 50.0, 0.5)
+    np.testing.assert_allclose(fair_start_times(schedule), expected)

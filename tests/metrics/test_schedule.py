@@ -1,0 +1,131 @@
+"""Schedule metrics against hand-computed values."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.model_selection import cross_validate
+
+from predictkit.exceptions import ConfigError, JobTableError
+from predictkit.metrics import (
+    backfill_ratio,
+    bounded_slowdown,
+    length_category,
+    loss_of_capacity,
+    make_schedule_scorer,
+    makespan,
+    schedule_metrics,
+    slowdown,
+    utilization,
+    wait_prediction_error,
+    weighted_wait,
+    width_category,
+)
+from predictkit.runtime import RecentAverage
+from predictkit.simulate import simulate
+
+
+def schedule_frame():
+    # machine of 4; job 2 (width 4) waits 9 s for job 1
+    return pd.DataFrame(dict(
+        job_id=[1, 2, 3], submit_time=[0.0, 1.0, 2.0], start_time=[0.0, 10.0, 2.0],
+        end_time=[10.0, 15.0, 5.0], n_procs=[2.0, 4.0, 1.0], estimate=[20.0, 10.0, 5.0],
+        backfilled=[False, False, True], promised_start=[0.0, 20.0, 2.0]))
+
+
+def test_per_job_metrics():
+    frame = schedule_frame()
+    np.testing.assert_allclose(slowdown(frame), [1.0, 14 / 5, 1.0])
+    np.testing.assert_allclose(bounded_slowdown(frame), [1.0, 14 / 10, 1.0])
+    np.testing.assert_allclose(wait_prediction_error(frame), [0.0, 10.0, 0.0])
+
+
+def test_system_metrics():
+    frame = schedule_frame()
+    frame.attrs["max_procs"] = 4
+    assert makespan(frame) == 15.0
+    assert utilization(frame) == pytest.approx((20 + 20 + 3) / (15 * 4))
+    # job 2 queued from 1 to 10 while 2 (then 1 from 2 to 5) processors idled
+    lost = 1 * 2 + 3 * 1 + 5 * 2
+    assert loss_of_capacity(frame) == pytest.approx(lost / 60)
+    assert backfill_ratio(frame) == pytest.approx(1 / 3)
+
+
+def test_weighted_wait_tang_eq4():
+    frame = schedule_frame()
+    # only job 2 waited; WFP score (9/10)^3 * 4
+    assert weighted_wait(frame, score="wfp") == pytest.approx(9.0)
+    assert weighted_wait(frame, score="wait") == pytest.approx(9.0)
+    frame.loc[2, "start_time"] = 4.0
+    frame.loc[2, "end_time"] = 7.0
+    w2, w3 = (9 / 10) ** 3 * 4, (2 / 5) ** 3 * 1
+    assert weighted_wait(frame, score="wfp") == pytest.approx((9 * w2 + 2 * w3) / (w2 + w3))
+    assert weighted_wait(frame, score="wait") == pytest.approx((81 + 4) / 11)
+    with pytest.raises(ConfigError):
+        weighted_wait(frame, score="magic")
+
+
+def test_leung_categories():
+    assert list(width_category([1, 2, 3, 4, 5, 512, 513])) == [
+        "1", "2", "3-4", "3-4", "5-8", "257-512", "513+"]
+    assert list(length_category([0, 3600, 3601, 2 * 86400 + 1])) == [
+        "0-60 min", "0-60 min", "1-8 h", "2+ days"]
+
+
+def test_schedule_metrics_table_and_breakdown():
+    frame = schedule_frame()
+    frame.attrs["max_procs"] = 4
+    table = schedule_metrics(frame).set_index("metric")["value"]
+    assert table["mean_wait"] == pytest.approx(3.0)
+    assert table["p50_wait"] == 0.0
+    assert table["mean_wait_prediction_error"] == pytest.approx(10 / 3)
+    by = schedule_metrics(frame, by="width")
+    assert set(by["category"]) == {"all", "1", "2", "3-4"}
+    assert by.query("category == '3-4' and metric == 'mean_wait'")["value"].item() == 9.0
+    with pytest.raises(ConfigError):
+        schedule_metrics(frame, by="colour")
+
+
+def test_bad_schedules():
+    with pytest.raises(JobTableError, match="start_time"):
+        schedule_metrics(pd.DataFrame({"submit_time": [0.0]}))
+    with pytest.raises(JobTableError):
+        schedule_metrics(schedule_frame().iloc[:0])
+
+
+def test_metrics_of_a_simulation_are_consistent():
+    jobs = pd.DataFrame(dict(job_id=np.arange(1, 7), submit_time=[0.0, 0, 1, 2, 3, 4],
+                             run_time=[10.0, 5, 3, 8, 1, 2], n_procs=[2.0, 2, 4, 1, 1, 3],
+                             req_time=[12.0, 5, 3, 9, 1, 2], user_id=[1.0, 2, 1, 2, 3, 1]))
+    schedule = simulate(jobs, n_procs=4, policy="conservative", priority="wfp")
+    table = schedule.metrics().set_index("metric")["value"]
+    out = schedule.jobs
+    assert table["mean_wait"] == pytest.approx(out["wait_time"].mean())
+    assert table["backfill_ratio"] == pytest.approx(out["backfilled"].mean())
+    assert 0 < table["utilization"] <= 1
+    assert 0 <= table["loss_of_capacity"] <= 1
+    fair = schedule.metrics(fairness=True).set_index("metric")["value"]
+    assert 0 <= fair["fair_start_miss_percent"] <= 100
+
+
+def test_schedule_scorer_in_cross_validate():
+    rng = np.random.default_rng(0)
+    n = 200
+    jobs = pd.DataFrame(dict(job_id=np.arange(1, n + 1),
+                             submit_time=np.sort(rng.integers(0, 20000, n)).astype(float),
+                             run_time=rng.integers(1, 600, n).astype(float),
+                             n_procs=rng.integers(1, 9, n).astype(float),
+                             user_id=rng.integers(0, 5, n).astype(float), wait_time=0.0))
+    jobs["req_time"] = jobs["run_time"] * 3
+    scorer = make_schedule_scorer(policy="easy", metric="bounded_slowdown", n_procs=8)
+    folds = [(np.arange(0, 100), np.arange(100, 200))]
+    result = cross_validate(RecentAverage(), jobs, jobs["run_time"], cv=folds, scoring=scorer)
+    score = result["test_score"][0]
+    assert score < 0
+    test = jobs.iloc[100:]
+    expected = simulate(test, n_procs=8, selective=True,
+                        estimates=RecentAverage().fit(jobs.iloc[:100], jobs["run_time"].iloc[:100]))
+    assert score == pytest.approx(-expected.metrics().set_index("metric").loc[
+        "mean_bounded_slowdown", "value"])
+    assert make_schedule_scorer(metric="utilization", n_procs=8)(RecentAverage().fit(jobs, jobs["run_time"]), jobs) > 0
+    with pytest.raises(ConfigError):
+        make_schedule_scorer(estimates="perfect")

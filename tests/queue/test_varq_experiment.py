@@ -1,0 +1,31 @@
+"""The VARQ simulation experiment on a small window of a real trace."""
+
+import pytest
+from tracedata import load_trace
+
+from predictkit.exceptions import ConfigError
+from predictkit.queue import varq_experiment
+
+
+def test_experiment_small_window():
+    jobs = load_trace("KTH-SP2-1996-2.1-cln", 6000)
+    first = float(jobs["submit_time"].min())
+    table = varq_experiment(jobs, fractions=(0.2, 0.5), probabilities=(0.5, 0.9),
+                            window=(first + 20 * 86400, first + 23 * 86400))
+    assert len(table) == 4
+    assert (table["count"] + table["refused"] == table["selected"]).all()
+    # nested selections: a larger fraction selects at least as many jobs
+    assert table["selected"].iloc[2] >= table["selected"].iloc[0] > 0
+    accepted = table[table["count"] > 0]
+    assert ((accepted["predicted"] >= accepted["probability"]) | accepted["predicted"].isna()).all()
+    assert accepted["observed"].between(0, 1).all()
+    # VARQ never uses less than the work needs (spinning only adds)
+    assert (accepted["ratio"] >= 0.999).all()
+
+
+@pytest.mark.parametrize("kwargs", [dict(fractions=(0.0,)), dict(probabilities=(1.5,)),
+                                    dict(period=0)])
+def test_bad_arguments(kwargs):
+    jobs = load_trace("KTH-SP2-1996-2.1-cln", 100)
+    with pytest.raises(ConfigError):
+        varq_experiment(jobs, **kwargs)
