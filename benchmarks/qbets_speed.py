@@ -33,6 +33,7 @@ import pandas as pd
 from predictkit.io import read_swf
 from predictkit.model_selection import replay
 from predictkit.queue import QBETS
+from _common import traces_dir  # noqa: E402
 
 TARGET_JOBS_PER_S = 20_000
 REPO = Path(__file__).resolve().parents[1]
@@ -43,15 +44,6 @@ CONFIGS = {
     "runs, bic classes": dict(clustering="bic"),
     "no change points, single class": dict(changepoint=None, clustering=None),
 }
-
-
-def traces_dir():
-    env = os.environ.get("PREDICTKIT_TRACES", "")
-    for folder in [*(Path(p) for p in env.split(os.pathsep) if p),
-                   REPO.parent / "shared" / "traces"]:
-        if folder.is_dir() and any(folder.glob("*.swf*")):
-            return folder
-    return None
 
 
 def million(jobs, n_jobs):

@@ -41,6 +41,7 @@ from predictkit.metrics import bound_summary
 from predictkit.model_selection import replay
 from predictkit.queue import QBETS
 from predictkit.queue._history import SortedHistory
+from _common import traces_dir  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 QUANTILES = (0.5, 0.75, 0.95)
@@ -57,15 +58,6 @@ GRID = {
     "default, reference index": dict(index="reference", random_state=0),
     "default + hit trimming": dict(trim_on_hits=True, random_state=0),
 }
-
-
-def traces_dir():
-    env = os.environ.get("PREDICTKIT_TRACES", "")
-    for folder in [*(Path(p) for p in env.split(os.pathsep) if p),
-                   REPO.parent / "shared" / "traces"]:
-        if folder.is_dir() and any(folder.glob("*.swf*")):
-            return folder
-    return None
 
 
 def naive_replay(X, y, q):

@@ -44,21 +44,13 @@ from predictkit.metrics import adjustment_outcomes, estimate_accuracy
 from predictkit.model_selection import TraceSplit, replay
 from predictkit.runtime import (HistoryFeatures, RecentAverage, RecentUsageMax, RequestedTime,
                                 WalltimeAdjuster)
+from _common import traces_dir  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 KEYS = {"user": ("user_id",), "group": ("group_id",), "user+group": ("user_id", "group_id"),
         "user+group+request": ("user_id", "group_id", "req_time")}
 PERCENTILES = (50, 70, 80, 85, 90, 95, 100)
 WINDOWS = {"30D": "30D", "all": None}
-
-
-def traces_dir():
-    env = os.environ.get("PREDICTKIT_TRACES", "")
-    for folder in [*(Path(p) for p in env.split(os.pathsep) if p),
-                   REPO.parent / "shared" / "traces"]:
-        if folder.is_dir() and any(folder.glob("*.swf*")):
-            return folder
-    return None
 
 
 def score(y, req, pred, rows):

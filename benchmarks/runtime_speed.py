@@ -36,6 +36,7 @@ from predictkit.io import read_swf
 from predictkit.model_selection import replay
 from predictkit.runtime import (HistoryFeatures, RecentAverage, RecentUsageMax, RequestedTime,
                                 WalltimeAdjuster)
+from _common import traces_dir  # noqa: E402
 
 TARGET_JOBS_PER_S = 100_000
 TARGET_MEMORY_BYTES = 2 * 1024 ** 3
@@ -49,15 +50,6 @@ ESTIMATORS = {
 }
 TARGETED = ("RequestedTime", "RecentAverage", "RecentUsageMax",
             "WalltimeAdjuster(triple key, 30D)")
-
-
-def traces_dir():
-    env = os.environ.get("PREDICTKIT_TRACES", "")
-    for folder in [*(Path(p) for p in env.split(os.pathsep) if p),
-                   REPO.parent / "shared" / "traces"]:
-        if folder.is_dir() and any(folder.glob("*.swf*")):
-            return folder
-    return None
 
 
 def largest_trace(folder):

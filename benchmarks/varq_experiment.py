@@ -22,18 +22,10 @@ from pathlib import Path
 
 from predictkit.io import read_swf
 from predictkit.queue import varq_experiment
+from _common import traces_dir  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 TRACE = "SDSC-DS-2004-2.1-cln"
-
-
-def traces_dir():
-    env = os.environ.get("PREDICTKIT_TRACES", "")
-    for folder in [*(Path(p) for p in env.split(os.pathsep) if p),
-                   REPO.parent / "shared" / "traces"]:
-        if folder.is_dir() and any(folder.glob("*.swf*")):
-            return folder
-    return None
 
 
 def main(argv=None):
