@@ -5,12 +5,11 @@ import sys
 import numpy as np
 import pandas as pd
 
-from .._atomic import atomic_write
 from ..exceptions import ConfigError, JobTableError
 from ..metrics import bound_summary
 from ..model_selection import replay
 from ..queue import QBETS
-from ._common import print_json, read_trace_arg
+from ._common import add_output_options, print_json, read_trace_arg, write_table
 
 
 def register(subparsers):
@@ -33,10 +32,8 @@ def register(subparsers):
     parser.add_argument("--index", choices=("textbook", "reference"), default="textbook",
                         help="order-statistic rule (default textbook)")
     parser.add_argument("--seed", type=int, default=0, help="random state of class fits")
-    parser.add_argument("-o", "--output", metavar="PATH",
-                        help="write per-job bounds (.csv or .json; '-' for CSV on stdout)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
-    parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    add_output_options(parser, formats=("csv", "json"))
     parser.set_defaults(func=run)
 
 
@@ -89,12 +86,4 @@ def _write(jobs, bounds, args):
     out = pd.DataFrame({"job_id": jobs["job_id"].to_numpy(),
                         "submit_time": jobs["submit_time"].to_numpy(),
                         "wait_time": jobs["wait_time"].to_numpy(), "bound": bounds})
-    name = args.output.lower()
-    if args.output == "-":
-        sys.stdout.write(out.to_csv(index=False))
-        return
-    if not (name.endswith(".csv") or name.endswith(".json")):
-        raise ConfigError(f"-o {args.output}: use a .csv or .json file name")
-    text = out.to_csv(index=False) if name.endswith(".csv") else out.to_json(orient="records")
-    with atomic_write(args.output, "w") as stream:
-        stream.write(text)
+    write_table(out, args.output, args.format)

@@ -48,3 +48,30 @@ def read_trace_arg(path, **kwargs):
     if path == "-":
         return read_swf(sys.stdin.buffer, **kwargs)
     return read_swf(path, **kwargs)
+
+
+def write_table(frame, output, fmt=None):
+    """Write a result table as CSV or JSON records, atomically; ``-`` writes to stdout.
+
+    The format is ``fmt`` (from ``--format``), else the file extension
+    (``.json`` or ``.csv``), else CSV for standard output.
+    """
+    from .._atomic import atomic_write
+    from ..exceptions import ConfigError
+
+    name = str(output).lower()
+    if fmt is None:
+        if output == "-" or name.endswith(".csv"):
+            fmt = "csv"
+        elif name.endswith(".json"):
+            fmt = "json"
+        else:
+            raise ConfigError(f"-o {output}: use a .csv or .json file name, or --format")
+    if fmt not in ("csv", "json"):
+        raise ConfigError(f"--format {fmt} is not available here; use csv or json")
+    text = frame.to_csv(index=False) if fmt == "csv" else frame.to_json(orient="records")
+    if output == "-":
+        sys.stdout.write(text)
+        return
+    with atomic_write(output) as stream:
+        stream.write(text.encode("utf-8"))

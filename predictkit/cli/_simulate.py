@@ -5,7 +5,7 @@ import sys
 import pandas as pd
 
 from ..exceptions import ConfigError
-from ._common import add_output_options, print_json, read_trace_arg
+from ._common import add_output_options, print_json, read_trace_arg, write_table
 
 PREDICTORS = ("requested", "perfect", "tang", "usage-max", "recent-average")
 
@@ -43,20 +43,13 @@ def register(subparsers):
     parser.set_defaults(func=run)
 
 
-def make_predictor(name, quantile=0.85):
-    """The estimate source named on the command line."""
-    from ..runtime import RecentAverage, RecentUsageMax, WalltimeAdjuster
-
+def estimate_source(name, quantile=0.85):
+    """The estimate source named on the command line: a string the simulator knows, or a predictor."""
     if name in ("requested", "perfect"):
         return name
-    if name == "tang":
-        return WalltimeAdjuster(keys=("user_id", "group_id", "req_time"), window="30D",
-                                quantile=quantile)
-    if name == "usage-max":
-        return RecentUsageMax()
-    if name == "recent-average":
-        return RecentAverage()
-    raise ConfigError(f"unknown predictor {name!r}; choose from {', '.join(PREDICTORS)}")
+    from ..runtime import make_predictor
+
+    return make_predictor(name, **({"quantile": quantile} if name == "tang" else {}))
 
 
 def run(args):
@@ -76,14 +69,14 @@ def run(args):
         print(f"predictkit simulate: left out {text}", file=sys.stderr)
     common = dict(n_procs=args.n_procs, policy=args.policy, priority=args.priority,
                   on_underestimate=args.on_underestimate, backfill_order=args.backfill_order)
-    schedule = simulate(jobs, estimates=make_predictor(args.predictor, args.quantile),
+    schedule = simulate(jobs, estimates=estimate_source(args.predictor, args.quantile),
                         selective=args.selective, **common)
     table = schedule.metrics().rename(columns={"value": args.predictor})
     if args.predictor != "requested" or args.selective:
         baseline = simulate(jobs, estimates="requested", **common).metrics()
         table.insert(1, "requested", baseline["value"].to_numpy())
     if args.output:
-        _write(schedule, args)
+        write_table(schedule.jobs, args.output, args.format)
     if args.quiet:
         return 0
     if len(schedule.rejected):
@@ -96,27 +89,3 @@ def run(args):
         with pd.option_context("display.width", 120, "display.max_rows", 100):
             print(table.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
     return 0
-
-
-def _write(schedule, args):
-    import os
-    import tempfile
-
-    fmt = args.format or ("json" if str(args.output).endswith(".json") else "csv")
-    if args.output == "-":
-        sys.stdout.write(schedule.jobs.to_csv(index=False) if fmt == "csv"
-                         else schedule.jobs.to_json(orient="records"))
-        return
-    folder = os.path.dirname(os.path.abspath(args.output))
-    handle, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w") as stream:
-            if fmt == "csv":
-                schedule.jobs.to_csv(stream, index=False)
-            else:
-                schedule.jobs.to_json(stream, orient="records")
-        os.replace(tmp, args.output)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise

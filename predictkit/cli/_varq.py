@@ -4,11 +4,10 @@ import sys
 
 import numpy as np
 
-from .._atomic import atomic_write
 from .._time import parse_duration
 from ..exceptions import ConfigError
 from ..queue import varq_experiment
-from ._common import print_json, read_trace_arg
+from ._common import add_output_options, print_json, read_trace_arg, write_table
 
 
 def register(subparsers):
@@ -31,8 +30,8 @@ def register(subparsers):
     parser.add_argument("--step", type=float, default=30.0,
                         help="VARQ trajectory step in seconds (30)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the job selection")
-    parser.add_argument("-o", "--output", metavar="PATH", help="write the table (.csv/.json)")
     parser.add_argument("--json", action="store_true", help="print JSON")
+    add_output_options(parser, formats=("csv", "json"))
     parser.set_defaults(func=run)
 
 
@@ -62,13 +61,9 @@ def run(args):
                             period=period, window=(first + offset, first + offset + length),
                             step=args.step, random_state=args.seed)
     if args.output:
-        name = args.output.lower()
-        if not (name.endswith(".csv") or name.endswith(".json")):
-            raise ConfigError(f"-o {args.output}: use a .csv or .json file name")
-        text = (table.to_csv(index=False) if name.endswith(".csv")
-                else table.to_json(orient="records"))
-        with atomic_write(args.output, "w") as stream:
-            stream.write(text)
+        write_table(table, args.output, args.format)
+    if args.quiet:
+        return 0
     if args.json:
         print_json(table.to_dict(orient="records"))
         return 0
