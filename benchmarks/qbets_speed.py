@@ -21,7 +21,6 @@ Run: ``python benchmarks/qbets_speed.py [--n-jobs 1000000]``; prints JSON.
 
 import argparse
 import json
-import os
 import resource
 import sys
 import time

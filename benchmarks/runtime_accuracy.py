@@ -29,7 +29,6 @@ and writes ``docs/results/runtime_accuracy.json`` and ``docs/results/runtime.md`
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path

@@ -21,7 +21,6 @@ prints JSON.
 import argparse
 import csv
 import json
-import os
 import resource
 import sys
 import time

@@ -197,7 +197,8 @@ def _prepare(jobs, n_procs, kill_at_request):
         bad = int(np.argmax(np.isnan(width)))
         raise JobTableError(
             f"jobs: {int(np.isnan(width).sum())} job(s) have neither n_procs nor req_procs "
-            f"(first at row {bad}, job_id {jobs['job_id'].iloc[bad]})")
+            f"(first at row {bad}, job_id {jobs['job_id'].iloc[bad]}); drop them first, e.g. "
+            "predictkit.clean_jobs(jobs), which reports what it removed")
     if (width != np.round(width)).any():
         raise JobTableError("jobs: processor counts must be whole numbers")
     width = width.astype(np.int64)

@@ -1,5 +1,4 @@
 import pandas as pd
-import pytest
 
 from predictkit.cli import main
 from tracedata import trace_file

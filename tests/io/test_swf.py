@@ -36,9 +36,9 @@ def test_every_trace_reads_and_writes_back_unchanged(name, tmp_path):
     raw = _independent_parse(path)
     assert len(jobs) == len(raw)
     assert jobs["job_id"].dtype == np.int64
-    for k, column in enumerate(SWF_COLUMNS[1:], start=1):
+    for k, name in enumerate(SWF_COLUMNS[1:], start=1):
         expected = np.where(raw[:, k] == -1, np.nan, raw[:, k])
-        np.testing.assert_array_equal(jobs[column].to_numpy(), expected, err_msg=column)
+        np.testing.assert_array_equal(jobs[name].to_numpy(), expected, err_msg=name)
     out = write_swf(jobs, tmp_path / "out.swf.gz")
     again = read_swf(out)
     _assert_same_jobs(jobs, again)
