@@ -2,7 +2,7 @@
 
 __version__ = "0.1.0"
 
-from . import datasets, exceptions, jobs  # noqa: E402
+from . import datasets, exceptions, jobs, metrics  # noqa: E402
 from .exceptions import PredictkitError  # noqa: E402
 from .io import read_sacct, read_swf, write_swf  # noqa: E402
 from .jobs import clean_jobs, summarize, validate_jobs  # noqa: E402
@@ -12,6 +12,7 @@ __all__ = [
     "datasets",
     "exceptions",
     "jobs",
+    "metrics",
     "PredictkitError",
     "read_swf",
     "write_swf",

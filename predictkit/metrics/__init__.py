@@ -9,3 +9,7 @@ from ._bounds import *  # noqa: F401,F403
 from ._schedule import *  # noqa: F401,F403
 from ._fairness import *  # noqa: F401,F403
 from ._schedule_scorer import *  # noqa: F401,F403
+from . import _bounds, _fairness, _prediction, _schedule, _schedule_scorer  # noqa: E402
+
+__all__ = [*_prediction.__all__, *_bounds.__all__, *_schedule.__all__, *_fairness.__all__,
+           *_schedule_scorer.__all__]

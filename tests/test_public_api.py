@@ -1,0 +1,47 @@
+"""The public names of DESIGN.md (marked API) exist where users import them from."""
+
+import importlib
+
+import pytest
+
+import predictkit as pk
+
+API = {
+    "predictkit": ["read_swf", "write_swf", "read_sacct", "datasets", "metrics", "clean_jobs",
+                   "summarize", "validate_jobs", "PredictkitError"],
+    "predictkit.datasets": ["fetch_pwa", "make_workload", "load_trace", "list_traces"],
+    "predictkit.runtime": ["RequestedTime", "WalltimeAdjuster", "RecentUsageMax", "RecentAverage",
+                           "HistoryFeatures", "make_predictor"],
+    "predictkit.model_selection": ["replay", "TraceSplit"],
+    "predictkit.queue": ["QBETS", "VARQ"],
+    "predictkit.workload": ["TsafrirEstimates", "FModel", "PhiModel", "DoubledEstimates",
+                            "ShuffledEstimates"],
+    "predictkit.simulate": ["simulate", "Schedule"],
+    "predictkit.metrics": ["estimate_accuracy", "adjustment_outcomes", "make_schedule_scorer",
+                           "bound_summary", "fair_start_times"],
+    "predictkit.experiments": ["expand_grid", "run_grid", "evaluate_cell"],
+    "predictkit.report": ["analyze", "build_report"],
+}
+
+
+@pytest.mark.parametrize("module", sorted(API))
+def test_api_names_exist_and_are_exported(module):
+    mod = importlib.import_module(module)
+    for name in API[module]:
+        assert hasattr(mod, name), f"{module}.{name} is missing"
+        if module != "predictkit" or name not in {"datasets", "metrics"}:
+            assert name in getattr(mod, "__all__", []), f"{name} not in {module}.__all__"
+
+
+@pytest.mark.parametrize("module", sorted(API))
+def test_all_lists_only_existing_names(module):
+    mod = importlib.import_module(module)
+    assert [n for n in mod.__all__ if not hasattr(mod, n)] == []
+
+
+def test_every_command_of_the_design_exists():
+    from predictkit.cli import COMMANDS
+
+    assert set(COMMANDS) == {"info", "predict", "simulate", "bounds", "varq", "generate",
+                             "report", "sweep", "fetch", "demo"}
+    assert pk.__version__
