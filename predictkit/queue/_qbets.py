@@ -7,7 +7,9 @@ Wolski and Brevik (2008), section 2.3 (and the inverted function
 - binomial order-statistic bounds (:mod:`._binomial`),
 - change-point trimming of the history (:mod:`._changepoint`),
 - classes of jobs by requested nodes and requested time (:mod:`._clustering`),
-- an online state machine (:mod:`._engine`).
+- an online state machine (:mod:`._engine`),
+- optionally one independent state machine per queue or partition (the
+  paper's predictions are per machine and queue, ``QBETS(m, q, ...)``).
 """
 
 import math
@@ -21,6 +23,7 @@ from sklearn.utils._param_validation import Interval, InvalidParameterError, Str
 from sklearn.utils.validation import check_is_fitted
 
 from ..exceptions import ConfigError, JobTableError
+from ._binomial import min_history
 from ._clustering import job_features, parse_edges
 from ._engine import Engine
 
@@ -79,14 +82,28 @@ class QBETS(BaseEstimator):
     proba_step : float, default=0.01
         Step of the quantile grid of :meth:`predict_proba`.
     random_state : int, RandomState or None, default=None
-        Seeds the mixture fits of ``clustering="auto"``.
+        Seeds the mixture fits of ``clustering="auto"`` (every group's
+        engine gets the same seed, as separate estimators would).
+    by : tuple of str or None, default=None
+        Job-table columns (e.g. ``("queue_id", "partition_id")``) that split
+        the jobs into groups before anything else: each distinct combination
+        of values (a missing value is a value of its own) has its own,
+        independent QBETS state -- histories, change points and classes --
+        exactly as if a separate estimator ran on that group's jobs. Nurmi et
+        al. (2008, section 2.3) make predictions per machine and queue,
+        ``QBETS(m, q, nodes, wallTime, ...)``; ``None`` pools every job. A job
+        of a group never seen has no bound (``NaN``). Not the default: on the
+        shared traces splitting by queue and partition lowers correctness on
+        METACENTRUM-2009-2 (docs/queue.md).
 
     Attributes
     ----------
     n_seen_ : int
-        Waits added so far.
+        Waits added so far (all groups).
+    n_groups_ : int
+        Number of groups with a wait seen (always 1 with ``by=None``).
     n_classes_ : int
-        Number of job classes now.
+        Number of job classes now (summed over the groups).
     min_history_ : int
         Waits a class needs before it has a bound: the smallest ``n`` with
         ``q**n <= 1 - c`` (59 for ``q = c = 0.95``).
@@ -130,13 +147,14 @@ class QBETS(BaseEstimator):
         "ruptures_penalty": [Interval(Real, 0, None, closed="left"), None],
         "proba_step": [Interval(Real, 0, 0.5, closed="right")],
         "random_state": ["random_state"],
+        "by": [tuple, list, None],
     }
 
     def __init__(self, *, quantile=0.95, confidence=0.95, changepoint="runs",
                  clustering="auto", index="textbook", trim_on_hits=False, max_classes=6,
                  cluster_start=1000, cluster_window=20000, ruptures_window=2000,
                  ruptures_every=1000, ruptures_penalty=None, proba_step=0.01,
-                 random_state=None):
+                 random_state=None, by=None):
         self.quantile = quantile
         self.confidence = confidence
         self.changepoint = changepoint
@@ -151,17 +169,31 @@ class QBETS(BaseEstimator):
         self.ruptures_penalty = ruptures_penalty
         self.proba_step = proba_step
         self.random_state = random_state
+        self.by = by
 
     # -- construction -------------------------------------------------------
 
-    def _new_engine(self):
+    def _reset(self):
         try:
             self._validate_params()
         except InvalidParameterError as exc:
             raise ConfigError(f"QBETS: {exc}") from None
+        if self.by is not None and (
+                len(self.by) == 0 or not all(isinstance(c, str) for c in self.by)):
+            raise ConfigError(f"QBETS: 'by' must be a non-empty tuple of column names, "
+                              f"got {self.by!r}")
         if not isinstance(self.clustering, (str, type(None))):
             parse_edges(self.clustering)
-        seed = int(check_random_state(self.random_state).randint(2 ** 31 - 1))
+        self._seed = int(check_random_state(self.random_state).randint(2 ** 31 - 1))
+        self._engines = {}
+
+    def _engine_for(self, key):
+        engine = self._engines.get(key)
+        if engine is None:
+            engine = self._engines[key] = self._new_engine()
+        return engine
+
+    def _new_engine(self):
         return Engine(
             quantile=float(self.quantile), confidence=float(self.confidence),
             changepoint=self.changepoint, clustering=self.clustering, index=self.index,
@@ -169,7 +201,7 @@ class QBETS(BaseEstimator):
             cluster_window=self.cluster_window,
             ruptures_options={"window": self.ruptures_window, "every": self.ruptures_every,
                               "penalty": self.ruptures_penalty},
-            seed=seed, proba_step=float(self.proba_step),
+            seed=self._seed, proba_step=float(self.proba_step),
             trim_on_hits=bool(self.trim_on_hits))
 
     def _features(self, X):
@@ -180,6 +212,33 @@ class QBETS(BaseEstimator):
         if self.clustering is None:
             return np.zeros((len(X), 2))
         return job_features(X)
+
+    def _groups(self, X):
+        """The group key of each job's group and the rows of each group.
+
+        Returns ``[(key, rows), ...]`` in order of first appearance; ``key`` is
+        a tuple of the ``by`` values (``None`` for a missing one), ``()`` with
+        ``by=None``.
+        """
+        if self.by is None:
+            return [((), np.arange(len(X)))]
+        columns = list(self.by)
+        missing = [c for c in columns if c not in X.columns]
+        if missing:
+            raise JobTableError(f"QBETS: job table lacks the 'by' column(s) {missing} "
+                                f"(by={tuple(self.by)!r})")
+        codes, uniques = [], []
+        for column in columns:
+            code, unique = pd.factorize(X[column], use_na_sentinel=False)
+            codes.append(code)
+            uniques.append([None if pd.isna(v) else v for v in unique.tolist()])
+        combos, first, inverse = np.unique(np.column_stack(codes), axis=0,
+                                           return_index=True, return_inverse=True)
+        inverse = inverse.reshape(-1)
+        members = np.split(np.argsort(inverse, kind="stable"),
+                           np.cumsum(np.bincount(inverse, minlength=len(combos)))[:-1])
+        return [(tuple(u[k] for u, k in zip(uniques, combos[g].tolist())), members[g])
+                for g in np.argsort(first, kind="stable").tolist()]
 
     def _waits(self, X, y):
         if y is None:
@@ -212,24 +271,26 @@ class QBETS(BaseEstimator):
             The waits in seconds (default: ``X["wait_time"]``), in the order in
             which they became known.
         """
-        self._engine = self._new_engine()
+        self._reset()
         return self.partial_fit(X, y)
 
     def partial_fit(self, X, y=None):
         """Add completed waits to the history (the first call resets)."""
-        if not hasattr(self, "_engine"):
-            self._engine = self._new_engine()
+        if not hasattr(self, "_engines"):
+            self._reset()
         features = self._features(X)
         waits = self._waits(X, y)
-        self._engine.add(features, waits)
+        for key, rows in self._groups(X):
+            self._engine_for(key).add(features[rows], waits[rows])
         self._set_attributes()
         return self
 
     def _set_attributes(self):
-        engine = self._engine
-        self.n_seen_ = engine.store.n
-        self.n_classes_ = engine.classifier.n_classes
-        self.min_history_ = engine.n_min
+        engines = self._engines.values()
+        self.n_seen_ = sum(engine.store.n for engine in engines)
+        self.n_groups_ = len(self._engines)
+        self.n_classes_ = sum(engine.classifier.n_classes for engine in engines)
+        self.min_history_ = min_history(float(self.quantile), float(self.confidence))
 
     # -- prediction ---------------------------------------------------------
 
@@ -242,9 +303,14 @@ class QBETS(BaseEstimator):
             ``NaN`` for jobs whose class has fewer than ``min_history_`` waits.
         """
         check_is_fitted(self, "n_seen_")
-        labels = self._engine.labels(self._features(X))
-        return np.array([self._engine.bound(label) for label in labels.tolist()],
-                        dtype=np.float64)
+        features = self._features(X)
+        out = np.full(len(X), np.nan)
+        for key, rows in self._groups(X):
+            engine = self._engines.get(key)
+            if engine is not None:
+                labels = engine.labels(features[rows])
+                out[rows] = [engine.bound(label) for label in labels.tolist()]
+        return out
 
     def predict_proba(self, X, within=None):
         """Probability that each job starts within ``within`` seconds.
@@ -263,13 +329,19 @@ class QBETS(BaseEstimator):
             Seconds from submission.
         """
         check_is_fitted(self, "n_seen_")
-        labels = self._engine.labels(self._features(X))
+        features = self._features(X)
+        groups = self._groups(X)
         if within is None:
             raise ConfigError("predict_proba needs 'within' (seconds)")
-        within = np.broadcast_to(np.asarray(within, dtype=np.float64), labels.shape)
+        within = np.broadcast_to(np.asarray(within, dtype=np.float64), (len(X),))
         if np.isnan(within).any():
             raise ConfigError("predict_proba: 'within' has missing values")
-        return self._engine.proba(labels, within)
+        out = np.full(len(X), np.nan)
+        for key, rows in groups:
+            engine = self._engines.get(key)
+            if engine is not None:
+                out[rows] = engine.proba(engine.labels(features[rows]), within[rows])
+        return out
 
     def class_bounds(self):
         """The bound of each class now, with its history size and description.
@@ -277,18 +349,23 @@ class QBETS(BaseEstimator):
         Returns
         -------
         DataFrame
-            Columns ``class, nodes, requested_time, n_history, bound``.
+            Columns ``class, nodes, requested_time, n_history, bound``,
+            preceded by the ``by`` columns (one row per class of each group).
         """
         check_is_fitted(self, "n_seen_")
+        columns = list(self.by or ())
         rows = []
-        for info in self._engine.classifier.describe():
-            label = info["class"]
-            hist = self._engine.histories.get(label)
-            rows.append({"class": label, "nodes": info["nodes"],
-                         "requested_time": info["requested_time"],
-                         "n_history": len(hist) if hist is not None else 0,
-                         "bound": self._engine.bound(label)})
-        return pd.DataFrame(rows)
+        for key, engine in self._engines.items():
+            for info in engine.classifier.describe():
+                label = info["class"]
+                hist = engine.histories.get(label)
+                rows.append({**dict(zip(columns, key)), "class": label,
+                             "nodes": info["nodes"],
+                             "requested_time": info["requested_time"],
+                             "n_history": len(hist) if hist is not None else 0,
+                             "bound": engine.bound(label)})
+        return pd.DataFrame(rows, columns=[*columns, "class", "nodes", "requested_time",
+                                           "n_history", "bound"])
 
     # -- fast online replay -------------------------------------------------
 
@@ -297,49 +374,23 @@ class QBETS(BaseEstimator):
 
         Each job is predicted at its submit time from the waits known by then
         (``known <= submit_time``), added in known-time order (ties by submit
-        time, then row); the
-        numbers equal the reference replay. Features are computed once and
-        labels only after class refits; histories stay sorted.
+        time, then row); the numbers equal the reference replay. Each ``by``
+        group is replayed on its own. Features are computed once and labels
+        only after class refits; histories stay sorted.
         """
-        engine = self._new_engine()
+        self._reset()
         features = self._features(X)
         waits = np.asarray(y, dtype=np.float64)
         submit = np.asarray(X["submit_time"], dtype=np.float64)
         known = np.asarray(known, dtype=np.float64)
-        usable = np.isfinite(known)
-        if (usable & ~np.isfinite(waits)).any():
+        if (np.isfinite(known) & ~np.isfinite(waits)).any():
             raise JobTableError("QBETS replay: a job with a known time has no wait")
-        order_known = np.flatnonzero(usable)
-        order_known = order_known[np.lexsort((order_known, submit[order_known],
-                                              known[order_known]))]
-        known_sorted = known[order_known]
-        order_submit = np.argsort(submit, kind="stable")
-        # how many waits are known at each submission, in submission order
-        n_known = np.searchsorted(known_sorted, submit[order_submit], side="right").tolist()
-        labels = engine.labels(features).tolist()
-        wait_list = waits.tolist()
-        known_list = order_known.tolist()
-        absorb, bound = engine.absorb, engine.bound
         out = np.full(len(X), np.nan)
-        done = synced = 0
-        for pos, j in enumerate(order_submit.tolist()):
-            target = n_known[pos]
-            while done < target:
-                stop = (target if engine.next_refit == math.inf
-                        else min(target, int(engine.next_refit)))
-                for i in known_list[done:stop]:
-                    absorb(labels[i], wait_list[i])
-                done = stop
-                if done >= engine.next_refit:
-                    idx = order_known[synced:done]
-                    engine.store.extend(features[idx], waits[idx])
-                    synced = done
-                    engine.refit()
-                    labels = engine.labels(features).tolist()
-            out[j] = bound(labels[j])
-        idx = order_known[synced:done]
-        engine.store.extend(features[idx], waits[idx])
-        self._engine = engine
+        for key, rows in self._groups(X):
+            if self.by is not None and not np.isfinite(known[rows]).any():
+                continue  # no wait of this group is ever known: no engine, no bound
+            out[rows] = _replay_group(self._engine_for(key), features[rows], waits[rows],
+                                      submit[rows], known[rows])
         self._set_attributes()
         return out
 
@@ -350,3 +401,38 @@ class QBETS(BaseEstimator):
         tags.non_deterministic = (isinstance(self.clustering, str) and self.clustering == "auto"
                                   and self.random_state is None)
         return tags
+
+
+def _replay_group(engine, features, waits, submit, known):
+    """Online bounds of one group's jobs from a fresh engine (see ``QBETS._replay``)."""
+    order_known = np.flatnonzero(np.isfinite(known))
+    order_known = order_known[np.lexsort((order_known, submit[order_known],
+                                          known[order_known]))]
+    known_sorted = known[order_known]
+    order_submit = np.argsort(submit, kind="stable")
+    # how many waits are known at each submission, in submission order
+    n_known = np.searchsorted(known_sorted, submit[order_submit], side="right").tolist()
+    labels = engine.labels(features).tolist()
+    wait_list = waits.tolist()
+    known_list = order_known.tolist()
+    absorb, bound = engine.absorb, engine.bound
+    out = np.full(len(waits), np.nan)
+    done = synced = 0
+    for pos, j in enumerate(order_submit.tolist()):
+        target = n_known[pos]
+        while done < target:
+            stop = (target if engine.next_refit == math.inf
+                    else min(target, int(engine.next_refit)))
+            for i in known_list[done:stop]:
+                absorb(labels[i], wait_list[i])
+            done = stop
+            if done >= engine.next_refit:
+                idx = order_known[synced:done]
+                engine.store.extend(features[idx], waits[idx])
+                synced = done
+                engine.refit()
+                labels = engine.labels(features).tolist()
+        out[j] = bound(labels[j])
+    idx = order_known[synced:done]
+    engine.store.extend(features[idx], waits[idx])
+    return out

@@ -175,7 +175,8 @@ def test_class_bounds_table():
 @pytest.mark.parametrize("params", [dict(quantile=1.0), dict(quantile=0.0),
                                     dict(confidence=1.5), dict(changepoint="pelt"),
                                     dict(clustering="kmeans"), dict(index="median"),
-                                    dict(clustering=([8, 4], []))])
+                                    dict(clustering=([8, 4], [])), dict(by=()),
+                                    dict(by=("queue_id", 3)), dict(by="queue_id")])
 def test_bad_parameters_raise_config_error(params):
     with pytest.raises(ConfigError):
         QBETS(**params).fit(_jobs(3), np.zeros(3))
@@ -200,6 +201,96 @@ def test_clone_keeps_parameters_and_y_defaults_to_wait_time():
     a = copy.fit(jobs).predict(jobs)
     b = clone(model).fit(jobs, jobs["wait_time"]).predict(jobs)
     assert_array_equal(a, b)
+
+
+
+def _two_sub_traces(n=1500):
+    """Two real sub-traces on one clock, interleaved by submit time: partition 1 and
+    a partition left unknown (NaN, its own group)."""
+    parts = []
+    for name, partition in [("KTH-SP2-1996-2.1-cln", 1.0), ("SDSC-SP2-1998-4.2-cln", np.nan)]:
+        part = load_trace(name, n)
+        parts.append(part.assign(submit_time=part["submit_time"] - part["submit_time"].min(),
+                                 partition_id=partition))
+    mixed = pd.concat(parts, ignore_index=True)
+    mixed = mixed.sort_values("submit_time", kind="stable").reset_index(drop=True)
+    return mixed, parts
+
+
+@pytest.mark.parametrize("params", [
+    dict(clustering="auto", cluster_start=300, random_state=0),
+    dict(clustering="bic", cluster_start=200, changepoint="ruptures", ruptures_every=100),
+], ids=["auto", "bic-ruptures"])
+@pytest.mark.parametrize("method", ["fast", "reference"])
+def test_by_equals_separate_estimators_per_group(params, method):
+    mixed, parts = _two_sub_traces()
+    together = replay(QBETS(by=("partition_id",), **params), mixed, mixed["wait_time"],
+                      method=method)
+    pooled = replay(QBETS(**params), mixed, mixed["wait_time"], method=method)
+    unknown = mixed["partition_id"].isna().to_numpy()
+    for part, rows in [(parts[0], ~unknown), (parts[1], unknown)]:
+        alone = replay(QBETS(**params), part, part["wait_time"], method=method)
+        # both sub-traces keep their row order inside the stable submit sort
+        assert_array_equal(together[rows], alone)
+    assert np.isfinite(together).mean() > 0.7
+    assert not np.array_equal(together, pooled, equal_nan=True)
+
+
+def test_by_fit_predict_proba_and_class_bounds_per_group():
+    mixed, parts = _two_sub_traces(800)
+    params = dict(clustering="bic", cluster_start=200)
+    model = QBETS(by=("partition_id",), **params).fit(mixed)
+    alone = [QBETS(**params).fit(part) for part in parts]
+    probe = pd.concat([parts[0].iloc[:50], parts[1].iloc[:50]], ignore_index=True)
+    probe["partition_id"] = np.r_[np.ones(50), np.full(50, np.nan)]
+    within = np.linspace(0, 20000, 100)
+    assert_array_equal(model.predict(probe), np.r_[alone[0].predict(probe.iloc[:50]),
+                                                   alone[1].predict(probe.iloc[50:])])
+    assert_array_equal(model.predict_proba(probe, within=within),
+                       np.r_[alone[0].predict_proba(probe.iloc[:50], within=within[:50]),
+                             alone[1].predict_proba(probe.iloc[50:], within=within[50:])])
+    assert model.n_seen_ == 1600 and model.n_groups_ == 2
+    assert model.n_classes_ == alone[0].n_classes_ + alone[1].n_classes_
+    table = model.class_bounds()
+    assert list(table.columns)[:2] == ["partition_id", "class"]
+    first = table[table["partition_id"] == 1.0].drop(columns="partition_id")
+    pd.testing.assert_frame_equal(first.reset_index(drop=True), alone[0].class_bounds())
+    assert table["partition_id"].isna().sum() == alone[1].n_classes_
+    unseen = probe.assign(partition_id=7.0)
+    assert np.isnan(model.predict(unseen)).all()
+    assert np.isnan(model.predict_proba(unseen, within=100.0)).all()
+
+
+@pytest.mark.parametrize("name", ["LPC-EGEE-2004-1.2-cln", "METACENTRUM-2009-2"])
+def test_by_fast_replay_equals_reference_on_real_partitions(name):
+    X = load_trace(name, 3000)
+    y = X["wait_time"].to_numpy()
+    by = ("queue_id", "partition_id")
+    assert X.groupby(list(by), dropna=False).ngroups > 1
+    params = dict(by=by, cluster_start=300, random_state=0)
+    fast = replay(QBETS(**params), X, y, method="fast")
+    slow = replay(QBETS(**params), X, y, method="reference")
+    assert_array_equal(fast, slow)
+    assert np.isfinite(fast).mean() > 0.5
+
+
+def test_by_missing_column_is_named():
+    jobs = _jobs(5).drop(columns="n_procs")
+    model = QBETS(by=("queue_id", "partition_id"), **SINGLE)
+    with pytest.raises(JobTableError, match="partition_id"):
+        model.fit(jobs.assign(queue_id=1.0), np.zeros(5))
+    fitted = QBETS(by=("queue_id",), **SINGLE).fit(jobs.assign(queue_id=1.0), np.zeros(5))
+    with pytest.raises(JobTableError, match="queue_id"):
+        fitted.predict(jobs)
+    with pytest.raises(JobTableError, match="queue_id"):
+        replay(QBETS(by=("queue_id",), **SINGLE), jobs.assign(wait_time=0.0), np.zeros(5),
+               method="fast")
+
+
+def test_by_keeps_clone_and_get_params():
+    model = QBETS(by=("queue_id", "partition_id"), clustering=None)
+    assert clone(model).get_params()["by"] == ("queue_id", "partition_id")
+    assert QBETS().get_params()["by"] is None
 
 
 _TABLE = ("X must be a job table (DataFrame with SWF columns): the check passes a bare "
