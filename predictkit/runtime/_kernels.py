@@ -17,6 +17,18 @@ __all__ = ["window_statistic", "window_quantile", "recent_statistic", "recent_fe
 
 
 @njit(cache=True)
+def _group_span(h_group, g, start):
+    """Rows ``[start, end)`` of group ``g`` in ``h_group`` (sorted), searching from ``start``."""
+    nh = h_group.shape[0]
+    while start < nh and h_group[start] < g:
+        start += 1
+    end = start
+    while end < nh and h_group[end] == g:
+        end += 1
+    return start, end
+
+
+@njit(cache=True)
 def quantile_sorted(values, n, q):
     """Quantile ``q`` of the first ``n`` entries of the sorted array ``values``.
 
@@ -95,11 +107,7 @@ def window_statistic(h_group, h_known, h_value, q_group, q_time,
             continue
         if g != current:
             current = g
-            while start < nh and h_group[start] < g:
-                start += 1
-            end = start
-            while end < nh and h_group[end] == g:
-                end += 1
+            start, end = _group_span(h_group, g, start)
             lo = start
             hi = start
         t = q_time[qi]
@@ -164,11 +172,7 @@ def window_quantile(h_group, h_known, h_rank, h_sorted, q_group, q_time,
             continue
         if g != current:
             current = g
-            while start < nh and h_group[start] < g:
-                start += 1
-            end = start
-            while end < nh and h_group[end] == g:
-                end += 1
+            start, end = _group_span(h_group, g, start)
             lo = start
             hi = start
             m = end - start
@@ -227,11 +231,7 @@ def recent_statistic(h_group, h_known, h_value, q_group, q_time, n_recent, use_m
             continue
         if g != current:
             current = g
-            while start < nh and h_group[start] < g:
-                start += 1
-            end = start
-            while end < nh and h_group[end] == g:
-                end += 1
+            start, end = _group_span(h_group, g, start)
             hi = start
         t = q_time[qi]
         while hi < end and h_known[hi] <= t:
@@ -280,11 +280,7 @@ def recent_features(h_group, h_known, h_run, h_ratio, q_group, q_time, n_recent)
             continue
         if g != current:
             current = g
-            while start < nh and h_group[start] < g:
-                start += 1
-            end = start
-            while end < nh and h_group[end] == g:
-                end += 1
+            start, end = _group_span(h_group, g, start)
             hi = start
             run_sum = 0.0
             ratio_sum = 0.0
