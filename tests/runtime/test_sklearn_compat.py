@@ -8,6 +8,7 @@ from sklearn.model_selection import GridSearchCV, cross_validate
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from threadpoolctl import threadpool_limits
+from sklearn_checks import run_check
 from tracedata import load_trace
 
 from predictkit.metrics import estimate_accuracy_scorer, underestimation_rate_scorer
@@ -76,19 +77,8 @@ def _expected_failed_checks(estimator):
 
 @parametrize_with_checks(ESTIMATORS)
 def test_sklearn_common_checks(estimator, check):
-    """Every check passes, or fails as listed (strict; checked here rather than through
-    ``expected_failed_checks``, whose xfail reports format long tracebacks for seconds each)."""
-    func = getattr(check, "func", check)
-    name = getattr(func, "__name__", str(func))
-    reason = _expected_failed_checks(estimator).get(name)
-    if reason is None:
-        check(estimator)
-        return
-    try:
-        check(estimator)
-    except Exception:
-        return
-    pytest.fail(f"{name} passes now; remove it from the expected failures ({reason})")
+    """Every check passes, or fails as listed (strict)."""
+    run_check(estimator, check, _expected_failed_checks(estimator))
 
 
 @pytest.fixture(scope="module")
