@@ -69,6 +69,10 @@ def replay(estimator, X, y, *, method="auto", known_time=None):
     Jobs whose target is unknown (``y`` is ``NaN``, e.g. a missing runtime)
     are predicted but never enter the history.
 
+    An estimator with ``observe_queue(X_queued, now)`` (QBETS) is also shown,
+    before each prediction at ``t``, the queue a scheduler sees then: the
+    jobs submitted before ``t`` whose target becomes known after ``t``.
+
     Parameters
     ----------
     estimator : estimator
@@ -157,6 +161,8 @@ def _reference(est, X, y, submit, known, column):
     by_known = eligible[np.lexsort((rows[eligible], submit[eligible], known[eligible]))]
     out = np.full(n, np.nan)
     est.partial_fit(frame.iloc[:0], y[:0])
+    watches_queue = hasattr(est, "observe_queue")
+    waiting = np.zeros(n, dtype=bool)
     added = 0
     start = 0
     while start < n:
@@ -170,7 +176,12 @@ def _reference(est, X, y, submit, known, column):
         if added > first:
             chunk = by_known[first:added]
             est.partial_fit(frame.iloc[chunk], y[chunk])
+            waiting[chunk] = False
         batch = by_submit[start:stop]
+        if watches_queue:
+            # the queue at t: submitted before t, started after it
+            est.observe_queue(frame.iloc[np.flatnonzero(waiting)], now=t)
         out[batch] = est.predict(frame.iloc[batch])
+        waiting[batch] = np.isfinite(known[batch]) & (known[batch] > t)
         start = stop
     return out

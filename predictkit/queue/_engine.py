@@ -23,9 +23,11 @@ from ._binomial import index_table, min_history
 from ._changepoint import make_rule
 from ._clustering import (BinClasses, SingleClass, fit_bic_bins,
                           fit_gaussian_mixture, parse_edges)
-from ._history import ClassHistory
+from ._history import ClassHistory, SortedHistory, union_kth
 
 __all__ = ["Engine", "proba_indices"]
+
+_EMPTY = SortedHistory()
 
 
 def proba_indices(n, grid, c, index):
@@ -96,6 +98,26 @@ class Engine:
             k = self.table[len(hist.sorted)]
             b = hist.bound = hist.sorted.kth(k) if k else math.nan
         return b
+
+    def queued_bound(self, label, queued, now):
+        """Bound of a class, raised by its queued jobs that already exceed it.
+
+        ``queued`` holds the submit times of the class's jobs still waiting
+        at ``now`` (a :class:`SortedHistory`, possibly empty). A queued job
+        whose age ``now - submit`` is above the history's bound is a miss
+        already known; its age, a lower bound on its wait, joins the sample
+        and the order statistic is taken for ``n + m`` values. The bound can
+        only rise.
+        """
+        b = self.bound(label)
+        if queued is None or not len(queued) or b != b:
+            return b
+        m = queued.count_lt(now - b)
+        if m == 0:
+            return b
+        values = self.histories[label].sorted
+        k = self.table[len(values) + m]
+        return union_kth(values, queued, now, k, m)
 
     def absorb(self, label, wait):
         """Add one wait to a class history (step 1)."""
@@ -169,6 +191,40 @@ class Engine:
             # grid ascending, k nondecreasing on the quantiles that have a bound
             pos = np.searchsorted(ks[:valid], m, side="right") - 1
             out[rows] = np.where(pos >= 0, self.grid[np.maximum(pos, 0)], 0.0)
+        return out
+
+    def queued_proba(self, labels, within, queues, now):
+        """:meth:`proba` with each grid quantile's bound raised by the queue.
+
+        ``queues`` maps a class label to the submit times of its queued jobs
+        (see :meth:`queued_bound`, applied at every quantile of the grid).
+        """
+        labels = np.asarray(labels)
+        within = np.asarray(within, dtype=np.float64)
+        out = np.full(len(labels), np.nan)
+        for label in np.unique(labels).tolist():
+            rows = np.flatnonzero(labels == label)
+            queued = queues.get(label)
+            hist = self.histories.get(label)
+            n = len(hist) if hist is not None else 0
+            if queued is None or not len(queued) or n == 0:
+                out[rows] = self.proba(labels[rows], within[rows])
+                continue
+            ks = self._grid_indices(n)
+            if not ks.any():
+                continue
+            bounds = np.full(len(ks), np.inf)
+            for i, k in enumerate(ks.tolist()):
+                if not k:
+                    continue
+                b = hist.sorted.kth(k)
+                m = queued.count_lt(now - b)
+                if m:
+                    b = union_kth(hist.sorted, queued, now, int(self._grid_indices(n + m)[i]), m)
+                bounds[i] = b
+            fits = bounds[None, :] <= within[rows, None]
+            last = len(ks) - 1 - np.argmax(fits[:, ::-1], axis=1)
+            out[rows] = np.where(fits.any(axis=1), self.grid[last], 0.0)
         return out
 
     def _grid_indices(self, n):

@@ -14,9 +14,9 @@ with VARQ, node-hours, and their ratio (Table 3).
 Departures from the paper, forced by a trace-driven offline setting:
 
 - QBETS is trained online on the waits of the simulation *without* VARQ
-  (each wait known once its job started in that schedule), not on the waits
-  of the simulation VARQ is part of. So the trajectories do not see the
-  extra load VARQ adds.
+  (each wait known once its job started in that schedule, and the queue at
+  each planning time taken from it), not on the waits of the simulation VARQ
+  is part of. So the trajectories do not see the extra load VARQ adds.
 - A VARQ job holds its nodes from its start until ``deadline + run_time``
   (it spins until the deadline), which depends on when it starts. The
   schedule is computed in two passes: the first charges the worst case
@@ -48,14 +48,20 @@ def _prepare(jobs):
     missing = [c for c in need if c not in jobs.columns]
     if missing:
         raise JobTableError(f"VARQ experiment needs column(s) {', '.join(missing)}")
+    if "n_procs" not in jobs.columns and "req_procs" not in jobs.columns:
+        raise JobTableError("VARQ experiment needs n_procs or req_procs")
+    width = jobs["n_procs"] if "n_procs" in jobs.columns else jobs["req_procs"]
+    if "req_procs" in jobs.columns:
+        width = width.where(np.isfinite(width), jobs["req_procs"])
     ok = (np.isfinite(jobs["submit_time"]) & np.isfinite(jobs["run_time"])
-          & np.isfinite(jobs["req_time"]) & (jobs["req_time"] > 0) & (jobs["run_time"] >= 0))
+          & np.isfinite(jobs["req_time"]) & (jobs["req_time"] > 0) & (jobs["run_time"] >= 0)
+          & np.isfinite(width) & (width > 0))
     if not ok.any():
-        raise JobTableError("no job has a submit time, a runtime and a requested time")
-    out = jobs[ok].sort_values("submit_time", kind="stable").reset_index(drop=True)
+        raise JobTableError("no job has a submit time, a runtime, a requested time and a "
+                            "width")
+    out = jobs[ok].assign(n_procs=width[ok])
+    out = out.sort_values("submit_time", kind="stable").reset_index(drop=True)
     out.attrs = dict(jobs.attrs)
-    width = out["req_procs"] if "req_procs" in out.columns else out["n_procs"]
-    out["n_procs"] = np.where(np.isfinite(out["n_procs"]), out["n_procs"], width)
     return out
 
 
@@ -82,6 +88,8 @@ def _plan_all(base, candidates, probabilities, period, step, qbets_params):
             chunk = by_start[added:target]
             model.partial_fit(base.iloc[chunk], waits[chunk])
             added = target
+        waiting = np.flatnonzero((submit < now) & (start > now))
+        model.observe_queue(base.iloc[waiting], now=now)
         traj = varq.trajectory(nodes[j], request[j], deadlines[j], now)
         probs = traj["probability"].to_numpy()
         for p in probabilities:
@@ -119,7 +127,7 @@ def varq_experiment(jobs, *, fractions=(0.1, 0.5, 0.95), probabilities=(0.5, 0.7
     ----------
     jobs : DataFrame
         Job table with ``submit_time``, ``run_time``, ``req_time`` and a
-        width; jobs missing any are left out.
+        width (``n_procs``, else ``req_procs``); jobs missing any are left out.
     fractions : sequence of float in (0, 1]
         Shares of the jobs (in the window) that become VARQ requests.
     probabilities : sequence of float in (0, 1]

@@ -11,8 +11,9 @@ walks cumulative block sizes. Nothing is ever re-sorted.
 import bisect
 import collections
 import itertools
+import math
 
-__all__ = ["SortedHistory", "ClassHistory"]
+__all__ = ["SortedHistory", "ClassHistory", "union_kth"]
 
 
 class SortedHistory:
@@ -69,6 +70,24 @@ class SortedHistory:
             self._maxes[pos] = block[-1]
             self._maxes.insert(pos + 1, half[-1])
 
+    def remove(self, value):
+        """Remove one occurrence of ``value`` (``ValueError`` if absent)."""
+        pos = bisect.bisect_left(self._maxes, value)
+        if pos == len(self._maxes):
+            raise ValueError(f"{value!r} not in history")
+        block = self._lists[pos]
+        i = bisect.bisect_left(block, value)
+        if i == len(block) or block[i] != value:
+            raise ValueError(f"{value!r} not in history")
+        del block[i]
+        self._cum = None
+        self._len -= 1
+        if not block:
+            del self._lists[pos]
+            del self._maxes[pos]
+        elif i == len(block):
+            self._maxes[pos] = block[-1]
+
     def _cumulative(self):
         if self._cum is None:
             self._cum = list(itertools.accumulate(map(len, self._lists)))
@@ -102,6 +121,17 @@ class SortedHistory:
         cum = self._cumulative()
         before = cum[pos - 1] if pos else 0
         return before + bisect.bisect_right(self._lists[pos], value)
+
+    def count_lt(self, value):
+        """Number of values ``< value``."""
+        if not self._maxes:
+            return 0
+        pos = bisect.bisect_left(self._maxes, value)
+        if pos == len(self._maxes):
+            return self._len
+        cum = self._cumulative()
+        before = cum[pos - 1] if pos else 0
+        return before + bisect.bisect_left(self._lists[pos], value)
 
     def __iter__(self):
         return itertools.chain.from_iterable(self._lists)
@@ -144,3 +174,40 @@ class ClassHistory:
 
     def __len__(self):
         return len(self.sorted)
+
+
+def union_kth(values, ages_from, now, k, m=None):
+    """The ``k``-th smallest (1-based) of ``values`` united with queued ages.
+
+    Parameters
+    ----------
+    values : SortedHistory
+        Completed waits.
+    ages_from : SortedHistory
+        Submit times of queued jobs; their ages at ``now`` are ``now - s``
+        (ascending ages are descending submit times).
+    now : float
+        The time the ages are taken at (every submit time is before it).
+    k : int
+        ``1 <= k <= len(values) + m``.
+    m : int, optional
+        Use only the ``m`` oldest queued jobs (default: all).
+
+    Binary search on how many of the ``k`` smallest are ages: ``O(log^2)``
+    rank queries, nothing merged.
+    """
+    n = len(values)
+    if m is None:
+        m = len(ages_from)
+    lo, hi = max(0, k - n), min(k, m)
+    while lo < hi:
+        a = (lo + hi) // 2
+        # is the (a+1)-th smallest age below the (k-a)-th smallest wait?
+        if now - ages_from.kth(m - a) < values.kth(k - a):
+            lo = a + 1
+        else:
+            hi = a
+    h = k - lo
+    wait = values.kth(h) if h else -math.inf
+    age = now - ages_from.kth(m - lo + 1) if lo else -math.inf
+    return max(wait, age)

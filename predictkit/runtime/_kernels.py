@@ -219,7 +219,6 @@ def recent_statistic(h_group, h_known, h_value, q_group, q_time, n_recent, use_m
     without any such entry get ``NaN``. The mean adds the values oldest first.
     """
     nq = q_group.shape[0]
-    nh = h_group.shape[0]
     out = np.full(nq, np.nan)
     current = -2
     start = 0
@@ -263,7 +262,6 @@ def recent_features(h_group, h_known, h_run, h_ratio, q_group, q_time, n_recent)
     are ``NaN`` (count is 0 without history).
     """
     nq = q_group.shape[0]
-    nh = h_group.shape[0]
     n_cols = 2 * n_recent + 4
     out = np.full((nq, n_cols), np.nan)
     current = -2

@@ -38,6 +38,7 @@ from ._profile import (
     running_insert,
     running_remove,
     shift_right,
+    stable_order,
 )
 
 FCFS, EASY, DEPTH, CONSERVATIVE = 0, 1, 2, 3
@@ -61,6 +62,8 @@ State = namedtuple("State", [
     "queue", "rtimes", "rjobs", "ck", "cv", "xk", "xv", "done", "pend",
     # availability profile, fairshare usage, scalars
     "T", "F", "usage", "ints", "now",
+    # scratch: sort keys and indices, priority and backfill orders, profile maxima
+    "skeys", "sidx", "stmp", "porder", "border", "pmax",
 ])
 
 
@@ -93,10 +96,13 @@ def new_state(submit, dur, width, est_w, est_r, req, key, user, succ, n_users, f
         done=np.empty(n, dtype=np.int64), pend=np.empty(n, dtype=np.int64),
         T=T, F=F,
         usage=np.zeros(max(n_users, 1)), ints=ints, now=np.array([0.0, np.inf]),
+        skeys=np.empty(n), sidx=np.empty(n, dtype=np.int64), stmp=np.empty(n, dtype=np.int64),
+        porder=np.empty(n, dtype=np.int64), border=np.empty(n, dtype=np.int64),
+        pmax=np.empty(2 * n + 4, dtype=np.int64),
     )
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def extend_estimate(est, req, mode, n_ext):
     """New estimate of a running job that reached its estimate.
 
@@ -120,7 +126,7 @@ def extend_estimate(est, req, mode, n_ext):
 # ----------------------------------------------------------------- the queue
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _ahead(s, a, b):
     ka = s.key[a]
     kb = s.key[b]
@@ -131,7 +137,7 @@ def _ahead(s, a, b):
     return a < b
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _queue_insert(s, j):
     n = s.ints[QN]
     lo = 0
@@ -149,7 +155,7 @@ def _queue_insert(s, j):
         s.ints[MINW] = s.width[j]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _mark_backfilled(s, order, now):
     """A job is backfilled when it starts while a job ahead of it keeps waiting."""
     waiting = False
@@ -160,7 +166,7 @@ def _mark_backfilled(s, order, now):
             s.backfilled[j] = True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _queue_drop_started(s):
     n = s.ints[QN]
     out = 0
@@ -176,7 +182,7 @@ def _queue_drop_started(s):
     s.ints[MINW] = narrowest
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _after_pass(s, order, started_before):
     """Flag backfilled jobs and drop started ones, if the pass started any."""
     if s.ints[NSTART] == started_before:
@@ -185,14 +191,14 @@ def _after_pass(s, order, started_before):
     _queue_drop_started(s)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _priority_order(s, prio, now):
     """Waiting jobs, highest priority first (ties: submit time, then job)."""
     n = s.ints[QN]
     order = s.queue[:n]
     if prio == PRIO_STATIC:
         return order
-    keys = np.empty(n)
+    keys = s.skeys
     for k in range(n):
         j = order[k]
         if prio == PRIO_WFP:
@@ -200,24 +206,26 @@ def _priority_order(s, prio, now):
             keys[k] = -(ratio * ratio * ratio) * s.width[j]
         else:
             keys[k] = s.usage[s.user[j]]
-    return order[np.argsort(keys, kind="mergesort")]
+    stable_order(keys, order, s.porder, s.sidx, s.stmp, n)
+    return s.porder[:n]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _backfill_order(s, candidates, bf_sjf):
     if not bf_sjf:
         return candidates
     n = len(candidates)
-    keys = np.empty(n)
+    keys = s.skeys
     for k in range(n):
         keys[k] = s.est_w[candidates[k]]
-    return candidates[np.argsort(keys, kind="mergesort")]
+    stable_order(keys, candidates, s.border, s.sidx, s.stmp, n)
+    return s.border[:n]
 
 
 # ------------------------------------------------------------- job starts
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _start(s, j, now):
     s.start[j] = now
     s.ints[NSTART] += 1
@@ -233,7 +241,7 @@ def _start(s, j, now):
 # ------------------------------------------------------------------ passes
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _pass_fcfs(s, order, now):
     for j in order:
         if s.width[j] > s.ints[FREE]:
@@ -241,7 +249,7 @@ def _pass_fcfs(s, order, now):
         _start(s, j, now)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _pass_easy(s, order, now, bf_sjf):
     q = len(order)
     pos = 0
@@ -278,7 +286,7 @@ def _pass_easy(s, order, now, bf_sjf):
                 extra -= w
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _pass_depth(s, order, now, depth, bf_sjf):
     T = s.T
     F = s.F
@@ -309,7 +317,7 @@ def _pass_depth(s, order, now, depth, bf_sjf):
             profile_add(T, F, size, PS, now, now + s.est_r[j], -w)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _move(s, j, size):
     """Remove job ``j``'s reservation and re-insert it at the earliest slot."""
     w = s.width[j]
@@ -322,9 +330,8 @@ def _move(s, j, size):
     return moved
 
 
-@njit(cache=True)
-def _prefix_max(F, p):
-    out = np.empty(p, dtype=np.int64)
+@njit(cache=True, _nrt=False)
+def _prefix_max(F, p, out):
     high = F[0]
     for k in range(p):
         if F[k] > high:
@@ -333,7 +340,7 @@ def _prefix_max(F, p):
     return out
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _compress(s, order, now):
     """Remove and re-insert each reservation in priority order (never later).
 
@@ -342,7 +349,7 @@ def _compress(s, order, now):
     is rebuilt after each re-insertion.
     """
     size = s.ints
-    best = _prefix_max(s.F, size[PS])
+    best = _prefix_max(s.F, size[PS], s.pmax)
     for j in order:
         t = s.rs[j]
         if not t > now:
@@ -350,10 +357,10 @@ def _compress(s, order, now):
         before = np.searchsorted(s.T[:size[PS]], t)
         if before > 0 and best[before - 1] >= s.width[j]:
             _move(s, j, size)
-            best = _prefix_max(s.F, size[PS])
+            best = _prefix_max(s.F, size[PS], s.pmax)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _repair(s, order, size):
     """Move the reservations that overlap an overcommitted part of the profile."""
     moved = False
@@ -364,7 +371,7 @@ def _repair(s, order, size):
     return moved
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _next_reservation(s):
     """Earliest reserved start: a pass must run then even if nothing else happens."""
     wake = np.inf
@@ -375,7 +382,7 @@ def _next_reservation(s):
     return wake
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _pass_conservative(s, order, now):
     size = s.ints
     if s.ints[EXT]:
@@ -408,7 +415,7 @@ def _pass_conservative(s, order, now):
 # --------------------------------------------------------------- event loop
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def run(s, n_regular, policy, depth, prio, bf_sjf, under, fs_period, fs_factor, online):
     """Advance the simulation; return ``NEED_ESTIMATES`` or ``DONE``.
 
@@ -439,7 +446,9 @@ def run(s, n_regular, policy, depth, prio, bf_sjf, under, fs_period, fs_factor, 
                 epoch = np.int64(np.floor(now / fs_period))
                 if epoch > ints[EPOCH]:
                     if ints[EPOCH] > -(2 ** 62):
-                        s.usage[:] *= fs_factor ** (epoch - ints[EPOCH])
+                        decay = fs_factor ** (epoch - ints[EPOCH])
+                        for u in range(len(s.usage)):
+                            s.usage[u] *= decay
                     ints[EPOCH] = epoch
             if conservative:
                 profile_advance(s.T, s.F, ints, PS, now)

@@ -6,6 +6,11 @@ used by backfilling (Mu'alem & Feitelson's profile, Leung et al. 2010 section
 I): breakpoints ``T[0] < T[1] < ... < T[P-1]`` and free counts ``F[k]`` on
 ``[T[k], T[k+1])``, the last segment extending to infinity. Processors are
 held on half-open intervals ``[start, end)``.
+
+Every kernel is compiled without numba's reference counting (``_nrt=False``):
+the simulation state is a tuple of some thirty arrays, and counting the
+references to each of them at every inlined call cost about nine tenths of the
+run time. Kernels therefore never allocate; scratch space comes with the state.
 """
 
 import numpy as np
@@ -16,12 +21,12 @@ from numba import njit
 # so that simultaneous events are always handled in the same order.
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _before(ka, va, kb, vb):
     return ka < kb or (ka == kb and va < vb)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def heap_push(keys, vals, size, at, key, val):
     i = size[at]
     size[at] += 1
@@ -36,7 +41,7 @@ def heap_push(keys, vals, size, at, key, val):
         i = parent
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def heap_pop(keys, vals, size, at):
     key = keys[0]
     val = vals[0]
@@ -61,14 +66,14 @@ def heap_pop(keys, vals, size, at):
     return key, val
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def shift_right(a, pos, n):
     """Move ``a[pos:n]`` one place right (``a`` needs room for ``n + 1``)."""
     for k in range(n, pos, -1):
         a[k] = a[k - 1]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def shift_left(a, pos, n, by):
     """Move ``a[pos + by:n]`` to ``a[pos:n - by]``."""
     for k in range(pos, n - by):
@@ -80,7 +85,7 @@ def shift_left(a, pos, n, by):
 # the profile of a scheduling pass are read off this list.
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _search(times, jobs, n, t, j):
     lo = 0
     hi = n
@@ -93,7 +98,7 @@ def _search(times, jobs, n, t, j):
     return lo
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def running_insert(times, jobs, size, at, t, j):
     n = size[at]
     pos = _search(times, jobs, n, t, j)
@@ -104,7 +109,7 @@ def running_insert(times, jobs, size, at, t, j):
     size[at] = n + 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def running_remove(times, jobs, size, at, t, j):
     n = size[at]
     pos = _search(times, jobs, n, t, j)
@@ -116,7 +121,7 @@ def running_remove(times, jobs, size, at, t, j):
 # ------------------------------------------------------------------ profile
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def profile_reset(T, F, size, at, now, free, rtimes, rjobs, rsize, width):
     """Build the profile at ``now`` from the running list (sorted by end)."""
     T[0] = now
@@ -134,7 +139,7 @@ def profile_reset(T, F, size, at, now, free, rtimes, rjobs, rsize, width):
     size[at] = p
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def profile_advance(T, F, size, at, now):
     """Drop the part of the profile before ``now``."""
     p = size[at]
@@ -148,7 +153,7 @@ def profile_advance(T, F, size, at, now):
     T[0] = now
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _segment(T, p, t):
     """Index of the segment holding time ``t`` (``t >= T[0]``)."""
     lo = 0
@@ -162,7 +167,7 @@ def _segment(T, p, t):
     return lo
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _split(T, F, size, at, t):
     p = size[at]
     k = _segment(T, p, t)
@@ -176,7 +181,7 @@ def _split(T, F, size, at, t):
     return k + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def profile_add(T, F, size, at, start, end, delta):
     """Add ``delta`` free processors on ``[start, end)`` (``start >= T[0]``)."""
     if end <= start:
@@ -189,7 +194,7 @@ def profile_add(T, F, size, at, start, end, delta):
         F[k] += delta
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def profile_min(T, F, size, at, start, end):
     """Fewest free processors on ``[start, end)`` (at ``start`` if empty)."""
     p = size[at]
@@ -203,12 +208,12 @@ def profile_min(T, F, size, at, start, end):
     return low
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def profile_fits(T, F, size, at, start, width, duration):
     return profile_min(T, F, size, at, start, start + duration) >= width
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def profile_earliest(T, F, size, at, width, duration):
     """Earliest start at or after ``T[0]`` with ``width`` free for ``duration``."""
     p = size[at]
@@ -232,7 +237,7 @@ def profile_earliest(T, F, size, at, width, duration):
     return np.inf
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def profile_compact(T, F, size, at):
     """Merge neighbouring segments with the same free count."""
     p = size[at]
@@ -245,3 +250,58 @@ def profile_compact(T, F, size, at):
             F[out] = F[k]
             out += 1
     size[at] = out
+
+
+# ------------------------------------------------------------ stable sorting
+
+
+@njit(cache=True, _nrt=False)
+def stable_order(keys, src, dst, idx, tmp, n):
+    """``dst[:n] = src[:n]`` ordered by ``keys[:n]``, ties kept in ``src`` order.
+
+    ``np.argsort(keys, kind="mergesort")`` without allocating: insertion sort
+    of runs of 16, then bottom-up merges between ``idx`` and ``tmp``.
+    """
+    run = 16
+    for i in range(n):
+        idx[i] = i
+    for lo in range(0, n, run):
+        hi = min(lo + run, n)
+        for i in range(lo + 1, hi):
+            v = idx[i]
+            kv = keys[v]
+            k = i - 1
+            while k >= lo and keys[idx[k]] > kv:
+                idx[k + 1] = idx[k]
+                k -= 1
+            idx[k + 1] = v
+    a = idx
+    b = tmp
+    width = run
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            i = lo
+            j = mid
+            out = lo
+            while i < mid and j < hi:
+                if keys[a[j]] < keys[a[i]]:
+                    b[out] = a[j]
+                    j += 1
+                else:
+                    b[out] = a[i]
+                    i += 1
+                out += 1
+            while i < mid:
+                b[out] = a[i]
+                i += 1
+                out += 1
+            while j < hi:
+                b[out] = a[j]
+                j += 1
+                out += 1
+        a, b = b, a
+        width *= 2
+    for i in range(n):
+        dst[i] = src[a[i]]

@@ -95,6 +95,96 @@ def test_predict_proba_is_the_inverted_bound():
     assert got[-1] == 0.98
 
 
+def _queue(ages, now=10000.0):
+    return _jobs(len(ages)).assign(submit_time=now - np.asarray(ages, dtype=float)), now
+
+
+def _expected_queued_bound(waits, ages, q=0.95):
+    """The order statistic of the waits united with the ages above the history bound."""
+    n = len(waits)
+    plain = np.sort(waits)[order_statistic_index(n, q, 0.95) - 1]
+    late = [a for a in ages if a > plain]
+    merged = np.sort(np.r_[waits, late])
+    return merged[order_statistic_index(len(merged), q, 0.95) - 1]
+
+
+def test_queued_jobs_older_than_the_bound_raise_it():
+    rng = np.random.default_rng(11)
+    waits = rng.exponential(10.0, 100)
+    model = QBETS(**SINGLE).fit(_jobs(100), waits)
+    plain = model.predict(_jobs(1))[0]
+    ages = [3000.0, 2500.0, 2000.0, 1500.0, 1000.0, 800.0, 1.0, 0.5]
+    queue, now = _queue(ages)
+    raised = model.observe_queue(queue, now=now).predict(_jobs(1))[0]
+    assert raised == _expected_queued_bound(waits, ages) > plain
+    # the queued bound is still an inverted-probability grid point
+    proba = model.predict_proba(_jobs(2), within=[raised, raised - 1e-6])
+    assert proba[0] >= 0.95 > proba[1]
+    # young queued jobs tell nothing yet; queue=None ignores the queue
+    young, now = _queue([1.0, 2.0, 0.0])
+    assert model.observe_queue(young, now=now).predict(_jobs(1))[0] == plain
+    unaware = QBETS(queued=None, **SINGLE).fit(_jobs(100), waits)
+    assert unaware.observe_queue(queue, now=now).predict(_jobs(1))[0] == plain
+    # jobs submitted at or after `now` are not in the queue yet
+    future = queue.assign(submit_time=now)
+    assert model.observe_queue(future, now=now).predict(_jobs(1))[0] == plain
+
+
+def test_partial_fit_forgets_the_queue():
+    waits = np.full(100, 10.0)
+    model = QBETS(**SINGLE).fit(_jobs(100), waits)
+    queue, now = _queue(np.full(20, 5000.0))
+    assert model.observe_queue(queue, now=now).predict(_jobs(1))[0] == 5000.0
+    model.partial_fit(_jobs(1), [10.0])
+    assert model.predict(_jobs(1))[0] == 10.0
+
+
+def test_observe_queue_bad_input():
+    model = QBETS(**SINGLE).fit(_jobs(100), np.ones(100))
+    queue, _ = _queue([5.0])
+    with pytest.raises(ConfigError, match="now"):
+        model.observe_queue(queue, now=np.nan)
+    with pytest.raises(JobTableError, match="submit_time"):
+        model.observe_queue(queue.drop(columns="submit_time"), now=10.0)
+    with pytest.raises(JobTableError, match="submit_time"):
+        model.observe_queue(queue.assign(submit_time=np.nan), now=10.0)
+
+
+def _burst_trace(seed=2, n=3000):
+    """Steady short waits, and three stalls: every job submitted in a 5000 s window
+    starts together 6000 s after the window opened."""
+    rng = np.random.default_rng(seed)
+    submit = np.sort(rng.uniform(0, 3e5, n)).round()
+    wait = rng.exponential(60.0, n).round()
+    stalled = np.zeros(n, dtype=bool)
+    for start in (5e4, 1.5e5, 2.5e5):
+        burst = (submit >= start) & (submit < start + 5000)
+        wait[burst] = start + 6000.0 - submit[burst]
+        stalled |= burst
+    X = pd.DataFrame({"submit_time": submit, "wait_time": wait,
+                      "req_procs": rng.choice([1.0, 8.0, 64.0], n), "req_time": 3600.0})
+    return X, stalled
+
+
+@pytest.mark.parametrize("params", [dict(clustering=None), dict(cluster_start=500, random_state=0)],
+                         ids=["single", "auto"])
+def test_queued_fast_replay_equals_reference_and_sees_bursts(params):
+    X, stalled = _burst_trace()
+    y = X["wait_time"].to_numpy()
+    fast = replay(QBETS(**params), X, y, method="fast")
+    assert_array_equal(fast, replay(QBETS(**params), X, y, method="reference"))
+    blind = replay(QBETS(queued=None, **params), X, y, method="fast")
+    ok = np.isfinite(blind)
+    assert np.all(fast[ok] >= blind[ok])
+    # in a stall, a job submitted x s in waits 6000 - x while the queue ahead of it
+    # has waited x already: once enough of the queue is older than the bound, late
+    # jobs of the stall are covered; history alone covers almost none
+    seen = ok & stalled
+    hits, blind_hits = (y[seen] <= fast[seen]).mean(), (y[seen] <= blind[seen]).mean()
+    assert hits > blind_hits + 0.15
+    assert (fast[ok & ~stalled] == blind[ok & ~stalled]).mean() > 0.8
+
+
 def test_predict_proba_without_history_is_nan():
     model = QBETS(**SINGLE).fit(_jobs(0), np.zeros(0))
     assert np.isnan(model.predict_proba(_jobs(1), within=100.0)).all()
@@ -127,12 +217,13 @@ def sp2():
 
 @pytest.mark.parametrize("params", [
     dict(clustering=None),
+    dict(clustering=None, queued=None),
     dict(clustering=None, trim_on_hits=True, index="reference"),
     dict(clustering="bic", cluster_start=200),
     dict(clustering="auto", cluster_start=300, random_state=0),
     dict(changepoint="ruptures", clustering=None, ruptures_every=100),
     dict(changepoint=None, clustering=((8, 32), (3600,))),
-], ids=["single", "hits-reference", "bic", "auto", "ruptures", "edges"])
+], ids=["single", "single-blind", "hits-reference", "bic", "auto", "ruptures", "edges"])
 def test_fast_replay_equals_reference(sp2, params):
     X, y = sp2
     fast = replay(QBETS(**params), X, y, method="fast")

@@ -3,7 +3,7 @@
 import pytest
 from tracedata import load_trace
 
-from predictkit.exceptions import ConfigError
+from predictkit.exceptions import ConfigError, JobTableError
 from predictkit.queue import varq_experiment
 
 
@@ -29,3 +29,20 @@ def test_bad_arguments(kwargs):
     jobs = load_trace("KTH-SP2-1996-2.1-cln", 100)
     with pytest.raises(ConfigError):
         varq_experiment(jobs, **kwargs)
+
+
+def test_jobs_without_a_width_are_left_out_and_req_procs_stands_in():
+    jobs = load_trace("KTH-SP2-1996-2.1-cln", 1500)
+    first = float(jobs["submit_time"].min())
+    window = (first + 2 * 86400, first + 4 * 86400)
+    kwargs = dict(fractions=(0.5,), probabilities=(0.5,), window=window)
+    base = varq_experiment(jobs, **kwargs)
+    # a job with no width at all is left out, not an error deep in the simulator
+    holed = jobs.copy()
+    holed.loc[holed.index[10], ["n_procs", "req_procs"]] = float("nan")
+    assert len(varq_experiment(holed, **kwargs)) == 1
+    # a missing allocation falls back on the request
+    swapped = jobs.assign(n_procs=float("nan"), req_procs=jobs["n_procs"])
+    assert varq_experiment(swapped, **kwargs).equals(base)
+    with pytest.raises(JobTableError, match="n_procs or req_procs"):
+        varq_experiment(jobs.drop(columns=["n_procs", "req_procs"]), **kwargs)
