@@ -212,14 +212,66 @@ class OnlineRuntimeEstimator(RegressorMixin, BaseEstimator):
         return chunk
 
     def _append(self, chunk):
-        n_before = getattr(self, "n_history_", 0)
-        chunk["seq"] = np.arange(n_before, n_before + len(chunk["run"]), dtype=np.float64)
-        if hasattr(self, "history_"):
-            self.history_ = {k: np.concatenate([self.history_[k], chunk[k]])
-                             for k in chunk}
+        """Add history entries; amortised O(1) per entry.
+
+        The entries live in buffers that double when full (``history_`` holds
+        views of their filled part), and the rows of each group are indexed
+        so that :meth:`_history_for` can hand a prediction only the entries
+        of the groups it asks about.
+        """
+        if not hasattr(self, "history_"):
+            self._buffers, self._group_rows = {}, {}
+            n_before = 0
         else:
-            self.history_ = chunk
-        self.n_history_ = n_before + len(chunk["run"])
+            n_before = self.n_history_
+        m = len(chunk["run"])
+        n = n_before + m
+        chunk["seq"] = np.arange(n_before, n, dtype=np.float64)
+        buffers = self._buffers
+        for key, values in chunk.items():
+            buf = buffers.get(key)
+            if buf is None or len(buf) < n:
+                grown = np.empty(max(n, 2 * (len(buf) if buf is not None else 0), 256))
+                if buf is not None:
+                    grown[:n_before] = buf[:n_before]
+                buf = buffers[key] = grown
+            buf[n_before:n] = values
+        keys = self._group_keys()
+        if keys:
+            rows = self._group_rows
+            columns = [chunk[k].tolist() for k in keys]
+            for i, key in enumerate(zip(*columns)):
+                if not all(v == v for v in key):  # a missing key value joins no group
+                    continue
+                entry = rows.get(key)
+                if entry is None:
+                    entry = rows[key] = [np.empty(8, dtype=np.int64), 0]
+                elif entry[1] == len(entry[0]):
+                    entry[0] = np.concatenate([entry[0], np.empty_like(entry[0])])
+                entry[0][entry[1]] = n_before + i
+                entry[1] += 1
+        self.history_ = {key: buf[:n] for key, buf in buffers.items()}
+        self.n_history_ = n
+
+    def _history_for(self, query):
+        """The history entries of the groups of ``query`` (all entries for big queries).
+
+        Every predictor works group by group, so the entries of other groups
+        cannot change a prediction; leaving them out makes a prediction for a
+        few jobs cost the size of their groups, not of the whole history.
+        """
+        hist = self.history_
+        keys = self._group_keys()
+        n = len(hist["run"])
+        if not keys or len(query["submit_time"]) > 64 or n < 4096:
+            return hist
+        rows = self._group_rows
+        wanted = set(zip(*[query[k].tolist() for k in keys]))
+        parts = [buf[:count] for buf, count in (rows[key] for key in wanted if key in rows)]
+        if 2 * sum(map(len, parts)) > n:
+            return hist
+        index = np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
+        return {key: values[index] for key, values in hist.items()}
 
     def _query(self, X):
         return check_jobs(X, self._required_columns(), name="jobs to predict",
@@ -242,7 +294,7 @@ class OnlineRuntimeEstimator(RegressorMixin, BaseEstimator):
         """
         check_is_fitted(self, "history_")
         query = self._query(X)
-        raw = self._predict_raw(self.history_, query)
+        raw = self._predict_raw(self._history_for(query), query)
         return self._clip(raw, query["req_time"])
 
     def _replay(self, X, y, known):

@@ -61,6 +61,7 @@ class HistoryFeatures(TransformerMixin, BaseEstimator):
 
     _history = OnlineRuntimeEstimator._history_chunk
     _append = OnlineRuntimeEstimator._append
+    _history_for = OnlineRuntimeEstimator._history_for
     _sorted_history = OnlineRuntimeEstimator._sorted_history
 
     def _required_columns(self):
@@ -90,7 +91,7 @@ class HistoryFeatures(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "history_")
         query = check_jobs(X, self._required_columns(), name="jobs to transform",
                            owner="HistoryFeatures")
-        hist = self.history_
+        hist = self._history_for(query)
         request = hist["req_time"]
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(request > 0, hist["run"] / request, np.nan)

@@ -9,6 +9,7 @@ import pandas as pd
 from .._time import parse_duration
 from ..exceptions import ConfigError, JobTableError, SimulationError
 from ..jobs import validate_jobs
+from ..runtime._base import OnlineRuntimeEstimator, check_jobs
 from . import _engine as eng
 from ._estimates import (
     OUTCOME_COLUMNS,
@@ -317,21 +318,38 @@ class _Feeder:
     def __init__(self, predictor, kept, state, pieces, refresh):
         self.refresh = refresh
         self.predictor = predictor
-        self.kept = kept
+        # Small tables are built from plain arrays: selecting rows of the job
+        # table and setting columns costs milliseconds per call in pandas, and
+        # deep-copies attrs (the whole SWF header); predictors read only the
+        # clock origin from attrs.
+        self.attrs = {k: kept.attrs[k] for k in ("unix_start_time",) if k in kept.attrs}
+        self.columns = {c: kept[c].to_numpy() for c in kept.columns}
         self.state = state
         self.pieces = pieces
         self.fed = 0
         self.seen = np.zeros(len(kept), dtype=bool)
-        self.blank = kept.copy()
-        for column in OUTCOME_COLUMNS:
-            if column in self.blank.columns:
-                self.blank[column] = np.nan
         self.n = len(kept)
         self.total = np.bincount(pieces.all_parent, weights=pieces.dur, minlength=self.n)
         self.ready = _is_fitted(predictor)
+        self.arrays = None
+        if isinstance(predictor, OnlineRuntimeEstimator) and type(predictor).predict is \
+                OnlineRuntimeEstimator.predict:
+            # predictkit's own predictors are driven through their array
+            # interface: the same history entries and predictions as
+            # partial_fit / predict on tables, without building tables
+            self.arrays = check_jobs(kept, predictor._required_columns(), name="jobs",
+                                     owner=type(predictor).__name__)
+            self.arrays["job_id"] = (self.columns["job_id"].astype(np.float64)
+                                     if "job_id" in self.columns else np.full(self.n, np.nan))
+            if not self.ready:
+                predictor._setup()
+                predictor._append({**{c: v[:0] for c, v in self.arrays.items()},
+                                   "known": np.empty(0), "run": np.empty(0)})
+                self.ready = True
         if not self.ready:
             # an empty first partial_fit starts an empty history (online protocol)
-            empty = kept.iloc[:0].assign(start_time=np.empty(0), end_time=np.empty(0))
+            empty = self._table(np.empty(0, dtype=np.int64),
+                                start_time=np.empty(0), end_time=np.empty(0))
             try:
                 predictor.partial_fit(empty, np.empty(0))
                 self.ready = True
@@ -360,7 +378,17 @@ class _Feeder:
         if not self.ready:
             # nothing completed yet and the predictor cannot start empty: the request
             return positions, s.req[positions].copy(), history
-        values = np.asarray(self.predictor.predict(self.blank.iloc[positions]), dtype=float)
+        if self.arrays is not None:
+            query = {c: (v[positions] if c not in OUTCOME_COLUMNS
+                         else np.full(len(positions), np.nan))
+                     for c, v in self.arrays.items()}
+            raw = self.predictor._predict_raw(self.predictor._history_for(query), query)
+            values = self.predictor._clip(raw, query["req_time"])
+        else:
+            blank = {c: np.full(len(positions), np.nan) for c in OUTCOME_COLUMNS
+                     if c in self.columns}
+            values = np.asarray(self.predictor.predict(self._table(positions, **blank)),
+                                dtype=float)
         if values.shape != (len(positions),):
             raise SimulationError(
                 f"{type(self.predictor).__name__}.predict returned shape {values.shape} for "
@@ -380,16 +408,26 @@ class _Feeder:
         jobs = self.pieces.all_parent[done]
         if len(jobs) == 0:
             return
-        rows = self.kept.iloc[jobs].copy()
         start = s.start[jobs]
-        end = s.end[done]
         run = self.total[jobs]
-        rows["wait_time"] = start - s.submit[jobs]
-        rows["run_time"] = run
-        rows["start_time"] = start
-        rows["end_time"] = end
+        if self.arrays is not None:
+            chunk = {c: v[jobs] for c, v in self.arrays.items()}
+            chunk.update(known=s.end[done], run=run)
+            self.predictor._append(chunk)
+            return
+        rows = self._table(jobs, wait_time=start - s.submit[jobs], run_time=run,
+                           start_time=start, end_time=s.end[done])
         self.predictor.partial_fit(rows, run)
         self.ready = True
+
+    def _table(self, rows, **replaced):
+        """The job-table rows ``rows`` with some columns replaced or added."""
+        data = {c: replaced.pop(c) if c in replaced else values[rows]
+                for c, values in self.columns.items()}
+        data.update(replaced)
+        table = pd.DataFrame(data, copy=False)
+        table.attrs = dict(self.attrs)
+        return table
 
 
 def _is_fitted(estimator):

@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from numpy.testing import assert_array_equal
+from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
 from predictkit.exceptions import ConfigError, JobTableError
@@ -153,3 +154,30 @@ def test_group_codes_join_tables_and_mark_missing():
     ca, cb = group_codes([a, b], ("u", "g"))
     assert ca[0] == cb[1] and ca[1] == cb[0] and ca[0] != ca[1]
     assert ca[2] == -1 and cb[2] == -1
+
+
+@pytest.mark.parametrize("est", [WalltimeAdjuster(min_jobs=1), WalltimeAdjuster(window=None),
+                                 RecentUsageMax(), RecentAverage(), HistoryFeatures()],
+                         ids=["tang", "tang-all", "usage-max", "recent-average", "features"])
+def test_small_queries_use_only_their_groups_and_get_the_same_answers(est):
+    # the history is big enough (>= 4096 entries) for predictions of a few jobs to
+    # read only the entries of their groups; every answer must stay the same
+    rng = np.random.default_rng(4)
+    n = 6000
+    X = pd.DataFrame({"job_id": np.arange(1, n + 1), "submit_time": np.sort(rng.uniform(0, 1e7, n)),
+                      "wait_time": rng.exponential(100.0, n),
+                      "req_time": rng.choice([600.0, 3600.0, 36000.0], n),
+                      "user_id": rng.choice([1.0, 2.0, 3.0, np.nan] + list(range(10, 60)), n),
+                      "group_id": rng.choice([1.0, 2.0], n)})
+    y = X["req_time"].to_numpy() * rng.uniform(0.01, 1.0, n)
+    fitted = clone(est).fit(X.iloc[:5000], y[:5000])
+    assert fitted.n_history_ == 5000
+    later = X.iloc[5000:].reset_index(drop=True)
+    output = fitted.transform if isinstance(est, HistoryFeatures) else fitted.predict
+    whole = output(later)  # 1000 jobs at once: the whole history
+    pieces = np.concatenate([output(later.iloc[i:i + 3]) for i in range(0, len(later), 3)])
+    assert_array_equal(pieces, whole)
+    # appending in pieces builds the same history as one call
+    split = clone(est).fit(X.iloc[:2000], y[:2000]).partial_fit(X.iloc[2000:5000], y[2000:5000])
+    for key, values in fitted.history_.items():
+        assert_array_equal(split.history_[key], values)
