@@ -14,9 +14,9 @@ To bound the run time each trace is cut to its first ``--max-jobs`` jobs
 submission with every job completed before it (``--refresh none``, the
 default), or refresh their history every ``--refresh`` of simulated time
 (``predictor_refresh``: a prediction may miss the jobs completed since the
-last refresh, never sees later ones). About an hour on two cores.
+last refresh, never sees later ones). About twenty minutes on one core.
 
-Run: ``python benchmarks/scheduling.py [--max-jobs 20000] [--refresh none] [--traces A B]``
+Run: ``python benchmarks/scheduling.py [--max-jobs 10000] [--refresh none] [--traces A B]``
 """
 
 import argparse
@@ -227,7 +227,7 @@ def verdict(findings):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--max-jobs", type=int, default=20000)
+    parser.add_argument("--max-jobs", type=int, default=10000)
     parser.add_argument("--refresh", default="none",
                         help="'none' (exact online, default) or a duration such as 6h")
     parser.add_argument("--traces", nargs="*")

@@ -234,7 +234,9 @@ def _start(s, j, now):
     s.ints[FREE] -= s.width[j]
     running_insert(s.rtimes, s.rjobs, s.ints, RN, now + est, j)
     heap_push(s.ck, s.cv, s.ints, CN, now + s.dur[j], j)
-    if s.dur[j] > est:
+    # compare instants, not durations: at large clock values now + est can
+    # round to now + dur although est < dur, and the job must then just end
+    if now + s.dur[j] > now + est:
         heap_push(s.xk, s.xv, s.ints, XN, now + est, j)
 
 
@@ -495,7 +497,7 @@ def run(s, n_regular, policy, depth, prio, bf_sjf, under, fs_period, fs_factor, 
             if conservative:
                 profile_add(s.T, s.F, ints, PS, old, new, -s.width[j])
                 ints[EXT] = 1
-            if s.dur[j] > s.cur_est[j]:
+            if s.start[j] + s.dur[j] > new:
                 heap_push(s.xk, s.xv, ints, XN, new, j)
         if ints[QN] == 0:
             s.now[1] = np.inf

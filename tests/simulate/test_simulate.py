@@ -254,3 +254,20 @@ def test_runtime_predictors_through_arrays_equal_through_tables(name, refresh):
     slow = simulate(jobs, estimates=tabled, **kwargs).jobs
     pd.testing.assert_frame_equal(fast, slow)
     assert (fast["estimate"] < fast["req_time"]).mean() > 0.3
+
+
+def test_estimate_ending_at_the_completion_instant_is_not_extended():
+    # at a clock of 3.3e7 s, 3.3e7 + 1.000000001 rounds to 3.3e7 + 1: job A's
+    # estimate (1 s) runs out at the instant it completes, although its run is
+    # longer; extending an ended job once dropped another job from the running
+    # list and EASY then computed a wrong shadow time
+    t0 = 33159518.0
+    jobs = pd.DataFrame(dict(
+        job_id=[1, 2, 3, 4], submit_time=[t0, t0, t0 + 0.5, t0 + 1.5],
+        run_time=[1.000000001, 50.0, 10.0, 20.0], n_procs=[4.0, 4.0, 8.0, 6.0],
+        req_time=[100.0, 100.0, 100.0, 100.0]))
+    assert t0 + 1.000000001 == t0 + 1.0
+    out = simulate(jobs, n_procs=10, estimates=[1.0, 50.0, 10.0, 20.0]).jobs
+    # D backfills at once: it ends (t0 + 21.5) before C's reservation at B's end
+    assert list(out["start_time"] - t0) == [0.0, 0.0, 50.0, 1.5]
+    assert out["backfilled"].tolist() == [False, False, False, True]
