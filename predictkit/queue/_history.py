@@ -113,25 +113,21 @@ class SortedHistory:
 
     def count_le(self, value):
         """Number of values ``<= value``."""
-        if not self._maxes:
-            return 0
-        pos = bisect.bisect_right(self._maxes, value)
-        if pos == len(self._maxes):
-            return self._len
-        cum = self._cumulative()
-        before = cum[pos - 1] if pos else 0
-        return before + bisect.bisect_right(self._lists[pos], value)
+        return self._count(value, bisect.bisect_right)
 
     def count_lt(self, value):
         """Number of values ``< value``."""
+        return self._count(value, bisect.bisect_left)
+
+    def _count(self, value, search):
         if not self._maxes:
             return 0
-        pos = bisect.bisect_left(self._maxes, value)
+        pos = search(self._maxes, value)
         if pos == len(self._maxes):
             return self._len
         cum = self._cumulative()
         before = cum[pos - 1] if pos else 0
-        return before + bisect.bisect_left(self._lists[pos], value)
+        return before + search(self._lists[pos], value)
 
     def __iter__(self):
         return itertools.chain.from_iterable(self._lists)

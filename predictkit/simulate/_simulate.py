@@ -327,7 +327,6 @@ class _Feeder:
         self.state = state
         self.pieces = pieces
         self.fed = 0
-        self.seen = np.zeros(len(kept), dtype=bool)
         self.n = len(kept)
         self.total = np.bincount(pieces.all_parent, weights=pieces.dur, minlength=self.n)
         self.ready = _is_fitted(predictor)
