@@ -3,6 +3,8 @@
 import numpy as np
 import pandas as pd
 
+from ._format import format_number
+from ._time import format_duration
 from .jobs import validate_jobs
 
 __all__ = ["summarize", "request_accuracy", "estimate_modes", "SUMMARY_LABELS", "format_summary"]
@@ -15,11 +17,11 @@ SUMMARY_LABELS = {
     "machine_procs": "machine size (procs)",
     "n_users": "users",
     "n_groups": "groups",
-    "mean_run_time": "mean runtime (s)",
-    "mean_req_time": "mean request (s)",
+    "mean_run_time": "mean runtime",
+    "mean_req_time": "mean request",
     "frac_req_time_known": "jobs with a request",
     "frac_wait_time_known": "jobs with a wait",
-    "mean_wait_time": "mean wait (s)",
+    "mean_wait_time": "mean wait",
     "accuracy_mean": "accuracy R=run/req, mean",
     "accuracy_median": "accuracy R, median",
     "frac_accuracy_below_0_2": "jobs with R < 0.2",
@@ -31,18 +33,19 @@ SUMMARY_LABELS = {
 """Readable labels of the :func:`summarize` fields."""
 
 
+_DURATIONS = ("mean_run_time", "mean_req_time", "mean_wait_time")
+
+
 def format_value(key, value):
-    """Format one summary value for people: thousands separators, percentages for shares."""
+    """Format one summary value for people: durations as ``5 h 9 min``, shares as percentages."""
     if value is None or (isinstance(value, float) and np.isnan(value)):
         return "n/a"
+    if key in _DURATIONS:
+        return format_duration(value)
     if key.startswith("frac_"):
         return f"{100 * value:.1f}%"
-    if isinstance(value, (float, np.floating)):
-        if float(value).is_integer() and abs(value) < 1e15:
-            return f"{int(value):,}"
-        return f"{value:,.3f}" if abs(value) < 10 else f"{value:,.1f}"
-    if isinstance(value, (int, np.integer)):
-        return f"{value:,}"
+    if isinstance(value, (float, np.floating, int, np.integer)):
+        return format_number(value)
     return str(value)
 
 

@@ -74,15 +74,51 @@ def parse_duration(value, *, name="duration", allow_none=False):
     return seconds
 
 
+_DISPLAY_UNITS = (("d", 86400), ("h", 3600), ("min", 60), ("s", 1))
+
+
 def format_duration(seconds):
-    """Return a short human form of a duration in seconds (``"1d 02:03:04"``)."""
-    if seconds is None or (isinstance(seconds, float) and math.isnan(seconds)):
+    """Return a duration in seconds the way people write it: ``5 min``, ``5 h 9 min``, ``2 d 3 h``.
+
+    The one formatter of durations for people (report tables, printed
+    summaries). At most two units are shown, the largest one that fits and
+    the next smaller one (left out when zero); the value is rounded to the
+    smaller unit first, so ``86370`` (23 h 59 min 30 s) reads ``1 d``.
+    Durations under a minute are whole seconds (``42 s``).
+
+    Parameters
+    ----------
+    seconds : float or None
+        The duration; negative values get a leading ``-``.
+
+    Returns
+    -------
+    str
+        ``"n/a"`` for ``None`` or ``NaN``, ``"inf"`` / ``"-inf"`` for infinities.
+    """
+    if seconds is None:
         return "n/a"
-    seconds = int(round(seconds))
+    seconds = float(seconds)
+    if math.isnan(seconds):
+        return "n/a"
     sign = "-" if seconds < 0 else ""
     seconds = abs(seconds)
-    days, rest = divmod(seconds, 86400)
-    hours, rest = divmod(rest, 3600)
-    minutes, secs = divmod(rest, 60)
-    clock = f"{hours:02d}:{minutes:02d}:{secs:02d}"
-    return f"{sign}{days}d {clock}" if days else f"{sign}{clock}"
+    if math.isinf(seconds):
+        return f"{sign}inf"
+    for i, (_, size) in enumerate(_DISPLAY_UNITS):
+        if seconds >= size or size == 1:
+            step = _DISPLAY_UNITS[min(i + 1, len(_DISPLAY_UNITS) - 1)][1]
+            break
+    total = int(round(seconds / step)) * step
+    if total == 0:
+        sign = ""
+    parts = []
+    for name, size in _DISPLAY_UNITS:
+        if total >= size or (size == 1 and not parts):
+            count, total = divmod(total, size)
+            parts.append(f"{count:,} {name}")
+            if len(parts) == 2 or total == 0:
+                break
+        elif parts:
+            break
+    return sign + " ".join(parts)

@@ -15,14 +15,14 @@ import pandas as pd
 
 from ..jobs import clean_jobs, estimate_modes, summarize
 from ..metrics import (adjustment_outcomes, bound_summary, estimate_accuracy,
-                       fair_start_times, mean_absolute_error, underestimation_rate,
-                       width_category)
+                       fair_start_times, mean_absolute_error, underestimation_rate)
+from ..metrics._schedule import WIDTH_CATEGORIES, _WIDTH_EDGES
 from ..model_selection import replay
 from ..queue import QBETS
 from ..runtime import make_predictor
 from ..simulate import simulate
 
-__all__ = ["Analysis", "analyze", "DEFAULT_PREDICTORS"]
+__all__ = ["Analysis", "analyze", "width_bins", "DEFAULT_PREDICTORS"]
 
 DEFAULT_PREDICTORS = {
     "request": ("requested", {}),
@@ -70,7 +70,7 @@ def _tick(bar, label):
 
 
 def analyze(jobs, *, name=None, max_jobs=None, predictors=None, quantile=0.95,
-            policies=("easy", "conservative"), fairness=True, progress=False):
+            policies=("easy", "conservative"), fairness=True, progress=False, random_state=0):
     """Run the whole study on one log.
 
     Parameters
@@ -94,6 +94,9 @@ def analyze(jobs, *, name=None, max_jobs=None, predictors=None, quantile=0.95,
         schedules (needs ``"easy"`` in ``policies``).
     progress : bool
         Show a progress bar.
+    random_state : int, RandomState or None, default=0
+        Seeds every random choice of the study (the QBETS job classes): the
+        same seed gives the same tables. ``None`` draws a fresh seed.
 
     Returns
     -------
@@ -138,7 +141,7 @@ def analyze(jobs, *, name=None, max_jobs=None, predictors=None, quantile=0.95,
     _tick(bar, "queue bounds")
 
     started = time.perf_counter()
-    _bounds(result, clean, quantile)
+    _bounds(result, clean, quantile, random_state)
     timings["bounds"] = time.perf_counter() - started
     _tick(bar, "schedules")
 
@@ -216,9 +219,9 @@ def _predictors(result, jobs, predictors):
                                                        kind="stable")["predictor"].iloc[0]
 
 
-def _bounds(result, jobs, quantile):
+def _bounds(result, jobs, quantile, random_state):
     waits = np.asarray(jobs["wait_time"], dtype=float)
-    bounds = replay(QBETS(quantile=quantile), jobs, waits)
+    bounds = replay(QBETS(quantile=quantile, random_state=random_state), jobs, waits)
     result.bounds = bounds
     summary = bound_summary(waits, bounds, quantile=quantile)
     result.bound_table = pd.DataFrame([{
@@ -264,6 +267,28 @@ def _schedules(result, jobs, predictors, policies):
     return easy
 
 
+def width_bins(widths, machine_procs):
+    """Leung et al. (2010) Tables I-II width class of each job, clipped to the machine.
+
+    The classes of :func:`predictkit.metrics.width_category` (``1``, ``2``,
+    ``3-4``, ..., ``513+``), except that the class holding the machine size
+    ends at it (``65-100`` on a 100-processor machine, ``513-1024`` on a
+    1024-processor one) and no class lies beyond it.
+
+    Returns
+    -------
+    pandas.Categorical
+        Ordered classes, only those a job of this machine can fall in.
+    """
+    machine = int(machine_procs)
+    index = np.searchsorted(_WIDTH_EDGES, np.asarray(widths, dtype=float), side="left")
+    last = int(np.searchsorted(_WIDTH_EDGES, machine, side="left"))
+    labels = list(WIDTH_CATEGORIES[:last + 1])
+    low = 1 if last == 0 else int(_WIDTH_EDGES[last - 1]) + 1
+    labels[last] = str(machine) if low >= machine else f"{low}-{machine}"
+    return pd.Categorical.from_codes(np.minimum(index, last), labels, ordered=True)
+
+
 def _fairness(result, schedules):
     """Leung et al. (2010) section IV fairness by job width, for the EASY schedules."""
     frames = []
@@ -271,11 +296,11 @@ def _fairness(result, schedules):
         fair = fair_start_times(schedule)
         done = schedule.jobs
         miss = np.asarray(done["start_time"], dtype=float) - fair
-        frame = pd.DataFrame({"width": width_category(np.asarray(done["n_procs"], dtype=float)),
+        frame = pd.DataFrame({"width": width_bins(np.asarray(done["n_procs"], dtype=float),
+                                                  schedule.n_procs),
                               "late": miss > 0, "miss": np.maximum(miss, 0.0)})
-        stats = frame.groupby("width").agg(late=("late", "mean"), miss=("miss", "mean"))
-        first = stats.index.str.extract(r"(\d+)", expand=False).astype(float).to_numpy()
-        stats = stats.iloc[np.argsort(first, kind="stable")]
+        stats = frame.groupby("width", observed=True).agg(late=("late", "mean"),
+                                                          miss=("miss", "mean"))
         frames.append(pd.DataFrame({
             "width": stats.index.astype(str), "percent_unfair": 100.0 * stats["late"].to_numpy(),
             "mean_miss_h": stats["miss"].to_numpy() / 3600.0, "label": f"EASY / {label}",

@@ -5,6 +5,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._time import format_duration
 from ..jobs import format_summary, request_accuracy
 from . import _figures as figures
 from ._html import Section, figure_to_data_uri, write_page
@@ -16,6 +17,11 @@ def _figure(fig, caption, alt):
     uri = figure_to_data_uri(fig)
     fig.clear()
     return (uri, caption, alt)
+
+
+def _durations(values):
+    """Seconds as ``5 h 9 min`` text, for a table column."""
+    return [format_duration(v) for v in np.asarray(values, dtype=float)]
 
 
 def _overview(analysis):
@@ -38,7 +44,8 @@ def _requests(analysis):
         "User requests",
         "How good are the users' requested times? The histogram shows the share of jobs "
         "per accuracy bin (Tsafrir et al. 2005, Fig. 1); the second plot follows the mean "
-        "and median accuracy over the quarters of the log (Tang et al. 2013, Fig. 2). "
+        "and median accuracy over the log, per quarter as in Tang et al. (2013, Fig. 2) "
+        "or per month, week or day when the log is shorter. "
         "Requests cluster on a few popular values ('modes'): the table lists the 20 most "
         "popular and the curve shows how few of them cover most jobs (Tsafrir et al. "
         "2005, Table 2 and Fig. 5).")
@@ -46,16 +53,18 @@ def _requests(analysis):
                                    "Histogram of request accuracy R = runtime / request.",
                                    "accuracy histogram"))
     ok = np.asarray(jobs["req_time"], dtype=float) > 0
+    submit = np.asarray(jobs["submit_time"], dtype=float)[ok]
+    period = figures.choose_period(float(np.ptp(submit)) if submit.size else 0.0)[0]
     section.figures.append(_figure(
-        figures.accuracy_by_quarter(np.asarray(jobs["submit_time"], dtype=float)[ok],
-                                    np.asarray(jobs["run_time"], dtype=float)[ok]
-                                    / np.asarray(jobs["req_time"], dtype=float)[ok],
-                                    jobs.attrs.get("unix_start_time")),
-        "Request accuracy per quarter of submission.", "accuracy by quarter"))
-    modes = analysis.modes.head(20).copy()
-    modes["estimate (h)"] = modes["estimate"] / 3600.0
-    section.tables.append((modes[["estimate (h)", "jobs", "percent", "cum_percent"]],
-                           "The 20 most popular requested times"))
+        figures.accuracy_by_period(submit, np.asarray(jobs["run_time"], dtype=float)[ok]
+                                   / np.asarray(jobs["req_time"], dtype=float)[ok],
+                                   jobs.attrs.get("unix_start_time")),
+        f"Request accuracy per {period} of submission.", f"accuracy by {period}"))
+    top = analysis.modes.head(20)
+    modes = pd.DataFrame({"requested time": _durations(top["estimate"]), "jobs": top["jobs"],
+                          "percent of jobs": top["percent"],
+                          "cumulative percent": top["cum_percent"]})
+    section.tables.append((modes, "The 20 most popular requested times"))
     section.figures.append(_figure(figures.mass_disparity(analysis.modes),
                                    "Cumulative share of jobs covered by the most popular "
                                    "requested times.", "mass disparity of requests"))
@@ -73,8 +82,9 @@ def _predictions(analysis):
         "underestimated by more (Tang et al. 2013, Figs. 4-5). The CDFs compare actual "
         "runtimes with requests and predictions (Klusacek & Soysal 2019, Fig. 2).")
     table = analysis.predictor_table
-    readable = table.rename(columns={"underestimated": "share underestimated",
-                                     "mae_h": "mean abs. error (h)"})
+    readable = table.rename(columns={"underestimated": "share underestimated"})
+    readable["mae_h"] = _durations(3600.0 * table["mae_h"])
+    readable = readable.rename(columns={"mae_h": "mean abs. error"})
     section.tables.append((readable, "Prediction accuracy and outcome shares (online replay)"))
     section.figures.append(_figure(figures.predictor_accuracy(table),
                                    "Average accuracy and outcome shares per predictor.",
@@ -114,8 +124,10 @@ def _schedules(analysis):
         "jobs, requests for running ones; Tang et al. 2013, section 5.2). Lower wait and "
         "bounded slowdown (runtimes under 10 s count as 10 s) are better.")
     table = analysis.schedule_table
-    readable = table.drop(columns=["label"]).rename(columns={
-        "mean_wait_h": "mean wait (h)", "mean_bounded_slowdown": "mean bounded slowdown",
+    readable = table.drop(columns=["label"])
+    readable["mean_wait_h"] = _durations(3600.0 * table["mean_wait_h"])
+    readable = readable.rename(columns={
+        "mean_wait_h": "mean wait", "mean_bounded_slowdown": "mean bounded slowdown",
         "backfill_ratio": "backfill ratio", "loss_of_capacity": "loss of capacity"})
     section.tables.append((readable, "Schedule metrics per configuration"))
     section.figures.append(_figure(figures.schedule_metrics(table),

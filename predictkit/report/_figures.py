@@ -9,11 +9,20 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
-    "runtime_cdfs", "accuracy_histogram", "accuracy_by_quarter", "mass_disparity",
-    "predictor_accuracy", "schedule_metrics", "bound_over_time", "fairness_by_width",
+    "runtime_cdfs", "accuracy_histogram", "accuracy_by_period", "choose_period",
+    "mass_disparity", "predictor_accuracy", "schedule_metrics", "bound_over_time",
+    "fairness_by_width",
 ]
 
 _HOUR = 3600.0
+_DAY = 86400.0
+
+PERIODS = (("quarter", "Q", 91.3 * _DAY), ("month", "M", 30.4 * _DAY),
+           ("week", "W", 7 * _DAY), ("day", "D", _DAY))
+"""Aggregation periods of the per-period plots, longest first: (name, pandas freq, length in s)."""
+
+MIN_PERIODS = 8
+"""A per-period plot uses the longest period that the log's span holds this many times."""
 
 
 def _figure(width=7.5, height=4.2, ncols=1):
@@ -26,6 +35,12 @@ def _figure(width=7.5, height=4.2, ncols=1):
     fig = Figure(figsize=(width, height), layout="constrained")
     axes = fig.subplots(1, ncols)
     return fig, axes
+
+
+def _legend_outside(ax, **kwargs):
+    """A legend to the right of the axes, so that it never covers what they show."""
+    return ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0,
+                     fontsize=8, frameon=False, **kwargs)
 
 
 def _ecdf(values):
@@ -47,7 +62,7 @@ def runtime_cdfs(run_time, req_time, predictions=None):
     ax.set_ylabel("fraction of jobs")
     ax.set_ylim(0, 1)
     ax.grid(alpha=0.3)
-    ax.legend(loc="lower right", fontsize=8)
+    _legend_outside(ax)
     return fig
 
 
@@ -64,26 +79,57 @@ def accuracy_histogram(accuracy, bins=20):
     return fig
 
 
-def accuracy_by_quarter(submit_time, accuracy, unix_start_time=None):
-    """Mean and median request accuracy per quarter of the log (Tang et al. 2013, Fig. 2)."""
-    fig, ax = _figure()
-    submit = np.asarray(submit_time, dtype=float)
+def choose_period(span):
+    """The aggregation period for a log spanning ``span`` seconds.
+
+    The longest of quarter, month, week and day that the span holds at least
+    :data:`MIN_PERIODS` times (a day for shorter logs), so that a per-period
+    plot is never a couple of points.
+
+    Returns
+    -------
+    tuple
+        ``(name, pandas frequency, nominal length in seconds)``, a row of :data:`PERIODS`.
+    """
+    for period in PERIODS:
+        if span >= MIN_PERIODS * period[2]:
+            return period
+    return PERIODS[-1]
+
+
+def _period_labels(submit, unix_start_time, period):
+    name, freq, length = period
     if unix_start_time is not None:
         stamps = pd.to_datetime(unix_start_time + submit, unit="s")
-        labels = pd.PeriodIndex(stamps, freq="Q").astype(str)
-    else:
-        labels = pd.Index([f"Q{int(q) + 1}" for q in (submit - np.nanmin(submit)) // (91 * 86400)])
-    frame = pd.DataFrame({"quarter": labels, "R": np.minimum(accuracy, 1.0)})
-    stats = frame.groupby("quarter", sort=True)["R"].agg(["mean", "median", "size"])
+        return pd.PeriodIndex(stamps, freq=freq).astype(str)
+    number = ((submit - np.nanmin(submit)) // length).astype(int) + 1
+    width = len(str(number.max()))
+    return pd.Index([f"{name} {n:0{width}d}" for n in number])
+
+
+def accuracy_by_period(submit_time, accuracy, unix_start_time=None):
+    """Mean and median request accuracy per period of the log (Tang et al. 2013, Fig. 2).
+
+    Tang et al. plot quarters of a two-year log; the period here is chosen
+    from the log's span by :func:`choose_period` (quarter, month, week or day).
+    """
+    fig, ax = _figure()
+    submit = np.asarray(submit_time, dtype=float)
+    span = float(np.nanmax(submit) - np.nanmin(submit)) if submit.size else 0.0
+    period = choose_period(span)
+    frame = pd.DataFrame({"period": _period_labels(submit, unix_start_time, period),
+                          "R": np.minimum(accuracy, 1.0)})
+    stats = frame.groupby("period", sort=True)["R"].agg(["mean", "median", "size"])
     positions = np.arange(len(stats))
     ax.plot(positions, stats["mean"], marker="o", label="mean R")
     ax.plot(positions, stats["median"], marker="s", label="median R")
-    ax.set_xticks(positions, stats.index, rotation=45, ha="right", fontsize=8)
+    every = max(1, int(np.ceil(len(stats) / 40)))
+    ax.set_xticks(positions[::every], stats.index[::every], rotation=45, ha="right", fontsize=8)
     ax.set_ylim(0, 1)
     ax.set_ylabel("accuracy R = runtime / request")
-    ax.set_xlabel("quarter of submission")
+    ax.set_xlabel(f"{period[0]} of submission")
     ax.grid(alpha=0.3)
-    ax.legend()
+    _legend_outside(ax)
     return fig
 
 
@@ -133,7 +179,7 @@ def predictor_accuracy(table):
     right.set_yticks(positions, [""] * len(names))
     right.invert_yaxis()
     right.set_xlabel("percent of jobs")
-    right.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncols=2)
+    _legend_outside(right)
     return fig
 
 
@@ -169,7 +215,7 @@ def bound_over_time(submit_time, wait_time, bound, unix_start_time=None, quantil
     ax.set_xlabel("days since the start of the log")
     ax.set_ylabel("wait (hours, log scale)")
     ax.grid(alpha=0.3)
-    ax.legend(loc="upper right", fontsize=8)
+    _legend_outside(ax, markerscale=4)
     return fig
 
 
@@ -180,14 +226,24 @@ def fairness_by_width(table):
     ``mean_miss_h``, optionally ``label`` for several configurations.
     """
     fig, (left, right) = _figure(width=10, height=4.2, ncols=2)
-    pivot = table.pivot_table(index="width", columns=table.get("label", "all"),
-                              values=["percent_unfair", "mean_miss_h"], sort=False)
-    pivot["percent_unfair"].plot.bar(ax=left, rot=0)
+    labels = table["label"] if "label" in table else pd.Series("all", index=table.index)
+    configurations = list(dict.fromkeys(labels))
+    widths = list(dict.fromkeys(table["width"].astype(str)))
+    positions = np.arange(len(widths))
+    bar = 0.8 / len(configurations)
+    for i, configuration in enumerate(configurations):
+        rows = table[(labels == configuration).to_numpy()]
+        rows = rows.set_index(rows["width"].astype(str))
+        offset = positions - 0.4 + (i + 0.5) * bar
+        for ax, column in ((left, "percent_unfair"), (right, "mean_miss_h")):
+            ax.bar(offset, rows[column].reindex(widths).to_numpy(dtype=float), width=bar,
+                   label=configuration)
     left.set_ylabel("percent of jobs started after their fair start")
-    left.set_xlabel("job width (processors)")
-    pivot["mean_miss_h"].plot.bar(ax=right, rot=0, legend=False)
     right.set_ylabel("average miss time (hours)")
-    right.set_xlabel("job width (processors)")
     for ax in (left, right):
+        ax.set_xticks(positions, widths, fontsize=8)
+        ax.set_xlabel("job width (processors)")
         ax.grid(axis="y", alpha=0.3)
+    fig.legend(*left.get_legend_handles_labels(), loc="outside lower center",
+               ncols=min(len(configurations), 3), fontsize=8, frameon=False)
     return fig

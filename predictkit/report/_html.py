@@ -5,9 +5,12 @@ import html
 import io
 from dataclasses import dataclass, field
 
-from .._atomic import atomic_write
+import pandas as pd
 
-__all__ = ["Section", "figure_to_data_uri", "render_page", "write_page"]
+from .._atomic import atomic_write
+from .._format import format_number
+
+__all__ = ["Section", "figure_to_data_uri", "formatted", "render_page", "write_page"]
 
 _STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto;
@@ -47,6 +50,18 @@ def figure_to_data_uri(fig, dpi=110):
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
+def formatted(frame):
+    """A copy of a table with every number written by :func:`predictkit._format.format_number`."""
+    out = frame.copy()
+    for column in out.columns:
+        values = out[column]
+        if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
+            out[column] = [format_number(v) for v in values]
+        else:
+            out[column] = values.astype(object).where(values.notna(), "n/a")
+    return out
+
+
 def render_page(title, subtitle, sections):
     """Return the whole HTML document as a string."""
     parts = [
@@ -63,8 +78,7 @@ def render_page(title, subtitle, sections):
             parts += [f"<p>{html.escape(p)}</p>" for p in section.text.split("\n\n")]
         for frame, caption in section.tables:
             parts.append(f"<p><strong>{html.escape(caption)}</strong></p>")
-            parts.append(frame.to_html(index=False, border=0, na_rep="n/a",
-                                       float_format=lambda v: f"{v:,.3g}"))
+            parts.append(formatted(frame).to_html(index=False, border=0))
         for uri, caption, alt in section.figures:
             parts.append(f'<figure><img src="{uri}" alt="{html.escape(alt)}">'
                          f"<figcaption>{html.escape(caption)}</figcaption></figure>")

@@ -1,9 +1,14 @@
+import re
+
 import numpy as np
+import pandas as pd
 import pytest
 
 from browser import images_loaded
 from predictkit.datasets import make_workload
+from predictkit.report import _analysis as report_analysis
 from predictkit.report import analyze, build_report
+from predictkit.report._html import Section, render_page
 from tracedata import load_trace
 
 
@@ -52,3 +57,55 @@ def test_real_log_report(tmp_path):
     assert a.bound_table["jobs"].iloc[0] == 4000 - sum(r["removed"] for r in a.cleaning)
     page = build_report(a, tmp_path)
     assert images_loaded(page)["loaded"] == page.read_text().count("<img ")
+
+
+TABLES = ("predictor_table", "bound_table", "schedule_table", "fairness_table")
+
+
+def test_same_seed_same_tables_and_page(synthetic_analysis, tmp_path):
+    jobs = make_workload(n_jobs=3000, random_state=1)
+    again = analyze(jobs, name="synthetic", policies=("easy",), random_state=0)
+    for table in TABLES:
+        pd.testing.assert_frame_equal(getattr(again, table), getattr(synthetic_analysis, table))
+    np.testing.assert_array_equal(again.bounds, synthetic_analysis.bounds)
+    first = build_report(synthetic_analysis, tmp_path / "one").read_text()
+    second = build_report(again, tmp_path / "two").read_text()
+    assert _tables_of(first) == _tables_of(second)
+
+
+def test_the_seed_reaches_qbets(monkeypatch):
+    seen = []
+    original = report_analysis.QBETS
+
+    def recording(*args, **kwargs):
+        seen.append(kwargs.get("random_state", "missing"))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(report_analysis, "QBETS", recording)
+    analyze(make_workload(n_jobs=300, random_state=2), policies=(), fairness=False,
+            random_state=17)
+    assert seen == [17]
+
+
+def _tables_of(page):
+    return re.findall(r"<table.*?</table>", page, re.S)
+
+
+def test_tables_use_one_number_format_and_readable_durations(synthetic_analysis, tmp_path):
+    page = build_report(synthetic_analysis, tmp_path).read_text()
+    tables = "".join(_tables_of(page))
+    assert not re.search(r"\d\.?\d*[eE][+-]?\d", tables), "scientific notation in a table"
+    assert not re.search(r"<td>-?\d{4,}(\.\d*)?</td>", tables), "a number without separators"
+    assert "mean wait (h)" not in tables and "estimate (h)" not in tables
+    cells = re.findall(r"<td>([^<]*)</td>", tables)
+    durations = [c for c in cells if re.fullmatch(r"\d[\d,]* (d|h|min|s)( \d+ (h|min|s))?", c)]
+    assert len(durations) >= 20  # 20 modes, mean runtime, request, waits, errors
+
+
+def test_render_page_never_writes_scientific_notation():
+    frame = pd.DataFrame({"label": ["a", "b", "c"], "value": [3820.0, 1.5e7, 0.000123],
+                          "count": [3000, 12, 1_000_000], "ok": [True, False, True]})
+    html = render_page("t", "s", [Section("x", tables=[(frame, "numbers")])])
+    for text in ("3,820", "15,000,000", "0.000", "3,000", "1,000,000", "True"):
+        assert f"<td>{text}</td>" in html
+    assert not re.search(r"\de[+-]\d", html)

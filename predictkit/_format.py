@@ -1,0 +1,43 @@
+"""The one number format of tables for people (report pages, printed tables).
+
+Durations have their own formatter, :func:`predictkit._time.format_duration`.
+"""
+
+import math
+
+__all__ = ["format_number"]
+
+
+def format_number(value):
+    """Return a number as a table shows it: never in scientific notation.
+
+    Whole numbers get thousands separators (``3,820``); other values keep
+    three significant digits down to three decimals (``3,820`` for
+    ``3820.4``, ``38.2``, ``3.82``, ``0.382``, ``0.004``).
+
+    Parameters
+    ----------
+    value : float, int or None
+
+    Returns
+    -------
+    str
+        ``"n/a"`` for ``None`` or ``NaN``; ``"inf"`` / ``"-inf"`` for infinities.
+    """
+    if value is None:
+        return "n/a"
+    if isinstance(value, bool):
+        return str(value)
+    value = float(value)
+    if math.isnan(value):
+        return "n/a"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    size = abs(value)
+    if value.is_integer() or size >= 100:
+        return f"{value:,.0f}"
+    if size >= 10:
+        return f"{value:,.1f}"
+    if size >= 1:
+        return f"{value:.2f}"
+    return f"{value:.3f}"
