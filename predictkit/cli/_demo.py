@@ -25,7 +25,8 @@ def register(subparsers):
     parser.add_argument("--jobs", type=int, default=5000,
                         help="synthetic jobs, or the first N jobs of --trace (default 5000)")
     parser.add_argument("--procs", type=int, default=128, help="synthetic machine size (default 128)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed of the workload (default 0)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="random seed of the workload and of the analysis (default 0)")
     parser.add_argument("-o", "--output", default="predictkit-demo",
                         help="folder for the HTML report (default ./predictkit-demo)")
     parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
@@ -50,7 +51,8 @@ def run(args):
         jobs = make_workload(n_jobs=args.jobs, n_procs=args.procs, random_state=args.seed)
         name = f"synthetic ({args.jobs:,} jobs, {args.procs} procs, seed {args.seed})"
     show_progress = not args.quiet and sys.stderr.isatty()
-    analysis = analyze(jobs, name=name, max_jobs=args.jobs, progress=show_progress)
+    analysis = analyze(jobs, name=name, max_jobs=args.jobs, progress=show_progress,
+                       random_state=args.seed)
     page = build_report(analysis, args.output)
     if args.quiet:
         return 0

@@ -109,3 +109,14 @@ def test_render_page_never_writes_scientific_notation():
     for text in ("3,820", "15,000,000", "0.000", "3,000", "1,000,000", "True"):
         assert f"<td>{text}</td>" in html
     assert not re.search(r"\de[+-]\d", html)
+
+
+def test_demo_twice_with_one_seed_writes_the_same_tables(tmp_path):
+    from predictkit.cli import main
+
+    pages = []
+    for run in ("first", "second"):
+        assert main(["demo", "--jobs", "1500", "--seed", "3", "-q", "-o",
+                     str(tmp_path / run)]) == 0
+        pages.append((tmp_path / run / "index.html").read_text())
+    assert _tables_of(pages[0]) == _tables_of(pages[1])
