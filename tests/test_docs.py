@@ -166,3 +166,124 @@ def test_public_names_are_documented(built_docs):
             if not any(i.rsplit(".", 1)[-1] == name and _resolve(i) is target for i in ids):
                 missing.append(f"{module_name}.{name}")
     assert not missing, "not in the built API reference: " + ", ".join(missing)
+
+
+# -- every code block of the documentation and the README runs -----------------
+#
+# ```python blocks run page by page, in order, in one fresh namespace per page,
+# in a temporary directory. ```sh blocks run each `predictkit ...` command
+# in-process through predictkit.cli.main (exit status 0 required); a shell block
+# with any other command (make, git, sacct) must be marked. Untagged blocks are
+# text (usage synopses with [optional] parts, diagrams) and TOML blocks are
+# configuration excerpts; neither is run. A block is exempted by the line
+#     <!-- not-run: the reason -->
+# right before its fence. Pages naming real logs (`*.swf.gz`, `load_trace`,
+# `fetch_pwa`) need the shared traces: the temporary directory links each of
+# them under its file name, PREDICTKIT_TRACES points at their folder and the
+# download cache holds links to them, so no block touches the network.
+
+FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.M | re.S)
+NOT_RUN = re.compile(r"<!--\s*not-run:\s*(\S.*?)\s*-->")
+SHELL_LANGUAGES = {"sh", "bash", "shell", "console"}
+NEEDS_TRACES = re.compile(r"\.swf\.gz|load_trace\(|fetch_pwa\(")
+MAX_NOT_RUN = 6
+"""Exemptions stay few: more than this many not-run blocks fails the test."""
+
+
+def _doc_pages():
+    pages = sorted(DOCS.glob("*.md")) + sorted((DOCS / "papers").glob("*.md"))
+    return [p.relative_to(ROOT).as_posix() for p in pages] + ["README.md"]
+
+
+def code_blocks(page):
+    """``[(line, language, code, not-run reason or None)]`` of the fenced blocks of a page."""
+    text = (ROOT / page).read_text(encoding="utf-8")
+    blocks = []
+    for match in FENCE.finditer(text):
+        language = (match.group(1).strip().split() or [""])[0]
+        before = text[:match.start()].rstrip().splitlines()
+        marker = NOT_RUN.fullmatch(before[-1].strip()) if before else None
+        blocks.append((text.count("\n", 0, match.start()) + 1, language, match.group(2),
+                       marker.group(1) if marker else None))
+    return blocks
+
+
+def _runnable(blocks):
+    return [b for b in blocks if b[1] == "python" or b[1] in SHELL_LANGUAGES]
+
+
+def shell_commands(code):
+    """The commands of a shell block: continuation lines joined, comments dropped."""
+    import shlex
+
+    commands, pending = [], ""
+    for line in code.splitlines():
+        if line.rstrip().endswith("\\"):
+            pending += line.rstrip()[:-1] + " "
+            continue
+        line = pending + line
+        pending = ""
+        words = shlex.split(line, comments=True)
+        if words:
+            commands.append(words)
+    return commands
+
+
+PAGES_WITH_CODE = [page for page in _doc_pages() if _runnable(code_blocks(page))]
+
+
+def test_not_run_blocks_are_few_and_give_a_reason():
+    exempt = [(page, line, reason) for page in _doc_pages()
+              for line, language, _, reason in code_blocks(page) if reason is not None]
+    assert len(exempt) <= MAX_NOT_RUN, exempt
+    assert all(len(reason.split()) >= 2 for _, _, reason in exempt), exempt
+
+
+def test_code_block_extraction():
+    page = ("text\n```python\nx = 1\n```\n\n<!-- not-run: needs network -->\n```sh\n"
+            "predictkit fetch KTH \\\n  --data-home d  # a comment\n```\n")
+    blocks = list(FENCE.finditer(page))
+    assert [b.group(1) for b in blocks] == ["python", "sh"]
+    assert shell_commands(blocks[1].group(2)) == [["predictkit", "fetch", "KTH", "--data-home",
+                                                   "d"]]
+
+
+def _link_traces(folder, into):
+    """Each shared trace under its file name in ``into`` and in a download cache there."""
+    cache = into / "cache" / "pwa"
+    cache.mkdir(parents=True)
+    for trace in folder.glob("*.swf*"):
+        (into / trace.name).symlink_to(trace)
+        (cache / trace.name).symlink_to(trace)
+    return into / "cache"
+
+
+@pytest.mark.parametrize("page", PAGES_WITH_CODE)
+def test_code_blocks_run(page, tmp_path, monkeypatch):
+    from tracedata import require_traces
+
+    from predictkit.cli import main
+
+    blocks = [b for b in _runnable(code_blocks(page)) if b[3] is None]
+    if not blocks:
+        pytest.skip(f"{page}: every code block is marked not-run")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.setenv("PREDICTKIT_DATA", str(tmp_path / "cache"))
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    if any(NEEDS_TRACES.search(code) for _, _, code, _ in blocks):
+        folder = require_traces()
+        monkeypatch.setenv("PREDICTKIT_TRACES", str(folder))
+        _link_traces(folder, tmp_path)
+    namespace = {"__name__": "__main__"}
+    for line, language, code, _ in blocks:
+        where = f"{page}, block at line {line}"
+        if language == "python":
+            exec(compile(code, where, "exec"), namespace)
+            continue
+        for words in shell_commands(code):
+            assert words[0] == "predictkit", (
+                f"{where}: '{' '.join(words)}' is not a predictkit command; mark the block "
+                "<!-- not-run: reason --> or show it as text")
+            status = main(words[1:])
+            assert status == 0, f"{where}: '{' '.join(words)}' exited with {status}"
