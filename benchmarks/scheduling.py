@@ -29,6 +29,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from predictkit._format import format_number
+from predictkit._time import format_duration
 from predictkit.io import read_swf
 from predictkit.runtime import RecentAverage, RecentUsageMax, WalltimeAdjuster
 from predictkit.simulate import simulate
@@ -152,8 +154,8 @@ def write_markdown(result, path):
              "machines, so only the direction of the effects is comparable.", ""]
     lines += ["## Traces", ""]
     for name, info in result["traces"].items():
-        lines.append(f"- {name}: {info['n_simulated']} jobs simulated of {info['n_in_file']} "
-                     f"(dropped before cutting: {info['dropped'] or 'none'}; "
+        lines.append(f"- {name}: {info['n_simulated']:,} jobs simulated of {info['n_in_file']:,} "
+                     f"(dropped before cutting: {dropped_text(info['dropped'])}; "
                      f"wider than the machine: {info['rejected']})")
     for name, reason in result["skipped"].items():
         lines.append(f"- {name}: skipped ({reason})")
@@ -188,20 +190,42 @@ def write_markdown(result, path):
                      f"{row['easypp_bounded_slowdown']:.2f} | {row['reduction']:+.1%} |")
     lines += ["", "Published (Tsafrir, Etsion & Feitelson 2007): 28-50% lower on KTH-SP2, "
               "SDSC-SP2, CTC-SP2 and SDSC-BLUE.", "", "## All runs", "",
-              frame.drop(columns=["seconds"]).to_markdown(index=False, floatfmt=".4g")
-              if _has_tabulate() else frame.to_string(index=False)]
+              "Mean wait as a duration; slowdowns, weighted wait (seconds times the "
+              "priority weight), utilization, loss of capacity and backfill ratio as numbers.",
+              "", runs_table(frame)]
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".md.tmp")
     tmp.write_text("\n".join(lines) + "\n")
     os.replace(tmp, path)
 
 
-def _has_tabulate():
-    try:
-        import tabulate  # noqa: F401
-    except ImportError:
-        return False
-    return True
+def dropped_text(dropped):
+    """``{'no positive width': 3, 'no run_time': 11287}`` as "3 with no positive width, ..."."""
+    if not dropped:
+        return "none"
+    return ", ".join(f"{count:,} with {reason}" for reason, count in dropped.items())
+
+
+def runs_table(frame):
+    """The runs as Markdown, one table per trace: durations for mean waits, one number format."""
+    lines = []
+    for trace, runs in frame.drop(columns=["seconds"]).groupby("trace", sort=False):
+        runs = runs.drop(columns=["trace"])
+        lines += ["", f"### {trace}", "",
+                  "| " + " | ".join(c.replace("_", " ") for c in runs.columns) + " |",
+                  "|" + "|".join("---:" if pd.api.types.is_numeric_dtype(runs[c]) else "---"
+                                 for c in runs) + "|"]
+        for row in runs.itertuples(index=False):
+            cells = []
+            for column, value in zip(runs.columns, row):
+                if column == "mean_wait":
+                    cells.append(format_duration(value))
+                elif isinstance(value, str):
+                    cells.append(value)
+                else:
+                    cells.append(format_number(value))
+            lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines[1:])
 
 
 def verdict(findings):

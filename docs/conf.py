@@ -3,7 +3,8 @@
 import predictkit
 
 project = "predictkit"
-author = "predictkit developers"
+author = "the predictkit developers"
+copyright = "2026, the predictkit developers"
 release = predictkit.__version__
 version = release
 
@@ -25,7 +26,14 @@ autodoc_default_options = {"members": True, "inherited-members": False}
 autosummary_generate = False
 suppress_warnings = ["myst.xref_missing"]
 html_theme = "alabaster"
-html_static_path = []
+html_theme_options = {
+    # Wide enough for the result tables; the text column grows with the window.
+    "page_width": "1400px",
+    "sidebar_width": "220px",
+    "body_max_width": "none",
+}
+html_static_path = ["_static"]
+html_css_files = ["predictkit.css"]
 nitpicky = False
 
 

@@ -287,3 +287,104 @@ def test_code_blocks_run(page, tmp_path, monkeypatch):
                 "<!-- not-run: reason --> or show it as text")
             status = main(words[1:])
             assert status == 0, f"{where}: '{' '.join(words)}' exited with {status}"
+
+
+# -- results pages, tables and the page footer ------------------------------------
+
+def _prose(text):
+    """A page without its fenced code blocks."""
+    return FENCE.sub("", text)
+
+
+@pytest.mark.parametrize("page", sorted(p.name for p in (DOCS / "results").glob("*.md")))
+def test_results_pages_hold_no_raw_python_values(page):
+    text = _prose((DOCS / "results" / page).read_text(encoding="utf-8"))
+    raw = re.findall(r"\{'[^']*': [^}]*\}|\[\s*'[^']*',", text)
+    assert not raw, f"docs/results/{page} prints raw Python values: {raw[:3]}"
+    assert not re.search(r"\d\.\d+e[+-]\d\d", text), f"docs/results/{page}: scientific notation"
+
+
+def test_scheduling_page_is_what_its_generator_writes_from_the_committed_json(tmp_path):
+    import importlib.util
+    import json
+
+    spec = importlib.util.spec_from_file_location("scheduling_benchmark",
+                                                  ROOT / "benchmarks" / "scheduling.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    result = json.loads((DOCS / "results" / "scheduling.json").read_text(encoding="utf-8"))
+    module.write_markdown(result, tmp_path / "scheduling.md")
+    assert (tmp_path / "scheduling.md").read_text() == (
+        DOCS / "results" / "scheduling.md").read_text(encoding="utf-8")
+    assert module.dropped_text({"no positive width": 3, "no run_time": 11287}) == (
+        "3 with no positive width, 11,287 with no run_time")
+    assert module.dropped_text({}) == "none"
+
+
+def _markdown_tables(text):
+    """Each pipe table of a page as a list of rows of cell texts."""
+    tables, rows = [], []
+    for line in _prose(text).splitlines() + [""]:
+        if line.startswith("|"):
+            cells = re.split(r"(?<!\\)\|", line.strip()[1:-1])
+            if not all(re.fullmatch(r"\s*:?-+:?\s*", c) for c in cells):
+                rows.append([c.strip() for c in cells])
+        elif rows:
+            tables.append(rows)
+            rows = []
+    return tables
+
+
+CHAR_PX = 8.5   # a character of the table font (0.9 of alabaster's 17 px), generously
+CELL_PADDING_PX = 14
+
+
+def _text_column_px():
+    """Width of the text column: the theme's page width minus its sidebar (docs/conf.py)."""
+    namespace = {}
+    exec(compile((DOCS / "conf.py").read_text(encoding="utf-8"), "conf.py", "exec"), namespace)
+    options = namespace["html_theme_options"]
+    assert options.get("body_max_width") == "none", "alabaster caps the text at 800 px"
+    px = {key: int(re.fullmatch(r"(\d+)px", options[key]).group(1))
+          for key in ("page_width", "sidebar_width")}
+    return px["page_width"] - px["sidebar_width"] - 60   # the body's own padding
+
+
+def test_tables_fit_the_text_column():
+    """Where a table can wrap (at spaces; code spans anywhere, see predictkit.css) it fits.
+
+    The narrowest a table can get is the sum over its columns of the longest
+    word that cannot wrap; that must fit the text column of the theme.
+    """
+    width = _text_column_px()
+    assert width >= 1000
+    too_wide = []
+    for page in sorted(DOCS.rglob("*.md")):
+        for rows in _markdown_tables(page.read_text(encoding="utf-8")):
+            columns = max(len(row) for row in rows)
+            narrowest = 0.0
+            for k in range(columns):
+                words = [w for row in rows if k < len(row)
+                         for w in re.sub(r"`[^`]*`", " ", row[k]).split()]
+                narrowest += CHAR_PX * max((len(w) for w in words), default=0) + CELL_PADDING_PX
+            if narrowest > width:
+                too_wide.append(f"{page.relative_to(ROOT)} (table starting '{rows[0][0]}', "
+                                f"{narrowest:.0f} px > {width} px)")
+    assert not too_wide, "tables wider than the page: " + "; ".join(too_wide)
+
+
+def test_stylesheet_wraps_and_scrolls_tables(built_docs):
+    _, out = built_docs
+    css = (out / "_static" / "predictkit.css").read_text(encoding="utf-8")
+    assert re.search(r"table\.docutils td, table\.docutils th \{\s*overflow-wrap: anywhere;", css)
+    assert re.search(r"table\.docutils span\.pre \{\s*white-space: normal;", css)
+    assert "overflow-x: auto" in css
+    for page in ("papers/tsafrir2005.html", "results/scheduling.html", "index.html"):
+        assert "_static/predictkit.css" in (out / page).read_text(encoding="utf-8"), page
+
+
+def test_copyright_names_a_year_and_the_developers(built_docs):
+    _, out = built_docs
+    footer = re.search(r"&#169;(\d{4}), ([^.<]+)", (out / "index.html").read_text(encoding="utf-8"))
+    assert footer, "no copyright line in the built pages"
+    assert int(footer.group(1)) >= 2024 and "predictkit" in footer.group(2)
