@@ -101,7 +101,10 @@ def _period_labels(submit, unix_start_time, period):
     name, freq, length = period
     if unix_start_time is not None:
         stamps = pd.to_datetime(unix_start_time + submit, unit="s")
-        return pd.PeriodIndex(stamps, freq=freq).astype(str)
+        periods = pd.PeriodIndex(stamps, freq=freq)
+        if freq == "W":  # "1998-04-27/1998-05-03" is too long for a tick: its first day
+            return pd.Index(periods.start_time.strftime("%Y-%m-%d"))
+        return periods.astype(str)
     number = ((submit - np.nanmin(submit)) // length).astype(int) + 1
     width = len(str(number.max()))
     return pd.Index([f"{name} {n:0{width}d}" for n in number])
