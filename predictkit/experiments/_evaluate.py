@@ -1,20 +1,18 @@
 """The evaluation of one grid cell: replay a predictor on a trace, optionally simulate it."""
 
 import functools
-import os
 
 import numpy as np
 
-from ..exceptions import ConfigError
+from ._identity import resolve_trace, trace_identity
+from ._validate import check_cells
 
 __all__ = ["evaluate_cell", "load_cell_trace"]
 
-_OPTIONS = {"max_jobs", "seed", "selective", "on_underestimate", "backfill_order",
-            "bad_threshold", "n_procs"}
-
 
 @functools.lru_cache(maxsize=4)
-def _read(trace, seed, max_jobs):
+def _read(trace, identity, seed, max_jobs):
+    """The cleaned job table; ``identity`` (the file's content identity) keys the cache."""
     from ..datasets import load_trace, make_workload
     from ..io import read_swf
     from ..jobs import clean_jobs
@@ -23,8 +21,8 @@ def _read(trace, seed, max_jobs):
     if trace.startswith("synthetic"):
         n_jobs = int(trace.partition(":")[2] or 10000)
         jobs = make_workload(n_jobs=n_jobs, random_state=seed)
-    elif os.path.exists(trace):
-        jobs = read_swf(trace)
+    elif resolve_trace(trace) is not None:
+        jobs = read_swf(resolve_trace(trace))
     else:
         jobs = load_trace(trace)
     jobs = clean_jobs(jobs, require_request=True)
@@ -43,14 +41,20 @@ def load_cell_trace(cell):
     :func:`predictkit.datasets.make_workload` with ``options.seed``. Jobs
     without a usable size, runtime or request are removed
     (:func:`predictkit.clean_jobs`), ``options.max_jobs`` keeps the first
-    ones, and a log without waits gets those of an EASY simulation.
+    ones, and a log without waits gets those of an EASY simulation. The
+    per-process cache is keyed on the trace file's content identity, so a
+    file changed on disk is read again.
+
+    Raises
+    ------
+    ConfigError
+        For any invalid value of the cell (see
+        :func:`~predictkit.experiments.check_cells`).
     """
+    check_cells([cell])
     options = cell.get("options", {})
-    unknown = set(options) - _OPTIONS
-    if unknown:
-        raise ConfigError(f"unknown option(s) {', '.join(sorted(unknown))}; "
-                          f"known: {', '.join(sorted(_OPTIONS))}")
-    return _read(str(cell["trace"]), options.get("seed", 0), options.get("max_jobs"))
+    trace = str(cell["trace"])
+    return _read(trace, trace_identity(trace), options.get("seed", 0), options.get("max_jobs"))
 
 
 def evaluate_cell(cell):
