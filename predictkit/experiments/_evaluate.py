@@ -68,6 +68,7 @@ def evaluate_cell(cell):
     predictor's estimates (``options.selective``, ``on_underestimate``,
     ``backfill_order``) and ``priority``, adding every schedule metric.
     """
+    from .._time import parse_duration
     from ..metrics import (adjustment_outcomes, estimate_accuracy, mean_absolute_error,
                            underestimation_rate)
     from ..model_selection import replay
@@ -88,7 +89,8 @@ def evaluate_cell(cell):
     out["underestimated"] = underestimation_rate(run, estimate)
     out["mae"] = mean_absolute_error(run, estimate)
     out.update(adjustment_outcomes(run, requested, estimate,
-                                   bad_threshold=options.get("bad_threshold", 1800)))
+                                   bad_threshold=parse_duration(options.get("bad_threshold", 1800),
+                                                                name="bad_threshold")))
     if cell.get("policy"):
         kwargs = {k: options[k] for k in ("on_underestimate", "backfill_order", "n_procs")
                   if k in options}

@@ -158,9 +158,14 @@ def _toml(path, text):
     except tomllib.TOMLDecodeError as exc:
         message = str(exc)
         match = re.search(r"\s*\(at line (\d+), column (\d+)\)", message)
+        end = re.search(r"\s*\(at end of document\)", message)
         if match:
             where = f"{path}, line {match.group(1)}, column {match.group(2)}"
             message = message[:match.start()] + message[match.end():]
+        elif end:
+            where = (f"{path}, line {text.count(chr(10)) + 1}, column "
+                     f"{len(text) - text.rfind(chr(10))} (end of file)")
+            message = message[:end.start()] + message[end.end():]
         else:
             where = str(path)
         raise ConfigError(f"{where}: cannot parse TOML grid: {message}") from None

@@ -53,11 +53,14 @@ def trace_identity(trace):
     if path is None:
         return None
     stat = path.stat()
-    return _identity(str(path.resolve()), stat.st_size, stat.st_mtime_ns, stat.st_ino)
+    return _identity(str(path.resolve()), stat.st_size, stat.st_mtime_ns, stat.st_ino,
+                     stat.st_ctime_ns)
 
 
 @functools.lru_cache(maxsize=256)
-def _identity(path, size, mtime_ns, inode):
+def _identity(path, size, mtime_ns, inode, ctime_ns):
+    """Cached per process; ``inode`` and ``ctime_ns`` (which any write or ``utime``
+    changes) only key the cache and are not part of the identity."""
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         digest.update(handle.read(_MIB))
