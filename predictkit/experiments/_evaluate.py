@@ -14,6 +14,7 @@ __all__ = ["evaluate_cell", "load_cell_trace"]
 def _read(trace, identity, seed, max_jobs):
     """The cleaned job table; ``identity`` (the file's content identity) keys the cache."""
     from ..datasets import load_trace, make_workload
+    from ..exceptions import JobTableError
     from ..io import read_swf
     from ..jobs import clean_jobs
     from ..report._analysis import with_observed_waits
@@ -25,7 +26,11 @@ def _read(trace, identity, seed, max_jobs):
         jobs = read_swf(resolve_trace(trace))
     else:
         jobs = load_trace(trace)
+    n_read = len(jobs)
     jobs = clean_jobs(jobs, require_request=True)
+    if len(jobs) == 0:
+        raise JobTableError(f"{trace}: no job left of {n_read:,} after removing those without a "
+                            f"usable size, runtime or requested time")
     if max_jobs is not None:
         attrs = jobs.attrs
         jobs = jobs.iloc[: int(max_jobs)].reset_index(drop=True)

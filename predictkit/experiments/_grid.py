@@ -43,6 +43,15 @@ def _strings(values, name, source, *, allow_none=False):
     return values
 
 
+def _no_repeats(values, name, source):
+    seen = set()
+    for value in values:
+        if value in seen:
+            raise ConfigError(f"{_where(source)}{name} gives {value!r} twice, which would "
+                              f"repeat cells")
+        seen.add(value)
+
+
 def _expand_predictor(entry, k, source):
     """One predictor entry -> one cell-part per combination of its parameter lists."""
     where = f"predictors[{k}]"
@@ -129,6 +138,11 @@ def expand_grid(spec, *, source=None):
         if not isinstance(value, _SCALARS):
             raise ConfigError(f"{_where(source)}options.{name} must be a single value, "
                               f"got {value!r}")
+    for name, values in (("traces", traces), ("policies", policies),
+                         ("priorities", priorities)):
+        _no_repeats(values, name, source)
+    _no_repeats([json.dumps(p, sort_keys=True, default=str) for p in predictors], "predictors",
+                source)
     cells = []
     for trace, predictor, policy, priority in itertools.product(
             traces, predictors, policies, priorities):

@@ -7,7 +7,9 @@ grid file and the key, e.g. ``grid.toml: predictors.tang.params.quantile = 7:
 
 import functools
 import numbers
+import os
 import re
+from pathlib import Path
 
 from ..exceptions import ConfigError, PredictkitError
 from ._identity import resolve_trace
@@ -81,6 +83,17 @@ def _check_options(options, source):
             _fail(source, f"options.{name}", value, exc)
 
 
+_BYTES_PER_SYNTHETIC_JOB = 2048
+"""Rough peak memory of one generated job through a cell (generation, replay, simulation)."""
+
+
+def _memory_bytes():
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
+        return None
+
+
 def _check_trace(trace, source):
     match = _SYNTHETIC.fullmatch(trace)
     if match:
@@ -89,7 +102,16 @@ def _check_trace(trace, source):
             _fail(source, "traces", trace,
                   "a synthetic trace is 'synthetic' or 'synthetic:N' with N a whole number "
                   ">= 1 (jobs to generate)")
+        need = int(count or 10000) * _BYTES_PER_SYNTHETIC_JOB
+        memory = _memory_bytes()
+        if memory is not None and need > memory:
+            _fail(source, "traces", trace,
+                  f"{int(count):,} jobs would need about {need / 2**30:,.0f} GiB of memory "
+                  f"(about {_BYTES_PER_SYNTHETIC_JOB // 1024} KiB per job); this machine has "
+                  f"{memory / 2**30:,.0f} GiB")
         return
+    if Path(trace).expanduser().is_dir():
+        _fail(source, "traces", trace, "is a directory, not a trace file")
     if resolve_trace(trace) is None:
         _fail(source, "traces", trace, "no such file, and no trace of that name in the "
                                        "PREDICTKIT_TRACES folders or the cache "
@@ -168,6 +190,9 @@ def check_cells(cells, *, source=None):
     seen = set()
     for cell in cells:
         _check_options(cell.get("options", {}), source)
+        if cell["priority"] is not None and cell["policy"] is None:
+            _fail(source, "priorities", cell["priority"],
+                  "a priority needs a policy (add policies = [\"easy\"] or another)")
         predictor = (cell["predictor"], repr(sorted(cell["params"].items())))
         for kind, item, check in (
                 ("trace", cell["trace"], lambda: _check_trace(cell["trace"], source)),

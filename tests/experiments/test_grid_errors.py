@@ -75,6 +75,9 @@ GOOD = 'traces = ["{trace}"]\n'
     ('policies = "easy"\npriorities = ["random"]\n', r"priorities = 'random': must be one of"),
     ('policies = [1]\n', r"policies\[0\] must be a non-empty string"),
     ('policies = []\n', r"policies is empty"),
+    ('priorities = ["sjf"]\n', r"priorities = 'sjf': a priority needs a policy"),
+    ('policies = ["easy", "easy"]\n', r"policies gives 'easy' twice"),
+    ('predictors = ["tang", "requested", "tang"]\n', r"predictors gives .*tang.* twice"),
     # keys
     ('policy = ["easy"]\n', r"unknown grid key\(s\) policy"),
 ])
@@ -94,8 +97,12 @@ def test_bad_values_name_the_file_and_the_key(tmp_path, swf, body, message):
     ('[5]', r"traces\[0\] must be a non-empty string, got 5"),
     ('[""]', r"traces\[0\] must be a non-empty string"),
     ('[]', r"traces is empty"),
+    ('["synthetic:10000000000"]', r"10,000,000,000 jobs would need about [\d,]+ GiB of memory"),
+    ('["{tmp}"]', r"traces = '.*': is a directory, not a trace file"),
+    ('["synthetic:5", "synthetic:5"]', r"traces gives 'synthetic:5' twice"),
 ])
 def test_bad_traces_are_named(tmp_path, monkeypatch, traces, message):
+    traces = traces.replace("{tmp}", str(tmp_path))
     monkeypatch.setenv("PREDICTKIT_TRACES", str(tmp_path / "none"))
     monkeypatch.setenv("PREDICTKIT_DATA", str(tmp_path / "cache"))
     path = grid_file(tmp_path, f"traces = {traces}\n")
@@ -151,3 +158,15 @@ def test_good_grids_pass_and_max_jobs_keeps_the_first_jobs(tmp_path, swf):
     cells = expand_grid(load_grid(path), source=path)
     assert len(cells) == 4
     assert evaluate_cell(cells[0])["n_jobs"] == 25
+
+
+@pytest.mark.parametrize("text", ["", "; MaxProcs: 8\n",
+                                  "1 0 0 10 1 -1 -1 1 -1 -1 1 1 1 -1 1 1 -1 -1\n"])
+def test_a_trace_without_usable_jobs_is_named(tmp_path, text):
+    from predictkit.exceptions import PredictkitError
+
+    trace = tmp_path / "bare.swf"
+    trace.write_text(text)
+    cell = expand_grid({"traces": [str(trace)]})[0]
+    with pytest.raises(PredictkitError, match=f"{trace}"):
+        evaluate_cell(cell)
