@@ -223,7 +223,7 @@ def trace_path(name, *, data_home=None):
     bases = [entry["name"]] if entry is not None else []
     bases.append(str(name))
     candidates = [b + s for b in dict.fromkeys(bases) for s in (".swf.gz", ".swf", "")]
-    for directory in [*_trace_dirs(), get_data_home(data_home) / "pwa"]:
+    for directory in [*_trace_dirs(), data_home_path(data_home) / "pwa"]:
         for candidate in candidates:
             path = directory / candidate
             if path.is_file():
@@ -266,7 +266,7 @@ def load_trace(name, *, data_home=None, download_if_missing=False):
         raise DatasetError(f"no file {str(name)!r} and {exc}") from None
     if download_if_missing:
         return fetch_pwa(entry["name"], data_home=data_home)
-    places = [str(d) for d in _trace_dirs()] + [str(get_data_home(data_home) / "pwa")]
+    places = [str(d) for d in _trace_dirs()] + [str(data_home_path(data_home) / "pwa")]
     raise DatasetError(f"trace {entry['name']} not found in {', '.join(places)}; set "
                        f"PREDICTKIT_TRACES to a directory holding {entry['file']}, or use "
                        f"fetch_pwa({entry['name']!r}) or download_if_missing=True")

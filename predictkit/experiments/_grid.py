@@ -185,13 +185,34 @@ def _toml(path, text):
         raise ConfigError(f"{where}: cannot parse TOML grid: {message}") from None
 
 
+def _strict_loader(yaml):
+    """PyYAML's SafeLoader, refusing a key given twice in one table (PyYAML keeps the last)."""
+
+    class StrictLoader(yaml.SafeLoader):
+        pass
+
+    def mapping(loader, node, deep=False):
+        first = {}
+        for key_node, _ in node.value:
+            key = loader.construct_object(key_node, deep=deep)
+            if key in first:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {key!r} given twice (first on line {first[key] + 1})",
+                    key_node.start_mark)
+            first[key] = key_node.start_mark.line
+        return loader.construct_mapping(node, deep=deep)
+
+    StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
+    return StrictLoader
+
+
 def _yaml(path, text):
     try:
         import yaml
     except ImportError:  # pragma: no cover - optional dependency
         raise ConfigError("YAML grids need PyYAML: pip install 'predictkit[yaml]'") from None
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_strict_loader(yaml))  # noqa: S506 (a SafeLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}, line {mark.line + 1}, column {mark.column + 1}" if mark else str(path)
