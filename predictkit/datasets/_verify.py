@@ -29,6 +29,12 @@ _CHUNK = 1 << 16
 
 
 def _text_sha256(path, name, url):
+    with open(path, "rb") as handle:
+        head = handle.read(40)
+    if not head.startswith(b"\x1f\x8b"):
+        shown = head.decode("utf-8", "replace").split("\n")[0]
+        raise DownloadError(f"download of {name} from {url} is not a gzip file (it begins "
+                            f"{shown!r}); nothing was kept")
     digest = hashlib.sha256()
     try:
         with gzip.open(path, "rb") as stream:

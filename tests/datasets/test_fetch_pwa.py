@@ -258,6 +258,8 @@ def test_an_error_page_served_with_status_200_is_refused(server, tmp_path, name,
     message = str(caught.value)
     assert "\n" not in message and "nothing was kept" in message
     assert message.startswith("download of " + _fetch.lookup(name)["name"])
+    assert ("is not a gzip file (it begins '<!DOCTYPE html>')" in message if body == HTML
+            else "is not an SWF log" in message or "does not match" in message)
     assert cache_files(home) == []
 
 
