@@ -189,6 +189,12 @@ def check_cells(cells, *, source=None):
 
     seen = set()
     for cell in cells:
+        missing = [k for k in ("trace", "predictor", "params", "policy", "priority")
+                   if not isinstance(cell, dict) or k not in cell]
+        if missing:
+            raise ConfigError(f"a cell needs the keys trace, predictor, params, policy, "
+                              f"priority (as expand_grid makes them); {cell!r} lacks "
+                              f"{', '.join(missing)}")
         _check_options(cell.get("options", {}), source)
         if cell["priority"] is not None and cell["policy"] is None:
             _fail(source, "priorities", cell["priority"],

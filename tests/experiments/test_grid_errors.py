@@ -147,6 +147,8 @@ def test_evaluate_cell_refuses_bad_values_from_the_api(swf):
         evaluate_cell(cell)
     with pytest.raises(ConfigError, match=r"traces = 'synthetic:abc'"):
         evaluate_cell({**cell, "trace": "synthetic:abc", "options": {}})
+    with pytest.raises(ConfigError, match="a cell needs the keys .* lacks predictor, params"):
+        evaluate_cell({"trace": str(swf), "policy": None, "priority": None})
     # ConfigError is also a ValueError, for callers that catch that.
     with pytest.raises(ValueError):
         evaluate_cell({**cell, "predictor": "tang", "params": {"quantile": 7}, "options": {}})
