@@ -47,8 +47,10 @@ def _text_sha256(path, name, url):
 
 
 def _known(value):
-    return value is not None and not (isinstance(value, str) and not value) \
-        and not (not isinstance(value, str) and pd.isna(value))
+    """Whether a catalogue value is given (not None, ``""`` or a missing number)."""
+    if isinstance(value, str):
+        return bool(value)
+    return value is not None and not pd.isna(value)
 
 
 def verify_download(path, *, digest, entry, url, compressed):
