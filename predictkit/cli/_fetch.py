@@ -1,5 +1,8 @@
 """``predictkit fetch NAME...``: download archive logs into the cache, or list them."""
 
+import sys
+import warnings
+
 import pandas as pd
 
 from ..datasets import fetch_pwa, list_traces
@@ -14,7 +17,9 @@ def register(subparsers):
         "fetch", help="download Parallel Workloads Archive logs into the local cache",
         description="Download each named log from the Parallel Workloads Archive into the "
                     "cache (--data-home, else $PREDICTKIT_DATA, else ~/.cache/predictkit), "
-                    "verifying its length and, where the catalogue knows it, its sha256. "
+                    "verifying its length, that it is an SWF log, and, where the catalogue "
+                    "knows them, its sha256 and job count; a download that fails a check "
+                    "is not kept. "
                     "A log already in the cache is not downloaded again. Names may be "
                     "unambiguous prefixes such as KTH-SP2; --list shows them all.",
     )
@@ -52,6 +57,10 @@ def run(args):
     if not args.names:
         raise DatasetError("name at least one log to fetch, or use --list")
     for name in args.names:
-        jobs = fetch_pwa(name, data_home=args.data_home)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            jobs = fetch_pwa(name, data_home=args.data_home)
+        for warning in caught:
+            print(f"predictkit fetch: warning: {warning.message}", file=sys.stderr)
         print(f"{name}: {len(jobs):,} jobs in {jobs.attrs['source']}")
     return 0

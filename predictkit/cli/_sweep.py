@@ -1,9 +1,11 @@
 """``predictkit sweep GRID -o results.csv``: a declarative parameter sweep, local or on Dask."""
 
 import sys
+import warnings
 
+from .._time import format_duration
 from ..exceptions import ConfigError
-from ..experiments import evaluate_cell, expand_grid, load_grid, run_grid
+from ..experiments import check_cells, evaluate_cell, expand_grid, load_grid, run_grid
 
 
 def register(subparsers):
@@ -13,8 +15,12 @@ def register(subparsers):
             "Run every cell of a grid file (TOML or YAML: traces, predictors with "
             "parameter lists, policies, priorities, options) and write one tidy table. "
             "Finished cells are kept beside the table and not recomputed when the sweep "
-            "is run again. The same grid runs in-process, on local cores (--backend loky) "
-            "or on a Dask cluster (--scheduler tcp://host:8786)."),
+            "is run again, unless their trace file has changed (cells are keyed on the "
+            "configuration and on the trace's size, modification time and first and last "
+            "MiB). Every value is checked before the first cell runs. The same grid runs "
+            "in-process, on local cores (--backend loky) or on a Dask cluster "
+            "(--scheduler tcp://host:8786). Progress goes to stderr: a bar on a terminal, "
+            "else one line per cell with the elapsed time."),
     )
     parser.add_argument("grid", metavar="GRID", help="grid file (.toml, .yaml or .yml)")
     parser.add_argument("-o", "--output", required=True,
@@ -24,8 +30,28 @@ def register(subparsers):
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="Dask scheduler address, e.g. tcp://host:8786 (implies dask)")
     parser.add_argument("--n-jobs", type=int, default=2, help="local workers (default 2)")
-    parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="print nothing but errors (no progress)")
     parser.set_defaults(func=run)
+
+
+def _describe(row):
+    params = " ".join(f"{k[6:]}={v}" for k, v in row.items() if k.startswith("param_"))
+    parts = [row["predictor"], params, row.get("policy") or "", row.get("priority") or ""]
+    trace = str(row["trace"]).rsplit("/", 1)[-1]
+    return " ".join(p for p in parts if p) + f" on {trace}"
+
+
+def _print_progress(state):
+    """One line on stderr per finished cell: count, elapsed time and what the cell was."""
+    if state.row is None:
+        reused = f", {state.reused} reused from earlier runs" if state.reused else ""
+        print(f"predictkit sweep: {state.total} cells to compute{reused}",
+              file=sys.stderr, flush=True)
+        return
+    print(f"predictkit sweep: cell {state.done}/{state.total} done, elapsed "
+          f"{format_duration(state.elapsed)}: {_describe(state.row)}",
+          file=sys.stderr, flush=True)
 
 
 def run(args):
@@ -33,11 +59,21 @@ def run(args):
         raise ConfigError(f"--output must end in .csv or .parquet, got {args.output!r}")
     if args.backend == "dask" and not args.scheduler:
         raise ConfigError("--backend dask needs --scheduler tcp://host:port")
-    cells = expand_grid(load_grid(args.grid))
+    if args.n_jobs < 1:
+        raise ConfigError(f"--n-jobs must be at least 1, got {args.n_jobs}")
+    cells = expand_grid(load_grid(args.grid), source=args.grid)
+    check_cells(cells, source=args.grid)
     backend = None if args.backend == "serial" else args.backend
-    table = run_grid(cells, evaluate_cell, results=args.output, backend=backend,
-                     scheduler=args.scheduler, n_jobs=args.n_jobs,
-                     progress=not args.quiet and sys.stderr.isatty())
+    if args.quiet:
+        progress = False
+    else:
+        progress = True if sys.stderr.isatty() else _print_progress
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        table = run_grid(cells, evaluate_cell, results=args.output, backend=backend,
+                         scheduler=args.scheduler, n_jobs=args.n_jobs, progress=progress)
+    for warning in caught:
+        print(f"predictkit sweep: warning: {warning.message}", file=sys.stderr)
     if not args.quiet:
         print(f"{len(table)} cells -> {args.output}")
     return 0

@@ -1,9 +1,12 @@
 """The catalogue of Parallel Workloads Archive logs that predictkit knows by name.
 
 The table lives in ``predictkit/datasets/data/pwa_catalogue.csv``. Entries
-marked ``checked`` were compared with local copies of the logs (job counts
-from the files, checksums of those copies); the others give what the archive
-publishes about the log, with blanks where it was not checked.
+marked ``checked`` were measured from copies of the logs by
+``datasets/make_catalogue.py`` (job counts counted in the files, checksums of
+those copies); the others give what the archive publishes about the log
+(``jobs_source`` says where a job count comes from), with blanks where
+nothing is known. :func:`predictkit.datasets.fetch_pwa` refuses a download
+that contradicts an enforced checksum or a job count.
 """
 
 import difflib
@@ -18,7 +21,8 @@ __all__ = ["ARCHIVE_URL", "list_traces", "lookup"]
 ARCHIVE_URL = "https://www.cs.huji.ac.il/labs/parallel/workload"
 """Root of the Parallel Workloads Archive; a log is at ``<root>/<directory>/<file>``."""
 
-_COLUMNS = ("name", "file", "machine", "site", "processors", "jobs", "period", "url",
+_COLUMNS = ("name", "file", "machine", "site", "processors", "jobs", "jobs_source", "period",
+            "url",
             "size_bytes", "sha256", "swf_sha256", "verify_checksum", "checked", "caveats")
 
 
@@ -43,7 +47,9 @@ def list_traces():
     DataFrame
         One row per log: ``name`` (what :func:`fetch_pwa` and
         :func:`load_trace` accept), ``file`` (the archive's file name),
-        ``machine``, ``site``, ``processors``, ``jobs``, ``period``, ``url``
+        ``machine``, ``site``, ``processors``, ``jobs`` (number of jobs in the
+        file), ``jobs_source`` (``"counted"`` in a copy of the file, or the
+        archive page that publishes the number), ``period``, ``url``
         (empty for the two entries that are not archive logs),
         ``size_bytes``, ``sha256`` (of the ``.gz`` file) and ``swf_sha256``
         (of its uncompressed text) where known, ``verify_checksum`` (whether

@@ -1,13 +1,14 @@
 """Finding trace files on disk and downloading archive logs into a local cache.
 
 A download goes to a temporary file in the cache directory; its length is
-checked against ``Content-Length``, its gzip stream must be complete, and its
-checksum must match the catalogue where one is known. Only then is it moved
-to its final name with :func:`os.replace`, so the cache never holds half a
-file under a log's name, and a failed download leaves nothing behind.
+checked against ``Content-Length``, then :func:`._verify.verify_download`
+checks its gzip stream, its checksum and job count where the catalogue knows
+them, and that it is an SWF log at all. Only then is it moved to its final
+name with :func:`os.replace`, so the cache never holds half a file, an error
+page or the wrong log under a log's name, and a failed download leaves
+nothing behind.
 """
 
-import gzip
 import hashlib
 import http.client
 import os
@@ -17,9 +18,10 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from ..exceptions import ChecksumError, DatasetError, DownloadError
+from ..exceptions import DatasetError, DownloadError
 from ..io import read_swf
 from ._catalogue import lookup
+from ._verify import verify_download
 
 __all__ = ["get_data_home", "data_home_path", "fetch_pwa", "load_trace", "trace_path"]
 
@@ -86,14 +88,23 @@ def fetch_pwa(name, *, data_home=None, download_if_missing=True, url=None):
         Unknown name (with close matches), a log that is not downloadable, or
         a missing file with ``download_if_missing=False``.
     DownloadError
-        Network failure, HTTP error or truncated response, after retries.
+        Network failure, HTTP error or truncated response (after retries), or
+        content that is not an SWF log (such as an HTML error page).
     ChecksumError
-        The downloaded file does not match the catalogue's checksum.
+        The downloaded file does not match the catalogue's checksum or job
+        count.
+
+    Warns
+    -----
+    UserWarning
+        When the catalogue has neither a checksum nor a job count for the
+        log, so the download could only be checked to be SWF.
 
     Notes
     -----
-    A cached file is reused without network access; it was verified when it
-    was written. Delete it to download again.
+    Nothing is cached unless every check passes. A cached file is reused
+    without network access; it was verified when it was written. Delete it
+    to download again.
     """
     entry = lookup(name)
     target = _cache_file(entry, data_home)
@@ -106,12 +117,14 @@ def fetch_pwa(name, *, data_home=None, download_if_missing=True, url=None):
             raise DatasetError(f"trace {entry['name']} is not an archive log and cannot be "
                                f"downloaded ({entry['caveats'].split('.')[0]}); put "
                                f"{entry['file']} in a directory listed in PREDICTKIT_TRACES")
-        download(source, target, entry)
+        jobs = download(source, target, entry)
+        jobs.attrs["source"] = str(target)
+        return jobs
     return read_swf(target)
 
 
 def download(url, target, entry=None):
-    """Download ``url`` to ``target`` atomically, verifying length and checksum.
+    """Download ``url`` to ``target`` atomically, verifying length, checksum and content.
 
     Parameters
     ----------
@@ -120,7 +133,13 @@ def download(url, target, entry=None):
     target : Path
         Final file name; its directory is created if needed.
     entry : dict, optional
-        Catalogue row; its checksums are enforced when ``verify_checksum``.
+        Catalogue row; its checksums are enforced when ``verify_checksum``,
+        its job count whenever it has one.
+
+    Returns
+    -------
+    DataFrame
+        The downloaded log, read while it was verified.
 
     Raises
     ------
@@ -134,11 +153,13 @@ def download(url, target, entry=None):
     os.close(handle)
     try:
         digest = _retrying(url, Path(temporary))
-        _verify(Path(temporary), digest, entry, url, target.name.endswith(".gz"))
+        jobs = verify_download(Path(temporary), digest=digest, entry=entry, url=url,
+                               compressed=target.name.endswith(".gz"))
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+    return jobs
 
 
 def _retrying(url, temporary):
@@ -183,28 +204,6 @@ def _get(url, temporary):
     return digest.hexdigest()
 
 
-def _verify(path, digest, entry, url, compressed):
-    if compressed:
-        text_digest = hashlib.sha256()
-        try:
-            with gzip.open(path, "rb") as stream:
-                for chunk in iter(lambda: stream.read(_CHUNK), b""):
-                    text_digest.update(chunk)
-        except (OSError, EOFError) as exc:
-            raise DownloadError(f"download of {url} is not a complete gzip file "
-                                f"(truncated or corrupt: {exc})") from None
-        text_digest = text_digest.hexdigest()
-    else:
-        text_digest = None
-    if entry is None or not entry.get("verify_checksum"):
-        return
-    known = {entry.get("sha256"), entry.get("swf_sha256")} - {"", None}
-    if known and not ({digest, text_digest} & known):
-        raise ChecksumError(f"download of {entry['name']} from {url} does not match the "
-                            f"catalogue's sha256 {entry['sha256']} (got {digest}); "
-                            f"nothing was kept")
-
-
 def _trace_dirs():
     value = os.environ.get("PREDICTKIT_TRACES", "")
     return [Path(p).expanduser() for p in value.split(os.pathsep) if p]
@@ -224,7 +223,7 @@ def trace_path(name, *, data_home=None):
     bases = [entry["name"]] if entry is not None else []
     bases.append(str(name))
     candidates = [b + s for b in dict.fromkeys(bases) for s in (".swf.gz", ".swf", "")]
-    for directory in [*_trace_dirs(), get_data_home(data_home) / "pwa"]:
+    for directory in [*_trace_dirs(), data_home_path(data_home) / "pwa"]:
         for candidate in candidates:
             path = directory / candidate
             if path.is_file():
@@ -267,7 +266,7 @@ def load_trace(name, *, data_home=None, download_if_missing=False):
         raise DatasetError(f"no file {str(name)!r} and {exc}") from None
     if download_if_missing:
         return fetch_pwa(entry["name"], data_home=data_home)
-    places = [str(d) for d in _trace_dirs()] + [str(get_data_home(data_home) / "pwa")]
+    places = [str(d) for d in _trace_dirs()] + [str(data_home_path(data_home) / "pwa")]
     raise DatasetError(f"trace {entry['name']} not found in {', '.join(places)}; set "
                        f"PREDICTKIT_TRACES to a directory holding {entry['file']}, or use "
                        f"fetch_pwa({entry['name']!r}) or download_if_missing=True")

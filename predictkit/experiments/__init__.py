@@ -2,6 +2,9 @@
 
 from ._evaluate import evaluate_cell, load_cell_trace
 from ._grid import cell_key, expand_grid, load_grid
-from ._runner import run_grid
+from ._identity import trace_identity
+from ._runner import SweepProgress, run_grid
+from ._validate import check_cells
 
-__all__ = ["expand_grid", "load_grid", "cell_key", "run_grid", "evaluate_cell", "load_cell_trace"]
+__all__ = ["expand_grid", "load_grid", "check_cells", "cell_key", "trace_identity", "run_grid",
+           "SweepProgress", "evaluate_cell", "load_cell_trace"]

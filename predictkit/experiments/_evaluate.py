@@ -1,21 +1,20 @@
 """The evaluation of one grid cell: replay a predictor on a trace, optionally simulate it."""
 
 import functools
-import os
 
 import numpy as np
 
-from ..exceptions import ConfigError
+from ._identity import resolve_trace, trace_identity
+from ._validate import check_cells
 
 __all__ = ["evaluate_cell", "load_cell_trace"]
 
-_OPTIONS = {"max_jobs", "seed", "selective", "on_underestimate", "backfill_order",
-            "bad_threshold", "n_procs"}
-
 
 @functools.lru_cache(maxsize=4)
-def _read(trace, seed, max_jobs):
+def _read(trace, identity, seed, max_jobs):
+    """The cleaned job table; ``identity`` (the file's content identity) keys the cache."""
     from ..datasets import load_trace, make_workload
+    from ..exceptions import JobTableError
     from ..io import read_swf
     from ..jobs import clean_jobs
     from ..report._analysis import with_observed_waits
@@ -23,11 +22,15 @@ def _read(trace, seed, max_jobs):
     if trace.startswith("synthetic"):
         n_jobs = int(trace.partition(":")[2] or 10000)
         jobs = make_workload(n_jobs=n_jobs, random_state=seed)
-    elif os.path.exists(trace):
-        jobs = read_swf(trace)
+    elif resolve_trace(trace) is not None:
+        jobs = read_swf(resolve_trace(trace))
     else:
         jobs = load_trace(trace)
+    n_read = len(jobs)
     jobs = clean_jobs(jobs, require_request=True)
+    if len(jobs) == 0:
+        raise JobTableError(f"{trace}: no job left of {n_read:,} after removing those without a "
+                            f"usable size, runtime or requested time")
     if max_jobs is not None:
         attrs = jobs.attrs
         jobs = jobs.iloc[: int(max_jobs)].reset_index(drop=True)
@@ -43,14 +46,20 @@ def load_cell_trace(cell):
     :func:`predictkit.datasets.make_workload` with ``options.seed``. Jobs
     without a usable size, runtime or request are removed
     (:func:`predictkit.clean_jobs`), ``options.max_jobs`` keeps the first
-    ones, and a log without waits gets those of an EASY simulation.
+    ones, and a log without waits gets those of an EASY simulation. The
+    per-process cache is keyed on the trace file's content identity, so a
+    file changed on disk is read again.
+
+    Raises
+    ------
+    ConfigError
+        For any invalid value of the cell (see
+        :func:`~predictkit.experiments.check_cells`).
     """
+    check_cells([cell])
     options = cell.get("options", {})
-    unknown = set(options) - _OPTIONS
-    if unknown:
-        raise ConfigError(f"unknown option(s) {', '.join(sorted(unknown))}; "
-                          f"known: {', '.join(sorted(_OPTIONS))}")
-    return _read(str(cell["trace"]), options.get("seed", 0), options.get("max_jobs"))
+    trace = str(cell["trace"])
+    return _read(trace, trace_identity(trace), options.get("seed", 0), options.get("max_jobs"))
 
 
 def evaluate_cell(cell):
@@ -64,6 +73,7 @@ def evaluate_cell(cell):
     predictor's estimates (``options.selective``, ``on_underestimate``,
     ``backfill_order``) and ``priority``, adding every schedule metric.
     """
+    from .._time import parse_duration
     from ..metrics import (adjustment_outcomes, estimate_accuracy, mean_absolute_error,
                            underestimation_rate)
     from ..model_selection import replay
@@ -84,7 +94,8 @@ def evaluate_cell(cell):
     out["underestimated"] = underestimation_rate(run, estimate)
     out["mae"] = mean_absolute_error(run, estimate)
     out.update(adjustment_outcomes(run, requested, estimate,
-                                   bad_threshold=options.get("bad_threshold", 1800)))
+                                   bad_threshold=parse_duration(options.get("bad_threshold", 1800),
+                                                                name="bad_threshold")))
     if cell.get("policy"):
         kwargs = {k: options[k] for k in ("on_underestimate", "backfill_order", "n_procs")
                   if k in options}

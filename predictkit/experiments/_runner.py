@@ -4,12 +4,17 @@ The same call runs everywhere: ``backend=None`` runs cell by cell in this
 process; ``backend="loky"`` uses local processes; ``backend="dask"`` hands the
 cells to a Dask ``distributed`` cluster (``scheduler="tcp://host:8786"``, or
 an existing client). Finished cells are stored one file each beside the result
-table, so an interrupted sweep resumes where it stopped.
+table, named by :func:`~predictkit.experiments.cell_key` (configuration and
+trace content), so an interrupted sweep resumes where it stopped and a changed
+trace file is never served from old cells.
 """
 
 import contextlib
 import json
+import time
+import warnings
 from pathlib import Path
+from typing import NamedTuple
 
 import joblib
 import pandas as pd
@@ -18,11 +23,36 @@ from .._atomic import atomic_write
 from ..exceptions import ConfigError
 from ._grid import cell_key
 
-__all__ = ["run_grid"]
+__all__ = ["run_grid", "SweepProgress"]
 
 
-def _flatten(cell, result):
-    row = {"cell": cell_key(cell), "trace": cell["trace"], "predictor": cell["predictor"],
+class SweepProgress(NamedTuple):
+    """What a ``progress`` callback of :func:`run_grid` receives.
+
+    Attributes
+    ----------
+    done : int
+        Cells computed so far in this run (0 in the first call, made before
+        any cell runs).
+    total : int
+        Cells to compute in this run (the grid minus the reused ones).
+    reused : int
+        Finished cells found in the ``.parts`` folder and not recomputed.
+    elapsed : float
+        Seconds since the run started.
+    row : dict or None
+        The row of the cell that just finished (None in the first call).
+    """
+
+    done: int
+    total: int
+    reused: int
+    elapsed: float
+    row: dict | None
+
+
+def _flatten(cell, result, key=None):
+    row = {"cell": key or cell_key(cell), "trace": cell["trace"], "predictor": cell["predictor"],
            "policy": cell["policy"], "priority": cell["priority"]}
     row.update({f"param_{k}": v for k, v in cell["params"].items()})
     row.update({f"option_{k}": v for k, v in cell["options"].items()})
@@ -30,11 +60,11 @@ def _flatten(cell, result):
     return row
 
 
-def _run_one(evaluate, cell, parts):
+def _run_one(evaluate, cell, parts, key):
     result = evaluate(cell)
     if not isinstance(result, dict):
         raise TypeError(f"evaluate must return a dict of metrics, got {type(result).__name__}")
-    row = _flatten(cell, result)
+    row = _flatten(cell, result, key)
     if parts is not None:
         with atomic_write(Path(parts) / f"{row['cell']}.json") as stream:
             stream.write(json.dumps(row, default=float).encode())
@@ -77,6 +107,23 @@ def _write_table(table, path):
         raise ConfigError(f"results must be a .csv or .parquet file, got {path.name!r}")
 
 
+def _finished_cells(parts):
+    """Rows of the readable cell files in ``parts``; a corrupt or empty one is named and skipped."""
+    done = {}
+    for file in sorted(parts.glob("*.json")):
+        try:
+            row = json.loads(file.read_text(encoding="utf-8"))
+            if not isinstance(row, dict) or row.get("cell") != file.stem:
+                raise ValueError(f"it does not hold the result of cell {file.stem}")
+        except (ValueError, UnicodeDecodeError, OSError) as exc:
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            warnings.warn(f"{file}: unreadable cell result ({reason}); the cell is computed "
+                          f"again", UserWarning, stacklevel=3)
+            continue
+        done[row["cell"]] = row
+    return done
+
+
 def run_grid(cells, evaluate, *, results=None, backend=None, scheduler=None, n_jobs=2,
              progress=False):
     """Evaluate every cell of a grid and return one tidy table.
@@ -99,8 +146,10 @@ def run_grid(cells, evaluate, *, results=None, backend=None, scheduler=None, n_j
         ``backend="dask"``.
     n_jobs : int
         Local workers for ``loky`` / ``threading``.
-    progress : bool
-        Show a progress bar (tqdm) while cells finish.
+    progress : bool or callable
+        ``True`` shows a progress bar (tqdm) while cells finish; a callable
+        is called with a :class:`SweepProgress` once before the first cell
+        and once after each cell (the command line prints a line each time).
 
     Returns
     -------
@@ -108,29 +157,49 @@ def run_grid(cells, evaluate, *, results=None, backend=None, scheduler=None, n_j
         One row per cell: its configuration (``trace``, ``predictor``,
         ``param_*``, ``policy``, ``priority``, ``option_*``) and its metrics,
         in the order of ``cells``.
+
+    Warns
+    -----
+    UserWarning
+        For each corrupt or empty cell file in ``<results>.parts/``, naming
+        it; that cell is computed again.
+
+    Notes
+    -----
+    Cells are keyed on their configuration and on the content identity of
+    their trace file (size, modification time, hash of its first and last
+    MiB; see :func:`~predictkit.experiments.trace_identity`). After a trace
+    file changes, its cells get new keys and are computed again; the files
+    of the old cells stay in the ``.parts`` folder but are not used.
     """
+    started = time.monotonic()
+    keys = [cell_key(c) for c in cells]
     parts = None
     done = {}
     if results is not None:
         parts = Path(f"{results}.parts")
         parts.mkdir(parents=True, exist_ok=True)
-        for file in parts.glob("*.json"):
-            row = json.loads(file.read_text())
-            done[row["cell"]] = row
-    todo = [c for c in cells if cell_key(c) not in done]
+        done = _finished_cells(parts)
+    todo = [(c, k) for c, k in zip(cells, keys) if k not in done]
+    reused = len(set(keys) & set(done))
+    report = progress if callable(progress) else None
+    if report is not None:
+        report(SweepProgress(0, len(todo), reused, time.monotonic() - started, None))
     with _backend(backend, scheduler, n_jobs) as workers:
         if workers == 1:
-            iterator = (_run_one(evaluate, cell, parts) for cell in todo)
+            iterator = (_run_one(evaluate, cell, parts, key) for cell, key in todo)
         else:
             iterator = joblib.Parallel(n_jobs=workers, return_as="generator_unordered")(
-                joblib.delayed(_run_one)(evaluate, cell, parts) for cell in todo)
-        if progress:
+                joblib.delayed(_run_one)(evaluate, cell, parts, key) for cell, key in todo)
+        if progress is True:
             from tqdm.auto import tqdm
 
             iterator = tqdm(iterator, total=len(todo), desc="cells", unit="cell")
-        for row in iterator:
+        for count, row in enumerate(iterator, start=1):
             done[row["cell"]] = row
-    table = pd.DataFrame([done[cell_key(c)] for c in cells])
+            if report is not None:
+                report(SweepProgress(count, len(todo), reused, time.monotonic() - started, row))
+    table = pd.DataFrame([done[k] for k in keys])
     if results is not None:
         _write_table(table, results)
     return table

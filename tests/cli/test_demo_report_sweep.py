@@ -1,4 +1,7 @@
+import re
+
 import pandas as pd
+import pytest
 
 from predictkit.cli import main
 from tracedata import trace_file
@@ -33,3 +36,89 @@ def test_sweep_command_writes_a_tidy_resumable_table(tmp_path, capsys):
     assert table["accuracy"].iloc[0] > table["accuracy"].iloc[1]  # lower percentile, higher accuracy
     assert main(["sweep", str(grid), "-o", str(tmp_path / "x.txt")]) == 2
     assert "must end in .csv or .parquet" in capsys.readouterr().err
+
+
+def small_trace(path, n_jobs=60):
+    lines = [f"{j} {60 * j} 0 {100 + j} 2 -1 -1 2 600 -1 1 {j % 3 + 1} 1 -1 1 1 -1 -1"
+             for j in range(1, n_jobs + 1)]
+    path.write_text("; MaxProcs: 8\n" + "\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize(("grid", "message"), [
+    ('traces = ["{trace}"]\n[[predictors]]\nname = "tang"\nparams = {{quantile = 7}}\n',
+     "predictors.tang.params.quantile = 7: The 'quantile' parameter of WalltimeAdjuster"),
+    ('traces = ["{trace}"]\n[[predictors]]\nname = "tang"\nparams = {{window = -3600}}\n',
+     "predictors.tang.params.window = -3600: window must be a non-negative"),
+    ('traces = ["synthetic:abc"]\n', "traces = 'synthetic:abc': a synthetic trace is"),
+    ('traces = ["{trace}"]\n[options]\nmax_jobs = -5\n',
+     "options.max_jobs = -5: must be a whole number >= 1"),
+    ('traces = ["{trace}"]\n[options]\nmax_job = 5\n', "unknown option options.max_job"),
+    ('traces = "{trace}"\npolicies = [2]\n', "policies[0] must be a non-empty string, got 2"),
+    ('', "the grid is empty; it needs at least 'traces'"),
+    ("traces = [\n", "line 2, column 1 (end of file): cannot parse TOML grid"),
+    (b'\x1f\x8b\x08\x08grid.toml', "line 1: not UTF-8 text (byte 0x8b"),
+    (b'traces = ["a"]\x00\x00\x00', "not a text file (a NUL byte at offset 14)"),
+])
+def test_sweep_bad_grids_are_one_line_errors(tmp_path, capsys, grid, message):
+    trace = small_trace(tmp_path / "t.swf")
+    path = tmp_path / "grid.toml"
+    if isinstance(grid, bytes):
+        path.write_bytes(grid)
+    else:
+        path.write_text(grid.format(trace=trace))
+    out = tmp_path / "res.csv"
+    assert main(["sweep", str(path), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"predictkit sweep: error: {path}{err.split(str(path), 1)[1]}"
+    assert err.count("\n") == 1 and message in err
+    assert not out.exists() and not (tmp_path / "res.csv.parts").exists()
+
+
+def test_sweep_bad_flags(tmp_path, capsys):
+    path = tmp_path / "grid.toml"
+    path.write_text(f'traces = ["{small_trace(tmp_path / "t.swf")}"]\n')
+    assert main(["sweep", str(path), "-o", str(tmp_path / "r.csv"), "--n-jobs", "0"]) == 2
+    assert "--n-jobs must be at least 1, got 0" in capsys.readouterr().err
+    assert main(["sweep", str(tmp_path / "missing.toml"), "-o", str(tmp_path / "r.csv")]) == 2
+    assert "missing.toml" in capsys.readouterr().err
+
+
+def test_sweep_prints_progress_lines_unless_quiet(tmp_path, capsys):
+    trace = small_trace(tmp_path / "t.swf")
+    grid = tmp_path / "grid.toml"
+    grid.write_text(f'traces = ["{trace}"]\npredictors = ["requested", "recent-average"]\n')
+    out = tmp_path / "res.csv"
+    assert main(["sweep", str(grid), "-o", str(out)]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "predictkit sweep: 2 cells to compute"
+    assert re.fullmatch(r"predictkit sweep: cell 1/2 done, elapsed \d\d:\d\d:\d\d: requested "
+                        r"on t\.swf", lines[1])
+    assert lines[2].startswith("predictkit sweep: cell 2/2 done, elapsed ")
+    assert len(lines) == 3
+    # Run again: everything is reused; a changed trace is computed again.
+    assert main(["sweep", str(grid), "-o", str(out)]) == 0
+    assert capsys.readouterr().err == ("predictkit sweep: 0 cells to compute, "
+                                       "2 reused from earlier runs\n")
+    small_trace(trace, n_jobs=50)
+    assert main(["sweep", str(grid), "-o", str(out), "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == "" and captured.out == ""
+    assert list(pd.read_csv(out)["n_jobs"]) == [50, 50]
+
+
+def test_sweep_names_a_corrupt_cell_file_in_one_warning_line(tmp_path, capsys):
+    trace = small_trace(tmp_path / "t.swf")
+    grid = tmp_path / "grid.toml"
+    grid.write_text(f'traces = ["{trace}"]\npredictors = ["requested", "recent-average"]\n')
+    out = tmp_path / "res.csv"
+    assert main(["sweep", str(grid), "-o", str(out), "-q"]) == 0
+    expected = pd.read_csv(out)
+    victim = sorted((tmp_path / "res.csv.parts").glob("*.json"))[0]
+    victim.write_text("")
+    assert main(["sweep", str(grid), "-o", str(out)]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "predictkit sweep: 1 cells to compute, 1 reused from earlier runs"
+    assert err[-1] == (f"predictkit sweep: warning: {victim}: unreadable cell result (Expecting "
+                       f"value: line 1 column 1 (char 0)); the cell is computed again")
+    pd.testing.assert_frame_equal(pd.read_csv(out), expected)

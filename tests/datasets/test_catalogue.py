@@ -63,3 +63,22 @@ def test_lookup_errors_name_the_candidates():
         lookup("KHT-SP2-1996-2.1")
     with pytest.raises(DatasetError, match="unknown trace ''"):
         lookup("")
+
+
+def test_every_job_count_says_where_it_comes_from():
+    table = list_traces()
+    counted = table[table["jobs_source"] == "counted"]
+    assert counted["checked"].all() and (counted["swf_sha256"].str.len() == 64).all()
+    assert (table.loc[table["checked"], "jobs_source"] == "counted").all()
+    with_jobs = table[table["jobs"].notna()]
+    assert (with_jobs["jobs_source"] != "").all()
+    assert (table.loc[table["jobs"].isna(), "jobs_source"] == "").all()
+    # Every log that can be downloaded is verified by an enforced checksum or a job count,
+    # except the ones listed here (see datasets/CATALOGUE.md).
+    archive = table[table["url"] != ""]
+    unverified = set(archive.loc[~archive["verify_checksum"] & archive["jobs"].isna(), "name"])
+    assert unverified == {
+        "SDSC-Par-1995-3.1-cln", "LLNL-T3D-1996-2", "LANL-O2K-1999-2", "OSC-Clust-2000-3.1-cln",
+        "LCG-2005-1", "SHARCNET-Whale-2006-2", "LLNL-uBGL-2006-2", "Intel-NetbatchA-2012-1",
+        "Intel-NetbatchB-2012-1", "Intel-NetbatchC-2012-1", "Intel-NetbatchD-2012-1",
+        "METACENTRUM-2013-3", "CIEMAT-Euler-2008-1"}

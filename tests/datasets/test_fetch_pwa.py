@@ -2,6 +2,7 @@
 
 import gzip
 import http.server
+import warnings
 import io
 import os
 import socket
@@ -17,10 +18,12 @@ from predictkit.datasets import _fetch, fetch_pwa, get_data_home, load_trace
 from predictkit.exceptions import ChecksumError, DatasetError, DownloadError
 from predictkit.io import read_swf, write_swf
 
-UNCHECKED = "CTC-SP2-1996-3.1-cln"  # in the catalogue without a checksum
+UNCHECKED = "CTC-SP2-1996-3.1-cln"  # in the catalogue with a job count but no checksum
+UNVERIFIABLE = "LCG-2005-1"  # in the catalogue with neither a checksum nor a job count
 
 
 def small_swf_gz(tmp_path, n=20):
+    """A valid gzipped SWF log of ``n`` jobs."""
     rng = np.random.default_rng(0)
     jobs = pd.DataFrame({
         "job_id": np.arange(1, n + 1), "submit_time": np.sort(rng.integers(0, 1000, n)),
@@ -83,7 +86,18 @@ def cache_files(data_home):
     return sorted(p.relative_to(data_home) for p in Path(data_home).rglob("*") if p.is_file())
 
 
-def test_download_then_reuse_without_network(server, tmp_path):
+def expect_jobs(monkeypatch, n, **changes):
+    """Make the catalogue expect ``n`` jobs (and ``changes``) for every log it looks up."""
+    real_lookup = _fetch.lookup
+
+    def patched(name):
+        return {**real_lookup(name), "jobs": n, "jobs_source": "test", **changes}
+
+    monkeypatch.setattr(_fetch, "lookup", patched)
+
+
+def test_download_then_reuse_without_network(server, monkeypatch, tmp_path):
+    expect_jobs(monkeypatch, 20)
     body = small_swf_gz(tmp_path)
     server.routes["/ctc.swf.gz"] = (200, body, "ok")
     home = tmp_path / "home"
@@ -142,7 +156,8 @@ def test_http_404_is_not_retried_and_leaves_nothing(server, tmp_path):
     assert cache_files(home) == []
 
 
-def test_transient_server_error_is_retried(server, tmp_path):
+def test_transient_server_error_is_retried(server, monkeypatch, tmp_path):
+    expect_jobs(monkeypatch, 20)
     body = small_swf_gz(tmp_path)
     server.routes["/flaky.swf.gz"] = (lambda hit: 503 if hit == 1 else 200, body, "ok")
     jobs = fetch_pwa(UNCHECKED, data_home=tmp_path / "home", url=server.base + "/flaky.swf.gz")
@@ -217,7 +232,7 @@ def test_load_trace_downloads_only_when_allowed(server, monkeypatch, tmp_path):
 
     def mirrored(name):
         entry = real_lookup(name)
-        return {**entry, "url": server.base + "/ctc.swf.gz"}
+        return {**entry, "url": server.base + "/ctc.swf.gz", "jobs": 20}
 
     monkeypatch.setattr(_fetch, "lookup", mirrored)
     monkeypatch.delenv("PREDICTKIT_TRACES", raising=False)
@@ -227,3 +242,106 @@ def test_load_trace_downloads_only_when_allowed(server, monkeypatch, tmp_path):
     assert server.hits == {}
     assert len(load_trace(UNCHECKED, data_home=home, download_if_missing=True)) == 20
     assert cache_files(home) == [Path("pwa", f"{UNCHECKED}.swf.gz")]
+
+
+HTML = (b"<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head>\n"
+        b"<body><h1>Not Found</h1><p>The log was moved.</p></body></html>\n")
+
+
+@pytest.mark.parametrize("name", ["KTH-SP2", UNCHECKED, UNVERIFIABLE])
+@pytest.mark.parametrize("body", [gzip.compress(HTML), HTML], ids=["html-gz", "html"])
+def test_an_error_page_served_with_status_200_is_refused(server, tmp_path, name, body):
+    server.routes["/log.swf.gz"] = (200, body, "ok")
+    home = tmp_path / "home"
+    with pytest.raises(DownloadError) as caught:
+        fetch_pwa(name, data_home=home, url=server.base + "/log.swf.gz")
+    message = str(caught.value)
+    assert "\n" not in message and "nothing was kept" in message
+    assert message.startswith("download of " + _fetch.lookup(name)["name"])
+    assert ("is not a gzip file (it begins '<!DOCTYPE html>')" in message if body == HTML
+            else "is not an SWF log" in message or "does not match" in message)
+    assert cache_files(home) == []
+
+
+def test_the_wrong_log_is_refused_by_its_job_count(server, tmp_path):
+    server.routes["/ctc.swf.gz"] = (200, small_swf_gz(tmp_path), "ok")
+    home = tmp_path / "home"
+    with pytest.raises(ChecksumError, match=f"download of {UNCHECKED} from .* has 20 jobs but "
+                                            f"the catalogue expects 77,222"):
+        fetch_pwa(UNCHECKED, data_home=home, url=server.base + "/ctc.swf.gz")
+    assert cache_files(home) == []
+
+
+def test_a_log_cut_at_a_line_end_is_refused_by_its_job_count(server, monkeypatch, tmp_path):
+    text = gzip.decompress(small_swf_gz(tmp_path))
+    lines = text.splitlines(keepends=True)
+    cut = gzip.compress(b"".join(lines[:-5]))  # a complete gzip stream, five jobs short
+    expect_jobs(monkeypatch, 20)
+    server.routes["/cut.swf.gz"] = (200, cut, "ok")
+    home = tmp_path / "home"
+    with pytest.raises(ChecksumError, match="has 15 jobs but the catalogue expects 20"):
+        fetch_pwa(UNCHECKED, data_home=home, url=server.base + "/cut.swf.gz")
+    assert cache_files(home) == []
+
+
+def test_a_log_without_jobs_is_refused(server, tmp_path):
+    server.routes["/empty.swf.gz"] = (200, gzip.compress(b"; Version: 2.2\n; MaxJobs: 0\n"), "ok")
+    home = tmp_path / "home"
+    with pytest.raises(DownloadError, match=f"download of {UNVERIFIABLE} .*"
+                                            f"(holds no jobs|is not an SWF log)"):
+        fetch_pwa(UNVERIFIABLE, data_home=home, url=server.base + "/empty.swf.gz")
+    assert cache_files(home) == []
+
+
+def test_a_valid_log_is_verified_by_its_job_count_without_warning(server, monkeypatch, tmp_path):
+    expect_jobs(monkeypatch, 20)
+    body = small_swf_gz(tmp_path)
+    server.routes["/ok.swf.gz"] = (200, body, "ok")
+    home = tmp_path / "home"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        jobs = fetch_pwa(UNCHECKED, data_home=home, url=server.base + "/ok.swf.gz")
+    assert len(jobs) == 20
+    assert jobs.attrs["source"] == str(home / "pwa" / f"{UNCHECKED}.swf.gz")
+    assert (home / "pwa" / f"{UNCHECKED}.swf.gz").read_bytes() == body
+
+
+def test_a_log_the_catalogue_cannot_verify_is_kept_with_a_warning(server, tmp_path):
+    body = small_swf_gz(tmp_path)
+    server.routes["/lcg.swf.gz"] = (200, body, "ok")
+    home = tmp_path / "home"
+    with pytest.warns(UserWarning, match=f"download of {UNVERIFIABLE} .* could not be verified"):
+        jobs = fetch_pwa(UNVERIFIABLE, data_home=home, url=server.base + "/lcg.swf.gz")
+    assert len(jobs) == 20
+    assert cache_files(home) == [Path("pwa", f"{UNVERIFIABLE}.swf.gz")]
+
+
+def test_fetch_command_refuses_a_bad_download_in_one_line(server, monkeypatch, tmp_path, capsys):
+    from predictkit.cli import main
+
+    real_lookup = _fetch.lookup
+    server.routes["/ctc.swf.gz"] = (200, gzip.compress(HTML), "ok")
+    monkeypatch.setattr(_fetch, "lookup",
+                        lambda name: {**real_lookup(name), "url": server.base + "/ctc.swf.gz"})
+    home = tmp_path / "home"
+    assert main(["fetch", "CTC-SP2-1996", "--data-home", str(home)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith(f"predictkit fetch: error: download of {UNCHECKED} from ")
+    assert "is not an SWF log" in err and "nothing was kept" in err
+    assert cache_files(home) == []
+
+
+def test_fetch_command_prints_the_unverified_warning_as_one_line(server, monkeypatch, tmp_path,
+                                                                 capsys):
+    from predictkit.cli import main
+
+    real_lookup = _fetch.lookup
+    server.routes["/lcg.swf.gz"] = (200, small_swf_gz(tmp_path), "ok")
+    monkeypatch.setattr(_fetch, "lookup",
+                        lambda name: {**real_lookup(name), "url": server.base + "/lcg.swf.gz"})
+    assert main(["fetch", UNVERIFIABLE, "--data-home", str(tmp_path / "home")]) == 0
+    captured = capsys.readouterr()
+    assert captured.err.startswith(f"predictkit fetch: warning: download of {UNVERIFIABLE}")
+    assert captured.err.count("\n") == 1 and "could not be verified" in captured.err
+    assert f"{UNVERIFIABLE}: 20 jobs" in captured.out

@@ -1,0 +1,70 @@
+"""The content identity of a sweep's trace file, so that a changed file is never reused.
+
+The identity is the file's size, its modification time (nanoseconds) and the
+sha256 of its first and last MiB. A full hash would also catch an edit that
+keeps the size and puts the old modification time back, but would read every
+byte of every trace (hundreds of MB for the largest logs) each time a sweep
+starts; size + time + both ends is read in constant time and changes with any
+ordinary rewrite, truncation, append or replacement of the file. Copying a
+trace (a new modification time) makes its cells count as new: the safe side.
+"""
+
+import functools
+import hashlib
+from pathlib import Path
+
+__all__ = ["trace_identity", "resolve_trace"]
+
+_MIB = 1 << 20
+
+
+def resolve_trace(trace):
+    """The file a cell's ``trace`` names, or None (``synthetic:N``, or found nowhere).
+
+    Looks where :func:`predictkit.experiments.load_cell_trace` reads: the path
+    itself, then :func:`predictkit.datasets._fetch.trace_path` (the
+    ``PREDICTKIT_TRACES`` folders, then the cache).
+    """
+    if not isinstance(trace, str) or not trace or trace.startswith("synthetic"):
+        return None
+    path = Path(trace).expanduser()
+    if path.is_file():
+        return path
+    from ..datasets._fetch import trace_path
+
+    return trace_path(trace)
+
+
+def trace_identity(trace):
+    """Return ``"<size>:<mtime_ns>:<hash of first and last MiB>"`` for a trace file.
+
+    Parameters
+    ----------
+    trace : str
+        A cell's ``trace`` (a path or a trace name).
+
+    Returns
+    -------
+    str or None
+        None when the trace is not a file (``synthetic:N``, whose content is
+        fixed by the cell's seed, or a name found nowhere).
+    """
+    path = resolve_trace(trace)
+    if path is None:
+        return None
+    stat = path.stat()
+    return _identity(str(path.resolve()), stat.st_size, stat.st_mtime_ns, stat.st_ino,
+                     stat.st_ctime_ns)
+
+
+@functools.lru_cache(maxsize=256)
+def _identity(path, size, mtime_ns, inode, ctime_ns):
+    """Cached per process; ``inode`` and ``ctime_ns`` (which any write or ``utime``
+    changes) only key the cache and are not part of the identity."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        digest.update(handle.read(_MIB))
+        if size > _MIB:
+            handle.seek(max(_MIB, size - _MIB))
+            digest.update(handle.read(_MIB))
+    return f"{size}:{mtime_ns}:{digest.hexdigest()[:32]}"

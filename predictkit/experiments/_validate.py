@@ -1,0 +1,213 @@
+"""Checking every value of a grid before any cell runs, so a sweep fails in its first second.
+
+Each error is one :class:`~predictkit.exceptions.ConfigError` line naming the
+grid file and the key, e.g. ``grid.toml: predictors.tang.params.quantile = 7:
+...`` or ``grid.toml: options.max_jobs = -5: must be a whole number >= 1``.
+"""
+
+import functools
+import numbers
+import os
+import re
+from pathlib import Path
+
+from ..exceptions import ConfigError, PredictkitError
+from ._identity import resolve_trace
+
+__all__ = ["check_cells", "OPTIONS"]
+
+_SYNTHETIC = re.compile(r"synthetic(?::(.*))?")
+
+
+def _count(minimum):
+    def check(value):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+            raise ValueError(f"must be a whole number >= {minimum}")
+        return int(value)
+    return check
+
+
+def _flag(value):
+    if not isinstance(value, bool):
+        raise ValueError("must be true or false")
+    return value
+
+
+def _choice(*choices):
+    def check(value):
+        if value not in choices:
+            raise ValueError(f"must be one of {', '.join(choices)}")
+        return value
+    return check
+
+
+def _duration(value):
+    from .._time import parse_duration
+
+    return parse_duration(value, name="it")
+
+
+def _underestimate(value):
+    from ..simulate._estimates import UNDERESTIMATE_RULES
+
+    return _choice(*UNDERESTIMATE_RULES)(value)
+
+
+OPTIONS = {
+    "max_jobs": (_count(1), "keep the first N jobs of the cleaned trace"),
+    "seed": (_count(0), "random seed (synthetic traces)"),
+    "selective": (_flag, "selective backfilling (simulate(selective=...))"),
+    "on_underestimate": (_underestimate, "what the simulator does when an estimate runs out"),
+    "backfill_order": (_choice("priority", "sjf"), "order of backfill candidates"),
+    "bad_threshold": (_duration, "over-estimate threshold for adjustment outcomes"),
+    "n_procs": (_count(1), "machine size in processors"),
+}
+"""Options a grid may set: name -> (checker, meaning)."""
+
+
+def _fail(source, key, value, reason):
+    where = f"{source}: " if source is not None else ""
+    reason = str(reason).splitlines()[0] if str(reason) else type(reason).__name__
+    raise ConfigError(f"{where}{key} = {value!r}: {reason}")
+
+
+def _check_options(options, source):
+    for name, value in options.items():
+        if name not in OPTIONS:
+            where = f"{source}: " if source is not None else ""
+            raise ConfigError(f"{where}unknown option options.{name}; known: "
+                              f"{', '.join(sorted(OPTIONS))}")
+        try:
+            OPTIONS[name][0](value)
+        except (PredictkitError, ValueError, TypeError) as exc:
+            _fail(source, f"options.{name}", value, exc)
+
+
+_BYTES_PER_SYNTHETIC_JOB = 2048
+"""Rough peak memory of one generated job through a cell (generation, replay, simulation)."""
+
+
+def _memory_bytes():
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
+        return None
+
+
+def _check_trace(trace, source):
+    match = _SYNTHETIC.fullmatch(trace)
+    if match:
+        count = match.group(1)
+        if count is not None and not re.fullmatch(r"[1-9][0-9_]*", count.strip()):
+            _fail(source, "traces", trace,
+                  "a synthetic trace is 'synthetic' or 'synthetic:N' with N a whole number "
+                  ">= 1 (jobs to generate)")
+        need = int(count or 10000) * _BYTES_PER_SYNTHETIC_JOB
+        memory = _memory_bytes()
+        if memory is not None and need > memory:
+            _fail(source, "traces", trace,
+                  f"{int(count):,} jobs would need about {need / 2**30:,.0f} GiB of memory "
+                  f"(about {_BYTES_PER_SYNTHETIC_JOB // 1024} KiB per job); this machine has "
+                  f"{memory / 2**30:,.0f} GiB")
+        return
+    if Path(trace).expanduser().is_dir():
+        _fail(source, "traces", trace, "is a directory, not a trace file")
+    if resolve_trace(trace) is None:
+        _fail(source, "traces", trace, "no such file, and no trace of that name in the "
+                                       "PREDICTKIT_TRACES folders or the cache "
+                                       "('predictkit fetch NAME' downloads archive logs)")
+
+
+@functools.lru_cache(maxsize=1)
+def _tiny_jobs():
+    import pandas as pd
+
+    from ..jobs import as_job_table
+
+    return as_job_table(pd.DataFrame({
+        "job_id": [1, 2, 3], "submit_time": [0.0, 10.0, 20.0], "wait_time": [0.0, 0.0, 0.0],
+        "run_time": [5.0, 6.0, 7.0], "n_procs": [1.0, 1.0, 1.0], "req_procs": [1.0, 1.0, 1.0],
+        "req_time": [60.0, 60.0, 60.0], "status": [1.0, 1.0, 1.0], "user_id": [1.0, 1.0, 2.0],
+        "group_id": [1.0, 1.0, 1.0], "app_id": [1.0, 1.0, 1.0], "queue_id": [1.0, 1.0, 1.0],
+        "partition_id": [1.0, 1.0, 1.0]}))
+
+
+def _fit_tiny(name, params):
+    from ..runtime import make_predictor
+
+    jobs = _tiny_jobs()
+    make_predictor(name, **params).fit(jobs, jobs["run_time"])
+
+
+def _check_predictor(name, params, source):
+    from ..runtime import PREDICTORS
+
+    if name not in PREDICTORS and name != "perfect":
+        _fail(source, "predictors", name,
+              f"unknown predictor; choose one of {', '.join([*PREDICTORS, 'perfect'])}")
+    if name == "perfect":
+        if params:
+            _fail(source, f"predictors.{name}.params", params, "'perfect' takes no parameters")
+        return
+    for key, value in params.items():
+        try:
+            _fit_tiny(name, {key: value})
+        except (PredictkitError, ValueError, TypeError) as exc:
+            _fail(source, f"predictors.{name}.params.{key}", value, exc)
+    try:
+        _fit_tiny(name, params)
+    except (PredictkitError, ValueError, TypeError) as exc:
+        _fail(source, f"predictors.{name}.params", params, exc)
+
+
+def _check_choice(kind, value, choices, source):
+    if value is not None and value not in choices:
+        _fail(source, kind, value, f"must be one of {', '.join(choices)}")
+
+
+def check_cells(cells, *, source=None):
+    """Check every value of a grid's cells for :func:`~predictkit.experiments.evaluate_cell`.
+
+    Parameters
+    ----------
+    cells : list of dict
+        From :func:`~predictkit.experiments.expand_grid`.
+    source : str or path, optional
+        The grid file, named in error messages.
+
+    Raises
+    ------
+    ConfigError
+        The first invalid value, as one line naming the file and the key:
+        a trace that is no file, no known trace and no ``synthetic:N``; an
+        unknown predictor or parameter, or a parameter value the predictor
+        refuses (a quantile of 7, a negative window); an unknown policy or
+        priority; an unknown option or an option value out of range
+        (``max_jobs`` must be a whole number >= 1).
+    """
+    from ..simulate import POLICIES, PRIORITIES
+
+    seen = set()
+    for cell in cells:
+        missing = [k for k in ("trace", "predictor", "params", "policy", "priority")
+                   if not isinstance(cell, dict) or k not in cell]
+        if missing:
+            raise ConfigError(f"a cell needs the keys trace, predictor, params, policy, "
+                              f"priority (as expand_grid makes them); {cell!r} lacks "
+                              f"{', '.join(missing)}")
+        _check_options(cell.get("options", {}), source)
+        if cell["priority"] is not None and cell["policy"] is None:
+            _fail(source, "priorities", cell["priority"],
+                  "a priority needs a policy (add policies = [\"easy\"] or another)")
+        predictor = (cell["predictor"], repr(sorted(cell["params"].items())))
+        for kind, item, check in (
+                ("trace", cell["trace"], lambda: _check_trace(cell["trace"], source)),
+                ("predictor", predictor,
+                 lambda: _check_predictor(cell["predictor"], cell["params"], source)),
+                ("policy", cell["policy"],
+                 lambda: _check_choice("policies", cell["policy"], POLICIES, source)),
+                ("priority", cell["priority"],
+                 lambda: _check_choice("priorities", cell["priority"], PRIORITIES, source))):
+            if (kind, item) not in seen:
+                check()
+                seen.add((kind, item))
