@@ -5,7 +5,7 @@ import html
 import io
 from dataclasses import dataclass, field
 
-from .._atomic import atomic_write
+from .._atomic import open_output
 
 __all__ = ["Section", "figure_to_data_uri", "render_page", "write_page"]
 
@@ -74,7 +74,7 @@ def render_page(title, subtitle, sections):
 
 
 def write_page(path, title, subtitle, sections):
-    """Write the page atomically; return its path."""
-    with atomic_write(path) as stream:
+    """Write the page atomically (``"-"``: to standard output); return its path."""
+    with open_output(path) as stream:
         stream.write(render_page(title, subtitle, sections).encode("utf-8"))
     return path
