@@ -117,8 +117,7 @@ def check_output(path):
         folder = target.parent
         effective = os.access in os.supports_effective_ids
         if not os.access(folder, os.W_OK | os.X_OK, effective_ids=effective):
-            raise OutputError(f"cannot write {path}: no permission to create files in the "
-                              f"folder {folder}")
+            raise OutputError(f"cannot write {path}: the folder {folder} is not writable")
 
 
 def _plan(path):
@@ -245,7 +244,7 @@ def _kept_name(name):
 def _resolve(path):
     """The file to write (a symbolic link followed) and its status, None when missing."""
     path = Path(path)
-    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    target = Path(os.path.realpath(path)) if os.path.islink(path) else path
     try:
         return target, os.stat(target)
     except FileNotFoundError:
