@@ -46,8 +46,8 @@ from pathlib import Path
 
 from .exceptions import OutputError
 
-__all__ = ["open_output", "atomic_write", "check_output", "same_file", "refuse_inputs",
-           "remove_stale_temporaries", "STALE_AFTER_SECONDS"]
+__all__ = ["open_output", "atomic_write", "check_output", "is_stream", "same_file",
+           "refuse_inputs", "remove_stale_temporaries", "STALE_AFTER_SECONDS"]
 
 STALE_AFTER_SECONDS = 24 * 3600
 """A temporary untouched this long is stale whatever its process id says."""
@@ -118,6 +118,17 @@ def check_output(path):
         effective = os.access in os.supports_effective_ids
         if not os.access(folder, os.W_OK | os.X_OK, effective_ids=effective):
             raise OutputError(f"cannot write {path}: the folder {folder} is not writable")
+
+
+def is_stream(path):
+    """Whether ``path`` is written as a stream: ``"-"``, a FIFO or a device (links followed)."""
+    if os.fspath(path) == "-":
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
 
 
 def _plan(path):

@@ -95,14 +95,14 @@ def write_table(frame, output, fmt=None):
 
     ``-`` writes to standard output. The format is ``fmt`` (from
     ``--format``), else the file extension (``.json`` or ``.csv``), else CSV
-    for standard output.
+    for standard output, a FIFO or a device.
     """
-    from .._atomic import open_output
+    from .._atomic import is_stream, open_output
     from ..exceptions import ConfigError
 
     name = str(output).lower()
     if fmt is None:
-        if output == "-" or name.endswith(".csv"):
+        if name.endswith(".csv") or is_stream(output):
             fmt = "csv"
         elif name.endswith(".json"):
             fmt = "json"
