@@ -47,7 +47,8 @@ from pathlib import Path
 from .exceptions import OutputError
 
 __all__ = ["open_output", "atomic_write", "check_output", "is_stream", "same_file",
-           "refuse_inputs", "remove_stale_temporaries", "STALE_AFTER_SECONDS"]
+           "refuse_inputs", "remove_stale_temporaries", "create_temporary",
+           "STALE_AFTER_SECONDS"]
 
 STALE_AFTER_SECONDS = 24 * 3600
 """A temporary untouched this long is stale whatever its process id says."""
@@ -296,8 +297,7 @@ def _streaming(target, mode, *, shown):
 @contextlib.contextmanager
 def _replacing(target, info, mode, *, shown):
     directory = target.parent
-    remove_stale_temporaries(target)
-    fd, temporary = _create_temporary(target, shown)
+    fd, temporary = create_temporary(target, shown=shown)
     try:
         if info is not None:
             _keep_owner_and_mode(fd, info)
@@ -315,7 +315,18 @@ def _replacing(target, info, mode, *, shown):
     _sync_directory(directory)
 
 
-def _create_temporary(target, shown):
+def create_temporary(target, *, shown=None):
+    """Create the temporary file that will replace ``target``; return ``(fd, path)``.
+
+    For writers that must fill the file by path before renaming it into
+    place themselves (as downloads do). Stale temporaries of ``target`` are
+    removed first; the new one is named ``.NAME.HOST.PID.RANDOM.part`` beside
+    ``target``, with mode ``0666 & ~umask``. Raises :class:`OutputError`
+    naming ``shown`` (default ``target``) when the folder refuses it.
+    """
+    target = Path(target)
+    shown = target if shown is None else shown
+    remove_stale_temporaries(target)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     while True:
         name = f".{_kept_name(target.name)}.{_HOST}.{os.getpid()}.{secrets.token_hex(4)}.part"

@@ -11,12 +11,12 @@ import gzip
 import hashlib
 import http.client
 import os
-import tempfile
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
+from .._atomic import create_temporary
 from ..exceptions import ChecksumError, DatasetError, DownloadError
 from ..io import read_swf
 from ._catalogue import lookup
@@ -129,8 +129,7 @@ def download(url, target, entry=None):
     """
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
-                                         suffix=".part")
+    handle, temporary = create_temporary(target)
     os.close(handle)
     try:
         digest = _retrying(url, Path(temporary))
