@@ -211,26 +211,24 @@ def remove_stale_temporaries(target):
     pattern = re.compile(re.escape(prefix) + r"([0-9a-f]{8})\.(\d+)\.[0-9a-f]{8}\.part")
     removed = []
     try:
-        entries = list(os.scandir(directory))
+        names = os.listdir(directory)
     except OSError:
         return removed
     now = time.time()
-    for entry in entries:
-        if not (entry.name.startswith(prefix) and entry.name.endswith(".part")):
-            continue
-        match = pattern.fullmatch(entry.name)
+    for name in names:
+        match = pattern.fullmatch(name) if name.startswith(prefix) else None
         if match is None:
             continue
+        path = directory / name
         try:
-            info = entry.stat(follow_symlinks=False)
+            info = os.lstat(path)
         except OSError:
             continue
-        if not stat.S_ISREG(info.st_mode):
-            continue
-        if _writer_gone(match.group(1), int(match.group(2)), now - info.st_mtime):
+        if stat.S_ISREG(info.st_mode) and _writer_gone(match.group(1), int(match.group(2)),
+                                                       now - info.st_mtime):
             with contextlib.suppress(FileNotFoundError, PermissionError):
-                os.unlink(entry.path)
-                removed.append(Path(entry.path))
+                os.unlink(path)
+                removed.append(path)
     return removed
 
 

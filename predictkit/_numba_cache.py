@@ -1,4 +1,4 @@
-"""Where numba keeps the compiled kernels (``@njit(cache=True)``) when the package folder is read-only.
+"""Where numba caches compiled kernels (``@njit(cache=True)``) when the package is read-only.
 
 numba caches compiled code beside the source (``__pycache__``), else in the
 user's cache folder (``~/.cache/numba``); when neither is writable, as for a

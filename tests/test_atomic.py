@@ -275,7 +275,7 @@ sys.exit(main(["generate", "--jobs", "200", "--procs", "16", "--seed", "1", "-o"
 
 
 def read_only_mount_command(folder, command):
-    """``command`` run where ``folder`` is a read-only bind mount (root: a private mount namespace)."""
+    """``command`` run where ``folder`` is a read-only bind mount (a private mount namespace)."""
     script = (f'mount --bind "{folder}" "{folder}" && mount -o remount,bind,ro "{folder}" '
               f'&& exec "$@"')
     return ["unshare", "-m", "sh", "-c", script, "sh", *command]

@@ -1,7 +1,5 @@
 """``predictkit predict TRACE``: adjusted runtime estimates by online replay, and their accuracy."""
 
-import sys
-
 import numpy as np
 
 from ..exceptions import ConfigError
