@@ -297,9 +297,9 @@ def _replacing(target, info, mode, *, shown):
     directory = target.parent
     fd, temporary = create_temporary(target, shown=shown)
     try:
-        if info is not None:
-            _keep_owner_and_mode(fd, info)
         with os.fdopen(fd, mode, **_text_options(mode)) as stream:
+            if info is not None:
+                _keep_owner_and_mode(stream.fileno(), info)
             yield stream
             _finish(stream, shown)
         try:
