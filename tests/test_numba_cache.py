@@ -69,6 +69,8 @@ def test_an_untrusted_shared_folder_is_not_used(tmp_path, plant):
 RUN_A_KERNEL = """
 import os, sys
 import numpy as np
+if sys.argv[2] == "numba first":
+    import numba  # its configuration is read before predictkit sets NUMBA_CACHE_DIR
 import predictkit
 from predictkit.runtime._kernels import quantile_sorted
 assert predictkit.__file__.startswith(sys.argv[1]), predictkit.__file__
@@ -84,14 +86,15 @@ def read_only_command(folders, command):
     return ["unshare", "-m", "sh", "-c", mounts + ' && exec "$@"', "sh", *command]
 
 
-def test_import_and_run_from_a_read_only_copy_with_a_read_only_home(tmp_path):
+@pytest.mark.parametrize("order", ["predictkit first", "numba first"])
+def test_import_and_run_from_a_read_only_copy_with_a_read_only_home(tmp_path, order):
     """A read-only package and $HOME: import works and a compiled kernel runs and is cached."""
     copy, home, scratch = tmp_path / "site", tmp_path / "home", tmp_path / "tmp"
     shutil.copytree(REPO / "predictkit", copy / "predictkit",
                     ignore=shutil.ignore_patterns("__pycache__"))
     home.mkdir()
     scratch.mkdir()
-    command = [sys.executable, "-c", RUN_A_KERNEL, str(copy)]
+    command = [sys.executable, "-c", RUN_A_KERNEL, str(copy), order]
     if IS_ROOT:
         probe = shutil.which("unshare") and subprocess.run(
             read_only_command([home], ["touch", str(home / "x")]), capture_output=True)
