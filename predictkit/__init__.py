@@ -2,6 +2,10 @@
 
 __version__ = "0.1.0"
 
+from ._numba_cache import configure_numba_cache  # noqa: E402
+
+configure_numba_cache()  # before any compiled kernel is defined
+
 from . import datasets, exceptions, jobs, metrics  # noqa: E402
 from .exceptions import PredictkitError  # noqa: E402
 from .io import read_sacct, read_swf, write_swf  # noqa: E402

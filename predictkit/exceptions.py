@@ -16,6 +16,7 @@ __all__ = [
     "SimulationError",
     "NotEnoughHistoryError",
     "ConfigError",
+    "OutputError",
 ]
 
 
@@ -85,3 +86,14 @@ class NotEnoughHistoryError(PredictkitError, ValueError):
 
 class ConfigError(PredictkitError, ValueError):
     """An argument or a configuration file holds an invalid value."""
+
+
+class OutputError(PredictkitError, OSError):
+    """An output cannot be written where it was asked to go.
+
+    Raised before anything is written when the output is a directory or a
+    socket, its folder is missing or not writable, or it is the same file as
+    one of the inputs (which writing would destroy). It is also an
+    :class:`OSError`, so code that catches file errors keeps working; its
+    message is one line naming the path.
+    """

@@ -5,6 +5,10 @@ defines ``register(subparsers)``; the module adds its parser and sets
 ``func=run`` where ``run(args) -> int``. :func:`main` turns every
 :class:`~predictkit.exceptions.PredictkitError` (and missing files) into one
 line on stderr and exit status 2; ``--debug`` shows the traceback instead.
+Before a command runs, :func:`main` refuses an ``-o/--output`` that is the
+same file as any of the command's other arguments (an input it would destroy)
+or that cannot be written (``_common.check_output_arg``); every output goes
+through :func:`predictkit._atomic.open_output`, where ``-`` is standard output.
 """
 
 import argparse
@@ -13,6 +17,7 @@ import sys
 
 from .. import __version__
 from ..exceptions import PredictkitError
+from ._common import check_output_arg
 
 __all__ = ["main", "console_main", "build_parser"]
 
@@ -47,6 +52,7 @@ def main(argv=None):
         parser.print_help()
         return 2
     try:
+        check_output_arg(args)
         return int(args.func(args) or 0)
     except (PredictkitError, FileNotFoundError, IsADirectoryError, PermissionError) as exc:
         if args.debug:

@@ -1,5 +1,6 @@
 """``predictkit demo``: the whole toolkit on a built-in synthetic workload (or a log) in a minute."""
 
+import contextlib
 import sys
 import time
 
@@ -7,7 +8,7 @@ import pandas as pd
 
 from ..datasets import make_workload
 from ..report import analyze, build_report
-from ._common import read_trace_arg
+from ._common import read_trace_arg, result_stream
 
 
 def register(subparsers):
@@ -28,9 +29,10 @@ def register(subparsers):
     parser.add_argument("--seed", type=int, default=0,
                         help="random seed of the workload and of the analysis (default 0)")
     parser.add_argument("-o", "--output", default="predictkit-demo",
-                        help="folder for the HTML report (default ./predictkit-demo)")
+                        help="folder for the HTML report (default ./predictkit-demo); '-' "
+                             "writes the page to standard output")
     parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, output_is_folder=True)
 
 
 def _print_table(title, frame, columns=None):
@@ -56,6 +58,12 @@ def run(args):
     page = build_report(analysis, args.output)
     if args.quiet:
         return 0
+    with contextlib.redirect_stdout(result_stream(args.output)):
+        _print_results(analysis, page, started)
+    return 0
+
+
+def _print_results(analysis, page, started):
     summary = analysis.summary
     print(f"predictkit demo on {analysis.name}")
     keys = ["n_jobs", "span_days", "machine_procs", "n_users", "accuracy_mean",
@@ -73,5 +81,5 @@ def run(args):
         _print_table("Schedules (waits in hours; bounded slowdown with 10 s threshold)",
                      analysis.schedule_table,
                      ["policy", "estimates", "mean_wait_h", "mean_bounded_slowdown", "utilization"])
-    print(f"\nReport: {page.resolve()}  ({time.perf_counter() - started:.0f} s)")
-    return 0
+    where = "standard output" if str(page) == "-" else page.resolve()
+    print(f"\nReport: {where}  ({time.perf_counter() - started:.0f} s)")

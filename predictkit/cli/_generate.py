@@ -4,7 +4,7 @@ import sys
 
 from .._time import parse_duration
 from ..exceptions import ConfigError
-from ._common import add_output_options, read_trace_arg
+from ._common import add_output_options, read_trace_arg, write_table
 
 MODELS = ("tsafrir", "fmodel", "phi", "x2", "shuffle", "sessions")
 
@@ -102,17 +102,10 @@ def run(args):
         comments = [f"requested times replaced by the {args.model} estimate model (predictkit)"]
     fmt = args.format or ("csv" if str(args.output).endswith((".csv", ".csv.gz")) else "swf")
     if fmt == "csv":
-        from .._atomic import atomic_write
-
-        if args.output == "-":
-            jobs.to_csv(sys.stdout, index=False)
-        else:
-            with atomic_write(args.output) as stream:
-                stream.write(jobs.to_csv(index=False).encode("utf-8"))
+        write_table(jobs, args.output, "csv")
     else:
-        if args.output == "-":
-            raise ConfigError("SWF output needs a file name (use --format csv for stdout)")
         write_swf(jobs, args.output, comments=comments)
     if not args.quiet:
-        print(f"wrote {len(jobs):,} jobs to {args.output}", file=sys.stderr)
+        where = "standard output" if args.output == "-" else args.output
+        print(f"wrote {len(jobs):,} jobs to {where}", file=sys.stderr)
     return 0

@@ -1,9 +1,5 @@
 """``predictkit predict TRACE``: adjusted runtime estimates by online replay, and their accuracy."""
 
-import os
-import sys
-import tempfile
-
 import numpy as np
 
 from ..exceptions import ConfigError
@@ -11,7 +7,7 @@ from ..metrics import (adjustment_outcomes, estimate_accuracy, mean_absolute_err
                        underestimation_rate)
 from ..model_selection import replay
 from ..runtime._registry import make_predictor
-from ._common import print_json, read_trace_arg
+from ._common import print_json, read_trace_arg, result_stream, write_table
 
 def register(subparsers):
     parser = subparsers.add_parser(
@@ -136,9 +132,9 @@ def run(args):
     if args.output:
         _write(jobs, requested, predicted, estimator, args)
     if args.json:
-        print_json(summary)
+        print_json(summary, result_stream(args.output))
     elif not args.quiet:
-        _print_table(summary, sys.stdout if args.output != "-" else sys.stderr)
+        _print_table(summary, result_stream(args.output))
     return 0
 
 
@@ -157,30 +153,10 @@ def _write(jobs, requested, predicted, estimator, args):
         note = (f"req_time holds runtimes predicted online by predictkit {estimator!r}; "
                 "rounded to whole seconds; the original requests are in the input trace "
                 "(same job order)")
-        if args.output == "-":
-            with tempfile.TemporaryDirectory() as tmp:
-                path = os.path.join(tmp, "out.swf")
-                write_swf(out, path, comments=[note])
-                with open(path) as handle:
-                    sys.stdout.write(handle.read())
-        else:
-            write_swf(out, args.output, comments=[note])
+        write_swf(out, args.output, comments=[note])
         return
     out.insert(list(out.columns).index("req_time") + 1, "requested_time", requested)
-    text = out.to_csv(index=False) if fmt == "csv" else out.to_json(orient="records")
-    if args.output == "-":
-        sys.stdout.write(text)
-        return
-    folder = os.path.dirname(os.path.abspath(args.output))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".predict-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as handle:
-            handle.write(text)
-        os.replace(tmp, args.output)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_table(out, args.output, fmt)
 
 
 def _print_table(summary, stream):

@@ -15,7 +15,9 @@ def register(subparsers):
             "figures embedded."),
     )
     parser.add_argument("trace", metavar="TRACE", help="SWF file (plain or .gz), or '-' for stdin")
-    parser.add_argument("-o", "--output", default="report", help="output folder (default ./report)")
+    parser.add_argument("-o", "--output", default="report",
+                        help="output folder (default ./report); '-' writes the page to "
+                             "standard output")
     parser.add_argument("--max-jobs", type=int, default=None,
                         help="analyse only the first N jobs (after cleaning)")
     parser.add_argument("--quantile", type=float, default=0.95,
@@ -23,7 +25,7 @@ def register(subparsers):
     parser.add_argument("--no-fairness", action="store_true",
                         help="skip the fair-start-time analysis (the slowest part)")
     parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, output_is_folder=True)
 
 
 def run(args):
@@ -38,6 +40,6 @@ def run(args):
                        fairness=not args.no_fairness,
                        progress=not args.quiet and sys.stderr.isatty())
     page = build_report(analysis, args.output)
-    if not args.quiet:
+    if not args.quiet and args.output != "-":
         print(page.resolve())
     return 0

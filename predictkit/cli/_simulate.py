@@ -5,7 +5,8 @@ import sys
 import pandas as pd
 
 from ..exceptions import ConfigError
-from ._common import add_output_options, print_json, read_trace_arg, write_table
+from ._common import (add_output_options, print_json, read_trace_arg, result_stream,
+                      write_table)
 
 PREDICTORS = ("requested", "perfect", "tang", "usage-max", "recent-average")
 
@@ -82,10 +83,11 @@ def run(args):
     if len(schedule.rejected):
         print(f"predictkit simulate: {len(schedule.rejected)} job(s) wider than the machine "
               "were not simulated", file=sys.stderr)
+    stream = result_stream(args.output)
     if args.json:
         print_json({"params": schedule.params,
-                    "metrics": table.set_index("metric").to_dict(orient="index")})
+                    "metrics": table.set_index("metric").to_dict(orient="index")}, stream)
     else:
         with pd.option_context("display.width", 120, "display.max_rows", 100):
-            print(table.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
+            print(table.to_string(index=False, float_format=lambda v: f"{v:.6g}"), file=stream)
     return 0

@@ -6,6 +6,7 @@ import warnings
 from .._time import format_duration
 from ..exceptions import ConfigError
 from ..experiments import check_cells, evaluate_cell, expand_grid, load_grid, run_grid
+from ._common import result_stream, write_table
 
 
 def register(subparsers):
@@ -24,7 +25,8 @@ def register(subparsers):
     )
     parser.add_argument("grid", metavar="GRID", help="grid file (.toml, .yaml or .yml)")
     parser.add_argument("-o", "--output", required=True,
-                        help="results table (.csv or .parquet)")
+                        help="results table (.csv or .parquet; '-' prints CSV to standard "
+                             "output and keeps no finished cells)")
     parser.add_argument("--backend", choices=("serial", "loky", "threading", "dask"),
                         default="serial", help="where cells run (default: serial, in-process)")
     parser.add_argument("--scheduler", metavar="ADDRESS",
@@ -55,7 +57,8 @@ def _print_progress(state):
 
 
 def run(args):
-    if not args.output.endswith((".csv", ".parquet")):
+    to_stdout = args.output == "-"
+    if not to_stdout and not args.output.endswith((".csv", ".parquet")):
         raise ConfigError(f"--output must end in .csv or .parquet, got {args.output!r}")
     if args.backend == "dask" and not args.scheduler:
         raise ConfigError("--backend dask needs --scheduler tcp://host:port")
@@ -70,10 +73,14 @@ def run(args):
         progress = True if sys.stderr.isatty() else _print_progress
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        table = run_grid(cells, evaluate_cell, results=args.output, backend=backend,
-                         scheduler=args.scheduler, n_jobs=args.n_jobs, progress=progress)
+        table = run_grid(cells, evaluate_cell, results=None if to_stdout else args.output,
+                         backend=backend, scheduler=args.scheduler, n_jobs=args.n_jobs,
+                         progress=progress)
     for warning in caught:
         print(f"predictkit sweep: warning: {warning.message}", file=sys.stderr)
+    if to_stdout:
+        write_table(table, "-", "csv")
     if not args.quiet:
-        print(f"{len(table)} cells -> {args.output}")
+        print(f"{len(table)} cells -> {'standard output' if to_stdout else args.output}",
+              file=result_stream(args.output))
     return 0

@@ -1,13 +1,12 @@
 """``predictkit varq TRACE``: the VARQ simulation experiment (Tables 3-4 of Nurmi et al.)."""
 
-import sys
-
 import numpy as np
 
 from .._time import parse_duration
 from ..exceptions import ConfigError
 from ..queue import varq_experiment
-from ._common import add_output_options, print_json, read_trace_arg, write_table
+from ._common import (add_output_options, print_json, read_trace_arg, result_stream,
+                      write_table)
 
 
 def register(subparsers):
@@ -64,10 +63,11 @@ def run(args):
         write_table(table, args.output, args.format)
     if args.quiet:
         return 0
+    stream = result_stream(args.output)
     if args.json:
-        print_json(table.to_dict(orient="records"))
+        print_json(table.to_dict(orient="records"), stream)
         return 0
     shown = table[["fraction", "probability", "count", "refused", "predicted", "observed",
                    "required_node_hours", "used_node_hours", "ratio"]]
-    print(shown.to_string(index=False, float_format=lambda v: f"{v:.2f}"), file=sys.stdout)
+    print(shown.to_string(index=False, float_format=lambda v: f"{v:.2f}"), file=stream)
     return 0

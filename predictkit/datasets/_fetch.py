@@ -12,13 +12,13 @@ nothing behind.
 import hashlib
 import http.client
 import os
-import tempfile
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
-from ..exceptions import DatasetError, DownloadError
+from .._atomic import create_temporary
+from ..exceptions import ChecksumError, DatasetError, DownloadError
 from ..io import read_swf
 from ._catalogue import lookup
 from ._verify import verify_download
@@ -148,8 +148,7 @@ def download(url, target, entry=None):
     """
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
-                                         suffix=".part")
+    handle, temporary = create_temporary(target)
     os.close(handle)
     try:
         digest = _retrying(url, Path(temporary))

@@ -19,7 +19,7 @@ from typing import NamedTuple
 import joblib
 import pandas as pd
 
-from .._atomic import atomic_write
+from .._atomic import open_output
 from ..exceptions import ConfigError
 from ._grid import cell_key
 
@@ -66,7 +66,7 @@ def _run_one(evaluate, cell, parts, key):
         raise TypeError(f"evaluate must return a dict of metrics, got {type(result).__name__}")
     row = _flatten(cell, result, key)
     if parts is not None:
-        with atomic_write(Path(parts) / f"{row['cell']}.json") as stream:
+        with open_output(Path(parts) / f"{row['cell']}.json") as stream:
             stream.write(json.dumps(row, default=float).encode())
     return row
 
@@ -98,10 +98,10 @@ def _backend(backend, scheduler, n_jobs):
 def _write_table(table, path):
     path = Path(path)
     if path.suffix == ".parquet":
-        with atomic_write(path) as stream:
+        with open_output(path) as stream:
             table.to_parquet(stream, index=False)
     elif path.suffix == ".csv":
-        with atomic_write(path) as stream:
+        with open_output(path) as stream:
             stream.write(table.to_csv(index=False).encode())
     else:
         raise ConfigError(f"results must be a .csv or .parquet file, got {path.name!r}")

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._atomic import atomic_write
+from .._atomic import open_output
 from ..exceptions import SWFFormatError
 from ..jobs import INTEGER_COLUMNS, SWF_COLUMNS, validate_jobs
 from ._header import format_header, parse_header
@@ -189,15 +189,28 @@ def write_swf(jobs, path, *, comments=(), header=None):
         else); missing ones are written as ``-1``.
     path : str or path
         Destination. A name ending in ``.gz`` is gzip-compressed (no stored
-        name or time stamp, so equal input gives equal bytes). The file is
+        name or time stamp, so equal input gives equal bytes). A file is
         written to a temporary file beside it and renamed into place, so a
-        reader never sees half a file.
+        reader never sees half a file; it keeps the mode of the file it
+        replaces. A symbolic link is followed (the file it points to is
+        replaced); a FIFO or a device is written as a stream, ``"-"`` is
+        standard output.
     comments : iterable of str
         Extra lines for the header, written as ``; Note: <text>``.
     header : list of str, optional
         Header lines to write verbatim instead of those in
         ``jobs.attrs["header"]`` (or, when that is absent, of the header
         rebuilt from the parsed ``attrs`` keys).
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Raises
+    ------
+    OutputError
+        ``path`` is a directory, or its folder is missing or not writable.
 
     Notes
     -----
@@ -220,7 +233,7 @@ def write_swf(jobs, path, *, comments=(), header=None):
                            compresslevel=6) as stream:
             stream.write(payload)
         payload = buffer.getvalue()
-    with atomic_write(path) as stream:
+    with open_output(path) as stream:
         stream.write(payload)
     return path
 

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from .._time import format_duration
+from ..exceptions import OutputError
 from ..jobs import format_summary, request_accuracy
 from . import _figures as figures
 from ._html import Section, figure_to_data_uri, write_page
@@ -154,15 +155,20 @@ def build_report(analysis, output):
         From :func:`predictkit.report.analyze`.
     output : str or path
         Folder (created if needed). The report is ``output/index.html``, a
-        single self-contained file (figures embedded as PNG).
+        single self-contained file (figures embedded as PNG). ``"-"`` writes
+        that page to standard output instead.
 
     Returns
     -------
     Path
-        The path of ``index.html``.
+        The path of ``index.html`` (``Path("-")`` for standard output).
+
+    Raises
+    ------
+    OutputError
+        ``output`` is not a folder or cannot be created.
     """
-    output = Path(output)
-    output.mkdir(parents=True, exist_ok=True)
+    page = Path("-") if str(output) == "-" else _report_folder(output) / "index.html"
     sections = [_overview(analysis)]
     if analysis.modes is not None:
         sections.append(_requests(analysis))
@@ -175,5 +181,16 @@ def build_report(analysis, output):
     subtitle = (f"{analysis.summary['n_jobs']:,} jobs; made by predictkit. "
                 "Every number here comes from an online replay that never looks at jobs "
                 "that had not finished (or started) yet.")
-    return write_page(output / "index.html", f"predictkit report: {analysis.name}", subtitle,
-                      sections)
+    return write_page(page, f"predictkit report: {analysis.name}", subtitle, sections)
+
+
+def _report_folder(output):
+    """``output`` as an existing folder, created if missing."""
+    output = Path(output)
+    try:
+        output.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise OutputError(f"cannot write the report into {output}: it is not a folder") from None
+    except OSError as exc:
+        raise OutputError(f"cannot create the report folder {output}: {exc.strerror}") from None
+    return output

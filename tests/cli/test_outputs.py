@@ -1,0 +1,192 @@
+"""Every ``-o`` of the command line: never over an input, ``-`` is stdout, files kept safe."""
+
+import importlib
+import io
+import os
+import stat
+import threading
+
+import pandas as pd
+import pytest
+
+from predictkit.cli import COMMANDS, main
+from predictkit.io import read_swf, write_swf
+
+# every command with an input and -o: its arguments, INPUT and OUTPUT to be filled in
+WITH_INPUT_AND_OUTPUT = {
+    "predict": ["predict", "INPUT", "-o", "OUTPUT"],
+    "simulate": ["simulate", "INPUT", "-o", "OUTPUT"],
+    "bounds": ["bounds", "INPUT", "-o", "OUTPUT"],
+    "varq": ["varq", "INPUT", "-o", "OUTPUT"],
+    "generate": ["generate", "--estimates-for", "INPUT", "-o", "OUTPUT"],
+    "report": ["report", "INPUT", "-o", "OUTPUT"],
+    "demo": ["demo", "--trace", "INPUT", "-o", "OUTPUT"],
+    "sweep": ["sweep", "INPUT", "-o", "OUTPUT"],
+}
+
+
+def fill(args, source, output):
+    return [str(source) if a == "INPUT" else str(output) if a == "OUTPUT" else a for a in args]
+
+
+@pytest.fixture(scope="module")
+def log(tmp_path_factory):
+    """A small synthetic log with the waits of an EASY schedule (every command can use it)."""
+    from predictkit.simulate import simulate
+    from predictkit.workload import make_workload
+
+    jobs = make_workload(600, 32, random_state=3)
+    schedule = simulate(jobs, estimates="requested")
+    path = tmp_path_factory.mktemp("log") / "log.swf"
+    write_swf(schedule.jobs, path)
+    return path
+
+
+def test_every_command_with_an_output_is_covered():
+    parser_commands = {name for name in COMMANDS if name not in ("info", "fetch")}
+    assert parser_commands == set(WITH_INPUT_AND_OUTPUT)
+
+
+@pytest.mark.parametrize("command", sorted(WITH_INPUT_AND_OUTPUT))
+@pytest.mark.parametrize("alias", ["same path", "dot path", "absolute", "symlink to input",
+                                   "hard link", "input via symlink"])
+def test_output_that_is_an_input_is_refused_before_the_command_runs(
+        command, alias, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    source = tmp_path / "log.swf"
+    source.write_text("; the user's log\n1 0 10 100 4 -1 -1 4 200 -1 1 1 1 -1 -1 -1 -1 -1\n")
+    before = source.read_bytes()
+    if alias == "symlink to input":
+        (tmp_path / "link.swf").symlink_to("log.swf")
+    elif alias in ("hard link",):
+        os.link(source, tmp_path / "hard.swf")
+    elif alias == "input via symlink":
+        (tmp_path / "via.swf").symlink_to("log.swf")
+    given_input, given_output = {
+        "same path": ("log.swf", "log.swf"),
+        "dot path": ("log.swf", "./sub/../log.swf"),
+        "absolute": ("log.swf", source),
+        "symlink to input": ("log.swf", "link.swf"),
+        "hard link": ("log.swf", "hard.swf"),
+        "input via symlink": ("via.swf", "log.swf"),
+    }[alias]
+    module = importlib.import_module(f"predictkit.cli._{command}")
+    ran = []
+    monkeypatch.setattr(module, "run", lambda args: ran.append(args) or 0)
+    status = main(fill(WITH_INPUT_AND_OUTPUT[command], given_input, given_output))
+    err = capsys.readouterr().err
+    assert status == 2 and ran == []
+    assert err.count("\n") == 1 and "same file as the input" in err and "-o" in err
+    assert source.read_bytes() == before
+
+
+def test_an_unrelated_existing_file_named_like_an_option_value_is_not_an_input(
+        log, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "easy").write_text("not an input")
+    assert main(["simulate", str(log), "--policy", "easy", "-o", "other.csv", "-q"]) == 0
+
+
+def run_to_stdout(capsys, argv):
+    status = main(argv)
+    captured = capsys.readouterr()
+    assert status == 0, captured.err
+    return captured.out, captured.err
+
+
+@pytest.mark.parametrize("command, extra", [
+    ("predict", []), ("predict", ["--format", "csv"]), ("predict", ["--format", "json"]),
+    ("simulate", []), ("simulate", ["--json"]), ("bounds", []),
+    ("varq", ["--fractions", "0.5", "--probabilities", "0.5", "--start", "1D", "--days", "1D"]),
+    ("generate", ["--model", "x2"]), ("generate", ["--model", "x2", "--format", "csv"]),
+])
+def test_dash_writes_the_result_alone_to_standard_output(log, capsys, command, extra):
+    argv = fill(WITH_INPUT_AND_OUTPUT[command], log, "-") + extra
+    out, err = run_to_stdout(capsys, argv)
+    if command in ("predict", "generate") and "--format" not in extra:
+        jobs = read_swf(io.BytesIO(out.encode()))
+        assert len(jobs) == len(read_swf(log))
+    elif "json" in extra and command == "predict":
+        assert len(pd.read_json(io.StringIO(out), orient="records")) == len(read_swf(log))
+    else:
+        table = pd.read_csv(io.StringIO(out))
+        assert len(table) >= 1 and not table.columns.str.startswith("Unnamed").any()
+    if command in ("simulate", "bounds", "varq") or (command == "predict" and not extra):
+        assert err.strip(), "the summary goes to standard error"
+
+
+def test_generate_synthetic_swf_to_standard_output(capsys):
+    out, err = run_to_stdout(capsys, ["generate", "--jobs", "200", "--procs", "16",
+                                      "--seed", "2", "-o", "-"])
+    assert len(read_swf(io.BytesIO(out.encode()))) == 200 and "standard output" in err
+
+
+def test_report_and_demo_write_the_page_to_standard_output(log, capsys, tmp_path,
+                                                           monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    out, _ = run_to_stdout(capsys, ["report", str(log), "-o", "-", "--no-fairness", "-q"])
+    assert out.startswith("<!DOCTYPE html>") and out.rstrip().endswith("</html>")
+    out, err = run_to_stdout(capsys, ["demo", "--trace", str(log), "--jobs", "600", "-o", "-"])
+    assert out.startswith("<!DOCTYPE html>") and "Report: standard output" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_sweep_writes_its_table_to_standard_output(log, capsys, tmp_path):
+    grid = tmp_path / "grid.toml"
+    grid.write_text(f'traces = ["{log}"]\npolicies = ["easy"]\n[[predictors]]\n'
+                    'name = "requested"\n')
+    out, err = run_to_stdout(capsys, ["sweep", str(grid), "-o", "-"])
+    assert len(pd.read_csv(io.StringIO(out))) == 1 and "standard output" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["grid.toml"]
+
+
+@pytest.mark.parametrize("command", ["simulate", "generate"])
+def test_output_kinds_on_the_command_line(log, tmp_path, capsys, command):
+    argv = WITH_INPUT_AND_OUTPUT[command] + ["-q"] + (["--model", "x2"] if command == "generate"
+                                                       else [])
+    name = "out.csv" if command == "simulate" else "out.swf"
+
+    def run(output):
+        return main(fill(argv, log, output))
+
+    # a replaced file keeps its mode; a symlink stays and its target is replaced
+    target = tmp_path / name
+    target.write_text("old")
+    target.chmod(0o640)
+    link = tmp_path / f"link-{name}"
+    link.symlink_to(name)
+    assert run(link) == 0
+    assert link.is_symlink() and stat.S_IMODE(target.stat().st_mode) == 0o640
+    assert target.read_text() != "old"
+    # a dangling symlink creates its target
+    dangling = tmp_path / f"dangling-{name}"
+    dangling.symlink_to(f"created-{name}")
+    assert run(dangling) == 0 and (tmp_path / f"created-{name}").stat().st_size > 0
+    # a device and a FIFO are written to, not replaced
+    assert run(os.devnull) == 0 and stat.S_ISCHR(os.stat(os.devnull).st_mode)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    assert run(fifo) == 0
+    reader.join(60)
+    assert received and received[0] == target.read_bytes()
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    capsys.readouterr()
+    # a directory and a missing folder are one-line errors, found before any work
+    for bad, message in [(tmp_path, "is a directory"),
+                         (tmp_path / "missing" / name, "does not exist")]:
+        assert run(bad) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and message in err and str(bad) in err
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
+
+
+def test_report_output_that_is_a_file_is_a_one_line_error(log, tmp_path, capsys):
+    existing = tmp_path / "notes.txt"
+    existing.write_text("keep me")
+    assert main(["report", str(log), "-o", str(existing)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is not a folder" in err
+    assert existing.read_text() == "keep me"

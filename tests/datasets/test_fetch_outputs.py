@@ -1,0 +1,34 @@
+"""Downloaded logs are cached like every other output: readable modes, no stale temporaries."""
+
+import os
+import stat
+
+import pytest
+from test_fetch_pwa import UNCHECKED, Server, small_swf_gz
+
+from predictkit._atomic import _HOST
+from predictkit.datasets import _fetch, fetch_pwa
+
+
+@pytest.fixture
+def server(monkeypatch):
+    monkeypatch.setattr(_fetch, "_BACKOFF_SECONDS", 0.0)
+    running = Server()
+    yield running
+    running.close()
+
+
+def test_cached_log_gets_the_umask_mode_and_stale_downloads_are_removed(server, tmp_path):
+    server.routes["/ctc.swf.gz"] = (200, small_swf_gz(tmp_path), "ok")
+    folder = tmp_path / "home" / "pwa"
+    folder.mkdir(parents=True)
+    stale = folder / f".{UNCHECKED}.swf.gz.{_HOST}.999999999.0123abcd.part"
+    stale.write_bytes(b"half a download")
+    old = os.umask(0o022)
+    try:
+        fetch_pwa(UNCHECKED, data_home=tmp_path / "home", url=server.base + "/ctc.swf.gz")
+    finally:
+        os.umask(old)
+    cached = folder / f"{UNCHECKED}.swf.gz"
+    assert stat.S_IMODE(cached.stat().st_mode) == 0o644
+    assert sorted(p.name for p in folder.iterdir()) == [cached.name]

@@ -1,0 +1,431 @@
+"""``predictkit._atomic``: how every output reaches its target."""
+
+import contextlib
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from predictkit._atomic import (STALE_AFTER_SECONDS, _HOST, atomic_write, check_output,
+                                open_output, refuse_inputs, remove_stale_temporaries, same_file)
+from predictkit.exceptions import OutputError, PredictkitError
+
+REPO = Path(__file__).resolve().parents[1]
+IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+@contextlib.contextmanager
+def umask(value):
+    old = os.umask(value)
+    try:
+        yield
+    finally:
+        os.umask(old)
+
+
+def leftovers(folder):
+    return sorted(p.name for p in Path(folder).iterdir() if p.name.endswith(".part"))
+
+
+def write(path, data=b"new\n", **kwargs):
+    with open_output(path, **kwargs) as stream:
+        stream.write(data)
+
+
+# regular files ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("mask", [0o022, 0o077, 0o002, 0o027, 0o000])
+def test_new_file_gets_0666_minus_the_umask(tmp_path, mask):
+    with umask(mask):
+        write(tmp_path / "out.txt")
+    assert stat.S_IMODE((tmp_path / "out.txt").stat().st_mode) == 0o666 & ~mask
+    assert (tmp_path / "out.txt").read_bytes() == b"new\n"
+    assert leftovers(tmp_path) == []
+
+
+@given(mode=st.integers(0, 0o7777), mask=st.sampled_from([0o022, 0o077]))
+def test_replaced_file_keeps_its_mode(mode, mask):
+    with tempfile.TemporaryDirectory() as folder:
+        target = Path(folder) / "out.txt"
+        target.write_bytes(b"old\n")
+        os.chmod(target, mode)
+        expected = stat.S_IMODE(target.stat().st_mode)
+        with umask(mask):
+            write(target)
+        assert stat.S_IMODE(target.stat().st_mode) == expected
+        assert target.read_bytes() == b"new\n"
+        assert leftovers(folder) == []
+
+
+@pytest.mark.skipif(not IS_ROOT, reason="changing a file's owner needs root")
+def test_replaced_file_keeps_its_owner_and_group(tmp_path):
+    target = tmp_path / "out.txt"
+    target.write_bytes(b"old\n")
+    os.chown(target, 12345, 23456)
+    write(target)
+    info = target.stat()
+    assert (info.st_uid, info.st_gid) == (12345, 23456)
+
+
+def test_file_is_replaced_not_rewritten_in_place(tmp_path):
+    target = tmp_path / "out.txt"
+    target.write_bytes(b"old\n")
+    before = target.stat().st_ino
+    with open(target, "rb") as reader:
+        write(target)
+        assert reader.read() == b"old\n"  # an open reader keeps the old file
+    assert target.stat().st_ino != before and target.read_bytes() == b"new\n"
+
+
+def test_failure_inside_the_block_leaves_the_target_alone(tmp_path):
+    target = tmp_path / "out.txt"
+    target.write_bytes(b"old\n")
+    with pytest.raises(RuntimeError), open_output(target) as stream:
+        stream.write(b"half")
+        raise RuntimeError("writer failed")
+    assert target.read_bytes() == b"old\n" and leftovers(tmp_path) == []
+
+
+def test_text_mode_writes_utf8_and_keeps_newlines(tmp_path):
+    with open_output(tmp_path / "t.csv", "w") as stream:
+        stream.write("a,é\r\nb\n")
+    assert (tmp_path / "t.csv").read_bytes() == "a,é\r\nb\n".encode()
+    with pytest.raises(ValueError):
+        write(tmp_path / "x", mode="ab")
+
+
+def test_the_former_name_still_works(tmp_path):
+    with atomic_write(tmp_path / "old-name.txt") as stream:
+        stream.write(b"x")
+    assert (tmp_path / "old-name.txt").read_bytes() == b"x"
+
+
+# symbolic links ----------------------------------------------------------------------------
+
+def test_symlink_is_followed_and_stays_a_link(tmp_path):
+    (tmp_path / "data").mkdir()
+    real = tmp_path / "data" / "real.txt"
+    real.write_bytes(b"old\n")
+    os.chmod(real, 0o640)
+    link = tmp_path / "link.txt"
+    link.symlink_to(Path("data") / "real.txt")        # relative, in another folder
+    chain = tmp_path / "chain.txt"
+    chain.symlink_to("link.txt")
+    write(chain)
+    assert chain.is_symlink() and link.is_symlink()
+    assert os.readlink(link) == str(Path("data") / "real.txt")
+    assert real.read_bytes() == b"new\n" and stat.S_IMODE(real.stat().st_mode) == 0o640
+    assert leftovers(tmp_path) == [] and leftovers(tmp_path / "data") == []
+
+
+def test_dangling_symlink_creates_its_target(tmp_path):
+    link = tmp_path / "link.swf"
+    link.symlink_to("made-by-writer.swf")
+    write(link)
+    assert link.is_symlink() and (tmp_path / "made-by-writer.swf").read_bytes() == b"new\n"
+
+
+def test_dangling_symlink_into_a_missing_folder_is_one_line(tmp_path):
+    link = tmp_path / "link.swf"
+    link.symlink_to(tmp_path / "nowhere" / "x.swf")
+    with pytest.raises(OutputError, match="nowhere does not exist") as info:
+        write(link)
+    assert "\n" not in str(info.value) and link.is_symlink()
+
+
+def test_symlink_loop_is_one_line(tmp_path):
+    (tmp_path / "a").symlink_to("b")
+    (tmp_path / "b").symlink_to("a")
+    with pytest.raises(OutputError, match="symbolic links"):
+        write(tmp_path / "a")
+    assert (tmp_path / "a").is_symlink() and (tmp_path / "b").is_symlink()
+
+
+# streams -----------------------------------------------------------------------------------
+
+def test_fifo_is_written_as_a_stream(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    write(fifo, b"through the pipe\n" * 1000)
+    reader.join(timeout=60)
+    assert received == [b"through the pipe\n" * 1000]
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and leftovers(tmp_path) == []
+
+
+def test_device_is_written_as_a_stream_and_not_replaced():
+    before = os.stat(os.devnull)
+    write(os.devnull, b"discarded\n")
+    after = os.stat(os.devnull)
+    assert stat.S_ISCHR(after.st_mode)
+    assert (after.st_ino, after.st_mode, after.st_rdev) == (before.st_ino, before.st_mode,
+                                                            before.st_rdev)
+
+
+def test_symlink_to_a_device_is_streamed(tmp_path):
+    link = tmp_path / "sink"
+    link.symlink_to(os.devnull)
+    write(link)
+    assert link.is_symlink() and stat.S_ISCHR(os.stat(os.devnull).st_mode)
+
+
+def test_dash_is_standard_output(capfdbinary, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write("-", b"to stdout\n")
+    assert capfdbinary.readouterr().out == b"to stdout\n"
+    assert not (tmp_path / "-").exists()
+    with open_output("-", "w") as stream:
+        stream.write("text too\n")
+    assert capfdbinary.readouterr().out == b"text too\n"
+
+
+def test_dash_with_a_text_only_stdout(monkeypatch):
+    import io
+
+    fake = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", fake)
+    write("-", "ünïcode\n".encode())
+    assert fake.getvalue() == "ünïcode\n"
+
+
+# refused outputs -----------------------------------------------------------------------------
+
+def test_directory_is_a_one_line_error(tmp_path):
+    (tmp_path / "folder").mkdir()
+    for path in (tmp_path / "folder", tmp_path):
+        with pytest.raises(OutputError, match="is a directory") as info:
+            write(path)
+        assert str(path) in str(info.value) and "\n" not in str(info.value)
+        assert isinstance(info.value, PredictkitError) and isinstance(info.value, OSError)
+    assert (tmp_path / "folder").is_dir() and leftovers(tmp_path) == []
+
+
+def test_socket_is_a_one_line_error(tmp_path):
+    import socket
+
+    path = tmp_path / "s.sock"
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        server.bind(str(path))
+        with pytest.raises(OutputError, match="socket"):
+            write(path)
+    finally:
+        server.close()
+
+
+def test_missing_folder_is_a_one_line_error_naming_it(tmp_path):
+    with pytest.raises(OutputError, match=r"the folder .*missing does not exist"):
+        write(tmp_path / "missing" / "out.swf")
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(OutputError, match="file"):
+        write(tmp_path / "file" / "out.swf")
+    with pytest.raises(OutputError):
+        check_output(tmp_path / "missing" / "out.swf")
+    assert not (tmp_path / "missing").exists()
+
+
+def test_too_long_a_name_is_a_one_line_error_and_long_names_work(tmp_path):
+    longest = "x" * 251 + ".swf"                         # 255 bytes, the usual limit
+    write(tmp_path / longest)
+    assert (tmp_path / longest).read_bytes() == b"new\n" and leftovers(tmp_path) == []
+    with pytest.raises(OutputError, match="too long"):
+        write(tmp_path / ("y" * 300 + ".swf"))
+
+
+@pytest.mark.skipif(IS_ROOT, reason="root writes in any folder; see the read-only mount test")
+def test_unwritable_folder_is_a_one_line_error(tmp_path):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o555)
+    try:
+        with pytest.raises(OutputError, match="ro"):
+            check_output(folder / "out.swf")
+        with pytest.raises(OutputError, match="Permission denied"):
+            write(folder / "out.swf")
+    finally:
+        folder.chmod(0o755)
+
+
+READ_ONLY_SCRIPT = """
+import sys
+from predictkit._atomic import check_output, open_output
+from predictkit.exceptions import OutputError
+for check in (check_output, lambda p: open_output(p).__enter__()):
+    try:
+        check(sys.argv[1])
+    except OutputError as exc:
+        print(exc)
+    else:
+        print("written")
+from predictkit.cli import main
+sys.exit(main(["generate", "--jobs", "200", "--procs", "16", "--seed", "1", "-o", sys.argv[1]]))
+"""
+
+
+def read_only_mount_command(folder, command):
+    """``command`` run where ``folder`` is a read-only bind mount (a private mount namespace)."""
+    script = (f'mount --bind "{folder}" "{folder}" && mount -o remount,bind,ro "{folder}" '
+              f'&& exec "$@"')
+    return ["unshare", "-m", "sh", "-c", script, "sh", *command]
+
+
+def can_mount_read_only(tmp_path):
+    if not IS_ROOT or shutil.which("unshare") is None:
+        return False
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    done = subprocess.run(read_only_mount_command(probe, ["touch", str(probe / "x")]),
+                          capture_output=True)
+    return done.returncode != 0 and b"Read-only" in done.stderr
+
+
+def test_read_only_folder_is_a_one_line_error(tmp_path):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    command = [sys.executable, "-c", READ_ONLY_SCRIPT, str(folder / "out.swf")]
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    if can_mount_read_only(tmp_path):
+        command = read_only_mount_command(folder, command)
+    elif IS_ROOT:
+        pytest.skip("root, and no private read-only mount available")
+    else:
+        folder.chmod(0o555)
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
+    lines = done.stdout.splitlines()
+    assert len(lines) == 2 and all(str(folder) in line for line in lines), done.stdout
+    assert done.returncode == 2, done.stderr
+    errors = [line for line in done.stderr.splitlines() if "error" in line]
+    assert errors == [errors[0]] and "Traceback" not in done.stderr
+    assert str(folder) in errors[0]
+    assert list(folder.iterdir()) == []
+
+
+# the same file as an input -------------------------------------------------------------------
+
+def test_same_file_by_path_symlink_and_hard_link(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    log = tmp_path / "log.swf"
+    log.write_text("; log\n")
+    (tmp_path / "soft.swf").symlink_to("log.swf")
+    os.link(log, tmp_path / "hard.swf")
+    (tmp_path / "other.swf").write_text("; log\n")
+    for alias in ("log.swf", "./log.swf", str(log), "soft.swf", "hard.swf", "sub/../log.swf"):
+        assert same_file(alias, "log.swf"), alias
+    assert not same_file("other.swf", "log.swf")
+    assert not same_file("missing.swf", "log.swf")
+    for alias in ("log.swf", "soft.swf", "hard.swf"):
+        with pytest.raises(OutputError, match="same file as the input"):
+            write(alias, inputs=["unrelated.swf", "log.swf"])
+        assert log.read_text() == "; log\n"
+    write("other.swf", inputs=["log.swf", None, "-"])
+    assert (tmp_path / "other.swf").read_bytes() == b"new\n"
+
+
+def test_streams_and_stdout_are_never_the_same_as_an_input(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    refuse_inputs(fifo, [fifo])
+    refuse_inputs(os.devnull, [os.devnull])
+    refuse_inputs("-", ["-"])
+
+
+# stale temporaries ---------------------------------------------------------------------------
+
+def dead_pid():
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def temporary_name(target, host=_HOST, pid=None, token="0123abcd"):
+    return f".{target}.{host}.{pid if pid is not None else os.getpid()}.{token}.part"
+
+
+def test_stale_temporaries_are_removed_on_the_next_write(tmp_path):
+    dead = dead_pid()
+    old = time.time() - STALE_AFTER_SECONDS - 60
+    files = {
+        "dead writer": (temporary_name("out.swf", pid=dead), None, True),
+        "live writer (this process)": (temporary_name("out.swf"), None, False),
+        "live writer, other host": (temporary_name("out.swf", host="0badc0de", pid=dead), None,
+                                    False),
+        "untouched for too long": (temporary_name("out.swf", host="0badc0de", token="feedbeef"),
+                                   old, True),
+        "another target": (temporary_name("other.swf", pid=dead), None, False),
+        "not our pattern": (".out.swf.a1b2c3d4.part", old, False),
+        "a user's file": ("out.swf.part", old, False),
+    }
+    for name, mtime, _ in files.values():
+        (tmp_path / name).write_bytes(b"partial")
+        if mtime is not None:
+            os.utime(tmp_path / name, (mtime, mtime))
+    write(tmp_path / "out.swf")
+    for what, (name, _, removed) in files.items():
+        assert (tmp_path / name).exists() != removed, what
+    assert (tmp_path / "out.swf").read_bytes() == b"new\n"
+
+
+KILLED_WRITER = """
+import sys, time
+from predictkit._atomic import open_output
+with open_output(sys.argv[1]) as stream:
+    stream.write(b"half a log")
+    stream.flush()
+    print("writing", flush=True)
+    time.sleep(600)
+"""
+
+
+def test_temporary_of_a_killed_writer_is_cleaned_by_the_next_write(tmp_path):
+    target = tmp_path / "big.swf"
+    target.write_bytes(b"previous\n")
+    writer = subprocess.Popen([sys.executable, "-c", KILLED_WRITER, str(target)],
+                              stdout=subprocess.PIPE, text=True,
+                              env=dict(os.environ, PYTHONPATH=str(REPO)))
+    try:
+        assert writer.stdout.readline().strip() == "writing"
+        assert len(leftovers(tmp_path)) == 1
+        # a live writer's temporary survives another write of the same target
+        write(target, b"concurrent\n")
+        assert len(leftovers(tmp_path)) == 1 and target.read_bytes() == b"concurrent\n"
+    finally:
+        writer.send_signal(signal.SIGKILL)
+        writer.wait()
+    assert target.read_bytes() == b"concurrent\n" and len(leftovers(tmp_path)) == 1
+    write(target)
+    assert leftovers(tmp_path) == [] and target.read_bytes() == b"new\n"
+
+
+def test_concurrent_writers_do_not_remove_each_other(tmp_path):
+    target = tmp_path / "table.csv"
+    inside, release, errors = threading.Event(), threading.Event(), []
+
+    def slow_writer():
+        try:
+            with open_output(target) as stream:
+                stream.write(b"slow\n")
+                inside.set()
+                release.wait(60)
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    thread = threading.Thread(target=slow_writer)
+    thread.start()
+    assert inside.wait(60)
+    write(target, b"fast\n")
+    assert remove_stale_temporaries(target) == []
+    release.set()
+    thread.join(60)
+    assert errors == [] and target.read_bytes() == b"slow\n" and leftovers(tmp_path) == []
