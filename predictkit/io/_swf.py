@@ -365,7 +365,7 @@ def _format_body(jobs):
                 position = int(np.argmax(bad))
                 raise JobTableError(
                     f"column {name!r} {reason} for SWF ({int(bad.sum())} row(s); first at row "
-                    f"{position}, job_id {jobs['job_id'].iloc[position]}: {values[position]!r})"
+                    f"{position}, job_id {jobs['job_id'].iloc[position]}: {float(values[position])!r})"
                 )
         integral = values == np.round(values)
         if integral.all():
