@@ -194,13 +194,11 @@ def validate_jobs(X, required=(), *, present=(), sorted_by="", positive=(), chec
     for column in SWF_COLUMNS:
         if column in X.columns:
             values = numeric[column] = _numeric(X, column, name)
-            bad = np.isinf(values)
+            bad = np.abs(values) >= MAX_EXACT  # infinite values included
             if bad.any():
-                _raise_rows(X, bad, f"{name}: column {column!r} holds infinite values", name)
-            bad = np.abs(values) >= MAX_EXACT
-            if bad.any():
-                _raise_rows(X, bad, f"{name}: column {column!r} holds values of 2**53 or more "
-                            "in magnitude, which float64 cannot hold exactly", name)
+                what = ("infinite values" if np.isinf(values[np.argmax(bad)]) else
+                        "values of 2**53 or more in magnitude, which float64 cannot hold exactly")
+                _raise_rows(X, bad, f"{name}: column {column!r} holds {what}", name)
 
     def values_of(column):
         return numeric[column] if column in numeric else _numeric(X, column, name)
