@@ -7,6 +7,7 @@ The header format is the one documented by the Parallel Workloads Archive
 import re
 
 from ..exceptions import SWFFormatError
+from ..jobs import MAX_EXACT
 
 __all__ = ["parse_header", "format_header", "snake_case", "HEADER_KEYS"]
 
@@ -19,7 +20,7 @@ HEADER_KEYS = (
 )
 """Keys defined by the SWF specification, in the order they are written."""
 
-_LIMIT = 2**53 - 1
+_LIMIT = int(MAX_EXACT) - 1
 # Numeric keys: (smallest, largest, whole numbers only). From 2**53 on float64 is not exact.
 _NUMERIC = {
     "max_jobs": (0, _LIMIT, True), "max_records": (0, _LIMIT, True),

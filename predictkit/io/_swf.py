@@ -18,7 +18,7 @@ import pandas as pd
 
 from .._atomic import atomic_write
 from ..exceptions import ConfigError, JobTableError, SWFFormatError
-from ..jobs import INTEGER_COLUMNS, SWF_COLUMNS, validate_jobs
+from ..jobs import INTEGER_COLUMNS, MAX_EXACT, SWF_COLUMNS, validate_jobs
 from ._header import format_header, parse_header
 
 __all__ = ["read_swf", "write_swf"]
@@ -27,7 +27,6 @@ _N_FIELDS = len(SWF_COLUMNS)
 _NUMBER = re.compile(rb"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
 _MAX_REPORTED = 10
 _BOM = b"\xef\xbb\xbf"
-_LIMIT = 2.0**53
 _NOT_NEGATIVE = frozenset({"submit_time", "wait_time", "run_time", "n_procs", "avg_cpu_time",
                            "used_memory", "req_procs", "req_time", "req_memory",
                            "preceding_job_id", "think_time"})
@@ -71,7 +70,7 @@ def read_swf(path_or_buffer, *, errors="raise"):
         On a malformed line (with ``errors="raise"``); on a header value that
         is not a sane number where SWF defines a number, or a conflicting
         repeat of ``MaxProcs``, ``MaxNodes``, ``UnixStartTime`` or
-        ``TimeZone`` (see :func:`~predictkit.io._header.parse_header`); on a
+        ``TimeZone`` (the rules are in the user guide, "SWF"); on a
         log without any job (an empty file or stream, an empty ``.gz``, a
         header without jobs, or every job line skipped); on a corrupt or
         truncated gzip, a binary or UTF-16 file, or a path that cannot be
@@ -256,7 +255,7 @@ def _column_rules(name, column):
     are codes, any whole number (Sandia-Ross holds raw exit codes in status).
     """
     rules = [(~np.isfinite(column), "is not finite"),
-             (np.abs(column) >= _LIMIT,
+             (np.abs(column) >= MAX_EXACT,
               "is too large: 2**53 (9007199254740992) or more cannot be held exactly")]
     if name in INTEGER_COLUMNS:
         rules.append((column != np.floor(column), "must be a whole number"))
