@@ -363,16 +363,16 @@ def _format_body(jobs):
             if bad.any():
                 position = int(np.argmax(bad))
                 raise JobTableError(
-                    f"column {name!r} {reason} for SWF ({int(bad.sum())} row(s); first at row "
-                    f"{position}, job_id {jobs['job_id'].iloc[position]}: {float(values[position])!r})"
+                    f"cannot write SWF: column {name!r} {reason} ({int(bad.sum())} row(s); "
+                    f"first at row {position}, job_id {jobs['job_id'].iloc[position]}: "
+                    f"{float(values[position])!r})"
                 )
         integral = values == np.round(values)
         if integral.all():
             out[name] = values.astype(np.int64)
         else:
             text = values.astype(str)
-            whole = integral
-            text[whole] = values[whole].astype(np.int64).astype(str)
+            text[integral] = values[integral].astype(np.int64).astype(str)
             out[name] = text
     frame = pd.DataFrame(out)
     return frame.to_csv(sep=" ", header=False, index=False, lineterminator="\n",
