@@ -130,12 +130,18 @@ def test_a_log_without_jobs_is_an_error(tmp_path, name, data, problem):
         read_swf(io.BytesIO(data))
 
 
-def test_empty_stdin_is_an_error(monkeypatch):
-    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b""), encoding="utf-8"))
+def test_empty_stdin_is_an_error(monkeypatch, capsys):
     import sys
 
+    from predictkit.cli import main
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b""), encoding="utf-8"))
     with pytest.raises(SWFFormatError, match="no jobs: the file is empty"):
         read_swf(sys.stdin.buffer)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b""), encoding="utf-8"))
+    assert main(["info", "-"]) == 2
+    err = capsys.readouterr().err
+    assert "no jobs: the file is empty" in err and len(err.strip().splitlines()) == 1
 
 
 def test_truncated_gzip_is_a_clear_error(tmp_path):
