@@ -5,6 +5,7 @@ import pandas as pd
 
 from ._format import format_number
 from ._time import format_duration
+from .exceptions import JobTableError
 from .jobs import validate_jobs
 
 __all__ = ["summarize", "request_accuracy", "estimate_modes", "SUMMARY_LABELS", "format_summary"]
@@ -118,9 +119,27 @@ def summarize(X, *, name=None):
         ``n_estimates`` (distinct requested times), ``modes_for_50pct`` and
         ``modes_for_90pct`` (how many of the most popular cover 50% / 90% of
         the jobs with a request).
+
+    Raises
+    ------
+    JobTableError
+        If a column is not numeric, holds infinite values, or if
+        ``run_time``, ``req_time`` or ``wait_time`` holds negative values
+        (they would bias the means; :func:`~predictkit.jobs.clean_jobs`
+        removes negative run times), naming the column, the number of rows
+        and the first one.
     """
     validate_jobs(X, present=("submit_time", "run_time", "req_time", "n_procs"),
-                  check_values=False)
+                  check_values=False, name="summary")
+    for column in ("run_time", "req_time", "wait_time"):
+        if column in X.columns:
+            negative = np.asarray(X[column], dtype=float) < 0
+            if negative.any():
+                position = int(np.argmax(negative))
+                raise JobTableError(
+                    f"summary: column {column!r} has {int(negative.sum())} negative value(s) "
+                    f"(first at row {position}, job_id {X['job_id'].iloc[position]}); they "
+                    "would bias the means: drop or fix those jobs first")
     if name is None:
         source = str(X.attrs.get("source", "jobs"))
         name = source.replace("\\", "/").rsplit("/", 1)[-1].split(".swf")[0]
@@ -135,7 +154,13 @@ def summarize(X, *, name=None):
     start = X.attrs.get("unix_start_time")
     first_utc = None
     if isinstance(start, (int, float)) and known_submit.size:
-        first_utc = pd.Timestamp(int(start + known_submit.min()), unit="s", tz="UTC").isoformat()
+        first = start + known_submit.min()
+        try:
+            first_utc = pd.Timestamp(int(first), unit="s", tz="UTC").isoformat()
+        except (OverflowError, ValueError):  # pandas' OutOfBoundsDatetime is a ValueError
+            raise JobTableError(
+                f"summary: the first submit time (unix_start_time {start} + submit_time "
+                f"{known_submit.min():g} s) is not a date pandas can represent") from None
     widest = np.nanmax(procs) if np.isfinite(procs).any() else np.nan
     header_procs = X.attrs.get("max_procs")
 

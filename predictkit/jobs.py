@@ -19,6 +19,7 @@ __all__ = [
     "SWF_COLUMNS",
     "INTEGER_COLUMNS",
     "TIME_COLUMNS",
+    "MAX_EXACT",
     "empty_jobs",
     "as_job_table",
     "validate_jobs",
@@ -72,6 +73,9 @@ INTEGER_COLUMNS = frozenset(
 
 TIME_COLUMNS = ("submit_time", "wait_time", "run_time", "req_time", "think_time")
 """Fields holding seconds."""
+
+MAX_EXACT = 2.0**53
+"""Magnitude from which float64 no longer holds every whole number: job tables stay below it."""
 
 _NONNEGATIVE = ("wait_time", "run_time", "avg_cpu_time", "used_memory", "req_time",
                 "req_memory", "think_time")
@@ -155,6 +159,12 @@ def validate_jobs(X, required=(), *, present=(), sorted_by="", positive=(), chec
     positive : iterable of str
         Columns (among the present ones) whose known values must be > 0, in
         addition to the defaults (``n_procs``, ``req_procs``).
+    check_values : bool
+        Check the value rules above (negative times, sizes <= 0). Every SWF
+        column present is always checked to hold numbers (a text column is
+        named with its first offending row), no infinite value and no value of
+        2**53 or more in magnitude (:data:`MAX_EXACT`: float64 is not exact
+        from there on, so ids and widths would be altered).
     name : str
         How to call the table in messages.
 
@@ -180,27 +190,37 @@ def validate_jobs(X, required=(), *, present=(), sorted_by="", positive=(), chec
             f"{name} lacks required column(s) {', '.join(missing)} "
             f"(has: {', '.join(map(str, X.columns[:20]))})"
         )
+    numeric = {}
+    for column in SWF_COLUMNS:
+        if column in X.columns:
+            values = numeric[column] = _numeric(X, column, name)
+            bad = np.abs(values) >= MAX_EXACT  # infinite values included
+            if bad.any():
+                what = ("infinite values" if np.isinf(values[np.argmax(bad)]) else
+                        "values of 2**53 or more in magnitude, which float64 cannot hold exactly")
+                _raise_rows(X, bad, f"{name}: column {column!r} holds {what}", name)
+
+    def values_of(column):
+        return numeric[column] if column in numeric else _numeric(X, column, name)
+
     for column in required:
-        values = _numeric(X, column, name)
-        bad = np.isnan(values)
+        bad = np.isnan(values_of(column))
         if bad.any():
             _raise_rows(X, bad, f"{name}: column {column!r} has missing values", name)
     for column in _NONNEGATIVE if check_values else ():
         if column in X.columns:
-            values = _numeric(X, column, name)
-            bad = values < 0
+            bad = values_of(column) < 0
             if bad.any():
                 _raise_rows(X, bad, f"{name}: column {column!r} has negative values", name)
     for column in dict.fromkeys(tuple(_POSITIVE) + tuple(positive)) if check_values else ():
         if column in X.columns:
-            values = _numeric(X, column, name)
-            bad = values <= 0
+            bad = values_of(column) <= 0
             if bad.any():
                 _raise_rows(X, bad, f"{name}: column {column!r} has values <= 0", name)
     if sorted_by:
         if sorted_by not in X.columns:
             raise JobTableError(f"{name} lacks column {sorted_by!r} needed for ordering")
-        values = _numeric(X, sorted_by, name)
+        values = values_of(sorted_by)
         known = values[~np.isnan(values)]
         steps = np.diff(known)
         if (steps < 0).any():
@@ -214,10 +234,27 @@ def validate_jobs(X, required=(), *, present=(), sorted_by="", positive=(), chec
 
 
 def _numeric(X, column, name):
-    try:
-        return np.asarray(X[column], dtype=np.float64)
-    except (TypeError, ValueError):
-        raise JobTableError(f"{name}: column {column!r} is not numeric") from None
+    """A column as float64 (missing values as NaN), or a JobTableError naming the first bad row."""
+    series = X[column]
+    kind = series.dtype
+    if not (pd.api.types.is_datetime64_any_dtype(kind) or pd.api.types.is_timedelta64_dtype(kind)
+            or isinstance(kind, pd.PeriodDtype)):
+        try:
+            return series.to_numpy(dtype=np.float64, na_value=np.nan)
+        except (TypeError, ValueError):
+            pass
+        numbers = pd.to_numeric(series, errors="coerce")
+        bad = (numbers.isna() & series.notna()).to_numpy()
+        if bad.any():
+            position = int(np.argmax(bad))
+            job = X["job_id"].iloc[position] if "job_id" in X.columns else position
+            raise JobTableError(
+                f"{name}: column {column!r} is not numeric ({int(bad.sum())} row(s) hold "
+                f"something else; first at row {position}, job_id {job}: "
+                f"{series.iloc[position]!r})"
+            )
+    raise JobTableError(f"{name}: column {column!r} holds {kind} values, not numbers"
+                        + (" of seconds" if column in TIME_COLUMNS else ""))
 
 
 def _raise_rows(X, bad, message, name):

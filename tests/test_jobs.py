@@ -1,5 +1,7 @@
 import numpy as np
+import pandas as pd
 import pytest
+from hypothesis import given, strategies as st
 
 from predictkit.exceptions import JobTableError
 from predictkit.jobs import (SWF_COLUMNS, as_job_table, clean_jobs, empty_jobs,
@@ -142,3 +144,82 @@ def test_estimate_modes_are_sorted_by_popularity():
     modes = estimate_modes(as_job_table({"req_time": [60, 60, 120, 60, 120, 30]}))
     assert list(modes["estimate"]) == [60, 120, 30]
     assert modes["cum_percent"].iloc[-1] == pytest.approx(100)
+
+
+@pytest.mark.parametrize("column, values, message", [
+    ("user_id", ["1", "bob", "carol"],
+     r"job table: column 'user_id' is not numeric \(2 row\(s\) hold something else; "
+     r"first at row 1, job_id 2: 'bob'\)"),
+    ("run_time", [1.0, np.inf, 3.0],
+     r"job table: column 'run_time' holds infinite values \(1 row\(s\); first at row 1, job_id 2\)"),
+    ("req_time", [-np.inf, 1.0, 1.0], "column 'req_time' holds infinite values"),
+    ("n_procs", [1.0, 1.0, 1e20],
+     r"column 'n_procs' holds values of 2\*\*53 or more in magnitude, which float64 cannot hold "
+     r"exactly \(1 row\(s\); first at row 2, job_id 3\)"),
+    ("job_id", np.array([1, 2**62, 3], dtype=np.int64), "column 'job_id' holds values of 2\\*\\*53"),
+    ("submit_time", pd.to_datetime(["2020-01-01", "2020-01-02", "2020-01-03"]),
+     "column 'submit_time' holds datetime64.* values, not numbers of seconds"),
+])
+def test_validate_names_a_column_that_is_not_a_usable_number(column, values, message):
+    jobs = small()
+    jobs[column] = values
+    with pytest.raises(JobTableError, match=message):
+        validate_jobs(jobs, check_values=False)
+
+
+def test_validate_accepts_numbers_in_any_numeric_dtype():
+    jobs = small()
+    jobs["user_id"] = pd.array([1, None, 3], dtype="Int64")
+    jobs["group_id"] = np.array([1, 2, 3], dtype=object)
+    jobs["status"] = [True, False, True]
+    jobs["note"] = ["text", "is", "fine outside SWF columns"]
+    assert validate_jobs(jobs) is jobs
+
+
+@given(st.lists(st.one_of(st.integers(-2**63, 2**63 - 1).map(float),
+                          st.floats(allow_nan=True, allow_infinity=True)), min_size=1, max_size=8),
+       st.sampled_from(SWF_COLUMNS[1:]))
+def test_validate_raises_job_table_error_or_nothing(values, column):
+    jobs = as_job_table({"job_id": range(1, len(values) + 1)})
+    jobs[column] = values
+    array = np.asarray(values, dtype=float)
+    expected_bad = np.isinf(array) | (np.abs(array) >= 2**53)
+    if expected_bad.any():
+        with pytest.raises(JobTableError, match=f"first at row {int(np.argmax(expected_bad))},"):
+            validate_jobs(jobs, check_values=False)
+    else:
+        validate_jobs(jobs, check_values=False)
+
+
+@pytest.mark.parametrize("column", ["run_time", "req_time", "wait_time"])
+def test_summary_refuses_negative_values_that_would_bias_a_mean(column):
+    jobs = small()
+    jobs.loc[[1, 2], column] = [-5.0, -7.0]
+    with pytest.raises(JobTableError,
+                       match=rf"summary: column '{column}' has 2 negative value\(s\) "
+                             r"\(first at row 1, job_id 2\)"):
+        summarize(jobs)
+
+
+def test_summary_names_a_text_column():
+    jobs = small()
+    jobs["user_id"] = ["alice", "bob", "alice"]
+    with pytest.raises(JobTableError, match=r"summary: column 'user_id' is not numeric .*'alice'"):
+        summarize(jobs)
+
+
+def test_summary_refuses_a_start_date_pandas_cannot_represent():
+    jobs = small()
+    jobs.attrs["unix_start_time"] = 2**52
+    with pytest.raises(JobTableError, match="first submit time .* is not a date"):
+        summarize(jobs)
+
+
+def test_clean_jobs_keeps_reading_zero_width_jobs_and_reports_them():
+    # LPC-EGEE: jobs that never ran have 0 processors; the reader keeps them, cleaning drops them.
+    jobs = small()
+    jobs.loc[0, "n_procs"] = 0.0
+    out = clean_jobs(jobs)
+    assert list(out["job_id"]) == [2, 3]
+    assert out.attrs["cleaning"][2] == {"rule": "size unknown or not positive", "removed": 1,
+                                        "remaining": 2}

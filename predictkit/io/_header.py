@@ -6,6 +6,9 @@ The header format is the one documented by the Parallel Workloads Archive
 
 import re
 
+from ..exceptions import SWFFormatError
+from ..jobs import MAX_EXACT
+
 __all__ = ["parse_header", "format_header", "snake_case", "HEADER_KEYS"]
 
 HEADER_KEYS = (
@@ -17,11 +20,27 @@ HEADER_KEYS = (
 )
 """Keys defined by the SWF specification, in the order they are written."""
 
-_NUMERIC = {"max_jobs", "max_records", "unix_start_time", "time_zone", "max_nodes",
-            "max_procs", "max_runtime", "max_memory", "max_queues", "max_partitions"}
+_LIMIT = int(MAX_EXACT) - 1
+# Numeric keys: (smallest, largest, whole numbers only). From 2**53 on float64 is not exact.
+_NUMERIC = {
+    "max_jobs": (0, _LIMIT, True), "max_records": (0, _LIMIT, True),
+    "max_nodes": (1, _LIMIT, True), "max_procs": (1, _LIMIT, True),
+    "max_memory": (0, _LIMIT, True), "max_queues": (0, _LIMIT, True),
+    "max_partitions": (0, _LIMIT, True), "max_runtime": (0, _LIMIT, False),
+    "unix_start_time": (0, _LIMIT, False), "time_zone": (-86400, 86400, False),
+}
+# Keys whose value changes results (machine size, clock): conflicting repeats are an error.
+_SINGLE = {"max_nodes", "max_procs", "unix_start_time", "time_zone"}
 _ALWAYS_LIST = {"note", "queue", "partition"}
 _KEY_LINE = re.compile(r"^(\s*)([A-Za-z][A-Za-z0-9]*):(?!//)\s?(.*)$")
-_LEADING_NUMBER = re.compile(r"^\s*([+-]?\d+(?:\.\d+)?)")
+# A number, then the end or whitespace (``259200 (3 days)``, ``1664 (72, 1368, 224)``).
+_LEADING_NUMBER = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)(?:\s|$)")
+# Values that say "unknown" (Sandia-Ross: ``MaxRuntime: N/A``); SWF's own mark is -1.
+_UNKNOWN = re.compile(r"^(?:n/?a|unknown|none|\?|-1)(?:\s|$)", re.IGNORECASE)
+
+
+class _BadValue(ValueError):
+    """A numeric header value that is not a sane number (the message says why)."""
 
 
 def snake_case(key):
@@ -33,29 +52,65 @@ def snake_case(key):
 
 def _value(key, text):
     text = text.strip()
-    if key in _NUMERIC:
-        match = _LEADING_NUMBER.match(text)
-        if match:
-            number = match.group(1)
-            return int(number) if "." not in number else float(number)
-    return text
+    if key not in _NUMERIC:
+        return text
+    if not text or _UNKNOWN.match(text):
+        return None
+    match = _LEADING_NUMBER.match(text)
+    if not match:
+        raise _BadValue(f"{text!r} is not a number")
+    digits = match.group(1)
+    # Whole numbers are compared exactly: 2**53 + 1 must not round to 2**53.
+    number = int(digits) if digits.lstrip("+-").isdigit() else float(digits)
+    low, high, whole = _NUMERIC[key]
+    if whole and not float(number).is_integer():
+        raise _BadValue(f"{digits} is not a whole number")
+    if not low <= number <= high:
+        raise _BadValue(f"{digits} is out of range (allowed: {low:,} to {high:,})")
+    return int(number) if float(number).is_integer() else number
 
 
-def parse_header(lines):
+def parse_header(lines, *, source=None, line_numbers=None):
     """Parse SWF header lines into a dict with snake_case keys.
 
-    Known numeric keys (``MaxProcs``, ``UnixStartTime``, ...) become numbers
-    (their leading number, as in ``MaxRuntime: 259200 (3 days)``). ``Note``,
-    ``Queue`` and ``Partition`` are always lists; other keys become lists
-    only when repeated. A line is a key line when its key is one of the SWF
-    keys (at any indentation, as in right-aligned headers) or when it is
-    indented by at most three spaces; other indented lines continue the
-    previous value. Lines
-    that are neither keep their text under ``"comments"``. Unknown keys are
-    kept, not dropped.
+    Known numeric keys (``MaxProcs``, ``UnixStartTime``, ...) become numbers:
+    the number the value starts with, which must be followed by the end or
+    a space (``MaxRuntime: 259200 (3 days)``); whole numbers become ``int``.
+    Counts must be whole, ``MaxNodes``/``MaxProcs`` at least 1, every value
+    below 2**53 and ``TimeZone`` within a day. A value that says it is
+    unknown (empty, ``N/A``, ``NA``, ``unknown``, ``none``, ``?``, ``-1``)
+    becomes ``None``. A numeric key repeated with the same value is kept
+    once; ``MaxNodes``, ``MaxProcs``, ``UnixStartTime`` and ``TimeZone``
+    (which predictkit computes with) repeated with a different value are an
+    error naming both lines. ``Note``, ``Queue`` and ``Partition`` are
+    always lists; other repeated keys become lists of their values (the
+    archive's Sandia-Ross log gives ``MaxQueues`` twice, 4 and 3).
+
+    A line is a key line when its key is one of the SWF keys (at any
+    indentation, as in right-aligned headers) or when it is indented by at
+    most three spaces; other indented lines continue the previous value.
+    Lines that are neither keep their text under ``"comments"``. Unknown keys are
+    kept as text, not dropped.
+
+    Parameters
+    ----------
+    lines : list of str
+        The header lines (with or without their leading ``;``).
+    source : str, optional
+        The file, for error messages.
+    line_numbers : list of int, optional
+        The line number of each of ``lines`` in the file (default 1, 2, ...).
+
+    Raises
+    ------
+    SWFFormatError
+        For a numeric value that is not a sane number, or a repeated
+        single-valued key with two different values (naming both lines).
     """
-    attrs, last = {}, None
-    for raw in lines:
+    if line_numbers is None:
+        line_numbers = range(1, len(lines) + 1)
+    attrs, last, first_seen = {}, None, {}
+    for raw, number in zip(lines, line_numbers):
         text = raw.lstrip()[1:] if raw.lstrip().startswith(";") else raw
         if not text.strip():
             last = None
@@ -64,14 +119,28 @@ def parse_header(lines):
         if match and (match.group(2) in HEADER_KEYS or len(match.group(1)) <= 3
                       and "\t" not in match.group(1)):
             key = snake_case(match.group(2))
-            value = _value(key, match.group(3))
+            try:
+                value = _value(key, match.group(3))
+            except _BadValue as exc:
+                raise SWFFormatError(f"header {match.group(2)}: {exc}", source=source,
+                                     line_number=number, line=raw) from None
             if key in _ALWAYS_LIST:
                 attrs.setdefault(key, []).append(value)
-            elif key in attrs:
+            elif key not in attrs:
+                attrs[key] = value
+                first_seen[key] = (number, raw)
+            elif key in _NUMERIC and value in (attrs[key] if isinstance(attrs[key], list)
+                                               else [attrs[key]]):
+                pass
+            elif key in _SINGLE:
+                first_number, first_line = first_seen[key]
+                raise SWFFormatError(
+                    f"header {match.group(2)} is given twice with different values: line "
+                    f"{first_number} ({first_line.strip()!r}) and line {number}",
+                    source=source, line_number=number, line=raw)
+            else:
                 previous = attrs[key]
                 attrs[key] = (previous if isinstance(previous, list) else [previous]) + [value]
-            else:
-                attrs[key] = value
             last = key
         elif last is not None and isinstance(_last_value(attrs, last), str):
             _append(attrs, last, text.strip())

@@ -10,14 +10,15 @@ import io
 import os
 import re
 import warnings
+import zlib
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from .._atomic import open_output
-from ..exceptions import SWFFormatError
-from ..jobs import INTEGER_COLUMNS, SWF_COLUMNS, validate_jobs
+from ..exceptions import ConfigError, JobTableError, SWFFormatError
+from ..jobs import INTEGER_COLUMNS, MAX_EXACT, SWF_COLUMNS, validate_jobs
 from ._header import format_header, parse_header
 
 __all__ = ["read_swf", "write_swf"]
@@ -25,6 +26,10 @@ __all__ = ["read_swf", "write_swf"]
 _N_FIELDS = len(SWF_COLUMNS)
 _NUMBER = re.compile(rb"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
 _MAX_REPORTED = 10
+_BOM = b"\xef\xbb\xbf"
+_NOT_NEGATIVE = frozenset({"submit_time", "wait_time", "run_time", "n_procs", "avg_cpu_time",
+                           "used_memory", "req_procs", "req_time", "req_memory",
+                           "preceding_job_id", "think_time"})
 
 
 def read_swf(path_or_buffer, *, errors="raise"):
@@ -35,9 +40,15 @@ def read_swf(path_or_buffer, *, errors="raise"):
     path_or_buffer : str, path or binary file-like
         The log. Gzip is detected from the content (magic bytes), so both
         ``log.swf`` and ``log.swf.gz`` work, as does a stream such as stdin.
+        A UTF-8 byte order mark at the start is skipped (the header is kept).
     errors : {"raise", "skip"}
-        What to do with malformed job lines (a field count other than 18, or
-        a field that is not a number). ``"raise"`` raises
+        What to do with malformed job lines: a field count other than 18, a
+        field that is not a number (``nan`` and ``inf`` are not), or a value
+        SWF cannot hold: a magnitude of 2**53 or more (ids and widths would
+        no longer be exact), a fraction in an integer field, a negative
+        value other than -1 ("unknown") in a time, size or memory field, a
+        job number that is negative or missing. Status and identifiers are
+        codes: any whole number. ``"raise"`` raises
         :class:`~predictkit.exceptions.SWFFormatError` giving the file, the
         line number and the text; ``"skip"`` leaves those lines out, warns
         with their count and first line numbers, and records them in
@@ -56,10 +67,19 @@ def read_swf(path_or_buffer, *, errors="raise"):
     Raises
     ------
     SWFFormatError
-        On a malformed line (with ``errors="raise"``), a missing job id, or a
-        file without any job line that is not empty of jobs by design.
-    FileNotFoundError
-        If the file does not exist.
+        On a malformed line (with ``errors="raise"``); on a header value that
+        is not a sane number where SWF defines a number, or a conflicting
+        repeat of ``MaxProcs``, ``MaxNodes``, ``UnixStartTime`` or
+        ``TimeZone`` (the rules are in the user guide, "SWF"); on a
+        log without any job (an empty file or stream, an empty ``.gz``, a
+        header without jobs, or every job line skipped); on a corrupt or
+        truncated gzip, a binary or UTF-16 file, or a path that cannot be
+        read (a symlink loop, a file used as a folder). All name the file,
+        and the line number and text where there is one.
+    FileNotFoundError, IsADirectoryError, PermissionError
+        If the file does not exist, is a folder or cannot be opened.
+    ConfigError
+        If ``errors`` is not ``"raise"`` or ``"skip"``.
 
     Examples
     --------
@@ -70,23 +90,18 @@ def read_swf(path_or_buffer, *, errors="raise"):
     (8, 60.0)
     """
     if errors not in ("raise", "skip"):
-        raise ValueError(f"errors must be 'raise' or 'skip', got {errors!r}")
+        raise ConfigError(f"errors must be 'raise' or 'skip', got {errors!r}")
     source, data = _read_bytes(path_or_buffer)
-    header_lines = _leading_comments(data)
-    try:
-        table = pd.read_csv(
-            io.BytesIO(data), sep=r"\s+", header=None, names=range(_N_FIELDS),
-            comment=";", dtype=np.float64, engine="c", na_filter=False,
-        )
-        values = table.to_numpy(dtype=np.float64)
+    header_lines, header_numbers = _leading_comments(data)
+    attrs = parse_header(header_lines, source=source, line_numbers=header_numbers)
+    values = _parse_quickly(data)
+    if values is None:
+        values, skipped = _parse_slowly(data, source, errors)
+    else:
         skipped = []
-    except (ValueError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        if isinstance(exc, pd.errors.EmptyDataError):
-            values, skipped = np.empty((0, _N_FIELDS)), []
-        else:
-            values, skipped = _parse_slowly(data, source, errors)
-    jobs = _to_job_table(values, source)
-    attrs = parse_header(header_lines)
+    if len(values) == 0:
+        raise SWFFormatError(_no_jobs(header_lines, skipped), source=source)
+    jobs = _to_job_table(values)
     attrs["header"] = header_lines
     attrs["source"] = source
     if skipped:
@@ -105,8 +120,14 @@ def read_swf(path_or_buffer, *, errors="raise"):
 def _read_bytes(path_or_buffer):
     if isinstance(path_or_buffer, (str, os.PathLike)):
         path = Path(path_or_buffer)
-        raw = path.read_bytes()
         source = str(path)
+        try:
+            raw = path.read_bytes()
+        except (FileNotFoundError, PermissionError, IsADirectoryError):
+            raise
+        except OSError as exc:  # a symlink loop, a file used as a folder, a too long name...
+            raise SWFFormatError(f"cannot read the file: {exc.strerror or exc}",
+                                 source=source) from None
     elif hasattr(path_or_buffer, "read"):
         raw = path_or_buffer.read()
         if isinstance(raw, str):
@@ -120,25 +141,70 @@ def _read_bytes(path_or_buffer):
     if raw[:2] == b"\x1f\x8b":
         try:
             raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
+        except (OSError, EOFError, zlib.error) as exc:
             raise SWFFormatError(f"corrupt or truncated gzip data ({exc})", source=source) from None
+    if raw.startswith(_BOM):
+        raw = raw[len(_BOM):]
+    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise SWFFormatError("is UTF-16 text; SWF is ASCII (convert it, e.g. with iconv -t UTF-8)",
+                             source=source)
+    if b"\x00" in raw[:65536]:
+        raise SWFFormatError("is a binary file (it holds NUL bytes), not SWF text", source=source)
     return source, raw
 
 
 def _leading_comments(data):
-    lines = []
-    for line in io.BytesIO(data):
+    lines, numbers = [], []
+    for number, line in enumerate(io.BytesIO(data), start=1):
         stripped = line.strip()
         if stripped and not stripped.startswith(b";"):
             break
         if stripped:
-            lines.append(line.rstrip(b"\r\n").decode("utf-8", errors="replace"))
-    return lines
+            lines.append(_text(line.rstrip(b"\r\n")))
+            numbers.append(number)
+    return lines, numbers
+
+
+def _text(raw):
+    """Bytes of a line as text: UTF-8, else Latin-1 (which never fails nor alters a byte)."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
+
+
+def _no_jobs(header_lines, skipped):
+    if skipped:
+        return f"no jobs: all {len(skipped)} job line(s) are malformed (first at line {skipped[0]})"
+    if header_lines:
+        return "no jobs: the file holds header comments but no job line"
+    return "no jobs: the file is empty"
+
+
+def _parse_quickly(data):
+    """All job lines as an (n, 18) array, or None when any line needs a closer look."""
+    try:
+        table = pd.read_csv(
+            io.BytesIO(data), sep=r"\s+", header=None, names=range(_N_FIELDS),
+            comment=";", dtype=np.float64, engine="c", na_filter=False,
+        )
+    except pd.errors.EmptyDataError:
+        return np.empty((0, _N_FIELDS))
+    except (ValueError, pd.errors.ParserError):
+        return None
+    # With more fields than names on the first line, pandas silently makes the
+    # first field the index: such a file goes to the line-by-line scan.
+    if not isinstance(table.index, pd.RangeIndex):
+        return None
+    values = table.to_numpy(dtype=np.float64)
+    if _bad_rows(values).any():
+        return None
+    return values
 
 
 def _parse_slowly(data, source, errors):
     """Parse line by line to find malformed lines (only after the fast path failed)."""
-    rows, skipped = [], []
+    rows, numbers, texts, malformed = [], [], [], []
     for number, line in enumerate(data.split(b"\n"), start=1):
         stripped = line.split(b";", 1)[0].strip()
         if not stripped:
@@ -150,28 +216,76 @@ def _parse_slowly(data, source, errors):
         else:
             bad = [f for f in fields if not _NUMBER.match(f)]
             if bad:
-                problem = f"field {fields.index(bad[0]) + 1} is not a number ({bad[0].decode(errors='replace')!r})"
+                problem = (f"field {fields.index(bad[0]) + 1} "
+                           f"({SWF_COLUMNS[fields.index(bad[0])]}) is not a number "
+                           f"({_text(bad[0])!r})")
         if problem is None:
             rows.append([float(f) for f in fields])
+            numbers.append(number)
+            texts.append(line)
         elif errors == "raise":
-            raise SWFFormatError(problem, source=source, line_number=number,
-                                 line=line.decode("utf-8", errors="replace").rstrip("\r"))
+            malformed.append((number, problem, line))
+            break
         else:
-            skipped.append(number)
+            malformed.append((number, None, None))
     values = np.array(rows, dtype=np.float64).reshape(-1, _N_FIELDS)
-    return values, skipped
+    numbers = np.array(numbers, dtype=np.int64)
+    bad = _bad_rows(values)
+    if errors == "raise":
+        problems = list(malformed)
+        if bad.any():
+            row = int(np.argmax(bad))
+            problems.append((int(numbers[row]), _row_problem(values[row]), texts[row]))
+        if problems:
+            number, problem, line = min(problems, key=lambda p: p[0])
+            raise SWFFormatError(problem, source=source, line_number=number,
+                                 line=_text(line).rstrip("\r"))
+    skipped = sorted([m[0] for m in malformed] + numbers[bad].tolist())
+    return values[~bad], skipped
 
 
-def _to_job_table(values, source):
-    columns = {}
-    ids = values[:, 0]
-    if (ids < 0).any() or (ids != np.round(ids)).any():
-        position = int(np.argmax((ids < 0) | (ids != np.round(ids))))
-        raise SWFFormatError(
-            f"job {position + 1} (in file order) has an invalid job number {ids[position]:g}",
-            source=source,
-        )
-    columns["job_id"] = ids.astype(np.int64)
+def _column_rules(name, column):
+    """(mask, reason) pairs: the values of one SWF field that SWF cannot hold.
+
+    One definition for the reader (which names the line) and the writer
+    (which names the row): every field finite and below 2**53 in magnitude
+    (from there on float64 is not exact and ids or widths would be altered);
+    integer fields whole; the job number known and not negative; times,
+    sizes and memory either -1 (unknown) or >= 0. Status and identifiers
+    are codes, any whole number (Sandia-Ross holds raw exit codes in status).
+    """
+    rules = [(~np.isfinite(column), "is not finite"),
+             (np.abs(column) >= MAX_EXACT,
+              "is too large: 2**53 (9007199254740992) or more cannot be held exactly")]
+    if name in INTEGER_COLUMNS:
+        rules.append((column != np.floor(column), "must be a whole number"))
+    if name == "job_id":
+        rules.append((column < 0, "must be a known job number, not negative"))
+    elif name in _NOT_NEGATIVE:
+        rules.append(((column < 0) & (column != -1),
+                      "is negative; SWF allows -1 (unknown) or a value >= 0"))
+    return rules
+
+
+def _bad_rows(values):
+    bad = np.zeros(len(values), dtype=bool)
+    for k, name in enumerate(SWF_COLUMNS):
+        for mask, _ in _column_rules(name, values[:, k]):
+            bad |= mask
+    return bad
+
+
+def _row_problem(row):
+    """Why one row of values is not valid SWF (the first broken rule, in field order)."""
+    for k, name in enumerate(SWF_COLUMNS):
+        for mask, reason in _column_rules(name, row[k:k + 1]):
+            if mask[0]:
+                return f"field {k + 1} ({name}) {reason}"
+    return None
+
+
+def _to_job_table(values):
+    columns = {"job_id": values[:, 0].astype(np.int64)}
     for k, name in enumerate(SWF_COLUMNS[1:], start=1):
         column = values[:, k].copy()
         column[column == -1] = np.nan
@@ -216,7 +330,18 @@ def write_swf(jobs, path, *, comments=(), header=None):
     -----
     ``NaN`` is written as ``-1``. Values that are whole numbers are written
     as integers; others with the shortest text that reads back to the same
-    float, so ``read_swf(write_swf(x))`` equals ``x`` on the SWF columns.
+    float, so ``read_swf(write_swf(x))`` equals ``x`` on the SWF columns
+    (for a table with at least one job: a table without jobs is written as
+    a header, which :func:`read_swf` refuses as a log without jobs).
+
+    Raises
+    ------
+    JobTableError
+        Before anything is written, for a value SWF cannot hold, naming the
+        column, the number of rows, the first row and its ``job_id``: text,
+        an infinite value, a magnitude of 2**53 or more, a fraction in an
+        integer field, a negative value other than -1 in a time, size or
+        memory field, or a missing or negative ``job_id``.
     """
     validate_jobs(jobs, required=("job_id",), check_values=False)
     lines = list(header) if header is not None else list(
@@ -245,22 +370,22 @@ def _format_body(jobs):
         if name not in jobs.columns:
             out[name] = np.full(n, -1, dtype=np.int64)
             continue
-        values = np.asarray(jobs[name], dtype=np.float64)
+        values = jobs[name].to_numpy(dtype=np.float64, na_value=np.nan)
         values = np.where(np.isnan(values), -1.0, values)
-        if not np.isfinite(values).all():
-            raise SWFFormatError(f"column {name!r} holds infinite values; SWF cannot store them")
+        for bad, reason in _column_rules(name, values):
+            if bad.any():
+                position = int(np.argmax(bad))
+                raise JobTableError(
+                    f"cannot write SWF: column {name!r} {reason} ({int(bad.sum())} row(s); "
+                    f"first at row {position}, job_id {jobs['job_id'].iloc[position]}: "
+                    f"{float(values[position])!r})"
+                )
         integral = values == np.round(values)
-        if integral.all() and np.abs(values).max(initial=0) < 2**62:
+        if integral.all():
             out[name] = values.astype(np.int64)
-        elif name in INTEGER_COLUMNS:
-            position = int(np.argmax(~integral))
-            raise SWFFormatError(
-                f"column {name!r} must hold whole numbers; row {position} has {values[position]!r}"
-            )
         else:
             text = values.astype(str)
-            whole = integral & (np.abs(values) < 2**62)
-            text[whole] = values[whole].astype(np.int64).astype(str)
+            text[integral] = values[integral].astype(np.int64).astype(str)
             out[name] = text
     frame = pd.DataFrame(out)
     return frame.to_csv(sep=" ", header=False, index=False, lineterminator="\n",

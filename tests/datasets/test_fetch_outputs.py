@@ -4,7 +4,7 @@ import os
 import stat
 
 import pytest
-from test_fetch_pwa import UNCHECKED, Server, small_swf_gz
+from test_fetch_pwa import UNCHECKED, Server, expect_jobs, small_swf_gz
 
 from predictkit._atomic import _HOST
 from predictkit.datasets import _fetch, fetch_pwa
@@ -18,7 +18,9 @@ def server(monkeypatch):
     running.close()
 
 
-def test_cached_log_gets_the_umask_mode_and_stale_downloads_are_removed(server, tmp_path):
+def test_cached_log_gets_the_umask_mode_and_stale_downloads_are_removed(server, monkeypatch,
+                                                                       tmp_path):
+    expect_jobs(monkeypatch, 20)
     server.routes["/ctc.swf.gz"] = (200, small_swf_gz(tmp_path), "ok")
     folder = tmp_path / "home" / "pwa"
     folder.mkdir(parents=True)

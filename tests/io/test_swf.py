@@ -1,18 +1,20 @@
 import gzip
 import io
+import math
 import os
+import re
 import tempfile
 import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 from hypothesis.extra.pandas import column, data_frames, range_indexes
 
-from predictkit.exceptions import SWFFormatError
+from predictkit.exceptions import JobTableError, SWFFormatError
 from predictkit.io import read_swf, write_swf
-from predictkit.jobs import SWF_COLUMNS
+from predictkit.jobs import INTEGER_COLUMNS, SWF_COLUMNS
 from tracedata import TRACE_NAMES, trace_file
 
 LINE = "1 0 5 60 4 -1 -1 4 120 -1 1 3 1 -1 -1 -1 -1 -1"
@@ -63,7 +65,7 @@ maybe = st.one_of(st.just(np.nan), finite, st.integers(0, 10**9).map(float))
     + [column(c, elements=st.one_of(st.just(np.nan), st.integers(0, 10**6).map(float)),
               dtype=float) for c in ("n_procs", "req_procs", "status", "user_id", "group_id",
                                      "app_id", "queue_id", "partition_id", "preceding_job_id")],
-    index=range_indexes(max_size=30)))
+    index=range_indexes(min_size=1, max_size=30)))
 def test_write_then_read_loses_nothing(frame):
     frame = frame[list(SWF_COLUMNS)]
     with tempfile.TemporaryDirectory() as folder:
@@ -86,8 +88,8 @@ def test_gzip_is_detected_from_content_and_buffers_work(tmp_path):
 @pytest.mark.parametrize("bad, problem", [
     ("1 0 5 60 4 -1 -1 4 120 -1 1 3 1 -1 -1 -1 -1", "expected 18 fields, found 17"),
     ("1 0 5 60 4 -1 -1 4 120 -1 1 3 1 -1 -1 -1 -1 -1 7", "expected 18 fields, found 19"),
-    ("1 0 5 sixty 4 -1 -1 4 120 -1 1 3 1 -1 -1 -1 -1 -1", "field 4 is not a number"),
-    ("1 0 5 nan 4 -1 -1 4 120 -1 1 3 1 -1 -1 -1 -1 -1", "field 4 is not a number"),
+    ("1 0 5 sixty 4 -1 -1 4 120 -1 1 3 1 -1 -1 -1 -1 -1", "field 4 (run_time) is not a number"),
+    ("1 0 5 nan 4 -1 -1 4 120 -1 1 3 1 -1 -1 -1 -1 -1", "field 4 (run_time) is not a number"),
 ])
 def test_malformed_line_names_file_line_and_text(tmp_path, bad, problem):
     path = tmp_path / "bad.swf"
@@ -111,12 +113,35 @@ def test_skip_reports_count_and_line_numbers(tmp_path):
     assert jobs.attrs["skipped_line_numbers"] == [4, 7]
 
 
-def test_empty_and_header_only_files_give_empty_tables(tmp_path):
-    for text in ("", "; MaxProcs: 4\n;\n"):
-        path = tmp_path / "empty.swf"
-        path.write_text(text)
-        jobs = read_swf(path)
-        assert len(jobs) == 0 and list(jobs.columns) == list(SWF_COLUMNS)
+@pytest.mark.parametrize("name, data, problem", [
+    ("empty.swf", b"", "the file is empty"),
+    ("blank.swf", b"\n  \n\n", "the file is empty"),
+    ("header.swf", b"; MaxProcs: 4\n;\n", "the file holds header comments but no job line"),
+    ("empty.swf.gz", gzip.compress(b""), "the file is empty"),
+    ("zero.swf.gz", b"", "the file is empty"),
+    ("header.swf.gz", gzip.compress(b"; MaxProcs: 4\n"), "the file holds header comments but no job line"),
+])
+def test_a_log_without_jobs_is_an_error(tmp_path, name, data, problem):
+    path = tmp_path / name
+    path.write_bytes(data)
+    with pytest.raises(SWFFormatError, match=re.escape(f"{path}: no jobs: {problem}")):
+        read_swf(path)
+    with pytest.raises(SWFFormatError, match=re.escape(f"<buffer>: no jobs: {problem}")):
+        read_swf(io.BytesIO(data))
+
+
+def test_empty_stdin_is_an_error(monkeypatch, capsys):
+    import sys
+
+    from predictkit.cli import main
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b""), encoding="utf-8"))
+    with pytest.raises(SWFFormatError, match="no jobs: the file is empty"):
+        read_swf(sys.stdin.buffer)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b""), encoding="utf-8"))
+    assert main(["info", "-"]) == 2
+    err = capsys.readouterr().err
+    assert "no jobs: the file is empty" in err and len(err.strip().splitlines()) == 1
 
 
 def test_truncated_gzip_is_a_clear_error(tmp_path):
@@ -130,7 +155,7 @@ def test_truncated_gzip_is_a_clear_error(tmp_path):
 def test_missing_job_number_is_an_error(tmp_path):
     path = tmp_path / "noid.swf"
     path.write_text(LINE.replace("1 0 5", "-1 0 5", 1) + "\n")
-    with pytest.raises(SWFFormatError, match="invalid job number"):
+    with pytest.raises(SWFFormatError, match=r"line 1: field 1 \(job_id\) must be a known job number"):
         read_swf(path)
 
 
@@ -173,7 +198,7 @@ def test_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
     path.write_text("old\n")
     jobs = read_swf(io.BytesIO(f"{LINE}\n".encode()))
     jobs.loc[0, "run_time"] = np.inf
-    with pytest.raises(SWFFormatError, match="infinite"):
+    with pytest.raises(JobTableError, match="'run_time' holds infinite values"):
         write_swf(jobs, path)
     assert path.read_text() == "old\n"
     assert [p.name for p in tmp_path.iterdir()] == ["keep.swf"]
@@ -182,7 +207,7 @@ def test_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
 def test_integer_fields_must_be_whole(tmp_path):
     jobs = read_swf(io.BytesIO(f"{LINE}\n".encode()))
     jobs.loc[0, "user_id"] = 1.5
-    with pytest.raises(SWFFormatError, match="user_id"):
+    with pytest.raises(JobTableError, match=r"'user_id' must be a whole number .*row 0, job_id 1: 1.5\)"):
         write_swf(jobs, tmp_path / "x.swf")
 
 
@@ -205,3 +230,289 @@ def test_whole_numbers_are_integers_even_in_a_fractional_column(tmp_path):
     text = write_swf(jobs, tmp_path / "x.swf").read_text()
     assert text.split("\n")[0].split()[8] == "53940"
     assert text.split("\n")[1].split()[8] == "100.25"
+
+
+# --- Bad input: every case is a one-line error naming the file (and line), or read as written.
+
+def _with_field(field, token, line=LINE):
+    fields = line.split()
+    fields[field - 1] = token
+    return " ".join(fields)
+
+
+@pytest.mark.parametrize("compress", [False, True])
+def test_a_byte_order_mark_does_not_hide_the_header(tmp_path, compress):
+    data = b"\xef\xbb\xbf; MaxProcs: 8\n; UnixStartTime: 1000\n" + f"{LINE}\n".encode()
+    path = tmp_path / ("bom.swf.gz" if compress else "bom.swf")
+    path.write_bytes(gzip.compress(data) if compress else data)
+    for source in (path, io.BytesIO(path.read_bytes())):
+        jobs = read_swf(source)
+        assert jobs.attrs["max_procs"] == 8 and jobs.attrs["unix_start_time"] == 1000
+        assert jobs.attrs["header"] == ["; MaxProcs: 8", "; UnixStartTime: 1000"]
+        assert len(jobs) == 1 and jobs.loc[0, "job_id"] == 1
+
+
+@pytest.mark.parametrize("field, token, problem", [
+    (4, "inf", "field 4 (run_time) is not a number ('inf')"),
+    (4, "-inf", "field 4 (run_time) is not a number ('-inf')"),
+    (2, "Infinity", "field 2 (submit_time) is not a number ('Infinity')"),
+    (4, "1e400", "field 4 (run_time) is not finite"),
+    (9, "-1e400", "field 9 (req_time) is not finite"),
+    (1, str(2**63 + 5), "field 1 (job_id) is too large"),
+    (5, str(2**63 + 5), "field 5 (n_procs) is too large"),
+    (1, str(2**53 + 1), "field 1 (job_id) is too large"),
+    (5, str(2**53), "field 5 (n_procs) is too large"),
+    (8, "9" * 23, "field 8 (req_procs) is too large"),
+    (12, str(2**64), "field 12 (user_id) is too large"),
+    (2, "1e30", "field 2 (submit_time) is too large"),
+    (4, "-5", "field 4 (run_time) is negative; SWF allows -1 (unknown) or a value >= 0"),
+    (3, "-2", "field 3 (wait_time) is negative"),
+    (5, "-3", "field 5 (n_procs) is negative"),
+    (18, "-0.5", "field 18 (think_time) is negative"),
+    (1, "-1", "field 1 (job_id) must be a known job number, not negative"),
+    (1, "2.5", "field 1 (job_id) must be a whole number"),
+    (5, "2.5", "field 5 (n_procs) must be a whole number"),
+    (4, "1.5.3", "field 4 (run_time) is not a number ('1.5.3')"),
+    (5, "1,024", "field 5 (n_procs) is not a number ('1,024')"),
+    (4, "0x10", "field 4 (run_time) is not a number ('0x10')"),
+    (11, "1_0", "field 11 (status) is not a number ('1_0')"),
+])
+def test_a_value_swf_cannot_hold_names_the_line(tmp_path, field, token, problem):
+    bad = _with_field(field, token)
+    path = tmp_path / "bad.swf"
+    path.write_text(f"; MaxProcs: 8\n{LINE}\n{bad}\n{_with_field(1, '3')}\n")
+    with pytest.raises(SWFFormatError) as info:
+        read_swf(path)
+    assert str(info.value).startswith(f"{path}, line 3: {problem}")
+    assert info.value.line_number == 3 and info.value.line == bad
+    assert len(str(info.value).splitlines()) == 1
+    with pytest.warns(UserWarning, match=r"skipped 1 malformed line\(s\) \(lines 3\)"):
+        jobs = read_swf(path, errors="skip")
+    assert list(jobs["job_id"]) == [1, 3] and jobs.attrs["skipped_line_numbers"] == [3]
+
+
+@pytest.mark.parametrize("field, token, expected", [
+    (1, str(2**53 - 1), 2**53 - 1),
+    (5, str(2**53 - 1), 2**53 - 1),
+    (5, "0", 0),            # LPC-EGEE: jobs that never ran have 0 processors (clean_jobs drops them)
+    (11, "-4", -4),         # Sandia-Ross: raw exit codes in the status field
+    (12, "-7", -7),         # identifiers are codes
+    (4, "-1.0", np.nan),    # -1 written as a float is still "unknown"
+    (4, "1e3", 1000),
+    (4, "+.5", 0.5),
+    (1, "0", 0),
+])
+def test_edge_values_swf_allows_are_read_exactly(field, token, expected):
+    jobs = read_swf(io.BytesIO(f"{LINE}\n{_with_field(field, token)}\n".encode()))
+    value = jobs.iloc[1, field - 1]
+    assert (np.isnan(value) and np.isnan(expected)) or value == expected
+
+
+def test_extra_fields_on_the_first_line_are_an_error_not_a_shifted_table():
+    # pandas would silently use the first field as the index of such a table.
+    for text in (f"{LINE} 7\n", f"{LINE} 7\n{LINE} 7\n"):
+        with pytest.raises(SWFFormatError, match="line 1: expected 18 fields, found 19"):
+            read_swf(io.BytesIO(text.encode()))
+
+
+def test_the_first_problem_in_file_order_is_reported():
+    lines = [LINE, _with_field(4, "inf"), LINE, "1 2 3"]
+    with pytest.raises(SWFFormatError, match="line 2: field 4"):
+        read_swf(io.BytesIO("\n".join(lines).encode()))
+    lines = [LINE, "1 2 3", LINE, _with_field(4, "inf")]
+    with pytest.raises(SWFFormatError, match="line 2: expected 18 fields"):
+        read_swf(io.BytesIO("\n".join(lines).encode()))
+
+
+def test_skip_reports_every_skipped_line_and_refuses_to_skip_everything():
+    lines = [f"; MaxProcs: 8", LINE, _with_field(4, "inf"), "junk", _with_field(1, str(2**63)),
+             _with_field(3, "-2"), LINE.replace("1 0", "2 0", 1)]
+    with pytest.warns(UserWarning, match=r"skipped 4 malformed line\(s\) \(lines 3, 4, 5, 6\)"):
+        jobs = read_swf(io.BytesIO("\n".join(lines).encode()), errors="skip")
+    assert list(jobs["job_id"]) == [1, 2]
+    assert jobs.attrs["skipped_lines"] == 4 and jobs.attrs["skipped_line_numbers"] == [3, 4, 5, 6]
+    with pytest.warns(UserWarning, match=r"skipped 12 .*\(lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, \.\.\.\)"):
+        jobs = read_swf(io.BytesIO(("junk\n" * 12 + LINE + "\n").encode()), errors="skip")
+    assert jobs.attrs["skipped_lines"] == 12 and len(jobs) == 1
+    with pytest.raises(SWFFormatError, match=r"no jobs: all 2 job line\(s\) are malformed \(first at line 2\)"):
+        read_swf(io.BytesIO(b"; MaxProcs: 8\ngarbage\n" + _with_field(4, "inf").encode()),
+                 errors="skip")
+
+
+def test_an_unknown_errors_option_is_a_config_error():
+    from predictkit.exceptions import ConfigError
+
+    with pytest.raises(ConfigError, match="errors must be 'raise' or 'skip'"):
+        read_swf(io.BytesIO(LINE.encode()), errors="ignore")
+
+
+def test_paths_that_cannot_be_read(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        read_swf(tmp_path / "missing.swf")
+    with pytest.raises(IsADirectoryError):
+        read_swf(tmp_path)
+    loop = tmp_path / "loop.swf"
+    loop.symlink_to(loop)
+    with pytest.raises(SWFFormatError, match=f"{loop}: cannot read the file: Too many levels"):
+        read_swf(loop)
+    plain = tmp_path / "plain.swf"
+    plain.write_text(LINE + "\n")
+    with pytest.raises(SWFFormatError, match="cannot read the file: Not a directory"):
+        read_swf(plain / "child.swf")
+
+
+@pytest.mark.parametrize("data, problem", [
+    (b"\x1f\x8b" + bytes(range(200)), "corrupt or truncated gzip data"),
+    (gzip.compress(b"".join(f"{i} {i * 7919 % 10007} 5 60 4 -1 -1 4 120 -1 1 3 1 -1 -1 -1 -1 -1\n"
+                            .encode() for i in range(1, 3000)))[:4000],
+     "corrupt or truncated gzip data"),
+    (gzip.compress(f"{LINE}\n".encode()) + b"trailing garbage", "corrupt or truncated gzip data"),
+    (bytes(range(256)) * 8, "is a binary file (it holds NUL bytes), not SWF text"),
+    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "is a binary file"),
+    (f"; MaxProcs: 8\n{LINE}\n".encode("utf-16"), "is UTF-16 text"),
+])
+def test_files_that_are_not_swf_text(tmp_path, data, problem):
+    path = tmp_path / "x.swf"
+    path.write_bytes(data)
+    with pytest.raises(SWFFormatError) as info:
+        read_swf(path)
+    assert str(info.value).startswith(f"{path}: {problem}")
+    assert len(str(info.value).splitlines()) == 1
+
+
+def test_a_latin1_header_is_kept_byte_for_byte():
+    jobs = read_swf(io.BytesIO("; Computer: Université\n".encode("latin-1") + f"{LINE}\n".encode()))
+    assert jobs.attrs["computer"] == "Université"
+
+
+def test_windows_line_ends_are_read():
+    text = f"; MaxProcs: 8\r\n{LINE}\r\n{LINE.replace('1 0', '2 0', 1)}\r\n".encode()
+    jobs = read_swf(io.BytesIO(text))
+    assert jobs.attrs["max_procs"] == 8 and list(jobs["job_id"]) == [1, 2]
+    assert jobs.loc[1, "think_time"] != jobs.loc[1, "think_time"]  # -1 read as NaN
+
+
+@pytest.mark.parametrize("data, message", [
+    (b"", "no jobs: the file is empty"),
+    (b"\xef\xbb\xbf; MaxProcs: abc\n" + f"{LINE}\n".encode(), "line 1: header MaxProcs"),
+    (f"{_with_field(5, str(2**63))}\n".encode(), "line 1: field 5 (n_procs) is too large"),
+])
+def test_the_command_line_prints_one_line_and_exits_2(tmp_path, capsys, data, message):
+    from predictkit.cli import main
+
+    path = tmp_path / "log.swf"
+    path.write_bytes(data)
+    assert main(["info", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_command_line_reports_a_symlink_loop_in_one_line(tmp_path, capsys):
+    from predictkit.cli import main
+
+    loop = tmp_path / "loop.swf"
+    loop.symlink_to(loop)
+    assert main(["info", str(loop)]) == 2
+    err = capsys.readouterr().err
+    assert "Too many levels of symbolic links" in err and len(err.strip().splitlines()) == 1
+
+
+# A plain reference for one job line: its 18 values, or None when SWF cannot hold it.
+_REFERENCE_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+_REFERENCE_NOT_NEGATIVE = {"submit_time", "wait_time", "run_time", "n_procs", "avg_cpu_time",
+                           "used_memory", "req_procs", "req_time", "req_memory",
+                           "preceding_job_id", "think_time"}
+
+
+def _reference_line(text):
+    fields = text.encode().split()  # SWF is ASCII: only ASCII white space separates fields
+    fields = [f.decode() for f in fields]
+    if len(fields) != len(SWF_COLUMNS):
+        return None
+    values = []
+    for name, field in zip(SWF_COLUMNS, fields):
+        if not _REFERENCE_NUMBER.fullmatch(field):
+            return None
+        x = float(field)
+        if not math.isfinite(x) or abs(x) >= 2**53:
+            return None
+        if name in INTEGER_COLUMNS and x != math.floor(x):
+            return None
+        if (name == "job_id" and x < 0) or (name in _REFERENCE_NOT_NEGATIVE and x < 0 and x != -1):
+            return None
+        values.append(x)
+    return values
+
+
+tokens = st.one_of(
+    st.integers(-2**65, 2**65).map(str),
+    st.integers(-2, 2**53 + 2).map(str),
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.floats(min_value=-1e6, max_value=1e6).map(lambda x: f"{x:.6g}"),
+    st.sampled_from(["-1", "-1.0", "1e400", "-1e400", "Infinity", "NaN", "1.5.3", "1,024", "0x10",
+                     "+5", ".5", "5.", "1e5", "-0", "1e", "e5", ".", "١", "5\u00a0", "½"]),
+    st.text(alphabet="0123456789.eE+-x,", min_size=1, max_size=8),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(field=st.integers(1, len(SWF_COLUMNS)), token=tokens, skip=st.booleans())
+def test_any_field_is_read_exactly_or_refused_with_its_line(field, token, skip):
+    bad = _with_field(field, token)
+    text = f"; MaxProcs: 8\n{LINE}\n{bad}\n"
+    expected = _reference_line(bad)
+    errors = "skip" if skip else "raise"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the skip warning is checked through attrs
+        if expected is None and not skip:
+            with pytest.raises(SWFFormatError) as info:
+                read_swf(io.BytesIO(text.encode()), errors=errors)
+            assert info.value.line_number == 3
+            return
+        jobs = read_swf(io.BytesIO(text.encode()), errors=errors)
+    if expected is None:
+        assert len(jobs) == 1 and jobs.attrs["skipped_line_numbers"] == [3]
+        return
+    assert len(jobs) == 2 and "skipped_lines" not in jobs.attrs
+    got = jobs.iloc[1, :len(SWF_COLUMNS)].to_numpy(dtype=float)
+    want = np.array([np.nan if (k and x == -1) else x for k, x in enumerate(expected)])
+    np.testing.assert_array_equal(got, want)
+
+
+exact = st.integers(0, 2**53 - 1).map(float)
+
+
+@settings(max_examples=50, deadline=None)
+@given(data_frames(
+    [column("job_id", elements=st.integers(0, 2**53 - 1), dtype=np.int64)]
+    + [column(c, elements=st.one_of(st.just(np.nan), exact,
+                                    st.floats(0, 2**52, allow_nan=False)
+                                    if c not in INTEGER_COLUMNS else exact), dtype=float)
+       for c in SWF_COLUMNS[1:]],
+    index=range_indexes(min_size=1, max_size=20)))
+def test_any_table_swf_can_hold_round_trips_up_to_2_53(frame):
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "t.swf.gz")
+        write_swf(frame, path)
+        back = read_swf(path)
+    _assert_same_jobs(frame, back)
+
+
+@pytest.mark.parametrize("column_name, value, message", [
+    ("user_id", "alice", r"job table: column 'user_id' is not numeric \(1 row\(s\) hold something "
+                         r"else; first at row 1, job_id 2: 'alice'\)"),
+    ("run_time", -5.0, r"cannot write SWF: column 'run_time' is negative; SWF allows -1 "
+                       r"\(unknown\) or a value >= 0 \(1 row\(s\); first at row 1, job_id 2: -5.0\)"),
+    ("n_procs", 2.0**60, "column 'n_procs' holds values of 2\\*\\*53 or more"),
+    ("req_time", -np.inf, "column 'req_time' holds infinite values"),
+    ("job_id", -3, "column 'job_id' must be a known job number"),
+])
+def test_write_refuses_a_table_swf_cannot_hold_and_writes_nothing(tmp_path, column_name, value,
+                                                                  message):
+    jobs = read_swf(io.BytesIO(f"{LINE}\n{LINE.replace('1 0', '2 0', 1)}\n".encode()))
+    if isinstance(value, str):
+        jobs[column_name] = jobs[column_name].astype(object)
+    jobs.loc[1, column_name] = value
+    with pytest.raises(JobTableError, match=message):
+        write_swf(jobs, tmp_path / "out.swf")
+    assert list(tmp_path.iterdir()) == []
