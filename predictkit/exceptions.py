@@ -3,7 +3,14 @@
 Every error that a user can cause (bad files, bad arguments, impossible values)
 subclasses :class:`PredictkitError`, so the command line can print it as one
 line and exit with status 2.
+
+Invalid parameters of estimators and functions raise
+:class:`InvalidParameterError`: a :class:`ConfigError` (so also a
+``ValueError``) that is also scikit-learn's ``InvalidParameterError``, so
+scikit-learn's own tooling (``check_param_validation``) recognises it.
 """
+
+from ._sklearn_compat import SklearnInvalidParameterError
 
 __all__ = [
     "PredictkitError",
@@ -16,6 +23,7 @@ __all__ = [
     "SimulationError",
     "NotEnoughHistoryError",
     "ConfigError",
+    "InvalidParameterError",
 ]
 
 
@@ -85,3 +93,12 @@ class NotEnoughHistoryError(PredictkitError, ValueError):
 
 class ConfigError(PredictkitError, ValueError):
     """An argument or a configuration file holds an invalid value."""
+
+
+class InvalidParameterError(ConfigError, SklearnInvalidParameterError):
+    """A parameter of an estimator or function has an invalid type or value.
+
+    The message is one line naming the parameter and its owner. Subclasses
+    both :class:`ConfigError` (hence ``ValueError``) and scikit-learn's
+    ``InvalidParameterError``.
+    """
