@@ -182,8 +182,10 @@ class Duration(Constraint):
         return seconds >= self.minimum and not (self.positive and seconds <= 0)
 
     def __str__(self):
-        if self.minimum > 0:
-            low = f"at least {self.minimum:g} s"
+        if self.minimum >= 3600 and self.minimum % 3600 == 0:
+            low = f"of at least {self.minimum / 3600:g} h ({self.minimum:g} s)"
+        elif self.minimum > 0:
+            low = f"of at least {self.minimum:g} s"
         else:
             low = "> 0" if self.positive else ">= 0"
         text = f"a duration {low} (seconds, or a string such as '90min', '18h', '30D')"
