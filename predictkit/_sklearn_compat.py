@@ -12,11 +12,13 @@ from sklearn.utils._param_validation import (
     Options,
     RealNotInt,
     StrOptions,
+    make_constraint,
     validate_parameter_constraints,
 )
 
 __all__ = ["Constraint", "HasMethods", "Interval", "Options", "RealNotInt", "StrOptions",
-           "SklearnInvalidParameterError", "validate_parameter_constraints"]
+           "SklearnInvalidParameterError", "make_constraint",
+           "validate_parameter_constraints"]
 
 
 class Constraint(Options):
