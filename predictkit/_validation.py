@@ -18,6 +18,7 @@ once per ``fit`` or call, never per job.
 import functools
 import inspect
 import numbers
+import re
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -51,13 +52,17 @@ def check_parameters(constraints, params, owner):
     try:
         validate_parameter_constraints(constraints, params, caller_name=owner)
     except SklearnInvalidParameterError as exc:
-        raise InvalidParameterError(str(exc)) from None
+        message = str(exc)
+        named = re.match(r"The '(\w+)' parameter of ", message)
+        raise InvalidParameterError(message, parameter=named and named.group(1),
+                                    owner=owner) from None
 
 
 def invalid_parameter(name, owner, expected, value):
     """The error for a parameter that fails a check constraints cannot express."""
     return InvalidParameterError(
-        f"The {name!r} parameter of {owner} must be {expected}. Got {value!r} instead.")
+        f"The {name!r} parameter of {owner} must be {expected}. Got {value!r} instead.",
+        parameter=name, owner=owner)
 
 
 class ParamsValidatedMixin:

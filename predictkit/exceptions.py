@@ -101,4 +101,18 @@ class InvalidParameterError(ConfigError, SklearnInvalidParameterError):
     The message is one line naming the parameter and its owner. Subclasses
     both :class:`ConfigError` (hence ``ValueError``) and scikit-learn's
     ``InvalidParameterError``.
+
+    Parameters
+    ----------
+    message : str
+        The one-line message.
+    parameter : str, optional
+        The parameter's name (so that the command line can name its flag).
+    owner : str, optional
+        The estimator, function or method it belongs to.
     """
+
+    def __init__(self, message, *, parameter=None, owner=None):
+        super().__init__(message)
+        self.parameter = parameter
+        self.owner = owner

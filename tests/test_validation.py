@@ -38,6 +38,7 @@ def _assert_parameter_error(exc, name, owner):
     text = str(exc)
     assert f"'{name}' parameter of {owner}" in text, text
     assert "\n" not in text
+    assert (exc.parameter, exc.owner) == (name, owner)
 
 
 def _raised(call):

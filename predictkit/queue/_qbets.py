@@ -199,7 +199,8 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
                 parse_edges(self.clustering)
             except ConfigError as exc:
                 raise InvalidParameterError(
-                    f"The 'clustering' parameter of QBETS is invalid: {exc}") from None
+                    f"The 'clustering' parameter of QBETS is invalid: {exc}",
+                    parameter="clustering", owner="QBETS") from None
         self._seed = as_seed(self.random_state)
         self._engines = {}
 
@@ -326,7 +327,8 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
             raise JobTableError("observe_queue needs a job table with submit_time")
         now = float(now)
         if not math.isfinite(now):
-            raise InvalidParameterError(f"observe_queue: now must be a finite time, got {now!r}")
+            raise InvalidParameterError(f"observe_queue: now must be a finite time, got {now!r}",
+                                        parameter="now", owner="QBETS.observe_queue")
         submit = np.asarray(X["submit_time"], dtype=np.float64)
         if np.isnan(submit).any():
             raise JobTableError(f"observe_queue: {int(np.isnan(submit).sum())} queued "
@@ -413,10 +415,12 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
         features = self._features(X)
         groups = self._groups(X)
         if within is None:
-            raise InvalidParameterError("predict_proba needs 'within' (seconds)")
+            raise InvalidParameterError("predict_proba needs 'within' (seconds)",
+                                        parameter="within", owner="QBETS.predict_proba")
         within = np.broadcast_to(np.asarray(within, dtype=np.float64), (len(X),))
         if np.isnan(within).any():
-            raise InvalidParameterError("predict_proba: 'within' has missing values")
+            raise InvalidParameterError("predict_proba: 'within' has missing values",
+                                        parameter="within", owner="QBETS.predict_proba")
         out = np.full(len(X), np.nan)
         for key, rows in groups:
             engine = self._engines.get(key)

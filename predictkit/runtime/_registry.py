@@ -64,7 +64,8 @@ def make_predictor(name, **params):
     if unknown:
         raise InvalidParameterError(
             f"predictor {name!r} has no parameter(s) {', '.join(sorted(unknown))}; "
-            f"it takes {', '.join(sorted(estimator.get_params()))}")
+            f"it takes {', '.join(sorted(estimator.get_params()))}",
+            parameter=sorted(unknown)[0], owner="make_predictor")
     estimator.set_params(**params)
     estimator._validate_params()
     return estimator

@@ -25,7 +25,8 @@ __all__ = ["TsafrirEstimates"]
 
 def _modes_error(message):
     return InvalidParameterError(
-        f"The 'modes' parameter of TsafrirEstimates is invalid: {message}")
+        f"The 'modes' parameter of TsafrirEstimates is invalid: {message}",
+        parameter="modes", owner="TsafrirEstimates")
 
 
 class TsafrirEstimates(EstimateModel):
