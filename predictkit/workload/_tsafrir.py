@@ -165,10 +165,14 @@ class TsafrirEstimates(EstimateModel):
             return []
         pairs = []
         for item in (modes.itertuples(index=False) if isinstance(modes, pd.DataFrame) else modes):
-            if len(item) != 2:
-                raise _modes_error(f"modes must be (time, percent) pairs, got {item!r}")
-            t = parse_duration(item[0], name="mode time")
-            p = float(item[1])
+            try:
+                time, percent = item
+                t = parse_duration(time.item() if isinstance(time, np.generic) else time,
+                                   name="mode time")
+                p = float(percent)
+            except (TypeError, ValueError):  # a ConfigError of parse_duration is a ValueError
+                raise _modes_error(f"modes must be (time, percent) pairs of a duration and a "
+                                   f"percent, got {item!r}") from None
             if not 0 < t <= t_max:
                 raise _modes_error(f"mode time {t:g} s must be in (0, t_max={t_max:g} s]")
             if not 0 < p <= 100:
