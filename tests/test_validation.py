@@ -68,6 +68,7 @@ def _raised(call):
     (lambda: make_workload(n_jobs=-1), "n_jobs", "make_workload"),
     (lambda: make_workload("abc"), "n_jobs", "make_workload"),
     (lambda: make_workload(10, random_state=-1), "random_state", "make_workload"),
+    (lambda: make_workload(10**15), "n_jobs", "make_workload"),
     (lambda: make_workload(10, t_max="30min"), "t_max", "make_workload"),
     (lambda: replay(RecentAverage(), JOBS_WITH_WAITS, JOBS["run_time"], method="quick"),
      "method", "replay"),
@@ -100,6 +101,12 @@ def _raised(call):
 ])
 def test_named_bad_parameters(call, name, owner):
     _assert_parameter_error(_raised(call), name, owner)
+
+
+def test_a_workload_too_large_for_memory_states_the_estimate():
+    with pytest.raises(InvalidParameterError, match=r"1,000,000,000,000,000 jobs need about "
+                                                    r"[\d,]+ GiB, this machine has"):
+        make_workload(10**15)
 
 
 class _Bounds:

@@ -1,17 +1,21 @@
 """Complete synthetic job tables: Lublin-Feitelson jobs with users, sessions and estimates."""
 
+import os
 from numbers import Integral, Real
 
 import numpy as np
 
 from .._time import parse_duration
-from .._validation import RANDOM_STATE, Duration, Interval, validate_params
+from .._validation import RANDOM_STATE, Duration, Interval, invalid_parameter, validate_params
 from ..jobs import as_job_table
 from ._base import as_rng
 from ._lublin import TYPE_CODE, sample_arrivals, sample_runtimes, sample_sizes
 from ._tsafrir import TsafrirEstimates
 
 __all__ = ["make_workload"]
+
+BYTES_PER_JOB = 500
+"""Peak memory of :func:`make_workload` per job, in bytes (measured: about 480)."""
 
 
 @validate_params({
@@ -91,7 +95,9 @@ def make_workload(n_jobs, *, n_procs=128, random_state=None, t_max="18h", p_max=
     Raises
     ------
     InvalidParameterError
-        For an invalid argument (a ``ConfigError`` and ``ValueError``), naming it.
+        For an invalid argument (a ``ConfigError`` and ``ValueError``), naming it;
+        also when ``n_jobs`` jobs cannot fit in the machine's memory (about
+        500 bytes per job while generating).
 
     Examples
     --------
@@ -99,6 +105,7 @@ def make_workload(n_jobs, *, n_procs=128, random_state=None, t_max="18h", p_max=
     >>> bool((jobs["req_time"] >= jobs["run_time"]).all())
     True
     """
+    _check_memory(n_jobs)
     t_max = parse_duration(t_max, name="t_max")
     rng = as_rng(random_state)
     n = int(n_jobs)
@@ -160,3 +167,17 @@ def _arrivals(rng, n, types, weekend_factor):
     order = np.argsort(merged, kind="stable")[:n]
     return merged[order], codes[order]
 
+
+
+def _check_memory(n_jobs):
+    """Refuse a workload that cannot fit in physical memory, with the estimate."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # no such query on this system
+        return
+    need = int(n_jobs) * BYTES_PER_JOB
+    if need > total:
+        raise invalid_parameter(
+            "n_jobs", "make_workload",
+            f"small enough to fit in memory: {int(n_jobs):,} jobs need about "
+            f"{need / 2**30:,.0f} GiB, this machine has {total / 2**30:,.0f} GiB", n_jobs)
