@@ -21,6 +21,8 @@ from predictkit._validation import (RANDOM_STATE, ColumnNames, Duration, WholeNu
                                     as_seed)
 from predictkit.datasets import make_workload
 from predictkit.exceptions import ConfigError, InvalidParameterError, PredictkitError
+from predictkit.metrics import (adjustment_outcomes, bound_correctness_confint, bound_summary,
+                                bound_tightness, estimate_accuracy)
 from predictkit.model_selection import replay
 from predictkit.queue import QBETS, VARQ, min_history, order_statistic_index
 from predictkit.runtime import RecentAverage, WalltimeAdjuster, make_predictor
@@ -171,6 +173,13 @@ _FUNCTIONS = {
     "replay": (replay, lambda **kw: replay(RecentAverage(), JOBS_WITH_WAITS, JOBS["run_time"],
                                            **kw)),
     "summarize": (summarize, lambda **kw: summarize(JOBS, **kw)),
+    "bound_tightness": (bound_tightness, lambda **kw: bound_tightness([1.0], [2.0], **kw)),
+    "bound_correctness_confint": (bound_correctness_confint,
+                                  lambda **kw: bound_correctness_confint([1.0], [2.0], **kw)),
+    "bound_summary": (bound_summary, lambda **kw: bound_summary([1.0], [2.0], **kw)),
+    "estimate_accuracy": (estimate_accuracy, lambda **kw: estimate_accuracy([1.0], [2.0], **kw)),
+    "adjustment_outcomes": (adjustment_outcomes,
+                            lambda **kw: adjustment_outcomes([1.0], [2.0], [2.0], **kw)),
 }
 
 
