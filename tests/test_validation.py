@@ -23,7 +23,7 @@ from predictkit.datasets import make_workload
 from predictkit.exceptions import ConfigError, InvalidParameterError, PredictkitError
 from predictkit.metrics import (adjustment_outcomes, bound_correctness_confint, bound_summary,
                                 bound_tightness, estimate_accuracy)
-from predictkit.model_selection import replay
+from predictkit.model_selection import TraceSplit, replay
 from predictkit.queue import QBETS, VARQ, min_history, order_statistic_index
 from predictkit.runtime import RecentAverage, WalltimeAdjuster, make_predictor
 from predictkit.simulate import simulate
@@ -75,6 +75,10 @@ def _raised(call):
     (lambda: replay(RecentAverage(), JOBS_WITH_WAITS, JOBS["run_time"], method="quick"),
      "method", "replay"),
     (lambda: summarize(JOBS, name=3), "name", "summarize"),
+    (lambda: list(TraceSplit(n_splits=0).split(JOBS)), "n_splits", "TraceSplit"),
+    (lambda: list(TraceSplit(period="0s").split(JOBS)), "period", "TraceSplit"),
+    (lambda: list(TraceSplit(train="rolling").split(JOBS)), "train", "TraceSplit"),
+    (lambda: list(TraceSplit(train_window="soon").split(JOBS)), "train_window", "TraceSplit"),
     (lambda: make_predictor("tang", quantile=7), "quantile", "WalltimeAdjuster"),
     (lambda: make_predictor("magic"), "name", "make_predictor"),
     (lambda: min_history(1.5, 0.95), "q", "min_history"),
