@@ -209,18 +209,23 @@ class ColumnNames(Constraint):
 
 
 class WholeNumber(Constraint):
-    """An int, or a float holding a whole number, at least ``low`` (never a bool)."""
+    """An int, or a float holding a whole number, at least ``low`` (never a bool).
 
-    def __init__(self, low):
+    With ``integral=True`` only ints are accepted.
+    """
+
+    def __init__(self, low, *, integral=False):
         super().__init__()
         self.low = low
+        self.integral = integral
 
     def is_satisfied_by(self, val):
         if isinstance(val, (bool, np.bool_)) or not isinstance(val, numbers.Real):
             return False
         if isinstance(val, numbers.Integral):
             return val >= self.low
-        return bool(np.isfinite(val)) and float(val).is_integer() and val >= self.low
+        return (not self.integral and bool(np.isfinite(val)) and float(val).is_integer()
+                and val >= self.low)
 
     def __str__(self):
-        return f"a whole number >= {self.low}"
+        return f"an int >= {self.low}" if self.integral else f"a whole number >= {self.low}"

@@ -67,6 +67,8 @@ def _raised(call):
     (lambda: simulate(JOBS, max_runtime="-1h"), "max_runtime", "simulate"),
     (lambda: simulate(JOBS, policy="fcfs", reservation_depth=2), "reservation_depth",
      "simulate"),
+    (lambda: simulate(JOBS, reservation_depth=True), "reservation_depth", "simulate"),
+    (lambda: simulate(JOBS, reservation_depth=2.0), "reservation_depth", "simulate"),
     (lambda: make_workload(n_jobs=-1), "n_jobs", "make_workload"),
     (lambda: make_workload("abc"), "n_jobs", "make_workload"),
     (lambda: make_workload(10, random_state=-1), "random_state", "make_workload"),
@@ -308,6 +310,8 @@ def test_column_names_and_whole_numbers():
     assert not WholeNumber(1).is_satisfied_by(True)
     assert not WholeNumber(1).is_satisfied_by(0)
     assert not WholeNumber(1).is_satisfied_by(math.inf)
+    assert not WholeNumber(0, integral=True).is_satisfied_by(2.0)
+    assert WholeNumber(0, integral=True).is_satisfied_by(np.int64(2))
 
 
 def test_simulate_still_accepts_a_whole_float_machine_size():

@@ -2,7 +2,7 @@
 (asking a runtime predictor at submissions), build the :class:`Schedule`."""
 
 import copy
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 import pandas as pd
@@ -34,7 +34,7 @@ _BATCH = 4096
 @validate_params({
     "n_procs": [WholeNumber(1), None],
     "policy": [StrOptions(set(POLICIES))],
-    "reservation_depth": [Interval(Integral, 0, None, closed="left"), None],
+    "reservation_depth": [WholeNumber(0, integral=True), None],
     "priority": [StrOptions(set(PRIORITIES)), callable],
     "fairshare_decay": [Duration(positive=True)],
     "fairshare_factor": [Interval(Real, 0, 1, closed="both")],
@@ -44,8 +44,8 @@ _BATCH = 4096
     "on_underestimate": [StrOptions(set(UNDERESTIMATE_RULES))],
     "backfill_order": [StrOptions({"priority", "sjf"})],
     "kill_at_request": ["boolean"],
-    "max_runtime": [Duration(positive=True), None],
-    "predictor_refresh": [Duration(), None],
+    "max_runtime": [Duration(positive=True, unlimited=True), None],
+    "predictor_refresh": [Duration(unlimited=True), None],
 })
 def simulate(jobs, *, n_procs=None, policy="easy", reservation_depth=None, priority="fcfs",
              fairshare_decay="24h", fairshare_factor=0.5, estimates="requested",
@@ -141,12 +141,8 @@ def simulate(jobs, *, n_procs=None, policy="easy", reservation_depth=None, prior
     code, depth = resolve_policy(policy, reservation_depth)
     prio, period, factor, prio_kind = resolve_priority(priority, fairshare_decay, fairshare_factor)
     under = resolve_underestimate(on_underestimate)
-    if backfill_order not in ("priority", "sjf"):
-        raise ConfigError(f"backfill_order must be 'priority' or 'sjf', got {backfill_order!r}")
     split = parse_duration(max_runtime, name="max_runtime", allow_none=True)
     refresh = parse_duration(predictor_refresh, name="predictor_refresh", allow_none=True)
-    if split is not None and split <= 0:
-        raise ConfigError(f"max_runtime must be positive, got {max_runtime!r}")
     prep = _prepare(jobs, n_procs, kill_at_request)
     predictor = estimates if is_predictor(estimates) else None
     kept, req, dur = prep["kept"], prep["req"], prep["dur"]
