@@ -37,7 +37,7 @@ from ._time import parse_duration
 from .exceptions import ConfigError, InvalidParameterError
 
 __all__ = ["ParamsValidatedMixin", "check_parameters", "validate_params", "invalid_parameter",
-           "RANDOM_STATE", "Duration", "ColumnNames", "WholeNumber", "as_generator", "as_seed",
+           "RANDOM_STATE", "Duration", "ColumnNames", "WholeNumber", "NumericArray", "as_generator", "as_seed",
            "HasMethods", "Interval", "Options", "RealNotInt", "StrOptions"]
 
 
@@ -54,15 +54,27 @@ def check_parameters(constraints, params, owner):
     except SklearnInvalidParameterError as exc:
         message = str(exc)
         named = re.match(r"The '(\w+)' parameter of ", message)
-        raise InvalidParameterError(message, parameter=named and named.group(1),
-                                    owner=owner) from None
+        name = named and named.group(1)
+        if name in params:  # scikit-learn's repr of the value may span lines
+            message = message[:message.rindex(". Got ")]
+            message += f". Got {short_repr(params[name])} instead."
+        raise InvalidParameterError(message, parameter=name, owner=owner) from None
 
 
 def invalid_parameter(name, owner, expected, value):
     """The error for a parameter that fails a check constraints cannot express."""
     return InvalidParameterError(
-        f"The {name!r} parameter of {owner} must be {expected}. Got {value!r} instead.",
-        parameter=name, owner=owner)
+        f"The {name!r} parameter of {owner} must be {expected}. Got {short_repr(value)} "
+        "instead.", parameter=name, owner=owner)
+
+
+def short_repr(value, limit=80):
+    """A one-line representation of ``value`` for error messages (arrays by shape)."""
+    shape = getattr(value, "shape", None)
+    if shape is not None and len(shape) > 0:
+        return f"a {type(value).__name__} of shape {tuple(shape)}"
+    text = " ".join(repr(value).split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 class ParamsValidatedMixin:
@@ -211,21 +223,40 @@ class ColumnNames(Constraint):
 class WholeNumber(Constraint):
     """An int, or a float holding a whole number, at least ``low`` (never a bool).
 
-    With ``integral=True`` only ints are accepted.
+    With ``integral=True`` only ints are accepted. ``high`` (default ``2**62``)
+    keeps the value within the int64 arithmetic of the compiled code.
     """
 
-    def __init__(self, low, *, integral=False):
+    def __init__(self, low, *, integral=False, high=2**62):
         super().__init__()
         self.low = low
+        self.high = high
         self.integral = integral
 
     def is_satisfied_by(self, val):
         if isinstance(val, (bool, np.bool_)) or not isinstance(val, numbers.Real):
             return False
-        if isinstance(val, numbers.Integral):
-            return val >= self.low
-        return (not self.integral and bool(np.isfinite(val)) and float(val).is_integer()
-                and val >= self.low)
+        if not isinstance(val, numbers.Integral) and (
+                self.integral or not np.isfinite(val) or not float(val).is_integer()):
+            return False
+        return self.low <= val <= self.high
 
     def __str__(self):
-        return f"an int >= {self.low}" if self.integral else f"a whole number >= {self.low}"
+        kind = "an int" if self.integral else "a whole number"
+        return f"{kind} in the range [{self.low}, {self.high}]"
+
+
+class NumericArray(Constraint):
+    """A one-dimensional array-like of numbers (not a string)."""
+
+    def is_satisfied_by(self, val):
+        if isinstance(val, (str, bytes)) or not hasattr(val, "__len__"):
+            return False
+        try:
+            values = np.asarray(val, dtype=np.float64)
+        except (TypeError, ValueError):
+            return False
+        return values.ndim == 1
+
+    def __str__(self):
+        return "a one-dimensional array-like of numbers"

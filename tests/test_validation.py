@@ -17,8 +17,8 @@ from test_common import all_estimators
 
 from predictkit import summarize
 from predictkit._sklearn_compat import SklearnInvalidParameterError, make_constraint
-from predictkit._validation import (RANDOM_STATE, ColumnNames, Duration, WholeNumber, as_generator,
-                                    as_seed)
+from predictkit._validation import (RANDOM_STATE, ColumnNames, Duration, NumericArray, WholeNumber,
+                                    as_generator, as_seed)
 from predictkit.datasets import make_workload
 from predictkit.exceptions import ConfigError, InvalidParameterError, PredictkitError
 from predictkit.metrics import (adjustment_outcomes, bound_correctness_confint, bound_summary,
@@ -62,6 +62,10 @@ def _raised(call):
     (lambda: simulate(JOBS, n_procs="8"), "n_procs", "simulate"),
     (lambda: simulate(JOBS, n_procs=True), "n_procs", "simulate"),
     (lambda: simulate(JOBS, n_procs=7.5), "n_procs", "simulate"),
+    (lambda: simulate(JOBS, n_procs=2**70), "n_procs", "simulate"),
+    (lambda: simulate(JOBS, n_procs=1e30), "n_procs", "simulate"),
+    (lambda: simulate(JOBS, estimates=["a"] * len(JOBS)), "estimates", "simulate"),
+    (lambda: simulate(JOBS, estimates=np.ones((len(JOBS), 2))), "estimates", "simulate"),
     (lambda: simulate(JOBS, policy="easy++"), "policy", "simulate"),
     (lambda: simulate(JOBS, fairshare_factor="0.5"), "fairshare_factor", "simulate"),
     (lambda: simulate(JOBS, max_runtime="-1h"), "max_runtime", "simulate"),
@@ -312,8 +316,20 @@ def test_column_names_and_whole_numbers():
     assert not WholeNumber(1).is_satisfied_by(math.inf)
     assert not WholeNumber(0, integral=True).is_satisfied_by(2.0)
     assert WholeNumber(0, integral=True).is_satisfied_by(np.int64(2))
+    assert not WholeNumber(1).is_satisfied_by(2**63)
+    assert NumericArray().is_satisfied_by([1, 2.5]) and NumericArray().is_satisfied_by(np.ones(3))
+    assert not NumericArray().is_satisfied_by("12")
+    assert not NumericArray().is_satisfied_by([[1.0]])
+    assert not NumericArray().is_satisfied_by(5.0)
 
 
 def test_simulate_still_accepts_a_whole_float_machine_size():
     jobs = JOBS.iloc[:20]
     assert simulate(jobs, n_procs=128.0).jobs.equals(simulate(jobs, n_procs=128).jobs)
+
+
+@pytest.mark.parametrize("value", [np.ones((500, 2)), ["a"] * 500, "x" * 1000])
+def test_messages_stay_one_short_line_whatever_the_value(value):
+    exc = _raised(lambda: simulate(JOBS, estimates=value))
+    _assert_parameter_error(exc, "estimates", "simulate")
+    assert len(str(exc)) < 400

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from .._time import parse_duration
-from .._validation import (Duration, HasMethods, Interval, StrOptions, WholeNumber,
+from .._validation import (Duration, HasMethods, Interval, NumericArray, StrOptions, WholeNumber,
                            invalid_parameter, validate_params)
 from ..exceptions import ConfigError, JobTableError, SimulationError
 from ..jobs import validate_jobs
@@ -38,7 +38,7 @@ _BATCH = 4096
     "priority": [StrOptions(set(PRIORITIES)), callable],
     "fairshare_decay": [Duration(positive=True)],
     "fairshare_factor": [Interval(Real, 0, 1, closed="both")],
-    "estimates": [StrOptions({"requested", "perfect"}), "array-like",
+    "estimates": [StrOptions({"requested", "perfect"}), NumericArray(),
                   HasMethods(["partial_fit", "predict"])],
     "selective": ["boolean"],
     "on_underestimate": [StrOptions(set(UNDERESTIMATE_RULES))],
