@@ -37,8 +37,9 @@ from ._time import parse_duration
 from .exceptions import ConfigError, InvalidParameterError
 
 __all__ = ["ParamsValidatedMixin", "check_parameters", "validate_params", "invalid_parameter",
-           "RANDOM_STATE", "Duration", "ColumnNames", "WholeNumber", "NumericArray", "as_generator", "as_seed",
-           "HasMethods", "Interval", "Options", "RealNotInt", "StrOptions"]
+           "short_repr", "RANDOM_STATE", "Duration", "ColumnNames", "WholeNumber",
+           "NumericArray", "as_generator", "as_seed", "HasMethods", "Interval", "Options",
+           "RealNotInt", "StrOptions"]
 
 
 def check_parameters(constraints, params, owner):
@@ -97,7 +98,7 @@ def validate_params(constraints):
     ----------
     constraints : dict
         ``name -> list of constraints`` in scikit-learn's format; parameters
-        not listed are not checked.
+        not listed are not checked, nor are defaults (a test checks them once).
     """
     def decorator(func):
         signature = inspect.signature(func)

@@ -5,6 +5,7 @@ and scikit-learn's ``InvalidParameterError``, raised in ``fit`` (estimators)
 or at the call (functions), with one line naming the parameter.
 """
 
+import inspect
 import math
 
 import numpy as np
@@ -223,6 +224,16 @@ def test_every_function_parameter(owner, param, data):
     constraints = func._parameter_constraints[param]
     value = data.draw(_BAD_VALUES.filter(lambda v: _violates(constraints, v)), label=param)
     _assert_parameter_error(_raised(lambda: call(**{param: value})), param, owner)
+
+
+@pytest.mark.parametrize("owner", sorted(_FUNCTIONS))
+def test_function_defaults_satisfy_their_constraints(owner):
+    func = _FUNCTIONS[owner][0]
+    signature = inspect.signature(func)
+    for name, constraints in func._parameter_constraints.items():
+        default = signature.parameters[name].default
+        if default is not inspect.Parameter.empty:
+            assert not _violates(constraints, default), (owner, name, default)
 
 
 @pytest.mark.parametrize("name, cls", all_estimators())
