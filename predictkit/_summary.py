@@ -6,6 +6,7 @@ import pandas as pd
 from ._format import format_number
 from ._time import format_duration
 from .exceptions import JobTableError
+from ._validation import validate_params
 from .jobs import validate_jobs
 
 __all__ = ["summarize", "request_accuracy", "estimate_modes", "SUMMARY_LABELS", "format_summary"]
@@ -94,6 +95,7 @@ def _bins_to_cover(modes, percent):
     return int(np.searchsorted(cum, percent / 100.0 * cum[-1] - 1e-9) + 1)
 
 
+@validate_params({"name": [str, None]})
 def summarize(X, *, name=None):
     """Summarise a job table: the numbers a user asks for first.
 

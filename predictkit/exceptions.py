@@ -3,7 +3,14 @@
 Every error that a user can cause (bad files, bad arguments, impossible values)
 subclasses :class:`PredictkitError`, so the command line can print it as one
 line and exit with status 2.
+
+Invalid parameters of estimators and functions raise
+:class:`InvalidParameterError`: a :class:`ConfigError` (so also a
+``ValueError``) that is also scikit-learn's ``InvalidParameterError``, so
+scikit-learn's own tooling (``check_param_validation``) recognises it.
 """
+
+from ._sklearn_compat import SklearnInvalidParameterError
 
 __all__ = [
     "PredictkitError",
@@ -17,6 +24,7 @@ __all__ = [
     "NotEnoughHistoryError",
     "ConfigError",
     "OutputError",
+    "InvalidParameterError",
 ]
 
 
@@ -97,3 +105,26 @@ class OutputError(PredictkitError, OSError):
     :class:`OSError`, so code that catches file errors keeps working; its
     message is one line naming the path.
     """
+
+
+class InvalidParameterError(ConfigError, SklearnInvalidParameterError):
+    """A parameter of an estimator or function has an invalid type or value.
+
+    The message is one line naming the parameter and its owner. Subclasses
+    both :class:`ConfigError` (hence ``ValueError``) and scikit-learn's
+    ``InvalidParameterError``.
+
+    Parameters
+    ----------
+    message : str
+        The one-line message.
+    parameter : str, optional
+        The parameter's name (so that the command line can name its flag).
+    owner : str, optional
+        The estimator, function or method it belongs to.
+    """
+
+    def __init__(self, message, *, parameter=None, owner=None):
+        super().__init__(message)
+        self.parameter = parameter
+        self.owner = owner

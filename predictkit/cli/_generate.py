@@ -90,7 +90,7 @@ def run(args):
     if not args.output:
         raise ConfigError("give the output file with -o/--output (e.g. -o synth.swf)")
     if args.estimates_for is None:
-        jobs = make_workload(args.jobs, args.procs, random_state=args.seed,
+        jobs = make_workload(args.jobs, n_procs=args.procs, random_state=args.seed,
                              t_max=args.tmax if args.tmax is not None else "18h",
                              p_max=args.pmax, load=args.load)
         comments = []

@@ -8,8 +8,11 @@ Jobs without a bound (``NaN``: too little history) are left out of both and
 counted by :func:`bound_availability`.
 """
 
+from numbers import Real
+
 import numpy as np
 
+from .._validation import Interval, StrOptions, validate_params
 from ..exceptions import ConfigError
 
 __all__ = ["bound_correctness", "bound_availability", "bound_tightness",
@@ -47,6 +50,10 @@ def bound_availability(bounds):
     return float(np.mean(np.isfinite(b))) if len(b) else float("nan")
 
 
+_MIN_WAIT = [Interval(Real, 0, None, closed="left")]
+
+
+@validate_params({"min_wait": _MIN_WAIT, "statistic": [StrOptions({"median", "mean"})]})
 def bound_tightness(y_true, bounds, *, min_wait=60.0, statistic="median"):
     """Median (or mean) of bound / actual wait over jobs that waited > ``min_wait`` s.
 
@@ -54,8 +61,6 @@ def bound_tightness(y_true, bounds, *, min_wait=60.0, statistic="median"):
     ----------
     statistic : {"median", "mean"}
     """
-    if statistic not in ("median", "mean"):
-        raise ConfigError(f"statistic must be 'median' or 'mean', got {statistic!r}")
     y, b, keep = _pair(y_true, bounds)
     keep &= y > min_wait
     if not keep.any():
@@ -64,6 +69,9 @@ def bound_tightness(y_true, bounds, *, min_wait=60.0, statistic="median"):
     return float(np.median(ratio) if statistic == "median" else np.mean(ratio))
 
 
+@validate_params({"alpha": [Interval(Real, 0, 1, closed="neither")],
+                  "method": [StrOptions({"normal", "agresti_coull", "beta", "wilson",
+                                         "jeffreys", "binom_test"})]})
 def bound_correctness_confint(y_true, bounds, *, alpha=0.05, method="wilson"):
     """Confidence interval of the correct fraction (``proportion_confint``).
 
@@ -82,6 +90,8 @@ def bound_correctness_confint(y_true, bounds, *, alpha=0.05, method="wilson"):
     return float(low), float(high)
 
 
+@validate_params({"quantile": [Interval(Real, 0, 1, closed="neither"), None],
+                  "min_wait": _MIN_WAIT})
 def bound_summary(y_true, bounds, *, quantile=None, min_wait=60.0):
     """All bound metrics in one dict.
 

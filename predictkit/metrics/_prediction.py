@@ -1,9 +1,12 @@
 """Accuracy of runtime predictions (Tang et al. 2013, section 4.2) and sklearn scorers."""
 
+from numbers import Real
+
 import numpy as np
 from sklearn.metrics import make_scorer
 
-from ..exceptions import ConfigError, JobTableError
+from .._validation import Interval, validate_params
+from ..exceptions import JobTableError
 
 __all__ = [
     "estimate_accuracy",
@@ -40,6 +43,7 @@ def _pair(run, est, names=("run", "est")):
     return arrays
 
 
+@validate_params({"average": ["boolean"]})
 def estimate_accuracy(run, est, *, average=True):
     """Accuracy of runtime estimates, Tang et al. (2013) eq. 3.
 
@@ -73,6 +77,7 @@ def estimate_accuracy(run, est, *, average=True):
     return float(acc.mean()) if average else acc
 
 
+@validate_params({"bad_threshold": [Interval(Real, 0, None, closed="left")]})
 def adjustment_outcomes(run, requested, adjusted, *, bad_threshold=1800):
     """Shares of NA / OE / UE / BE jobs, Tang et al. (2013) section 4.2.2 (Fig. 5).
 
@@ -103,8 +108,6 @@ def adjustment_outcomes(run, requested, adjusted, *, bad_threshold=1800):
     """
     run, requested = _pair(run, requested, ("run", "requested"))
     _, adjusted = _pair(run, adjusted, ("run", "adjusted"))
-    if not np.isfinite(bad_threshold) or bad_threshold < 0:
-        raise ConfigError(f"bad_threshold must be a non-negative number, got {bad_threshold!r}")
     same = adjusted == requested
     under = ~same & (adjusted < run)
     bad = under & (run - adjusted > bad_threshold)

@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
+from .._validation import StrOptions, invalid_parameter, validate_params
 from ..exceptions import ConfigError, JobTableError
 
 __all__ = ["replay", "known_times"]
@@ -48,6 +49,8 @@ def known_times(X, y, target="end"):
     return known
 
 
+@validate_params({"method": [StrOptions({"auto", "reference", "fast"})],
+                  "known_time": ["array-like", None]})
 def replay(estimator, X, y, *, method="auto", known_time=None):
     """Predict every job online, from exactly the jobs whose target was known at its submission.
 
@@ -99,8 +102,10 @@ def replay(estimator, X, y, *, method="auto", known_time=None):
     ------
     JobTableError
         Missing columns or submit times, a target without a known time.
+    InvalidParameterError
+        Unknown ``method``, an estimator that is not online (a ``ConfigError``).
     ConfigError
-        Unknown ``method``, or ``"fast"`` for an estimator without a fast path.
+        ``"fast"`` for an estimator without a fast path.
 
     Examples
     --------
@@ -112,13 +117,11 @@ def replay(estimator, X, y, *, method="auto", known_time=None):
     >>> replay(RecentAverage(), jobs, [100.0, 300.0, 10.0])
     array([1000., 1000.,  200.])
     """
-    if method not in ("auto", "reference", "fast"):
-        raise ConfigError(f"method must be 'auto', 'reference' or 'fast', got {method!r}")
     target = getattr(estimator, "target_known_at", None)
-    if target not in _TIME_COLUMN:
-        raise ConfigError(
-            f"{type(estimator).__name__} is not an online estimator "
-            "(it has no target_known_at = 'end' or 'start'); replay needs partial_fit")
+    if target not in _TIME_COLUMN or not hasattr(estimator, "partial_fit"):
+        raise invalid_parameter(
+            "estimator", "replay", "an online estimator (target_known_at = 'end' or 'start', "
+            "and partial_fit)", type(estimator).__name__)
     if not isinstance(X, pd.DataFrame):
         raise JobTableError(f"X must be a pandas DataFrame job table, got {type(X).__name__}")
     if "submit_time" not in X.columns:

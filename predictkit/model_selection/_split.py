@@ -10,6 +10,7 @@ from sklearn.model_selection import BaseCrossValidator
 from sklearn.pipeline import Pipeline
 
 from .._time import parse_duration
+from .._validation import Duration, Interval, StrOptions, check_parameters
 from ..exceptions import ConfigError, JobTableError
 
 __all__ = ["TraceSplit", "replay_cross_validate"]
@@ -63,14 +64,18 @@ class TraceSplit(BaseCrossValidator):
         self.train = train
         self.train_window = train_window
 
+    _parameter_constraints = {
+        "n_splits": [Interval(Integral, 1, None, closed="left")],
+        "period": [Duration(positive=True)],
+        "train": [StrOptions({"expanding", "sliding"})],
+        "train_window": [Duration(unlimited=True), None],
+    }
+
     def _check(self):
-        if not isinstance(self.n_splits, Integral) or self.n_splits < 1:
-            raise ConfigError(f"n_splits must be an integer >= 1, got {self.n_splits!r}")
-        if self.train not in ("expanding", "sliding"):
-            raise ConfigError(f"train must be 'expanding' or 'sliding', got {self.train!r}")
+        check_parameters(self._parameter_constraints,
+                         {name: getattr(self, name) for name in self._parameter_constraints},
+                         "TraceSplit")
         period = parse_duration(self.period, name="period")
-        if period <= 0:
-            raise ConfigError("period must be positive")
         window = parse_duration(self.train_window, name="train_window", allow_none=True)
         return period, (period if window is None else window)
 

@@ -28,11 +28,12 @@ For ``n > 500`` both use the normal approximation of the reference,
 
 import functools
 import math
+from numbers import Integral, Real
 
 import numpy as np
 from scipy import stats
 
-from ..exceptions import ConfigError
+from .._validation import Interval, StrOptions, check_parameters
 
 __all__ = ["INDEX_RULES", "NORMAL_APPROXIMATION_N", "min_history",
            "order_statistic_index", "IndexTable", "index_table"]
@@ -42,13 +43,13 @@ NORMAL_APPROXIMATION_N = 500
 """Histories longer than this use the normal approximation."""
 
 
-def _check(q, c, index):
-    if not (0.0 < q < 1.0) or not math.isfinite(q):
-        raise ConfigError(f"quantile must be in (0, 1), got {q!r}")
-    if not (0.0 < c < 1.0) or not math.isfinite(c):
-        raise ConfigError(f"confidence must be in (0, 1), got {c!r}")
-    if index not in INDEX_RULES:
-        raise ConfigError(f"index must be one of {INDEX_RULES}, got {index!r}")
+_CONSTRAINTS = {"q": [Interval(Real, 0, 1, closed="neither")],
+                "c": [Interval(Real, 0, 1, closed="neither")],
+                "index": [StrOptions(set(INDEX_RULES))]}
+
+
+def _check(q, c, index, owner="min_history"):
+    check_parameters(_CONSTRAINTS, {"q": q, "c": c, "index": index}, owner)
 
 
 def min_history(q, c):
@@ -109,7 +110,9 @@ def order_statistic_index(n, q, c, index="textbook"):
         ``k`` in ``1..n`` such that the ``k``-th smallest of the ``n`` waits is
         the bound, or 0 when ``n < min_history(q, c)`` (no bound).
     """
-    _check(q, c, index)
+    _check(q, c, index, "order_statistic_index")
+    check_parameters({"n": [Interval(Integral, 0, None, closed="left")]}, {"n": n},
+                     "order_statistic_index")
     n = int(n)
     if n < min_history(q, c):
         return 0
@@ -128,7 +131,7 @@ class IndexTable:
     """
 
     def __init__(self, q, c, index="textbook"):
-        _check(q, c, index)
+        _check(q, c, index, "IndexTable")
         self.q, self.c, self.index = q, c, index
         self.n_min = min_history(q, c)
         self._table = np.zeros(0, dtype=np.int64)

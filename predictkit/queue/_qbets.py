@@ -18,11 +18,11 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
-from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ..exceptions import ConfigError, JobTableError
+from .._validation import (RANDOM_STATE, ColumnNames, Interval, ParamsValidatedMixin,
+                           StrOptions, as_seed)
+from ..exceptions import ConfigError, InvalidParameterError, JobTableError
 from ._binomial import min_history
 from ._clustering import job_features, parse_edges
 from ._engine import Engine
@@ -31,7 +31,7 @@ from ._history import SortedHistory
 __all__ = ["QBETS"]
 
 
-class QBETS(BaseEstimator):
+class QBETS(ParamsValidatedMixin, BaseEstimator):
     """Upper bounds on the queue wait of each job, with a stated confidence.
 
     For a job of a given class, the bound is an order statistic of the waits
@@ -85,7 +85,7 @@ class QBETS(BaseEstimator):
         (see :mod:`predictkit.queue._changepoint`).
     proba_step : float, default=0.01
         Step of the quantile grid of :meth:`predict_proba`.
-    random_state : int, RandomState or None, default=None
+    random_state : int, RandomState, Generator or None, default=None
         Seeds the mixture fits of ``clustering="auto"`` (every group's
         engine gets the same seed, as separate estimators would).
     by : tuple of str or None, default=None
@@ -163,8 +163,8 @@ class QBETS(BaseEstimator):
         "ruptures_every": [Interval(Integral, 1, None, closed="left")],
         "ruptures_penalty": [Interval(Real, 0, None, closed="left"), None],
         "proba_step": [Interval(Real, 0, 0.5, closed="right")],
-        "random_state": ["random_state"],
-        "by": [tuple, list, None],
+        "random_state": [RANDOM_STATE],
+        "by": [ColumnNames(), None],
         "queued": [StrOptions({"age"}), None],
     }
 
@@ -193,17 +193,15 @@ class QBETS(BaseEstimator):
     # -- construction -------------------------------------------------------
 
     def _reset(self):
-        try:
-            self._validate_params()
-        except InvalidParameterError as exc:
-            raise ConfigError(f"QBETS: {exc}") from None
-        if self.by is not None and (
-                len(self.by) == 0 or not all(isinstance(c, str) for c in self.by)):
-            raise ConfigError(f"QBETS: 'by' must be a non-empty tuple of column names, "
-                              f"got {self.by!r}")
+        self._validate_params()
         if not isinstance(self.clustering, (str, type(None))):
-            parse_edges(self.clustering)
-        self._seed = int(check_random_state(self.random_state).randint(2 ** 31 - 1))
+            try:
+                parse_edges(self.clustering)
+            except ConfigError as exc:
+                raise InvalidParameterError(
+                    f"The 'clustering' parameter of QBETS is invalid: {exc}",
+                    parameter="clustering", owner="QBETS") from None
+        self._seed = as_seed(self.random_state)
         self._engines = {}
 
     def _engine_for(self, key):
@@ -329,7 +327,8 @@ class QBETS(BaseEstimator):
             raise JobTableError("observe_queue needs a job table with submit_time")
         now = float(now)
         if not math.isfinite(now):
-            raise ConfigError(f"observe_queue: now must be a finite time, got {now!r}")
+            raise InvalidParameterError(f"observe_queue: now must be a finite time, got {now!r}",
+                                        parameter="now", owner="QBETS.observe_queue")
         submit = np.asarray(X["submit_time"], dtype=np.float64)
         if np.isnan(submit).any():
             raise JobTableError(f"observe_queue: {int(np.isnan(submit).sum())} queued "
@@ -416,10 +415,12 @@ class QBETS(BaseEstimator):
         features = self._features(X)
         groups = self._groups(X)
         if within is None:
-            raise ConfigError("predict_proba needs 'within' (seconds)")
+            raise InvalidParameterError("predict_proba needs 'within' (seconds)",
+                                        parameter="within", owner="QBETS.predict_proba")
         within = np.broadcast_to(np.asarray(within, dtype=np.float64), (len(X),))
         if np.isnan(within).any():
-            raise ConfigError("predict_proba: 'within' has missing values")
+            raise InvalidParameterError("predict_proba: 'within' has missing values",
+                                        parameter="within", owner="QBETS.predict_proba")
         out = np.full(len(X), np.nan)
         for key, rows in groups:
             engine = self._engines.get(key)

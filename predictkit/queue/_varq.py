@@ -17,10 +17,12 @@ Reservations on machines that behave independently combine as
 
 import math
 from dataclasses import asdict, dataclass
+from numbers import Real
 
 import numpy as np
 import pandas as pd
 
+from .._validation import HasMethods, Interval, StrOptions, check_parameters, invalid_parameter
 from ..exceptions import ConfigError
 
 __all__ = ["VARQ", "Reservation", "joint_success_probability"]
@@ -92,18 +94,15 @@ def joint_success_probability(probabilities):
     return 1.0 - float(np.prod([1.0 - p for p in values]))
 
 
-def _number(value, name, *, positive=False, nonnegative=False):
-    try:
-        out = float(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"{name} must be a number, got {value!r}") from None
-    if not math.isfinite(out):
-        raise ConfigError(f"{name} must be finite, got {value!r}")
-    if positive and out <= 0:
-        raise ConfigError(f"{name} must be > 0, got {value!r}")
-    if nonnegative and out < 0:
-        raise ConfigError(f"{name} must be >= 0, got {value!r}")
-    return out
+_POSITIVE = Interval(Real, 0, None, closed="neither")
+_ARGUMENT_CONSTRAINTS = {
+    "nodes": [_POSITIVE],
+    "walltime": [_POSITIVE],
+    "deadline": [Interval(Real, 0, None, closed="left")],
+    "now": [Interval(Real, None, None, closed="neither")],
+    "probability": [Interval(Real, 0, 1, closed="right"), None],
+    "mode": [StrOptions({"latest", "max"})],
+}
 
 
 class VARQ:
@@ -118,6 +117,9 @@ class VARQ:
     step : float, default=30
         Spacing of candidate submit times in seconds (30 in the paper).
 
+    Both are checked when a trajectory or a plan is asked for; invalid values
+    raise :class:`~predictkit.exceptions.InvalidParameterError` naming them.
+
     Examples
     --------
     >>> import numpy as np, pandas as pd
@@ -130,23 +132,22 @@ class VARQ:
     (True, 5280.0)
     """
 
-    def __init__(self, bounds, step=30):
+    _parameter_constraints = {"bounds": [HasMethods(["predict_proba"])], "step": [_POSITIVE]}
+
+    def __init__(self, bounds, *, step=30):
         self.bounds = bounds
         self.step = step
 
     def _check(self, nodes, walltime, deadline, now):
-        if not hasattr(self.bounds, "predict_proba"):
-            raise ConfigError(f"VARQ bounds must have predict_proba(X, within=...), got "
-                              f"{type(self.bounds).__name__}")
-        step = _number(self.step, "step", positive=True)
-        nodes = _number(nodes, "nodes", positive=True)
-        walltime = _number(walltime, "walltime", positive=True)
-        deadline = _number(deadline, "deadline", nonnegative=True)
-        now = _number(now, "now")
+        check_parameters(self._parameter_constraints,
+                         {"bounds": self.bounds, "step": self.step}, "VARQ")
+        check_parameters(_ARGUMENT_CONSTRAINTS, {"nodes": nodes, "walltime": walltime,
+                                                 "deadline": deadline, "now": now}, "VARQ")
         if deadline <= now:
-            raise ConfigError(f"deadline {deadline:g} is not after now ({now:g}): "
-                              "a reservation cannot start in the past")
-        return step, nodes, walltime, deadline, now
+            raise invalid_parameter("deadline", "VARQ",
+                                    f"after now ({now:g}): a reservation cannot start in "
+                                    "the past", deadline)
+        return float(self.step), float(nodes), float(walltime), float(deadline), float(now)
 
     def trajectory(self, nodes, walltime, deadline, now):
         """The probability trajectory (Figure 3 of the paper).
@@ -181,7 +182,7 @@ class VARQ:
         return pd.DataFrame({"submit_time": submit, "wait": submit - now, "within": within,
                              "requested_time": walltime + within, "probability": prob})
 
-    def plan(self, nodes, walltime, deadline, probability, now, mode="latest"):
+    def plan(self, nodes, walltime, deadline, probability, now, *, mode="latest"):
         """When to submit so that the job runs at ``deadline`` with ``probability``.
 
         Parameters
@@ -201,14 +202,13 @@ class VARQ:
         Reservation
             ``possible=False`` with a reason when no submit time qualifies.
         """
-        if mode not in ("latest", "max"):
-            raise ConfigError(f"mode must be 'latest' or 'max', got {mode!r}")
+        check_parameters(_ARGUMENT_CONSTRAINTS, {"probability": probability, "mode": mode},
+                         "VARQ.plan")
         if probability is None and mode == "latest":
-            raise ConfigError("mode='latest' needs a probability")
+            raise invalid_parameter("probability", "VARQ.plan",
+                                    "a number in (0, 1] with mode='latest'", probability)
         if probability is not None:
-            probability = _number(probability, "probability")
-            if not 0.0 < probability <= 1.0:
-                raise ConfigError(f"probability must be in (0, 1], got {probability!r}")
+            probability = float(probability)
         traj = self.trajectory(nodes, walltime, deadline, now)
         nodes, walltime = float(nodes), float(walltime)
         probs = traj["probability"].to_numpy()

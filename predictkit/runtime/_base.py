@@ -24,14 +24,12 @@ Semantics shared by every estimator of :mod:`predictkit.runtime`
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, RegressorMixin
-# the one place the runtime predictors import private scikit-learn names
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .._validation import ParamsValidatedMixin
 from ..exceptions import JobTableError
 
-__all__ = ["OnlineRuntimeEstimator", "group_codes", "end_times", "as_target", "check_jobs",
-           "Interval", "StrOptions"]
+__all__ = ["OnlineRuntimeEstimator", "group_codes", "end_times", "as_target", "check_jobs"]
 
 
 def check_jobs(X, required, *, name, owner):
@@ -127,7 +125,7 @@ def group_codes(frames, keys):
     return np.split(code, np.cumsum(sizes)[:-1])
 
 
-class OnlineRuntimeEstimator(RegressorMixin, BaseEstimator):
+class OnlineRuntimeEstimator(ParamsValidatedMixin, RegressorMixin, BaseEstimator):
     """Base of the online runtime predictors (not public).
 
     Subclasses declare the columns they read (``_required_columns()``) and
@@ -144,7 +142,13 @@ class OnlineRuntimeEstimator(RegressorMixin, BaseEstimator):
         return ("submit_time", "req_time") + tuple(self._group_keys())
 
     def _setup(self):
-        """Validate the parameters (first call of ``partial_fit``)."""
+        """Validate the parameters (``fit``, first call of ``partial_fit``, replay).
+
+        Raises
+        ------
+        InvalidParameterError
+            Naming the first invalid parameter.
+        """
         self._validate_params()
 
     def fit(self, X, y):

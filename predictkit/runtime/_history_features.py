@@ -6,7 +6,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import Interval, OnlineRuntimeEstimator, check_jobs
+from .._validation import Interval, ParamsValidatedMixin
+from ._base import OnlineRuntimeEstimator, check_jobs
 from ._kernels import recent_features
 
 __all__ = ["HistoryFeatures"]
@@ -14,7 +15,7 @@ __all__ = ["HistoryFeatures"]
 _SUBMIT_COLUMNS = ("req_time", "procs", "hour", "weekday")
 
 
-class HistoryFeatures(TransformerMixin, BaseEstimator):
+class HistoryFeatures(ParamsValidatedMixin, TransformerMixin, BaseEstimator):
     """Turn a job table into numeric features that use only what was known at submission.
 
     For each job, placed at its submit time ``s``, the features are

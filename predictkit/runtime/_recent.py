@@ -8,7 +8,8 @@
 from numbers import Integral
 
 import numpy as np
-from ._base import Interval, OnlineRuntimeEstimator
+from .._validation import Interval
+from ._base import OnlineRuntimeEstimator
 from ._kernels import recent_statistic
 
 __all__ = ["RecentUsageMax", "RecentAverage"]

@@ -1,6 +1,7 @@
 """Runtime predictors by name, as the command line, sweeps and reports ask for them."""
 
-from ..exceptions import ConfigError
+from .._validation import invalid_parameter
+from ..exceptions import InvalidParameterError
 
 __all__ = ["PREDICTORS", "make_predictor"]
 
@@ -40,8 +41,9 @@ def make_predictor(name, **params):
 
     Raises
     ------
-    ConfigError
-        For an unknown name or parameter, naming the valid ones.
+    InvalidParameterError
+        For an unknown name or parameter, naming the valid ones, or an invalid
+        parameter value (checked here, not only at ``fit``). A ``ConfigError``.
     """
     from ._recent import RecentAverage, RecentUsageMax
     from ._requested import RequestedTime
@@ -50,7 +52,7 @@ def make_predictor(name, **params):
     classes = {"requested": RequestedTime, "tang": WalltimeAdjuster,
                "usage-max": RecentUsageMax, "recent-average": RecentAverage}
     if name not in classes:
-        raise ConfigError(f"unknown predictor {name!r}; choose one of {', '.join(classes)}")
+        raise invalid_parameter("name", "make_predictor", f"one of {', '.join(classes)}", name)
     params = dict(params)
     if name == "tang":
         if "keys" in params:
@@ -60,6 +62,10 @@ def make_predictor(name, **params):
     estimator = classes[name]()
     unknown = set(params) - set(estimator.get_params())
     if unknown:
-        raise ConfigError(f"predictor {name!r} has no parameter(s) {', '.join(sorted(unknown))}; "
-                          f"it takes {', '.join(sorted(estimator.get_params()))}")
-    return estimator.set_params(**params)
+        raise InvalidParameterError(
+            f"predictor {name!r} has no parameter(s) {', '.join(sorted(unknown))}; "
+            f"it takes {', '.join(sorted(estimator.get_params()))}",
+            parameter=sorted(unknown)[0], owner="make_predictor")
+    estimator.set_params(**params)
+    estimator._validate_params()
+    return estimator

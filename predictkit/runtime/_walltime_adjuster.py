@@ -4,8 +4,8 @@ from numbers import Integral, Real
 
 import numpy as np
 from .._time import parse_duration
-from ..exceptions import ConfigError
-from ._base import Interval, OnlineRuntimeEstimator, StrOptions
+from .._validation import ColumnNames, Duration, Interval, StrOptions
+from ._base import OnlineRuntimeEstimator
 from ._kernels import window_quantile, window_statistic
 
 __all__ = ["WalltimeAdjuster"]
@@ -71,8 +71,8 @@ class WalltimeAdjuster(OnlineRuntimeEstimator):
     """
 
     _parameter_constraints = {
-        "keys": [tuple, list],
-        "window": "no_validation",
+        "keys": [ColumnNames()],
+        "window": [Duration(unlimited=True), None],
         "quantile": [Interval(Real, 0.5, 1.0, closed="both"), StrOptions({"mean"})],
         "min_jobs": [Interval(Integral, 1, None, closed="left")],
         "floor": [Interval(Real, 0.0, 1.0, closed="both"), None],
@@ -90,8 +90,6 @@ class WalltimeAdjuster(OnlineRuntimeEstimator):
 
     def _setup(self):
         super()._setup()
-        if not self.keys or not all(isinstance(k, str) for k in self.keys):
-            raise ConfigError(f"keys must be a non-empty tuple of column names, got {self.keys!r}")
         self.window_seconds_ = parse_duration(self.window, name="window", allow_none=True)
 
     def _group_keys(self):

@@ -2,24 +2,28 @@
 (asking a runtime predictor at submissions), build the :class:`Schedule`."""
 
 import copy
+from numbers import Real
 
 import numpy as np
 import pandas as pd
 
 from .._time import parse_duration
+from .._validation import (Duration, HasMethods, Interval, NumericArray, StrOptions, WholeNumber,
+                           invalid_parameter, validate_params)
 from ..exceptions import ConfigError, JobTableError, SimulationError
 from ..jobs import validate_jobs
 from ..runtime._base import OnlineRuntimeEstimator, check_jobs
 from . import _engine as eng
 from ._estimates import (
     OUTCOME_COLUMNS,
+    UNDERESTIMATE_RULES,
     finish_estimates,
     is_predictor,
     resolve_underestimate,
     static_estimates,
 )
-from ._policies import resolve_policy
-from ._priorities import callable_keys, resolve_priority
+from ._policies import POLICIES, resolve_policy
+from ._priorities import PRIORITIES, callable_keys, resolve_priority
 from ._schedule import Schedule
 
 __all__ = ["simulate"]
@@ -27,6 +31,22 @@ __all__ = ["simulate"]
 _BATCH = 4096
 
 
+@validate_params({
+    "n_procs": [WholeNumber(1), None],
+    "policy": [StrOptions(set(POLICIES))],
+    "reservation_depth": [WholeNumber(0, integral=True), None],
+    "priority": [StrOptions(set(PRIORITIES)), callable],
+    "fairshare_decay": [Duration(positive=True)],
+    "fairshare_factor": [Interval(Real, 0, 1, closed="both")],
+    "estimates": [StrOptions({"requested", "perfect"}), NumericArray(),
+                  HasMethods(["partial_fit", "predict"])],
+    "selective": ["boolean"],
+    "on_underestimate": [StrOptions(set(UNDERESTIMATE_RULES))],
+    "backfill_order": [StrOptions({"priority", "sjf"})],
+    "kill_at_request": ["boolean"],
+    "max_runtime": [Duration(positive=True, unlimited=True), None],
+    "predictor_refresh": [Duration(unlimited=True), None],
+})
 def simulate(jobs, *, n_procs=None, policy="easy", reservation_depth=None, priority="fcfs",
              fairshare_decay="24h", fairshare_factor=0.5, estimates="requested",
              selective=False, on_underestimate="double", backfill_order="priority",
@@ -106,19 +126,23 @@ def simulate(jobs, *, n_procs=None, policy="easy", reservation_depth=None, prior
 
     Raises
     ------
-    JobTableError, SimulationError, ConfigError
-        On missing columns or values, negative times, unsorted submissions,
-        non-positive widths, or invalid parameters.
+    InvalidParameterError
+        For an invalid parameter (a ``ConfigError`` and ``ValueError``), naming it;
+        checked before any job is read.
+    JobTableError, SimulationError
+        On missing columns or values, negative times, unsorted submissions or
+        non-positive widths.
     """
+    if reservation_depth is not None and policy != "easy":
+        raise invalid_parameter(
+            "reservation_depth", "simulate",
+            f"None with policy={policy!r} (it applies to policy='easy' only: conservative "
+            "reserves for every job, fcfs and no_guarantee for none)", reservation_depth)
     code, depth = resolve_policy(policy, reservation_depth)
     prio, period, factor, prio_kind = resolve_priority(priority, fairshare_decay, fairshare_factor)
     under = resolve_underestimate(on_underestimate)
-    if backfill_order not in ("priority", "sjf"):
-        raise ConfigError(f"backfill_order must be 'priority' or 'sjf', got {backfill_order!r}")
     split = parse_duration(max_runtime, name="max_runtime", allow_none=True)
     refresh = parse_duration(predictor_refresh, name="predictor_refresh", allow_none=True)
-    if split is not None and split <= 0:
-        raise ConfigError(f"max_runtime must be positive, got {max_runtime!r}")
     prep = _prepare(jobs, n_procs, kill_at_request)
     predictor = estimates if is_predictor(estimates) else None
     kept, req, dur = prep["kept"], prep["req"], prep["dur"]

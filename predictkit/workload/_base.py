@@ -1,25 +1,17 @@
 """What every estimate model shares: input checks, randomness, the transformer form."""
 
-import numbers
-
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 
+from .._validation import ParamsValidatedMixin, as_generator
 from ..exceptions import ConfigError, JobTableError
 from ..jobs import validate_jobs
 
 __all__ = ["EstimateModel", "as_rng", "check_runtimes", "check_estimates"]
 
-
-def as_rng(random_state):
-    """A :class:`numpy.random.Generator` from ``None``, an int, a Generator or a RandomState."""
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if isinstance(random_state, np.random.RandomState):
-        return np.random.default_rng(random_state.randint(0, 2**63 - 1, dtype=np.int64))
-    if random_state is None or isinstance(random_state, numbers.Integral):
-        return np.random.default_rng(random_state)
-    raise ConfigError(f"random_state must be None, an int or a Generator, got {random_state!r}")
+as_rng = as_generator
+"""A :class:`numpy.random.Generator` from any valid ``random_state`` (see
+:func:`predictkit._validation.as_generator`)."""
 
 
 def check_runtimes(runtimes, name="runtimes"):
@@ -55,7 +47,7 @@ def check_estimates(estimates, n, name="estimates"):
     return values
 
 
-class EstimateModel(TransformerMixin, BaseEstimator):
+class EstimateModel(ParamsValidatedMixin, TransformerMixin, BaseEstimator):
     """Base of the estimate models: ``sample`` for arrays, ``transform`` for job tables.
 
     Subclasses implement ``sample(runtimes, users=None, submit_times=None,
@@ -63,6 +55,9 @@ class EstimateModel(TransformerMixin, BaseEstimator):
     ``req_time`` holds the generated estimates and whose new column
     ``orig_req_time`` keeps the original ones (``NaN`` where unknown), ready
     for :func:`predictkit.io.write_swf` (which writes the SWF columns only).
+
+    Parameters are checked against ``_parameter_constraints`` by ``fit``, and
+    by ``sample``/``transform`` of a model used without ``fit``.
     """
 
     _needs_estimates = False
@@ -70,15 +65,16 @@ class EstimateModel(TransformerMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         """Check ``X``; stateless models learn nothing. Returns ``self``."""
-        self._check_table(X)
         self._check_params()
+        self._check_table(X)
         return self
 
     def __sklearn_is_fitted__(self):
         return self._stateless or hasattr(self, "n_jobs_seen_")
 
     def _check_params(self):
-        """Validate parameters (raise ConfigError); subclasses extend."""
+        """Validate the parameters (raise InvalidParameterError); subclasses extend."""
+        self._validate_params()
 
     def _required_columns(self):
         columns = ["run_time"]

@@ -9,11 +9,12 @@
   independence baseline.
 """
 
-import numbers
+from numbers import Real
 
 import numpy as np
 
 from .._time import parse_duration
+from .._validation import RANDOM_STATE, Duration, Interval, StrOptions
 from ..exceptions import ConfigError
 from ._assignment import assign
 from ._base import EstimateModel, as_rng, check_estimates, check_runtimes
@@ -31,9 +32,9 @@ class FModel(EstimateModel):
 
     Parameters
     ----------
-    f : float
+    f : float, default=1.0
         Non-negative inaccuracy factor.
-    random_state : int, Generator or None
+    random_state : int, RandomState, Generator or None
 
     Examples
     --------
@@ -42,15 +43,12 @@ class FModel(EstimateModel):
     [10.0, 20.0]
     """
 
-    _parameter_constraints = {"f": [numbers.Real], "random_state": ["random_state"]}
+    _parameter_constraints = {"f": [Interval(Real, 0, None, closed="left")],
+                              "random_state": [RANDOM_STATE]}
 
-    def __init__(self, f=1.0, *, random_state=None):
+    def __init__(self, *, f=1.0, random_state=None):
         self.f = f
         self.random_state = random_state
-
-    def _check_params(self):
-        if not isinstance(self.f, numbers.Real) or not np.isfinite(self.f) or self.f < 0:
-            raise ConfigError(f"f must be a finite number >= 0, got {self.f!r}")
 
     def sample(self, runtimes, users=None, submit_times=None, estimates=None):
         """Estimates ``R * (1 + f * U)`` with ``U`` uniform on [0, 1]."""
@@ -71,26 +69,21 @@ class PhiModel(EstimateModel):
 
     Parameters
     ----------
-    phi : float
+    phi : float, default=0.15
         Share of exact estimates, in [0, 1].
-    t_max : float or str
-        Truncation point (default 24 h).
-    random_state : int, Generator or None
+    t_max : float or str, default=86400.0
+        Truncation point (24 h in the original).
+    random_state : int, RandomState, Generator or None
     """
 
-    _parameter_constraints = {"phi": [numbers.Real], "t_max": [numbers.Real, str],
-                              "random_state": ["random_state"]}
+    _parameter_constraints = {"phi": [Interval(Real, 0, 1, closed="both")],
+                              "t_max": [Duration(positive=True)],
+                              "random_state": [RANDOM_STATE]}
 
-    def __init__(self, phi=0.15, t_max=86400.0, *, random_state=None):
+    def __init__(self, *, phi=0.15, t_max=86400.0, random_state=None):
         self.phi = phi
         self.t_max = t_max
         self.random_state = random_state
-
-    def _check_params(self):
-        if not isinstance(self.phi, numbers.Real) or not 0 <= self.phi <= 1:
-            raise ConfigError(f"phi is a share of jobs and must be in [0, 1], got {self.phi!r}")
-        if parse_duration(self.t_max, name="t_max") <= 0:
-            raise ConfigError("t_max must be positive")
 
     def sample(self, runtimes, users=None, submit_times=None, estimates=None):
         """Estimates ``max(R, min(R / u, t_max))``, exact for a share ``phi``."""
@@ -137,7 +130,7 @@ class ShuffledEstimates(EstimateModel):
         Runtimes above the largest estimate are an error by default; with
         ``True`` they get the largest estimate (and :meth:`transform` caps
         their ``run_time``, keeping ``orig_run_time``).
-    random_state : int, Generator or None
+    random_state : int, RandomState, Generator or None
 
     Attributes
     ----------
@@ -146,8 +139,9 @@ class ShuffledEstimates(EstimateModel):
         :meth:`sample` when it is not given ``estimates``.
     """
 
-    _parameter_constraints = {"assignment": [str], "think_time": [numbers.Real, str],
-                              "truncate": ["boolean"], "random_state": ["random_state"]}
+    _parameter_constraints = {"assignment": [StrOptions({"shuffle", "sessions"})],
+                              "think_time": [Duration()], "truncate": ["boolean"],
+                              "random_state": [RANDOM_STATE]}
     _needs_estimates = True
     _stateless = False
 
@@ -160,12 +154,6 @@ class ShuffledEstimates(EstimateModel):
 
     def __sklearn_is_fitted__(self):
         return True
-
-    def _check_params(self):
-        if self.assignment not in ("shuffle", "sessions"):
-            raise ConfigError(
-                f"assignment must be 'shuffle' or 'sessions', got {self.assignment!r}")
-        parse_duration(self.think_time, name="think_time")
 
     def fit(self, X, y=None):
         """Store the estimates of ``X`` (``req_time``, no missing values)."""

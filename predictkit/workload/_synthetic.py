@@ -1,11 +1,12 @@
 """Complete synthetic job tables: Lublin-Feitelson jobs with users, sessions and estimates."""
 
-import numbers
+import os
+from numbers import Integral, Real
 
 import numpy as np
 
 from .._time import parse_duration
-from ..exceptions import ConfigError
+from .._validation import RANDOM_STATE, Duration, Interval, invalid_parameter, validate_params
 from ..jobs import as_job_table
 from ._base import as_rng
 from ._lublin import TYPE_CODE, sample_arrivals, sample_runtimes, sample_sizes
@@ -13,8 +14,25 @@ from ._tsafrir import TsafrirEstimates
 
 __all__ = ["make_workload"]
 
+BYTES_PER_JOB = 500
+"""Peak memory of :func:`make_workload` per job, in bytes (measured: about 480)."""
 
-def make_workload(n_jobs, n_procs=128, random_state=None, *, t_max="18h", p_max=None,
+
+@validate_params({
+    "n_jobs": [Interval(Integral, 1, None, closed="left")],
+    "n_procs": [Interval(Integral, 1, None, closed="left")],
+    "random_state": [RANDOM_STATE],
+    "t_max": [Duration(minimum=3600)],
+    "p_max": [Interval(Real, 0, 100, closed="both"), None],
+    "job_types": ["boolean"],
+    "load": [Interval(Real, 0, None, closed="neither"), None],
+    "n_users": [Interval(Integral, 1, None, closed="left"), None],
+    "user_skew": [Interval(Real, 0, None, closed="left")],
+    "session_jobs": [Interval(Real, 1, None, closed="left")],
+    "runtime_spread": [Interval(Real, 0, None, closed="left")],
+    "weekend_factor": [Interval(Real, 0, None, closed="neither")],
+})
+def make_workload(n_jobs, *, n_procs=128, random_state=None, t_max="18h", p_max=None,
                   job_types=True, load=None, n_users=None, user_skew=1.0,
                   session_jobs=5.0, runtime_spread=0.5, weekend_factor=0.5):
     """Generate a synthetic job table that looks like a real log.
@@ -41,9 +59,9 @@ def make_workload(n_jobs, n_procs=128, random_state=None, *, t_max="18h", p_max=
     ----------
     n_jobs : int
         Number of jobs (> 0).
-    n_procs : int
+    n_procs : int, default=128
         Processors in the machine (sizes scale with ``log2(n_procs)``).
-    random_state : int, Generator or None
+    random_state : int, RandomState, Generator or None
     t_max : float or str
         Maximal runtime and estimate (at least 1 h).
     p_max : float, optional
@@ -74,20 +92,25 @@ def make_workload(n_jobs, n_procs=128, random_state=None, *, t_max="18h", p_max=
         ``think_time`` too. ``attrs`` has ``max_procs``, ``max_nodes``,
         ``max_runtime`` and ``note``.
 
+    Raises
+    ------
+    InvalidParameterError
+        For an invalid argument (a ``ConfigError`` and ``ValueError``), naming it;
+        also when ``n_jobs`` jobs cannot fit in the machine's memory (about
+        500 bytes per job while generating).
+
     Examples
     --------
     >>> jobs = make_workload(1000, random_state=0)
     >>> bool((jobs["req_time"] >= jobs["run_time"]).all())
     True
     """
-    _check(n_jobs, n_procs, load, user_skew, session_jobs, runtime_spread, weekend_factor)
+    _check_memory(n_jobs)
     t_max = parse_duration(t_max, name="t_max")
     rng = as_rng(random_state)
     n = int(n_jobs)
     if n_users is None:
         n_users = int(min(2000, max(10, round(np.sqrt(n)))))
-    if not isinstance(n_users, numbers.Integral) or n_users < 1:
-        raise ConfigError(f"n_users must be a positive int, got {n_users!r}")
 
     types = ("interactive", "batch") if job_types else ("typeless",)
     submit, kind = _arrivals(rng, n, types, weekend_factor)
@@ -145,17 +168,16 @@ def _arrivals(rng, n, types, weekend_factor):
     return merged[order], codes[order]
 
 
-def _check(n_jobs, n_procs, load, user_skew, session_jobs, runtime_spread, weekend_factor):
-    if not isinstance(n_jobs, numbers.Integral) or n_jobs < 1:
-        raise ConfigError(f"n_jobs must be a positive int, got {n_jobs!r}")
-    if not isinstance(n_procs, numbers.Integral) or n_procs < 1:
-        raise ConfigError(f"n_procs must be a positive int, got {n_procs!r}")
-    if load is not None and not (isinstance(load, numbers.Real) and 0 < load):
-        raise ConfigError(f"load must be a positive number, got {load!r}")
-    checks = {"user_skew": (user_skew, 0.0), "runtime_spread": (runtime_spread, 0.0),
-              "session_jobs": (session_jobs, 1.0)}
-    for name, (value, low) in checks.items():
-        if not isinstance(value, numbers.Real) or not np.isfinite(value) or value < low:
-            raise ConfigError(f"{name} must be a number >= {low:g}, got {value!r}")
-    if not isinstance(weekend_factor, numbers.Real) or not weekend_factor > 0:
-        raise ConfigError(f"weekend_factor must be > 0, got {weekend_factor!r}")
+
+def _check_memory(n_jobs):
+    """Refuse a workload that cannot fit in physical memory, with the estimate."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # no such query on this system
+        return
+    need = int(n_jobs) * BYTES_PER_JOB
+    if need > total:
+        raise invalid_parameter(
+            "n_jobs", "make_workload",
+            f"small enough to fit in memory: {int(n_jobs):,} jobs need about "
+            f"{need / 2**30:,.0f} GiB, this machine has {total / 2**30:,.0f} GiB", n_jobs)

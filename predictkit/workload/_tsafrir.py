@@ -5,13 +5,15 @@ JSSPP 2005: sections 5-10 build the modes (:mod:`._tsafrir_modes`),
 section 11.2 assigns them to jobs (:mod:`._assignment`).
 """
 
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
 
 from .._time import parse_duration
-from ..exceptions import ConfigError
+from .._validation import (RANDOM_STATE, Duration, Interval, StrOptions, check_parameters,
+                           invalid_parameter)
+from ..exceptions import ConfigError, InvalidParameterError
 from ..jobs import validate_jobs
 from ._assignment import assign, mode_counts
 from ._base import EstimateModel, as_rng, check_runtimes
@@ -19,6 +21,12 @@ from ._sessions import DEFAULT_THINK_TIME, session_ids
 from ._tsafrir_modes import N_HEAD, make_modes
 
 __all__ = ["TsafrirEstimates"]
+
+
+def _modes_error(message):
+    return InvalidParameterError(
+        f"The 'modes' parameter of TsafrirEstimates is invalid: {message}",
+        parameter="modes", owner="TsafrirEstimates")
 
 
 class TsafrirEstimates(EstimateModel):
@@ -64,7 +72,7 @@ class TsafrirEstimates(EstimateModel):
         capped at ``t_max`` as the reference implementation does (those jobs
         get ``t_max``, and :meth:`transform` caps their ``run_time`` too, keeping
         the original in ``orig_run_time``).
-    random_state : int, Generator or None
+    random_state : int, RandomState, Generator or None
 
     Attributes
     ----------
@@ -93,19 +101,19 @@ class TsafrirEstimates(EstimateModel):
     """
 
     _parameter_constraints = {
-        "t_max": [numbers.Real, str, None],
-        "p_max": [numbers.Real, None],
+        "t_max": [Duration(minimum=3600), None],
+        "p_max": [Interval(Real, 0, 100, closed="both"), None],
         "modes": ["array-like", None],
-        "k_model": [str],
-        "assignment": [str],
-        "think_time": [numbers.Real, str],
-        "n_fit_modes": [numbers.Integral],
+        "k_model": [StrOptions({"linear", "power"})],
+        "assignment": [StrOptions({"shuffle", "sessions"})],
+        "think_time": [Duration()],
+        "n_fit_modes": [Interval(Integral, 0, N_HEAD - 1, closed="both")],
         "truncate": ["boolean"],
-        "random_state": ["random_state"],
+        "random_state": [RANDOM_STATE],
     }
     _stateless = False
 
-    def __init__(self, t_max=None, p_max=None, modes=None, k_model="linear", *,
+    def __init__(self, *, t_max=None, p_max=None, modes=None, k_model="linear",
                  assignment="shuffle", think_time=DEFAULT_THINK_TIME, n_fit_modes=3,
                  truncate=False, random_state=None):
         self.t_max = t_max
@@ -126,22 +134,19 @@ class TsafrirEstimates(EstimateModel):
         if hasattr(self, "t_max_"):
             return self.t_max_, self.p_max_, self.modes_
         if self.t_max is None:
-            raise ConfigError(
-                "TsafrirEstimates needs t_max (the maximal estimate, e.g. t_max='18h') "
-                "or a fit on a log with estimates")
+            raise invalid_parameter(
+                "t_max", "TsafrirEstimates",
+                "given (the maximal estimate, e.g. t_max='18h') unless the model is fitted "
+                "on a log with estimates", None)
         t_max = self._check_t_max(self.t_max)
         p_max = self._check_p_max(self.p_max)
         return t_max, p_max, self._check_modes(self.modes, t_max, p_max)
 
     def _check_params(self):
-        if self.k_model not in ("linear", "power"):
-            raise ConfigError(f"k_model must be 'linear' or 'power', got {self.k_model!r}")
-        if self.assignment not in ("shuffle", "sessions"):
-            raise ConfigError(
-                f"assignment must be 'shuffle' or 'sessions', got {self.assignment!r}")
-        if not isinstance(self.n_fit_modes, numbers.Integral) or not 0 <= self.n_fit_modes < N_HEAD:
-            raise ConfigError(f"n_fit_modes must be an int in [0, 19], got {self.n_fit_modes!r}")
-        parse_duration(self.think_time, name="think_time")
+        super()._check_params()
+        if self.modes is not None:
+            t_max = 0.0 if self.t_max is None else parse_duration(self.t_max, name="t_max")
+            self._check_modes(self.modes, t_max or np.inf, self.p_max)
 
     @staticmethod
     def _check_t_max(t_max):
@@ -152,12 +157,7 @@ class TsafrirEstimates(EstimateModel):
 
     @staticmethod
     def _check_p_max(p_max):
-        if p_max is None:
-            return None
-        value = float(p_max)
-        if not 0.0 <= value <= 100.0:
-            raise ConfigError(f"p_max is a percent of jobs and must be in [0, 100], got {p_max!r}")
-        return value
+        return None if p_max is None else float(p_max)
 
     @staticmethod
     def _check_modes(modes, t_max, p_max):
@@ -165,27 +165,31 @@ class TsafrirEstimates(EstimateModel):
             return []
         pairs = []
         for item in (modes.itertuples(index=False) if isinstance(modes, pd.DataFrame) else modes):
-            if len(item) != 2:
-                raise ConfigError(f"modes must be (time, percent) pairs, got {item!r}")
-            t = parse_duration(item[0], name="mode time")
-            p = float(item[1])
+            try:
+                time, percent = item
+                t = parse_duration(time.item() if isinstance(time, np.generic) else time,
+                                   name="mode time")
+                p = float(percent)
+            except (TypeError, ValueError):  # a ConfigError of parse_duration is a ValueError
+                raise _modes_error(f"modes must be (time, percent) pairs of a duration and a "
+                                   f"percent, got {item!r}") from None
             if not 0 < t <= t_max:
-                raise ConfigError(f"mode time {t:g} s must be in (0, t_max={t_max:g} s]")
+                raise _modes_error(f"mode time {t:g} s must be in (0, t_max={t_max:g} s]")
             if not 0 < p <= 100:
-                raise ConfigError(f"mode percent must be in (0, 100], got {p:g} for {t:g} s")
+                raise _modes_error(f"mode percent must be in (0, 100], got {p:g} for {t:g} s")
             if t == t_max and p_max is not None and p != p_max:
-                raise ConfigError(f"t_max is given with two percents: p_max={p_max:g} and {p:g}")
+                raise _modes_error(f"t_max is given with two percents: p_max={p_max:g} and {p:g}")
             pairs.append((t, p))
         times = [t for t, _ in pairs]
         if len([t for t in times if t != t_max]) > N_HEAD - 1:
-            raise ConfigError(f"at most {N_HEAD} user modes are allowed, {N_HEAD - 1} of them "
+            raise _modes_error(f"at most {N_HEAD} user modes are allowed, {N_HEAD - 1} of them "
                               f"below t_max; got {len(pairs)}")
         if len(set(times)) != len(times):
-            raise ConfigError("modes repeat a time value")
+            raise _modes_error("modes repeat a time value")
         extra = p_max if p_max is not None and t_max not in times else 0.0
         total = sum(p for _, p in pairs) + extra
         if total > 100 + 1e-9:
-            raise ConfigError(f"user modes (with p_max) sum to {total:g}% of jobs, above 100%")
+            raise _modes_error(f"user modes (with p_max) sum to {total:g}% of jobs, above 100%")
         return pairs
 
     def fit(self, X, y=None):
@@ -240,8 +244,8 @@ class TsafrirEstimates(EstimateModel):
             the 20 head modes).
         """
         self._check_params()
-        if not isinstance(n_jobs, numbers.Integral) or n_jobs < 1:
-            raise ConfigError(f"n_jobs must be a positive int, got {n_jobs!r}")
+        check_parameters({"n_jobs": [Interval(Integral, 1, None, closed="left")]},
+                         {"n_jobs": n_jobs}, "TsafrirEstimates.mode_table")
         t_max, p_max, modes = self._settings()
         return make_modes(int(n_jobs), t_max, p_max=p_max, user_modes=modes,
                           k_model=self.k_model, rng=as_rng(self.random_state))

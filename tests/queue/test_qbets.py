@@ -8,8 +8,6 @@ from hypothesis import strategies as st
 from numpy.testing import assert_array_equal
 from scipy import stats
 from sklearn.base import clone
-from sklearn.utils.estimator_checks import parametrize_with_checks
-from sklearn_checks import run_check
 from tracedata import load_trace
 
 from predictkit.exceptions import ConfigError, JobTableError
@@ -383,34 +381,3 @@ def test_by_keeps_clone_and_get_params():
     model = QBETS(by=("queue_id", "partition_id"), clustering=None)
     assert clone(model).get_params()["by"] == ("queue_id", "partition_id")
     assert QBETS().get_params()["by"] is None
-
-
-_TABLE = ("X must be a job table (DataFrame with SWF columns): the check passes a bare "
-          "numeric array, whose columns mean nothing to QBETS")
-_MESSAGE = ("the check expects sklearn's own error text for a numeric array; a job table "
-            "error naming the problem is raised first")
-_EXPECTED = {name: _TABLE for name in [
-    "check_fit_score_takes_y", "check_estimators_overwrite_params",
-    "check_dont_overwrite_parameters", "check_estimators_fit_returns_self",
-    "check_readonly_memmap_input", "check_positive_only_tag_during_fit",
-    "check_estimators_dtypes", "check_dtype_object", "check_pipeline_consistency",
-    "check_estimators_pickle", "check_f_contiguous_array_estimator",
-    "check_methods_sample_order_invariance", "check_methods_subset_invariance",
-    "check_dict_unchanged", "check_fit_idempotent", "check_fit_check_is_fitted",
-    "check_fit2d_predict1d", "check_estimator_sparse_tag", "check_estimator_sparse_array",
-    "check_estimator_sparse_matrix"]}
-_EXPECTED.update({
-    "check_complex_data": _MESSAGE,
-    "check_estimators_empty_data_messages": _MESSAGE,
-    "check_fit2d_1sample": _MESSAGE,
-    "check_fit2d_1feature": _MESSAGE,
-    "check_n_features_in_after_fitting": "n_features_in_ is meaningless: extra columns of a "
-                                         "job table are ignored by design",
-    "check_n_features_in": "n_features_in_ is meaningless: extra columns are ignored",
-})
-
-
-@parametrize_with_checks([QBETS(clustering=None), QBETS(random_state=0)])
-def test_sklearn_common_checks(estimator, check):
-    """Every check passes, or fails as listed in _EXPECTED (strict)."""
-    run_check(estimator, check, _EXPECTED)

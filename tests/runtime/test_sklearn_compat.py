@@ -1,4 +1,4 @@
-"""scikit-learn's common checks, clone, pipelines and model selection on a real trace."""
+"""clone, pipelines and model selection on a real trace (common checks: tests/test_common.py)."""
 
 import numpy as np
 import pytest
@@ -6,80 +6,12 @@ from sklearn.base import clone
 from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.model_selection import GridSearchCV, cross_validate
 from sklearn.pipeline import make_pipeline
-from sklearn.utils.estimator_checks import parametrize_with_checks
 from threadpoolctl import threadpool_limits
-from sklearn_checks import run_check
 from tracedata import load_trace
 
 from predictkit.metrics import estimate_accuracy_scorer, underestimation_rate_scorer
 from predictkit.model_selection import TraceSplit
-from predictkit.runtime import (HistoryFeatures, RecentAverage, RecentUsageMax, RequestedTime,
-                                WalltimeAdjuster)
-
-ESTIMATORS = [RequestedTime(), WalltimeAdjuster(), RecentUsageMax(), RecentAverage(),
-              HistoryFeatures()]
-
-_TABLE = ("X must be a job table (DataFrame with named SWF columns): the check passes a "
-          "bare numeric array, whose columns have no meaning for a runtime predictor")
-_MESSAGE = ("the check expects sklearn's own error text for a numeric array; a job table "
-            "error (JobTableError naming the problem) is raised first")
-_EXPECTED = {
-    "check_fit_score_takes_y": _TABLE,
-    "check_estimators_overwrite_params": _TABLE,
-    "check_dont_overwrite_parameters": _TABLE,
-    "check_estimators_fit_returns_self": _TABLE,
-    "check_readonly_memmap_input": _TABLE,
-    "check_n_features_in_after_fitting": "n_features_in_ is meaningless: extra columns of a "
-                                         "job table are ignored by design",
-    "check_n_features_in": "n_features_in_ is meaningless: extra columns are ignored",
-    "check_positive_only_tag_during_fit": _TABLE,
-    "check_estimators_dtypes": _TABLE,
-    "check_complex_data": _MESSAGE,
-    "check_dtype_object": _TABLE,
-    "check_estimators_empty_data_messages": _MESSAGE,
-    "check_pipeline_consistency": _TABLE,
-    "check_estimator_sparse_tag": "job tables are dense DataFrames; sparse input is refused "
-                                  "with a job-table error",
-    "check_estimator_sparse_array": _MESSAGE,
-    "check_estimator_sparse_matrix": _MESSAGE,
-    "check_estimators_pickle": _TABLE,
-    "check_f_contiguous_array_estimator": _TABLE,
-    "check_methods_sample_order_invariance": _TABLE,
-    "check_methods_subset_invariance": _TABLE,
-    "check_fit2d_1sample": _MESSAGE,
-    "check_fit2d_1feature": _MESSAGE,
-    "check_dict_unchanged": _TABLE,
-    "check_fit_idempotent": _TABLE,
-    "check_fit_check_is_fitted": _TABLE,
-    "check_fit2d_predict1d": _TABLE,
-    "check_requires_y_none": _MESSAGE,
-}
-_REGRESSOR = {
-    "check_regressors_train": _TABLE,
-    "check_regressor_data_not_an_array": _TABLE,
-    "check_estimators_partial_fit_n_features": "partial_fit takes job tables; the number of "
-                                               "columns may change between calls by design",
-    "check_regressors_no_decision_function": _TABLE,
-    "check_supervised_y_2d": _TABLE,
-    "check_regressors_int": _TABLE,
-}
-_TRANSFORMER = {
-    "check_transformer_data_not_an_array": _TABLE,
-    "check_transformer_general": _TABLE,
-    "check_transformer_preserve_dtypes": _TABLE,
-}
-
-
-def _expected_failed_checks(estimator):
-    extra = _TRANSFORMER if isinstance(estimator, HistoryFeatures) else _REGRESSOR
-    return {**_EXPECTED, **extra}
-
-
-@parametrize_with_checks(ESTIMATORS)
-def test_sklearn_common_checks(estimator, check):
-    """Every check passes, or fails as listed (strict)."""
-    run_check(estimator, check, _expected_failed_checks(estimator))
-
+from predictkit.runtime import HistoryFeatures, RequestedTime, WalltimeAdjuster
 
 @pytest.fixture(scope="module")
 def kth():

@@ -81,7 +81,7 @@ def test_sessions_repeat_estimates_within_a_burst():
     ({"t_max": "18h", "modes": [(300, 5)] * 2}, "repeat"),
     ({"t_max": "18h", "k_model": "cubic"}, "k_model"),
     ({"t_max": "18h", "assignment": "random"}, "assignment"),
-    ({}, "needs t_max"),
+    ({}, "'t_max' parameter of TsafrirEstimates must be given"),
 ])
 def test_bad_parameters_are_clear_errors(kwargs, match):
     with pytest.raises(ConfigError, match=match):

@@ -1,0 +1,263 @@
+"""One validation path for the parameters of every estimator and public function.
+
+Estimators declare ``_parameter_constraints`` (scikit-learn's format) and
+inherit :class:`ParamsValidatedMixin`, whose ``_validate_params`` runs in
+``fit`` / the first ``partial_fit``. Public functions declare theirs with
+:func:`validate_params`, checked at each call. Both go through
+:func:`check_parameters`, which runs scikit-learn's constraint machinery and
+re-raises its error as :class:`~predictkit.exceptions.InvalidParameterError`
+(a ``ConfigError`` and a ``ValueError``) with one line naming the parameter::
+
+    The 'quantile' parameter of WalltimeAdjuster must be ... Got 7 instead.
+
+Checks that constraints cannot express (a value depending on another one)
+raise through :func:`invalid_parameter`, in the same words. Validation runs
+once per ``fit`` or call, never per job.
+"""
+
+import functools
+import inspect
+import numbers
+import re
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+from ._sklearn_compat import (
+    Constraint,
+    HasMethods,
+    Interval,
+    Options,
+    RealNotInt,
+    SklearnInvalidParameterError,
+    StrOptions,
+    validate_parameter_constraints,
+)
+from ._time import parse_duration
+from .exceptions import ConfigError, InvalidParameterError
+
+__all__ = ["ParamsValidatedMixin", "check_parameters", "validate_params", "invalid_parameter",
+           "short_repr", "RANDOM_STATE", "Duration", "ColumnNames", "WholeNumber",
+           "NumericArray", "as_generator", "as_seed", "HasMethods", "Interval", "Options",
+           "RealNotInt", "StrOptions"]
+
+
+def check_parameters(constraints, params, owner):
+    """Check ``params`` (name -> value) against ``constraints`` for ``owner``.
+
+    Raises
+    ------
+    InvalidParameterError
+        For the first parameter that satisfies none of its constraints.
+    """
+    try:
+        validate_parameter_constraints(constraints, params, caller_name=owner)
+    except SklearnInvalidParameterError as exc:
+        message = str(exc)
+        named = re.match(r"The '(\w+)' parameter of ", message)
+        name = named and named.group(1)
+        if name in params:  # scikit-learn's repr of the value may span lines
+            message = message[:message.rindex(". Got ")]
+            message += f". Got {short_repr(params[name])} instead."
+        raise InvalidParameterError(message, parameter=name, owner=owner) from None
+
+
+def invalid_parameter(name, owner, expected, value):
+    """The error for a parameter that fails a check constraints cannot express."""
+    return InvalidParameterError(
+        f"The {name!r} parameter of {owner} must be {expected}. Got {short_repr(value)} "
+        "instead.", parameter=name, owner=owner)
+
+
+def short_repr(value, limit=80):
+    """A one-line representation of ``value`` for error messages (arrays by shape)."""
+    shape = getattr(value, "shape", None)
+    if shape is not None and len(shape) > 0:
+        return f"a {type(value).__name__} of shape {tuple(shape)}"
+    text = " ".join(repr(value).split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+class ParamsValidatedMixin:
+    """Makes ``_validate_params`` raise :class:`~predictkit.exceptions.InvalidParameterError`.
+
+    Put it before :class:`sklearn.base.BaseEstimator` among the bases; the
+    estimator calls ``self._validate_params()`` at the start of ``fit`` (and
+    of a first ``partial_fit``).
+    """
+
+    def _validate_params(self):
+        check_parameters(self._parameter_constraints, self.get_params(deep=False),
+                         type(self).__name__)
+
+
+def validate_params(constraints):
+    """Decorate a public function so that its arguments are checked at each call.
+
+    Parameters
+    ----------
+    constraints : dict
+        ``name -> list of constraints`` in scikit-learn's format; parameters
+        not listed are not checked, nor are defaults (a test checks them once).
+    """
+    def decorator(func):
+        signature = inspect.signature(func)
+        unknown = set(constraints) - set(signature.parameters)
+        if unknown:
+            raise TypeError(f"constraints of {func.__qualname__} name unknown parameters "
+                            f"{sorted(unknown)}")
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            bound = signature.bind(*args, **kwargs)
+            check_parameters(constraints, bound.arguments, func.__qualname__)
+            return func(*args, **kwargs)
+
+        wrapper._parameter_constraints = constraints
+        return wrapper
+
+    return decorator
+
+
+class _RandomStates(Constraint):
+    """None, an int in [0, 2**32 - 1], a numpy RandomState or a numpy Generator."""
+
+    def is_satisfied_by(self, val):
+        if val is None or isinstance(val, (np.random.RandomState, np.random.Generator)):
+            return True
+        return (isinstance(val, numbers.Integral) and not isinstance(val, (bool, np.bool_))
+                and 0 <= val <= 2**32 - 1)
+
+    def __str__(self):
+        return ("None, an int in the range [0, 4294967295], a numpy RandomState "
+                "or a numpy Generator")
+
+
+RANDOM_STATE = _RandomStates()
+"""The constraint of every ``random_state`` parameter."""
+
+
+def as_generator(random_state):
+    """A :class:`numpy.random.Generator` from any valid ``random_state``.
+
+    ``None`` and ints seed a new Generator, a Generator is used as is, and a
+    RandomState seeds a new Generator from its next draw.
+    """
+    check_parameters({"random_state": [RANDOM_STATE]}, {"random_state": random_state},
+                     "as_generator")
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(0, 2**63 - 1, dtype=np.int64))
+    return np.random.default_rng(random_state)
+
+
+def as_seed(random_state):
+    """An int seed in ``[0, 2**31 - 1)`` from any valid ``random_state``.
+
+    For ``None``, ints and RandomState this is scikit-learn's
+    ``check_random_state(random_state).randint(2**31 - 1)``; a Generator
+    gives its next integer draw.
+    """
+    check_parameters({"random_state": [RANDOM_STATE]}, {"random_state": random_state},
+                     "as_seed")
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(2**31 - 1))
+    return int(check_random_state(random_state).randint(2**31 - 1))
+
+
+class Duration(Constraint):
+    """A duration :func:`predictkit._time.parse_duration` accepts (seconds or ``"30D"``).
+
+    Parameters
+    ----------
+    positive : bool
+        Refuse a zero duration.
+    minimum : float
+        Smallest accepted number of seconds.
+    unlimited : bool
+        Also accept the strings ``"none"``, ``"all"`` and ``"inf"`` (no limit).
+        ``None`` itself is a separate constraint.
+    """
+
+    def __init__(self, *, positive=False, minimum=0.0, unlimited=False):
+        super().__init__()
+        self.positive = positive
+        self.minimum = minimum
+        self.unlimited = unlimited
+
+    def is_satisfied_by(self, val):
+        if val is None:
+            return False
+        if isinstance(val, np.generic):
+            val = val.item()
+        try:
+            seconds = parse_duration(val, name="duration", allow_none=self.unlimited)
+        except ConfigError:
+            return False
+        if seconds is None:
+            return True
+        return seconds >= self.minimum and not (self.positive and seconds <= 0)
+
+    def __str__(self):
+        if self.minimum >= 3600 and self.minimum % 3600 == 0:
+            low = f"of at least {self.minimum / 3600:g} h ({self.minimum:g} s)"
+        elif self.minimum > 0:
+            low = f"of at least {self.minimum:g} s"
+        else:
+            low = "> 0" if self.positive else ">= 0"
+        text = f"a duration {low} (seconds, or a string such as '90min', '18h', '30D')"
+        return text + (" or 'all'" if self.unlimited else "")
+
+
+class ColumnNames(Constraint):
+    """A non-empty tuple or list of column names (strings)."""
+
+    def is_satisfied_by(self, val):
+        return (isinstance(val, (tuple, list)) and len(val) > 0
+                and all(isinstance(v, str) for v in val))
+
+    def __str__(self):
+        return "a non-empty tuple of column names (str)"
+
+
+class WholeNumber(Constraint):
+    """An int, or a float holding a whole number, at least ``low`` (never a bool).
+
+    With ``integral=True`` only ints are accepted. ``high`` (default ``2**62``)
+    keeps the value within the int64 arithmetic of the compiled code.
+    """
+
+    def __init__(self, low, *, integral=False, high=2**62):
+        super().__init__()
+        self.low = low
+        self.high = high
+        self.integral = integral
+
+    def is_satisfied_by(self, val):
+        if isinstance(val, (bool, np.bool_)) or not isinstance(val, numbers.Real):
+            return False
+        if not isinstance(val, numbers.Integral) and (
+                self.integral or not np.isfinite(val) or not float(val).is_integer()):
+            return False
+        return self.low <= val <= self.high
+
+    def __str__(self):
+        kind = "an int" if self.integral else "a whole number"
+        return f"{kind} in the range [{self.low}, {self.high}]"
+
+
+class NumericArray(Constraint):
+    """A one-dimensional array-like of numbers (not a string)."""
+
+    def is_satisfied_by(self, val):
+        if isinstance(val, (str, bytes)) or not hasattr(val, "__len__"):
+            return False
+        try:
+            values = np.asarray(val, dtype=np.float64)
+        except (TypeError, ValueError):
+            return False
+        return values.ndim == 1
+
+    def __str__(self):
+        return "a one-dimensional array-like of numbers"
