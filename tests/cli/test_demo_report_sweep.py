@@ -49,7 +49,7 @@ def small_trace(path, n_jobs=60):
     ('traces = ["{trace}"]\n[[predictors]]\nname = "tang"\nparams = {{quantile = 7}}\n',
      "predictors.tang.params.quantile = 7: The 'quantile' parameter of WalltimeAdjuster"),
     ('traces = ["{trace}"]\n[[predictors]]\nname = "tang"\nparams = {{window = -3600}}\n',
-     "predictors.tang.params.window = -3600: window must be a non-negative"),
+     "predictors.tang.params.window = -3600: The .window. parameter of WalltimeAdjuster must be a duration >= 0"),
     ('traces = ["synthetic:abc"]\n', "traces = 'synthetic:abc': a synthetic trace is"),
     ('traces = ["{trace}"]\n[options]\nmax_jobs = -5\n',
      "options.max_jobs = -5: must be a whole number >= 1"),

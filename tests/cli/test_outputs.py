@@ -35,7 +35,7 @@ def log(tmp_path_factory):
     from predictkit.simulate import simulate
     from predictkit.workload import make_workload
 
-    jobs = make_workload(600, 32, random_state=3)
+    jobs = make_workload(600, n_procs=32, random_state=3)
     schedule = simulate(jobs, estimates="requested")
     path = tmp_path_factory.mktemp("log") / "log.swf"
     write_swf(schedule.jobs, path)

@@ -36,7 +36,7 @@ GOOD = 'traces = ["{trace}"]\n'
     ('[[predictors]]\nname = "tang"\nparams = {quantile = [0.9, 7]}\n',
      r"predictors\.tang\.params\.quantile = 7:"),
     ('[[predictors]]\nname = "tang"\nparams = {window = -5}\n',
-     r"predictors\.tang\.params\.window = -5: window must be a non-negative"),
+     r"predictors\.tang\.params\.window = -5: The .window. parameter of WalltimeAdjuster must be a duration >= 0"),
     ('[[predictors]]\nname = "tang"\nparams = {window = "soon"}\n',
      r"predictors\.tang\.params\.window = 'soon'"),
     ('[[predictors]]\nname = "tang"\nparams = {min_jobs = 2.5}\n',
