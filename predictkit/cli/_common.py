@@ -100,9 +100,9 @@ def add_log_argument(parser, *, dest="trace", flag=None, nargs=None, help=None):
     what = (help + ": " if help else "") + (
         "SWF or sacct --parsable2 output, plain or .gz; '-' for standard input")
     if flag is None:
-        parser.add_argument(dest, nargs=nargs, metavar="LOG", action=_StoreLog, help=what)
+        parser.add_argument(dest, nargs=nargs, metavar="TRACE", action=_StoreLog, help=what)
     else:
-        parser.add_argument(flag, dest=dest, nargs=nargs, metavar="LOG", action=_StoreLog,
+        parser.add_argument(flag, dest=dest, nargs=nargs, metavar="TRACE", action=_StoreLog,
                             default=None, help=what)
     if not any("--input-format" in action.option_strings for action in parser._actions):
         parser.add_argument(
