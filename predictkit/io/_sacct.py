@@ -209,9 +209,9 @@ def looks_like_sacct(head):
 
     Examples
     --------
-    >>> looks_like_sacct(b"JobID|User|Submit|Start|State\n1|a|...")
+    >>> looks_like_sacct(b"JobID|User|Submit|Start|State\\n1|a|...")
     True
-    >>> looks_like_sacct("; Version: 2.2\n1 0 10 100 4 -1")
+    >>> looks_like_sacct("; Version: 2.2\\n1 0 10 100 4 -1")
     False
     """
     if isinstance(head, bytes):

@@ -23,6 +23,8 @@ __all__ = [
     "parse_timestamps",
     "parse_counts",
     "parse_memory",
+    "parse_time_request",
+    "format_slurm_duration",
 ]
 
 LIMIT_TOKENS = frozenset({"UNLIMITED", "PARTITION_LIMIT"})
@@ -225,3 +227,80 @@ def parse_memory(strings):
 
     parsed = _per_unique(strings, one, 2)
     return parsed[:, 0], parsed[:, 1].astype(bool)
+
+
+_BARE_MINUTES = re.compile(r"^\d+(?:\.\d+)?$")
+
+
+def parse_time_request(text, *, name="--time"):
+    """Parse a time limit as a user writes it for ``sbatch --time``, into seconds.
+
+    Slurm's own forms: ``minutes`` (a bare number is minutes, as in Slurm),
+    ``minutes:seconds``, ``hours:minutes:seconds``, ``days-hours``,
+    ``days-hours:minutes`` and ``days-hours:minutes:seconds``; and, for
+    convenience, a number with a unit (``90min``, ``90 minutes``, ``2h``,
+    ``1.5 days``).
+
+    Parameters
+    ----------
+    text : str
+        The time.
+    name : str
+        What the value is (a flag such as ``--time``), for the error message.
+
+    Returns
+    -------
+    float
+        Seconds, always positive.
+
+    Raises
+    ------
+    ConfigError
+        For anything else, including ``0`` and ``UNLIMITED`` (no finite time).
+
+    Examples
+    --------
+    >>> parse_time_request("1-12:00:00"), parse_time_request("90"), parse_time_request("2h")
+    (129600.0, 5400.0, 7200.0)
+    """
+    from .._time import parse_duration
+
+    value = str(text).strip()
+    if _BARE_MINUTES.match(value):
+        seconds = float(value) * 60.0
+    elif _DURATION.match(value):
+        seconds, bad, _ = _duration(value)
+        if bad:
+            seconds = math.nan
+    else:
+        try:
+            seconds = parse_duration(value, name=name) if re.search(r"[A-Za-z]", value) \
+                else math.nan
+        except ConfigError:
+            seconds = math.nan
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise ConfigError(
+            f"{name} must be a positive Slurm time such as 90 (minutes), 30:00, 2:00:00, "
+            f"1-12:00:00 or 90min, got {text!r}")
+    return float(seconds)
+
+
+def format_slurm_duration(seconds):
+    """Write seconds the way Slurm does: ``D-HH:MM:SS``, or ``HH:MM:SS`` under a day.
+
+    Fractions of a second are rounded; ``NaN`` is ``"n/a"``.
+
+    Examples
+    --------
+    >>> format_slurm_duration(93784), format_slurm_duration(5400)
+    ('1-02:03:04', '01:30:00')
+    """
+    if seconds is None or not math.isfinite(seconds):
+        return "n/a"
+    total = int(round(seconds))
+    sign = "-" if total < 0 else ""
+    days, rest = divmod(abs(total), 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    clock = f"{hours:02d}:{minutes:02d}:{secs:02d}"
+    return f"{sign}{days}-{clock}" if days else f"{sign}{clock}"
