@@ -16,7 +16,8 @@ from ..exceptions import PredictkitError
 
 __all__ = ["main", "console_main", "build_parser"]
 
-COMMANDS = ("info", "fetch", "predict", "simulate", "bounds", "varq", "generate", "report", "sweep", "demo")
+COMMANDS = ("info", "fetch", "predict", "simulate", "bounds", "varq", "generate", "report", "sweep", "demo",
+            "wait", "walltime")
 """Subcommand modules, in the order ``--help`` lists them."""
 
 
