@@ -80,7 +80,7 @@ def read_squeue(path_or_buffer, *, time_zone="UTC"):
         its line number).
     """
     source, text = _read_text(path_or_buffer)
-    if looks_like_sacct(text):
+    if _is_sacct(text):
         return _from_sacct(text, source, time_zone)
     numbered = [(k, line.rstrip("\r")) for k, line in enumerate(text.split("\n"), start=1)
                 if line.strip()]
@@ -137,6 +137,14 @@ def read_squeue(path_or_buffer, *, time_zone="UTC"):
         frame = frame[[s.upper() in _PENDING for s in columns["state"]]]
     frame.attrs["source"] = source
     return frame.reset_index(drop=True)
+
+
+def _is_sacct(text):
+    """sacct names the submission ``Submit``; squeue names it ``SUBMIT_TIME``."""
+    if not looks_like_sacct(text):
+        return False
+    first = text.lstrip("\r\n \t").split("\n", 1)[0]
+    return "submit" in [name.strip().lower() for name in first.split("|")]
 
 
 def _from_sacct(text, source, time_zone):
