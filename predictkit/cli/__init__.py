@@ -27,7 +27,8 @@ def build_parser():
         prog="predictkit",
         description=(
             "Runtime prediction, queue-delay bounds and workload modeling for "
-            "batch-scheduled parallel machines. Reads SWF (plain or .gz) logs."
+            "batch-scheduled parallel machines. Reads SWF and Slurm sacct --parsable2 logs "
+            "(plain or .gz, or - for standard input)."
         ),
     )
     parser.add_argument("--version", action="version", version=f"predictkit {__version__}")

@@ -11,6 +11,7 @@ bound is a miss known before it starts, and raises the bound.
 
 import os
 import sys
+import textwrap
 
 import numpy as np
 import pandas as pd
@@ -230,28 +231,36 @@ def print_answer(answer, stream):
     print(f"A job of {answer['procs']:,} processors asking for "
           f"{format_slurm_duration(answer['req_time'])}{where}, submitted at "
           f"{answer['now']}:", file=stream)
-    print(f"  learned from {answer['n_waits']:,} waits ({answer['population']}); queue: "
-          f"{answer['n_pending']:,} pending job(s), {answer['queue_source']}.", file=stream)
+    print(textwrap.fill(
+        f"learned from {answer['n_waits']:,} waits ({answer['population']}); queue: "
+        f"{answer['n_pending']:,} pending job(s), {answer['queue_source']}.", width=88,
+        initial_indent="  ", subsequent_indent="  "), file=stream)
     for note in answer["notes"]:
-        print(f"  note: {note}", file=stream)
+        print(textwrap.fill(f"note: {note}", width=88, initial_indent="  ",
+                            subsequent_indent="    "), file=stream)
     rows = [("wait bound (hh:mm:ss)", _bound_text(answer["bound_history"]),
              _bound_text(answer["bound_with_queue"]))]
     for w, alone, queued in zip(answer["within"], answer["proba_history"],
                                 answer["proba_with_queue"]):
         rows.append((f"P(start within {format_slurm_duration(w)})", f">= {_share(alone)}",
                      f">= {_share(queued)}"))
-    table = pd.DataFrame(rows, columns=["", "history only", "with the queue"])
+    rows.insert(0, ("", "history only", "with the queue"))
+    widths = [max(len(row[k]) for row in rows) for k in range(3)]
     print("", file=stream)
-    print(table.to_string(index=False), file=stream)
+    for label, alone, queued in rows:
+        print(f"  {label:<{widths[0]}}  {alone:>{widths[1]}}  {queued:>{widths[2]}}",
+              file=stream)
     print("", file=stream)
     bound = answer["bound_with_queue"]
     if np.isnan(bound):
-        print(f"No bound: the class of jobs like this one has fewer than "
-              f"{answer['min_history']} waits (QBETS needs that many for q={q:g}, c={c:g}).",
-              file=stream)
+        print(textwrap.fill(
+            f"No bound: the class of jobs like this one has fewer than "
+            f"{answer['min_history']} waits (QBETS needs that many for q={q:g}, c={c:g}).",
+            width=88), file=stream)
     else:
-        print(f"Meaning: with {c:.0%} confidence, at least {q:.0%} of jobs like this one "
-              f"start within {format_slurm_duration(bound)}; a P(start within T) of 60% "
-              f"means at least 60% of them start within T (same confidence). 'history "
-              f"only' uses the waits alone; 'with the queue' also counts the pending jobs "
-              f"that have already waited longer than their bound.", file=stream)
+        print(textwrap.fill(
+            f"Meaning: with {c:.0%} confidence, at least {q:.0%} of jobs like this one "
+            f"start within {format_slurm_duration(bound)}; a P(start within T) of 60% "
+            f"means at least 60% of them start within T (same confidence). 'history "
+            f"only' uses the waits alone; 'with the queue' also counts the pending jobs "
+            f"that have already waited longer than their bound.", width=88), file=stream)

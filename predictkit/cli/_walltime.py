@@ -196,8 +196,8 @@ def print_answer(answer, stream):
         f"predictor that cut short at most {answer['risk_limit']:.1%} of "
         f"{answer['judged_on']}: it would have cut short {answer['risk']:.1%} of them "
         f"({answer['n_underestimated']:,} of {answer['n_judged']:,}{one_in}), with mean "
-        f"accuracy {answer['accuracy']:.2f} against {answer['accuracy_requested']:.2f} for "
-        f"the requests (1 = exact).")
+        f"accuracy {answer['accuracy']:.2f} (1 is exact) against "
+        f"{answer['accuracy_requested']:.2f} for the requests.")
     print(textwrap.fill(sentence, width=88), file=stream)
     table = pd.DataFrame(answer["table"])
     shown = pd.DataFrame({
