@@ -389,13 +389,17 @@ def _id_problems(parsed):
 
 
 def _order_problems(parsed):
-    """Flag allocation lines whose Start is before Submit, or End before Start.
+    """Flag allocation lines without a Submit, or whose Start is before Submit or End before Start.
 
     Slurm never writes these for one run of a job; a negative wait or runtime
     would silently corrupt every statistic, so such a line is malformed.
     """
     alloc = ~parsed.is_step
     submit, start = parsed.values["Submit"], parsed.values["Start"]
+    # Every job has a submission time; without one it has no place on the clock.
+    no_submit = alloc & np.isnan(submit) & ~parsed.bad
+    parsed._flag(no_submit, "field Submit is unknown (every job has a submission time)",
+                 "Submit")
     end = parsed.values.get("End")
     with np.errstate(invalid="ignore"):
         early_start = alloc & (start < submit)

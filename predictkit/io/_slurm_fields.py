@@ -38,6 +38,12 @@ _DURATION = re.compile(
     r"|(?:(?P<h>\d+):)?(?P<m>\d+):(?P<s>\d+(?:\.\d+)?))$"
 )
 _TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S"
+MAX_SECONDS = 2.0**32
+"""Longest duration read (about 136 years): beyond it a field is malformed, not a time."""
+MAX_COUNT = 2**32 - 1
+"""Largest count read: Slurm keeps CPU and node counts in 32 bits."""
+MAX_MEMORY_KB = 2.0**53
+"""Largest memory size read, in KB (8 EiB)."""
 _MEMORY = re.compile(r"^(?P<number>\d+(?:\.\d+)?)(?P<unit>[KMGTP]?)(?P<per>[cn]?)$")
 _MEMORY_UNITS_KB = {"": 1 / 1024, "K": 1.0, "M": 1024.0, "G": 1024.0**2,
                     "T": 1024.0**3, "P": 1024.0**4}
@@ -96,11 +102,15 @@ def _duration(text):
         hours, minutes, seconds = int(dh), int(dm or 0), float(ds or 0)
         if hours >= 24 or minutes >= 60 or seconds >= 60:
             return math.nan, True, False
-        return int(days) * 86400 + hours * 3600 + minutes * 60 + seconds, False, False
-    hours, minutes, seconds = int(h or 0), int(m), float(s)
-    if (h is not None and minutes >= 60) or seconds >= 60:
+        total = int(days) * 86400 + hours * 3600 + minutes * 60 + seconds
+    else:
+        hours, minutes, seconds = int(h or 0), int(m), float(s)
+        if (h is not None and minutes >= 60) or seconds >= 60:
+            return math.nan, True, False
+        total = hours * 3600 + minutes * 60 + seconds
+    if total > MAX_SECONDS:
         return math.nan, True, False
-    return hours * 3600 + minutes * 60 + seconds, False, False
+    return float(total), False, False
 
 
 def _per_unique(strings, parse_one, width):
@@ -138,7 +148,7 @@ def parse_raw_durations(strings, *, unit_seconds=1):
             return math.nan, False, True
         if text.upper() in UNKNOWN_TOKENS:
             return math.nan, False, False
-        if not text.isdigit():
+        if not text.isdigit() or int(text) * unit_seconds > MAX_SECONDS:
             return math.nan, True, False
         return int(text) * unit_seconds, False, False
 
@@ -194,13 +204,16 @@ def parse_timestamps(strings, time_zone):
 def parse_counts(strings):
     """Parse a column of non-negative integers (``NCPUS``, ``NNodes``, ...).
 
-    Returns ``(values, bad)``; empty fields are ``NaN``.
+    Returns ``(values, bad)``; empty fields are ``NaN``; a count above
+    :data:`MAX_COUNT` is bad.
     """
     def one(text):
         text = text.strip()
         if not text:
             return math.nan, False
-        return (int(text), False) if text.isdigit() else (math.nan, True)
+        if not text.isdigit() or int(text) > MAX_COUNT:
+            return math.nan, True
+        return int(text), False
 
     parsed = _per_unique(strings, one, 2)
     return parsed[:, 0], parsed[:, 1].astype(bool)
@@ -214,7 +227,8 @@ def parse_memory(strings):
     ``c`` / ``n`` (per CPU / per node, printed by old Slurm in ``ReqMem``)
     is accepted and ignored.
 
-    Returns ``(values, bad)``; empty fields are ``NaN``.
+    Returns ``(values, bad)``; empty fields are ``NaN``; a size above
+    :data:`MAX_MEMORY_KB` is bad.
     """
     def one(text):
         text = text.strip()
@@ -223,7 +237,8 @@ def parse_memory(strings):
         match = _MEMORY.match(text)
         if match is None:
             return math.nan, True
-        return float(match["number"]) * _MEMORY_UNITS_KB[match["unit"]], False
+        kilobytes = float(match["number"]) * _MEMORY_UNITS_KB[match["unit"]]
+        return (math.nan, True) if kilobytes > MAX_MEMORY_KB else (kilobytes, False)
 
     parsed = _per_unique(strings, one, 2)
     return parsed[:, 0], parsed[:, 1].astype(bool)

@@ -211,6 +211,17 @@ BAD_LINES = [
      "2023-01-05T11:01:00|01:00:00|02:00:00|1|4|4|COMPLETED|0:0||", "JobIDRaw is not an integer"),
     ("555.batch|555.batch|batch||chem||||2023-01-05T10:01:00|2023-01-05T11:01:00|01:00:00||1|4||"
      "COMPLETED|0:0|00:01|", r"job step before \(or without\) its job"),
+    ("300|300|sim|alice|chem|batch|normal|Unknown|2023-01-05T10:01:00|"
+     "2023-01-05T11:01:00|01:00:00|02:00:00|1|4|4|COMPLETED|0:0||", "field Submit is unknown"),
+    ("301|301|sim|alice|chem|batch|normal|2023-01-05T10:00:00|2023-01-05T10:01:00|"
+     "2023-01-05T11:01:00|01:00:00|02:00:00|1|99999999999999999999999|4|COMPLETED|0:0||",
+     "field NCPUS is not a count"),
+    ("302|302|sim|alice|chem|batch|normal|2023-01-05T10:00:00|2023-01-05T10:01:00|"
+     "2023-01-05T11:01:00|99999999-00:00:00|02:00:00|1|4|4|COMPLETED|0:0||",
+     "field Elapsed is not a Slurm duration"),
+    ("303|303|sim|alice|chem|batch|normal|2023-01-05T10:00:00|2023-01-05T10:01:00|"
+     "2023-01-05T11:01:00|01:00:00|02:00:00|1|4|4|COMPLETED|0:0||99999999999P",
+     "field MaxRSS is not"),
 ]
 
 
