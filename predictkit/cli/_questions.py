@@ -70,8 +70,8 @@ def resolve_name(jobs, value, column, flag):
             number = math.nan
         if number in set(present.tolist() if len(present) else []):
             return number
-    known = sorted(mapping) if mapping is not None else sorted(
-        str(int(v)) for v in present)
+    known = sorted(mapping) if mapping is not None else [
+        f"{v:g}" for v in sorted(float(v) for v in present)]
     shown = ", ".join(known[:8]) + (", ..." if len(known) > 8 else "")
     raise ConfigError(f"{flag} {value}: no job of the log has it ({len(known)} known: "
                       f"{shown or 'none'})")

@@ -231,3 +231,23 @@ def test_walltime_reads_the_script(capsys, tmp_path):
 def test_walltime_errors_are_one_line(capsys, tmp_path, argv, message):
     argv = [a.format(missing=tmp_path / "missing.sh") for a in argv]
     assert message in fails(capsys, ["walltime", SAMPLE, *argv])
+
+
+def test_both_questions_work_on_swf_logs_with_numeric_names(capsys, jobs, tmp_path):
+    from predictkit.io import write_swf
+
+    swf = tmp_path / "site.swf"
+    write_swf(jobs.sort_values("submit_time", kind="stable"), swf)
+    cpu = str(jobs.attrs["partition_ids"]["cpu"])
+    from_swf = run_json(capsys, ["wait", str(swf), "--procs", "64", "--time", "4:00:00",
+                                 "--partition", cpu])
+    from_sacct = run_json(capsys, ["wait", SAMPLE, "--procs", "64", "--time", "4:00:00",
+                                   "--partition", "cpu"])
+    assert from_swf["bound_history"] == from_sacct["bound_history"]
+    assert from_swf["proba_history"] == from_sacct["proba_history"]
+    eva = str(jobs.attrs["user_ids"]["eva"])
+    walltime_swf = run_json(capsys, ["walltime", str(swf), "--user", eva, "--time", "4:00:00"])
+    walltime_sacct = run_json(capsys, ["walltime", SAMPLE, "--user", "eva", "--time", "4:00:00"])
+    assert walltime_swf["table"] == walltime_sacct["table"]
+    err = fails(capsys, ["walltime", str(swf), "--user", "eva", "--time", "1:00:00"])
+    assert "--user eva: no job of the log has it (26 known: 1, 2, 3, 4, 5, 6, 7, 8, ...)" in err
