@@ -104,15 +104,14 @@ def add_log_argument(parser, *, dest="trace", flag=None, nargs=None, help=None):
     else:
         parser.add_argument(flag, dest=dest, nargs=nargs, metavar="TRACE", action=_StoreLog,
                             default=None, help=what)
-    if not any("--input-format" in action.option_strings for action in parser._actions):
-        parser.add_argument(
-            "--input-format", choices=LOG_FORMATS, default="auto",
-            help="format of the log: auto (sacct when the first line names JobID|..., "
-                 "else SWF), swf or sacct (default: %(default)s)")
-        parser.add_argument(
-            "--time-zone", default="UTC", metavar="ZONE",
-            help="sacct input: the IANA zone sacct printed its times in, e.g. "
-                 "Europe/Paris (default: %(default)s)")
+    parser.add_argument(
+        "--input-format", choices=LOG_FORMATS, default="auto",
+        help="format of the log: auto (sacct when the first line names JobID|..., "
+             "else SWF), swf or sacct (default: %(default)s)")
+    parser.add_argument(
+        "--time-zone", default="UTC", metavar="ZONE",
+        help="sacct input: the IANA zone sacct printed its times in, e.g. "
+             "Europe/Paris (default: %(default)s)")
 
 
 def read_trace_arg(path, **kwargs):
@@ -135,6 +134,7 @@ def read_trace_arg(path, **kwargs):
     import io
 
     from ..io import read_sacct, read_swf
+    from ..io._sacct import looks_like_sacct
 
     fmt = path.option("input_format", "auto") if isinstance(path, LogPath) else "auto"
     if path == "-" or not _is_regular_file(str(path)):
@@ -151,7 +151,7 @@ def read_trace_arg(path, **kwargs):
         source = str(path)
         head = _file_head(source) if fmt == "auto" else b""
     if fmt == "auto":
-        fmt = "sacct" if _looks_like_sacct(head) else "swf"
+        fmt = "sacct" if looks_like_sacct(head) else "swf"
     if fmt == "sacct":
         zone = path.option("time_zone", "UTC") if isinstance(path, LogPath) else "UTC"
         return read_sacct(source, time_zone=zone, **kwargs)
@@ -171,14 +171,8 @@ def _is_regular_file(path):
         return True  # let open() name the problem
 
 
-def _looks_like_sacct(head):
-    from ..io._sacct import looks_like_sacct
-
-    return looks_like_sacct(head)
-
-
 def _head(data):
-    """The first bytes of ``data``, decompressed when it is gzip (as much as is readable)."""
+    """The first bytes of ``data``, decompressed when it is gzip (empty when unreadable)."""
     import gzip
     import io
     import zlib
