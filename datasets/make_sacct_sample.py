@@ -343,8 +343,10 @@ def _job_lines(rng, job, now):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("-o", "--output", default=str(Path(__file__).with_name("sacct_sample.txt")),
-                        help="where to write the sample (default: sacct_sample.txt beside this script)")
+    parser.add_argument("-o", "--output",
+                        default=str(Path(__file__).with_name("sacct_sample.txt")),
+                        help="where to write the sample (default: sacct_sample.txt beside "
+                             "this script)")
     parser.add_argument("--jobs", type=int, default=2000, help="number of jobs (default 2000)")
     parser.add_argument("--seed", type=int, default=11, help="random seed (default 11)")
     args = parser.parse_args(argv)

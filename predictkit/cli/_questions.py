@@ -1,4 +1,4 @@
-"""What ``predictkit wait`` and ``predictkit walltime`` share: the job asked about, names, the log's clock."""
+"""What ``predictkit wait`` and ``predictkit walltime`` share: the job, names, the log's clock."""
 
 import datetime as dt
 import math
@@ -96,7 +96,7 @@ def log_end(jobs):
 
 
 def clock_time(jobs, seconds):
-    """A log time as a date in the log's zone (as sacct prints it), or ``t+SECONDS`` without a date."""
+    """A log time as a date in the log's zone (as sacct prints it), else ``t+SECONDS``."""
     origin = jobs.attrs.get("unix_start_time")
     if origin is None or not np.isfinite(seconds):
         return f"t+{seconds:,.0f} s"

@@ -105,8 +105,8 @@ def test_simulate_report_generate_and_demo_read_sacct(capsys, pair, tmp_path):
                  "--no-fairness", "-q"]) == 0
     assert (tmp_path / "r" / "index.html").exists()
     out = tmp_path / "estimates.swf"
-    assert main(["generate", "--estimates-for", str(sacct), "--seed", "1", "--truncate", "-o", str(out),
-                 "-q"]) == 0, capsys.readouterr().err
+    assert main(["generate", "--estimates-for", str(sacct), "--seed", "1", "--truncate",
+                 "-o", str(out), "-q"]) == 0, capsys.readouterr().err
     assert out.exists()
 
 
