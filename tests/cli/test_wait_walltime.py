@@ -251,3 +251,15 @@ def test_both_questions_work_on_swf_logs_with_numeric_names(capsys, jobs, tmp_pa
     assert walltime_swf["table"] == walltime_sacct["table"]
     err = fails(capsys, ["walltime", str(swf), "--user", "eva", "--time", "1:00:00"])
     assert "--user eva: no job of the log has it (26 known: 1, 2, 3, 4, 5, 6, 7, 8, ...)" in err
+
+
+def test_a_snapshot_needs_a_log_with_dates(capsys, jobs, tmp_path):
+    from predictkit.io import write_swf
+
+    undated = jobs.sort_values("submit_time", kind="stable").copy()
+    undated.attrs = {k: v for k, v in jobs.attrs.items() if k != "unix_start_time"}
+    swf = tmp_path / "undated.swf"
+    write_swf(undated, swf)
+    err = fails(capsys, ["wait", str(swf), "--procs", "4", "--time", "1:00:00",
+                         "--queue", SAMPLE, "--now", "2024-04-03T12:00:00"])
+    assert "--queue needs a log with dates" in err
