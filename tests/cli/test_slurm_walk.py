@@ -53,7 +53,12 @@ def test_the_page_walks_from_sacct_to_both_answers():
     steps = console_steps(PAGE.read_text(encoding="utf-8"))
     commands = [shlex.split(c)[1] for c, _ in steps]
     assert commands == ["info", "wait", "wait", "walltime"]
-    assert "sacct --allusers --parsable2" in PAGE.read_text(encoding="utf-8")
+    text = PAGE.read_text(encoding="utf-8")
+    assert "sacct --allusers --parsable2" in text
+    # the sacct command of the page asks for the fields the sample has
+    fields = re.search(r"--format=(\S+)", text).group(1).split(",")
+    sample = (ROOT / "datasets" / "sacct_sample.txt").read_text(encoding="utf-8")
+    assert fields == sample.split("\n", 1)[0].split("|")
 
 
 @pytest.mark.parametrize("step", range(4))
