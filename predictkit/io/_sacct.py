@@ -46,7 +46,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..exceptions import SacctFormatError
+from ..exceptions import ConfigError, SacctFormatError
 from ..jobs import as_job_table
 from ._slurm_fields import (
     parse_counts,
@@ -155,7 +155,7 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
     (60.0, 7200.0, {'alice': 1})
     """
     if errors not in ("raise", "skip"):
-        raise ValueError(f"errors must be 'raise' or 'skip', got {errors!r}")
+        raise ConfigError(f"errors must be 'raise' or 'skip', got {errors!r}")
     source, text = _read_text(path_or_buffer)
     header, fields, line_numbers, lines, skipped = _split(text, source, errors)
     columns = list(zip(*fields)) if fields else [()] * len(header)

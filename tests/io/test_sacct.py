@@ -270,7 +270,7 @@ def test_header_with_repeated_field_and_empty_input():
         read("JobID|Submit|Start|End|NCPUS|State|state\n")
     with pytest.raises(SacctFormatError, match="no header line"):
         read("\n\n")
-    with pytest.raises(ValueError, match="errors must be"):
+    with pytest.raises(ConfigError, match="errors must be"):
         read(EXAMPLE, errors="ignore")
     with pytest.raises(TypeError, match="path or a file object"):
         read_sacct(42)
