@@ -496,3 +496,38 @@ def test_round_trip_of_generated_jobs(jobs, trailing):
     np.testing.assert_array_equal(
         table["group_id"],
         [accounts.index(j["account"]) + 1 if j["account"] else np.nan for j in jobs])
+
+
+@given(st.lists(st.tuples(st.integers(0, 10**6), st.integers(-10**5, 10**5),
+                          st.sampled_from(["COMPLETED", "PENDING", "RUNNING", "FAILED"])),
+                min_size=1, max_size=20))
+def test_negative_waits_are_never_kept(rows):
+    """Reference: the first line whose Start is before its Submit is the one named."""
+    lines = ["JobID|Submit|Start|End|Elapsed|NCPUS|State|TotalCPU"]
+    for number, (submit, wait, state) in enumerate(rows, start=1):
+        start = submit + wait
+        end = "Unknown" if state in ("PENDING", "RUNNING") else fmt_time(max(start, 0) + 60)
+        elapsed = "00:00:00" if state == "PENDING" else "00:01:00"
+        lines.append(f"{number}|{fmt_time(submit)}|{fmt_time(start)}|{end}|{elapsed}|2|"
+                     f"{state}|00:30")
+    text = "\n".join(lines) + "\n"
+    bad = [k for k, (_, wait, _) in enumerate(rows) if wait < 0]
+    if bad:
+        with pytest.raises(SacctFormatError, match="is before Submit") as info:
+            read(text)
+        assert info.value.line_number == bad[0] + 2
+        with pytest.warns(UserWarning, match=rf"skipped {len(bad)} malformed"):
+            jobs = read(text, errors="skip")
+    else:
+        jobs = read(text)
+    kept = [row for k, row in enumerate(rows) if k not in bad]
+    assert len(jobs) == len(kept)
+    assert (jobs["wait_time"].dropna() >= 0).all()
+    expected_wait = [np.nan if state == "PENDING" else wait for _, wait, state in kept]
+    np.testing.assert_array_equal(jobs["wait_time"], expected_wait)
+    expected_run = [60.0 if state in ("COMPLETED", "FAILED") else np.nan
+                    for _, _, state in kept]
+    np.testing.assert_array_equal(jobs["run_time"], expected_run)
+    expected_cpu = [15.0 if state in ("COMPLETED", "FAILED") else np.nan
+                    for _, _, state in kept]
+    np.testing.assert_array_equal(jobs["avg_cpu_time"], expected_cpu)
