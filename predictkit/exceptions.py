@@ -17,6 +17,7 @@ __all__ = [
     "JobTableError",
     "SWFFormatError",
     "SacctFormatError",
+    "SqueueFormatError",
     "DatasetError",
     "DownloadError",
     "ChecksumError",
@@ -70,6 +71,10 @@ class SWFFormatError(PredictkitError, ValueError):
 
 class SacctFormatError(SWFFormatError):
     """Slurm ``sacct`` output is malformed (same fields as :class:`SWFFormatError`)."""
+
+
+class SqueueFormatError(SWFFormatError):
+    """A Slurm ``squeue`` snapshot is malformed (same fields as :class:`SWFFormatError`)."""
 
 
 class DatasetError(PredictkitError):

@@ -43,5 +43,5 @@ def test_every_command_of_the_design_exists():
     from predictkit.cli import COMMANDS
 
     assert set(COMMANDS) == {"info", "predict", "simulate", "bounds", "varq", "generate",
-                             "report", "sweep", "fetch", "demo"}
+                             "report", "sweep", "fetch", "demo", "wait", "walltime"}
     assert pk.__version__

@@ -21,7 +21,8 @@ from ._common import check_output_arg
 
 __all__ = ["main", "console_main", "build_parser"]
 
-COMMANDS = ("info", "fetch", "predict", "simulate", "bounds", "varq", "generate", "report", "sweep", "demo")
+COMMANDS = ("info", "fetch", "predict", "simulate", "bounds", "varq", "generate", "report", "sweep", "demo",
+            "wait", "walltime")
 """Subcommand modules, in the order ``--help`` lists them."""
 
 
@@ -31,7 +32,8 @@ def build_parser():
         prog="predictkit",
         description=(
             "Runtime prediction, queue-delay bounds and workload modeling for "
-            "batch-scheduled parallel machines. Reads SWF (plain or .gz) logs."
+            "batch-scheduled parallel machines. Reads SWF and Slurm sacct --parsable2 logs "
+            "(plain or .gz, or - for standard input)."
         ),
     )
     parser.add_argument("--version", action="version", version=f"predictkit {__version__}")

@@ -20,7 +20,8 @@ def register(subparsers):
                     "waits of jobs already started. Prints the bound of each job class at "
                     "the end of the trace ('now') and the correctness/tightness of the "
                     "per-job bounds; -o writes the per-job bounds (CSV or JSON).")
-    parser.add_argument("trace", metavar="TRACE", help="SWF file (plain or .gz) or '-'")
+    from ._common import add_log_argument
+    add_log_argument(parser)
     parser.add_argument("--quantile", type=float, default=0.95,
                         help="quantile of the wait to bound, in (0, 1) (default 0.95)")
     parser.add_argument("--confidence", type=float, default=0.95,

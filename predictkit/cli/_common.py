@@ -1,11 +1,15 @@
 """Options and helpers shared by the subcommands."""
 
+import argparse
 import json
 import os
 import sys
 
-__all__ = ["add_output_options", "print_json", "read_trace_arg", "write_table",
-           "check_output_arg", "result_stream"]
+__all__ = ["add_output_options", "add_log_argument", "print_json", "read_trace_arg",
+           "write_table", "check_output_arg", "result_stream", "LOG_FORMATS"]
+
+LOG_FORMATS = ("auto", "swf", "sacct")
+"""Values of ``--input-format``: detect from the content, or force a format."""
 
 
 def add_output_options(parser, *, formats=("swf", "csv", "json"), default=None):
@@ -43,13 +47,159 @@ def _jsonable(obj):
     return obj
 
 
-def read_trace_arg(path, **kwargs):
-    """Read the trace named on the command line (a file, ``-`` for stdin, or a catalogue name)."""
-    from ..io import read_swf
+class LogPath(str):
+    """A log named on the command line, remembering the options that say how to read it.
 
-    if path == "-":
-        return read_swf(sys.stdin.buffer, **kwargs)
-    return read_swf(path, **kwargs)
+    :func:`add_log_argument` stores each log as a ``LogPath`` that holds the
+    parsed namespace, so :func:`read_trace_arg` sees ``--input-format`` and
+    ``--time-zone`` wherever they stand on the command line.
+    """
+
+    namespace = None
+
+    @classmethod
+    def bound(cls, value, namespace):
+        path = cls(value)
+        path.namespace = namespace
+        return path
+
+    def option(self, name, default):
+        return getattr(self.namespace, name, default)
+
+
+class _StoreLog(argparse.Action):
+    def __call__(self, parser, namespace, values, option_string=None):
+        if isinstance(values, list):
+            values = [LogPath.bound(v, namespace) for v in values]
+        else:
+            values = LogPath.bound(values, namespace)
+        setattr(namespace, self.dest, values)
+
+
+def add_log_argument(parser, *, dest="trace", flag=None, nargs=None, help=None):
+    """Add the job-log argument of a subcommand, with ``--input-format`` and ``--time-zone``.
+
+    Every command that reads a log declares it with this helper, so every one
+    of them reads SWF (plain or gzip) and Slurm ``sacct --parsable2`` output
+    (plain or gzip), and ``-`` for standard input.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The subcommand's parser.
+    dest : str, default="trace"
+        Attribute of the parsed arguments that holds the log (a :class:`LogPath`,
+        or a list of them with ``nargs``).
+    flag : str, optional
+        Declare the log as this option (``"--estimates-for"``) instead of a
+        positional argument.
+    nargs : str, optional
+        ``"+"`` for several logs.
+    help : str, optional
+        What the log is for; the accepted formats are appended.
+    """
+    what = (help + ": " if help else "") + (
+        "SWF or sacct --parsable2 output, plain or .gz; '-' for standard input")
+    if flag is None:
+        parser.add_argument(dest, nargs=nargs, metavar="TRACE", action=_StoreLog, help=what)
+    else:
+        parser.add_argument(flag, dest=dest, nargs=nargs, metavar="TRACE", action=_StoreLog,
+                            default=None, help=what)
+    parser.add_argument(
+        "--input-format", choices=LOG_FORMATS, default="auto",
+        help="format of the log: auto (sacct when the first line names JobID|..., "
+             "else SWF), swf or sacct (default: %(default)s)")
+    parser.add_argument(
+        "--time-zone", default="UTC", metavar="ZONE",
+        help="sacct input: the IANA zone sacct printed its times in, e.g. "
+             "Europe/Paris (default: %(default)s)")
+
+
+def read_trace_arg(path, **kwargs):
+    """Read the log named on the command line: SWF or ``sacct`` output, a file or ``-`` (stdin).
+
+    The format is the ``--input-format`` of the command line (a :class:`LogPath`
+    remembers it); ``auto`` (also for a plain string) reads the first line of
+    the (decompressed) content: a ``|``-separated header naming ``JobID`` is
+    ``sacct --parsable2`` output, anything else SWF. Standard input is read
+    into memory first, so detecting its format consumes nothing.
+
+    Parameters
+    ----------
+    path : str or LogPath
+        File name, or ``-`` for standard input.
+    **kwargs
+        Passed to :func:`~predictkit.io.read_swf` or
+        :func:`~predictkit.io.read_sacct` (e.g. ``errors="skip"``).
+    """
+    import io
+
+    from ..io import read_sacct, read_swf
+    from ..io._sacct import looks_like_sacct
+
+    fmt = path.option("input_format", "auto") if isinstance(path, LogPath) else "auto"
+    if path == "-" or not _is_regular_file(str(path)):
+        # A stream (stdin, a pipe such as <(sacct ...)) can be read only once.
+        if path == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            with open(str(path), "rb") as handle:
+                data = handle.read()
+        source = io.BytesIO(data)
+        source.name = "<stdin>" if path == "-" else str(path)
+        head = _head(data)
+    else:
+        source = str(path)
+        head = _file_head(source) if fmt == "auto" else b""
+    if fmt == "auto":
+        fmt = "sacct" if looks_like_sacct(head) else "swf"
+    if fmt == "sacct":
+        zone = path.option("time_zone", "UTC") if isinstance(path, LogPath) else "UTC"
+        return read_sacct(source, time_zone=zone, **kwargs)
+    return read_swf(source, **kwargs)
+
+
+_HEAD_BYTES = 65536
+
+
+def _is_regular_file(path):
+    import os
+    import stat
+
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return True  # let open() name the problem
+
+
+def _head(data):
+    """The first bytes of ``data``, decompressed when it is gzip (empty when unreadable)."""
+    import gzip
+    import io
+    import zlib
+
+    if data[:2] != b"\x1f\x8b":
+        return data[:_HEAD_BYTES]
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
+            return stream.read(_HEAD_BYTES)
+    except (OSError, EOFError, zlib.error):
+        return b""  # the reader names the corrupt data
+
+
+def _file_head(path):
+    import gzip
+    import zlib
+
+    with open(path, "rb") as handle:
+        start = handle.read(2)
+        if start != b"\x1f\x8b":
+            return start + handle.read(_HEAD_BYTES)
+    try:
+        with gzip.open(path, "rb") as stream:
+            return stream.read(_HEAD_BYTES)
+    except (OSError, EOFError, zlib.error):
+        return b""
 
 
 def check_output_arg(args):

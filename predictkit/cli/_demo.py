@@ -22,7 +22,8 @@ def register(subparsers):
             "workload (Lublin & Feitelson model with users, sessions and modal "
             "estimates), simulated once with EASY to give it waits."),
     )
-    parser.add_argument("--trace", metavar="FILE", help="an SWF log instead of the synthetic workload")
+    from ._common import add_log_argument
+    add_log_argument(parser, flag="--trace", help="a log instead of the synthetic workload")
     parser.add_argument("--jobs", type=int, default=5000,
                         help="synthetic jobs, or the first N jobs of --trace (default 5000)")
     parser.add_argument("--procs", type=int, default=128, help="synthetic machine size (default 128)")

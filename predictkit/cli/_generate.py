@@ -32,8 +32,9 @@ def register(subparsers):
                         help="target offered load of the synthetic workload (default: the "
                              "model's own arrival rate)")
     parser.add_argument("--seed", type=int, default=None, help="random seed")
-    parser.add_argument("--estimates-for", metavar="TRACE", default=None,
-                        help="SWF log (plain or .gz, '-' for stdin) whose estimates to replace")
+    from ._common import add_log_argument
+    add_log_argument(parser, dest="estimates_for", flag="--estimates-for",
+                     help="the log whose estimates to replace")
     parser.add_argument("--model", choices=MODELS, default="tsafrir",
                         help="estimate model for --estimates-for: tsafrir (modal model fitted "
                              "to the log), fmodel, phi, x2 (doubled), shuffle, sessions "

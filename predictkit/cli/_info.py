@@ -13,8 +13,8 @@ def register(subparsers):
                     "request accuracy R = run/request and the estimate modes "
                     "(Tsafrir et al. 2005, Table 2).",
     )
-    parser.add_argument("traces", nargs="+", metavar="TRACE",
-                        help="SWF file (plain or .gz), or '-' for standard input")
+    from ._common import add_log_argument
+    add_log_argument(parser, dest="traces", nargs="+", help="the logs to summarise")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--skip-bad-lines", action="store_true",
                         help="skip malformed lines (reported) instead of stopping")

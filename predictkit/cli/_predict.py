@@ -21,8 +21,8 @@ def register(subparsers):
             "says how it was made; predictions are rounded to whole seconds); CSV and "
             "JSON output keep them in 'requested_time'."),
     )
-    parser.add_argument("trace", metavar="TRACE",
-                        help="SWF file (plain or .gz), or '-' for standard input")
+    from ._common import add_log_argument
+    add_log_argument(parser)
     parser.add_argument("--method", default="tang",
                         choices=("tang", "usage-max", "recent-average", "requested"),
                         help="tang: WalltimeAdjuster (Tang et al. 2013); usage-max: "

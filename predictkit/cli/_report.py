@@ -14,7 +14,8 @@ def register(subparsers):
             "fairness) and write OUTPUT/index.html, one self-contained page with the "
             "figures embedded."),
     )
-    parser.add_argument("trace", metavar="TRACE", help="SWF file (plain or .gz), or '-' for stdin")
+    from ._common import add_log_argument
+    add_log_argument(parser)
     parser.add_argument("-o", "--output", default="report",
                         help="output folder (default ./report); '-' writes the page to "
                              "standard output")

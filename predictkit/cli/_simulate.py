@@ -20,7 +20,8 @@ def register(subparsers):
                     "Jobs without a runtime, width or (for request-based estimates) a "
                     "request are left out and counted on standard error.",
     )
-    parser.add_argument("trace", metavar="TRACE", help="SWF file (plain or .gz), or '-'")
+    from ._common import add_log_argument
+    add_log_argument(parser)
     parser.add_argument("--policy", default="easy",
                         choices=("easy", "fcfs", "conservative", "no_guarantee"))
     parser.add_argument("--priority", default="fcfs", choices=("fcfs", "sjf", "wfp", "fairshare"))

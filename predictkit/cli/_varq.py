@@ -17,7 +17,8 @@ def register(subparsers):
                     "bounds trained online, simulate the machine (EASY, FCFS) and report "
                     "predicted vs observed success and the allocation overhead (Nurmi et "
                     "al. 2008, sections 4.4-4.5, Tables 3-4).")
-    parser.add_argument("trace", metavar="TRACE", help="SWF file (plain or .gz) or '-'")
+    from ._common import add_log_argument
+    add_log_argument(parser)
     parser.add_argument("--fractions", default="0.1,0.5",
                         help="comma-separated shares of jobs that use VARQ (default 0.1,0.5)")
     parser.add_argument("--probabilities", default="0.5,0.75,0.95",

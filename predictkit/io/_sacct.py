@@ -8,13 +8,16 @@ job table column   ``sacct`` source
 ``job_id``         ``JobIDRaw`` when present, else the number of ``JobID``
                    (see *Job identifiers* below)
 ``submit_time``    ``Submit``, seconds after the earliest ``Submit``
-``wait_time``      ``Start - Submit``
+``wait_time``      ``Start - Submit``; ``NaN`` while a job is pending (a line
+                   whose ``Start`` is before its ``Submit`` is malformed)
 ``run_time``       ``ElapsedRaw`` or ``Elapsed`` (``End - Start`` when both are
                    absent); ``NaN`` while a job has not started or not ended
 ``n_procs``        ``NCPUS`` or ``AllocCPUS`` (``NNodes`` when no CPU column);
                    ``0`` (never allocated) is ``NaN``
-``avg_cpu_time``   ``TotalCPU`` divided by ``n_procs``
-``used_memory``    ``MaxRSS`` in KB (largest over the job's steps)
+``avg_cpu_time``   ``TotalCPU`` divided by ``n_procs``; ``NaN`` until the job
+                   has ended
+``used_memory``    ``MaxRSS`` in KB (largest over the job's steps); ``NaN``
+                   until the job has ended
 ``req_procs``      ``ReqCPUS`` (``ReqNodes`` or ``NNodes`` when no CPU column)
 ``req_time``       ``TimelimitRaw`` (minutes) or ``Timelimit``; ``NaN`` for
                    ``UNLIMITED`` / ``Partition_Limit``
@@ -43,7 +46,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..exceptions import SacctFormatError
+from ..exceptions import ConfigError, SacctFormatError
 from ..jobs import as_job_table
 from ._slurm_fields import (
     parse_counts,
@@ -53,7 +56,7 @@ from ._slurm_fields import (
     parse_timestamps,
 )
 
-__all__ = ["read_sacct"]
+__all__ = ["read_sacct", "looks_like_sacct"]
 
 _MAX_REPORTED = 10
 _JOB_ID = re.compile(r"^(?P<job>\d+(?:_(?:\d+|\[[^\]]*\]))?(?:\+\d+)?)(?:\.(?P<step>[^.]+))?$")
@@ -87,7 +90,8 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
     errors : {"raise", "skip"}
         What to do with a malformed line (wrong field count, unparsable time,
         count or memory size, a job id Slurm never prints, a step without its
-        job). ``"raise"`` raises :class:`~predictkit.exceptions.SacctFormatError`
+        job, a ``Start`` before its ``Submit`` or an ``End`` before its
+        ``Start``). ``"raise"`` raises :class:`~predictkit.exceptions.SacctFormatError`
         with the file, line number and text; ``"skip"`` leaves the line out,
         warns with the count and first line numbers and records them in
         ``attrs["skipped_lines"]`` and ``attrs["skipped_line_numbers"]``.
@@ -134,8 +138,9 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
     Raises
     ------
     SacctFormatError
-        On a malformed line (with ``errors="raise"``), an empty input or a
-        header that lacks required fields (the message names them).
+        On a malformed line (with ``errors="raise"``), an empty input, a
+        header without any job line after it, or a header that lacks required
+        fields (the message names them).
     ConfigError
         If ``time_zone`` is not a known zone.
 
@@ -150,7 +155,7 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
     (60.0, 7200.0, {'alice': 1})
     """
     if errors not in ("raise", "skip"):
-        raise ValueError(f"errors must be 'raise' or 'skip', got {errors!r}")
+        raise ConfigError(f"errors must be 'raise' or 'skip', got {errors!r}")
     source, text = _read_text(path_or_buffer)
     header, fields, line_numbers, lines, skipped = _split(text, source, errors)
     columns = list(zip(*fields)) if fields else [()] * len(header)
@@ -158,7 +163,8 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
     line_numbers = np.asarray(line_numbers, dtype=np.int64)
     while True:
         parsed = _Parsed(table, time_zone)
-        bad = _id_problems(parsed)
+        _id_problems(parsed)
+        bad = _order_problems(parsed)
         if not bad.any():
             break
         first = int(np.argmax(bad))
@@ -185,6 +191,37 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
     return jobs
 
 
+def looks_like_sacct(head):
+    """Whether the start of a log is ``sacct`` output (its first line names ``JobID``).
+
+    Parameters
+    ----------
+    head : bytes or str
+        The first bytes of the (already decompressed) log; a UTF-8 byte-order
+        mark and leading blank lines are ignored.
+
+    Returns
+    -------
+    bool
+        True when the first non-blank line is a ``|``-separated header naming
+        ``JobID`` or ``JobIDRaw`` (any case), as ``sacct --parsable2`` and
+        ``--parsable`` print it.
+
+    Examples
+    --------
+    >>> looks_like_sacct(b"JobID|User|Submit|Start|State\\n1|a|...")
+    True
+    >>> looks_like_sacct("; Version: 2.2\\n1 0 10 100 4 -1")
+    False
+    """
+    if isinstance(head, bytes):
+        head = head.decode("utf-8", errors="replace")
+    head = head.removeprefix("\ufeff").lstrip("\r\n \t")
+    first = head.split("\n", 1)[0]
+    fields = [field.strip().lower() for field in first.split("|")]
+    return len(fields) > 1 and ("jobid" in fields or "jobidraw" in fields)
+
+
 def _read_text(path_or_buffer):
     if isinstance(path_or_buffer, (str, os.PathLike)):
         source = str(path_or_buffer)
@@ -203,10 +240,11 @@ def _read_text(path_or_buffer):
             except (OSError, EOFError) as exc:
                 raise SacctFormatError(f"corrupt gzip data ({exc})", source=source) from None
         try:
-            raw = raw.decode("utf-8")
+            raw = raw.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise SacctFormatError(f"not UTF-8 text ({exc})", source=source) from None
-    return source, raw
+    # A byte-order mark (written by some editors and Windows tools) is not text.
+    return source, raw.removeprefix("\ufeff")
 
 
 def _split(text, source, errors):
@@ -222,6 +260,11 @@ def _split(text, source, errors):
     if trailing:
         header = header[:-1]
     _check_header(header, source, header_number, header_line)
+    if len(numbered) == 1:
+        raise SacctFormatError(
+            "no job lines after the header (sacct selected no jobs: check its "
+            "--starttime, --endtime and --allusers options)", source=source,
+            line_number=header_number)
     fields, line_numbers, lines, skipped = [], [], [], []
     for number, line in numbered[1:]:
         body = line[:-1] if trailing and line.endswith("|") else line
@@ -345,6 +388,33 @@ def _id_problems(parsed):
     return parsed.bad
 
 
+def _order_problems(parsed):
+    """Flag allocation lines without a Submit, or whose Start is before Submit or End before Start.
+
+    Slurm never writes these for one run of a job; a negative wait or runtime
+    would silently corrupt every statistic, so such a line is malformed.
+    """
+    alloc = ~parsed.is_step
+    submit, start = parsed.values["Submit"], parsed.values["Start"]
+    # Every job has a submission time; without one it has no place on the clock.
+    no_submit = alloc & np.isnan(submit) & ~parsed.bad
+    parsed._flag(no_submit, "field Submit is unknown (every job has a submission time)",
+                 "Submit")
+    end = parsed.values.get("End")
+    with np.errstate(invalid="ignore"):
+        early_start = alloc & (start < submit)
+        early_end = (alloc & (end < start)) if end is not None else np.zeros_like(alloc)
+    for bad, (later, earlier) in ((early_start, ("Start", "Submit")),
+                                  (early_end, ("End", "Start"))):
+        later_text, earlier_text = parsed.get(later), parsed.get(earlier)
+        for position in np.flatnonzero(bad & ~parsed.bad):
+            parsed.problems[int(position)] = (
+                f"field {parsed.columns[later.lower()]} ({later_text[position]}) is before "
+                f"{parsed.columns[earlier.lower()]} ({earlier_text[position]})")
+        parsed.bad |= bad
+    return parsed.bad
+
+
 def _build(parsed, time_zone):
     alloc = np.flatnonzero(~parsed.is_step)
     steps = np.flatnonzero(parsed.is_step)
@@ -365,12 +435,15 @@ def _build(parsed, time_zone):
         ended = ~np.isnan(end)
     else:
         ended = np.array([w not in _UNFINISHED for w in words], dtype=bool)
+    # A job still pending or running has no final wait, runtime, CPU time or
+    # memory yet: sacct prints its values so far (or 0), which are not results.
+    unfinished = np.array([w in _UNFINISHED for w in words], dtype=bool)
     origin = np.nanmin(submit) if np.isfinite(submit).any() else np.nan
     out["submit_time"] = submit - origin
-    out["wait_time"] = start - submit
+    out["wait_time"] = np.where(words == "PENDING", np.nan, start - submit)
     elapsed = parsed.first("ElapsedRaw", "Elapsed")
     run = elapsed[alloc] if elapsed is not None else end - start
-    out["run_time"] = np.where(np.isnan(start) | ~ended, np.nan, run)
+    out["run_time"] = np.where(np.isnan(start) | ~ended | unfinished, np.nan, run)
 
     cpus = parsed.first("NCPUS", "AllocCPUS")
     unit = "cpus" if parsed.first("NCPUS", "AllocCPUS", "ReqCPUS") is not None else "nodes"
@@ -384,9 +457,9 @@ def _build(parsed, time_zone):
     out["req_procs"] = requested[alloc] if requested is not None else np.full(n, np.nan)
     out["req_procs"] = np.where(out["req_procs"] > 0, out["req_procs"], np.nan)
     total_cpu = _fold(parsed.first("TotalCPU"), alloc, steps, owner, position_of, "sum")
-    out["avg_cpu_time"] = total_cpu / out["n_procs"]
-    out["used_memory"] = _fold(parsed.first("MaxRSS"), alloc, steps, owner, position_of,
-                                "max")
+    out["avg_cpu_time"] = np.where(unfinished, np.nan, total_cpu / out["n_procs"])
+    out["used_memory"] = np.where(unfinished, np.nan, _fold(
+        parsed.first("MaxRSS"), alloc, steps, owner, position_of, "max"))
     req_time = parsed.values.get("req_time")
     out["req_time"] = req_time[alloc] if req_time is not None else np.full(n, np.nan)
 

@@ -23,6 +23,8 @@ __all__ = [
     "parse_timestamps",
     "parse_counts",
     "parse_memory",
+    "parse_time_request",
+    "format_slurm_duration",
 ]
 
 LIMIT_TOKENS = frozenset({"UNLIMITED", "PARTITION_LIMIT"})
@@ -36,6 +38,12 @@ _DURATION = re.compile(
     r"|(?:(?P<h>\d+):)?(?P<m>\d+):(?P<s>\d+(?:\.\d+)?))$"
 )
 _TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S"
+MAX_SECONDS = 2.0**32
+"""Longest duration read (about 136 years): beyond it a field is malformed, not a time."""
+MAX_COUNT = 2**32 - 1
+"""Largest count read: Slurm keeps CPU and node counts in 32 bits."""
+MAX_MEMORY_KB = 2.0**53
+"""Largest memory size read, in KB (8 EiB)."""
 _MEMORY = re.compile(r"^(?P<number>\d+(?:\.\d+)?)(?P<unit>[KMGTP]?)(?P<per>[cn]?)$")
 _MEMORY_UNITS_KB = {"": 1 / 1024, "K": 1.0, "M": 1024.0, "G": 1024.0**2,
                     "T": 1024.0**3, "P": 1024.0**4}
@@ -94,11 +102,15 @@ def _duration(text):
         hours, minutes, seconds = int(dh), int(dm or 0), float(ds or 0)
         if hours >= 24 or minutes >= 60 or seconds >= 60:
             return math.nan, True, False
-        return int(days) * 86400 + hours * 3600 + minutes * 60 + seconds, False, False
-    hours, minutes, seconds = int(h or 0), int(m), float(s)
-    if (h is not None and minutes >= 60) or seconds >= 60:
+        total = int(days) * 86400 + hours * 3600 + minutes * 60 + seconds
+    else:
+        hours, minutes, seconds = int(h or 0), int(m), float(s)
+        if (h is not None and minutes >= 60) or seconds >= 60:
+            return math.nan, True, False
+        total = hours * 3600 + minutes * 60 + seconds
+    if total > MAX_SECONDS:
         return math.nan, True, False
-    return hours * 3600 + minutes * 60 + seconds, False, False
+    return float(total), False, False
 
 
 def _per_unique(strings, parse_one, width):
@@ -136,7 +148,7 @@ def parse_raw_durations(strings, *, unit_seconds=1):
             return math.nan, False, True
         if text.upper() in UNKNOWN_TOKENS:
             return math.nan, False, False
-        if not text.isdigit():
+        if not text.isdigit() or int(text) * unit_seconds > MAX_SECONDS:
             return math.nan, True, False
         return int(text) * unit_seconds, False, False
 
@@ -192,13 +204,16 @@ def parse_timestamps(strings, time_zone):
 def parse_counts(strings):
     """Parse a column of non-negative integers (``NCPUS``, ``NNodes``, ...).
 
-    Returns ``(values, bad)``; empty fields are ``NaN``.
+    Returns ``(values, bad)``; empty fields are ``NaN``; a count above
+    :data:`MAX_COUNT` is bad.
     """
     def one(text):
         text = text.strip()
         if not text:
             return math.nan, False
-        return (int(text), False) if text.isdigit() else (math.nan, True)
+        if not text.isdigit() or int(text) > MAX_COUNT:
+            return math.nan, True
+        return int(text), False
 
     parsed = _per_unique(strings, one, 2)
     return parsed[:, 0], parsed[:, 1].astype(bool)
@@ -212,7 +227,8 @@ def parse_memory(strings):
     ``c`` / ``n`` (per CPU / per node, printed by old Slurm in ``ReqMem``)
     is accepted and ignored.
 
-    Returns ``(values, bad)``; empty fields are ``NaN``.
+    Returns ``(values, bad)``; empty fields are ``NaN``; a size above
+    :data:`MAX_MEMORY_KB` is bad.
     """
     def one(text):
         text = text.strip()
@@ -221,7 +237,85 @@ def parse_memory(strings):
         match = _MEMORY.match(text)
         if match is None:
             return math.nan, True
-        return float(match["number"]) * _MEMORY_UNITS_KB[match["unit"]], False
+        kilobytes = float(match["number"]) * _MEMORY_UNITS_KB[match["unit"]]
+        return (math.nan, True) if kilobytes > MAX_MEMORY_KB else (kilobytes, False)
 
     parsed = _per_unique(strings, one, 2)
     return parsed[:, 0], parsed[:, 1].astype(bool)
+
+
+_BARE_MINUTES = re.compile(r"^\d+(?:\.\d+)?$")
+
+
+def parse_time_request(text, *, name="--time"):
+    """Parse a time limit as a user writes it for ``sbatch --time``, into seconds.
+
+    Slurm's own forms: ``minutes`` (a bare number is minutes, as in Slurm),
+    ``minutes:seconds``, ``hours:minutes:seconds``, ``days-hours``,
+    ``days-hours:minutes`` and ``days-hours:minutes:seconds``; and, for
+    convenience, a number with a unit (``90min``, ``90 minutes``, ``2h``,
+    ``1.5 days``).
+
+    Parameters
+    ----------
+    text : str
+        The time.
+    name : str
+        What the value is (a flag such as ``--time``), for the error message.
+
+    Returns
+    -------
+    float
+        Seconds, always positive.
+
+    Raises
+    ------
+    ConfigError
+        For anything else, including ``0`` and ``UNLIMITED`` (no finite time).
+
+    Examples
+    --------
+    >>> parse_time_request("1-12:00:00"), parse_time_request("90"), parse_time_request("2h")
+    (129600.0, 5400.0, 7200.0)
+    """
+    from .._time import parse_duration
+
+    value = str(text).strip()
+    if _BARE_MINUTES.match(value):
+        seconds = float(value) * 60.0
+    elif _DURATION.match(value):
+        seconds, bad, _ = _duration(value)
+        if bad:
+            seconds = math.nan
+    else:
+        try:
+            seconds = parse_duration(value, name=name) if re.search(r"[A-Za-z]", value) \
+                else math.nan
+        except ConfigError:
+            seconds = math.nan
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise ConfigError(
+            f"{name} must be a positive Slurm time such as 90 (minutes), 30:00, 2:00:00, "
+            f"1-12:00:00 or 90min, got {text!r}")
+    return float(seconds)
+
+
+def format_slurm_duration(seconds):
+    """Write seconds the way Slurm does: ``D-HH:MM:SS``, or ``HH:MM:SS`` under a day.
+
+    Fractions of a second are rounded; ``NaN`` is ``"n/a"``.
+
+    Examples
+    --------
+    >>> format_slurm_duration(93784), format_slurm_duration(5400)
+    ('1-02:03:04', '01:30:00')
+    """
+    if seconds is None or not math.isfinite(seconds):
+        return "n/a"
+    total = int(round(seconds))
+    sign = "-" if total < 0 else ""
+    days, rest = divmod(abs(total), 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    clock = f"{hours:02d}:{minutes:02d}:{secs:02d}"
+    return f"{sign}{days}-{clock}" if days else f"{sign}{clock}"

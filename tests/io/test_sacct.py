@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from predictkit.exceptions import ConfigError, SacctFormatError
-from predictkit.io._sacct import read_sacct
+from predictkit.io._sacct import looks_like_sacct, read_sacct
 from predictkit.io._slurm_fields import parse_slurm_duration
 from predictkit.jobs import SWF_COLUMNS
 
@@ -211,6 +211,17 @@ BAD_LINES = [
      "2023-01-05T11:01:00|01:00:00|02:00:00|1|4|4|COMPLETED|0:0||", "JobIDRaw is not an integer"),
     ("555.batch|555.batch|batch||chem||||2023-01-05T10:01:00|2023-01-05T11:01:00|01:00:00||1|4||"
      "COMPLETED|0:0|00:01|", r"job step before \(or without\) its job"),
+    ("300|300|sim|alice|chem|batch|normal|Unknown|2023-01-05T10:01:00|"
+     "2023-01-05T11:01:00|01:00:00|02:00:00|1|4|4|COMPLETED|0:0||", "field Submit is unknown"),
+    ("301|301|sim|alice|chem|batch|normal|2023-01-05T10:00:00|2023-01-05T10:01:00|"
+     "2023-01-05T11:01:00|01:00:00|02:00:00|1|99999999999999999999999|4|COMPLETED|0:0||",
+     "field NCPUS is not a count"),
+    ("302|302|sim|alice|chem|batch|normal|2023-01-05T10:00:00|2023-01-05T10:01:00|"
+     "2023-01-05T11:01:00|99999999-00:00:00|02:00:00|1|4|4|COMPLETED|0:0||",
+     "field Elapsed is not a Slurm duration"),
+    ("303|303|sim|alice|chem|batch|normal|2023-01-05T10:00:00|2023-01-05T10:01:00|"
+     "2023-01-05T11:01:00|01:00:00|02:00:00|1|4|4|COMPLETED|0:0||99999999999P",
+     "field MaxRSS is not"),
 ]
 
 
@@ -259,7 +270,7 @@ def test_header_with_repeated_field_and_empty_input():
         read("JobID|Submit|Start|End|NCPUS|State|state\n")
     with pytest.raises(SacctFormatError, match="no header line"):
         read("\n\n")
-    with pytest.raises(ValueError, match="errors must be"):
+    with pytest.raises(ConfigError, match="errors must be"):
         read(EXAMPLE, errors="ignore")
     with pytest.raises(TypeError, match="path or a file object"):
         read_sacct(42)
@@ -269,9 +280,104 @@ def test_header_with_repeated_field_and_empty_input():
         read_sacct(io.BytesIO(b"JobID\xff|Submit\n"))
 
 
-def test_header_only_gives_empty_table():
-    jobs = read(HEADER + "\n")
-    assert len(jobs) == 0 and list(jobs.columns[:18]) == list(SWF_COLUMNS)
+def test_header_only_is_an_error_naming_the_header_line():
+    with pytest.raises(SacctFormatError, match=r"<buffer>, line 2: no job lines after the "
+                                               r"header") as info:
+        read("\n" + HEADER + "\n\n")
+    assert len(str(info.value).splitlines()) == 1
+
+
+@pytest.mark.parametrize("text", ["", "\n", "   \n\r\n", "\ufeff"])
+def test_empty_input_is_an_error(text):
+    with pytest.raises(SacctFormatError, match="no header line"):
+        read(text)
+    with pytest.raises(SacctFormatError, match="no header line"):
+        read_sacct(io.BytesIO(gzip.compress(text.encode("utf-8"))))
+
+
+def test_byte_order_mark_is_ignored(tmp_path):
+    expected = read(EXAMPLE)
+    with_bom = b"\xef\xbb\xbf" + EXAMPLE.encode()
+    pd.testing.assert_frame_equal(read_sacct(io.BytesIO(with_bom)), expected)
+    pd.testing.assert_frame_equal(read("\ufeff" + EXAMPLE), expected)
+    path = tmp_path / "bom.txt.gz"
+    path.write_bytes(gzip.compress(with_bom))
+    np.testing.assert_array_equal(read_sacct(path)["wait_time"], expected["wait_time"])
+
+
+START_BEFORE_SUBMIT = ("200|200|sim|alice|chem|batch|normal|2023-01-05T12:00:00|"
+                       "2023-01-05T11:59:00|2023-01-05T12:30:00|00:31:00|02:00:00|1|4|4|"
+                       "COMPLETED|0:0||")
+END_BEFORE_START = ("201|201|sim|alice|chem|batch|normal|2023-01-05T12:00:00|"
+                    "2023-01-05T12:10:00|2023-01-05T12:05:00|00:00:00|02:00:00|1|4|4|"
+                    "FAILED|1:0||")
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    (START_BEFORE_SUBMIT, r"line 10: field Start \(2023-01-05T11:59:00\) is before Submit "
+                          r"\(2023-01-05T12:00:00\)"),
+    (END_BEFORE_START, r"line 10: field End \(2023-01-05T12:05:00\) is before Start "
+                       r"\(2023-01-05T12:10:00\)"),
+])
+def test_negative_wait_or_runtime_is_a_malformed_line(line, message):
+    text = EXAMPLE + line + "\n"
+    with pytest.raises(SacctFormatError, match=message) as info:
+        read(text)
+    assert info.value.line_number == 10 and len(str(info.value).splitlines()) == 1
+    with pytest.warns(UserWarning, match=r"skipped 1 malformed line\(s\) \(lines 10\)"):
+        jobs = read(text, errors="skip")
+    assert jobs.attrs["skipped_line_numbers"] == [10]
+    assert (jobs["wait_time"].dropna() >= 0).all() and (jobs["run_time"].dropna() >= 0).all()
+    assert jobs["job_id"].tolist() == read(EXAMPLE)["job_id"].tolist()
+
+
+def test_a_step_starting_before_its_jobs_submit_is_not_an_error():
+    # Step lines carry the step's own times; only allocation lines are checked.
+    lines = EXAMPLE.splitlines()
+    lines[2] = lines[2].replace("|2023-01-05T10:01:00|2023-01-05T11:01:00|",
+                                "|2023-01-05T09:00:00|2023-01-05T11:01:00|", 1)
+    assert read("\n".join(lines))["wait_time"].iloc[0] == 60
+
+
+def test_pending_and_running_jobs_have_unknown_results_not_zero():
+    text = (HEADER + "\n"
+            "300|300|run|dave|chem|batch|normal|2023-01-05T10:00:00|2023-01-05T10:05:00|"
+            "Unknown|00:20:00|01:00:00|1|8|8|RUNNING|0:0|00:00:00|\n"
+            "300.batch|300.batch|batch||chem||||2023-01-05T10:05:00|Unknown|00:20:00||1|8||"
+            "RUNNING|0:0|00:00:00|1024K\n"
+            "301|301|wait|dave|chem|batch|normal|2023-01-05T10:01:00|2023-01-05T11:00:00|"
+            "Unknown|00:00:00|01:00:00|0|8|8|PENDING|0:0|00:00:00|\n"
+            "302|302|done|dave|chem|batch|normal|2023-01-05T10:01:00|2023-01-05T10:02:00|"
+            "2023-01-05T10:03:00|00:01:00|01:00:00|1|8|8|COMPLETED|0:0|00:00:00|0\n")
+    jobs = read(text)
+    # The pending job's Start is Slurm's expected start, not a start: no wait yet.
+    np.testing.assert_array_equal(jobs["wait_time"], [300, np.nan, 60])
+    np.testing.assert_array_equal(jobs["run_time"], [np.nan, np.nan, 60])
+    np.testing.assert_array_equal(jobs["avg_cpu_time"], [np.nan, np.nan, 0])
+    np.testing.assert_array_equal(jobs["used_memory"], [np.nan, np.nan, 0])
+    np.testing.assert_array_equal(jobs["status"], [np.nan, np.nan, 1])
+    # Without an End column the state alone says the job has not ended.
+    no_end = "\n".join("|".join(f for k, f in enumerate(line.split("|")) if k != 9)
+                       for line in text.splitlines())
+    np.testing.assert_array_equal(read(no_end)["run_time"], [np.nan, np.nan, 60])
+
+
+def test_error_messages_are_one_line_with_the_line_number():
+    bad = EXAMPLE.replace("2023-01-05T10:01:00|2023-01-05T11:01:00|01:00:00|02:00:00",
+                          "2023-01-05T10:01:00|2023-01-05T11:01:00|01:00:00|2h\x00", 1)
+    with pytest.raises(SacctFormatError) as info:
+        read(bad)
+    assert str(info.value).startswith("<buffer>, line 2: field Timelimit is not a Slurm duration")
+    assert len(str(info.value).splitlines()) == 1
+
+
+@pytest.mark.parametrize(("head", "expected"), [
+    (b"JobID|User|Submit\n", True), (b"\xef\xbb\xbf\n\njobidraw|state|\n", True),
+    ("User|JobID\n", True), (b"; Version: 2.2\n", False), (b"1 0 10 100 4\n", False),
+    (b"JobID User Submit\n", False), (b"", False), (b"JobIDs|x\n", False),
+])
+def test_looks_like_sacct(head, expected):
+    assert looks_like_sacct(head) is expected
 
 
 # --- round trip of hypothesis-generated jobs -----------------------------------
@@ -390,3 +496,38 @@ def test_round_trip_of_generated_jobs(jobs, trailing):
     np.testing.assert_array_equal(
         table["group_id"],
         [accounts.index(j["account"]) + 1 if j["account"] else np.nan for j in jobs])
+
+
+@given(st.lists(st.tuples(st.integers(0, 10**6), st.integers(-10**5, 10**5),
+                          st.sampled_from(["COMPLETED", "PENDING", "RUNNING", "FAILED"])),
+                min_size=1, max_size=20))
+def test_negative_waits_are_never_kept(rows):
+    """Reference: the first line whose Start is before its Submit is the one named."""
+    lines = ["JobID|Submit|Start|End|Elapsed|NCPUS|State|TotalCPU"]
+    for number, (submit, wait, state) in enumerate(rows, start=1):
+        start = submit + wait
+        end = "Unknown" if state in ("PENDING", "RUNNING") else fmt_time(max(start, 0) + 60)
+        elapsed = "00:00:00" if state == "PENDING" else "00:01:00"
+        lines.append(f"{number}|{fmt_time(submit)}|{fmt_time(start)}|{end}|{elapsed}|2|"
+                     f"{state}|00:30")
+    text = "\n".join(lines) + "\n"
+    bad = [k for k, (_, wait, _) in enumerate(rows) if wait < 0]
+    if bad:
+        with pytest.raises(SacctFormatError, match="is before Submit") as info:
+            read(text)
+        assert info.value.line_number == bad[0] + 2
+        with pytest.warns(UserWarning, match=rf"skipped {len(bad)} malformed"):
+            jobs = read(text, errors="skip")
+    else:
+        jobs = read(text)
+    kept = [row for k, row in enumerate(rows) if k not in bad]
+    assert len(jobs) == len(kept)
+    assert (jobs["wait_time"].dropna() >= 0).all()
+    expected_wait = [np.nan if state == "PENDING" else wait for _, wait, state in kept]
+    np.testing.assert_array_equal(jobs["wait_time"], expected_wait)
+    expected_run = [60.0 if state in ("COMPLETED", "FAILED") else np.nan
+                    for _, _, state in kept]
+    np.testing.assert_array_equal(jobs["run_time"], expected_run)
+    expected_cpu = [15.0 if state in ("COMPLETED", "FAILED") else np.nan
+                    for _, _, state in kept]
+    np.testing.assert_array_equal(jobs["avg_cpu_time"], expected_cpu)

@@ -1,0 +1,110 @@
+"""What ``predictkit wait`` and ``predictkit walltime`` share: the job, names, the log's clock."""
+
+import datetime as dt
+import math
+
+import numpy as np
+
+from ..exceptions import ConfigError
+
+__all__ = ["add_request_options", "job_request", "resolve_name", "log_end", "clock_time",
+           "with_start_and_end"]
+
+_NAME_MAPS = {"user_id": ("user_ids",), "partition_id": ("partition_ids",),
+              "group_id": ("account_ids", "group_ids")}
+
+
+def add_request_options(parser, *, procs_required):
+    """``--time``, ``--procs`` and ``--script``: the job a user asks about."""
+    parser.add_argument("--time", metavar="TIME",
+                        help="requested time limit as for sbatch --time: 2:00:00, 1-12:00:00, "
+                             "90 (minutes), 90min (default: the --script's #SBATCH --time)")
+    parser.add_argument("--procs", type=int, metavar="N",
+                        help="processors (CPUs) requested" + (
+                            "" if not procs_required else
+                            " (default: from the --script's #SBATCH --ntasks/--nodes/"
+                            "--cpus-per-task)"))
+    parser.add_argument("--script", metavar="FILE",
+                        help="a batch script whose #SBATCH lines give --time, --procs, "
+                             "--partition and --account when those are not given")
+
+
+def job_request(args, *, need_procs):
+    """``(seconds, procs, script)`` from ``--time``/``--procs``, else from ``--script``."""
+    from ..io._sbatch import read_sbatch_script
+    from ..io._slurm_fields import parse_time_request
+
+    script = read_sbatch_script(args.script) if args.script else {}
+    seconds = parse_time_request(args.time) if args.time is not None else script.get("time")
+    if seconds is None:
+        raise ConfigError("give the requested time with --time (e.g. --time 2:00:00)"
+                          + (f" or an #SBATCH --time line in {args.script}"
+                             if args.script else " or --script"))
+    procs = args.procs if args.procs is not None else script.get("procs")
+    if procs is not None and procs < 1:
+        raise ConfigError(f"--procs must be at least 1, got {procs}")
+    if need_procs and procs is None:
+        raise ConfigError("give the number of processors with --procs"
+                          + (f" (no #SBATCH --ntasks/--nodes/--cpus-per-task in {args.script})"
+                             if args.script else " or --script"))
+    return float(seconds), procs, script
+
+
+def resolve_name(jobs, value, column, flag):
+    """The id in ``column`` of the name ``value`` (a sacct name, or an SWF number).
+
+    Raises
+    ------
+    ConfigError
+        When no job of the log has it, naming the flag and a few known names.
+    """
+    mapping = next((jobs.attrs[k] for k in _NAME_MAPS.get(column, ())
+                    if isinstance(jobs.attrs.get(k), dict)), None)
+    if mapping is not None and value in mapping:
+        return float(mapping[value])
+    present = jobs[column].dropna().unique() if column in jobs else []
+    if mapping is None:
+        try:
+            number = float(value)
+        except ValueError:
+            number = math.nan
+        if number in set(present.tolist() if len(present) else []):
+            return number
+    known = sorted(mapping) if mapping is not None else [
+        f"{v:g}" for v in sorted(float(v) for v in present)]
+    shown = ", ".join(known[:8]) + (", ..." if len(known) > 8 else "")
+    raise ConfigError(f"{flag} {value}: no job of the log has it ({len(known)} known: "
+                      f"{shown or 'none'})")
+
+
+def with_start_and_end(jobs):
+    """The job table with ``start_time`` and ``end_time`` (``NaN`` where unknown)."""
+    jobs = jobs.copy()
+    jobs["start_time"] = jobs["submit_time"] + jobs["wait_time"]
+    jobs["end_time"] = jobs["start_time"] + jobs["run_time"]
+    return jobs
+
+
+def log_end(jobs):
+    """The last moment the log knows of: its latest submission, start or end (log seconds)."""
+    times = np.concatenate([jobs[c].to_numpy(dtype=float) for c in
+                            ("submit_time", "start_time", "end_time")])
+    times = times[np.isfinite(times)]
+    if not len(times):
+        raise ConfigError("the log has no job with a known submit time")
+    return float(times.max())
+
+
+def clock_time(jobs, seconds):
+    """A log time as a date in the log's zone (as sacct prints it), else ``t+SECONDS``."""
+    origin = jobs.attrs.get("unix_start_time")
+    if origin is None or not np.isfinite(seconds):
+        return f"t+{seconds:,.0f} s"
+    try:
+        from zoneinfo import ZoneInfo
+
+        zone = ZoneInfo(str(jobs.attrs.get("time_zone_string") or "UTC"))
+    except (ValueError, KeyError, OSError):
+        zone = dt.UTC
+    moment = dt.datetime.fromtimestamp(origin + seconds, tz=zone)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S")

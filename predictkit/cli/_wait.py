@@ -1,0 +1,266 @@
+"""``predictkit wait LOG --procs N --time T``: how long will a job of this shape wait?
+
+The answer is QBETS's (Nurmi et al. 2008, section 2.3): an upper bound on the
+``--quantile`` of the wait of jobs like this one, at a stated confidence, from
+the waits of the log's recent jobs, and the inverted bound, the probability of
+starting within a given time. The queue at the moment asked about (the log's
+own pending jobs at its end, or a live ``squeue`` snapshot) is taken into
+account by QBETS's queue rule: a job already waiting longer than its class's
+bound is a miss known before it starts, and raises the bound.
+"""
+
+import os
+import sys
+import textwrap
+
+import numpy as np
+import pandas as pd
+
+from ..exceptions import ConfigError, JobTableError
+from ..io._slurm_fields import format_slurm_duration, parse_time_request
+from ..queue import QBETS, min_history
+from ._common import add_log_argument, print_json, read_trace_arg
+from ._questions import (add_request_options, clock_time, job_request, log_end, resolve_name,
+                         with_start_and_end)
+
+USER_HISTORY_MIN = 100
+"""Fewest waits of a user for ``--user`` to use that user's waits alone."""
+DEFAULT_WITHIN = ("10min", "1h", "6h", "1d")
+
+
+def register(subparsers):
+    parser = subparsers.add_parser(
+        "wait", help="how long will a job of this shape wait? (QBETS bound and probability)",
+        description=(
+            "Bound the wait of a job with --procs processors asking for --time, submitted "
+            "at the end of the log (or when a --queue snapshot was taken): QBETS (Nurmi et "
+            "al. 2008) gives the time within which at least --quantile of such jobs start, "
+            "with --confidence, from the waits of the log's jobs, and the probability of "
+            "starting within each --within time. The jobs pending at that moment (the "
+            "log's own queue, or the squeue snapshot) raise the bound when they have "
+            "already waited longer than it."))
+    add_log_argument(parser, help="the site's job history")
+    add_request_options(parser, procs_required=True)
+    parser.add_argument("--user", metavar="NAME",
+                        help=f"use this user's own waits when there are at least "
+                             f"{USER_HISTORY_MIN} (else every user's, said in the output)")
+    parser.add_argument("--partition", metavar="NAME",
+                        help="only the waits and queue of this partition (default: the "
+                             "--script's #SBATCH --partition, else every partition)")
+    parser.add_argument("--quantile", type=float, default=0.95,
+                        help="share of such jobs that start within the bound, in (0, 1) "
+                             "(default: %(default)s)")
+    parser.add_argument("--confidence", type=float, default=0.95,
+                        help="confidence of the bound, in (0, 1) (default: %(default)s)")
+    parser.add_argument("--within", action="append", metavar="TIME",
+                        help="print the probability of starting within this time (Slurm "
+                             "time or 90min; repeatable; default: 10min, 1h, 6h and 1d)")
+    parser.add_argument("--queue", metavar="FILE",
+                        help="a live queue snapshot: squeue --all --array --states=PENDING "
+                             "--format='%%i|%%u|%%a|%%P|%%C|%%D|%%l|%%V|%%T' (or sacct "
+                             "output of pending jobs); default: the log's own pending jobs "
+                             "at its end")
+    parser.add_argument("--now", metavar="TIME",
+                        help="with --queue: when the snapshot was taken, as "
+                             "2024-03-04T10:00:00 in the log's --time-zone (default: the "
+                             "file's modification time)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="random state of QBETS's job classes (default: %(default)s)")
+    parser.add_argument("--json", action="store_true", help="print the answer as JSON")
+    parser.set_defaults(func=run)
+
+
+def _unit(value, flag):
+    if not np.isfinite(value) or not 0.0 < value < 1.0:
+        raise ConfigError(f"{flag} must be in (0, 1), got {value!r}")
+
+
+def run(args):
+    _unit(args.quantile, "--quantile")
+    _unit(args.confidence, "--confidence")
+    req_time, procs, script = job_request(args, need_procs=True)
+    within = [parse_time_request(w, name="--within") for w in (args.within or DEFAULT_WITHIN)]
+    jobs = with_start_and_end(read_trace_arg(args.trace))
+    answer = estimate_wait(
+        jobs, procs=procs, req_time=req_time, user=args.user,
+        partition=args.partition or script.get("partition"), within=within,
+        quantile=args.quantile, confidence=args.confidence, seed=args.seed,
+        queue=_snapshot(args, jobs) if args.queue else None)
+    if args.json:
+        print_json(answer)
+    else:
+        print_answer(answer, sys.stdout)
+    return 0
+
+
+def _snapshot(args, jobs):
+    """The ``--queue`` snapshot's pending jobs and its time, on the log's clock."""
+    from ..io._slurm_fields import parse_timestamps
+    from ..io._squeue import read_squeue
+
+    origin = jobs.attrs.get("unix_start_time")
+    if origin is None:
+        raise ConfigError("--queue needs a log with dates (sacct output, or SWF with a "
+                          "UnixStartTime header) to put the snapshot on the log's clock")
+    zone = args.trace.option("time_zone", "UTC") if hasattr(args.trace, "option") else "UTC"
+    if args.queue == "-":
+        queue = read_squeue(sys.stdin.buffer, time_zone=zone)
+    else:
+        queue = read_squeue(args.queue, time_zone=zone)
+    if args.now is not None:
+        taken, bad, _ = parse_timestamps([args.now], zone)
+        if bad[0] or np.isnan(taken[0]):
+            raise ConfigError(f"--now must be a time such as 2024-03-04T10:00:00, got "
+                              f"{args.now!r}")
+        taken = float(taken[0])
+    elif args.queue == "-":
+        import time
+
+        taken = time.time()
+    else:
+        taken = os.stat(args.queue).st_mtime
+    return queue, taken - origin, "the --queue snapshot"
+
+
+def estimate_wait(jobs, *, procs, req_time, user=None, partition=None, within=(3600.0,),
+                  quantile=0.95, confidence=0.95, seed=0, queue=None):
+    """QBETS's answer for one job shape, from a job table with start and end times.
+
+    ``queue`` is ``(pending jobs, time on the log's clock, description)`` of a
+    snapshot, or None for the log's own pending jobs at its end. Returns a
+    dictionary (see :func:`print_answer`).
+    """
+    notes = []
+    partition_id = None if partition is None else resolve_name(
+        jobs, partition, "partition_id", "--partition")
+    if partition_id is not None:
+        jobs = jobs[jobs["partition_id"].to_numpy() == partition_id]
+    now = log_end(jobs) if queue is None else float(queue[1])
+    started = jobs["start_time"].to_numpy(dtype=float) <= now
+    population = f"partition {partition}" if partition is not None else "every partition"
+    own_waits = False
+    if user is not None:
+        user_id = resolve_name(jobs, user, "user_id", "--user")
+        mine = jobs["user_id"].to_numpy() == user_id
+        own_waits = int((mine & started).sum()) >= USER_HISTORY_MIN
+        if own_waits:
+            jobs, started = jobs[mine], started[mine]
+            population += f", user {user}"
+        else:
+            notes.append(f"user {user} has {int((mine & started).sum())} waits in the log "
+                         f"(fewer than {USER_HISTORY_MIN}): every user's waits are used")
+            population += ", every user"
+    else:
+        population += ", every user"
+    history = jobs[started].copy()
+    if not len(history):
+        raise JobTableError(f"no job of {population} has started by {clock_time(jobs, now)}:"
+                            " no wait to learn from")
+    order = np.lexsort((np.arange(len(history)), history["submit_time"].to_numpy(),
+                        history["start_time"].to_numpy()))
+    history = history.iloc[order]
+    model = QBETS(quantile=quantile, confidence=confidence, random_state=seed)
+    model.fit(history, history["wait_time"].to_numpy())
+    job = pd.DataFrame({"submit_time": [now], "req_procs": [float(procs)],
+                        "n_procs": [float(procs)], "req_time": [float(req_time)]})
+    within = np.asarray(within, dtype=float)
+    jobs_asked = pd.concat([job] * len(within), ignore_index=True)
+    alone = {"bound": float(model.predict(job)[0]),
+             "proba": model.predict_proba(jobs_asked, within=within).tolist()}
+    if queue is None:
+        pending = _pending_at_end(jobs, now)
+        queue_source = "the log's own pending jobs at its end"
+    else:
+        pending = _snapshot_rows(queue[0], jobs, partition, user if own_waits else None)
+        queue_source = queue[2]
+    model.observe_queue(pending, now)
+    queued = {"bound": float(model.predict(job)[0]),
+              "proba": model.predict_proba(jobs_asked, within=within).tolist()}
+    return {
+        "procs": int(procs), "req_time": float(req_time), "partition": partition,
+        "user": user, "now": clock_time(jobs, now), "quantile": quantile,
+        "confidence": confidence, "population": population, "n_waits": len(history),
+        "min_history": int(min_history(quantile, confidence)),
+        "queue_source": queue_source, "n_pending": int((pending["submit_time"] < now).sum()),
+        "bound_history": alone["bound"], "bound_with_queue": queued["bound"],
+        "within": within.tolist(), "proba_history": alone["proba"],
+        "proba_with_queue": queued["proba"], "notes": notes,
+    }
+
+
+def _pending_at_end(jobs, now):
+    """Jobs submitted by ``now`` that had not started then."""
+    submit = jobs["submit_time"].to_numpy(dtype=float)
+    start = jobs["start_time"].to_numpy(dtype=float)
+    waiting = (submit <= now) & (start > now)
+    if "slurm_state" in jobs:
+        state = jobs["slurm_state"].astype(str).str.split().str[0].str.upper()
+        waiting |= (submit <= now) & np.isnan(start) & (state == "PENDING").to_numpy()
+    return jobs[waiting]
+
+
+def _snapshot_rows(queue, jobs, partition, user):
+    """A snapshot's pending jobs as a job table on the log's clock."""
+    keep = np.ones(len(queue), dtype=bool)
+    if partition is not None:
+        keep &= (queue["partition"] == partition).to_numpy()
+    if user is not None:
+        keep &= (queue["user"] == user).to_numpy()
+    queue = queue[keep]
+    origin = jobs.attrs["unix_start_time"]
+    return pd.DataFrame({"submit_time": queue["submit"].to_numpy(dtype=float) - origin,
+                         "req_procs": queue["req_procs"].to_numpy(dtype=float),
+                         "n_procs": queue["req_procs"].to_numpy(dtype=float),
+                         "req_time": queue["req_time"].to_numpy(dtype=float)})
+
+
+def _bound_text(seconds):
+    if np.isnan(seconds):
+        return "no bound"
+    return f"{format_slurm_duration(seconds)} ({seconds / 3600:,.1f} h)"
+
+
+def _share(value):
+    return "n/a" if value is None or not np.isfinite(value) else f"{value:.0%}"
+
+
+def print_answer(answer, stream):
+    """Print :func:`estimate_wait`'s answer as sentences and a small table."""
+    q, c = answer["quantile"], answer["confidence"]
+    where = f" in partition {answer['partition']}" if answer["partition"] else ""
+    print(f"A job of {answer['procs']:,} processors asking for "
+          f"{format_slurm_duration(answer['req_time'])}{where}, submitted at "
+          f"{answer['now']}:", file=stream)
+    print(textwrap.fill(
+        f"learned from {answer['n_waits']:,} waits ({answer['population']}); queue: "
+        f"{answer['n_pending']:,} pending job(s), {answer['queue_source']}.", width=88,
+        initial_indent="  ", subsequent_indent="  "), file=stream)
+    for note in answer["notes"]:
+        print(textwrap.fill(f"note: {note}", width=88, initial_indent="  ",
+                            subsequent_indent="    "), file=stream)
+    rows = [("wait bound (hh:mm:ss)", _bound_text(answer["bound_history"]),
+             _bound_text(answer["bound_with_queue"]))]
+    for w, alone, queued in zip(answer["within"], answer["proba_history"],
+                                answer["proba_with_queue"]):
+        rows.append((f"P(start within {format_slurm_duration(w)})", f">= {_share(alone)}",
+                     f">= {_share(queued)}"))
+    rows.insert(0, ("", "history only", "with the queue"))
+    widths = [max(len(row[k]) for row in rows) for k in range(3)]
+    print("", file=stream)
+    for label, alone, queued in rows:
+        print(f"  {label:<{widths[0]}}  {alone:>{widths[1]}}  {queued:>{widths[2]}}",
+              file=stream)
+    print("", file=stream)
+    bound = answer["bound_with_queue"]
+    if np.isnan(bound):
+        print(textwrap.fill(
+            f"No bound: the class of jobs like this one has fewer than "
+            f"{answer['min_history']} waits (QBETS needs that many for q={q:g}, c={c:g}).",
+            width=88), file=stream)
+    else:
+        print(textwrap.fill(
+            f"Meaning: with {c:.0%} confidence, at least {q:.0%} of jobs like this one "
+            f"start within {format_slurm_duration(bound)}; a P(start within T) of 60% "
+            f"means at least 60% of them start within T (same confidence). 'history "
+            f"only' uses the waits alone; 'with the queue' also counts the pending jobs "
+            f"that have already waited longer than their bound.", width=88), file=stream)

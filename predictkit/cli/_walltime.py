@@ -1,0 +1,213 @@
+"""``predictkit walltime LOG --user NAME --time T``: what walltime should I request?
+
+Each built-in runtime predictor (and a few quantiles of Tang et al.'s
+walltime adjustment) is replayed online over the whole log, exactly as a
+scheduler would have used it (:func:`predictkit.model_selection.replay`, no
+peeking), and scored on the user's past jobs (the site's, when the user has
+few): the most accurate one (Tang et al. 2013, eq. 3) among those that
+underestimated at most ``--max-risk`` of those jobs is chosen, and its
+prediction for the new request, from all the history up to the end of the
+log, is the advice.
+"""
+
+import math
+import sys
+import textwrap
+
+import numpy as np
+import pandas as pd
+
+from ..exceptions import ConfigError, JobTableError
+from ..io._slurm_fields import format_slurm_duration
+from ..metrics import estimate_accuracy
+from ..model_selection import replay
+from ..runtime import make_predictor
+from ._common import add_log_argument, print_json, read_trace_arg
+from ._questions import add_request_options, job_request, log_end, resolve_name
+
+CANDIDATES = (
+    ("requested", "requested", {}, "the request itself"),
+    ("tang", "tang", {},
+     "WalltimeAdjuster as in Tang et al. 2013: request x 85th percentile of run/request "
+     "of the jobs with the same user, account and request in the last 30 days"),
+    *((f"tang-user-q{round(q * 100)}", "tang",
+       {"keys": "user", "window": "all", "quantile": q, "floor": None},
+       f"request x {'largest' if q == 1 else f'{round(q * 100)}th percentile of'} "
+       f"run/request over the user's past jobs")
+      for q in (0.8, 0.9, 0.95, 1.0)),
+    ("usage-max", "usage-max", {},
+     "RecentUsageMax (Klusacek & Soysal 2019): request x the largest run/request of the "
+     "user's last 5 jobs"),
+    ("recent-average", "recent-average", {},
+     "RecentAverage (Tsafrir et al. 2007): mean runtime of the user's last 2 jobs, at "
+     "most the request"),
+)
+"""``(name, predictor, parameters, what it does)`` of each predictor compared."""
+
+
+def register(subparsers):
+    parser = subparsers.add_parser(
+        "walltime", help="what walltime should I request? (best predictor on my history)",
+        description=(
+            "Compare the built-in runtime predictors on the user's past jobs in the log "
+            "(each replayed online, as a scheduler would have used it), choose the most "
+            "accurate one among those that underestimated at most --max-risk of them, "
+            "and print its walltime for the new request with that risk."))
+    add_log_argument(parser, help="the site's job history")
+    parser.add_argument("--user", required=True, metavar="NAME",
+                        help="the user asking (a sacct user name, or an SWF user number)")
+    add_request_options(parser, procs_required=False)
+    parser.add_argument("--account", metavar="NAME",
+                        help="the account the job is charged to (default: the --script's "
+                             "#SBATCH --account, else the user's latest one)")
+    parser.add_argument("--max-risk", type=float, default=0.05,
+                        help="largest acceptable share of past jobs the advice would have "
+                             "cut short, in [0, 1) (default: %(default)s)")
+    parser.add_argument("--min-history", type=int, default=20,
+                        help="fewest past jobs of the user to judge on them alone; with "
+                             "fewer, the site's jobs are used (default: %(default)s)")
+    parser.add_argument("--json", action="store_true", help="print the answer as JSON")
+    parser.set_defaults(func=run)
+
+
+def run(args):
+    if not 0.0 <= args.max_risk < 1.0:
+        raise ConfigError(f"--max-risk must be in [0, 1), got {args.max_risk}")
+    if args.min_history < 1:
+        raise ConfigError(f"--min-history must be at least 1, got {args.min_history}")
+    req_time, procs, script = job_request(args, need_procs=False)
+    jobs = read_trace_arg(args.trace)
+    answer = recommend_walltime(jobs, user=args.user, req_time=req_time, procs=procs,
+                                account=args.account or script.get("account"),
+                                max_risk=args.max_risk, min_history=args.min_history)
+    if args.json:
+        print_json(answer)
+    else:
+        print_answer(answer, sys.stdout)
+    return 0
+
+
+def recommend_walltime(jobs, *, user, req_time, procs=None, account=None, max_risk=0.05,
+                       min_history=20):
+    """Score every candidate on the user's past jobs and advise a walltime for ``req_time``.
+
+    Returns a dictionary: the request, who was judged (``judged_on``,
+    ``n_judged``), the ``table`` of candidates (accuracy, share and count of
+    underestimated jobs, advice for this request) and the ``chosen`` one with
+    its ``advice`` (seconds, rounded up to whole minutes as Slurm counts).
+    """
+    jobs = jobs.sort_values("submit_time", kind="stable").reset_index(drop=True)
+    user_id = resolve_name(jobs, user, "user_id", "--user")
+    notes = []
+    run_time = jobs["run_time"].to_numpy(dtype=float)
+    wait = jobs["wait_time"].to_numpy(dtype=float)
+    submit = jobs["submit_time"].to_numpy(dtype=float)
+    no_wait = np.isfinite(run_time) & np.isnan(wait)
+    if no_wait.any():
+        notes.append(f"{int(no_wait.sum()):,} job(s) have no wait time: taken as ending at "
+                     "submit + run")
+    known = submit + np.where(np.isnan(wait), 0.0, wait) + run_time
+    requested = jobs["req_time"].to_numpy(dtype=float)
+    scorable = np.isfinite(run_time) & np.isfinite(requested) & (requested > 0)
+    mine = jobs["user_id"].to_numpy() == user_id
+    judged = scorable & mine
+    judged_on = f"user {user}'s {int(judged.sum()):,} past jobs"
+    if judged.sum() < min_history:
+        notes.append(f"user {user} has {int(judged.sum())} past job(s) with a runtime and a "
+                     f"request (fewer than --min-history {min_history}): the predictors are "
+                     f"judged on the site's jobs")
+        judged = scorable
+        judged_on = f"the site's {int(judged.sum()):,} past jobs"
+    if not judged.any():
+        raise JobTableError("no past job has both a runtime and a requested time: nothing "
+                            "to judge the predictors on")
+    now = log_end(jobs.assign(start_time=submit + wait, end_time=known))
+    query = _query(jobs, mine, user_id, now, req_time, procs, account)
+    rows = []
+    for name, predictor, params, what in CANDIDATES:
+        estimator = make_predictor(predictor, **params)
+        predicted = replay(estimator, jobs, run_time, known_time=known)
+        ok = judged & np.isfinite(predicted)
+        run, guess = run_time[ok], predicted[ok]
+        done = np.isfinite(run_time) & (known <= now)
+        order = np.lexsort((np.arange(int(done.sum())), submit[done], known[done]))
+        fitted = make_predictor(predictor, **params).fit(
+            jobs[done].iloc[order].assign(end_time=known[done][order]),
+            run_time[done][order])
+        advice = float(fitted.predict(query)[0])
+        rows.append({"predictor": name, "accuracy": estimate_accuracy(run, guess),
+                     "underestimated": float((guess < run).mean()),
+                     "n_underestimated": int((guess < run).sum()), "n_judged": int(ok.sum()),
+                     "advice": _round_up(min(advice, req_time)), "what": what})
+    table = pd.DataFrame(rows)
+    risk_requested = float(table.loc[table["predictor"] == "requested",
+                                     "underestimated"].iloc[0])
+    limit = max(max_risk, risk_requested)
+    if risk_requested > max_risk:
+        notes.append(f"the requests themselves ran out for {risk_requested:.1%} of the "
+                     f"jobs judged (above --max-risk {max_risk:g}): only predictors no "
+                     f"riskier than the requests are considered")
+    eligible = table[table["underestimated"] <= limit + 1e-12]
+    best = eligible.sort_values(["accuracy", "underestimated"], ascending=[False, True],
+                                kind="stable").iloc[0]
+    return {"user": user, "req_time": float(req_time), "procs": procs, "account": account,
+            "judged_on": judged_on, "max_risk": max_risk, "risk_limit": limit,
+            "chosen": best["predictor"],
+            "chosen_what": best["what"], "advice": float(best["advice"]),
+            "risk": float(best["underestimated"]),
+            "n_underestimated": int(best["n_underestimated"]),
+            "n_judged": int(best["n_judged"]), "accuracy": float(best["accuracy"]),
+            "accuracy_requested": float(table.loc[table["predictor"] == "requested",
+                                                  "accuracy"].iloc[0]),
+            "table": table.drop(columns="what").to_dict(orient="records"), "notes": notes}
+
+
+def _query(jobs, mine, user_id, now, req_time, procs, account):
+    """The new job, as the predictors see it: submitted at the end of the log."""
+    if account is not None:
+        group = resolve_name(jobs, account, "group_id", "--account")
+    else:
+        groups = jobs.loc[mine, "group_id"].dropna()
+        group = float(groups.iloc[-1]) if len(groups) else math.nan
+    if procs is None:
+        sizes = jobs.loc[mine, "req_procs"].dropna()
+        procs = float(sizes.iloc[-1]) if len(sizes) else math.nan
+    return pd.DataFrame({"submit_time": [now], "req_time": [float(req_time)],
+                         "user_id": [user_id], "group_id": [group],
+                         "req_procs": [float(procs)], "n_procs": [float(procs)]})
+
+
+def _round_up(seconds):
+    """Whole minutes, at least one: Slurm's time limits count minutes."""
+    if not np.isfinite(seconds):
+        return math.nan
+    return float(max(60, math.ceil(seconds / 60.0) * 60))
+
+
+def print_answer(answer, stream):
+    """Print :func:`recommend_walltime`'s answer: a sentence, the table, notes."""
+    advice, request = answer["advice"], answer["req_time"]
+    one_in = f", about 1 job in {round(1 / answer['risk'])}" if answer["risk"] > 0 else ""
+    first = (f"Request --time={format_slurm_duration(advice)} instead of "
+             f"{format_slurm_duration(request)}." if advice < request else
+             f"Keep --time={format_slurm_duration(request)}.")
+    sentence = (
+        f"{first} Chosen: {answer['chosen']} ({answer['chosen_what']}), the most accurate "
+        f"predictor that cut short at most {answer['risk_limit']:.1%} of "
+        f"{answer['judged_on']}: it would have cut short {answer['risk']:.1%} of them "
+        f"({answer['n_underestimated']:,} of {answer['n_judged']:,}{one_in}), with mean "
+        f"accuracy {answer['accuracy']:.2f} (1 is exact) against "
+        f"{answer['accuracy_requested']:.2f} for the requests.")
+    print(textwrap.fill(sentence, width=88), file=stream)
+    table = pd.DataFrame(answer["table"])
+    shown = pd.DataFrame({
+        "predictor": table["predictor"],
+        "accuracy": table["accuracy"].map(lambda v: f"{v:.3f}"),
+        "cut short": [f"{s:.1%} ({n:,})" for s, n in zip(table["underestimated"],
+                                                        table["n_underestimated"])],
+        "advice for this request": table["advice"].map(format_slurm_duration),
+    })
+    print("", file=stream)
+    print(shown.to_string(index=False), file=stream)
+    for note in answer["notes"]:
+        print(textwrap.fill(f"note: {note}", width=88, subsequent_indent="  "), file=stream)

@@ -1,0 +1,119 @@
+"""The resource requests of a Slurm batch script (its ``#SBATCH`` lines)."""
+
+import shlex
+from pathlib import Path
+
+from ..exceptions import ConfigError
+from ._slurm_fields import parse_time_request
+
+__all__ = ["read_sbatch_script"]
+
+_OPTIONS = {
+    "--time": "time", "-t": "time",
+    "--ntasks": "ntasks", "-n": "ntasks",
+    "--nodes": "nodes", "-N": "nodes",
+    "--cpus-per-task": "cpus_per_task", "-c": "cpus_per_task",
+    "--ntasks-per-node": "ntasks_per_node",
+    "--partition": "partition", "-p": "partition",
+    "--account": "account", "-A": "account",
+    "--job-name": "job_name", "-J": "job_name",
+}
+_COUNTS = ("ntasks", "nodes", "cpus_per_task", "ntasks_per_node")
+
+
+def read_sbatch_script(path):
+    """Read the requests of a batch script as ``sbatch`` does.
+
+    ``sbatch`` reads ``#SBATCH`` lines from the top of the script until the
+    first line that is neither a comment nor blank; so does this function.
+    Options may be written ``--time=2:00:00``, ``--time 2:00:00``, ``-t 2:00:00``
+    or ``-t2:00:00``; a later line overrides an earlier one; other options are
+    ignored.
+
+    Parameters
+    ----------
+    path : str or path
+        The script.
+
+    Returns
+    -------
+    dict
+        ``time`` (seconds, see :func:`~predictkit.io._slurm_fields.parse_time_request`),
+        ``ntasks``, ``nodes`` (the smallest of a range such as ``2-4``),
+        ``cpus_per_task``, ``ntasks_per_node``, ``procs`` (processors the
+        job asks for: ``ntasks x cpus_per_task``, else ``nodes x
+        ntasks_per_node x cpus_per_task``), ``partition``, ``account`` and
+        ``job_name``; ``None`` for what the script does not say.
+
+    Raises
+    ------
+    ConfigError
+        A value that cannot be read, naming the file, line and option.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".sh", delete=False) as f:
+    ...     _ = f.write("#!/bin/bash\\n#SBATCH -t 1-00:00:00\\n#SBATCH --ntasks=64\\nsrun a.out\\n")
+    >>> read_sbatch_script(f.name)["time"], read_sbatch_script(f.name)["procs"]
+    (86400.0, 64)
+    >>> os.unlink(f.name)
+    """
+    path = Path(path)
+    found = dict.fromkeys(list(dict.fromkeys(_OPTIONS.values())) + ["procs"])
+    text = path.read_text(encoding="utf-8", errors="replace")
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or (line.startswith("#") and not line.startswith("#SBATCH")):
+            continue
+        if not line.startswith("#SBATCH"):
+            break  # the first command ends the options, as in sbatch
+        try:
+            words = shlex.split(line[len("#SBATCH"):], comments=True)
+        except ValueError as exc:
+            raise ConfigError(f"{path}, line {number}: cannot read {raw.strip()!r} ({exc})") \
+                from None
+        _options(words, found, f"{path}, line {number}")
+    found["procs"] = _procs(found)
+    return found
+
+
+def _options(words, found, where):
+    k = 0
+    while k < len(words):
+        word = words[k]
+        name, value = word, None
+        if word.startswith("--") and "=" in word:
+            name, value = word.split("=", 1)
+        elif word.startswith("-") and not word.startswith("--") and len(word) > 2:
+            name, value = word[:2], word[2:]
+        key = _OPTIONS.get(name)
+        if key is not None and value is None:
+            if k + 1 >= len(words):
+                raise ConfigError(f"{where}: #SBATCH {name} has no value")
+            value = words[k + 1]
+            k += 1
+        k += 1
+        if key is None:
+            continue
+        found[key] = _value(key, name, value, where)
+
+
+def _value(key, name, value, where):
+    if key == "time":
+        return parse_time_request(value, name=f"{where}: #SBATCH {name}")
+    if key in _COUNTS:
+        first = value.split("-", 1)[0]
+        if not first.isdigit() or int(first) < 1:
+            raise ConfigError(f"{where}: #SBATCH {name} must be a positive count, got {value!r}")
+        return int(first)
+    return value
+
+
+def _procs(found):
+    per_task = found["cpus_per_task"] or 1
+    if found["ntasks"] is not None:
+        return found["ntasks"] * per_task
+    if found["nodes"] is not None:
+        return found["nodes"] * (found["ntasks_per_node"] or 1) * per_task
+    return None if found["cpus_per_task"] is None else per_task

@@ -1,0 +1,179 @@
+"""Reading a snapshot of the Slurm queue (``squeue`` output) for queue-aware wait bounds.
+
+The snapshot this module reads is what
+
+.. code-block:: sh
+
+    squeue --all --array --states=PENDING --format='%i|%u|%a|%P|%C|%D|%l|%V|%T'
+
+prints: one header line naming the columns, then one ``|``-separated line per
+job. ``--array`` lists each pending array task on its own line. Columns are
+found by their header names in any order and case; the ones used are
+
+==============  =====  ==================================================
+header          code   meaning
+==============  =====  ==================================================
+``JOBID``       ``%i`` job id (required)
+``SUBMIT_TIME`` ``%V`` submission time, ``2024-03-04T10:00:00`` (required)
+``CPUS``        ``%C`` processors requested (or ``NODES``, ``%D``; one of them required)
+``TIME_LIMIT``  ``%l`` time limit, Slurm's ``[D-]HH:MM:SS`` (required)
+``STATE``       ``%T`` ``PENDING``, ``RUNNING``, ...: only pending jobs are kept
+``USER``        ``%u`` user name
+``ACCOUNT``     ``%a`` account
+``PARTITION``   ``%P`` partition
+==============  =====  ==================================================
+
+Without a ``STATE`` column every line is taken as a pending job. ``sacct
+--parsable2`` output of pending jobs is read too (its first line names
+``JobID``).
+"""
+
+import numpy as np
+import pandas as pd
+
+from ..exceptions import SqueueFormatError
+from ._sacct import _read_text, looks_like_sacct, read_sacct
+from ._slurm_fields import parse_counts, parse_durations, parse_timestamps
+
+__all__ = ["read_squeue"]
+
+_ALIASES = {
+    "job_id": ("JOBID", "JOB_ID"),
+    "submit": ("SUBMIT_TIME", "SUBMIT"),
+    "cpus": ("CPUS", "NUM_CPUS", "MIN_CPUS"),
+    "nodes": ("NODES", "NUM_NODES"),
+    "time_limit": ("TIME_LIMIT", "TIMELIMIT"),
+    "state": ("STATE", "ST"),
+    "user": ("USER", "USERNAME"),
+    "account": ("ACCOUNT",),
+    "partition": ("PARTITION",),
+}
+_PENDING = {"PENDING", "PD"}
+FORMAT = "%i|%u|%a|%P|%C|%D|%l|%V|%T"
+"""The ``squeue --format`` this reader expects (any subset with the required columns)."""
+
+
+def read_squeue(path_or_buffer, *, time_zone="UTC"):
+    """Read the pending jobs of a ``squeue`` (or ``sacct``) snapshot.
+
+    Parameters
+    ----------
+    path_or_buffer : str, path or file-like
+        The snapshot (plain or gzip); see the module docstring for the format.
+    time_zone : str
+        IANA zone the times are written in (``squeue`` prints local time).
+
+    Returns
+    -------
+    DataFrame
+        One row per pending job: ``job_id`` (text), ``submit`` (seconds since
+        the Unix epoch), ``req_procs`` (processors, or nodes when the
+        snapshot has no ``CPUS`` column), ``req_time`` (seconds, ``NaN`` for
+        no limit), ``user``, ``account``, ``partition`` (text, ``None`` when
+        the column is absent).
+
+    Raises
+    ------
+    SqueueFormatError
+        An empty snapshot, a header without the required columns (named), or a
+        line with a wrong field count or an unreadable time or count (with
+        its line number).
+    """
+    source, text = _read_text(path_or_buffer)
+    if _is_sacct(text):
+        return _from_sacct(text, source, time_zone)
+    numbered = [(k, line.rstrip("\r")) for k, line in enumerate(text.split("\n"), start=1)
+                if line.strip()]
+    if not numbered:
+        raise SqueueFormatError("empty queue snapshot (expected a header line, e.g. from "
+                                f"squeue --format='{FORMAT}')", source=source)
+    header_number, header_line = numbered[0]
+    names = [name.strip().upper() for name in header_line.rstrip("|").split("|")]
+    where = {key: next((names.index(a) for a in aliases if a in names), None)
+             for key, aliases in _ALIASES.items()}
+    missing = [" or ".join(_ALIASES[k]) for k in ("job_id", "submit", "time_limit")
+               if where[k] is None]
+    if where["cpus"] is None and where["nodes"] is None:
+        missing.append("CPUS or NODES")
+    if missing:
+        raise SqueueFormatError(
+            f"squeue header lacks {'; '.join(missing)} (run squeue --format='{FORMAT}')",
+            source=source, line_number=header_number, line=header_line)
+    rows, numbers = [], []
+    for number, line in numbered[1:]:
+        fields = line.rstrip("|").split("|") if header_line.endswith("|") else line.split("|")
+        if len(fields) != len(names):
+            raise SqueueFormatError(
+                f"expected {len(names)} '|'-separated fields (as in the header), found "
+                f"{len(fields)}", source=source, line_number=number, line=line)
+        rows.append([field.strip() for field in fields])
+        numbers.append(number)
+    columns = {key: np.array([row[k] for row in rows], dtype=object) if k is not None
+               else None for key, k in where.items()}
+    lines = dict(zip(numbers, (line for _, line in numbered[1:])))
+
+    def check(bad, what):
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise SqueueFormatError(what, source=source, line_number=numbers[k],
+                                    line=lines[numbers[k]])
+
+    submit, bad, _ = parse_timestamps(columns["submit"], time_zone) if rows else \
+        (np.zeros(0), np.zeros(0, dtype=bool), 0)
+    check(bad | np.isnan(submit), "SUBMIT_TIME is not a time such as 2024-03-04T10:00:00")
+    limit, bad, _ = parse_durations(columns["time_limit"]) if rows else \
+        (np.zeros(0), np.zeros(0, dtype=bool), None)
+    check(bad, "TIME_LIMIT is not a Slurm duration such as 1-00:00:00")
+    count_column = columns["cpus"] if columns["cpus"] is not None else columns["nodes"]
+    procs, bad = parse_counts(count_column) if rows else (np.zeros(0), np.zeros(0, dtype=bool))
+    check(bad, f"{'CPUS' if columns['cpus'] is not None else 'NODES'} is not a count")
+    frame = pd.DataFrame({
+        "job_id": columns["job_id"] if rows else np.zeros(0, dtype=object),
+        "submit": submit, "req_procs": procs, "req_time": limit,
+        **{key: columns[key] if columns[key] is not None else np.full(len(rows), None)
+           for key in ("user", "account", "partition")},
+    })
+    if columns["state"] is not None:
+        frame = frame[[s.upper() in _PENDING for s in columns["state"]]]
+    frame.attrs["source"] = source
+    return frame.reset_index(drop=True)
+
+
+def _is_sacct(text):
+    """sacct names the submission ``Submit``; squeue names it ``SUBMIT_TIME``."""
+    if not looks_like_sacct(text):
+        return False
+    first = text.lstrip("\r\n \t").split("\n", 1)[0]
+    return "submit" in [name.strip().lower() for name in first.split("|")]
+
+
+def _from_sacct(text, source, time_zone):
+    jobs = read_sacct(_Text(text, source), time_zone=time_zone)
+    pending = jobs["slurm_state"].str.split().str[0].str.upper() == "PENDING"
+    jobs = jobs[pending.to_numpy()]
+    origin = jobs.attrs.get("unix_start_time") or 0
+
+    def names(column, key):
+        inverse = {v: k for k, v in jobs.attrs.get(key, {}).items()}
+        return [inverse.get(v) for v in jobs[column]] if column in jobs else None
+
+    account_key = "account_ids" if "account_ids" in jobs.attrs else "group_ids"
+    frame = pd.DataFrame({
+        "job_id": jobs["slurm_job_id"].to_numpy(),
+        "submit": jobs["submit_time"].to_numpy() + origin,
+        "req_procs": jobs["req_procs"].fillna(jobs["n_procs"]).to_numpy(),
+        "req_time": jobs["req_time"].to_numpy(),
+        "user": names("user_id", "user_ids"), "account": names("group_id", account_key),
+        "partition": names("partition_id", "partition_ids")})
+    frame.attrs["source"] = source
+    return frame
+
+
+class _Text:
+    """A text buffer that keeps the name of the file it came from."""
+
+    def __init__(self, text, name):
+        self.text, self.name = text, name
+
+    def read(self):
+        return self.text

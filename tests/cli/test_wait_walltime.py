@@ -1,0 +1,265 @@
+"""``predictkit wait`` and ``predictkit walltime`` on the committed sacct sample."""
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from predictkit.cli import main
+from predictkit.io import read_sacct
+from predictkit.metrics import estimate_accuracy
+from predictkit.model_selection import replay
+from predictkit.queue import QBETS
+from predictkit.runtime import RequestedTime
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = str(ROOT / "datasets" / "sacct_sample.txt")
+
+
+@pytest.fixture(scope="module")
+def jobs():
+    return read_sacct(SAMPLE)
+
+
+def run(capsys, argv):
+    status = main(argv)
+    captured = capsys.readouterr()
+    assert status == 0, captured.err
+    return captured.out
+
+
+def run_json(capsys, argv):
+    return json.loads(run(capsys, [*argv, "--json"]))
+
+
+def fails(capsys, argv):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    return err
+
+
+# --- wait ----------------------------------------------------------------------
+
+def test_wait_bound_is_qbets_on_the_partitions_history(capsys, jobs):
+    answer = run_json(capsys, ["wait", SAMPLE, "--procs", "64", "--time", "4:00:00",
+                               "--partition", "cpu", "--within", "1h"])
+    # reference: QBETS fitted by hand on the started jobs of partition cpu, in start order
+    cpu = jobs[jobs["partition_id"] == jobs.attrs["partition_ids"]["cpu"]]
+    start = cpu["submit_time"] + cpu["wait_time"]
+    end = start + cpu["run_time"]
+    now = float(np.nanmax(np.concatenate([cpu["submit_time"], start, end])))
+    started = cpu[start.to_numpy() <= now]
+    order = np.lexsort((np.arange(len(started)), started["submit_time"],
+                        (started["submit_time"] + started["wait_time"]).to_numpy()))
+    started = started.iloc[order]
+    model = QBETS(random_state=0).fit(started, started["wait_time"])
+    job = pd.DataFrame({"submit_time": [now], "req_procs": [64.0], "n_procs": [64.0],
+                        "req_time": [14400.0]})
+    assert answer["bound_history"] == model.predict(job)[0] > 0
+    assert answer["proba_history"] == [model.predict_proba(job, within=3600.0)[0]]
+    assert answer["n_waits"] == len(started)
+    # the log's own queue: the cpu jobs still PENDING at the end
+    pending = cpu["slurm_state"].eq("PENDING").sum()
+    assert answer["n_pending"] == pending > 0
+    assert answer["queue_source"] == "the log's own pending jobs at its end"
+    assert answer["bound_with_queue"] >= answer["bound_history"]
+
+
+def test_wait_probabilities_grow_with_the_time_allowed(capsys):
+    answer = run_json(capsys, ["wait", SAMPLE, "--procs", "32", "--time", "12:00:00",
+                               "--within", "5min", "--within", "2h", "--within", "3-00:00:00"])
+    assert answer["within"] == [300.0, 7200.0, 259200.0]
+    for key in ("proba_history", "proba_with_queue"):
+        assert answer[key] == sorted(answer[key]) and 0 <= answer[key][0] <= 1
+    assert answer["population"] == "every partition, every user"
+
+
+def test_wait_text_explains_the_numbers(capsys):
+    out = run(capsys, ["wait", SAMPLE, "--procs", "64", "--time", "4:00:00",
+                       "--partition", "cpu"])
+    assert out.startswith("A job of 64 processors asking for 04:00:00 in partition cpu, "
+                          "submitted at 2024-04-02T")
+    assert "with 95% confidence, at least 95% of jobs like this one start within" in out
+    for horizon in ("00:10:00", "01:00:00", "06:00:00", "1-00:00:00"):
+        assert f"P(start within {horizon})" in out
+
+
+def snapshot(path, rows, taken):
+    path.write_text("JOBID|USER|ACCOUNT|PARTITION|CPUS|NODES|TIME_LIMIT|SUBMIT_TIME|STATE\n"
+                    + "".join(f"{k}|zoe|cs|cpu|64|2|4:00:00|{t}|PENDING\n"
+                              for k, t in enumerate(rows)))
+    return ["--queue", str(path), "--now", taken]
+
+
+def test_a_queue_of_long_waiting_jobs_raises_the_bound(capsys, tmp_path):
+    base = ["wait", SAMPLE, "--procs", "64", "--time", "4:00:00", "--partition", "cpu"]
+    taken = "2024-04-03T12:00:00"
+    old = [(dt.datetime(2024, 3, 27) + dt.timedelta(minutes=k)).isoformat()
+           for k in range(40)]
+    crowded = run_json(capsys, base + snapshot(tmp_path / "q1.txt", old, taken))
+    young = [(dt.datetime(2024, 4, 3, 11, 59)).isoformat()] * 40
+    calm = run_json(capsys, base + snapshot(tmp_path / "q2.txt", young, taken))
+    assert crowded["n_pending"] == calm["n_pending"] == 40
+    assert crowded["queue_source"] == "the --queue snapshot"
+    assert crowded["now"] == "2024-04-03T12:00:00"
+    assert calm["bound_with_queue"] == calm["bound_history"]
+    assert crowded["bound_with_queue"] > crowded["bound_history"]
+    assert crowded["bound_with_queue"] >= 6 * 86400  # they have waited a week already
+
+
+def test_wait_script_gives_the_same_answer_as_flags(capsys, tmp_path):
+    job = tmp_path / "job.sh"
+    job.write_text("#!/bin/bash\n#SBATCH --ntasks=32 --cpus-per-task=2\n#SBATCH -t 4:00:00\n"
+                   "#SBATCH --partition=cpu\nsrun ./a.out\n")
+    from_script = run_json(capsys, ["wait", SAMPLE, "--script", str(job)])
+    from_flags = run_json(capsys, ["wait", SAMPLE, "--procs", "64", "--time", "240",
+                                   "--partition", "cpu"])
+    assert from_script == from_flags
+
+
+def test_wait_for_a_user_with_few_waits_says_so(capsys):
+    answer = run_json(capsys, ["wait", SAMPLE, "--procs", "8", "--time", "1:00:00",
+                               "--user", "zoe"])
+    assert answer["notes"] == ["user zoe has 27 waits in the log (fewer than 100): every "
+                               "user's waits are used"]
+    heavy = run_json(capsys, ["wait", SAMPLE, "--procs", "8", "--time", "1:00:00",
+                              "--user", "alice"])
+    assert heavy["population"] == "every partition, user alice" and not heavy["notes"]
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--time", "1:00:00"], "give the number of processors with --procs or --script"),
+    (["--procs", "4"], "give the requested time with --time"),
+    (["--procs", "4", "--time", "soon"], "--time must be a positive Slurm time"),
+    (["--procs", "0", "--time", "1:00:00"], "--procs must be at least 1"),
+    (["--procs", "4", "--time", "1:00:00", "--partition", "huge"],
+     "--partition huge: no job of the log has it (3 known: cpu, debug, gpu)"),
+    (["--procs", "4", "--time", "1:00:00", "--user", "mallory"],
+     "--user mallory: no job of the log has it"),
+    (["--procs", "4", "--time", "1:00:00", "--quantile", "1.5"], "--quantile must be in (0, 1)"),
+    (["--procs", "4", "--time", "1:00:00", "--within", "0"], "--within must be a positive"),
+    (["--procs", "4", "--time", "1:00:00", "--queue", "{bad}"], "squeue header lacks"),
+    (["--procs", "4", "--time", "1:00:00", "--queue", "{good}", "--now", "noon"],
+     "--now must be a time such as"),
+    (["--procs", "4", "--time", "1:00:00", "--queue", "{missing}"], "No such file"),
+])
+def test_wait_errors_are_one_line(capsys, tmp_path, argv, message):
+    (tmp_path / "bad.txt").write_text("JOBID|USER\n1|a\n")
+    snapshot(tmp_path / "good.txt", ["2024-04-01T00:00:00"], "2024-04-01T00:00:00")
+    files = {"bad": tmp_path / "bad.txt", "good": tmp_path / "good.txt",
+             "missing": tmp_path / "missing.txt"}
+    err = fails(capsys, ["wait", SAMPLE, *[a.format(**files) for a in argv]])
+    assert message in err
+
+
+# --- walltime ------------------------------------------------------------------
+
+def test_walltime_chooses_the_most_accurate_predictor_within_the_risk(capsys):
+    answer = run_json(capsys, ["walltime", SAMPLE, "--user", "eva", "--time", "4:00:00"])
+    table = pd.DataFrame(answer["table"])
+    assert len(table) == 8 and table["predictor"].iloc[0] == "requested"
+    eligible = table[table["underestimated"] <= answer["risk_limit"]]
+    assert answer["chosen"] == eligible.sort_values("accuracy", ascending=False,
+                                                    kind="stable")["predictor"].iloc[0]
+    assert answer["risk"] <= answer["max_risk"] == 0.05
+    assert answer["chosen"] == "tang-user-q95" and answer["advice"] == 87 * 60
+    assert (table["advice"] % 60 == 0).all() and (table["advice"] <= 4 * 3600).all()
+    assert answer["judged_on"] == "user eva's 142 past jobs"
+
+
+def test_walltime_scores_equal_a_plain_replay(capsys, jobs):
+    answer = run_json(capsys, ["walltime", SAMPLE, "--user", "eva", "--time", "4:00:00"])
+    jobs = jobs.sort_values("submit_time", kind="stable").reset_index(drop=True)
+    run_time = jobs["run_time"].to_numpy()
+    known = (jobs["submit_time"] + jobs["wait_time"].fillna(0) + jobs["run_time"]).to_numpy()
+    predicted = replay(RequestedTime(), jobs, run_time, known_time=known, method="reference")
+    eva = ((jobs["user_id"] == jobs.attrs["user_ids"]["eva"]) & jobs["run_time"].notna()
+           & jobs["req_time"].notna()).to_numpy()
+    row = answer["table"][0]
+    assert row["accuracy"] == pytest.approx(estimate_accuracy(run_time[eva], predicted[eva]))
+    assert row["n_underestimated"] == int((predicted[eva] < run_time[eva]).sum())
+    assert row["n_judged"] == int(eva.sum()) == 142
+
+
+def test_walltime_sentence_and_table(capsys):
+    out = run(capsys, ["walltime", SAMPLE, "--user", "eva", "--time", "4:00:00"])
+    assert out.startswith("Request --time=01:27:00 instead of 04:00:00. Chosen: tang-user-q95")
+    assert "it would have cut short 4.2% of them (6 of 142, about 1 job in 24)" in " ".join(
+        out.split())
+    assert "advice for this request" in out and "recent-average" in out
+
+
+def test_walltime_keeps_the_request_when_nothing_safer_is_better(capsys):
+    answer = run_json(capsys, ["walltime", SAMPLE, "--user", "alice", "--time", "4:00:00"])
+    assert answer["chosen"] == "requested" and answer["advice"] == 4 * 3600
+    assert answer["risk_limit"] == answer["risk"] > 0.05
+    assert "the requests themselves ran out for 7.9%" in answer["notes"][0]
+    out = run(capsys, ["walltime", SAMPLE, "--user", "alice", "--time", "4:00:00"])
+    assert out.startswith("Keep --time=04:00:00. Chosen: requested")
+
+
+def test_walltime_falls_back_to_the_site_with_little_history(capsys):
+    answer = run_json(capsys, ["walltime", SAMPLE, "--user", "zoe", "--time", "2:00:00",
+                               "--min-history", "50"])
+    assert answer["judged_on"].startswith("the site's ")
+    assert "fewer than --min-history 50" in answer["notes"][0]
+
+
+def test_walltime_reads_the_script(capsys, tmp_path):
+    job = tmp_path / "job.sh"
+    job.write_text("#!/bin/bash\n#SBATCH --time=04:00:00\n#SBATCH -A bio\nsrun x\n")
+    from_script = run_json(capsys, ["walltime", SAMPLE, "--user", "eva", "--script", str(job)])
+    from_flags = run_json(capsys, ["walltime", SAMPLE, "--user", "eva", "--time", "240",
+                                   "--account", "bio"])
+    assert from_script == from_flags
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--user", "eva"], "give the requested time with --time"),
+    (["--user", "nobody", "--time", "1:00:00"], "--user nobody: no job of the log has it"),
+    (["--user", "eva", "--time", "1:00:00", "--max-risk", "1"], "--max-risk must be in [0, 1)"),
+    (["--user", "eva", "--time", "1:00:00", "--min-history", "0"],
+     "--min-history must be at least 1"),
+    (["--user", "eva", "--time", "1:00:00", "--account", "nope"],
+     "--account nope: no job of the log has it"),
+    (["--user", "eva", "--time", "1:00:00", "--script", "{missing}"], "No such file"),
+])
+def test_walltime_errors_are_one_line(capsys, tmp_path, argv, message):
+    argv = [a.format(missing=tmp_path / "missing.sh") for a in argv]
+    assert message in fails(capsys, ["walltime", SAMPLE, *argv])
+
+
+def test_both_questions_work_on_swf_logs_with_numeric_names(capsys, jobs, tmp_path):
+    from predictkit.io import write_swf
+
+    swf = tmp_path / "site.swf"
+    write_swf(jobs.sort_values("submit_time", kind="stable"), swf)
+    cpu = str(jobs.attrs["partition_ids"]["cpu"])
+    from_swf = run_json(capsys, ["wait", str(swf), "--procs", "64", "--time", "4:00:00",
+                                 "--partition", cpu])
+    from_sacct = run_json(capsys, ["wait", SAMPLE, "--procs", "64", "--time", "4:00:00",
+                                   "--partition", "cpu"])
+    assert from_swf["bound_history"] == from_sacct["bound_history"]
+    assert from_swf["proba_history"] == from_sacct["proba_history"]
+    eva = str(jobs.attrs["user_ids"]["eva"])
+    walltime_swf = run_json(capsys, ["walltime", str(swf), "--user", eva, "--time", "4:00:00"])
+    walltime_sacct = run_json(capsys, ["walltime", SAMPLE, "--user", "eva", "--time", "4:00:00"])
+    assert walltime_swf["table"] == walltime_sacct["table"]
+    err = fails(capsys, ["walltime", str(swf), "--user", "eva", "--time", "1:00:00"])
+    assert "--user eva: no job of the log has it (26 known: 1, 2, 3, 4, 5, 6, 7, 8, ...)" in err
+
+
+def test_a_snapshot_needs_a_log_with_dates(capsys, jobs, tmp_path):
+    from predictkit.io import write_swf
+
+    undated = jobs.sort_values("submit_time", kind="stable").copy()
+    undated.attrs = {k: v for k, v in jobs.attrs.items() if k != "unix_start_time"}
+    swf = tmp_path / "undated.swf"
+    write_swf(undated, swf)
+    err = fails(capsys, ["wait", str(swf), "--procs", "4", "--time", "1:00:00",
+                         "--queue", SAMPLE, "--now", "2024-04-03T12:00:00"])
+    assert "--queue needs a log with dates" in err

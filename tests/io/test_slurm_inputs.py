@@ -1,0 +1,130 @@
+"""Slurm inputs of the wait and walltime commands: time limits, #SBATCH lines, squeue snapshots."""
+
+import gzip
+import io
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from predictkit.exceptions import ConfigError, SqueueFormatError
+from predictkit.io._sbatch import read_sbatch_script
+from predictkit.io._slurm_fields import (format_slurm_duration, parse_slurm_duration,
+                                         parse_time_request)
+from predictkit.io._squeue import read_squeue
+
+
+@pytest.mark.parametrize(("text", "seconds"), [
+    ("90", 5400), ("90 minutes", 5400), ("90min", 5400), ("30:00", 1800), ("2:00:00", 7200),
+    ("1-12:00:00", 129600), ("1-12", 129600), ("1-12:30", 131400), ("2h", 7200),
+    ("1.5 days", 129600), (" 45 ", 2700), ("00:00:30", 30),
+])
+def test_time_requests_as_sbatch_reads_them(text, seconds):
+    assert parse_time_request(text) == seconds
+
+
+@pytest.mark.parametrize("text", ["0", "00:00:00", "UNLIMITED", "infinite", "abc", "-5",
+                                  "1:2:3:4", "5 parsecs", "1-25:00:00", "", "nan", "1e400"])
+def test_bad_time_requests_name_the_flag(text):
+    with pytest.raises(ConfigError, match=r"^--limit must be a positive Slurm time") as info:
+        parse_time_request(text, name="--limit")
+    assert len(str(info.value).splitlines()) == 1
+
+
+@given(st.integers(1, 400 * 86400))
+def test_slurm_format_round_trips(seconds):
+    text = format_slurm_duration(seconds)
+    assert parse_slurm_duration(text) == seconds == parse_time_request(text)
+
+
+def script(tmp_path, text):
+    path = tmp_path / "job.sh"
+    path.write_text(text)
+    return path
+
+
+def test_sbatch_lines_until_the_first_command(tmp_path):
+    path = script(tmp_path, "#!/bin/bash\n# a comment\n\n#SBATCH --time=1-00:00:00\n"
+                  "#SBATCH -n 16 -c 2   # 32 CPUs\n#SBATCH -p gpu\n#SBATCH --account=chem\n"
+                  "#SBATCH -J relax\nmodule load x\n#SBATCH --time=5\n")
+    found = read_sbatch_script(path)
+    assert found["time"] == 86400 and found["procs"] == 32
+    assert (found["partition"], found["account"], found["job_name"]) == ("gpu", "chem", "relax")
+
+
+@pytest.mark.parametrize(("lines", "time", "procs"), [
+    ("#SBATCH -t 90\n", 5400, None),
+    ("#SBATCH -t90\n#SBATCH --nodes=2-4 --ntasks-per-node=8\n", 5400, 16),
+    ("#SBATCH --time 2:00:00\n#SBATCH --time=3:00:00\n#SBATCH -N 3\n", 10800, 3),
+    ("#SBATCH --cpus-per-task=8\n", None, 8),
+    ("#SBATCH --mem=4G --exclusive\n", None, None),
+])
+def test_sbatch_option_spellings(tmp_path, lines, time, procs):
+    found = read_sbatch_script(script(tmp_path, "#!/bin/sh\n" + lines))
+    assert found["time"] == time and found["procs"] == procs
+
+
+@pytest.mark.parametrize(("lines", "message"), [
+    ("#SBATCH --time=soon\n", r"job.sh, line 2: #SBATCH --time must be a positive Slurm time"),
+    ("#SBATCH -n zero\n", r"job.sh, line 2: #SBATCH -n must be a positive count"),
+    ("#SBATCH -t\n", r"job.sh, line 2: #SBATCH -t has no value"),
+    ("#SBATCH --job-name='unclosed\n", r"job.sh, line 2: cannot read"),
+])
+def test_sbatch_errors_name_file_line_and_option(tmp_path, lines, message):
+    with pytest.raises(ConfigError, match=message) as info:
+        read_sbatch_script(script(tmp_path, "#!/bin/sh\n" + lines))
+    assert len(str(info.value).splitlines()) == 1
+
+
+SNAPSHOT = """\
+JOBID|USER|ACCOUNT|PARTITION|CPUS|NODES|TIME_LIMIT|SUBMIT_TIME|STATE
+501|alice|chem|cpu|64|2|4:00:00|2024-04-01T10:00:00|PENDING
+502_3|bob|phys|gpu|8|1|1-00:00:00|2024-04-01T11:30:00|PENDING
+503|alice|chem|cpu|32|1|30:00|2024-04-01T12:00:00|RUNNING
+504|carol|bio|cpu|1|1|UNLIMITED|2024-04-01T12:01:00|PENDING
+"""
+
+
+def test_squeue_snapshot_keeps_pending_jobs():
+    queue = read_squeue(io.StringIO(SNAPSHOT))
+    assert queue["job_id"].tolist() == ["501", "502_3", "504"]
+    np.testing.assert_array_equal(queue["req_procs"], [64, 8, 1])
+    np.testing.assert_array_equal(queue["req_time"], [14400, 86400, np.nan])
+    assert queue["user"].tolist() == ["alice", "bob", "carol"]
+    assert queue["partition"].tolist() == ["cpu", "gpu", "cpu"]
+    assert queue["submit"].iloc[1] - queue["submit"].iloc[0] == 5400
+    paris = read_squeue(io.BytesIO(gzip.compress(SNAPSHOT.encode())), time_zone="Europe/Paris")
+    np.testing.assert_array_equal(queue["submit"] - paris["submit"], 7200)
+
+
+def test_squeue_columns_in_any_order_and_without_state():
+    text = "SUBMIT_TIME|TIME_LIMIT|NODES|JOBID\n2024-04-01T10:00:00|10:00|2|7\n"
+    queue = read_squeue(io.StringIO(text))
+    assert queue["req_procs"].tolist() == [2] and queue["req_time"].tolist() == [600]
+    assert queue["user"].tolist() == [None]
+
+
+def test_sacct_output_of_pending_jobs_is_a_snapshot_too():
+    text = ("JobID|User|Partition|Submit|Start|Elapsed|Timelimit|NCPUS|ReqCPUS|State\n"
+            "9|dan|cpu|2024-04-01T10:00:00|Unknown|00:00:00|02:00:00|4|4|PENDING\n"
+            "10|dan|cpu|2024-04-01T09:00:00|2024-04-01T09:01:00|00:10:00|02:00:00|4|4|"
+            "RUNNING\n")
+    queue = read_squeue(io.StringIO(text))
+    assert queue["job_id"].tolist() == ["9"] and queue["user"].tolist() == ["dan"]
+    assert queue["req_time"].tolist() == [7200] and queue["partition"].tolist() == ["cpu"]
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("", "empty queue snapshot"),
+    ("JOBID|USER\n1|a\n", r"squeue header lacks SUBMIT_TIME or SUBMIT; TIME_LIMIT or "
+                          r"TIMELIMIT; CPUS or NODES"),
+    (SNAPSHOT.replace("|PENDING\n502", "|PENDING|x\n502"), r"line 2: expected 9 '\|'"),
+    (SNAPSHOT.replace("2024-04-01T11:30:00", "yesterday"), "line 3: SUBMIT_TIME is not"),
+    (SNAPSHOT.replace("1-00:00:00", "one day"), "line 3: TIME_LIMIT is not"),
+    (SNAPSHOT.replace("|8|1|", "|eight|1|"), "line 3: CPUS is not a count"),
+])
+def test_squeue_errors_are_one_line_with_place(text, message):
+    with pytest.raises(SqueueFormatError, match=message) as info:
+        read_squeue(io.StringIO(text))
+    assert len(str(info.value).splitlines()) == 1
