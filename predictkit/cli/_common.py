@@ -191,10 +191,13 @@ def _file_head(path):
     import gzip
     import zlib
 
-    with open(path, "rb") as handle:
-        start = handle.read(2)
-        if start != b"\x1f\x8b":
-            return start + handle.read(_HEAD_BYTES)
+    try:
+        with open(path, "rb") as handle:
+            start = handle.read(2)
+            if start != b"\x1f\x8b":
+                return start + handle.read(_HEAD_BYTES)
+    except OSError:
+        return b""  # the reader names the problem (missing file, link loop, folder)
     try:
         with gzip.open(path, "rb") as stream:
             return stream.read(_HEAD_BYTES)

@@ -325,6 +325,12 @@ def write_swf(jobs, path, *, comments=(), header=None):
     ------
     OutputError
         ``path`` is a directory, or its folder is missing or not writable.
+    JobTableError
+        Before anything is written, for a value SWF cannot hold, naming the
+        column, the number of rows, the first row and its ``job_id``: text,
+        an infinite value, a magnitude of 2**53 or more, a fraction in an
+        integer field, a negative value other than -1 in a time, size or
+        memory field, or a missing or negative ``job_id``.
 
     Notes
     -----
@@ -333,15 +339,6 @@ def write_swf(jobs, path, *, comments=(), header=None):
     float, so ``read_swf(write_swf(x))`` equals ``x`` on the SWF columns
     (for a table with at least one job: a table without jobs is written as
     a header, which :func:`read_swf` refuses as a log without jobs).
-
-    Raises
-    ------
-    JobTableError
-        Before anything is written, for a value SWF cannot hold, naming the
-        column, the number of rows, the first row and its ``job_id``: text,
-        an infinite value, a magnitude of 2**53 or more, a fraction in an
-        integer field, a negative value other than -1 in a time, size or
-        memory field, or a missing or negative ``job_id``.
     """
     validate_jobs(jobs, required=("job_id",), check_values=False)
     lines = list(header) if header is not None else list(
