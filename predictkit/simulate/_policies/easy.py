@@ -9,8 +9,8 @@ import numpy as np
 from numba import njit
 
 from .._engine import backfill_order, event_loop, ignore_completion, ignore_extension, start_job
-from . import reservation_depth
 from ._policy import Policy
+from .reservation_depth import run as run_with_depth
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -68,13 +68,12 @@ class _Easy(Policy):
     takes_reservation_depth = True
 
     def loop(self, reservation_depth):
+        """EASY's own pass for depth 1 (the default), the depth-k pass otherwise."""
         depth = 1 if reservation_depth is None else int(reservation_depth)
         if depth == 1:
             return self.run, 1
-        return reservation_depth_loop, depth
+        return run_with_depth, depth
 
-
-reservation_depth_loop = reservation_depth.run
 
 POLICY = _Easy(name="easy", rank=1, run=run,
                summary="a reservation for the first waiting job only; others backfill "
