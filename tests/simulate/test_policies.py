@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from numba import njit
 
 from _workloads import workloads
+from test_properties import check_basic
 from predictkit.exceptions import ConfigError
 from predictkit.simulate import POLICIES, simulate
 from predictkit.simulate import _engine, _policies
@@ -128,9 +129,18 @@ def test_a_new_policy_runs_through_the_seam(case, kill):
 
 @pytest.mark.parametrize("name", POLICIES)
 @settings(max_examples=20, deadline=None)
-@given(case=workloads())
-def test_every_registered_policy_schedules_every_job(name, case):
+@given(case=workloads(), priority=st.sampled_from(["fcfs", "sjf", "wfp", "fairshare"]),
+       max_runtime=st.sampled_from([None, 7.0]))
+def test_every_registered_policy_keeps_the_basic_invariants(name, case, priority, max_runtime):
+    """Whatever the registry lists: every job starts, after its submission, and
+    the machine is never overcommitted (also with jobs split into pieces)."""
     jobs, machine, est, _ = case
-    out = simulate(jobs, n_procs=machine, policy=name, estimates=est).jobs
-    assert np.isfinite(out["start_time"]).all()
-    assert (out["start_time"] >= out["submit_time"]).all()
+    schedule = simulate(jobs, n_procs=machine, policy=name, estimates=est, priority=priority,
+                        max_runtime=max_runtime)
+    if max_runtime is None:
+        check_basic(schedule, jobs, machine)
+    else:
+        out = schedule.jobs
+        assert np.isfinite(out["start_time"]).all()
+        assert (out["start_time"] >= out["submit_time"]).all()
+        assert (out["end_time"] >= out["start_time"] + out["sim_run_time"]).all()
