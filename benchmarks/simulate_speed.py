@@ -141,8 +141,9 @@ def worker(jobs_file):
         print(json.dumps({"cpu_s": time.process_time() - cpu}), flush=True)
 
 
-def compare(other, trace, repeat):
+def compare(other, trace, repeat, only=None):
     """Best CPU time per policy here and in ``other``, measured in turn."""
+    cases = [case for case in POLICIES if only is None or label(*case) in only]
     jobs, _ = load(trace)
     trees = {"this": REPO, "other": Path(other).resolve()}
     with tempfile.TemporaryDirectory() as folder:
@@ -157,7 +158,7 @@ def compare(other, trace, repeat):
             for name, root in trees.items()}
         best = {}
         for round_ in range(repeat):
-            for policy, depth in POLICIES:
+            for policy, depth in cases:
                 # alternate which checkout goes first, so drifts in load cancel out
                 for name in (sorted(trees) if round_ % 2 else sorted(trees, reverse=True)):
                     process = workers[name]
@@ -170,7 +171,7 @@ def compare(other, trace, repeat):
             process.stdin.close()
             process.wait()
     rows = []
-    for policy, depth in POLICIES:
+    for policy, depth in cases:
         this, other_cpu = best[(label(policy, depth), "this")], best[(label(policy, depth), "other")]
         rows.append(dict(workload=trace, n_jobs=len(jobs), policy=label(policy, depth),
                          this_cpu_s=this, other_cpu_s=other_cpu,
@@ -188,13 +189,15 @@ def main():
                         help="trace of --compare-with (default: %(default)s)")
     parser.add_argument("--repeat", type=int, default=5,
                         help="runs per policy and checkout with --compare-with (best kept)")
+    parser.add_argument("--only", nargs="+", metavar="POLICY",
+                        help="with --compare-with: only these (e.g. conservative easy-depth4)")
     parser.add_argument("--worker", metavar="JOBS_PICKLE", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         worker(args.worker)
         return
     if args.compare_with:
-        print(json.dumps(compare(args.compare_with, args.trace, args.repeat), indent=2))
+        print(json.dumps(compare(args.compare_with, args.trace, args.repeat, args.only), indent=2))
         return
     repeat = 1 if args.quick else 3
     simulate(synthetic(1000), policy="easy")  # compile / load the cache

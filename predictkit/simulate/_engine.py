@@ -39,7 +39,7 @@ field                              type     meaning                             
 ``jobs.submit``                    f8[n]    submit time                                 pieces: NaN until the previous piece ends
 ``jobs.duration``                  f8[n]    time the job holds its processors           >= 0
 ``jobs.width``                     i8[n]    processors                                  1 <= width <= machine
-``jobs.estimate``                  f8[n]    runtime estimate planned with while waiting  in [1, request]; NaN until known
+``jobs.estimate``                  f8[n]    estimate planned with while waiting         in [1, request]; NaN until known
 ``jobs.estimate_at_start``         f8[n]    estimate given when the job starts          the request with ``selective``
 ``jobs.request``                   f8[n]    requested time                              ``inf`` when unknown
 ``jobs.priority_key``              f8[n]    static queue key (lower first)              sjf: the estimate; callable: -score
@@ -59,9 +59,9 @@ field                              type     meaning                             
 ``completed[:n_done]``             i8[n]    jobs in completion order                    read by the predictor feeder
 ``pending[:n_pending]``            i8[n]    pieces submitted at this instant            queued before the arrivals
 ``usage``                          f8[u]    decayed processor-seconds per user          charged at completion
-``profile.times[:length]``         f8[2n+4] breakpoints of the availability profile     ascending; policies only
-``profile.free``                   i8[2n+4] free processors on [times[k], times[k+1])   the last segment runs to infinity
-``profile.running_max``            i8[2n+4] running maximum of ``free`` (scratch)        rebuilt before use
+``profile.times[:length]``         f8[m]    breakpoints of the availability profile     ascending; m = 2n + 4
+``profile.free``                   i8[m]    free processors on [times[k], times[k+1])   the last segment runs to infinity
+``profile.running_max``            i8[m]    running maximum of ``free`` (scratch)       rebuilt before use
 ``reservations.start``             f8[n]    reserved start of a waiting job             conservative; never later while estimates hold
 ``reservations.promised``          f8[n]    first reservation, made at arrival          conservative; NaN for other policies
 ``reservations.compress_due[0]``   b1       a job ended before its estimate             conservative: compress at the next pass

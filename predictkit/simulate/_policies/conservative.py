@@ -24,13 +24,20 @@ from ._policy import Policy
 
 
 @njit(cache=True, inline="always", _nrt=False)
+def _advance(profile, now):
+    """Drop the past from the profile (once per instant: later calls are no-ops)."""
+    if profile.times[0] < now:
+        profile_advance(profile, now)
+
+
+@njit(cache=True, inline="always", _nrt=False)
 def on_completion(s, j, now, expected_end):
     """Give back to the profile the time ``j`` was planned to run but did not.
 
     Keeps: the profile's free count at every future time is the machine minus
     the running jobs (to their expected end) and the reservations.
     """
-    profile_advance(s.profile, now)
+    _advance(s.profile, now)
     if expected_end > now:
         profile_add(s.profile, now, expected_end, s.jobs.width[j])
         s.reservations.compress_due[0] = True
@@ -40,7 +47,7 @@ def on_completion(s, j, now, expected_end):
 def on_extension(s, j, now, old_end, new_end):
     """Hold ``j``'s processors until its new expected end (this may overcommit
     the profile: the next pass repairs it)."""
-    profile_advance(s.profile, now)
+    _advance(s.profile, now)
     profile_add(s.profile, old_end, new_end, -s.jobs.width[j])
     s.reservations.repair_due[0] = True
 
@@ -120,7 +127,7 @@ def schedule(s, order, now, settings):
     profile = s.profile
     jobs = s.jobs
     reservations = s.reservations
-    profile_advance(profile, now)
+    _advance(profile, now)
     if len(order) > 0:
         if reservations.repair_due[0]:
             if _repair(s, order):
