@@ -172,8 +172,9 @@ def compare(other, trace, repeat, only=None):
             process.wait()
     rows = []
     for policy, depth in cases:
-        this, other_cpu = best[(label(policy, depth), "this")], best[(label(policy, depth), "other")]
-        rows.append(dict(workload=trace, n_jobs=len(jobs), policy=label(policy, depth),
+        name = label(policy, depth)
+        this, other_cpu = best[(name, "this")], best[(name, "other")]
+        rows.append(dict(workload=trace, n_jobs=len(jobs), policy=name,
                          this_cpu_s=this, other_cpu_s=other_cpu,
                          change_pct=100.0 * (this - other_cpu) / other_cpu))
         print(json.dumps(rows[-1]), file=sys.stderr)

@@ -430,7 +430,11 @@ def _complete(s, j, now):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _arrive(s, n_regular, now):
-    """Arrivals: queue the pieces submitted at ``now``, then the jobs submitted at ``now``."""
+    """Arrivals: queue the pieces submitted at ``now``, then the jobs submitted at ``now``.
+
+    Keeps: the queue sorted by (priority key, submit time, job); every
+    regular job before ``next_arrival`` has been queued.
+    """
     c = s.counters[0]
     for k in range(c.n_pending):
         _queue_insert(s, s.pending[k])

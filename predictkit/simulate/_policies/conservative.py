@@ -69,11 +69,13 @@ def _move(s, j):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _compress(s, order, now):
-    """Remove and re-insert each reservation in priority order (never later).
+    """Remove and re-insert each reservation in priority order.
 
-    A job can only move if some segment before its reservation has room for
-    it; the running maximum of the profile answers that without a scan, and
-    is rebuilt after each re-insertion.
+    Keeps: no reservation moves later (its own slot is free again when it is
+    re-inserted), and jobs ahead in priority order are placed first. A job
+    can only move if some segment before its reservation has room for it;
+    the running maximum of the profile answers that without a scan, and is
+    rebuilt after each re-insertion.
     """
     profile = s.profile
     best = profile.running_max
