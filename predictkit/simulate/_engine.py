@@ -79,7 +79,11 @@ field                              type     meaning                             
 =================================  =======  ==========================================  ==========================================
 
 Every kernel is compiled without numba's reference counting (``_nrt=False``)
-and never allocates; scratch space comes with the state.
+and never allocates; scratch space comes with the state. The handlers of one
+event (:func:`_complete`, :func:`_arrive`, :func:`_extend`,
+:func:`finish_pass`) are ordinary calls: inlined into every policy's loop
+they cost twice the compile time and saved no run time
+(``benchmarks/simulate_speed.py --compare-with``).
 """
 
 from typing import NamedTuple
@@ -310,7 +314,7 @@ def _queue_insert(s, j):
         queue.narrowest[0] = s.jobs.width[j]
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def finish_pass(s, order, started_before):
     """After a pass: flag backfilled jobs and drop started ones from the queue.
 
@@ -403,7 +407,7 @@ def start_job(s, j, now):
         heap_push(s.expiries, now + est, j)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _complete(s, j, now):
     """Completion: free ``j``'s processors, charge its user, submit its next piece.
 
@@ -428,7 +432,7 @@ def _complete(s, j, now):
     return expected
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _arrive(s, n_regular, now):
     """Arrivals: queue the pieces submitted at ``now``, then the jobs submitted at ``now``.
 
@@ -444,7 +448,7 @@ def _arrive(s, n_regular, now):
         c.next_arrival += 1
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@njit(cache=True, _nrt=False)
 def _extend(s, j, under):
     """Expiry: running job ``j`` reached its estimate; extend it (:func:`extend_estimate`).
 
