@@ -7,13 +7,21 @@ first jobs of SDSC-BLUE, with the plain reference simulator of the tests
 is reported next to wall time because the machine may be shared.
 
 Run: ``python benchmarks/simulate_speed.py [--quick]``
+
+``--compare-with OTHER_CHECKOUT`` instead times every policy on one trace
+(``--trace``, default SDSC-BLUE) with this checkout and another one (e.g. the
+main branch, to show a change loses no speed), in two worker processes driven
+in turn, and reports the best CPU time of ``--repeat`` runs of each.
 """
 
 import argparse
 import json
 import os
+import pickle
 import resource
+import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
 from pathlib import Path
@@ -26,11 +34,11 @@ sys.path.insert(0, str(REPO / "tests" / "simulate"))
 sys.path.insert(0, str(REPO / "tests"))
 
 from predictkit.io import read_swf  # noqa: E402
+from predictkit.simulate import POLICIES as POLICY_NAMES  # noqa: E402
 from predictkit.simulate import simulate  # noqa: E402
 from predictkit.simulate._trace import simulable_jobs  # noqa: E402
 
-POLICIES = [("fcfs", None), ("easy", None), ("conservative", None), ("no_guarantee", None),
-            ("easy", 4)]
+POLICIES = [(name, None) for name in POLICY_NAMES] + [("easy", 4)]
 TRACES = Path(os.environ.get("PREDICTKIT_TRACES", REPO.parent / "shared" / "traces"))
 
 
@@ -116,10 +124,82 @@ def memory(jobs):
     return peak
 
 
+def label(policy, depth):
+    return policy if depth is None else f"{policy}-depth{depth}"
+
+
+def worker(jobs_file):
+    """Serve timing requests ``policy depth`` (one per line) on stdin."""
+    with open(jobs_file, "rb") as handle:
+        jobs = pickle.load(handle)
+    simulate(jobs.iloc[:1000], policy="easy")  # load the compiled code
+    for line in sys.stdin:
+        policy, depth = line.split()
+        depth = None if depth == "-" else int(depth)
+        cpu = time.process_time()
+        simulate(jobs, policy=policy, reservation_depth=depth)
+        print(json.dumps({"cpu_s": time.process_time() - cpu}), flush=True)
+
+
+def compare(other, trace, repeat, only=None):
+    """Best CPU time per policy here and in ``other``, measured in turn."""
+    cases = [case for case in POLICIES if only is None or label(*case) in only]
+    jobs, _ = load(trace)
+    trees = {"this": REPO, "other": Path(other).resolve()}
+    with tempfile.TemporaryDirectory() as folder:
+        jobs_file = Path(folder) / "jobs.pkl"
+        with open(jobs_file, "wb") as handle:
+            pickle.dump(jobs, handle)
+        workers = {
+            name: subprocess.Popen(
+                [sys.executable, __file__, "--worker", str(jobs_file)], cwd=root,
+                env={**os.environ, "PYTHONPATH": str(root)}, stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, text=True)
+            for name, root in trees.items()}
+        best = {}
+        for round_ in range(repeat):
+            for policy, depth in cases:
+                # alternate which checkout goes first, so drifts in load cancel out
+                for name in (sorted(trees) if round_ % 2 else sorted(trees, reverse=True)):
+                    process = workers[name]
+                    process.stdin.write(f"{policy} {'-' if depth is None else depth}\n")
+                    process.stdin.flush()
+                    cpu = json.loads(process.stdout.readline())["cpu_s"]
+                    key = (label(policy, depth), name)
+                    best[key] = min(best.get(key, np.inf), cpu)
+        for process in workers.values():
+            process.stdin.close()
+            process.wait()
+    rows = []
+    for policy, depth in cases:
+        name = label(policy, depth)
+        this, other_cpu = best[(name, "this")], best[(name, "other")]
+        rows.append(dict(workload=trace, n_jobs=len(jobs), policy=name,
+                         this_cpu_s=this, other_cpu_s=other_cpu,
+                         change_pct=100.0 * (this - other_cpu) / other_cpu))
+        print(json.dumps(rows[-1]), file=sys.stderr)
+    return dict(this=str(trees["this"]), other=str(trees["other"]), repeat=repeat, rows=rows)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="one repeat, 200k synthetic jobs")
+    parser.add_argument("--compare-with", metavar="CHECKOUT",
+                        help="time each policy here and in another checkout, in turn")
+    parser.add_argument("--trace", default="SDSC-BLUE-2000-4.2-cln",
+                        help="trace of --compare-with (default: %(default)s)")
+    parser.add_argument("--repeat", type=int, default=5,
+                        help="runs per policy and checkout with --compare-with (best kept)")
+    parser.add_argument("--only", nargs="+", metavar="POLICY",
+                        help="with --compare-with: only these (e.g. conservative easy-depth4)")
+    parser.add_argument("--worker", metavar="JOBS_PICKLE", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.worker:
+        worker(args.worker)
+        return
+    if args.compare_with:
+        print(json.dumps(compare(args.compare_with, args.trace, args.repeat, args.only), indent=2))
+        return
     repeat = 1 if args.quick else 3
     simulate(synthetic(1000), policy="easy")  # compile / load the cache
     out = {"speed": [], "reference": [], "skipped": {}}

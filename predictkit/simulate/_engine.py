@@ -1,104 +1,261 @@
-"""The compiled event loop of the simulator.
+"""The compiled event loop of the simulator: its state, the generic passes and
+the seam through which a policy plugs in.
 
 One scheduling *pass* runs at every instant at which something happens. At an
 instant the events are handled in a fixed order: job completions (by job
 index), then arrivals, then running jobs outliving their estimate, then one
-pass. Everything here works on plain arrays held by :class:`State`; the loop
-can stop before the arrivals of an instant whose estimates are not known yet
-(runtime predictors are asked in Python) and resume where it stopped.
+pass. The loop can stop before the arrivals of an instant whose estimates are
+not known yet (runtime predictors are asked in Python) and resume where it
+stopped.
 
-Policies (Leung et al. 2010 section I; Tsafrir et al. 2005 section 1):
+The policy seam
+---------------
+A policy (``predictkit/simulate/_policies/``) is three compiled functions
+with fixed signatures, handed to :func:`event_loop` once, before the loop:
 
-* ``FCFS`` - start jobs in priority order until one does not fit.
-* ``EASY`` - as FCFS, then a reservation for the first job that does not fit
-  (its *shadow time*), and backfilling of the others that do not delay it.
-* ``DEPTH`` - the first ``depth`` blocked jobs get reservations, recomputed at
-  every pass; ``depth=0`` is no-guarantee backfilling.
-* ``CONSERVATIVE`` - every job gets a reservation at arrival that is never
-  moved later while estimates hold; early completions compress the schedule
-  by removing and re-inserting each reservation in priority order
-  (Mu'alem & Feitelson; Klusacek & Soysal 2019 section 3.1).
+* ``on_completion(state, job, now, expected_end)`` - ``job`` ended at
+  ``now``; it was planned to hold its processors until ``expected_end``;
+* ``on_extension(state, job, now, old_end, new_end)`` - running ``job``
+  reached its estimate and is now expected to end at ``new_end``;
+* ``schedule(state, order, now, settings) -> wakeup`` - the scheduling pass:
+  start jobs of ``order`` (the waiting jobs, highest priority first; empty
+  when nothing waits) with :func:`start_job`; return the next instant at
+  which a pass must run even if nothing else happens (``inf``: none).
+
+The loop itself keeps the queue, the running set, the event heaps and the
+clock; everything a policy plans with (the availability profile,
+reservations) belongs to the policy.
+
+Engine state
+------------
+:class:`EngineState` is a named tuple of named tuples of arrays (numba
+compiles them like plain tuples). ``n`` is the number of jobs plus pieces of
+split jobs; regular jobs come first, sorted by submit time then job id.
+Lengths live with the arrays they measure, in one-element arrays ``length``.
+
+=================================  =======  ==========================================  ==========================================
+field                              type     meaning                                     invariant
+=================================  =======  ==========================================  ==========================================
+``jobs.submit``                    f8[n]    submit time                                 pieces: NaN until the previous piece ends
+``jobs.duration``                  f8[n]    time the job holds its processors           >= 0
+``jobs.width``                     i8[n]    processors                                  1 <= width <= machine
+``jobs.estimate``                  f8[n]    estimate planned with while waiting         in [1, request]; NaN until known
+``jobs.estimate_at_start``         f8[n]    estimate given when the job starts          the request with ``selective``
+``jobs.request``                   f8[n]    requested time                              ``inf`` when unknown
+``jobs.priority_key``              f8[n]    static queue key (lower first)              sjf: the estimate; callable: -score
+``jobs.user``                      i8[n]    user code                                   < len(usage)
+``jobs.successor``                 i8[n]    next piece of a split job                   -1: none
+``jobs.estimate_history``          i8[n]    completed jobs the estimate was made from   -1: none yet; -2: use it anyway
+``jobs.start``, ``jobs.end``       f8[n]    simulated start and end                     NaN until they happen
+``jobs.backfilled``                b1[n]    started while a job ahead kept waiting      set in :func:`finish_pass`
+``jobs.current_estimate``          f8[n]    estimate in force for a running job         grows at each extension
+``jobs.extensions``                i8[n]    times the running estimate was extended     used by ``"increments"``
+``queue.jobs[:length]``            i8[n]    waiting jobs by (key, submit, job)          none has started
+``queue.narrowest[0]``             i8       narrowest waiting job                       <= every waiting width
+``running.end_times[:length]``     f8[n]    expected end (start + current estimate)     ascending, ties by job
+``running.jobs[:length]``          i8[n]    the running jobs, in that order             widths sum to machine - free
+``completions`` (EventHeap)        f8/i8    (actual end, job) of running jobs           min-heap by (time, job)
+``expiries`` (EventHeap)           f8/i8    (expected end, job) of jobs that outlive    only while start + duration > it
+``completed[:n_done]``             i8[n]    jobs in completion order                    read by the predictor feeder
+``pending[:n_pending]``            i8[n]    pieces submitted at this instant            queued before the arrivals
+``usage``                          f8[u]    decayed processor-seconds per user          charged at completion
+``profile.times[:length]``         f8[m]    breakpoints of the availability profile     ascending; m = 2n + 4
+``profile.free``                   i8[m]    free processors on [times[k], times[k+1])   the last segment runs to infinity
+``profile.running_max``            i8[m]    running maximum of ``free`` (scratch)       rebuilt before use
+``reservations.start``             f8[n]    reserved start of a waiting job             conservative; never later while estimates hold
+``reservations.promised``          f8[n]    first reservation, made at arrival          conservative; NaN for other policies
+``reservations.compress_due[0]``   b1       a job ended before its estimate             conservative: compress at the next pass
+``reservations.repair_due[0]``     b1       a running estimate was extended             conservative: repair at the next pass
+``scratch.*``                      [n]      sort keys and buffers, pass orders          contents meaningless between calls
+``counters[0].now``                f8       the current instant                         never decreases
+``counters[0].wakeup``             f8       next instant a pass must run                returned by the last pass
+``counters[0].next_arrival``       i8       next regular job to arrive                  jobs before it are queued or done
+``counters[0].free``               i8       idle processors now                         0 <= free <= machine
+``counters[0].n_done``             i8       completed jobs and pieces                   length of ``completed``
+``counters[0].n_pending``          i8       pieces waiting to be queued                 0 outside an instant
+``counters[0].n_started``          i8       jobs started so far                         increases only
+``counters[0].epoch``              i8       last fairshare decay period                 -2**62 before the first
+``counters[0].resume``             i8       1: stopped for estimates at ``now``         then the next call resumes there
+=================================  =======  ==========================================  ==========================================
+
+Every kernel is compiled without numba's reference counting (``_nrt=False``)
+and never allocates; scratch space comes with the state. The handlers of one
+event (:func:`_complete`, :func:`_arrive`, :func:`_extend`,
+:func:`finish_pass`) are ordinary calls: inlined into every policy's loop
+they cost twice the compile time and saved no run time
+(``benchmarks/simulate_speed.py --compare-with``).
 """
 
-from collections import namedtuple
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
-from ._profile import (
-    heap_pop,
-    heap_push,
-    profile_add,
-    profile_advance,
-    profile_compact,
-    profile_earliest,
-    profile_fits,
-    profile_min,
-    profile_reset,
-    running_insert,
-    running_remove,
-    shift_right,
-    stable_order,
-)
+from ._profile import heap_pop, heap_push, running_insert, running_remove, shift_right, stable_order
 
-FCFS, EASY, DEPTH, CONSERVATIVE = 0, 1, 2, 3
 PRIO_STATIC, PRIO_WFP, PRIO_FAIRSHARE = 0, 1, 2
 UNDER_DOUBLE, UNDER_INCREMENTS, UNDER_REQUEST = 0, 1, 2
 NEED_ESTIMATES, DONE = 1, 0
-
-# Positions in State.ints
-AP, QN, RN, CN, XN, FREE, RESUME, NDONE, PN, EPOCH, FREED, EXT, PS, NSTART, MINW = range(15)
-N_INTS = 15
 
 INCREMENTS = np.array([60.0, 300.0, 900.0, 1800.0, 3600.0, 7200.0, 18000.0,
                        36000.0, 72000.0, 180000.0, 360000.0])
 """Tsafrir, Etsion & Feitelson (2007): 1 min, 5 min, 15 min, ..., 100 h."""
 
-State = namedtuple("State", [
-    # per job (regular jobs first, sorted by submit time then job id; pieces after)
-    "submit", "dur", "width", "est_w", "est_r", "req", "key", "user", "succ", "hist",
-    "start", "end", "backfilled", "promised", "cur_est", "n_ext", "rs",
-    # queue, running list, event heaps, completion log, pending pieces
-    "queue", "rtimes", "rjobs", "ck", "cv", "xk", "xv", "done", "pend",
-    # availability profile, fairshare usage, scalars
-    "T", "F", "usage", "ints", "now",
-    # scratch: sort keys and indices, priority and backfill orders, profile maxima
-    "skeys", "sidx", "stmp", "porder", "border", "pmax",
-])
+NO_EPOCH = -(2 ** 62)
 
 
-def new_state(submit, dur, width, est_w, est_r, req, key, user, succ, n_users, free):
+class JobTable(NamedTuple):
+    """Per-job arrays (see the module docstring)."""
+
+    submit: np.ndarray
+    duration: np.ndarray
+    width: np.ndarray
+    estimate: np.ndarray
+    estimate_at_start: np.ndarray
+    request: np.ndarray
+    priority_key: np.ndarray
+    user: np.ndarray
+    successor: np.ndarray
+    estimate_history: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    backfilled: np.ndarray
+    current_estimate: np.ndarray
+    extensions: np.ndarray
+
+
+class Queue(NamedTuple):
+    """Waiting jobs in static priority order."""
+
+    jobs: np.ndarray
+    length: np.ndarray
+    narrowest: np.ndarray
+
+
+class RunningSet(NamedTuple):
+    """Running jobs sorted by (expected end, job)."""
+
+    end_times: np.ndarray
+    jobs: np.ndarray
+    length: np.ndarray
+
+
+class EventHeap(NamedTuple):
+    """Min-heap of (time, job) events."""
+
+    times: np.ndarray
+    jobs: np.ndarray
+    length: np.ndarray
+
+
+class Profile(NamedTuple):
+    """Free processors over time (policies that plan ahead)."""
+
+    times: np.ndarray
+    free: np.ndarray
+    length: np.ndarray
+    running_max: np.ndarray
+
+
+class Reservations(NamedTuple):
+    """Reserved starts of waiting jobs (conservative backfilling)."""
+
+    start: np.ndarray
+    promised: np.ndarray
+    compress_due: np.ndarray
+    repair_due: np.ndarray
+
+
+class Scratch(NamedTuple):
+    """Buffers for sorting and for the orders of a pass."""
+
+    sort_keys: np.ndarray
+    sort_index: np.ndarray
+    sort_buffer: np.ndarray
+    priority_order: np.ndarray
+    backfill_order: np.ndarray
+
+
+COUNTERS = np.dtype([
+    ("now", np.float64), ("wakeup", np.float64), ("next_arrival", np.int64),
+    ("free", np.int64), ("n_done", np.int64), ("n_pending", np.int64),
+    ("n_started", np.int64), ("epoch", np.int64), ("resume", np.int64),
+], align=True)
+"""The clock and tallies of the loop: one record, ``state.counters[0]``."""
+
+
+class EngineState(NamedTuple):
+    """Everything the compiled loop reads and writes (table in the module docstring)."""
+
+    jobs: JobTable
+    queue: Queue
+    running: RunningSet
+    completions: EventHeap
+    expiries: EventHeap
+    completed: np.ndarray
+    pending: np.ndarray
+    usage: np.ndarray
+    profile: Profile
+    reservations: Reservations
+    scratch: Scratch
+    counters: np.ndarray
+
+
+class Settings(NamedTuple):
+    """Parameters of one simulation, fixed for its whole run."""
+
+    n_jobs: int              # regular jobs (pieces of split jobs come after them)
+    priority: int            # PRIO_STATIC, PRIO_WFP or PRIO_FAIRSHARE
+    underestimate: int       # UNDER_DOUBLE, UNDER_INCREMENTS or UNDER_REQUEST
+    fairshare_period: float  # seconds between usage decays
+    fairshare_factor: float  # usage multiplier at each decay
+    online: bool             # estimates come from a predictor (the loop may stop)
+    reservation_depth: int   # blocked jobs that get a reservation (depth-k policies)
+    backfill_sjf: bool       # try backfill candidates shortest estimate first
+
+
+def new_state(*, submit, duration, width, request, user, successor, n_users, free):
     """Allocate the simulation state for ``len(submit)`` jobs.
 
-    ``hist[j]`` says which history an estimate ``est_w[j]`` was made from: the
-    number of completed jobs the predictor had seen (-1: none made yet, -2:
-    accept it whatever the history).
+    Estimates (``estimate``, ``estimate_at_start``) start unknown (NaN),
+    priority keys at 0 and ``estimate_history`` at -2; the caller fills them.
     """
     n = len(submit)
-    ints = np.zeros(N_INTS, dtype=np.int64)
-    ints[FREE] = free
-    ints[EPOCH] = -(2 ** 62)
-    ints[PS] = 1
-    T = np.empty(2 * n + 4)
-    F = np.empty(2 * n + 4, dtype=np.int64)
-    T[0] = -np.inf
-    F[0] = free
-    return State(
-        submit=submit, dur=dur, width=width, est_w=est_w, est_r=est_r, req=req,
-        key=key, user=user, succ=succ, hist=np.full(n, -2, dtype=np.int64),
-        start=np.full(n, np.nan), end=np.full(n, np.nan),
-        backfilled=np.zeros(n, dtype=np.bool_), promised=np.full(n, np.nan),
-        cur_est=np.full(n, np.nan), n_ext=np.zeros(n, dtype=np.int64),
-        rs=np.full(n, np.nan),
-        queue=np.empty(n, dtype=np.int64), rtimes=np.empty(n), rjobs=np.empty(n, dtype=np.int64),
-        ck=np.empty(n), cv=np.empty(n, dtype=np.int64),
-        xk=np.empty(n), xv=np.empty(n, dtype=np.int64),
-        done=np.empty(n, dtype=np.int64), pend=np.empty(n, dtype=np.int64),
-        T=T, F=F,
-        usage=np.zeros(max(n_users, 1)), ints=ints, now=np.array([0.0, np.inf]),
-        skeys=np.empty(n), sidx=np.empty(n, dtype=np.int64), stmp=np.empty(n, dtype=np.int64),
-        porder=np.empty(n, dtype=np.int64), border=np.empty(n, dtype=np.int64),
-        pmax=np.empty(2 * n + 4, dtype=np.int64),
+
+    def ints(fill=0):
+        return np.full(n, fill, dtype=np.int64)
+
+    def one(value=0, dtype=np.int64):
+        return np.full(1, value, dtype=dtype)
+
+    counters = np.zeros(1, dtype=COUNTERS)
+    counters["wakeup"] = np.inf
+    counters["free"] = free
+    counters["epoch"] = NO_EPOCH
+    profile = Profile(times=np.empty(2 * n + 4), free=np.empty(2 * n + 4, dtype=np.int64),
+                      length=one(1), running_max=np.empty(2 * n + 4, dtype=np.int64))
+    profile.times[0] = -np.inf
+    profile.free[0] = free
+    return EngineState(
+        jobs=JobTable(
+            submit=submit, duration=duration, width=width, estimate=np.full(n, np.nan),
+            estimate_at_start=np.full(n, np.nan), request=request, priority_key=np.zeros(n),
+            user=user, successor=successor, estimate_history=ints(-2),
+            start=np.full(n, np.nan), end=np.full(n, np.nan),
+            backfilled=np.zeros(n, dtype=np.bool_), current_estimate=np.full(n, np.nan),
+            extensions=ints()),
+        queue=Queue(jobs=ints(), length=one(), narrowest=one()),
+        running=RunningSet(end_times=np.empty(n), jobs=ints(), length=one()),
+        completions=EventHeap(times=np.empty(n), jobs=ints(), length=one()),
+        expiries=EventHeap(times=np.empty(n), jobs=ints(), length=one()),
+        completed=ints(), pending=ints(), usage=np.zeros(max(n_users, 1)),
+        profile=profile,
+        reservations=Reservations(start=np.full(n, np.nan), promised=np.full(n, np.nan),
+                                  compress_due=one(False, np.bool_),
+                                  repair_due=one(False, np.bool_)),
+        scratch=Scratch(sort_keys=np.empty(n), sort_index=ints(), sort_buffer=ints(),
+                        priority_order=ints(), backfill_order=ints()),
+        counters=counters,
     )
 
 
@@ -127,395 +284,275 @@ def extend_estimate(est, req, mode, n_ext):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _ahead(s, a, b):
-    ka = s.key[a]
-    kb = s.key[b]
+def _ahead(jobs, a, b):
+    ka = jobs.priority_key[a]
+    kb = jobs.priority_key[b]
     if ka != kb:
         return ka < kb
-    if s.submit[a] != s.submit[b]:
-        return s.submit[a] < s.submit[b]
+    if jobs.submit[a] != jobs.submit[b]:
+        return jobs.submit[a] < jobs.submit[b]
     return a < b
 
 
 @njit(cache=True, inline="always", _nrt=False)
 def _queue_insert(s, j):
-    n = s.ints[QN]
+    """Arrival: queue job ``j`` in static priority order; keeps ``queue.narrowest``."""
+    queue = s.queue
+    n = queue.length[0]
     lo = 0
     hi = n
     while lo < hi:
         mid = (lo + hi) // 2
-        if _ahead(s, s.queue[mid], j):
+        if _ahead(s.jobs, queue.jobs[mid], j):
             lo = mid + 1
         else:
             hi = mid
-    shift_right(s.queue, lo, n)
-    s.queue[lo] = j
-    s.ints[QN] = n + 1
-    if n == 0 or s.width[j] < s.ints[MINW]:
-        s.ints[MINW] = s.width[j]
+    shift_right(queue.jobs, lo, n)
+    queue.jobs[lo] = j
+    queue.length[0] = n + 1
+    if n == 0 or s.jobs.width[j] < queue.narrowest[0]:
+        queue.narrowest[0] = s.jobs.width[j]
 
 
-@njit(cache=True, inline="always", _nrt=False)
-def _mark_backfilled(s, order, now):
-    """A job is backfilled when it starts while a job ahead of it keeps waiting."""
+@njit(cache=True, _nrt=False)
+def finish_pass(s, order, started_before):
+    """After a pass: flag backfilled jobs and drop started ones from the queue.
+
+    A job is backfilled when it starts while a job ahead of it in ``order``
+    keeps waiting. Afterwards the queue holds exactly the jobs not started,
+    still in static order, and ``queue.narrowest`` is their narrowest width.
+    """
+    if s.counters[0].n_started == started_before:
+        return
+    jobs = s.jobs
     waiting = False
     for j in order:
-        if np.isnan(s.start[j]):
+        if np.isnan(jobs.start[j]):
             waiting = True
         elif waiting:
-            s.backfilled[j] = True
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _queue_drop_started(s):
-    n = s.ints[QN]
+            jobs.backfilled[j] = True
+    queue = s.queue
     out = 0
     narrowest = np.int64(2 ** 62)
-    for k in range(n):
-        j = s.queue[k]
-        if np.isnan(s.start[j]):
-            s.queue[out] = j
+    for k in range(queue.length[0]):
+        j = queue.jobs[k]
+        if np.isnan(jobs.start[j]):
+            queue.jobs[out] = j
             out += 1
-            if s.width[j] < narrowest:
-                narrowest = s.width[j]
-    s.ints[QN] = out
-    s.ints[MINW] = narrowest
+            if jobs.width[j] < narrowest:
+                narrowest = jobs.width[j]
+    queue.length[0] = out
+    queue.narrowest[0] = narrowest
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _after_pass(s, order, started_before):
-    """Flag backfilled jobs and drop started ones, if the pass started any."""
-    if s.ints[NSTART] == started_before:
-        return
-    _mark_backfilled(s, order, s.now[0])
-    _queue_drop_started(s)
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _priority_order(s, prio, now):
+def priority_order(s, prio, now):
     """Waiting jobs, highest priority first (ties: submit time, then job)."""
-    n = s.ints[QN]
-    order = s.queue[:n]
+    n = s.queue.length[0]
+    order = s.queue.jobs[:n]
     if prio == PRIO_STATIC:
         return order
-    keys = s.skeys
+    jobs = s.jobs
+    scratch = s.scratch
+    keys = scratch.sort_keys
     for k in range(n):
         j = order[k]
         if prio == PRIO_WFP:
-            ratio = (now - s.submit[j]) / s.est_w[j]
-            keys[k] = -(ratio * ratio * ratio) * s.width[j]
+            ratio = (now - jobs.submit[j]) / jobs.estimate[j]
+            keys[k] = -(ratio * ratio * ratio) * jobs.width[j]
         else:
-            keys[k] = s.usage[s.user[j]]
-    stable_order(keys, order, s.porder, s.sidx, s.stmp, n)
-    return s.porder[:n]
+            keys[k] = s.usage[jobs.user[j]]
+    stable_order(keys, order, scratch.priority_order, scratch.sort_index, scratch.sort_buffer, n)
+    return scratch.priority_order[:n]
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _backfill_order(s, candidates, bf_sjf):
+def backfill_order(s, candidates, bf_sjf):
+    """Backfill candidates in the order they are tried: as given, or by estimate."""
     if not bf_sjf:
         return candidates
     n = len(candidates)
-    keys = s.skeys
+    scratch = s.scratch
+    keys = scratch.sort_keys
     for k in range(n):
-        keys[k] = s.est_w[candidates[k]]
-    stable_order(keys, candidates, s.border, s.sidx, s.stmp, n)
-    return s.border[:n]
+        keys[k] = s.jobs.estimate[candidates[k]]
+    stable_order(keys, candidates, scratch.backfill_order, scratch.sort_index,
+                 scratch.sort_buffer, n)
+    return scratch.backfill_order[:n]
 
 
-# ------------------------------------------------------------- job starts
+# -------------------------------------------------------------- job events
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _start(s, j, now):
-    s.start[j] = now
-    s.ints[NSTART] += 1
-    est = s.est_r[j]
-    s.cur_est[j] = est
-    s.ints[FREE] -= s.width[j]
-    running_insert(s.rtimes, s.rjobs, s.ints, RN, now + est, j)
-    heap_push(s.ck, s.cv, s.ints, CN, now + s.dur[j], j)
+def start_job(s, j, now):
+    """Start waiting job ``j`` at ``now`` (the caller checked that it fits).
+
+    Keeps: ``free`` is the machine minus the running widths; the running set
+    holds ``j`` at ``now + estimate_at_start``; its completion and, if it
+    outlives that estimate, its expiry are in the heaps.
+    """
+    jobs = s.jobs
+    c = s.counters[0]
+    jobs.start[j] = now
+    c.n_started += 1
+    est = jobs.estimate_at_start[j]
+    jobs.current_estimate[j] = est
+    c.free -= jobs.width[j]
+    running_insert(s.running, now + est, j)
+    heap_push(s.completions, now + jobs.duration[j], j)
     # compare instants, not durations: at large clock values now + est can
     # round to now + dur although est < dur, and the job must then just end
-    if now + s.dur[j] > now + est:
-        heap_push(s.xk, s.xv, s.ints, XN, now + est, j)
-
-
-# ------------------------------------------------------------------ passes
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _pass_fcfs(s, order, now):
-    for j in order:
-        if s.width[j] > s.ints[FREE]:
-            break
-        _start(s, j, now)
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _pass_easy(s, order, now, bf_sjf):
-    q = len(order)
-    pos = 0
-    while pos < q and s.width[order[pos]] <= s.ints[FREE]:
-        _start(s, order[pos], now)
-        pos += 1
-    # s.ints[MINW] is at most the narrowest waiting job: nothing can backfill below it
-    if pos >= q - 1 or s.ints[FREE] < s.ints[MINW]:
-        return
-    head = order[pos]
-    need = s.width[head]
-    avail = s.ints[FREE]
-    rn = s.ints[RN]
-    k = 0
-    shadow = now
-    while avail < need:
-        avail += s.width[s.rjobs[k]]
-        shadow = s.rtimes[k]
-        k += 1
-    while k < rn and s.rtimes[k] == shadow:
-        avail += s.width[s.rjobs[k]]
-        k += 1
-    extra = avail - need
-    for j in _backfill_order(s, order[pos + 1:], bf_sjf):
-        free = s.ints[FREE]
-        if free == 0:
-            break
-        w = s.width[j]
-        if w > free:
-            continue
-        if now + s.est_w[j] <= shadow or w <= extra:
-            _start(s, j, now)
-            if now + s.est_r[j] > shadow:
-                extra -= w
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _pass_depth(s, order, now, depth, bf_sjf):
-    T = s.T
-    F = s.F
-    size = s.ints
-    profile_reset(T, F, size, PS, now, s.ints[FREE], s.rtimes, s.rjobs, s.ints[RN], s.width)
-    q = len(order)
-    pos = 0
-    reserved = 0
-    while pos < q and reserved < depth:
-        j = order[pos]
-        w = s.width[j]
-        if profile_fits(T, F, size, PS, now, w, s.est_w[j]):
-            _start(s, j, now)
-            profile_add(T, F, size, PS, now, now + s.est_r[j], -w)
-        else:
-            t = profile_earliest(T, F, size, PS, w, s.est_w[j])
-            profile_add(T, F, size, PS, t, t + s.est_w[j], -w)
-            reserved += 1
-        pos += 1
-    if s.ints[FREE] < s.ints[MINW]:
-        return
-    for j in _backfill_order(s, order[pos:], bf_sjf):
-        if s.ints[FREE] == 0:
-            break
-        w = s.width[j]
-        if profile_fits(T, F, size, PS, now, w, s.est_w[j]):
-            _start(s, j, now)
-            profile_add(T, F, size, PS, now, now + s.est_r[j], -w)
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _move(s, j, size):
-    """Remove job ``j``'s reservation and re-insert it at the earliest slot."""
-    w = s.width[j]
-    d = s.est_w[j]
-    profile_add(s.T, s.F, size, PS, s.rs[j], s.rs[j] + d, w)
-    t = profile_earliest(s.T, s.F, size, PS, w, d)
-    profile_add(s.T, s.F, size, PS, t, t + d, -w)
-    moved = t != s.rs[j]
-    s.rs[j] = t
-    return moved
+    if now + jobs.duration[j] > now + est:
+        heap_push(s.expiries, now + est, j)
 
 
 @njit(cache=True, _nrt=False)
-def _prefix_max(F, p, out):
-    high = F[0]
-    for k in range(p):
-        if F[k] > high:
-            high = F[k]
-        out[k] = high
-    return out
+def _complete(s, j, now):
+    """Completion: free ``j``'s processors, charge its user, submit its next piece.
 
-
-@njit(cache=True, inline="always", _nrt=False)
-def _compress(s, order, now):
-    """Remove and re-insert each reservation in priority order (never later).
-
-    A job can only move if some segment before its reservation has room for
-    it; the running maximum of the profile answers that without a scan, and
-    is rebuilt after each re-insertion.
+    Returns the end the running set expected. Keeps ``completed[:n_done]``
+    the jobs ended so far, in order.
     """
-    size = s.ints
-    best = _prefix_max(s.F, size[PS], s.pmax)
-    for j in order:
-        t = s.rs[j]
-        if not t > now:
-            continue
-        before = np.searchsorted(s.T[:size[PS]], t)
-        if before > 0 and best[before - 1] >= s.width[j]:
-            _move(s, j, size)
-            best = _prefix_max(s.F, size[PS], s.pmax)
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _repair(s, order, size):
-    """Move the reservations that overlap an overcommitted part of the profile."""
-    moved = False
-    for j in order:
-        if np.isnan(s.start[j]) and not np.isnan(s.rs[j]):
-            if profile_min(s.T, s.F, size, PS, s.rs[j], s.rs[j] + s.est_w[j]) < 0:
-                moved |= _move(s, j, size)
-    return moved
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _next_reservation(s):
-    """Earliest reserved start: a pass must run then even if nothing else happens."""
-    wake = np.inf
-    for k in range(s.ints[QN]):
-        t = s.rs[s.queue[k]]
-        if t < wake:
-            wake = t
-    return wake
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _pass_conservative(s, order, now):
-    size = s.ints
-    if s.ints[EXT]:
-        if _repair(s, order, size):
-            s.ints[FREED] = 1
-    if s.ints[FREED]:
-        _compress(s, order, now)
-    for j in order:
-        if np.isnan(s.rs[j]):
-            d = s.est_w[j]
-            t = profile_earliest(s.T, s.F, size, PS, s.width[j], d)
-            profile_add(s.T, s.F, size, PS, t, t + d, -s.width[j])
-            s.rs[j] = t
-            s.promised[j] = t
-    while True:
-        extended = False
-        for j in order:
-            if np.isnan(s.start[j]) and s.rs[j] == now:
-                _start(s, j, now)
-                if s.est_r[j] > s.est_w[j]:
-                    profile_add(s.T, s.F, size, PS, now + s.est_w[j], now + s.est_r[j], -s.width[j])
-                    extended = True
-        if not extended or not _repair(s, order, size):
-            break
-    s.ints[FREED] = 0
-    s.ints[EXT] = 0
-    profile_compact(s.T, s.F, size, PS)
-
-
-# --------------------------------------------------------------- event loop
+    jobs = s.jobs
+    c = s.counters[0]
+    w = jobs.width[j]
+    expected = jobs.start[j] + jobs.current_estimate[j]
+    running_remove(s.running, expected, j)
+    c.free += w
+    jobs.end[j] = now
+    s.usage[jobs.user[j]] += w * jobs.duration[j]
+    s.completed[c.n_done] = j
+    c.n_done += 1
+    if jobs.successor[j] >= 0:
+        piece = jobs.successor[j]
+        jobs.submit[piece] = now
+        s.pending[c.n_pending] = piece
+        c.n_pending += 1
+    return expected
 
 
 @njit(cache=True, _nrt=False)
-def run(s, n_regular, policy, depth, prio, bf_sjf, under, fs_period, fs_factor, online):
+def _arrive(s, n_regular, now):
+    """Arrivals: queue the pieces submitted at ``now``, then the jobs submitted at ``now``.
+
+    Keeps: the queue sorted by (priority key, submit time, job); every
+    regular job before ``next_arrival`` has been queued.
+    """
+    c = s.counters[0]
+    for k in range(c.n_pending):
+        _queue_insert(s, s.pending[k])
+    c.n_pending = 0
+    while c.next_arrival < n_regular and s.jobs.submit[c.next_arrival] == now:
+        _queue_insert(s, c.next_arrival)
+        c.next_arrival += 1
+
+
+@njit(cache=True, _nrt=False)
+def _extend(s, j, under):
+    """Expiry: running job ``j`` reached its estimate; extend it (:func:`extend_estimate`).
+
+    Keeps the running set sorted by the new expected end and re-arms the
+    expiry while the job still outlives it. Returns ``(old_end, new_end)``.
+    """
+    jobs = s.jobs
+    old = jobs.start[j] + jobs.current_estimate[j]
+    running_remove(s.running, old, j)
+    jobs.current_estimate[j] = extend_estimate(jobs.current_estimate[j], jobs.request[j], under,
+                                               jobs.extensions[j])
+    jobs.extensions[j] += 1
+    new = jobs.start[j] + jobs.current_estimate[j]
+    running_insert(s.running, new, j)
+    if jobs.start[j] + jobs.duration[j] > new:
+        heap_push(s.expiries, new, j)
+    return old, new
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _decay_usage(s, settings, now):
+    """Fairshare: multiply usage by ``factor`` once per period boundary passed."""
+    c = s.counters[0]
+    epoch = np.int64(np.floor(now / settings.fairshare_period))
+    if epoch > c.epoch:
+        if c.epoch > NO_EPOCH:
+            decay = settings.fairshare_factor ** (epoch - c.epoch)
+            for u in range(len(s.usage)):
+                s.usage[u] *= decay
+        c.epoch = epoch
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _next_instant(s, n_regular):
+    """Earliest of the next arrival, completion, expiry and policy wake-up."""
+    c = s.counters[0]
+    now = np.inf
+    if c.next_arrival < n_regular:
+        now = s.jobs.submit[c.next_arrival]
+    if s.completions.length[0] > 0 and s.completions.times[0] < now:
+        now = s.completions.times[0]
+    if s.expiries.length[0] > 0 and s.expiries.times[0] < now:
+        now = s.expiries.times[0]
+    if c.wakeup < now:
+        now = c.wakeup
+    return now
+
+
+# ------------------------------------------------------------- the seam
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def ignore_completion(s, j, now, expected_end):
+    """``on_completion`` of a policy that plans nothing ahead."""
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def ignore_extension(s, j, now, old_end, new_end):
+    """``on_extension`` of a policy that plans nothing ahead."""
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def event_loop(s, settings, on_completion, on_extension, schedule):
     """Advance the simulation; return ``NEED_ESTIMATES`` or ``DONE``.
 
-    With ``online`` the loop stops (returning ``NEED_ESTIMATES``) at
-    ``s.now[0]``, after the completions of that instant and before its
-    arrivals, when the estimate of the next arriving job ``s.ints[AP]`` was
-    not made from the history of the ``s.ints[NDONE]`` jobs completed so far
-    (``s.hist``); fill ``est_w``, ``est_r``, ``key`` and ``hist`` and call
-    again.
+    Each policy compiles this loop with its own hooks (``run`` in its
+    module). With ``settings.online`` the loop stops (returning
+    ``NEED_ESTIMATES``) at ``counters.now``, after the completions of that
+    instant and before its arrivals, when the estimate of the next arriving
+    job ``counters.next_arrival`` was not made from the history of the
+    ``counters.n_done`` jobs completed so far (``jobs.estimate_history``);
+    fill ``estimate``, ``estimate_at_start``, ``priority_key`` and
+    ``estimate_history`` and call again.
     """
-    ints = s.ints
-    conservative = policy == CONSERVATIVE
+    jobs = s.jobs
+    c = s.counters[0]
+    n_regular = settings.n_jobs
     while True:
-        if ints[RESUME] == 0:
-            now = np.inf
-            if ints[AP] < n_regular:
-                now = s.submit[ints[AP]]
-            if ints[CN] > 0 and s.ck[0] < now:
-                now = s.ck[0]
-            if ints[XN] > 0 and s.xk[0] < now:
-                now = s.xk[0]
-            if s.now[1] < now:
-                now = s.now[1]
+        if c.resume == 0:
+            now = _next_instant(s, n_regular)
             if now == np.inf:
                 return DONE
-            s.now[0] = now
-            if prio == PRIO_FAIRSHARE:
-                epoch = np.int64(np.floor(now / fs_period))
-                if epoch > ints[EPOCH]:
-                    if ints[EPOCH] > -(2 ** 62):
-                        decay = fs_factor ** (epoch - ints[EPOCH])
-                        for u in range(len(s.usage)):
-                            s.usage[u] *= decay
-                    ints[EPOCH] = epoch
-            if conservative:
-                profile_advance(s.T, s.F, ints, PS, now)
-            while ints[CN] > 0 and s.ck[0] == now:
-                _, j = heap_pop(s.ck, s.cv, ints, CN)
-                w = s.width[j]
-                expected = s.start[j] + s.cur_est[j]
-                running_remove(s.rtimes, s.rjobs, ints, RN, expected, j)
-                ints[FREE] += w
-                if conservative and expected > now:
-                    profile_add(s.T, s.F, ints, PS, now, expected, w)
-                    ints[FREED] = 1
-                s.end[j] = now
-                s.usage[s.user[j]] += w * s.dur[j]
-                s.done[ints[NDONE]] = j
-                ints[NDONE] += 1
-                if s.succ[j] >= 0:
-                    piece = s.succ[j]
-                    s.submit[piece] = now
-                    s.pend[ints[PN]] = piece
-                    ints[PN] += 1
-            if online and ints[AP] < n_regular and s.submit[ints[AP]] == now:
-                h = s.hist[ints[AP]]
-                if h != -2 and h != ints[NDONE]:
-                    ints[RESUME] = 1
+            c.now = now
+            if settings.priority == PRIO_FAIRSHARE:
+                _decay_usage(s, settings, now)
+            while s.completions.length[0] > 0 and s.completions.times[0] == now:
+                _, j = heap_pop(s.completions)
+                expected = _complete(s, j, now)
+                on_completion(s, j, now, expected)
+            if settings.online and c.next_arrival < n_regular \
+                    and jobs.submit[c.next_arrival] == now:
+                seen = jobs.estimate_history[c.next_arrival]
+                if seen != -2 and seen != c.n_done:
+                    c.resume = 1
                     return NEED_ESTIMATES
         else:
-            ints[RESUME] = 0
-            now = s.now[0]
-        for k in range(ints[PN]):
-            _queue_insert(s, s.pend[k])
-        ints[PN] = 0
-        while ints[AP] < n_regular and s.submit[ints[AP]] == now:
-            _queue_insert(s, ints[AP])
-            ints[AP] += 1
-        while ints[XN] > 0 and s.xk[0] == now:
-            _, j = heap_pop(s.xk, s.xv, ints, XN)
-            old = s.start[j] + s.cur_est[j]
-            running_remove(s.rtimes, s.rjobs, ints, RN, old, j)
-            s.cur_est[j] = extend_estimate(s.cur_est[j], s.req[j], under, s.n_ext[j])
-            s.n_ext[j] += 1
-            new = s.start[j] + s.cur_est[j]
-            running_insert(s.rtimes, s.rjobs, ints, RN, new, j)
-            if conservative:
-                profile_add(s.T, s.F, ints, PS, old, new, -s.width[j])
-                ints[EXT] = 1
-            if s.start[j] + s.dur[j] > new:
-                heap_push(s.xk, s.xv, ints, XN, new, j)
-        if ints[QN] == 0:
-            s.now[1] = np.inf
-            ints[FREED] = 0
-            ints[EXT] = 0
-            if conservative:
-                profile_compact(s.T, s.F, ints, PS)
-            continue
-        order = _priority_order(s, prio, now)
-        started_before = ints[NSTART]
-        if policy == FCFS:
-            _pass_fcfs(s, order, now)
-        elif policy == EASY:
-            _pass_easy(s, order, now, bf_sjf)
-        elif policy == DEPTH:
-            _pass_depth(s, order, now, depth, bf_sjf)
-        else:
-            _pass_conservative(s, order, now)
-        _after_pass(s, order, started_before)
-        if conservative:
-            s.now[1] = _next_reservation(s)
+            c.resume = 0
+            now = c.now
+        _arrive(s, n_regular, now)
+        while s.expiries.length[0] > 0 and s.expiries.times[0] == now:
+            _, j = heap_pop(s.expiries)
+            old, new = _extend(s, j, settings.underestimate)
+            on_extension(s, j, now, old, new)
+        order = priority_order(s, settings.priority, now)
+        started_before = c.n_started
+        c.wakeup = schedule(s, order, now, settings)
+        finish_pass(s, order, started_before)

@@ -7,8 +7,13 @@ I): breakpoints ``T[0] < T[1] < ... < T[P-1]`` and free counts ``F[k]`` on
 ``[T[k], T[k+1])``, the last segment extending to infinity. Processors are
 held on half-open intervals ``[start, end)``.
 
+Each structure is one of the named tuples of :mod:`._engine` and keeps its
+own length in a one-element array ``length``: ``EventHeap(times, jobs,
+length)``, ``RunningSet(end_times, jobs, length)``, ``Profile(times, free,
+length, running_max)``.
+
 Every kernel is compiled without numba's reference counting (``_nrt=False``):
-the simulation state is a tuple of some thirty arrays, and counting the
+the simulation state is a tuple of some forty arrays, and counting the
 references to each of them at every inlined call cost about nine tenths of the
 run time. Kernels therefore never allocate; scratch space comes with the state.
 """
@@ -27,9 +32,12 @@ def _before(ka, va, kb, vb):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def heap_push(keys, vals, size, at, key, val):
-    i = size[at]
-    size[at] += 1
+def heap_push(heap, key, val):
+    """Add the event ``(key, val)`` to ``heap``."""
+    keys = heap.times
+    vals = heap.jobs
+    i = heap.length[0]
+    heap.length[0] = i + 1
     keys[i] = key
     vals[i] = val
     while i > 0:
@@ -42,11 +50,14 @@ def heap_push(keys, vals, size, at, key, val):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def heap_pop(keys, vals, size, at):
+def heap_pop(heap):
+    """Remove and return the earliest event ``(time, job)`` of ``heap``."""
+    keys = heap.times
+    vals = heap.jobs
     key = keys[0]
     val = vals[0]
-    size[at] -= 1
-    n = size[at]
+    n = heap.length[0] - 1
+    heap.length[0] = n
     keys[0] = keys[n]
     vals[0] = vals[n]
     i = 0
@@ -99,57 +110,69 @@ def _search(times, jobs, n, t, j):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def running_insert(times, jobs, size, at, t, j):
-    n = size[at]
+def running_insert(running, t, j):
+    """Add job ``j`` expected to end at ``t``."""
+    times = running.end_times
+    jobs = running.jobs
+    n = running.length[0]
     pos = _search(times, jobs, n, t, j)
     shift_right(times, pos, n)
     shift_right(jobs, pos, n)
     times[pos] = t
     jobs[pos] = j
-    size[at] = n + 1
+    running.length[0] = n + 1
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def running_remove(times, jobs, size, at, t, j):
-    n = size[at]
+def running_remove(running, t, j):
+    """Remove job ``j``, listed as ending at ``t``."""
+    times = running.end_times
+    jobs = running.jobs
+    n = running.length[0]
     pos = _search(times, jobs, n, t, j)
     shift_left(times, pos, n, 1)
     shift_left(jobs, pos, n, 1)
-    size[at] = n - 1
+    running.length[0] = n - 1
 
 
 # ------------------------------------------------------------------ profile
+# ``profile.times[:length]`` are the breakpoints and ``profile.free[k]`` the
+# free processors on ``[times[k], times[k + 1])``; ``length`` is at least 1.
 
 
 @njit(cache=True, _nrt=False)
-def profile_reset(T, F, size, at, now, free, rtimes, rjobs, rsize, width):
-    """Build the profile at ``now`` from the running list (sorted by end)."""
+def profile_reset(profile, now, free, running, width):
+    """Build the profile at ``now`` from the running set (sorted by expected end)."""
+    T = profile.times
+    F = profile.free
     T[0] = now
     F[0] = free
     p = 1
     current = free
-    for k in range(rsize):
-        current += width[rjobs[k]]
-        if rtimes[k] == T[p - 1]:
+    for k in range(running.length[0]):
+        current += width[running.jobs[k]]
+        if running.end_times[k] == T[p - 1]:
             F[p - 1] = current
         else:
-            T[p] = rtimes[k]
+            T[p] = running.end_times[k]
             F[p] = current
             p += 1
-    size[at] = p
+    profile.length[0] = p
 
 
 @njit(cache=True, _nrt=False)
-def profile_advance(T, F, size, at, now):
+def profile_advance(profile, now):
     """Drop the part of the profile before ``now``."""
-    p = size[at]
+    T = profile.times
+    F = profile.free
+    p = profile.length[0]
     k = 0
     while k + 1 < p and T[k + 1] <= now:
         k += 1
     if k > 0:
         shift_left(T, 0, p, k)
         shift_left(F, 0, p, k)
-        size[at] = p - k
+        profile.length[0] = p - k
     T[0] = now
 
 
@@ -168,8 +191,10 @@ def _segment(T, p, t):
 
 
 @njit(cache=True, _nrt=False)
-def _split(T, F, size, at, t):
-    p = size[at]
+def _split(profile, t):
+    T = profile.times
+    F = profile.free
+    p = profile.length[0]
     k = _segment(T, p, t)
     if T[k] == t:
         return k
@@ -177,27 +202,30 @@ def _split(T, F, size, at, t):
     shift_right(F, k + 1, p)
     T[k + 1] = t
     F[k + 1] = F[k]
-    size[at] = p + 1
+    profile.length[0] = p + 1
     return k + 1
 
 
 @njit(cache=True, _nrt=False)
-def profile_add(T, F, size, at, start, end, delta):
-    """Add ``delta`` free processors on ``[start, end)`` (``start >= T[0]``)."""
+def profile_add(profile, start, end, delta):
+    """Add ``delta`` free processors on ``[start, end)`` (``start >= times[0]``)."""
     if end <= start:
         return
-    if size[at] + 2 > len(T):
-        profile_compact(T, F, size, at)
-    ks = _split(T, F, size, at, start)
-    ke = _split(T, F, size, at, end)
+    if profile.length[0] + 2 > len(profile.times):
+        profile_compact(profile)
+    ks = _split(profile, start)
+    ke = _split(profile, end)
+    F = profile.free
     for k in range(ks, ke):
         F[k] += delta
 
 
 @njit(cache=True, _nrt=False)
-def profile_min(T, F, size, at, start, end):
+def profile_min(profile, start, end):
     """Fewest free processors on ``[start, end)`` (at ``start`` if empty)."""
-    p = size[at]
+    T = profile.times
+    F = profile.free
+    p = profile.length[0]
     k = _segment(T, p, start)
     low = F[k]
     k += 1
@@ -209,14 +237,16 @@ def profile_min(T, F, size, at, start, end):
 
 
 @njit(cache=True, _nrt=False)
-def profile_fits(T, F, size, at, start, width, duration):
-    return profile_min(T, F, size, at, start, start + duration) >= width
+def profile_fits(profile, start, width, duration):
+    return profile_min(profile, start, start + duration) >= width
 
 
 @njit(cache=True, _nrt=False)
-def profile_earliest(T, F, size, at, width, duration):
-    """Earliest start at or after ``T[0]`` with ``width`` free for ``duration``."""
-    p = size[at]
+def profile_earliest(profile, width, duration):
+    """Earliest start at or after ``times[0]`` with ``width`` free for ``duration``."""
+    T = profile.times
+    F = profile.free
+    p = profile.length[0]
     k = 0
     while k < p:
         if F[k] >= width:
@@ -238,9 +268,11 @@ def profile_earliest(T, F, size, at, width, duration):
 
 
 @njit(cache=True, _nrt=False)
-def profile_compact(T, F, size, at):
+def profile_compact(profile):
     """Merge neighbouring segments with the same free count."""
-    p = size[at]
+    T = profile.times
+    F = profile.free
+    p = profile.length[0]
     if p <= 1:
         return
     out = 1
@@ -249,7 +281,23 @@ def profile_compact(T, F, size, at):
             T[out] = T[k]
             F[out] = F[k]
             out += 1
-    size[at] = out
+    profile.length[0] = out
+
+
+@njit(cache=True, _nrt=False)
+def profile_running_max(profile):
+    """``profile.running_max[k]``: most free processors on any segment up to ``k``.
+
+    A job of width ``w`` can only start before ``times[k + 1]`` if
+    ``running_max[k] >= w``.
+    """
+    F = profile.free
+    out = profile.running_max
+    high = F[0]
+    for k in range(profile.length[0]):
+        if F[k] > high:
+            high = F[k]
+        out[k] = high
 
 
 # ------------------------------------------------------------ stable sorting

@@ -80,7 +80,7 @@ class Schedule:
         n = len(prep["kept"])
         out = prep["kept"].copy()
         last = np.arange(n)
-        succ = state.succ
+        succ = state.jobs.successor
         n_pieces = np.ones(n, dtype=np.int64)
         if pieces.extra:
             for j in range(n):
@@ -89,9 +89,9 @@ class Schedule:
                     k = succ[k]
                     n_pieces[j] += 1
                 last[j] = k
-        start = state.start[:n]
-        end = state.end[last]
-        sim_run = np.bincount(pieces.all_parent, weights=state.dur, minlength=n)
+        start = state.jobs.start[:n]
+        end = state.jobs.end[last]
+        sim_run = np.bincount(pieces.all_parent, weights=state.jobs.duration, minlength=n)
         if "wait_time" in out.columns:
             out["log_wait_time"] = out["wait_time"]
         out["wait_time"] = start - prep["submit"]
@@ -100,9 +100,9 @@ class Schedule:
         out["sim_run_time"] = sim_run
         run = out["run_time"].to_numpy(dtype=float)
         out["killed"] = sim_run < run
-        out["backfilled"] = state.backfilled[:n].copy()
-        out["estimate"] = state.est_w[:n].copy()
-        out["promised_start"] = state.promised[:n].copy()
+        out["backfilled"] = state.jobs.backfilled[:n].copy()
+        out["estimate"] = state.jobs.estimate[:n].copy()
+        out["promised_start"] = state.reservations.promised[:n].copy()
         if pieces.extra:
             out["n_pieces"] = n_pieces
         out.attrs = dict(prep["jobs"].attrs)

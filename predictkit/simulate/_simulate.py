@@ -138,7 +138,7 @@ def simulate(jobs, *, n_procs=None, policy="easy", reservation_depth=None, prior
             "reservation_depth", "simulate",
             f"None with policy={policy!r} (it applies to policy='easy' only: conservative "
             "reserves for every job, fcfs and no_guarantee for none)", reservation_depth)
-    code, depth = resolve_policy(policy, reservation_depth)
+    run, depth, reported_depth = resolve_policy(policy, reservation_depth)
     prio, period, factor, prio_kind = resolve_priority(priority, fairshare_decay, fairshare_factor)
     under = resolve_underestimate(on_underestimate)
     split = parse_duration(max_runtime, name="max_runtime", allow_none=True)
@@ -165,24 +165,26 @@ def simulate(jobs, *, n_procs=None, policy="easy", reservation_depth=None, prior
     width = np.concatenate([prep["width"], prep["width"][pieces.parent]])
     user = np.concatenate([prep["user"], prep["user"][pieces.parent]])
     state = eng.new_state(
-        submit=submit, dur=pieces.dur, width=width, est_w=np.full(total, np.nan),
-        est_r=np.full(total, np.nan), req=pieces.req, key=np.zeros(total), user=user,
-        succ=pieces.succ, n_users=prep["n_users"], free=prep["machine"])
-    state.key[n:] = keys[pieces.parent]
-    state.key[:n] = keys
+        submit=submit, duration=pieces.dur, width=width, request=pieces.req, user=user,
+        successor=pieces.succ, n_users=prep["n_users"], free=prep["machine"])
+    state.jobs.priority_key[n:] = keys[pieces.parent]
+    state.jobs.priority_key[:n] = keys
     fill = _Filler(state, pieces, selective, prio_kind == "sjf")
     if predictor is None:
         fill(np.arange(n), est, -2)
     online = predictor is not None
     if online:
-        state.hist[:] = -1
+        state.jobs.estimate_history[:] = -1
         feeder = _Feeder(copy.deepcopy(predictor), kept, state, pieces, refresh)
-    args = (n, code, depth, prio, backfill_order == "sjf", under, period, factor, online)
-    while eng.run(state, *args) == eng.NEED_ESTIMATES:
+    settings = eng.Settings(
+        n_jobs=int(n), priority=int(prio), underestimate=int(under),
+        fairshare_period=float(period), fairshare_factor=float(factor), online=bool(online),
+        reservation_depth=int(depth), backfill_sjf=backfill_order == "sjf")
+    while run(state, settings) == eng.NEED_ESTIMATES:
         position, values, history = feeder.next_batch()
         fill(position, finish_estimates(values, req[position]), history)
     return Schedule._from_simulation(prep, state, pieces, dict(
-        n_procs=prep["machine"], policy=policy, reservation_depth=depth if policy == "easy" else None,
+        n_procs=prep["machine"], policy=policy, reservation_depth=reported_depth,
         priority=prio_kind, estimates=_describe(estimates), selective=bool(selective),
         on_underestimate=on_underestimate, backfill_order=backfill_order,
         kill_at_request=bool(kill_at_request), max_runtime=split, predictor_refresh=refresh,
@@ -327,13 +329,14 @@ class _Filler:
 
     def __call__(self, positions, values, history):
         index, est = self.pieces.piece_estimates(positions, values)
-        s = self.state
-        est = np.maximum(np.minimum(est, s.req[index]), 1.0)
-        s.est_w[index] = est
-        s.est_r[index] = np.maximum(s.req[index], 1.0) if self.selective else est
-        s.hist[index] = history
+        jobs = self.state.jobs
+        est = np.maximum(np.minimum(est, jobs.request[index]), 1.0)
+        jobs.estimate[index] = est
+        jobs.estimate_at_start[index] = np.maximum(jobs.request[index], 1.0) if self.selective \
+            else est
+        jobs.estimate_history[index] = history
         if self.sjf:
-            s.key[index] = est
+            jobs.priority_key[index] = est
 
 
 class _Feeder:
@@ -381,17 +384,20 @@ class _Feeder:
 
     def next_batch(self):
         s = self.state
-        ndone = int(s.ints[eng.NDONE])
+        counters = s.counters[0]
+        now = float(counters["now"])
+        ndone = int(counters["n_done"])
         if ndone > self.fed:
-            self._feed(s.done[self.fed:ndone])
+            self._feed(s.completed[self.fed:ndone])
             self.fed = ndone
-        first = int(s.ints[eng.AP])
-        horizon = s.ck[0] if s.ints[eng.CN] > 0 else s.submit[first]
+        first = int(counters["next_arrival"])
+        horizon = s.completions.times[0] if s.completions.length[0] > 0 \
+            else s.jobs.submit[first]
         if self.refresh is not None:
-            horizon = s.now[0] + self.refresh
-        submit = s.submit[:self.n]
-        last = int(np.searchsorted(submit, max(horizon, s.now[0]), side="left"))
-        same = int(np.searchsorted(submit, s.now[0], side="right"))
+            horizon = now + self.refresh
+        submit = s.jobs.submit[:self.n]
+        last = int(np.searchsorted(submit, max(horizon, now), side="left"))
+        same = int(np.searchsorted(submit, now, side="right"))
         last = max(same, min(last, first + (_BATCH if self.refresh is None else len(submit))))
         if last > same:
             # never split an instant across batches
@@ -400,7 +406,7 @@ class _Feeder:
         history = ndone if self.refresh is None else -2
         if not self.ready:
             # nothing completed yet and the predictor cannot start empty: the request
-            return positions, s.req[positions].copy(), history
+            return positions, s.jobs.request[positions].copy(), history
         if self.arrays is not None:
             query = {c: (v[positions] if c not in OUTCOME_COLUMNS
                          else np.full(len(positions), np.nan))
@@ -416,7 +422,7 @@ class _Feeder:
             raise SimulationError(
                 f"{type(self.predictor).__name__}.predict returned shape {values.shape} for "
                 f"{len(positions)} job(s)")
-        request = s.req[positions]
+        request = s.jobs.request[positions]
         values = np.where(np.isfinite(values), values, request)
         if not np.isfinite(values).all():
             raise SimulationError(
@@ -425,21 +431,21 @@ class _Feeder:
 
     def _feed(self, done):
         # a job split into pieces enters the history when its last piece ends
-        s = self.state
+        table = self.state.jobs
         done = np.asarray(done)
-        done = done[s.succ[done] < 0]
+        done = done[table.successor[done] < 0]
         jobs = self.pieces.all_parent[done]
         if len(jobs) == 0:
             return
-        start = s.start[jobs]
+        start = table.start[jobs]
         run = self.total[jobs]
         if self.arrays is not None:
             chunk = {c: v[jobs] for c, v in self.arrays.items()}
-            chunk.update(known=s.end[done], run=run)
+            chunk.update(known=table.end[done], run=run)
             self.predictor._append(chunk)
             return
-        rows = self._table(jobs, wait_time=start - s.submit[jobs], run_time=run,
-                           start_time=start, end_time=s.end[done])
+        rows = self._table(jobs, wait_time=start - table.submit[jobs], run_time=run,
+                           start_time=start, end_time=table.end[done])
         self.predictor.partial_fit(rows, run)
         self.ready = True
 

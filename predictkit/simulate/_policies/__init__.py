@@ -1,0 +1,64 @@
+"""Backfilling policies by name (Leung et al. 2010 section I).
+
+Each public module of this package that defines ``POLICY`` (a
+:class:`~._policy.Policy`) is a policy: this registry, ``simulate(policy=...)``,
+the command line, the tests and the benchmarks all list policies from it.
+"""
+
+import importlib
+import numbers
+import pkgutil
+
+from ...exceptions import ConfigError
+from ._policy import Policy
+
+__all__ = ["POLICIES", "REGISTRY", "Policy", "resolve_policy"]
+
+
+def _discover():
+    found = []
+    for info in pkgutil.iter_modules(__path__):
+        if info.name.startswith("_"):
+            continue
+        policy = getattr(importlib.import_module(f"{__name__}.{info.name}"), "POLICY", None)
+        if isinstance(policy, Policy):
+            found.append(policy)
+    return {policy.name: policy for policy in sorted(found, key=lambda p: (p.rank, p.name))}
+
+
+REGISTRY = _discover()
+"""Every policy by name, in listing order."""
+
+POLICIES = tuple(REGISTRY)
+"""``"fcfs"``: no backfilling; ``"easy"``: a reservation for the first waiting
+job only (aggressive backfilling); ``"conservative"``: a reservation for every
+job at arrival, compressed when jobs end early; ``"no_guarantee"``: backfill
+whatever fits, with no reservation at all (CPlant)."""
+
+
+def resolve_policy(policy, reservation_depth):
+    """Return ``(compiled loop, settings depth, reported depth)`` for a policy.
+
+    ``reservation_depth=k`` is only meaningful for ``"easy"``: the first ``k``
+    waiting jobs in priority order that cannot start get reservations,
+    recomputed at every scheduling pass (``k=1`` is EASY itself, ``k=0`` is
+    no-guarantee backfilling). The reported depth (``Schedule.params``) is
+    ``None`` for policies that take none.
+    """
+    if not isinstance(policy, str) or policy not in REGISTRY:
+        raise ConfigError(f"policy must be one of {', '.join(POLICIES)}; got {policy!r}")
+    chosen = REGISTRY[policy]
+    if reservation_depth is not None:
+        if (isinstance(reservation_depth, bool)
+                or not isinstance(reservation_depth, numbers.Integral)
+                or reservation_depth < 0):
+            raise ConfigError(
+                f"reservation_depth must be a non-negative integer, got {reservation_depth!r}")
+        if not chosen.takes_reservation_depth:
+            takers = ", ".join(repr(p.name) for p in REGISTRY.values()
+                               if p.takes_reservation_depth)
+            raise ConfigError(
+                f"reservation_depth applies to policy={takers} only, not {policy!r} "
+                f"({policy}: {chosen.summary})")
+    run, depth = chosen.loop(reservation_depth)
+    return run, depth, depth if chosen.takes_reservation_depth else None

@@ -1,0 +1,54 @@
+"""What a scheduling policy is to the simulator: :class:`Policy`."""
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Policy"]
+
+
+@dataclass(frozen=True)
+class Policy:
+    """A scheduling policy, as listed in :data:`predictkit.simulate.POLICIES`.
+
+    Every module of ``predictkit/simulate/_policies/`` that defines
+    ``POLICY = Policy(...)`` is a policy; nothing else lists them.
+
+    Attributes
+    ----------
+    name : str
+        The value of ``simulate(policy=...)`` and ``--policy``.
+    summary : str
+        One line: what the policy does.
+    run : numba dispatcher
+        The event loop compiled with the policy's hooks,
+        ``run(state, settings) -> NEED_ESTIMATES | DONE`` (see
+        :func:`predictkit.simulate._engine.event_loop`).
+    rank : int
+        Position in :data:`~predictkit.simulate.POLICIES` (listings, help).
+    """
+
+    name: str
+    summary: str
+    run: Any
+    rank: int
+
+    takes_reservation_depth = False
+    """Whether ``simulate(reservation_depth=...)`` applies to this policy."""
+
+    def loop(self, reservation_depth):
+        """The compiled loop and the reservation depth for one simulation.
+
+        Parameters
+        ----------
+        reservation_depth : int or None
+            Already checked: ``None`` unless :attr:`takes_reservation_depth`.
+
+        Returns
+        -------
+        run : numba dispatcher
+        depth : int
+            ``Settings.reservation_depth``: how many blocked jobs a
+            depth-planning pass reserves for (0 when the policy does not
+            plan that way).
+        """
+        return self.run, 0

@@ -1,0 +1,80 @@
+"""EASY (aggressive) backfilling: one reservation, for the first waiting job
+(Lifka 1995; Tsafrir et al. 2005 section 1; Leung et al. 2010 section I).
+
+With ``reservation_depth=k`` other than 1 the first ``k`` blocked jobs get
+reservations (:mod:`.reservation_depth`).
+"""
+
+import numpy as np
+from numba import njit
+
+from .._engine import backfill_order, event_loop, ignore_completion, ignore_extension, start_job
+from ._policy import Policy
+from .reservation_depth import run as run_with_depth
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def schedule(s, order, now, settings):
+    """Start jobs in priority order until one does not fit; reserve for that one
+    (its *shadow time*) and backfill others that do not delay it.
+
+    Keeps: the first blocked job can start by its shadow time given the
+    running jobs' current estimates; backfilled jobs either end (by their
+    estimate) before it, or use only processors it leaves spare (``extra``).
+    """
+    jobs = s.jobs
+    c = s.counters[0]
+    running = s.running
+    q = len(order)
+    pos = 0
+    while pos < q and jobs.width[order[pos]] <= c.free:
+        start_job(s, order[pos], now)
+        pos += 1
+    # queue.narrowest is at most the narrowest waiting job: nothing can backfill below it
+    if pos >= q - 1 or c.free < s.queue.narrowest[0]:
+        return np.inf
+    need = jobs.width[order[pos]]
+    avail = c.free
+    k = 0
+    shadow = now
+    while avail < need:
+        avail += jobs.width[running.jobs[k]]
+        shadow = running.end_times[k]
+        k += 1
+    while k < running.length[0] and running.end_times[k] == shadow:
+        avail += jobs.width[running.jobs[k]]
+        k += 1
+    extra = avail - need
+    for j in backfill_order(s, order[pos + 1:], settings.backfill_sjf):
+        free = c.free
+        if free == 0:
+            break
+        w = jobs.width[j]
+        if w > free:
+            continue
+        if now + jobs.estimate[j] <= shadow or w <= extra:
+            start_job(s, j, now)
+            if now + jobs.estimate_at_start[j] > shadow:
+                extra -= w
+    return np.inf
+
+
+@njit(cache=True, _nrt=False)
+def run(s, settings):
+    return event_loop(s, settings, ignore_completion, ignore_extension, schedule)
+
+
+class _Easy(Policy):
+    takes_reservation_depth = True
+
+    def loop(self, reservation_depth):
+        """EASY's own pass for depth 1 (the default), the depth-k pass otherwise."""
+        depth = 1 if reservation_depth is None else int(reservation_depth)
+        if depth == 1:
+            return self.run, 1
+        return run_with_depth, depth
+
+
+POLICY = _Easy(name="easy", rank=1, run=run,
+               summary="a reservation for the first waiting job only; others backfill "
+                       "if they do not delay it (reservation_depth=k: the first k)")

@@ -1,0 +1,57 @@
+"""Reservations for the first ``k`` blocked jobs, recomputed at every pass
+(Chiang et al. 2002; ``k=0`` is no-guarantee backfilling, ``k=1`` plans like
+EASY). Reached through ``policy="easy", reservation_depth=k`` and
+``policy="no_guarantee"``; not a policy name of its own.
+"""
+
+import numpy as np
+from numba import njit
+
+from .._engine import backfill_order, event_loop, ignore_completion, ignore_extension, start_job
+from .._profile import profile_add, profile_earliest, profile_fits, profile_reset
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def schedule(s, order, now, settings):
+    """Plan the running jobs into a fresh profile; in priority order start each
+    of the first ``depth`` blocked jobs that fits or reserve its earliest slot;
+    then backfill the rest wherever they fit.
+
+    Keeps: no start delays the reservation of any of the first ``depth``
+    blocked jobs (given current estimates).
+    """
+    if len(order) == 0:
+        return np.inf
+    jobs = s.jobs
+    c = s.counters[0]
+    profile = s.profile
+    profile_reset(profile, now, c.free, s.running, jobs.width)
+    q = len(order)
+    pos = 0
+    reserved = 0
+    while pos < q and reserved < settings.reservation_depth:
+        j = order[pos]
+        w = jobs.width[j]
+        if profile_fits(profile, now, w, jobs.estimate[j]):
+            start_job(s, j, now)
+            profile_add(profile, now, now + jobs.estimate_at_start[j], -w)
+        else:
+            t = profile_earliest(profile, w, jobs.estimate[j])
+            profile_add(profile, t, t + jobs.estimate[j], -w)
+            reserved += 1
+        pos += 1
+    if c.free < s.queue.narrowest[0]:
+        return np.inf
+    for j in backfill_order(s, order[pos:], settings.backfill_sjf):
+        if c.free == 0:
+            break
+        w = jobs.width[j]
+        if profile_fits(profile, now, w, jobs.estimate[j]):
+            start_job(s, j, now)
+            profile_add(profile, now, now + jobs.estimate_at_start[j], -w)
+    return np.inf
+
+
+@njit(cache=True, _nrt=False)
+def run(s, settings):
+    return event_loop(s, settings, ignore_completion, ignore_extension, schedule)
