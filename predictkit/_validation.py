@@ -210,6 +210,29 @@ class Duration(Constraint):
         return text + (" or 'all'" if self.unlimited else "")
 
 
+class RegisteredName(Constraint):
+    """The name of an entry of a registry, looked up when the value is checked.
+
+    Unlike ``StrOptions``, entries registered after import (a third-party
+    policy, say) are accepted.
+
+    Parameters
+    ----------
+    registry : Mapping
+        Names to entries; its current keys are the accepted values.
+    """
+
+    def __init__(self, registry):
+        super().__init__()
+        self.registry = registry
+
+    def is_satisfied_by(self, val):
+        return isinstance(val, str) and val in self.registry
+
+    def __str__(self):
+        return "one of " + ", ".join(repr(name) for name in self.registry)
+
+
 class ColumnNames(Constraint):
     """A non-empty tuple or list of column names (strings)."""
 

@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 
 from .._time import parse_duration
-from .._validation import (Duration, HasMethods, Interval, NumericArray, StrOptions, WholeNumber,
+from .._validation import (Duration, HasMethods, Interval, NumericArray, RegisteredName,
+                           StrOptions, WholeNumber,
                            invalid_parameter, validate_params)
 from ..exceptions import ConfigError, JobTableError, SimulationError
 from ..jobs import validate_jobs
@@ -22,7 +23,7 @@ from ._estimates import (
     resolve_underestimate,
     static_estimates,
 )
-from ._policies import POLICIES, resolve_policy
+from ._policies import REGISTRY, resolve_policy
 from ._priorities import PRIORITIES, callable_keys, resolve_priority
 from ._schedule import Schedule
 
@@ -33,7 +34,7 @@ _BATCH = 4096
 
 @validate_params({
     "n_procs": [WholeNumber(1), None],
-    "policy": [StrOptions(set(POLICIES))],
+    "policy": [RegisteredName(REGISTRY)],
     "reservation_depth": [WholeNumber(0, integral=True), None],
     "priority": [StrOptions(set(PRIORITIES)), callable],
     "fairshare_decay": [Duration(positive=True)],
@@ -133,7 +134,7 @@ def simulate(jobs, *, n_procs=None, policy="easy", reservation_depth=None, prior
         On missing columns or values, negative times, unsorted submissions or
         non-positive widths.
     """
-    if reservation_depth is not None and policy != "easy":
+    if reservation_depth is not None and not REGISTRY[policy].takes_reservation_depth:
         raise invalid_parameter(
             "reservation_depth", "simulate",
             f"None with policy={policy!r} (it applies to policy='easy' only: conservative "

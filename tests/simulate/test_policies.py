@@ -34,15 +34,16 @@ def test_registry_lists_every_policy_module():
 
 
 def test_unknown_policy_error_lists_the_registry():
-    with pytest.raises(ConfigError, match="one of " + ", ".join(POLICIES)):
+    with pytest.raises(ConfigError, match="'policy' parameter of simulate") as caught:
         simulate(pd.DataFrame(dict(submit_time=[0.0], run_time=[1.0], n_procs=[1.0],
                                    req_time=[1.0])), policy="lottery")
+    assert all(f"'{name}'" in str(caught.value) for name in POLICIES)
 
 
 @pytest.mark.parametrize("name", [n for n in POLICIES if not REGISTRY[n].takes_reservation_depth])
 def test_reservation_depth_only_where_the_policy_takes_it(name):
     jobs = pd.DataFrame(dict(submit_time=[0.0], run_time=[1.0], n_procs=[1.0], req_time=[1.0]))
-    with pytest.raises(ConfigError, match="reservation_depth applies to policy='easy' only"):
+    with pytest.raises(ConfigError, match="reservation_depth.*applies to policy='easy' only"):
         simulate(jobs, policy=name, reservation_depth=2)
 
 
