@@ -1,9 +1,15 @@
 """Options and helpers shared by the subcommands."""
 
+import argparse
+import contextlib
 import json
+import re
 import sys
+import time
 
-__all__ = ["add_output_options", "print_json", "read_trace_arg"]
+__all__ = ["add_output_options", "print_json", "read_trace_arg", "add_command", "HelpFormatter",
+           "DeprecatedAlias", "Progress", "flag_names", "cli_wording", "check_positive",
+           "check_seed", "write_swf_output", "os_errors"]
 
 
 def add_output_options(parser, *, formats=("swf", "csv", "json"), default=None):
@@ -75,3 +81,210 @@ def write_table(frame, output, fmt=None):
         return
     with atomic_write(output) as stream:
         stream.write(text.encode("utf-8"))
+
+
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """``--help`` text that shows each option's default (and its choices).
+
+    Options whose help already states the default, flags (``store_true``)
+    and options without a default are left as written.
+    """
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if ("%(default)" in text or action.default in (None, argparse.SUPPRESS)
+                or isinstance(action, (argparse._StoreTrueAction, argparse._StoreFalseAction))
+                or not action.option_strings):
+            return text
+        return text + " (default: %(default)s)"
+
+
+def add_command(subparsers, name, **kwargs):
+    """Add the parser of subcommand ``name`` with the shared help layout."""
+    kwargs.setdefault("formatter_class", HelpFormatter)
+    return subparsers.add_parser(name, **kwargs)
+
+
+class DeprecatedAlias(argparse.Action):
+    """A hidden old spelling of an option: stores into the new option and warns once.
+
+    Use as ``parser.add_argument("--procs", dest="n_procs", type=int,
+    action=DeprecatedAlias, new="--n-procs", help=argparse.SUPPRESS)``.
+    """
+
+    def __init__(self, option_strings, dest, *, new, **kwargs):
+        self.new = new
+        kwargs.setdefault("help", argparse.SUPPRESS)
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog}: warning: {option_string} is deprecated; use {self.new}",
+              file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
+class Progress:
+    """Progress of a command on standard error: its settings, then one line per step.
+
+    Each finished step prints ``predictkit CMD: <what was done> in 4.1 s``,
+    whether standard error is a terminal or not (so logs of batch jobs show
+    where the time went); ``quiet`` silences everything.
+
+    Parameters
+    ----------
+    command : str
+        The subcommand's name.
+    quiet : bool
+        Print nothing (``--quiet``).
+    """
+
+    def __init__(self, command, *, quiet=False):
+        self.command = command
+        self.quiet = quiet
+        self.started = time.perf_counter()
+
+    def say(self, text):
+        """Print ``predictkit CMD: text`` on standard error (unless quiet)."""
+        if not self.quiet:
+            print(f"predictkit {self.command}: {text}", file=sys.stderr, flush=True)
+
+    def settings(self, **values):
+        """Echo the settings in effect, ``name=value`` in the order given."""
+        self.say(" ".join(f"{k.replace('_', '-')}={_setting(v)}" for k, v in values.items()))
+
+    @contextlib.contextmanager
+    def step(self, done):
+        """Time the enclosed work and then print ``done`` with the elapsed time.
+
+        ``done`` is a string, or a callable returning one (called after the
+        work, so it can count what the work produced).
+        """
+        started = time.perf_counter()
+        yield
+        text = done() if callable(done) else done
+        self.say(f"{text} in {_seconds(time.perf_counter() - started)}")
+
+
+def _setting(value):
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, (list, tuple)):
+        return ",".join(_setting(v) for v in value)
+    return "none" if value is None else str(value)
+
+
+def _seconds(elapsed):
+    return f"{elapsed:.1f} s" if elapsed < 120 else f"{elapsed / 60:.1f} min"
+
+
+@contextlib.contextmanager
+def flag_names(mapping):
+    """Re-word the library's parameter names as command-line flags in errors raised inside.
+
+    ``mapping`` is ``{"n_jobs": "--jobs", ...}``; each whole-word occurrence
+    of a parameter name in the message of a :class:`ConfigError`,
+    :class:`SimulationError`, :class:`JobTableError` or :class:`DatasetError`
+    becomes the flag, and remaining Python wording (``truncate=True``,
+    ``fetch_pwa('X')``) is replaced by the command-line way to say it.
+    """
+    from ..exceptions import PredictkitError
+
+    try:
+        yield
+    except PredictkitError as exc:
+        text = str(exc)
+        worded = cli_wording(text, mapping)
+        if worded == text:
+            raise
+        raise _same_kind(exc, worded) from exc
+
+
+def cli_wording(text, mapping=None):
+    """``text`` with parameter names replaced by flags (see :func:`flag_names`)."""
+    for python, flag in _PYTHON_WORDING:
+        text = re.sub(python, flag, text)
+    for name, flag in (mapping or {}).items():
+        text = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w(])", flag, text)
+    return text
+
+
+_PYTHON_WORDING = (
+    (r"pass truncate=True", "give --truncate"),
+    (r"predictkit\.datasets\.list_traces\(\) or ", ""),
+    (r"fetch_pwa\('([^']*)'\) or download_if_missing=True", r"predictkit fetch \1"),
+    (r"errors='skip'", "--skip-bad-lines"),
+    (r"predictkit\.clean_jobs\(jobs\), which reports what it removed", "clean the log first"),
+)
+
+
+def _same_kind(exc, message):
+    from ..exceptions import ConfigError
+
+    try:
+        new = type(exc)(message)
+    except TypeError:
+        new = ConfigError(message)
+    if str(new) != message:
+        new = ConfigError(message)
+    return new
+
+
+def check_positive(value, flag, *, allow_zero=False):
+    """Refuse a negative (or zero) integer or number given to ``flag``."""
+    from ..exceptions import ConfigError
+
+    if value is None:
+        return value
+    if allow_zero and value < 0:
+        raise ConfigError(f"{flag} must be 0 or more, got {value}")
+    if not allow_zero and not value > 0:
+        raise ConfigError(f"{flag} must be positive, got {value}")
+    return value
+
+
+def check_seed(value, flag="--seed"):
+    """Refuse a seed numpy cannot use (negative, or 2**128 and beyond)."""
+    from ..exceptions import ConfigError
+
+    if value is not None and not 0 <= value < 2**128:
+        raise ConfigError(f"{flag} must be a whole number from 0 to 2**128-1, got {value}")
+    return value
+
+
+def write_swf_output(jobs, output, *, comments=()):
+    """Write ``jobs`` as SWF to the file ``output``, or to standard output for ``-``."""
+    import os
+    import tempfile
+
+    from ..io import write_swf
+
+    if output != "-":
+        with os_errors("-o", output):
+            write_swf(jobs, output, comments=comments)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "out.swf")
+        write_swf(jobs, path, comments=comments)
+        sys.stdout.flush()
+        with open(path, "rb") as handle:
+            sys.stdout.buffer.write(handle.read())
+        sys.stdout.buffer.flush()
+
+
+@contextlib.contextmanager
+def os_errors(flag, path=None):
+    """Turn an operating-system error on the file ``path`` given to ``flag`` into one line.
+
+    Missing files and folders, folders and permissions are left to
+    :func:`predictkit.cli.main`, which words them already.
+    """
+    from ..exceptions import ConfigError
+
+    try:
+        yield
+    except (FileNotFoundError, IsADirectoryError, PermissionError):
+        raise
+    except OSError as exc:
+        name = path if path is not None else exc.filename
+        where = f" {name}" if name is not None else ""
+        raise ConfigError(f"{flag}{where}: {exc.strerror or exc}") from None

@@ -1,6 +1,7 @@
 """Complete synthetic job tables: Lublin-Feitelson jobs with users, sessions and estimates."""
 
 import numbers
+import os
 
 import numpy as np
 
@@ -145,13 +146,38 @@ def _arrivals(rng, n, types, weekend_factor):
     return merged[order], codes[order]
 
 
+BYTES_PER_JOB = 1024
+"""Peak memory of :func:`make_workload` per job, rounded up (about 550 bytes measured)."""
+
+
+def _check_memory(n_jobs):
+    """Refuse a workload that cannot fit in this machine's memory, before allocating it."""
+    need = n_jobs * BYTES_PER_JOB
+    try:
+        have = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return
+    if have > 0 and need > have:
+        raise ConfigError(
+            f"n_jobs={n_jobs:,} needs about {_bytes(need)} of memory (about "
+            f"{BYTES_PER_JOB:,} bytes per job), more than this machine has ({_bytes(have)})")
+
+
+def _bytes(n):
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n < 1024 or unit == "PiB":
+            return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}"
+        n /= 1024
+
+
 def _check(n_jobs, n_procs, load, user_skew, session_jobs, runtime_spread, weekend_factor):
     if not isinstance(n_jobs, numbers.Integral) or n_jobs < 1:
         raise ConfigError(f"n_jobs must be a positive int, got {n_jobs!r}")
     if not isinstance(n_procs, numbers.Integral) or n_procs < 1:
         raise ConfigError(f"n_procs must be a positive int, got {n_procs!r}")
-    if load is not None and not (isinstance(load, numbers.Real) and 0 < load):
-        raise ConfigError(f"load must be a positive number, got {load!r}")
+    if load is not None and not (isinstance(load, numbers.Real) and 0 < load < np.inf):
+        raise ConfigError(f"load must be a positive finite number, got {load!r}")
+    _check_memory(n_jobs)
     checks = {"user_skew": (user_skew, 0.0), "runtime_spread": (runtime_spread, 0.0),
               "session_jobs": (session_jobs, 1.0)}
     for name, (value, low) in checks.items():
