@@ -9,7 +9,8 @@ import time
 
 __all__ = ["add_output_options", "print_json", "read_trace_arg", "add_command", "HelpFormatter",
            "DeprecatedAlias", "Progress", "flag_names", "cli_wording", "check_positive",
-           "check_seed", "write_swf_output", "os_errors"]
+           "check_seed", "write_swf_output", "os_errors", "format_number", "format_table",
+           "output_format"]
 
 
 def add_output_options(parser, *, formats=("swf", "csv", "json"), default=None):
@@ -288,3 +289,61 @@ def os_errors(flag, path=None):
         name = path if path is not None else exc.filename
         where = f" {name}" if name is not None else ""
         raise ConfigError(f"{flag}{where}: {exc.strerror or exc}") from None
+
+
+def format_number(value):
+    """Every number in a command's table: thousands separators and three decimals.
+
+    Whole numbers (counts) are shown without decimals; unknown values as ``n/a``.
+    """
+    import math
+
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    if isinstance(value, (bool,)) or not isinstance(value, (int, float)):
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            return str(value)
+    if isinstance(value, int) or (abs(value) < 1e15 and float(value).is_integer()
+                                  and abs(value) >= 1):
+        return f"{value:,.0f}"
+    return f"{value:,.3f}"
+
+
+def format_table(frame):
+    """A result table as text: numbers in :func:`format_number`'s format, no index."""
+    import pandas as pd
+
+    shown = frame.copy()
+    for column in shown.columns:
+        if pd.api.types.is_numeric_dtype(shown[column]) and not pd.api.types.is_bool_dtype(
+                shown[column]):
+            shown[column] = [format_number(v) for v in shown[column].tolist()]
+    with pd.option_context("display.width", 200, "display.max_rows", 200,
+                           "display.max_columns", 50):
+        return shown.to_string(index=False)
+
+
+def output_format(output, fmt, formats, *, default=None):
+    """The format of ``-o output``: ``--format``, else the file extension, else ``default``.
+
+    Refuses a format the command cannot write, and an output whose extension
+    says nothing when there is no default.
+    """
+    from ..exceptions import ConfigError
+
+    if fmt is None:
+        name = str(output).lower()
+        for candidate in formats:
+            if name.endswith((f".{candidate}", f".{candidate}.gz")):
+                fmt = candidate
+                break
+        else:
+            fmt = default
+    if fmt is None:
+        raise ConfigError(f"-o {output}: give a file name ending in "
+                          f"{', '.join('.' + f for f in formats)}, or --format")
+    if fmt not in formats:
+        raise ConfigError(f"--format {fmt} is not available here; use {', '.join(formats)}")
+    return fmt
