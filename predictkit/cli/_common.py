@@ -292,22 +292,22 @@ def os_errors(flag, path=None):
 
 
 def format_number(value):
-    """Every number in a command's table: thousands separators and three decimals.
+    """Every number in a command's table: thousands separators, three decimals for floats.
 
-    Whole numbers (counts) are shown without decimals; unknown values as ``n/a``.
+    Integers (counts) are shown without decimals; unknown values as ``n/a``.
     """
     import math
+    import numbers
 
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "n/a"
-    if isinstance(value, (bool,)) or not isinstance(value, (int, float)):
-        try:
-            value = float(value)
-        except (TypeError, ValueError):
-            return str(value)
-    if isinstance(value, int) or (abs(value) < 1e15 and float(value).is_integer()
-                                  and abs(value) >= 1):
-        return f"{value:,.0f}"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return str(value)
+    if isinstance(value, numbers.Integral):
+        return f"{int(value):,}"
+    value = float(value)
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
     return f"{value:,.3f}"
 
 
@@ -317,8 +317,7 @@ def format_table(frame):
 
     shown = frame.copy()
     for column in shown.columns:
-        if pd.api.types.is_numeric_dtype(shown[column]) and not pd.api.types.is_bool_dtype(
-                shown[column]):
+        if not pd.api.types.is_bool_dtype(shown[column]):
             shown[column] = [format_number(v) for v in shown[column].tolist()]
     with pd.option_context("display.width", 200, "display.max_rows", 200,
                            "display.max_columns", 50):

@@ -81,9 +81,12 @@ def _shown(table):
     """The metrics table with its unit in each label and seconds turned into hours."""
     shown = table.copy()
     hours = shown["metric"].map(lambda m: metric_label(m).endswith("(h)")).to_numpy()
+    counts = (shown["metric"] == "n_jobs").to_numpy()
     for column in shown.columns[1:]:
         values = shown[column].to_numpy(dtype=float)
-        shown[column] = np.where(hours, values / 3600.0, values)
+        values = np.where(hours, values / 3600.0, values)
+        shown[column] = [int(v) if count and np.isfinite(v) else float(v)
+                         for v, count in zip(values, counts)]
     shown["metric"] = shown["metric"].map(metric_label)
     return shown
 
