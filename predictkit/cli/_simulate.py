@@ -3,6 +3,7 @@
 import sys
 
 import numpy as np
+import pandas as pd
 
 from ..exceptions import ConfigError
 from ._common import (Progress, add_command, add_output_options, check_positive, flag_names,
@@ -85,8 +86,8 @@ def _shown(table):
     for column in shown.columns[1:]:
         values = shown[column].to_numpy(dtype=float)
         values = np.where(hours, values / 3600.0, values)
-        shown[column] = [int(v) if count and np.isfinite(v) else float(v)
-                         for v, count in zip(values, counts)]
+        shown[column] = pd.Series([int(v) if count and np.isfinite(v) else float(v)
+                                   for v, count in zip(values, counts)], dtype=object)
     shown["metric"] = shown["metric"].map(metric_label)
     return shown
 
