@@ -1,8 +1,11 @@
 """``predictkit fetch NAME...``: download archive logs into the cache, or list them."""
 
+from pathlib import Path
+
 import pandas as pd
 
 from ..datasets import fetch_pwa, list_traces
+from ..datasets._catalogue import lookup
 from ..datasets._fetch import data_home_path
 from ..exceptions import ConfigError, DatasetError
 from ._common import Progress, add_command, flag_names, os_errors
@@ -72,6 +75,10 @@ def run(args):
         raise DatasetError("name at least one log to fetch (predictkit fetch NAME), or list "
                            "them with predictkit fetch --list")
     where = _check_data_home(args.data_home)
+    for name in args.names:
+        if not Path(name).is_file():
+            with flag_names({}):
+                lookup(name)
     progress.settings(data_home=data_home_path(args.data_home), names=args.names)
     for name in args.names:
         with flag_names({}), os_errors(where, data_home_path(args.data_home)), progress.step(

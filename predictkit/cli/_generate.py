@@ -130,8 +130,7 @@ def _estimate(args, source, progress):
 
 
 _FLAGS = {"n_jobs": "--jobs", "n_procs": "--n-procs", "t_max": "--tmax", "p_max": "--pmax",
-          "load": "--load", "n_fit_modes": "--fit-modes", "f": "--f",
-          "random_state": "--seed"}
+          "load": "--load", "n_fit_modes": "--fit-modes", "random_state": "--seed"}
 """Parameters of the workload models and the flags that set them."""
 
 
@@ -156,6 +155,16 @@ def _check_args(args):
     if not 0 <= args.f < float("inf"):
         raise ConfigError(f"--f must be a number >= 0, got {args.f:g}")
     check_positive(args.fit_modes, "--fit-modes", allow_zero=True)
+    with flag_names(_FLAGS):
+        if args.tmax is not None and (args.estimates_for is None
+                                      or args.model in ("tsafrir", "sessions")):
+            from ..workload import TsafrirEstimates
+
+            TsafrirEstimates._check_t_max(args.tmax)
+        if args.estimates_for is not None:
+            check_params = getattr(_model(args), "_check_params", None)
+            if check_params is not None:
+                check_params()
     fmt = args.format or ("csv" if str(args.output).endswith((".csv", ".csv.gz")) else "swf")
     return fmt
 
