@@ -129,7 +129,9 @@ class Progress:
 
     Each finished step prints ``predictkit CMD: <what was done> in 4.1 s``,
     whether standard error is a terminal or not (so logs of batch jobs show
-    where the time went); ``quiet`` silences everything.
+    where the time went); ``quiet`` silences everything. The settings line
+    is printed with the first progress line, so that a command failing on
+    its input (a missing file) prints only its one-line error.
 
     Parameters
     ----------
@@ -142,16 +144,20 @@ class Progress:
     def __init__(self, command, *, quiet=False):
         self.command = command
         self.quiet = quiet
-        self.started = time.perf_counter()
+        self.pending = None
 
     def say(self, text):
         """Print ``predictkit CMD: text`` on standard error (unless quiet)."""
-        if not self.quiet:
-            print(f"predictkit {self.command}: {text}", file=sys.stderr, flush=True)
+        if self.quiet:
+            return
+        if self.pending is not None:
+            pending, self.pending = self.pending, None
+            self.say(pending)
+        print(f"predictkit {self.command}: {text}", file=sys.stderr, flush=True)
 
     def settings(self, **values):
-        """Echo the settings in effect, ``name=value`` in the order given."""
-        self.say(" ".join(f"{k.replace('_', '-')}={_setting(v)}" for k, v in values.items()))
+        """Echo the settings in effect, ``name=value`` in the order given (see the class)."""
+        self.pending = " ".join(f"{k.replace('_', '-')}={_setting(v)}" for k, v in values.items())
 
     @contextlib.contextmanager
     def step(self, done):

@@ -79,10 +79,11 @@ def run(args):
         if not Path(name).is_file():
             with flag_names({}):
                 lookup(name)
-    progress.settings(data_home=data_home_path(args.data_home), names=args.names)
+    home = data_home_path(args.data_home)
     for name in args.names:
-        with flag_names({}), os_errors(where, data_home_path(args.data_home)), progress.step(
-                f"fetched {name}"):
+        # the settings of a fetch are the name and the cache, both in its progress line
+        with flag_names({}), os_errors(where, home), progress.step(
+                f"fetched {name} (cache: {home})"):
             jobs = fetch_pwa(name, data_home=args.data_home)
         print(f"{name}: {len(jobs):,} jobs in {jobs.attrs['source']}")
     return 0
