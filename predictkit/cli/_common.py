@@ -80,7 +80,7 @@ def write_table(frame, output, fmt=None):
     if output == "-":
         sys.stdout.write(text)
         return
-    with atomic_write(output) as stream:
+    with os_errors("-o", output), atomic_write(output) as stream:
         stream.write(text.encode("utf-8"))
 
 

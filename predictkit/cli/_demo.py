@@ -6,11 +6,11 @@ import time
 import pandas as pd
 
 from ..datasets import make_workload
-from ..exceptions import ConfigError
+from ..exceptions import ConfigError, JobTableError
 from ..jobs import SUMMARY_LABELS
 from ..report import analyze, build_report
 from ._common import (DeprecatedAlias, Progress, add_command, check_positive, check_seed,
-                      flag_names, format_table, read_trace_arg)
+                      flag_names, format_table, os_errors, read_trace_arg)
 from ._info import _value
 
 
@@ -95,6 +95,8 @@ def run(args):
                           output=args.output)
         with progress.step(lambda: f"read {len(jobs):,} jobs from {args.trace}"):
             jobs, name = read_trace_arg(args.trace), None
+        if not len(jobs):
+            raise JobTableError(f"--trace {args.trace}: the log has no jobs")
     else:
         progress.settings(jobs=n_jobs, n_procs=args.n_procs, seed=args.seed,
                           output=args.output)
@@ -104,7 +106,7 @@ def run(args):
     analysis = analyze(jobs, name=name, max_jobs=max_jobs, random_state=args.seed,
                        progress=lambda step, seconds: progress.say(
                            f"{STEPS.get(step, step)} in {seconds:.1f} s"))
-    with progress.step("wrote the report"):
+    with progress.step("wrote the report"), os_errors("-o", args.output):
         page = build_report(analysis, args.output)
     if args.quiet:
         return 0

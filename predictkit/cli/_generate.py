@@ -181,7 +181,8 @@ def run(args):
                                  p_max=args.pmax, load=args.load)
         comments = []
     else:
-        progress.settings(estimates_for=args.estimates_for, model=args.model, tmax=args.tmax,
+        progress.settings(estimates_for=args.estimates_for, model=args.model,
+                          tmax=args.tmax or "from the log",
                           pmax=args.pmax, fit_modes=args.fit_modes, f=args.f,
                           truncate=args.truncate, seed=args.seed)
         with progress.step(lambda: f"read {len(source):,} jobs from {args.estimates_for}"):

@@ -12,7 +12,8 @@ from ..metrics import (adjustment_outcomes, estimate_accuracy, mean_absolute_err
 from ..model_selection import replay
 from .._time import parse_duration
 from ..runtime._registry import _keys, make_predictor
-from ._common import Progress, add_command, flag_names, format_number, print_json, read_trace_arg
+from ._common import (Progress, add_command, flag_names, format_number, os_errors, print_json,
+                      read_trace_arg)
 
 def register(subparsers):
     parser = add_command(
@@ -175,7 +176,8 @@ def run(args):
     summary = summarize_predictions(y, requested, predicted, bad_threshold=args.bad_threshold)
     summary["method"] = repr(estimator)
     if args.output:
-        with progress.step(f"wrote {len(jobs):,} jobs to {args.output}"):
+        with progress.step(f"wrote {len(jobs):,} jobs to {args.output}"), \
+                os_errors("-o", args.output):
             _write(jobs, requested, predicted, estimator, args)
     if args.json:
         print_json(summary, sys.stdout if args.output != "-" else sys.stderr)

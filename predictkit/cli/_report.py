@@ -1,7 +1,7 @@
 """``predictkit report TRACE -o DIR``: the static HTML report of a log."""
 
 from ..report import analyze, build_report
-from ._common import Progress, add_command, check_seed, read_trace_arg
+from ._common import Progress, add_command, check_seed, os_errors, read_trace_arg
 from ._demo import STEPS
 
 
@@ -28,7 +28,7 @@ def register(subparsers):
 
 
 def run(args):
-    from ..exceptions import ConfigError
+    from ..exceptions import ConfigError, JobTableError
 
     if not 0 < args.quantile < 1:
         raise ConfigError(f"--quantile must be in (0, 1), got {args.quantile}")
@@ -40,11 +40,13 @@ def run(args):
                       fairness=not args.no_fairness, seed=args.seed, output=args.output)
     with progress.step(lambda: f"read {len(jobs):,} jobs from {args.trace}"):
         jobs = read_trace_arg(args.trace)
+    if not len(jobs):
+        raise JobTableError(f"{args.trace}: the log has no jobs")
     analysis = analyze(jobs, max_jobs=args.max_jobs, quantile=args.quantile,
                        fairness=not args.no_fairness, random_state=args.seed,
                        progress=lambda step, seconds: progress.say(
                            f"{STEPS.get(step, step)} in {seconds:.1f} s"))
-    with progress.step("wrote the report"):
+    with progress.step("wrote the report"), os_errors("-o", args.output):
         page = build_report(analysis, args.output)
     if not args.quiet:
         print(page.resolve())

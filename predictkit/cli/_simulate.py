@@ -5,7 +5,7 @@ import sys
 import numpy as np
 import pandas as pd
 
-from ..exceptions import ConfigError
+from ..exceptions import ConfigError, JobTableError
 from ._common import (Progress, add_command, add_output_options, check_positive, flag_names,
                       format_table, output_format, print_json, read_trace_arg, write_swf_output,
                       write_table)
@@ -125,6 +125,10 @@ def run(args):
     if dropped:
         text = ", ".join(f"{n:,} with {reason}" for reason, n in dropped.items())
         progress.say(f"left out {text}")
+    if not len(jobs):
+        raise JobTableError(f"{args.trace}: no job can be simulated (a job needs a submit "
+                            "time, a runtime, a width and, unless --predictor perfect, a "
+                            "request)")
     common = dict(n_procs=args.n_procs, policy=args.policy, priority=args.priority,
                   on_underestimate=args.on_underestimate, backfill_order=args.backfill_order)
     with flag_names(_FLAGS), progress.step(
