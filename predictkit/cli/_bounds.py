@@ -106,7 +106,11 @@ def run(args):
 
 def _numbers_in(text):
     """A class description (``~4.7e+03``, ``[16, 64)``) with its numbers in the table format."""
-    return re.sub(r"\d+(?:\.\d+)?(?:e[+-]?\d+)?", lambda m: format_number(float(m.group())), text)
+    def number(match):
+        value = float(match.group())
+        return format_number(int(value) if value.is_integer() else value)
+
+    return re.sub(r"\d+(?:\.\d+)?(?:e[+-]?\d+)?", number, text)
 
 
 def _write(jobs, bounds, args):

@@ -110,11 +110,12 @@ def run(args):
 
     fmt = _check_args(args)
     progress = Progress("simulate", quiet=args.quiet)
-    progress.settings(policy=args.policy, priority=args.priority, predictor=args.predictor,
-                      quantile=args.quantile if args.predictor == "tang" else None,
-                      selective=args.selective, on_underestimate=args.on_underestimate,
-                      backfill_order=args.backfill_order, n_procs=args.n_procs or "from the log",
-                      max_jobs=args.max_jobs)
+    settings = {"policy": args.policy, "priority": args.priority, "predictor": args.predictor}
+    if args.predictor == "tang":
+        settings["quantile"] = args.quantile
+    progress.settings(**settings, selective=args.selective,
+                      on_underestimate=args.on_underestimate, backfill_order=args.backfill_order,
+                      n_procs=args.n_procs or "from the log", max_jobs=args.max_jobs or "all")
     with progress.step(lambda: f"read {len(jobs):,} jobs from {args.trace}"):
         jobs = read_trace_arg(args.trace)
     if args.max_jobs is not None:
