@@ -10,7 +10,7 @@ import time
 __all__ = ["add_output_options", "print_json", "read_trace_arg", "add_command", "HelpFormatter",
            "DeprecatedAlias", "Progress", "flag_names", "cli_wording", "check_positive",
            "check_seed", "write_swf_output", "os_errors", "format_number", "format_table",
-           "output_format"]
+           "output_format", "check_procs", "check_count"]
 
 
 def add_output_options(parser, *, formats=("swf", "csv", "json"), default=None):
@@ -249,12 +249,40 @@ def check_positive(value, flag, *, allow_zero=False):
     return value
 
 
-def check_seed(value, flag="--seed"):
-    """Refuse a seed numpy cannot use (negative, or 2**128 and beyond)."""
+MAX_PROCS = 2**53
+"""Largest machine a command accepts (processor counts are exact in float64 below it)."""
+
+
+def check_procs(value, flag="--n-procs"):
+    """Refuse a machine size that is not positive or too large to count exactly."""
     from ..exceptions import ConfigError
 
-    if value is not None and not 0 <= value < 2**128:
-        raise ConfigError(f"{flag} must be a whole number from 0 to 2**128-1, got {value}")
+    check_positive(value, flag)
+    if value is not None and value > MAX_PROCS:
+        raise ConfigError(f"{flag} must be at most {MAX_PROCS:,}, got {value:,}")
+    return value
+
+
+def check_seed(value, flag="--seed"):
+    """Refuse a seed that not every random generator takes (scikit-learn's range)."""
+    from ..exceptions import ConfigError
+
+    if value is not None and not 0 <= value <= MAX_SEED:
+        raise ConfigError(f"{flag} must be a whole number from 0 to {MAX_SEED:,}, got {value}")
+    return value
+
+
+MAX_SEED = 2**32 - 1
+"""Largest seed: numpy's legacy generator and scikit-learn take no larger one."""
+
+
+def check_count(value, flag, *, low=1):
+    """Refuse a count below ``low`` or beyond what a compiled kernel can hold (int64)."""
+    from ..exceptions import ConfigError
+
+    if value is not None and not low <= value < 2**62:
+        raise ConfigError(f"{flag} must be a whole number from {low} to {2**62 - 1:,}, "
+                          f"got {value}")
     return value
 
 

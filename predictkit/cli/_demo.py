@@ -9,7 +9,7 @@ from ..datasets import make_workload
 from ..exceptions import ConfigError, JobTableError
 from ..jobs import SUMMARY_LABELS
 from ..report import analyze, build_report
-from ._common import (DeprecatedAlias, Progress, add_command, check_positive, check_seed,
+from ._common import (DeprecatedAlias, Progress, add_command, check_procs, check_seed,
                       flag_names, format_table, os_errors, read_trace_arg)
 from ._info import _value
 
@@ -70,7 +70,7 @@ def _check_args(args):
         raise ConfigError(f"--jobs must be at least 100, got {jobs}")
     if max_jobs < 100:
         raise ConfigError(f"--max-jobs must be at least 100, got {max_jobs}")
-    check_positive(args.n_procs, "--n-procs")
+    check_procs(args.n_procs)
     check_seed(args.seed)
     if not args.trace:
         from ..workload._synthetic import _check_memory

@@ -7,7 +7,11 @@ from .._time import parse_duration
 from ..exceptions import ConfigError
 from ..workload import make_workload
 from ._common import (DeprecatedAlias, Progress, add_command, add_output_options, check_positive,
+                      check_procs,
                       check_seed, flag_names, os_errors, read_trace_arg, write_swf_output)
+
+MAX_TMAX = 3650 * 86400
+"""Longest --tmax accepted (ten years; real limits are days or weeks)."""
 
 MODELS = ("tsafrir", "fmodel", "phi", "x2", "shuffle", "sessions")
 
@@ -144,10 +148,10 @@ def _check_args(args):
 
         with flag_names(_FLAGS):
             _check_memory(args.jobs)
-    check_positive(args.n_procs, "--n-procs")
+    check_procs(args.n_procs)
     check_seed(args.seed)
-    if args.tmax is not None:
-        parse_duration(args.tmax, name="--tmax")
+    if args.tmax is not None and parse_duration(args.tmax, name="--tmax") > MAX_TMAX:
+        raise ConfigError(f"--tmax must be at most {MAX_TMAX // 86400:,} days, got {args.tmax}")
     if args.pmax is not None and not 0 <= args.pmax <= 100:
         raise ConfigError(f"--pmax is a percent and must be in [0, 100], got {args.pmax:g}")
     if args.load is not None and not 0 < args.load < float("inf"):

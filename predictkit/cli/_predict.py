@@ -12,7 +12,7 @@ from ..metrics import (adjustment_outcomes, estimate_accuracy, mean_absolute_err
 from ..model_selection import replay
 from .._time import parse_duration
 from ..runtime._registry import _keys, make_predictor
-from ._common import (Progress, add_command, flag_names, format_number, os_errors, print_json,
+from ._common import (Progress, add_command, check_count, flag_names, format_number, os_errors, print_json,
                       read_trace_arg)
 
 def register(subparsers):
@@ -117,8 +117,8 @@ def summarize_predictions(run, requested, predicted, *, bad_threshold=1800.0):
 
 def _check_args(args):
     """Refuse bad values before any work, each naming its flag."""
-    if args.n_recent is not None and args.n_recent < 1:
-        raise ConfigError(f"--n-recent must be at least 1, got {args.n_recent}")
+    check_count(args.n_recent, "--n-recent")
+    check_count(args.min_jobs, "--min-jobs")
     if not 0 <= args.bad_threshold < float("inf"):
         raise ConfigError(f"--bad-threshold must be a number of seconds >= 0, "
                           f"got {args.bad_threshold:g}")

@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import ConfigError, JobTableError
-from ._common import (Progress, add_command, add_output_options, check_positive, flag_names,
+from ._common import (Progress, add_command, add_output_options, check_positive, check_procs,
+                      flag_names,
                       format_table, output_format, print_json, read_trace_arg, write_swf_output,
                       write_table)
 
@@ -95,7 +96,7 @@ def _shown(table):
 def _check_args(args):
     """Refuse bad values before any work, each naming its flag."""
     check_positive(args.max_jobs, "--max-jobs")
-    check_positive(args.n_procs, "--n-procs")
+    check_procs(args.n_procs)
     if args.predictor == "tang" and not 0.5 <= args.quantile <= 1.0:
         raise ConfigError(f"--quantile must be in [0.5, 1] for --predictor tang, "
                           f"got {args.quantile:g}")
