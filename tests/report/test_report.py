@@ -52,3 +52,18 @@ def test_real_log_report(tmp_path):
     assert a.bound_table["jobs"].iloc[0] == 4000 - sum(r["removed"] for r in a.cleaning)
     page = build_report(a, tmp_path)
     assert images_loaded(page)["loaded"] == page.read_text().count("<img ")
+
+
+def test_equal_random_states_give_equal_analyses_and_progress_is_reported():
+    import pandas as pd
+
+    jobs = make_workload(1500, 128, random_state=3)
+    steps = []
+    runs = [analyze(jobs, fairness=False, policies=("easy",), random_state=3,
+                    progress=lambda step, seconds: steps.append((step, seconds)))
+            for _ in range(2)]
+    pd.testing.assert_frame_equal(runs[0].bound_table, runs[1].bound_table)
+    np.testing.assert_array_equal(runs[0].bounds, runs[1].bounds)
+    assert [s for s, _ in steps[:5]] == ["prepare", "predictors", "bounds", "schedules",
+                                         "fairness"]
+    assert all(seconds >= 0 for _, seconds in steps)
