@@ -3,14 +3,18 @@
 import argparse
 import contextlib
 import json
-import re
 import sys
 import time
 
-__all__ = ["add_output_options", "print_json", "read_trace_arg", "add_command", "HelpFormatter",
-           "DeprecatedAlias", "Progress", "flag_names", "cli_wording", "check_positive",
-           "check_seed", "write_swf_output", "os_errors", "format_number", "format_table",
-           "output_format", "check_procs", "check_count"]
+from ._checks import (check_count, check_positive, check_procs, check_seed, cli_wording,
+                      flag_names, os_errors)
+from ._tables import format_number, format_table
+
+__all__ = ["add_output_options", "print_json", "read_trace_arg", "write_table", "add_command",
+           "HelpFormatter", "DeprecatedAlias", "Progress", "write_swf_output", "output_format",
+           # re-exported for the commands
+           "flag_names", "cli_wording", "check_positive", "check_procs", "check_seed",
+           "check_count", "os_errors", "format_number", "format_table"]
 
 
 def add_output_options(parser, *, formats=("swf", "csv", "json"), default=None):
@@ -183,109 +187,6 @@ def _setting(value):
 def _seconds(elapsed):
     return f"{elapsed:.1f} s" if elapsed < 120 else f"{elapsed / 60:.1f} min"
 
-
-@contextlib.contextmanager
-def flag_names(mapping):
-    """Re-word the library's parameter names as command-line flags in errors raised inside.
-
-    ``mapping`` is ``{"n_jobs": "--jobs", ...}``; each whole-word occurrence
-    of a parameter name in the message of a :class:`ConfigError`,
-    :class:`SimulationError`, :class:`JobTableError` or :class:`DatasetError`
-    becomes the flag, and remaining Python wording (``truncate=True``,
-    ``fetch_pwa('X')``) is replaced by the command-line way to say it.
-    """
-    from ..exceptions import PredictkitError
-
-    try:
-        yield
-    except PredictkitError as exc:
-        text = str(exc)
-        worded = cli_wording(text, mapping)
-        if worded == text:
-            raise
-        raise _same_kind(exc, worded) from exc
-
-
-def cli_wording(text, mapping=None):
-    """``text`` with parameter names replaced by flags (see :func:`flag_names`)."""
-    for python, flag in _PYTHON_WORDING:
-        text = re.sub(python, flag, text)
-    for name, flag in (mapping or {}).items():
-        text = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w(])", flag, text)
-    return text
-
-
-_PYTHON_WORDING = (
-    (r"pass truncate=True", "give --truncate"),
-    (r"predictkit\.datasets\.list_traces\(\) or ", ""),
-    (r"fetch_pwa\('([^']*)'\) or download_if_missing=True", r"predictkit fetch \1"),
-    (r"errors='skip'", "--skip-bad-lines"),
-    (r"predictkit\.clean_jobs\(jobs\), which reports what it removed", "clean the log first"),
-)
-
-
-def _same_kind(exc, message):
-    from ..exceptions import ConfigError
-
-    try:
-        new = type(exc)(message)
-    except TypeError:
-        new = ConfigError(message)
-    if str(new) != message:
-        new = ConfigError(message)
-    return new
-
-
-def check_positive(value, flag, *, allow_zero=False):
-    """Refuse a negative (or zero) integer or number given to ``flag``."""
-    from ..exceptions import ConfigError
-
-    if value is None:
-        return value
-    if allow_zero and value < 0:
-        raise ConfigError(f"{flag} must be 0 or more, got {value}")
-    if not allow_zero and not value > 0:
-        raise ConfigError(f"{flag} must be positive, got {value}")
-    return value
-
-
-MAX_PROCS = 2**53
-"""Largest machine a command accepts (processor counts are exact in float64 below it)."""
-
-
-def check_procs(value, flag="--n-procs"):
-    """Refuse a machine size that is not positive or too large to count exactly."""
-    from ..exceptions import ConfigError
-
-    check_positive(value, flag)
-    if value is not None and value > MAX_PROCS:
-        raise ConfigError(f"{flag} must be at most {MAX_PROCS:,}, got {value:,}")
-    return value
-
-
-def check_seed(value, flag="--seed"):
-    """Refuse a seed that not every random generator takes (scikit-learn's range)."""
-    from ..exceptions import ConfigError
-
-    if value is not None and not 0 <= value <= MAX_SEED:
-        raise ConfigError(f"{flag} must be a whole number from 0 to {MAX_SEED:,}, got {value}")
-    return value
-
-
-MAX_SEED = 2**32 - 1
-"""Largest seed: numpy's legacy generator and scikit-learn take no larger one."""
-
-
-def check_count(value, flag, *, low=1):
-    """Refuse a count below ``low`` or beyond what a compiled kernel can hold (int64)."""
-    from ..exceptions import ConfigError
-
-    if value is not None and not low <= value < 2**62:
-        raise ConfigError(f"{flag} must be a whole number from {low} to {2**62 - 1:,}, "
-                          f"got {value}")
-    return value
-
-
 def write_swf_output(jobs, output, *, comments=()):
     """Write ``jobs`` as SWF to the file ``output``, or to standard output for ``-``."""
     import os
@@ -304,59 +205,6 @@ def write_swf_output(jobs, output, *, comments=()):
         with open(path, "rb") as handle:
             sys.stdout.buffer.write(handle.read())
         sys.stdout.buffer.flush()
-
-
-@contextlib.contextmanager
-def os_errors(flag, path=None):
-    """Turn an operating-system error on the file ``path`` given to ``flag`` into one line.
-
-    Missing files and folders, folders and permissions are left to
-    :func:`predictkit.cli.main`, which words them already.
-    """
-    from ..exceptions import ConfigError
-
-    try:
-        yield
-    except (FileNotFoundError, IsADirectoryError, PermissionError):
-        raise
-    except OSError as exc:
-        name = path if path is not None else exc.filename
-        where = f" {name}" if name is not None else ""
-        raise ConfigError(f"{flag}{where}: {exc.strerror or exc}") from None
-
-
-def format_number(value):
-    """Every number in a command's table: thousands separators, three decimals for floats.
-
-    Integers (counts) are shown without decimals; unknown values as ``n/a``.
-    """
-    import math
-    import numbers
-
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "n/a"
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        return str(value)
-    if isinstance(value, numbers.Integral):
-        return f"{int(value):,}"
-    value = float(value)
-    if math.isinf(value):
-        return "inf" if value > 0 else "-inf"
-    return f"{value:,.3f}"
-
-
-def format_table(frame):
-    """A result table as text: numbers in :func:`format_number`'s format, no index."""
-    import pandas as pd
-
-    shown = frame.copy()
-    for column in shown.columns:
-        if not pd.api.types.is_bool_dtype(shown[column]):
-            shown[column] = [format_number(v) for v in shown[column].tolist()]
-    with pd.option_context("display.width", 200, "display.max_rows", 200,
-                           "display.max_columns", 50):
-        return shown.to_string(index=False)
-
 
 def output_format(output, fmt, formats, *, default=None):
     """The format of ``-o output``: ``--format``, else the file extension, else ``default``.
