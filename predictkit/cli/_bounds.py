@@ -10,8 +10,10 @@ from ..exceptions import ConfigError, JobTableError
 from ..metrics import bound_summary
 from ..model_selection import replay
 from ..queue import QBETS
-from ._common import (Progress, add_command, add_output_options, check_seed, format_number,
-                      format_table, print_json, read_trace_arg, write_table)
+from ._checks import check_seed
+from ._common import (Progress, add_command, add_output_options, print_json, read_trace_arg,
+                      write_table)
+from ._tables import format_number, format_table
 
 
 def register(subparsers):

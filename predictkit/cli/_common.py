@@ -6,15 +6,10 @@ import json
 import sys
 import time
 
-from ._checks import (check_count, check_positive, check_procs, check_seed, cli_wording,
-                      flag_names, os_errors)
-from ._tables import format_number, format_table
+from ._checks import os_errors
 
 __all__ = ["add_output_options", "print_json", "read_trace_arg", "write_table", "add_command",
-           "HelpFormatter", "DeprecatedAlias", "Progress", "write_swf_output", "output_format",
-           # re-exported for the commands
-           "flag_names", "cli_wording", "check_positive", "check_procs", "check_seed",
-           "check_count", "os_errors", "format_number", "format_table"]
+           "HelpFormatter", "DeprecatedAlias", "Progress", "write_swf_output", "output_format"]
 
 
 def add_output_options(parser, *, formats=("swf", "csv", "json"), default=None):

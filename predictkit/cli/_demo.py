@@ -9,8 +9,9 @@ from ..datasets import make_workload
 from ..exceptions import ConfigError, JobTableError
 from ..jobs import SUMMARY_LABELS
 from ..report import analyze, build_report
-from ._common import (DeprecatedAlias, Progress, add_command, check_procs, check_seed,
-                      flag_names, format_table, os_errors, read_trace_arg)
+from ._checks import check_procs, check_seed, flag_names, os_errors
+from ._common import DeprecatedAlias, Progress, add_command, read_trace_arg
+from ._tables import format_table
 from ._info import _value
 
 

@@ -8,7 +8,8 @@ from ..datasets import fetch_pwa, list_traces
 from ..datasets._catalogue import lookup
 from ..datasets._fetch import data_home_path
 from ..exceptions import ConfigError, DatasetError
-from ._common import Progress, add_command, flag_names, os_errors
+from ._checks import flag_names, os_errors
+from ._common import Progress, add_command
 
 _LIST_COLUMNS = ("name", "machine", "processors", "jobs", "period")
 

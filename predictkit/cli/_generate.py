@@ -6,9 +6,9 @@ from .._atomic import atomic_write
 from .._time import parse_duration
 from ..exceptions import ConfigError
 from ..workload import make_workload
-from ._common import (DeprecatedAlias, Progress, add_command, add_output_options, check_positive,
-                      check_procs,
-                      check_seed, flag_names, os_errors, read_trace_arg, write_swf_output)
+from ._checks import check_positive, check_procs, check_seed, flag_names, os_errors
+from ._common import (DeprecatedAlias, Progress, add_command, add_output_options, read_trace_arg,
+                      write_swf_output)
 
 MAX_TMAX = 3650 * 86400
 """Longest --tmax accepted (ten years; real limits are days or weeks)."""

@@ -4,7 +4,9 @@ import pandas as pd
 
 from .._summary import format_value
 from ..jobs import SUMMARY_LABELS, summarize
-from ._common import Progress, add_command, flag_names, format_number, print_json, read_trace_arg
+from ._checks import flag_names
+from ._common import Progress, add_command, print_json, read_trace_arg
+from ._tables import format_number
 
 
 def register(subparsers):

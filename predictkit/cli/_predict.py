@@ -12,8 +12,9 @@ from ..metrics import (adjustment_outcomes, estimate_accuracy, mean_absolute_err
 from ..model_selection import replay
 from .._time import parse_duration
 from ..runtime._registry import _keys, make_predictor
-from ._common import (Progress, add_command, check_count, flag_names, format_number, os_errors, print_json,
-                      read_trace_arg)
+from ._checks import check_count, flag_names, os_errors
+from ._common import Progress, add_command, print_json, read_trace_arg
+from ._tables import format_number
 
 def register(subparsers):
     parser = add_command(

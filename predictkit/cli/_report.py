@@ -1,7 +1,8 @@
 """``predictkit report TRACE -o DIR``: the static HTML report of a log."""
 
 from ..report import analyze, build_report
-from ._common import Progress, add_command, check_seed, os_errors, read_trace_arg
+from ._checks import check_seed, os_errors
+from ._common import Progress, add_command, read_trace_arg
 from ._demo import STEPS
 
 

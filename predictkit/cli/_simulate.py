@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import ConfigError, JobTableError
-from ._common import (Progress, add_command, add_output_options, check_positive, check_procs,
-                      flag_names,
-                      format_table, output_format, print_json, read_trace_arg, write_swf_output,
-                      write_table)
+from ._checks import check_positive, check_procs, flag_names
+from ._common import (Progress, add_command, add_output_options, output_format, print_json,
+                      read_trace_arg, write_swf_output, write_table)
+from ._tables import format_table
 
 PREDICTORS = ("requested", "perfect", "tang", "usage-max", "recent-average")
 

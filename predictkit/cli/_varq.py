@@ -7,8 +7,10 @@ import numpy as np
 from .._time import parse_duration
 from ..exceptions import ConfigError, JobTableError
 from ..queue import varq_experiment
-from ._common import (Progress, add_command, add_output_options, check_seed, flag_names,
-                      format_table, print_json, read_trace_arg, write_table)
+from ._checks import check_seed, flag_names
+from ._common import (Progress, add_command, add_output_options, print_json, read_trace_arg,
+                      write_table)
+from ._tables import format_table
 
 
 def register(subparsers):

@@ -5,7 +5,7 @@ import re
 import pytest
 
 from predictkit.cli import main
-from predictkit.cli._common import cli_wording
+from predictkit.cli._checks import cli_wording
 from predictkit.datasets import make_workload
 from predictkit.io import write_swf
 
