@@ -81,9 +81,13 @@ def run(args):
     with flag_names(_FLAGS), progress.step(
             f"planned and simulated VARQ requests for {len(fractions) * len(probabilities)} "
             "(fraction, probability) pairs"):
-        table = varq_experiment(jobs, fractions=fractions, probabilities=probabilities,
-                                period=period, window=(first + offset, first + offset + length),
-                                step=args.step, random_state=args.seed)
+        try:
+            table = varq_experiment(jobs, fractions=fractions, probabilities=probabilities,
+                                    period=period,
+                                    window=(first + offset, first + offset + length),
+                                    step=args.step, random_state=args.seed)
+        except JobTableError as exc:
+            raise JobTableError(f"{args.trace}: {exc}") from exc
     if args.output:
         write_table(table, args.output, args.format)
     if args.quiet:

@@ -159,3 +159,18 @@ def test_library_wording_becomes_command_line_wording():
             .endswith("or use predictkit fetch KTH"))
     assert cli_wording("n_jobs must be positive; n_jobs_max stays", {"n_jobs": "--jobs"}) == (
         "--jobs must be positive; n_jobs_max stays")
+
+
+def test_varq_on_a_log_without_usable_jobs_names_the_log(tmp_path, capsys):
+    log = tmp_path / "no-runtime.swf"
+    log.write_text("; MaxProcs: 64\n1 0 10 -1 4 -1 -1 4 100 -1 0 1 1 -1 1 -1 -1 -1\n")
+    line = _one_line_error(capsys, ["varq", str(log), "-q"], str(log))
+    assert "no job has" in line
+
+
+def test_generate_says_a_learned_t_max_is_set_by_tmax(tmp_path, capsys):
+    log = tmp_path / "short.swf"
+    log.write_text("; MaxProcs: 64\n1 0 10 100 4 -1 -1 4 100 -1 1 1 1 -1 1 -1 -1 -1\n")
+    line = _one_line_error(capsys, ["generate", "--estimates-for", str(log), "-q", "-o",
+                                    str(tmp_path / "out.swf")], "--tmax")
+    assert "learned from the log" in line
