@@ -114,8 +114,8 @@ def _estimate(args, source, progress):
         if not known.all():
             progress.say(f"learning the estimate model from the {int(known.sum()):,} of "
                          f"{len(source):,} jobs that have a requested time")
-        learned = {**_FLAGS, "t_max": "t_max learned from the log's longest request "
-                                      "(--tmax sets it)"}
+        learned = {**_FLAGS, "t_max": "the maximal estimate learned from the log's longest "
+                                      "request (--tmax sets it)"}
         with flag_names(learned):
             model.fit(source[known])
     longest = _longest_estimate(args, model, source)
