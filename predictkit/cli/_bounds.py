@@ -1,5 +1,6 @@
 """``predictkit bounds TRACE``: QBETS wait bounds per job class now and per job."""
 
+import re
 import sys
 
 import numpy as np
@@ -9,12 +10,15 @@ from ..exceptions import ConfigError, JobTableError
 from ..metrics import bound_summary
 from ..model_selection import replay
 from ..queue import QBETS
-from ._common import add_output_options, print_json, read_trace_arg, write_table
+from ._checks import check_seed
+from ._common import (Progress, add_command, add_output_options, print_json, read_trace_arg,
+                      write_table)
+from ._tables import format_number, format_table
 
 
 def register(subparsers):
-    parser = subparsers.add_parser(
-        "bounds", help="QBETS upper bounds on queue waits (per class now, per job online)",
+    parser = add_command(
+        subparsers, "bounds", help="QBETS upper bounds on queue waits (per class now, per job online)",
         description="Replay the trace online with QBETS (Nurmi et al. 2008, section 2.3): "
                     "each job gets, at its submission, an upper bound on its wait from the "
                     "waits of jobs already started. Prints the bound of each job class at "
@@ -23,15 +27,15 @@ def register(subparsers):
     from ._common import add_log_argument
     add_log_argument(parser)
     parser.add_argument("--quantile", type=float, default=0.95,
-                        help="quantile of the wait to bound, in (0, 1) (default 0.95)")
+                        help="quantile of the wait to bound, in (0, 1)")
     parser.add_argument("--confidence", type=float, default=0.95,
-                        help="confidence of the bound, in (0, 1) (default 0.95)")
+                        help="confidence of the bound, in (0, 1)")
     parser.add_argument("--changepoint", choices=("runs", "ruptures", "none"), default="runs",
-                        help="history trimming rule (default runs)")
+                        help="history trimming rule")
     parser.add_argument("--clustering", choices=("auto", "bic", "none"), default="auto",
-                        help="job classes by requested nodes and time (default auto)")
+                        help="job classes by requested nodes and time")
     parser.add_argument("--index", choices=("textbook", "reference"), default="textbook",
-                        help="order-statistic rule (default textbook)")
+                        help="order-statistic rule")
     parser.add_argument("--seed", type=int, default=0, help="random state of class fits")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     add_output_options(parser, formats=("csv", "json"))
@@ -46,21 +50,33 @@ def _check_unit(value, name):
 def run(args):
     _check_unit(args.quantile, "quantile")
     _check_unit(args.confidence, "confidence")
-    jobs = read_trace_arg(args.trace)
+    check_seed(args.seed)
+    progress = Progress("bounds", quiet=args.quiet)
+    progress.settings(quantile=args.quantile, confidence=args.confidence,
+                      changepoint=args.changepoint, clustering=args.clustering, index=args.index,
+                      seed=args.seed)
+    with progress.step(lambda: f"read {len(jobs):,} jobs from {args.trace}"):
+        jobs = read_trace_arg(args.trace)
     usable = np.isfinite(jobs["wait_time"]) & np.isfinite(jobs["submit_time"])
     if not usable.any():
-        raise JobTableError(f"{args.trace}: no job has a known wait time; QBETS needs waits")
+        raise JobTableError(f"{args.trace}: no job has a known wait time; QBETS needs waits "
+                            "(predictkit simulate TRACE -o waits.swf gives a log simulated ones)")
+    if not usable.all():
+        progress.say(f"left out {int((~usable).sum()):,} jobs without a known wait or "
+                     "submit time")
     jobs = jobs[usable].reset_index(drop=True)
     model = QBETS(quantile=args.quantile, confidence=args.confidence,
                   changepoint=None if args.changepoint == "none" else args.changepoint,
                   clustering=None if args.clustering == "none" else args.clustering,
                   index=args.index, random_state=args.seed)
     waits = jobs["wait_time"].to_numpy()
-    bounds = replay(model, jobs, waits)
+    with progress.step(f"bounded the waits of {len(jobs):,} jobs online"):
+        bounds = replay(model, jobs, waits)
     # the state at the end of the trace: every wait, in the order they became known
     submit = jobs["submit_time"].to_numpy()
     order = np.lexsort((np.arange(len(jobs)), submit, submit + waits))
-    model.fit(jobs.iloc[order])
+    with progress.step("fitted the classes at the end of the log"):
+        model.fit(jobs.iloc[order])
     classes = model.class_bounds()
     summary = bound_summary(waits, bounds, quantile=args.quantile)
     summary["n_skipped_unknown_wait"] = int((~usable).sum())
@@ -73,14 +89,31 @@ def run(args):
         print_json({"summary": summary, "classes": classes.to_dict(orient="records")}, stream)
         return 0
     print(f"QBETS q={args.quantile:g} c={args.confidence:g}: bound per class now "
-          f"(seconds; NaN = too little history)", file=stream)
-    print(classes.to_string(index=False), file=stream)
+          f"(n/a = too little history)", file=stream)
+    shown = classes.copy()
+    for column in ("nodes", "requested_time"):
+        shown[column] = [_numbers_in(text) for text in shown[column].astype(str)]
+    shown["bound"] = shown["bound"] / 3600.0
+    shown = shown.rename(columns={"nodes": "nodes (requested)",
+                                  "requested_time": "requested_time (s)",
+                                  "n_history": "history (jobs)", "bound": "bound (h)"})
+    print(format_table(shown), file=stream)
     print(f"\nper-job bounds: {summary['n_bounded']:,} of {summary['n_jobs']:,} jobs got one; "
-          f"correct {summary['correctness']:.3f} (95% CI {summary['correctness_low']:.3f}-"
-          f"{summary['correctness_high']:.3f}); bound/actual median "
-          f"{summary['median_ratio']:.1f}, mean {summary['mean_ratio']:.1f} "
-          f"(jobs waiting > 60 s)", file=stream)
+          f"correct {format_number(summary['correctness'])} (95% CI "
+          f"{format_number(summary['correctness_low'])}-"
+          f"{format_number(summary['correctness_high'])}); bound/actual median "
+          f"{format_number(summary['median_ratio'])}, mean "
+          f"{format_number(summary['mean_ratio'])} (jobs waiting > 60 s)", file=stream)
     return 0
+
+
+def _numbers_in(text):
+    """A class description (``~4.7e+03``, ``[16, 64)``) with its numbers in the table format."""
+    def number(match):
+        value = float(match.group())
+        return format_number(int(value) if value.is_integer() else value)
+
+    return re.sub(r"\d+(?:\.\d+)?(?:e[+-]?\d+)?", number, text)
 
 
 def _write(jobs, bounds, args):

@@ -1,12 +1,17 @@
 """Options and helpers shared by the subcommands."""
 
 import argparse
+import contextlib
 import json
 import os
 import sys
+import time
+
+from ._checks import os_errors
 
 __all__ = ["add_output_options", "add_log_argument", "print_json", "read_trace_arg",
-           "write_table", "check_output_arg", "result_stream", "LOG_FORMATS"]
+           "write_table", "check_output_arg", "result_stream", "LOG_FORMATS", "add_command",
+           "HelpFormatter", "DeprecatedAlias", "Progress", "write_swf_output", "output_format"]
 
 LOG_FORMATS = ("auto", "swf", "sacct")
 """Values of ``--input-format``: detect from the content, or force a format."""
@@ -264,5 +269,137 @@ def write_table(frame, output, fmt=None):
     if fmt not in ("csv", "json"):
         raise ConfigError(f"--format {fmt} is not available here; use csv or json")
     text = frame.to_csv(index=False) if fmt == "csv" else frame.to_json(orient="records")
-    with open_output(output) as stream:
+    with os_errors("-o", output), open_output(output) as stream:
         stream.write(text.encode("utf-8"))
+
+
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """``--help`` text that shows each option's default (and its choices).
+
+    Options whose help already states the default, flags (``store_true``)
+    and options without a default are left as written.
+    """
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if ("%(default)" in text or action.default in (None, argparse.SUPPRESS)
+                or isinstance(action, (argparse._StoreTrueAction, argparse._StoreFalseAction))
+                or not action.option_strings):
+            return text
+        return text + " (default: %(default)s)"
+
+
+def add_command(subparsers, name, **kwargs):
+    """Add the parser of subcommand ``name`` with the shared help layout."""
+    kwargs.setdefault("formatter_class", HelpFormatter)
+    return subparsers.add_parser(name, **kwargs)
+
+
+class DeprecatedAlias(argparse.Action):
+    """A hidden old spelling of an option: stores into the new option and warns once.
+
+    Use as ``parser.add_argument("--procs", dest="n_procs", type=int,
+    action=DeprecatedAlias, new="--n-procs", help=argparse.SUPPRESS)``.
+    """
+
+    def __init__(self, option_strings, dest, *, new, **kwargs):
+        self.new = new
+        kwargs.setdefault("help", argparse.SUPPRESS)
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog}: warning: {option_string} is deprecated; use {self.new}",
+              file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
+class Progress:
+    """Progress of a command on standard error: its settings, then one line per step.
+
+    Each finished step prints ``predictkit CMD: <what was done> in 4.1 s``,
+    whether standard error is a terminal or not (so logs of batch jobs show
+    where the time went); ``quiet`` silences everything. The settings line
+    is printed with the first progress line, so that a command failing on
+    its input (a missing file) prints only its one-line error.
+
+    Parameters
+    ----------
+    command : str
+        The subcommand's name.
+    quiet : bool
+        Print nothing (``--quiet``).
+    """
+
+    def __init__(self, command, *, quiet=False):
+        self.command = command
+        self.quiet = quiet
+        self.pending = None
+
+    def say(self, text):
+        """Print ``predictkit CMD: text`` on standard error (unless quiet)."""
+        if self.quiet:
+            return
+        if self.pending is not None:
+            pending, self.pending = self.pending, None
+            self.say(pending)
+        print(f"predictkit {self.command}: {text}", file=sys.stderr, flush=True)
+
+    def settings(self, **values):
+        """Echo the settings in effect, ``name=value`` in the order given (see the class)."""
+        self.pending = " ".join(f"{k.replace('_', '-')}={_setting(v)}" for k, v in values.items())
+
+    @contextlib.contextmanager
+    def step(self, done):
+        """Time the enclosed work and then print ``done`` with the elapsed time.
+
+        ``done`` is a string, or a callable returning one (called after the
+        work, so it can count what the work produced).
+        """
+        started = time.perf_counter()
+        yield
+        text = done() if callable(done) else done
+        self.say(f"{text} in {_seconds(time.perf_counter() - started)}")
+
+
+def _setting(value):
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, (list, tuple)):
+        return ",".join(_setting(v) for v in value)
+    return "none" if value is None else str(value)
+
+
+def _seconds(elapsed):
+    return f"{elapsed:.1f} s" if elapsed < 120 else f"{elapsed / 60:.1f} min"
+
+
+def write_swf_output(jobs, output, *, comments=()):
+    """Write ``jobs`` as SWF to ``-o output`` (``-`` is standard output)."""
+    from ..io import write_swf
+
+    with os_errors("-o", output):
+        write_swf(jobs, output, comments=comments)
+
+
+def output_format(output, fmt, formats, *, default=None):
+    """The format of ``-o output``: ``--format``, else the file extension, else ``default``.
+
+    Refuses a format the command cannot write, and an output whose extension
+    says nothing when there is no default.
+    """
+    from ..exceptions import ConfigError
+
+    if fmt is None:
+        name = str(output).lower()
+        for candidate in formats:
+            if name.endswith((f".{candidate}", f".{candidate}.gz")):
+                fmt = candidate
+                break
+        else:
+            fmt = default
+    if fmt is None:
+        raise ConfigError(f"-o {output}: give a file name ending in "
+                          f"{', '.join('.' + f for f in formats)}, or --format")
+    if fmt not in formats:
+        raise ConfigError(f"--format {fmt} is not available here; use {', '.join(formats)}")
+    return fmt

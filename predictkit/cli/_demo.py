@@ -7,13 +7,18 @@ import time
 import pandas as pd
 
 from ..datasets import make_workload
+from ..exceptions import ConfigError, JobTableError
+from ..jobs import SUMMARY_LABELS
 from ..report import analyze, build_report
-from ._common import read_trace_arg, result_stream
+from ._checks import check_procs, check_seed, flag_names, os_errors
+from ._common import DeprecatedAlias, Progress, add_command, read_trace_arg, result_stream
+from ._tables import format_table
+from ._info import _value
 
 
 def register(subparsers):
-    parser = subparsers.add_parser(
-        "demo", help="run the whole study on a synthetic workload (or a log) and write a report",
+    parser = add_command(
+        subparsers, "demo", help="run the whole study on a synthetic workload (or a log) and write a report",
         description=(
             "Summarise a log, compare the users' requests with each runtime predictor "
             "(online replay, no peeking), check QBETS wait bounds, simulate EASY and "
@@ -24,39 +29,89 @@ def register(subparsers):
     )
     from ._common import add_log_argument
     add_log_argument(parser, flag="--trace", help="a log instead of the synthetic workload")
-    parser.add_argument("--jobs", type=int, default=5000,
-                        help="synthetic jobs, or the first N jobs of --trace (default 5000)")
-    parser.add_argument("--procs", type=int, default=128, help="synthetic machine size (default 128)")
+    parser.add_argument("--jobs", type=int, default=None, metavar="N",
+                        help="synthetic jobs (default: 5000)")
+    parser.add_argument("--max-jobs", type=int, default=None, metavar="N",
+                        help="analyse only the first N jobs (after cleaning; default: every "
+                             "synthetic job, 5000 of --trace)")
+    parser.add_argument("--n-procs", type=int, default=128, help="synthetic machine size")
+    parser.add_argument("--procs", type=int, dest="n_procs", action=DeprecatedAlias,
+                        new="--n-procs")
     parser.add_argument("--seed", type=int, default=0,
-                        help="random seed of the workload and of the analysis (default 0)")
+                        help="seed of every random choice (workload, QBETS job classes)")
     parser.add_argument("-o", "--output", default="predictkit-demo",
-                        help="folder for the HTML report (default ./predictkit-demo); '-' "
-                             "writes the page to standard output")
+                        help="folder for the HTML report; '-' writes the page to standard "
+                             "output")
     parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     parser.set_defaults(func=run, output_is_folder=True)
+
+
+_UNITS = {"underestimated": "underestimated (fraction)", "NA": "NA (fraction)",
+          "OE": "OE (fraction)", "UE": "UE (fraction)", "BE": "BE (fraction)",
+          "mae_h": "mean abs. error (h)", "mean_wait_h": "mean wait (h)",
+          "mean_bounded_slowdown": "mean bounded slowdown (ratio)",
+          "utilization": "utilization (fraction)"}
+"""Columns of the printed tables, with their units."""
 
 
 def _print_table(title, frame, columns=None):
     print(f"\n== {title}")
     frame = frame if columns is None else frame[columns]
-    print(frame.to_string(index=False, float_format=lambda v: f"{v:,.3f}"))
+    print(format_table(frame.rename(columns=_UNITS)))
+
+
+def _check_args(args):
+    """Refuse bad values before any work, each naming its flag; return the job limit."""
+    max_jobs = args.max_jobs
+    if args.trace and args.jobs is not None:
+        print("predictkit demo: warning: --jobs with --trace is deprecated; use --max-jobs",
+              file=sys.stderr)
+        max_jobs = args.jobs if max_jobs is None else max_jobs
+    jobs = 5000 if args.jobs is None else args.jobs
+    if max_jobs is None:
+        max_jobs = 5000 if args.trace else jobs
+    if not args.trace and jobs < 100:
+        raise ConfigError(f"--jobs must be at least 100, got {jobs}")
+    if max_jobs < 100:
+        raise ConfigError(f"--max-jobs must be at least 100, got {max_jobs}")
+    check_procs(args.n_procs)
+    check_seed(args.seed)
+    if not args.trace:
+        from ..workload._synthetic import _check_memory
+
+        with flag_names({"n_jobs": "--jobs"}):
+            _check_memory(jobs)
+    return jobs, max_jobs
+
+
+STEPS = {"prepare": "cleaned the log", "predictors": "replayed the runtime predictors",
+         "bounds": "replayed the QBETS bounds", "schedules": "simulated the schedules",
+         "fairness": "computed the fair start times"}
+"""What each step of :func:`predictkit.report.analyze` did, for the progress lines."""
 
 
 def run(args):
-    if args.jobs < 100:
-        from ..exceptions import ConfigError
-
-        raise ConfigError(f"--jobs must be at least 100, got {args.jobs}")
+    n_jobs, max_jobs = _check_args(args)
     started = time.perf_counter()
+    progress = Progress("demo", quiet=args.quiet)
     if args.trace:
-        jobs, name = read_trace_arg(args.trace), None
+        progress.settings(trace=args.trace, max_jobs=max_jobs, seed=args.seed,
+                          output=args.output)
+        with progress.step(lambda: f"read {len(jobs):,} jobs from {args.trace}"):
+            jobs, name = read_trace_arg(args.trace), None
+        if not len(jobs):
+            raise JobTableError(f"--trace {args.trace}: the log has no jobs")
     else:
-        jobs = make_workload(n_jobs=args.jobs, n_procs=args.procs, random_state=args.seed)
-        name = f"synthetic ({args.jobs:,} jobs, {args.procs} procs, seed {args.seed})"
-    show_progress = not args.quiet and sys.stderr.isatty()
-    analysis = analyze(jobs, name=name, max_jobs=args.jobs, progress=show_progress,
-                       random_state=args.seed)
-    page = build_report(analysis, args.output)
+        progress.settings(jobs=n_jobs, n_procs=args.n_procs, seed=args.seed,
+                          output=args.output)
+        with progress.step(f"generated {n_jobs:,} jobs"):
+            jobs = make_workload(n_jobs=n_jobs, n_procs=args.n_procs, random_state=args.seed)
+        name = f"synthetic ({n_jobs:,} jobs, {args.n_procs} procs, seed {args.seed})"
+    analysis = analyze(jobs, name=name, max_jobs=max_jobs, random_state=args.seed,
+                       progress=lambda step, seconds: progress.say(
+                           f"{STEPS.get(step, step)} in {seconds:.1f} s"))
+    with progress.step("wrote the report"), os_errors("-o", args.output):
+        page = build_report(analysis, args.output)
     if args.quiet:
         return 0
     with contextlib.redirect_stdout(result_stream(args.output)):
@@ -69,7 +124,8 @@ def _print_results(analysis, page, started):
     print(f"predictkit demo on {analysis.name}")
     keys = ["n_jobs", "span_days", "machine_procs", "n_users", "accuracy_mean",
             "frac_at_request", "n_estimates", "modes_for_90pct"]
-    print(pd.DataFrame({"value": summary[keys]}).to_string())
+    print(pd.DataFrame({"value": [_value(k, summary[k]) for k in keys]},
+                       index=[SUMMARY_LABELS.get(k, k) for k in keys]).to_string())
     for note in analysis.notes:
         print(f"note: {note}")
     if analysis.predictor_table is not None:
@@ -79,7 +135,7 @@ def _print_results(analysis, page, started):
     _print_table(f"QBETS wait bounds (q = {analysis.quantile}; correctness should reach q)",
                  analysis.bound_table)
     if analysis.schedule_table is not None:
-        _print_table("Schedules (waits in hours; bounded slowdown with 10 s threshold)",
+        _print_table("Schedules (bounded slowdown with 10 s threshold)",
                      analysis.schedule_table,
                      ["policy", "estimates", "mean_wait_h", "mean_bounded_slowdown", "utilization"])
     where = "standard output" if str(page) == "-" else page.resolve()

@@ -2,19 +2,23 @@
 
 import sys
 import warnings
+from pathlib import Path
 
 import pandas as pd
 
 from ..datasets import fetch_pwa, list_traces
+from ..datasets._catalogue import lookup
 from ..datasets._fetch import data_home_path
-from ..exceptions import DatasetError
+from ..exceptions import ConfigError, DatasetError
+from ._checks import flag_names, os_errors
+from ._common import Progress, add_command
 
 _LIST_COLUMNS = ("name", "machine", "processors", "jobs", "period")
 
 
 def register(subparsers):
-    parser = subparsers.add_parser(
-        "fetch", help="download Parallel Workloads Archive logs into the local cache",
+    parser = add_command(
+        subparsers, "fetch", help="download Parallel Workloads Archive logs into the local cache",
         description="Download each named log from the Parallel Workloads Archive into the "
                     "cache (--data-home, else $PREDICTKIT_DATA, else ~/.cache/predictkit), "
                     "verifying its length, that it is an SWF log, and, where the catalogue "
@@ -29,6 +33,8 @@ def register(subparsers):
                         help="cache directory (default: $PREDICTKIT_DATA or ~/.cache/predictkit)")
     parser.add_argument("--list", action="store_true",
                         help="print the catalogue of known logs and exit")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="print nothing on standard error but errors")
     parser.set_defaults(func=run)
 
 
@@ -47,7 +53,23 @@ def _text_table(table):
     return "\n".join(rows)
 
 
+def _check_data_home(data_home):
+    """Refuse a cache location that is a file, or lies under one, naming where it came from."""
+    import os
+
+    path = data_home_path(data_home)
+    where = ("--data-home" if data_home is not None
+             else "$PREDICTKIT_DATA" if os.environ.get("PREDICTKIT_DATA") else "the cache")
+    for folder in (path, *path.parents):
+        if folder.exists():
+            if not folder.is_dir():
+                raise ConfigError(f"{where} {path}: {folder} is a file, not a folder")
+            break
+    return where
+
+
 def run(args):
+    progress = Progress("fetch", quiet=args.quiet)
     if args.list:
         table = list_traces()
         print(_text_table(table.loc[:, list(_LIST_COLUMNS)]))
@@ -55,11 +77,21 @@ def run(args):
               f"URLs; cache: {data_home_path(args.data_home)}")
         return 0
     if not args.names:
-        raise DatasetError("name at least one log to fetch, or use --list")
+        raise DatasetError("name at least one log to fetch (predictkit fetch NAME), or list "
+                           "them with predictkit fetch --list")
+    where = _check_data_home(args.data_home)
     for name in args.names:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            jobs = fetch_pwa(name, data_home=args.data_home)
+        if not Path(name).is_file():
+            with flag_names({}):
+                lookup(name)
+    home = data_home_path(args.data_home)
+    for name in args.names:
+        # the settings of a fetch are the name and the cache, both in its progress line
+        with flag_names({}), os_errors(where, home), progress.step(
+                f"fetched {name} (cache: {home})"):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                jobs = fetch_pwa(name, data_home=args.data_home)
         for warning in caught:
             print(f"predictkit fetch: warning: {warning.message}", file=sys.stderr)
         print(f"{name}: {len(jobs):,} jobs in {jobs.attrs['source']}")

@@ -1,17 +1,22 @@
 """``predictkit generate``: synthetic workloads, or synthetic estimates for a real log."""
 
-import sys
 
 from .._time import parse_duration
 from ..exceptions import ConfigError
-from ._common import add_output_options, read_trace_arg, write_table
+from ..workload import make_workload
+from ._checks import check_positive, check_procs, check_seed, flag_names, os_errors
+from ._common import (DeprecatedAlias, Progress, add_command, add_output_options, read_trace_arg,
+                      write_swf_output, write_table)
+
+MAX_TMAX = 3650 * 86400
+"""Longest --tmax accepted (ten years; real limits are days or weeks)."""
 
 MODELS = ("tsafrir", "fmodel", "phi", "x2", "shuffle", "sessions")
 
 
 def register(subparsers):
-    parser = subparsers.add_parser(
-        "generate", help="write a synthetic workload, or replace a log's estimates",
+    parser = add_command(
+        subparsers, "generate", help="write a synthetic workload, or replace a log's estimates",
         description=(
             "Without --estimates-for: generate a synthetic workload (Lublin & Feitelson "
             "2003 jobs with users, sessions and Tsafrir et al. 2005 estimates) and write "
@@ -20,32 +25,36 @@ def register(subparsers):
             "output keeps them in orig_req_time)."),
     )
     parser.add_argument("--jobs", type=int, default=10_000, metavar="N",
-                        help="number of synthetic jobs (default 10000)")
-    parser.add_argument("--procs", type=int, default=128, metavar="P",
-                        help="processors of the synthetic machine (default 128)")
+                        help="number of synthetic jobs")
+    parser.add_argument("--n-procs", type=int, default=128, metavar="P",
+                        help="processors of the synthetic machine")
+    parser.add_argument("--procs", type=int, dest="n_procs", action=DeprecatedAlias,
+                        new="--n-procs")
     parser.add_argument("--tmax", default=None, metavar="DURATION",
                         help="maximal estimate, e.g. 18h (synthetic default 18h; with "
                              "--estimates-for, learned from the log when omitted)")
     parser.add_argument("--pmax", type=float, default=None, metavar="PERCENT",
-                        help="percent of jobs estimating tmax (model default about 22)")
+                        help="percent of jobs estimating tmax (default: the model's, about 22)")
     parser.add_argument("--load", type=float, default=None,
                         help="target offered load of the synthetic workload (default: the "
                              "model's own arrival rate)")
-    parser.add_argument("--seed", type=int, default=None, help="random seed")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="random seed (default: fresh randomness on each run)")
     from ._common import add_log_argument
     add_log_argument(parser, dest="estimates_for", flag="--estimates-for",
                      help="the log whose estimates to replace")
     parser.add_argument("--model", choices=MODELS, default="tsafrir",
                         help="estimate model for --estimates-for: tsafrir (modal model fitted "
                              "to the log), fmodel, phi, x2 (doubled), shuffle, sessions "
-                             "(modal model with session-aware assignment); default tsafrir")
+                             "(modal model with session-aware assignment)")
     parser.add_argument("--f", type=float, default=1.0, dest="f",
-                        help="f of the f-model (default 1)")
+                        help="f of the f-model")
     parser.add_argument("--fit-modes", type=int, default=3, metavar="K",
                         help="popular estimates of the log the modal model keeps besides "
-                             "tmax (0 = vanilla; default 3)")
+                             "tmax (0 = vanilla)")
     parser.add_argument("--truncate", action="store_true",
-                        help="cap runtimes above tmax at tmax instead of stopping")
+                        help="cap runtimes above the longest estimate at it (default: leave "
+                             "those jobs out, and say so)")
     add_output_options(parser, formats=("swf", "csv"))
     parser.set_defaults(func=run)
 
@@ -69,44 +78,128 @@ def _model(args):
     return ShuffledEstimates(truncate=args.truncate, random_state=args.seed)
 
 
-def _estimate(args, source):
+def _clean_source(args, source, progress):
+    """The jobs of the log the model can give estimates to, saying what was left out."""
+    from ..simulate._trace import simulable_jobs
+
+    kept, dropped = simulable_jobs(source, need_requests=args.model == "shuffle")
+    if dropped:
+        text = ", ".join(f"{n:,} with {reason}" for reason, n in dropped.items())
+        progress.say(f"left out {text} (of {len(source):,} jobs in {args.estimates_for})")
+    if not len(kept):
+        raise ConfigError(f"--estimates-for {args.estimates_for}: no job has a known "
+                          "runtime, submit time and width")
+    return kept
+
+
+def _longest_estimate(args, model, jobs):
+    """The largest estimate the model can give (runtimes above it cannot be covered)."""
+    if args.model in ("tsafrir", "sessions"):
+        return model.t_max_ if hasattr(model, "t_max_") else parse_duration(args.tmax)
+    if args.model == "shuffle":
+        return float(jobs["req_time"].max())
+    return None
+
+
+def _estimate(args, source, progress):
     """Replace the requests of ``source``; the modal model learns from the known ones."""
     model = _model(args)
+    source = _clean_source(args, source, progress)
     if args.model in ("tsafrir", "sessions") and args.tmax is None:
         known = source["req_time"].notna() if "req_time" in source.columns else None
         if known is None or not known.any():
             raise ConfigError("the log has no requested times to learn t_max from; "
                               "give --tmax (e.g. --tmax 18h)")
-        if not known.all() and not args.quiet:
-            print(f"learning the estimate model from the {int(known.sum()):,} of "
-                  f"{len(source):,} jobs that have a requested time", file=sys.stderr)
-        model.fit(source[known])
-    return model.transform(source)
+        if not known.all():
+            progress.say(f"learning the estimate model from the {int(known.sum()):,} of "
+                         f"{len(source):,} jobs that have a requested time")
+        learned = {**_FLAGS, "t_max": "the maximal estimate learned from the log's longest "
+                                      "request (--tmax sets it)"}
+        with flag_names(learned):
+            model.fit(source[known])
+    longest = _longest_estimate(args, model, source)
+    if longest is not None and not args.truncate:
+        over = source["run_time"].to_numpy(dtype=float) > longest
+        if over.all():
+            raise ConfigError(f"every job ran longer than the longest estimate ({longest:g} s); "
+                              "raise --tmax or give --truncate")
+        if over.any():
+            progress.say(f"left out {int(over.sum()):,} jobs that ran longer than the longest "
+                         f"estimate ({longest:g} s); --truncate keeps them with runtimes "
+                         "capped at it, --tmax raises it")
+            attrs = dict(source.attrs)
+            source = source.loc[~over].reset_index(drop=True)
+            source.attrs = attrs
+    with flag_names(_FLAGS):
+        return model.transform(source)
+
+
+_FLAGS = {"n_jobs": "--jobs", "n_procs": "--n-procs", "t_max": "--tmax", "p_max": "--pmax",
+          "load": "--load", "n_fit_modes": "--fit-modes", "random_state": "--seed"}
+"""Parameters of the workload models and the flags that set them."""
+
+
+def _check_args(args):
+    """Refuse bad values before any work, each naming its flag."""
+    if not args.output:
+        raise ConfigError("give the output file with -o/--output (e.g. -o synth.swf)")
+    check_positive(args.jobs, "--jobs")
+    if args.estimates_for is None:
+        from ..workload._synthetic import _check_memory
+
+        with flag_names(_FLAGS):
+            _check_memory(args.jobs)
+    check_procs(args.n_procs)
+    check_seed(args.seed)
+    if args.tmax is not None and parse_duration(args.tmax, name="--tmax") > MAX_TMAX:
+        raise ConfigError(f"--tmax must be at most {MAX_TMAX // 86400:,} days, got {args.tmax}")
+    if args.pmax is not None and not 0 <= args.pmax <= 100:
+        raise ConfigError(f"--pmax is a percent and must be in [0, 100], got {args.pmax:g}")
+    if args.load is not None and not 0 < args.load < float("inf"):
+        raise ConfigError(f"--load must be a positive number, got {args.load:g}")
+    if not 0 <= args.f < float("inf"):
+        raise ConfigError(f"--f must be a number >= 0, got {args.f:g}")
+    check_positive(args.fit_modes, "--fit-modes", allow_zero=True)
+    with flag_names(_FLAGS):
+        if args.tmax is not None and (args.estimates_for is None
+                                      or args.model in ("tsafrir", "sessions")):
+            from ..workload import TsafrirEstimates
+
+            TsafrirEstimates._check_t_max(args.tmax)
+        if args.estimates_for is not None:
+            check_params = getattr(_model(args), "_check_params", None)
+            if check_params is not None:
+                check_params()
+    fmt = args.format or ("csv" if str(args.output).endswith((".csv", ".csv.gz")) else "swf")
+    return fmt
 
 
 def run(args):
-    from ..io import write_swf
-    from ..workload import make_workload
-
-    if not args.output:
-        raise ConfigError("give the output file with -o/--output (e.g. -o synth.swf)")
+    fmt = _check_args(args)
+    progress = Progress("generate", quiet=args.quiet)
     if args.estimates_for is None:
-        jobs = make_workload(args.jobs, n_procs=args.procs, random_state=args.seed,
-                             t_max=args.tmax if args.tmax is not None else "18h",
-                             p_max=args.pmax, load=args.load)
+        progress.settings(jobs=args.jobs, n_procs=args.n_procs, tmax=args.tmax or "18h",
+                          pmax=args.pmax, load=args.load, seed=args.seed)
+        with flag_names(_FLAGS), progress.step(f"generated {args.jobs:,} jobs"):
+            jobs = make_workload(args.jobs, n_procs=args.n_procs, random_state=args.seed,
+                                 t_max=args.tmax if args.tmax is not None else "18h",
+                                 p_max=args.pmax, load=args.load)
         comments = []
     else:
-        if args.tmax is not None:
-            parse_duration(args.tmax, name="--tmax")
-        source = read_trace_arg(args.estimates_for)
-        jobs = _estimate(args, source)
+        progress.settings(estimates_for=args.estimates_for, model=args.model,
+                          tmax=args.tmax or "from the log",
+                          pmax=args.pmax, fit_modes=args.fit_modes, f=args.f,
+                          truncate=args.truncate, seed=args.seed)
+        with progress.step(lambda: f"read {len(source):,} jobs from {args.estimates_for}"):
+            source = read_trace_arg(args.estimates_for)
+        with progress.step(lambda: f"gave {len(jobs):,} jobs {args.model} estimates"):
+            jobs = _estimate(args, source, progress)
         comments = [f"requested times replaced by the {args.model} estimate model (predictkit)"]
-    fmt = args.format or ("csv" if str(args.output).endswith((".csv", ".csv.gz")) else "swf")
-    if fmt == "csv":
-        write_table(jobs, args.output, "csv")
-    else:
-        write_swf(jobs, args.output, comments=comments)
-    if not args.quiet:
-        where = "standard output" if args.output == "-" else args.output
-        print(f"wrote {len(jobs):,} jobs to {where}", file=sys.stderr)
+    where = "standard output" if args.output == "-" else args.output
+    with progress.step(f"wrote {len(jobs):,} jobs to {where}"):
+        if fmt == "csv":
+            with os_errors("-o", args.output):
+                write_table(jobs, args.output, "csv")
+        else:
+            write_swf_output(jobs, args.output, comments=comments)
     return 0

@@ -2,12 +2,16 @@
 
 import pandas as pd
 
-from ..jobs import SUMMARY_LABELS, format_summary, summarize
-from ._common import print_json, read_trace_arg
+from .._summary import format_value
+from ..jobs import SUMMARY_LABELS, summarize
+from ._checks import flag_names
+from ._common import Progress, add_command, print_json, read_trace_arg
+from ._tables import format_number
+
 
 def register(subparsers):
-    parser = subparsers.add_parser(
-        "info", help="summarise job logs (size, span, users, request accuracy, modes)",
+    parser = add_command(
+        subparsers, "info", help="summarise job logs (size, span, users, request accuracy, modes)",
         description="Print what a user asks first about each SWF log: number of jobs, "
                     "span, machine size, users and groups, mean runtime and request, the "
                     "request accuracy R = run/request and the estimate modes "
@@ -18,17 +22,34 @@ def register(subparsers):
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--skip-bad-lines", action="store_true",
                         help="skip malformed lines (reported) instead of stopping")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="print nothing on standard error but errors")
     parser.set_defaults(func=run)
+
+
+def _value(key, value):
+    """A summary value in the command line's number format (shares as percentages)."""
+    if key.startswith("frac_") or isinstance(value, str):
+        return format_value(key, value)
+    if key.startswith(("n_", "modes_for_")) or key == "machine_procs":
+        return format_number(int(value)) if value == value and value is not None else "n/a"
+    return format_number(value if value is None else float(value))
 
 
 def run(args):
     errors = "skip" if args.skip_bad_lines else "raise"
-    summaries = [summarize(read_trace_arg(path, errors=errors)) for path in args.traces]
+    progress = Progress("info", quiet=args.quiet)
+    progress.settings(skip_bad_lines=args.skip_bad_lines, json=args.json)
+    summaries = []
+    for path in args.traces:
+        with flag_names({}), progress.step(lambda: f"read {summaries[-1]['n_jobs']:,} jobs "
+                                                   f"from {path}"):
+            summaries.append(summarize(read_trace_arg(path, errors=errors)))
     if args.json:
         print_json({s.name: s.to_dict() for s in summaries} if len(summaries) > 1
                    else summaries[0].to_dict())
         return 0
-    table = pd.DataFrame({s.name: format_summary(s)["value"].to_numpy() for s in summaries},
+    table = pd.DataFrame({s.name: [_value(k, v) for k, v in s.items()] for s in summaries},
                          index=[SUMMARY_LABELS.get(k, k) for k in summaries[0].index])
     print(table.to_string())
     return 0

@@ -6,12 +6,16 @@ from ..exceptions import ConfigError
 from ..metrics import (adjustment_outcomes, estimate_accuracy, mean_absolute_error,
                        underestimation_rate)
 from ..model_selection import replay
-from ..runtime._registry import make_predictor
-from ._common import print_json, read_trace_arg, result_stream, write_table
+from .._time import parse_duration
+from ..runtime._registry import _keys, make_predictor
+from ._checks import check_count, flag_names, os_errors
+from ._common import (Progress, add_command, print_json, read_trace_arg, result_stream,
+                      write_table)
+from ._tables import format_number
 
 def register(subparsers):
-    parser = subparsers.add_parser(
-        "predict", help="replace requested times by predicted runtimes (online, no peeking)",
+    parser = add_command(
+        subparsers, "predict", help="replace requested times by predicted runtimes (online, no peeking)",
         description=(
             "Predict each job's runtime from the jobs that had ended before its submission "
             "(online replay), write the trace with the predictions in the requested-time "
@@ -49,7 +53,7 @@ def register(subparsers):
                         help="for logs without wait times: treat each job as ending at "
                              "submit + run (otherwise such logs are refused)")
     parser.add_argument("--bad-threshold", type=float, default=1800.0,
-                        help="underestimate (s) counted as a bad estimate (default: 1800)")
+                        help="underestimate (s) counted as a bad estimate")
     parser.add_argument("-o", "--output", metavar="PATH",
                         help="write the adjusted trace here ('-' for standard output)")
     parser.add_argument("--format", choices=("swf", "csv", "json"), default=None,
@@ -109,11 +113,49 @@ def summarize_predictions(run, requested, predicted, *, bad_threshold=1800.0):
     return summary
 
 
+def _check_args(args):
+    """Refuse bad values before any work, each naming its flag."""
+    check_count(args.n_recent, "--n-recent")
+    check_count(args.min_jobs, "--min-jobs")
+    if not 0 <= args.bad_threshold < float("inf"):
+        raise ConfigError(f"--bad-threshold must be a number of seconds >= 0, "
+                          f"got {args.bad_threshold:g}")
+    if args.method == "tang":
+        parse_duration(args.window, name="--window", allow_none=True)
+        if not _keys(args.keys):
+            raise ConfigError(f"--keys must name at least one key, got {args.keys!r}")
+    with flag_names(_FLAGS):
+        return build_estimator(args)
+
+
+def _check_keys(args, jobs):
+    missing = [k for k in _keys(args.keys) if k not in jobs.columns]
+    if missing:
+        raise ConfigError(f"--keys {args.keys}: the log has no column {', '.join(missing)} "
+                          "(use user, group, request, queue, partition, app, procs or a "
+                          "column of the log)")
+
+
+_FLAGS = {"keys": "--keys", "window": "--window", "quantile": "--quantile", "floor": "--floor",
+          "min_jobs": "--min-jobs", "n_recent": "--n-recent", "bad_threshold": "--bad-threshold"}
+"""Parameters of the predictors and the flags that set them."""
+
+
 def run(args):
-    if args.n_recent is not None and args.n_recent < 1:
-        raise ConfigError(f"--n-recent must be at least 1, got {args.n_recent}")
-    estimator = build_estimator(args)
-    jobs = read_trace_arg(args.trace)
+    estimator = _check_args(args)
+    progress = Progress("predict", quiet=args.quiet)
+    settings = {"method": args.method}
+    if args.method == "tang":
+        settings.update(keys=args.keys, window=args.window, quantile=args.quantile,
+                        floor=args.floor, min_jobs=args.min_jobs)
+    elif args.method != "requested":
+        settings["n_recent"] = args.n_recent if args.n_recent is not None else "default"
+    settings.update(assume_no_wait=args.assume_no_wait, bad_threshold=args.bad_threshold)
+    progress.settings(**settings)
+    with progress.step(lambda: f"read {len(jobs):,} jobs from {args.trace}"):
+        jobs = read_trace_arg(args.trace)
+    if args.method == "tang":
+        _check_keys(args, jobs)
     y = jobs["run_time"].to_numpy(dtype=float)
     known = None
     no_wait = np.isnan(jobs["wait_time"].to_numpy(dtype=float)) & np.isfinite(y)
@@ -125,12 +167,16 @@ def run(args):
     if args.assume_no_wait:
         wait = jobs["wait_time"].to_numpy(dtype=float)
         known = jobs["submit_time"].to_numpy(dtype=float) + np.where(np.isnan(wait), 0.0, wait) + y
-    predicted = replay(estimator, jobs, y, known_time=known)
+    with flag_names(_FLAGS), progress.step(f"predicted the runtimes of {len(jobs):,} jobs "
+                                           "online"):
+        predicted = replay(estimator, jobs, y, known_time=known)
     requested = jobs["req_time"].to_numpy(dtype=float)
     summary = summarize_predictions(y, requested, predicted, bad_threshold=args.bad_threshold)
     summary["method"] = repr(estimator)
     if args.output:
-        _write(jobs, requested, predicted, estimator, args)
+        with progress.step(f"wrote {len(jobs):,} jobs to {args.output}"), \
+                os_errors("-o", args.output):
+            _write(jobs, requested, predicted, estimator, args)
     if args.json:
         print_json(summary, result_stream(args.output))
     elif not args.quiet:
@@ -166,11 +212,12 @@ def _print_table(summary, stream):
     if "outcomes" not in summary:
         return
     print(f"{'':28}{'requested':>12}{'predicted':>12}", file=stream)
-    rows = [("accuracy (Tang eq. 3)", "accuracy", "{:.4f}"),
-            ("underestimated share", "underestimation", "{:.4f}"),
-            ("mean absolute error (s)", "mae", "{:,.0f}")]
-    for label, key, fmt in rows:
-        print(f"{label:28}{fmt.format(summary[key + '_requested']):>12}"
-              f"{fmt.format(summary[key + '_predicted']):>12}", file=stream)
+    rows = [("accuracy (Tang eq. 3)", "accuracy", 1.0),
+            ("underestimated (fraction)", "underestimation", 1.0),
+            ("mean absolute error (h)", "mae", 3600.0)]
+    for label, key, unit in rows:
+        print(f"{label:28}{format_number(summary[key + '_requested'] / unit):>12}"
+              f"{format_number(summary[key + '_predicted'] / unit):>12}", file=stream)
     shares = summary["outcomes"]
-    print("outcomes: " + "  ".join(f"{k} {v:.1%}" for k, v in shares.items()), file=stream)
+    print("outcomes (fraction of jobs): "
+          + "  ".join(f"{k} {format_number(v)}" for k, v in shares.items()), file=stream)

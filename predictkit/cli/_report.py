@@ -1,14 +1,14 @@
 """``predictkit report TRACE -o DIR``: the static HTML report of a log."""
 
-import sys
-
 from ..report import analyze, build_report
-from ._common import read_trace_arg
+from ._checks import check_seed, os_errors
+from ._common import Progress, add_command, read_trace_arg
+from ._demo import STEPS
 
 
 def register(subparsers):
-    parser = subparsers.add_parser(
-        "report", help="write a static HTML report with the papers' plots for a log",
+    parser = add_command(
+        subparsers, "report", help="write a static HTML report with the papers' plots for a log",
         description=(
             "Analyse a log (requests, runtime predictors, QBETS bounds, schedules, "
             "fairness) and write OUTPUT/index.html, one self-contained page with the "
@@ -17,12 +17,14 @@ def register(subparsers):
     from ._common import add_log_argument
     add_log_argument(parser)
     parser.add_argument("-o", "--output", default="report",
-                        help="output folder (default ./report); '-' writes the page to "
+                        help="output folder; '-' writes the page to "
                              "standard output")
     parser.add_argument("--max-jobs", type=int, default=None,
-                        help="analyse only the first N jobs (after cleaning)")
+                        help="analyse only the first N jobs (after cleaning; default: all)")
     parser.add_argument("--quantile", type=float, default=0.95,
-                        help="quantile of the QBETS bounds (default 0.95)")
+                        help="quantile of the QBETS bounds")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of every random choice (the QBETS job classes)")
     parser.add_argument("--no-fairness", action="store_true",
                         help="skip the fair-start-time analysis (the slowest part)")
     parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
@@ -30,17 +32,26 @@ def register(subparsers):
 
 
 def run(args):
-    from ..exceptions import ConfigError
+    from ..exceptions import ConfigError, JobTableError
 
     if not 0 < args.quantile < 1:
         raise ConfigError(f"--quantile must be in (0, 1), got {args.quantile}")
     if args.max_jobs is not None and args.max_jobs < 100:
         raise ConfigError(f"--max-jobs must be at least 100, got {args.max_jobs}")
-    jobs = read_trace_arg(args.trace)
+    check_seed(args.seed)
+    progress = Progress("report", quiet=args.quiet)
+    progress.settings(max_jobs=args.max_jobs or "all", quantile=args.quantile,
+                      fairness=not args.no_fairness, seed=args.seed, output=args.output)
+    with progress.step(lambda: f"read {len(jobs):,} jobs from {args.trace}"):
+        jobs = read_trace_arg(args.trace)
+    if not len(jobs):
+        raise JobTableError(f"{args.trace}: the log has no jobs")
     analysis = analyze(jobs, max_jobs=args.max_jobs, quantile=args.quantile,
-                       fairness=not args.no_fairness,
-                       progress=not args.quiet and sys.stderr.isatty())
-    page = build_report(analysis, args.output)
+                       fairness=not args.no_fairness, random_state=args.seed,
+                       progress=lambda step, seconds: progress.say(
+                           f"{STEPS.get(step, step)} in {seconds:.1f} s"))
+    with progress.step("wrote the report"), os_errors("-o", args.output):
+        page = build_report(analysis, args.output)
     if not args.quiet and args.output != "-":
         print(page.resolve())
     return 0

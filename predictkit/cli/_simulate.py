@@ -1,47 +1,56 @@
 """``predictkit simulate TRACE``: replay a log through a backfilling scheduler."""
 
-import sys
 
+import numpy as np
 import pandas as pd
 
-from ..exceptions import ConfigError
-from ._common import (add_output_options, print_json, read_trace_arg, result_stream,
-                      write_table)
+from ..exceptions import ConfigError, JobTableError
+from ..simulate import POLICIES
+from ._checks import check_positive, check_procs, flag_names
+from ._common import (Progress, add_command, add_output_options, output_format, print_json,
+                      read_trace_arg, result_stream, write_swf_output, write_table)
+from ._tables import format_table
 
 PREDICTORS = ("requested", "perfect", "tang", "usage-max", "recent-average")
 
 
 def register(subparsers):
-    parser = subparsers.add_parser(
-        "simulate", help="simulate FCFS/EASY/conservative backfilling and print schedule metrics",
+    parser = add_command(
+        subparsers, "simulate", help="simulate FCFS/EASY/conservative backfilling and print schedule metrics",
         description="Replay an SWF log through a backfilling scheduler (Leung et al. 2010; "
                     "Tang et al. 2013) with the chosen runtime estimates and print the "
                     "schedule metrics next to the same simulation with requested times. "
                     "Jobs without a runtime, width or (for request-based estimates) a "
-                    "request are left out and counted on standard error.",
+                    "request are left out and counted on standard error. -o writes the "
+                    "simulated jobs: SWF (the log with the simulated waits, to chain into "
+                    "'predictkit bounds'), CSV or JSON (every simulated column).",
     )
     from ._common import add_log_argument
     add_log_argument(parser)
     parser.add_argument("--policy", default="easy",
-                        choices=("easy", "fcfs", "conservative", "no_guarantee"))
-    parser.add_argument("--priority", default="fcfs", choices=("fcfs", "sjf", "wfp", "fairshare"))
+                        choices=POLICIES,
+                        help="backfilling policy")
+    parser.add_argument("--priority", default="fcfs", choices=("fcfs", "sjf", "wfp", "fairshare"),
+                        help="queue order")
     parser.add_argument("--predictor", default="requested", choices=PREDICTORS,
                         help="runtime estimates: the request, the actual runtime, Tang's "
                              "walltime adjuster (user+group+request keys, 30-day window), "
                              "Klusacek's recent usage max, or the recent average")
     parser.add_argument("--quantile", type=float, default=0.85,
-                        help="aggressiveness of --predictor tang (default 0.85)")
+                        help="aggressiveness of --predictor tang, in [0.5, 1]")
     parser.add_argument("--selective", action="store_true",
                         help="use predictions for waiting jobs only (Tang 5.2)")
     parser.add_argument("--on-underestimate", default="double",
-                        choices=("double", "increments", "request"))
-    parser.add_argument("--backfill-order", default="priority", choices=("priority", "sjf"))
+                        choices=("double", "increments", "request"),
+                        help="what a job that outlives its estimate gets")
+    parser.add_argument("--backfill-order", default="priority", choices=("priority", "sjf"),
+                        help="order in which waiting jobs are tried for backfilling")
     parser.add_argument("--n-procs", type=int, default=None,
                         help="machine size (default: the header's MaxProcs, else the widest job)")
     parser.add_argument("--max-jobs", type=int, default=None,
-                        help="simulate only the first N jobs")
+                        help="simulate only the first N jobs (default: all)")
     parser.add_argument("--json", action="store_true", help="print the metrics as JSON")
-    add_output_options(parser, formats=("csv", "json"))
+    add_output_options(parser, formats=("swf", "csv", "json"))
     parser.set_defaults(func=run)
 
 
@@ -54,41 +63,137 @@ def estimate_source(name, quantile=0.85):
     return make_predictor(name, **({"quantile": quantile} if name == "tang" else {}))
 
 
+_HOURS = ("mean_wait", "weighted_wait", "mean_response", "makespan")
+"""Metrics in seconds that the table shows in hours (besides the wait percentiles)."""
+
+
+def metric_label(name):
+    """A schedule metric's name with its unit, as the table shows it."""
+    if name in _HOURS or name.endswith(("_wait", "_response")):
+        return f"{name} (h)"
+    if name in ("utilization", "backfill_ratio", "loss_of_capacity"):
+        return f"{name} (fraction)"
+    if name == "n_jobs":
+        return "n_jobs (jobs)"
+    if "slowdown" in name:
+        return f"{name} (ratio)"
+    return name
+
+
+def _shown(table):
+    """The metrics table with its unit in each label and seconds turned into hours."""
+    shown = table.copy()
+    hours = shown["metric"].map(lambda m: metric_label(m).endswith("(h)")).to_numpy()
+    counts = (shown["metric"] == "n_jobs").to_numpy()
+    for column in shown.columns[1:]:
+        values = shown[column].to_numpy(dtype=float)
+        values = np.where(hours, values / 3600.0, values)
+        shown[column] = pd.Series([int(v) if count and np.isfinite(v) else float(v)
+                                   for v, count in zip(values, counts)], dtype=object)
+    shown["metric"] = shown["metric"].map(metric_label)
+    return shown
+
+
+def _check_args(args):
+    """Refuse bad values before any work, each naming its flag."""
+    check_positive(args.max_jobs, "--max-jobs")
+    check_procs(args.n_procs)
+    if args.predictor == "tang" and not 0.5 <= args.quantile <= 1.0:
+        raise ConfigError(f"--quantile must be in [0.5, 1] for --predictor tang, "
+                          f"got {args.quantile:g}")
+    if args.output:
+        return output_format(args.output, args.format, ("swf", "csv", "json"), default="swf")
+    return None
+
+
 def run(args):
     from ..simulate import simulate
     from ..simulate._trace import simulable_jobs
 
-    jobs = read_trace_arg(args.trace)
+    fmt = _check_args(args)
+    progress = Progress("simulate", quiet=args.quiet)
+    settings = {"policy": args.policy, "priority": args.priority, "predictor": args.predictor}
+    if args.predictor == "tang":
+        settings["quantile"] = args.quantile
+    progress.settings(**settings, selective=args.selective,
+                      on_underestimate=args.on_underestimate, backfill_order=args.backfill_order,
+                      n_procs=args.n_procs or "from the log", max_jobs=args.max_jobs or "all")
+    with progress.step(lambda: f"read {len(jobs):,} jobs from {args.trace}"):
+        jobs = read_trace_arg(args.trace)
     if args.max_jobs is not None:
-        if args.max_jobs <= 0:
-            raise ConfigError(f"--max-jobs must be positive, got {args.max_jobs}")
         attrs = dict(jobs.attrs)
         jobs = jobs.iloc[:args.max_jobs]
         jobs.attrs = attrs
     jobs, dropped = simulable_jobs(jobs, need_requests=args.predictor != "perfect")
-    if dropped and not args.quiet:
-        text = ", ".join(f"{n} with {reason}" for reason, n in dropped.items())
-        print(f"predictkit simulate: left out {text}", file=sys.stderr)
+    if dropped:
+        text = ", ".join(f"{n:,} with {reason}" for reason, n in dropped.items())
+        progress.say(f"left out {text}")
+    if not len(jobs):
+        raise JobTableError(f"{args.trace}: no job can be simulated (a job needs a submit "
+                            "time, a runtime, a width and, unless --predictor perfect, a "
+                            "request)")
     common = dict(n_procs=args.n_procs, policy=args.policy, priority=args.priority,
                   on_underestimate=args.on_underestimate, backfill_order=args.backfill_order)
-    schedule = simulate(jobs, estimates=estimate_source(args.predictor, args.quantile),
-                        selective=args.selective, **common)
+    with flag_names(_FLAGS), progress.step(
+            lambda: f"simulated {len(schedule.jobs):,} jobs with {args.predictor} estimates"):
+        schedule = simulate(jobs, estimates=estimate_source(args.predictor, args.quantile),
+                            selective=args.selective, **common)
+    if len(schedule.rejected):
+        progress.say(f"{len(schedule.rejected):,} job(s) wider than the machine "
+                     f"({schedule.n_procs:,} processors) were not simulated")
     table = schedule.metrics().rename(columns={"value": args.predictor})
     if args.predictor != "requested" or args.selective:
-        baseline = simulate(jobs, estimates="requested", **common).metrics()
+        with flag_names(_FLAGS), progress.step(
+                f"simulated {len(schedule.jobs):,} jobs with requested estimates (baseline)"):
+            baseline = simulate(jobs, estimates="requested", **common).metrics()
         table.insert(1, "requested", baseline["value"].to_numpy())
     if args.output:
-        write_table(schedule.jobs, args.output, args.format)
+        with progress.step(f"wrote {len(schedule.jobs):,} simulated jobs to {args.output}"):
+            _write(schedule, args, fmt)
     if args.quiet:
         return 0
-    if len(schedule.rejected):
-        print(f"predictkit simulate: {len(schedule.rejected)} job(s) wider than the machine "
-              "were not simulated", file=sys.stderr)
     stream = result_stream(args.output)
     if args.json:
         print_json({"params": schedule.params,
                     "metrics": table.set_index("metric").to_dict(orient="index")}, stream)
     else:
-        with pd.option_context("display.width", 120, "display.max_rows", 100):
-            print(table.to_string(index=False, float_format=lambda v: f"{v:.6g}"), file=stream)
+        print(format_table(_shown(table)), file=stream)
     return 0
+
+
+_FLAGS = {"n_procs": "--n-procs", "policy": "--policy", "priority": "--priority",
+          "on_underestimate": "--on-underestimate", "backfill_order": "--backfill-order",
+          "quantile": "--quantile"}
+"""Parameters of :func:`predictkit.simulate.simulate` and the flags that set them."""
+
+
+def schedule_as_log(schedule):
+    """The simulated jobs as a log: the simulated waits, and runtimes cut where jobs were killed.
+
+    Everything else is the input's. Jobs wider than the machine were not
+    simulated and are not in it.
+    """
+    jobs = schedule.jobs.copy()
+    run = jobs["run_time"].to_numpy(dtype=float)
+    held = jobs["sim_run_time"].to_numpy(dtype=float)
+    killed = jobs["killed"].to_numpy(dtype=bool)
+    jobs["run_time"] = np.where(killed, held, run)
+    jobs.attrs = dict(schedule.jobs.attrs)
+    jobs.attrs.pop("header", None)
+    return jobs
+
+
+def _write(schedule, args, fmt):
+    if fmt != "swf":
+        write_table(schedule.jobs, args.output, fmt)
+        return
+    p = schedule.params
+    comments = [
+        f"wait_time holds the waits simulated by predictkit: policy={p['policy']} "
+        f"priority={p['priority']} estimates={args.predictor} selective={p['selective']} "
+        f"n_procs={p['n_procs']}; run_time of jobs killed at their request is the time they ran",
+    ]
+    if len(schedule.rejected):
+        comments.append(f"{len(schedule.rejected)} job(s) wider than the machine were not "
+                        "simulated and are left out")
+    write_swf_output(schedule_as_log(schedule), args.output, comments=comments)

@@ -3,15 +3,17 @@
 import numpy as np
 
 from .._time import parse_duration
-from ..exceptions import ConfigError
+from ..exceptions import ConfigError, JobTableError
 from ..queue import varq_experiment
-from ._common import (add_output_options, print_json, read_trace_arg, result_stream,
-                      write_table)
+from ._checks import check_seed, flag_names
+from ._common import (Progress, add_command, add_output_options, print_json, read_trace_arg,
+                      result_stream, write_table)
+from ._tables import format_table
 
 
 def register(subparsers):
-    parser = subparsers.add_parser(
-        "varq", help="VARQ virtual-reservation experiment on a trace (simulated)",
+    parser = add_command(
+        subparsers, "varq", help="VARQ virtual-reservation experiment on a trace (simulated)",
         description="Turn a fraction of the jobs into VARQ requests (start deadline every "
                     "--period, requested success probability), plan them with VARQ on QBETS "
                     "bounds trained online, simulate the machine (EASY, FCFS) and report "
@@ -20,15 +22,15 @@ def register(subparsers):
     from ._common import add_log_argument
     add_log_argument(parser)
     parser.add_argument("--fractions", default="0.1,0.5",
-                        help="comma-separated shares of jobs that use VARQ (default 0.1,0.5)")
+                        help="comma-separated shares of jobs that use VARQ")
     parser.add_argument("--probabilities", default="0.5,0.75,0.95",
-                        help="comma-separated success probabilities (default 0.5,0.75,0.95)")
-    parser.add_argument("--period", default="6h", help="time between start deadlines (6h)")
+                        help="comma-separated success probabilities")
+    parser.add_argument("--period", default="6h", help="time between start deadlines")
     parser.add_argument("--start", default="30D",
-                        help="requests start this long after the first submission (30D)")
-    parser.add_argument("--days", default="7D", help="length of the request window (7D)")
+                        help="requests start this long after the first submission")
+    parser.add_argument("--days", default="7D", help="length of the request window")
     parser.add_argument("--step", type=float, default=30.0,
-                        help="VARQ trajectory step in seconds (30)")
+                        help="VARQ trajectory step in seconds")
     parser.add_argument("--seed", type=int, default=0, help="seed of the job selection")
     parser.add_argument("--json", action="store_true", help="print JSON")
     add_output_options(parser, formats=("csv", "json"))
@@ -45,21 +47,46 @@ def _unit_list(text, name):
     return values
 
 
+_SHOWN = {"fraction": "fraction (of jobs)", "probability": "probability",
+          "count": "accepted (jobs)", "refused": "refused (jobs)",
+          "predicted": "predicted success", "observed": "observed success",
+          "required_node_hours": "required (node-hours)", "used_node_hours": "used (node-hours)",
+          "ratio": "used/required"}
+"""Columns of the printed table, with their units."""
+
+
 def run(args):
     fractions = _unit_list(args.fractions, "fractions")
     probabilities = _unit_list(args.probabilities, "probabilities")
     period = parse_duration(args.period, name="--period")
     offset = parse_duration(args.start, name="--start")
     length = parse_duration(args.days, name="--days")
-    if period <= 0 or length <= 0 or offset < 0:
-        raise ConfigError("--period and --days must be > 0 and --start >= 0")
-    if not args.step > 0:
+    if period <= 0:
+        raise ConfigError(f"--period must be longer than 0, got {args.period!r}")
+    if length <= 0:
+        raise ConfigError(f"--days must be longer than 0, got {args.days!r}")
+    if not 0 < args.step < float("inf"):
         raise ConfigError(f"--step must be > 0, got {args.step!r}")
-    jobs = read_trace_arg(args.trace)
-    first = float(np.nanmin(jobs["submit_time"]))
-    table = varq_experiment(jobs, fractions=fractions, probabilities=probabilities,
-                            period=period, window=(first + offset, first + offset + length),
-                            step=args.step, random_state=args.seed)
+    check_seed(args.seed)
+    progress = Progress("varq", quiet=args.quiet)
+    progress.settings(fractions=fractions, probabilities=probabilities, period=args.period,
+                      start=args.start, days=args.days, step=args.step, seed=args.seed)
+    with progress.step(lambda: f"read {len(jobs):,} jobs from {args.trace}"):
+        jobs = read_trace_arg(args.trace)
+    submit = jobs["submit_time"].to_numpy(dtype=float)
+    if not np.isfinite(submit).any():
+        raise JobTableError(f"{args.trace}: no job has a submit time; VARQ needs a log with jobs")
+    first = float(np.nanmin(submit))
+    with flag_names(_FLAGS), progress.step(
+            f"planned and simulated VARQ requests for {len(fractions) * len(probabilities)} "
+            "(fraction, probability) pairs"):
+        try:
+            table = varq_experiment(jobs, fractions=fractions, probabilities=probabilities,
+                                    period=period,
+                                    window=(first + offset, first + offset + length),
+                                    step=args.step, random_state=args.seed)
+        except JobTableError as exc:
+            raise JobTableError(f"{args.trace}: {exc}") from exc
     if args.output:
         write_table(table, args.output, args.format)
     if args.quiet:
@@ -68,7 +95,11 @@ def run(args):
     if args.json:
         print_json(table.to_dict(orient="records"), stream)
         return 0
-    shown = table[["fraction", "probability", "count", "refused", "predicted", "observed",
-                   "required_node_hours", "used_node_hours", "ratio"]]
-    print(shown.to_string(index=False, float_format=lambda v: f"{v:.2f}"), file=stream)
+    shown = table[list(_SHOWN)].rename(columns=_SHOWN)
+    print(format_table(shown), file=stream)
     return 0
+
+
+_FLAGS = {"fractions": "--fractions", "probabilities": "--probabilities", "period": "--period",
+          "window": "--start/--days", "step": "--step", "random_state": "--seed"}
+"""Parameters of :func:`predictkit.queue.varq_experiment` and the flags that set them."""

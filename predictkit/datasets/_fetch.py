@@ -18,7 +18,7 @@ import urllib.request
 from pathlib import Path
 
 from .._atomic import create_temporary
-from ..exceptions import ChecksumError, DatasetError, DownloadError
+from ..exceptions import DatasetError, DownloadError
 from ..io import read_swf
 from ._catalogue import lookup
 from ._verify import verify_download

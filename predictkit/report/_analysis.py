@@ -56,11 +56,17 @@ class Analysis:
 
 
 def _steps(progress, total):
-    if not progress:
+    if not progress or callable(progress):
         return None
     from tqdm.auto import tqdm
 
     return tqdm(total=total, desc="analysis", unit="step", leave=False)
+
+
+def _done(progress, timings, step):
+    """Tell a progress callback that ``step`` took ``timings[step]`` seconds."""
+    if callable(progress):
+        progress(step, timings[step])
 
 
 def _tick(bar, label):
@@ -92,9 +98,11 @@ def analyze(jobs, *, name=None, max_jobs=None, predictors=None, quantile=0.95,
     fairness : bool
         Compute the hybrid fair-start-time metric by job width for the EASY
         schedules (needs ``"easy"`` in ``policies``).
-    progress : bool
-        Show a progress bar.
-    random_state : int, RandomState or None, default=0
+    progress : bool or callable
+        Show a progress bar; a callable is instead called as
+        ``progress(step, seconds)`` after each step (``"prepare"``,
+        ``"predictors"``, ``"bounds"``, ``"schedules"``, ``"fairness"``).
+    random_state : int, Generator or None, default=0
         Seeds every random choice of the study (the QBETS job classes): the
         same seed gives the same tables. ``None`` draws a fresh seed.
 
@@ -129,6 +137,7 @@ def analyze(jobs, *, name=None, max_jobs=None, predictors=None, quantile=0.95,
     clean = with_observed_waits(clean, has_requests, notes)
     result.jobs = clean
     timings["prepare"] = time.perf_counter() - started
+    _done(progress, timings, "prepare")
     _tick(bar, "runtime predictors")
 
     started = time.perf_counter()
@@ -138,22 +147,26 @@ def analyze(jobs, *, name=None, max_jobs=None, predictors=None, quantile=0.95,
         notes.append("The log has no requested times: the runtime predictors, which adjust "
                      "the request, and request-based schedules are skipped.")
     timings["predictors"] = time.perf_counter() - started
+    _done(progress, timings, "predictors")
     _tick(bar, "queue bounds")
 
     started = time.perf_counter()
     _bounds(result, clean, quantile, random_state)
     timings["bounds"] = time.perf_counter() - started
+    _done(progress, timings, "bounds")
     _tick(bar, "schedules")
 
     started = time.perf_counter()
     easy = _schedules(result, clean, predictors, policies) if has_requests else {}
     timings["schedules"] = time.perf_counter() - started
+    _done(progress, timings, "schedules")
     _tick(bar, "fairness")
 
     started = time.perf_counter()
     if fairness:
         _fairness(result, easy)
     timings["fairness"] = time.perf_counter() - started
+    _done(progress, timings, "fairness")
     _tick(bar, "done")
     if bar is not None:
         bar.close()

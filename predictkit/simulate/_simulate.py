@@ -161,7 +161,6 @@ def simulate(jobs, *, n_procs=None, policy="easy", reservation_depth=None, prior
         keys = callable_keys(priority, kept)
 
     pieces = _Pieces(dur, req, split)
-    total = n + pieces.extra
     submit = np.concatenate([prep["submit"], np.full(pieces.extra, np.nan)])
     width = np.concatenate([prep["width"], prep["width"][pieces.parent]])
     user = np.concatenate([prep["user"], prep["user"][pieces.parent]])

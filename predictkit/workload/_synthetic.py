@@ -180,4 +180,13 @@ def _check_memory(n_jobs):
         raise invalid_parameter(
             "n_jobs", "make_workload",
             f"small enough to fit in memory: {int(n_jobs):,} jobs need about "
-            f"{need / 2**30:,.0f} GiB, this machine has {total / 2**30:,.0f} GiB", n_jobs)
+            f"{_bytes(need)} (about {BYTES_PER_JOB:,} bytes per job), this machine has "
+            f"{_bytes(total)}", n_jobs)
+
+
+def _bytes(n):
+    """``n`` bytes in the largest binary unit that keeps the number at least 1."""
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or unit == "TiB":
+            return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}"
+        n /= 1024

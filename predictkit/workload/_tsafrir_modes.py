@@ -100,6 +100,9 @@ def head_times(t_max):
     ndarray
         20 distinct times, ``t_max`` first, the rest ascending.
     """
+    if not t_max / max(T_ROUNDS) < 2.0**52:
+        # counting multiples down would never move (float precision)
+        raise ConfigError(f"t_max must be below {2.0**52 * max(T_ROUNDS):.3g} s, got {t_max:g} s")
     chosen = [float(t_max)]
     chosen += [t for t in JOINT_TIMES if t < t_max]
     taken = set(chosen)

@@ -53,3 +53,39 @@ def test_generate_estimates_for_a_log_without_requests(tmp_path, capsys):
     jobs = read_swf(out)
     assert jobs["req_time"].notna().all() and (jobs["req_time"] >= jobs["run_time"]).all()
     assert jobs["req_time"].max() == 48 * 3600
+
+
+@pytest.mark.parametrize("name, reason", [
+    ("KTH-SP2-1996-2.1-cln", "ran longer than the longest estimate"),
+    ("SDSC-SP2-1998-4.2-cln", "with no run_time"),
+    ("SDSC-DS-2004-2.1-cln", "with no run_time"),
+])
+def test_generate_estimates_for_a_log_cleans_it_and_says_what_it_left_out(
+        tmp_path, capsys, name, reason):
+    source = read_swf(trace_file(name))
+    out = tmp_path / "out.swf"
+    assert main(["generate", "--estimates-for", str(trace_file(name)), "--seed", "0",
+                 "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert reason in err
+    jobs = read_swf(out)
+    left_out = sum(int(n.replace(",", "")) for n in
+                   __import__("re").findall(r"left out ([\d,]+)", err))
+    assert left_out > 0 and len(jobs) == len(source) - left_out
+    assert jobs["run_time"].notna().all() and (jobs["req_time"] >= jobs["run_time"]).all()
+    kept = source.set_index("job_id").loc[jobs["job_id"]]
+    np.testing.assert_array_equal(jobs["run_time"], kept["run_time"])
+
+
+def test_generate_estimates_truncate_keeps_the_long_jobs(tmp_path, capsys):
+    log = trace_file("KTH-SP2-1996-2.1-cln")
+    out = tmp_path / "out.swf"
+    assert main(["generate", "--estimates-for", str(log), "--truncate", "--seed", "0",
+                 "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "ran longer" not in err
+    cleaned = sum(int(n.replace(",", "")) for n in
+                  __import__("re").findall(r"left out ([\d,]+) with", err))
+    jobs = read_swf(out)
+    assert len(jobs) == len(read_swf(log)) - cleaned
+    assert (jobs["req_time"] >= jobs["run_time"]).all()

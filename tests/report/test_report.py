@@ -120,3 +120,18 @@ def test_demo_twice_with_one_seed_writes_the_same_tables(tmp_path):
                      str(tmp_path / run)]) == 0
         pages.append((tmp_path / run / "index.html").read_text())
     assert _tables_of(pages[0]) == _tables_of(pages[1])
+
+
+def test_equal_random_states_give_equal_analyses_and_progress_is_reported():
+    import pandas as pd
+
+    jobs = make_workload(1500, n_procs=128, random_state=3)
+    steps = []
+    runs = [analyze(jobs, fairness=False, policies=("easy",), random_state=3,
+                    progress=lambda step, seconds: steps.append((step, seconds)))
+            for _ in range(2)]
+    pd.testing.assert_frame_equal(runs[0].bound_table, runs[1].bound_table)
+    np.testing.assert_array_equal(runs[0].bounds, runs[1].bounds)
+    assert [s for s, _ in steps[:5]] == ["prepare", "predictors", "bounds", "schedules",
+                                         "fairness"]
+    assert all(seconds >= 0 for _, seconds in steps)

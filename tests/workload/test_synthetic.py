@@ -83,3 +83,10 @@ def test_load_parameter():
 def test_bad_arguments(kwargs):
     with pytest.raises(ConfigError):
         make_workload(**kwargs)
+
+
+def test_make_workload_refuses_a_size_that_cannot_fit_in_memory():
+    from predictkit.exceptions import ConfigError
+
+    with pytest.raises(ConfigError, match=r"n_jobs=10,000,000,000,000 needs about .* of memory"):
+        make_workload(10**13, random_state=0)

@@ -164,3 +164,13 @@ def test_user_modes_keep_their_percent_and_the_total(user, n, seed):
     by_time = modes.set_index("estimate")["percent"]
     for t, p in user:
         assert by_time[t] == pytest.approx(p)
+
+
+def test_head_times_refuse_a_t_max_too_large_to_count_down_from():
+    # counting multiples of 200 h down from 1e30 h never moves in float64: refuse, not hang
+    from predictkit.exceptions import ConfigError
+    from predictkit.workload._tsafrir_modes import head_times
+
+    with pytest.raises(ConfigError, match="t_max must be below"):
+        head_times(1e30 * 3600)
+    assert len(head_times(1e15 * 3600)) == 20

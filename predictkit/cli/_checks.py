@@ -1,0 +1,118 @@
+"""Checks of command-line values, and library errors re-worded for the command line."""
+
+import contextlib
+import re
+
+from ..exceptions import ConfigError, PredictkitError
+
+__all__ = ["flag_names", "cli_wording", "check_positive", "check_procs", "check_seed",
+           "check_count", "os_errors", "MAX_PROCS", "MAX_SEED"]
+
+
+@contextlib.contextmanager
+def flag_names(mapping):
+    """Re-word the library's parameter names as command-line flags in errors raised inside.
+
+    ``mapping`` is ``{"n_jobs": "--jobs", ...}``; each whole-word occurrence
+    of a parameter name in the message of a :class:`ConfigError`,
+    :class:`SimulationError`, :class:`JobTableError` or :class:`DatasetError`
+    becomes the flag, and remaining Python wording (``truncate=True``,
+    ``fetch_pwa('X')``) is replaced by the command-line way to say it.
+    """
+    try:
+        yield
+    except PredictkitError as exc:
+        text = str(exc)
+        worded = cli_wording(text, mapping)
+        if worded == text:
+            raise
+        raise _same_kind(exc, worded) from exc
+
+
+def cli_wording(text, mapping=None):
+    """``text`` with parameter names replaced by flags (see :func:`flag_names`)."""
+    for python, flag in _PYTHON_WORDING:
+        text = re.sub(python, flag, text)
+    for name, flag in (mapping or {}).items():
+        text = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w(])", flag, text)
+    return text
+
+
+_PYTHON_WORDING = (
+    (r"pass truncate=True", "give --truncate"),
+    (r"predictkit\.datasets\.list_traces\(\) or ", ""),
+    (r"fetch_pwa\('([^']*)'\) or download_if_missing=True", r"predictkit fetch \1"),
+    (r"errors='skip'", "--skip-bad-lines"),
+    (r"predictkit\.clean_jobs\(jobs\), which reports what it removed", "clean the log first"),
+)
+
+
+def _same_kind(exc, message):
+    try:
+        new = type(exc)(message)
+    except TypeError:
+        new = ConfigError(message)
+    if str(new) != message:
+        new = ConfigError(message)
+    return new
+
+
+def check_positive(value, flag, *, allow_zero=False):
+    """Refuse a negative (or zero) integer or number given to ``flag``."""
+    if value is None:
+        return value
+    if allow_zero and value < 0:
+        raise ConfigError(f"{flag} must be 0 or more, got {value}")
+    if not allow_zero and not value > 0:
+        raise ConfigError(f"{flag} must be positive, got {value}")
+    return value
+
+
+MAX_PROCS = 2**53
+"""Largest machine a command accepts (processor counts are exact in float64 below it)."""
+
+
+def check_procs(value, flag="--n-procs"):
+    """Refuse a machine size that is not positive or too large to count exactly."""
+    check_positive(value, flag)
+    if value is not None and value > MAX_PROCS:
+        raise ConfigError(f"{flag} must be at most {MAX_PROCS:,}, got {value:,}")
+    return value
+
+
+MAX_SEED = 2**32 - 1
+"""Largest seed: numpy's legacy generator and scikit-learn take no larger one."""
+
+
+def check_seed(value, flag="--seed"):
+    """Refuse a seed that not every random generator takes (scikit-learn's range)."""
+    if value is not None and not 0 <= value <= MAX_SEED:
+        raise ConfigError(f"{flag} must be a whole number from 0 to {MAX_SEED:,}, got {value}")
+    return value
+
+
+def check_count(value, flag, *, low=1):
+    """Refuse a count below ``low`` or beyond what a compiled kernel can hold (int64)."""
+    if value is not None and not low <= value < 2**62:
+        raise ConfigError(f"{flag} must be a whole number from {low} to {2**62 - 1:,}, "
+                          f"got {value}")
+    return value
+
+
+
+
+@contextlib.contextmanager
+def os_errors(flag, path=None):
+    """Turn an operating-system error on the file ``path`` given to ``flag`` into one line.
+
+    Missing files and folders, folders and permissions are left to
+    :func:`predictkit.cli.main`, which words them already.
+    """
+    try:
+        yield
+    except (FileNotFoundError, IsADirectoryError, PermissionError):
+        raise
+    except OSError as exc:
+        name = path if path is not None else exc.filename
+        where = f" {name}" if name is not None else ""
+        raise ConfigError(f"{flag}{where}: {exc.strerror or exc}") from None

@@ -1,0 +1,159 @@
+"""What every command does alike: settings echo, progress lines, units, --help, flag names."""
+
+import argparse
+import io
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from predictkit.cli import build_parser, main
+from predictkit.datasets import make_workload
+from predictkit.io import read_swf, write_swf
+
+PROGRESS = re.compile(r"^predictkit (\w+): .* in \d+\.\d (s|min)$")
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("logs")
+    plain = folder / "small.swf"
+    write_swf(make_workload(600, 32, random_state=1), plain)
+    waits = folder / "waits.swf"
+    assert main(["simulate", str(plain), "-q", "-o", str(waits)]) == 0
+    return {"plain": str(plain), "waits": str(waits), "folder": folder}
+
+
+COMMANDS = [
+    (["info", "{waits}"], "skip-bad-lines=False"),
+    (["simulate", "{plain}", "--predictor", "tang"],
+     "policy=easy priority=fcfs predictor=tang quantile=0.85"),
+    (["bounds", "{waits}"], "quantile=0.95 confidence=0.95"),
+    (["predict", "{waits}"], "method=tang keys=user,group,request window=30D quantile=0.85"),
+    (["varq", "{waits}", "--start", "0", "--days", "1D"], "fractions=0.1,0.5"),
+    (["generate", "--jobs", "300", "--seed", "1", "-o", "{folder}/g.swf"],
+     "jobs=300 n-procs=128 tmax=18h"),
+    (["generate", "--estimates-for", "{plain}", "--seed", "1", "-o", "{folder}/e.swf"],
+     "model=tsafrir"),
+]
+
+
+@pytest.mark.parametrize("argv, settings", COMMANDS, ids=[a[0] for a, _ in COMMANDS])
+def test_each_command_echoes_its_settings_and_times_its_steps(logs, capsys, argv, settings):
+    argv = [a.format(**logs) for a in argv]
+    assert main(argv) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].startswith(f"predictkit {argv[0]}: ") and settings in lines[0]
+    timed = [line for line in lines[1:] if PROGRESS.match(line)]
+    assert timed and all(PROGRESS.match(line).group(1) == argv[0] for line in timed)
+    assert main(argv + ["--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_simulate_and_generate_progress_says_what_was_done(logs, capsys):
+    assert main(["generate", "--jobs", "500", "--seed", "2", "-o",
+                 str(logs["folder"] / "p.swf")]) == 0
+    err = capsys.readouterr().err
+    assert re.search(r"^predictkit generate: generated 500 jobs in \d+\.\d s$", err, re.M)
+    assert main(["simulate", str(logs["folder"] / "p.swf")]) == 0
+    err = capsys.readouterr().err
+    assert re.search(r"^predictkit simulate: simulated 500 jobs with requested estimates "
+                     r"in \d+\.\d s$", err, re.M)
+
+
+def test_tables_state_units_and_use_one_number_format(logs, capsys):
+    assert main(["simulate", logs["plain"], "--predictor", "perfect", "-q"]) == 0
+    assert capsys.readouterr().out == ""
+    assert main(["simulate", logs["plain"], "--predictor", "perfect"]) == 0
+    out = capsys.readouterr().out
+    assert "mean_wait (h)" in out and "utilization (fraction)" in out
+    for command in (["bounds", logs["waits"]], ["predict", logs["waits"]],
+                    ["varq", logs["waits"], "--start", "0", "--days", "1D"]):
+        assert main(command) == 0
+        out += capsys.readouterr().out
+    assert "bound (h)" in out and "mean absolute error (h)" in out and "(node-hours)" in out
+    assert not re.search(r"\de[+-]\d", out)  # no scientific notation
+    numbers = re.findall(r"(?<![\w.=])\d[\d,]*\.\d+(?![\w.])", out)
+    assert numbers and all(len(n.split(".")[1]) == 3 for n in numbers)
+
+
+def test_simulate_writes_the_log_with_simulated_waits(logs, capsys, tmp_path):
+    out_swf, out_csv = tmp_path / "sim.swf", tmp_path / "sim.csv"
+    assert main(["simulate", logs["plain"], "--policy", "conservative", "-q",
+                 "-o", str(out_swf)]) == 0
+    assert main(["simulate", logs["plain"], "--policy", "conservative", "-q",
+                 "-o", str(out_csv)]) == 0
+    simulated, schedule = read_swf(out_swf), pd.read_csv(out_csv)
+    source = read_swf(logs["plain"])
+    assert source["wait_time"].isna().all()
+    np.testing.assert_array_equal(simulated["job_id"], schedule["job_id"])
+    np.testing.assert_allclose(simulated["wait_time"], schedule["wait_time"])
+    np.testing.assert_allclose(simulated["run_time"], schedule["sim_run_time"])
+    kept = source.set_index("job_id").loc[simulated["job_id"]]
+    for column in ("submit_time", "n_procs", "req_time", "user_id"):
+        np.testing.assert_array_equal(simulated[column], kept[column])
+    assert simulated.attrs["max_procs"] == source.attrs["max_procs"]
+    header = [line for line in out_swf.read_text().splitlines() if line.startswith(";")]
+    assert any("wait_time holds the waits simulated by predictkit: policy=conservative" in line
+               for line in header)
+
+
+def test_generate_simulate_bounds_chain_through_files(tmp_path, capsys):
+    synth, waits = tmp_path / "synth.swf", tmp_path / "waits.swf"
+    assert main(["generate", "--jobs", "800", "--n-procs", "64", "--seed", "3", "-q",
+                 "-o", str(synth)]) == 0
+    assert main(["simulate", str(synth), "-q", "-o", str(waits)]) == 0
+    assert main(["bounds", str(waits), "--json"]) == 0
+    summary = __import__("json").loads(capsys.readouterr().out)["summary"]
+    assert summary["n_jobs"] == 800 and summary["n_bounded"] > 0
+
+
+def test_generate_simulate_bounds_chain_through_standard_streams(monkeypatch, capsys):
+    def run(argv, data=None):
+        if data is not None:
+            monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data)))
+        assert main(argv) == 0
+        return capsys.readouterr().out.encode()
+
+    synth = run(["generate", "--jobs", "500", "--seed", "4", "-q", "-o", "-"])
+    simulated = run(["simulate", "-", "-q", "-o", "-"], synth)
+    assert simulated.startswith(b";") and len(read_swf(io.BytesIO(simulated))) == 500
+    out = run(["bounds", "-", "--json"], simulated)
+    assert b'"n_jobs": 500' in out
+
+
+def _option_blocks(parser):
+    formatter = parser._get_formatter()
+    for action in parser._actions:
+        if action.help == argparse.SUPPRESS or not action.option_strings:
+            continue
+        yield action, " ".join(formatter._format_action(action).split())
+
+
+def _subparsers():
+    parser = build_parser()
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return sorted(action.choices.items())
+
+
+@pytest.mark.parametrize("name, parser", _subparsers(), ids=[n for n, _ in _subparsers()])
+def test_help_shows_every_choice_and_default(name, parser):
+    for action, text in _option_blocks(parser):
+        for choice in action.choices or ():
+            assert str(choice) in text, (name, action.option_strings, choice)
+        flag = isinstance(action, (argparse._StoreTrueAction, argparse._HelpAction,
+                                   argparse._VersionAction))
+        if not flag and action.default is not None:
+            assert re.search(rf"\(default:? {re.escape(str(action.default))}[),]", text), (
+                name, action.option_strings, text)
+
+
+def test_old_flag_names_still_work_and_warn(tmp_path, capsys):
+    out = tmp_path / "g.swf"
+    assert main(["generate", "--jobs", "200", "--procs", "16", "--seed", "0", "-q",
+                 "-o", str(out)]) == 0
+    assert "--procs is deprecated; use --n-procs" in capsys.readouterr().err
+    assert read_swf(out)["n_procs"].max() <= 16
+    names = [a.option_strings for _, p in _subparsers() for a in p._actions]
+    assert not any(o in ("--limit", "--first", "--truncate-jobs") for opts in names for o in opts)

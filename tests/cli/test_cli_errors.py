@@ -1,0 +1,176 @@
+"""Every bad value on the command line is one line on stderr, exit status 2, naming the flag."""
+
+import re
+
+import pytest
+
+from predictkit.cli import main
+from predictkit.cli._checks import cli_wording
+from predictkit.datasets import make_workload
+from predictkit.io import write_swf
+
+PYTHON_WORDING = re.compile(r"\w\(|=True|=False|errors=|\bn_jobs\b|\bn_procs\b|\bt_max\b")
+"""Python calls and parameter names that a command-line error must not show."""
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory):
+    """A small synthetic log (no waits), the same with simulated waits, and odd files."""
+    folder = tmp_path_factory.mktemp("logs")
+    plain = folder / "small.swf"
+    write_swf(make_workload(400, 32, random_state=0), plain)
+    waits = folder / "waits.swf"
+    assert main(["simulate", str(plain), "-q", "-o", str(waits)]) == 0
+    header_only = folder / "header.swf"
+    header_only.write_text("; MaxProcs: 64\n")
+    a_file = folder / "a-file"
+    a_file.write_text("not a folder\n")
+    return {"plain": str(plain), "waits": str(waits), "header": str(header_only),
+            "file": str(a_file), "folder": folder}
+
+
+def _one_line_error(capsys, argv, flag):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith(f"predictkit {argv[0]}: error: "), err
+    assert flag in lines[0], err
+    assert not PYTHON_WORDING.search(lines[0].split(": error: ", 1)[1]), err
+    return lines[0]
+
+
+# (argv, flag the message must name); "{x}" are filled from the logs fixture.
+BAD_FLAGS = [
+    (["simulate", "{plain}", "--predictor", "tang", "--quantile", "7"], "--quantile"),
+    (["simulate", "{plain}", "--predictor", "tang", "--quantile", "0"], "--quantile"),
+    (["simulate", "{plain}", "--predictor", "tang", "--quantile", "nan"], "--quantile"),
+    (["simulate", "{plain}", "--max-jobs", "-3"], "--max-jobs"),
+    (["simulate", "{plain}", "--n-procs", "0"], "--n-procs"),
+    (["generate", "--jobs", "-5", "-o", "{folder}/g.swf"], "--jobs"),
+    (["generate", "--jobs", "0", "-o", "{folder}/g.swf"], "--jobs"),
+    (["generate", "--n-procs", "0", "-o", "{folder}/g.swf"], "--n-procs"),
+    (["generate", "--jobs", "100", "--tmax", "18x", "-o", "{folder}/g.swf"], "--tmax"),
+    (["generate", "--jobs", "100", "--tmax", "-5", "-o", "{folder}/g.swf"], "--tmax"),
+    (["generate", "--jobs", "100", "--tmax", "10min", "-o", "{folder}/g.swf"], "--tmax"),
+    (["generate", "--jobs", "100", "--tmax", "1e30h", "-o", "{folder}/g.swf"], "--tmax"),
+    (["generate", "--jobs", "100", "--n-procs", str(10**20), "-o", "{folder}/g.swf"],
+     "--n-procs"),
+    (["simulate", "{plain}", "--n-procs", str(10**20)], "--n-procs"),
+    (["predict", "{waits}", "--min-jobs", str(10**20)], "--min-jobs"),
+    (["predict", "{waits}", "--method", "usage-max", "--n-recent", str(10**20)], "--n-recent"),
+    (["bounds", "{waits}", "--seed", str(2**32)], "--seed"),
+    (["generate", "--jobs", "100", "--pmax", "200", "-o", "{folder}/g.swf"], "--pmax"),
+    (["generate", "--jobs", "100", "--load", "inf", "-o", "{folder}/g.swf"], "--load"),
+    (["generate", "--jobs", "100", "--load", "0", "-o", "{folder}/g.swf"], "--load"),
+    (["generate", "--jobs", "100", "--seed", "-1", "-o", "{folder}/g.swf"], "--seed"),
+    (["generate", "--estimates-for", "{plain}", "--fit-modes", "40", "-o", "{folder}/g.swf"],
+     "--fit-modes"),
+    (["generate", "--estimates-for", "{plain}", "--model", "fmodel", "--f", "-1",
+      "-o", "{folder}/g.swf"], "--f"),
+    (["generate", "--jobs", "100"], "-o"),
+    (["bounds", "{waits}", "--quantile", "7"], "--quantile"),
+    (["bounds", "{waits}", "--confidence", "0"], "--confidence"),
+    (["bounds", "{waits}", "--seed", "-1"], "--seed"),
+    (["varq", "{waits}", "--period", "6x"], "--period"),
+    (["varq", "{waits}", "--period", "0"], "--period"),
+    (["varq", "{waits}", "--days", "0"], "--days"),
+    (["varq", "{waits}", "--fractions", "2"], "--fractions"),
+    (["varq", "{waits}", "--step", "0"], "--step"),
+    (["varq", "{waits}", "--seed", "-1"], "--seed"),
+    (["predict", "{waits}", "--quantile", "0"], "--quantile"),
+    (["predict", "{waits}", "--window", "18x"], "--window"),
+    (["predict", "{waits}", "--window", "-5"], "--window"),
+    (["predict", "{waits}", "--keys", ""], "--keys"),
+    (["predict", "{waits}", "--floor", "2"], "--floor"),
+    (["predict", "{waits}", "--min-jobs", "0"], "--min-jobs"),
+    (["predict", "{waits}", "--bad-threshold", "-5"], "--bad-threshold"),
+    (["predict", "{waits}", "--method", "usage-max", "--n-recent", "0"], "--n-recent"),
+    (["demo", "--jobs", "5"], "--jobs"),
+    (["demo", "--n-procs", "0"], "--n-procs"),
+    (["demo", "--seed", "-1"], "--seed"),
+    (["report", "{waits}", "--quantile", "1.5"], "--quantile"),
+    (["report", "{waits}", "--seed", "-1"], "--seed"),
+    (["report", "{waits}", "--max-jobs", "5"], "--max-jobs"),
+    (["fetch", "KTH-SP2", "--data-home", "{file}"], "--data-home"),
+    (["fetch", "KTH-SP2", "--data-home", "{file}/below"], "--data-home"),
+    (["fetch"], "predictkit fetch NAME"),
+]
+
+
+@pytest.mark.parametrize("argv, flag", BAD_FLAGS, ids=[" ".join(a) for a, _ in BAD_FLAGS])
+def test_a_bad_flag_is_one_line_naming_it(logs, capsys, argv, flag):
+    argv = [a.format(**logs) for a in argv]
+    _one_line_error(capsys, argv, flag)
+
+
+def test_generate_refuses_a_workload_larger_than_memory(tmp_path, capsys):
+    line = _one_line_error(capsys, ["generate", "--jobs", "10000000000", "-o",
+                                    str(tmp_path / "g.swf")], "--jobs")
+    assert "memory" in line and "TiB" in line
+    assert not (tmp_path / "g.swf").exists()
+
+
+def test_generate_with_a_too_long_file_name_is_one_line(tmp_path, capsys):
+    out = tmp_path / ("x" * 300 + ".swf")
+    _one_line_error(capsys, ["generate", "--jobs", "100", "-q", "-o", str(out)], "-o")
+    assert list(tmp_path.iterdir()) == []
+    out = tmp_path / ("x" * 300 + ".csv")
+    _one_line_error(capsys, ["generate", "--jobs", "100", "-q", "-o", str(out)], "-o")
+
+
+@pytest.mark.parametrize("argv", [
+    ["simulate", "x.swf", "--policy", "backfill"],
+    ["simulate", "x.swf", "--format", "parquet"],
+    ["generate", "--jobs", "ten"],
+    ["bounds", "x.swf", "--clustering", "kmeans"],
+    ["generate", "--model", "gaussian"],
+])
+def test_argparse_refuses_unknown_choices_and_non_numbers(capsys, argv):
+    # argparse's own convention: the usage, then one error line naming the flag
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert last.startswith(f"predictkit {argv[0]}: error: argument {argv[-2]}")
+
+
+# Errors found only after the log is read: --quiet keeps the progress lines out.
+def test_varq_on_a_log_without_jobs(logs, capsys):
+    _one_line_error(capsys, ["varq", logs["header"], "-q"], logs["header"])
+
+
+def test_predict_with_keys_the_log_does_not_have(logs, capsys):
+    _one_line_error(capsys, ["predict", logs["waits"], "--keys", "user,colour", "-q"], "--keys")
+
+
+def test_fetch_an_unknown_name_points_at_the_command_line(logs, capsys):
+    line = _one_line_error(capsys, ["fetch", "no-such-log", "--data-home",
+                                    str(logs["folder"] / "cache")], "predictkit fetch --list")
+    assert "list_traces" not in line
+
+
+def test_library_wording_becomes_command_line_wording():
+    assert cli_wording("3 runtime(s) exceed the largest estimate (5 s); pass truncate=True to "
+                       "cap them") == ("3 runtime(s) exceed the largest estimate (5 s); give "
+                                       "--truncate to cap them")
+    assert (cli_wording("trace KTH not found in /x; set PREDICTKIT_TRACES to a directory "
+                        "holding k.swf.gz, or use fetch_pwa('KTH') or download_if_missing=True")
+            .endswith("or use predictkit fetch KTH"))
+    assert cli_wording("n_jobs must be positive; n_jobs_max stays", {"n_jobs": "--jobs"}) == (
+        "--jobs must be positive; n_jobs_max stays")
+
+
+def test_varq_on_a_log_without_usable_jobs_names_the_log(tmp_path, capsys):
+    log = tmp_path / "no-runtime.swf"
+    log.write_text("; MaxProcs: 64\n1 0 10 -1 4 -1 -1 4 100 -1 0 1 1 -1 1 -1 -1 -1\n")
+    line = _one_line_error(capsys, ["varq", str(log), "-q"], str(log))
+    assert "no job has" in line
+
+
+def test_generate_says_a_learned_t_max_is_set_by_tmax(tmp_path, capsys):
+    log = tmp_path / "short.swf"
+    log.write_text("; MaxProcs: 64\n1 0 10 100 4 -1 -1 4 100 -1 1 1 1 -1 1 -1 -1 -1\n")
+    line = _one_line_error(capsys, ["generate", "--estimates-for", str(log), "-q", "-o",
+                                    str(tmp_path / "out.swf")], "--tmax")
+    assert "learned from the log" in line
