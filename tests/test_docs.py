@@ -217,12 +217,20 @@ def _runnable(blocks):
     return [b for b in blocks if b[1] == "python" or b[1] in SHELL_LANGUAGES]
 
 
-def shell_commands(code):
-    """The commands of a shell block: continuation lines joined, comments dropped."""
+def shell_commands(code, language="sh"):
+    """The commands of a shell block: continuation lines joined, comments dropped.
+
+    A ``console`` block is a transcript: its commands are the lines after a
+    ``$`` prompt, everything else is their output (which
+    ``tests/cli/test_slurm_walk.py`` compares for the Slurm page).
+    """
     import shlex
 
+    lines = code.splitlines()
+    if language == "console":
+        lines = [line[2:] for line in lines if line.startswith("$ ")]
     commands, pending = [], ""
-    for line in code.splitlines():
+    for line in lines:
         if line.rstrip().endswith("\\"):
             pending += line.rstrip()[:-1] + " "
             continue
@@ -251,6 +259,8 @@ def test_code_block_extraction():
     assert [b.group(1) for b in blocks] == ["python", "sh"]
     assert shell_commands(blocks[1].group(2)) == [["predictkit", "fetch", "KTH", "--data-home",
                                                    "d"]]
+    assert shell_commands("$ predictkit info x\njobs  12\n", "console") == [
+        ["predictkit", "info", "x"]]
 
 
 def _link_traces(folder, into):
@@ -288,7 +298,7 @@ def test_code_blocks_run(page, tmp_path, monkeypatch):
         if language == "python":
             exec(compile(code, where, "exec"), namespace)
             continue
-        for words in shell_commands(code):
+        for words in shell_commands(code, language):
             assert words[0] == "predictkit", (
                 f"{where}: '{' '.join(words)}' is not a predictkit command; mark the block "
                 "<!-- not-run: reason --> or show it as text")

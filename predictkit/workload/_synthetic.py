@@ -14,8 +14,8 @@ from ._tsafrir import TsafrirEstimates
 
 __all__ = ["make_workload"]
 
-BYTES_PER_JOB = 500
-"""Peak memory of :func:`make_workload` per job, in bytes (measured: about 480)."""
+BYTES_PER_JOB = 1024
+"""Peak memory of :func:`make_workload` per job in bytes, rounded up (measured: 480-550)."""
 
 
 @validate_params({

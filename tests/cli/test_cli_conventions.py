@@ -19,7 +19,7 @@ PROGRESS = re.compile(r"^predictkit (\w+): .* in \d+\.\d (s|min)$")
 def logs(tmp_path_factory):
     folder = tmp_path_factory.mktemp("logs")
     plain = folder / "small.swf"
-    write_swf(make_workload(600, 32, random_state=1), plain)
+    write_swf(make_workload(600, n_procs=32, random_state=1), plain)
     waits = folder / "waits.swf"
     assert main(["simulate", str(plain), "-q", "-o", str(waits)]) == 0
     return {"plain": str(plain), "waits": str(waits), "folder": folder}

@@ -18,7 +18,7 @@ def logs(tmp_path_factory):
     """A small synthetic log (no waits), the same with simulated waits, and odd files."""
     folder = tmp_path_factory.mktemp("logs")
     plain = folder / "small.swf"
-    write_swf(make_workload(400, 32, random_state=0), plain)
+    write_swf(make_workload(400, n_procs=32, random_state=0), plain)
     waits = folder / "waits.swf"
     assert main(["simulate", str(plain), "-q", "-o", str(waits)]) == 0
     header_only = folder / "header.swf"

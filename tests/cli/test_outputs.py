@@ -105,7 +105,7 @@ def run_to_stdout(capsys, argv):
 def test_dash_writes_the_result_alone_to_standard_output(log, capsys, command, extra):
     argv = fill(WITH_INPUT_AND_OUTPUT[command], log, "-") + extra
     out, err = run_to_stdout(capsys, argv)
-    if command in ("predict", "generate") and "--format" not in extra:
+    if command in ("predict", "generate", "simulate") and "--format" not in extra:
         jobs = read_swf(io.BytesIO(out.encode()))
         assert len(jobs) == len(read_swf(log))
     elif "json" in extra and command == "predict":
@@ -146,7 +146,7 @@ def test_sweep_writes_its_table_to_standard_output(log, capsys, tmp_path):
 def test_output_kinds_on_the_command_line(log, tmp_path, capsys, command):
     argv = WITH_INPUT_AND_OUTPUT[command] + ["-q"] + (["--model", "x2"] if command == "generate"
                                                        else [])
-    name = "out.csv" if command == "simulate" else "out.swf"
+    name = "out.swf"
 
     def run(output):
         return main(fill(argv, log, output))
