@@ -69,10 +69,20 @@ def provenance(script, argv):
     dict
         ``version``, ``commit``, ``command`` and ``date``, stored in the
         result's JSON so that a page rendered again from it is identical.
+        ``--output-dir`` is left out of the command: it changes where the
+        result goes, not what it is. Call this when the run starts.
     """
     now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+    kept, skip = [], False
+    for word in argv:
+        if skip or word.startswith("--output-dir="):
+            skip = False
+            continue
+        skip = word == "--output-dir"
+        if not skip:
+            kept.append(word)
     return {"version": predictkit.__version__, "commit": current_commit(),
-            "command": shlex.join(["python", "-m", f"benchmarks.{script}", *argv]),
+            "command": shlex.join(["python", "-m", f"benchmarks.{script}", *kept]),
             "date": now.strftime("%Y-%m-%d %H:%M UTC")}
 
 

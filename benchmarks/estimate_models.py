@@ -157,6 +157,7 @@ def main(argv=None):
     if args.from_json:
         render(read_json(args.from_json), args.output_dir)
         return
+    made = provenance("estimate_models", argv)
     names, skipped = usable_traces()
     if args.traces:
         names = [n for n in names if n in args.traces]
@@ -169,7 +170,7 @@ def main(argv=None):
         rows += trace_rows
         infos.append(info)
         print(f"{name}: {info['seconds']} s", file=sys.stderr)
-    result = {"provenance": provenance("estimate_models", argv), "jobs_per_trace": args.jobs,
+    result = {"provenance": made, "jobs_per_trace": args.jobs,
               "seeds": args.seeds, "traces": infos, "skipped": skipped,
               "seconds": round(time.perf_counter() - started, 1), "results": rows,
               "reading": kept_reading(RESULTS / "estimate_models.json")}

@@ -124,6 +124,7 @@ def main(argv=None):
     if args.from_json:
         render(read_json(args.from_json), args.output_dir)
         return 0
+    made = provenance("queue_bounds", argv)
     folder = traces_dir()
     if folder is None:
         print(json.dumps({"skipped": "shared traces not found"}))
@@ -154,7 +155,7 @@ def main(argv=None):
                 rows.append(dict(trace=name, scope=f"first {len(head)}", **row))
                 print(f"{name} head q={q} {label}: {row['correctness']:.4f} "
                       f"{row['median_ratio']:.1f} ({row['seconds']} s)", file=sys.stderr)
-    result = {"provenance": provenance("queue_bounds", argv), "grid_jobs": args.grid_jobs,
+    result = {"provenance": made, "grid_jobs": args.grid_jobs,
               "skipped": skipped, "rows": pd.DataFrame(rows).to_dict(orient="records")}
     result = json.loads(json.dumps(result, default=float))
     if not args.no_write and rows:

@@ -61,6 +61,7 @@ def main(argv=None):
     if args.from_json:
         render(read_json(args.from_json), args.output_dir)
         return 0
+    made = provenance("varq_experiment", argv)
     folder = traces_dir()
     if folder is None:
         print(json.dumps({"skipped": "shared traces not found"}))
@@ -91,7 +92,7 @@ def main(argv=None):
         tables.append(table.assign(trace=name))
         print(f"{name}: {seconds:.0f} s", file=sys.stderr)
     table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
-    result = {"provenance": provenance("varq_experiment", argv),
+    result = {"provenance": made,
               "window_days": [args.start_day, args.start_day + args.days],
               "skipped": skipped, "traces": info, "rows": table.to_dict(orient="records")}
     result = json.loads(json.dumps(result, default=float))

@@ -63,7 +63,8 @@ def test_committed_result_files_stay_small(name):
 
 
 def test_provenance_names_this_version_and_the_command_as_given():
-    made = provenance("scheduling", ["--traces", "KTH SP2", "--max-jobs", "10"])
+    made = provenance("scheduling", ["--traces", "KTH SP2", "--output-dir", "/tmp/out",
+                                     "--max-jobs", "10", "--output-dir=build"])
     assert made["version"] == predictkit.__version__
     assert made["command"] == ("python -m benchmarks.scheduling --traces 'KTH SP2' "
                                "--max-jobs 10")
