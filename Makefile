@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test bench docs browser clean
+.PHONY: install demo test bench results docs browser clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -21,8 +21,22 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest -n 2 -q
 
+# every benchmark, as a module from the repository root; output in build/benchmarks/ only
 bench: $(STAMP)
-	$(PY) benchmarks/run_all.py
+	$(PY) -m benchmarks.run_all
+
+# the results pages of docs/results/, rendered from their committed JSON (fast);
+# `make results RERUN=1` reruns the experiments on the shared traces first (hours)
+RESULT_SCRIPTS := estimate_models queue_bounds runtime_accuracy scheduling varq_experiment
+results: $(STAMP)
+	@set -e; for script in $(RESULT_SCRIPTS); do \
+	  if [ -n "$(RERUN)" ]; then \
+	    $(PY) -m benchmarks.$$script --output-dir build/benchmarks >/dev/null; \
+	    cp build/benchmarks/$$script.json docs/results/$$script.json; \
+	  fi; \
+	  $(PY) -m benchmarks.$$script --from-json docs/results/$$script.json --output-dir docs/results; \
+	  echo "docs/results: $$script rendered from docs/results/$$script.json"; \
+	done
 
 docs: $(STAMP)
 	$(PY) -m sphinx -W --keep-going -b html docs docs/_build/html
@@ -33,4 +47,4 @@ browser:
 	  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; fi; }
 
 clean:
-	rm -rf $(VENV) docs/_build .pytest_cache
+	rm -rf $(VENV) docs/_build .pytest_cache build/benchmarks

@@ -18,10 +18,16 @@ estimates shuffled between sessions).
 Runtimes are capped at ``min(request, t_max)`` first (the reference
 truncates runtimes above t_max; jobs running past their request were killed
 at it), so every model sees the same jobs. Prints JSON and writes
-``docs/results/estimate_models.md``.
+``estimate_models.json`` (every row, with the provenance of the run), and
+``estimate_models.md`` and ``estimate_models.csv`` rendered from it, into
+``--output-dir`` (default ``build/benchmarks/``). ``--from-json`` renders the
+page and the CSV again from a saved JSON. The page's hand-written reading of
+the results is the JSON's ``reading`` field: a new run carries it over from
+``docs/results/estimate_models.json``; edit it there when the numbers change.
 
-Usage: ``python benchmarks/estimate_models.py [--jobs 10000] [--seeds 20]
-[--traces NAME ...]``
+Run from the repository root: ``python -m benchmarks.estimate_models
+[--jobs 10000] [--seeds 20] [--traces NAME ...] [--output-dir DIR]
+[--from-json PATH]``
 """
 
 import argparse
@@ -35,13 +41,13 @@ import numpy as np
 import pandas as pd
 from scipy.stats import ks_2samp
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+from predictkit.io import read_swf
+from predictkit.simulate import simulate
+from predictkit.workload import (DoubledEstimates, FModel, PhiModel, ShuffledEstimates,
+                                 TsafrirEstimates)
 
-from predictkit.io import read_swf  # noqa: E402
-from predictkit.simulate import simulate  # noqa: E402
-from predictkit.workload import (DoubledEstimates, FModel, PhiModel,  # noqa: E402
-                                 ShuffledEstimates, TsafrirEstimates)
+from benchmarks._common import (REPO, RESULTS, add_output_arguments, provenance,
+                                provenance_lines, read_json, write_json, write_text)
 
 TRACES = Path(os.environ.get("PREDICTKIT_TRACES", REPO.parent / "shared" / "traces"))
 MACHINE_PROCS = {"RICC-2010-2": 8192}
@@ -141,20 +147,17 @@ def usable_traces():
 
 
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=10_000)
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--traces", nargs="*")
-    parser.add_argument("--output", default=str(REPO / "docs" / "results" / "estimate_models.md"))
-    parser.add_argument("--from-json", metavar="PATH",
-                        help="rewrite the markdown from a previous run's JSON output")
+    add_output_arguments(parser)
     args = parser.parse_args(argv)
     if args.from_json:
-        saved = json.loads(Path(args.from_json).read_text())
-        args.jobs, args.seeds = saved["jobs_per_trace"], saved["seeds"]
-        write_markdown(pd.DataFrame(saved["results"]), saved["traces"], saved["skipped"],
-                       args, Path(args.output))
+        render(read_json(args.from_json), args.output_dir)
         return
+    made = provenance("estimate_models", argv)
     names, skipped = usable_traces()
     if args.traces:
         names = [n for n in names if n in args.traces]
@@ -167,14 +170,13 @@ def main(argv=None):
         rows += trace_rows
         infos.append(info)
         print(f"{name}: {info['seconds']} s", file=sys.stderr)
-    table = pd.DataFrame(rows)
-    result = {"jobs_per_trace": args.jobs, "seeds": args.seeds, "traces": infos,
-              "skipped": skipped, "seconds": round(time.perf_counter() - started, 1),
-              "results": rows}
+    result = {"provenance": made, "jobs_per_trace": args.jobs,
+              "seeds": args.seeds, "traces": infos, "skipped": skipped,
+              "seconds": round(time.perf_counter() - started, 1), "results": rows,
+              "reading": kept_reading(RESULTS / "estimate_models.json")}
     print(json.dumps(result, indent=1))
-    if args.output:
-        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
-        write_markdown(table, infos, skipped, args, Path(args.output))
+    write_json(args.output_dir / "estimate_models.json", result)
+    render(result, args.output_dir)
 
 
 def closeness(table, infos):
@@ -247,24 +249,25 @@ READING = ("<!-- reading -->", "<!-- /reading -->")
 
 
 def kept_reading(path):
-    """The hand-written interpretation of the previous file, kept across runs."""
-    if not path.exists():
-        return [READING[0], "(interpretation to be written)", READING[1]]
-    text = path.read_text()
-    if READING[0] not in text or READING[1] not in text:
-        return [READING[0], "(interpretation to be written)", READING[1]]
-    start = text.index(READING[0])
-    end = text.index(READING[1]) + len(READING[1])
-    return text[start:end].splitlines()
+    """The hand-written interpretation in an earlier run's JSON, kept across runs."""
+    if path.exists():
+        reading = read_json(path).get("reading")
+        if reading:
+            return reading
+    return [READING[0], "(interpretation to be written)", READING[1]]
 
 
-def write_markdown(table, infos, skipped, args, path):
+def render(result, out_dir):
+    """Write ``estimate_models.md`` and ``.csv`` of a result (a run's JSON) into ``out_dir``."""
+    table = pd.DataFrame(result["results"])
+    infos, skipped = result["traces"], result["skipped"]
+    jobs, seeds = result["jobs_per_trace"], result["seeds"]
     lines = ["# Estimate models on the shared traces (Tsafrir et al. 2005, section 11)", "",
-             f"Generated by `benchmarks/estimate_models.py --jobs {args.jobs} --seeds "
-             f"{args.seeds}`: the first {args.jobs:,} jobs of each trace with a known request "
+             *provenance_lines(result, "estimate_models"),
+             f"The first {jobs:,} jobs of each trace with a known request "
              "and runtime (runtimes capped at min(request, t_max)); EASY backfilling with "
              "requests as estimates; random models averaged over "
-             f"{args.seeds} seeds (± absolute deviation). KS = Kolmogorov-Smirnov distance "
+             f"{seeds} seeds (± absolute deviation). KS = Kolmogorov-Smirnov distance "
              "between the generated and the real estimate distributions. Bounded slowdown "
              "uses a 10 s threshold.", "",
              "`t_max` and `p_max` are learned from those jobs (`TsafrirEstimates.fit`: the "
@@ -290,7 +293,7 @@ def write_markdown(table, infos, skipped, args, path):
     for model, row in summary.iterrows():
         lines.append(f"| {model} | {row.wait_err:.2f} | {row.bsld_err:.2f} | {ks[model]:.3f} |")
     lines += ["", "## Where the paper's conclusions hold", ""] + conclusions(err, table)
-    lines += ["", *kept_reading(path)]
+    lines += ["", *result["reading"]]
     for name, part in table.groupby("trace", sort=False):
         lines += ["", f"## {name}", "", "| model | KS | avg wait (s) | avg bounded slowdown |",
                   "|---|---|---|---|"]
@@ -298,10 +301,8 @@ def write_markdown(table, infos, skipped, args, path):
             lines.append(f"| {row.model} | {row.ks:.3f} | {row.wait:,.0f} ± {row.wait_dev:,.0f}"
                          f" | {row.bsld:,.2f} ± {row.bsld_dev:,.2f} |")
     lines.append("")
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text("\n".join(lines))
-    os.replace(tmp, path)
-    table.to_csv(path.with_suffix(".csv"), index=False)
+    write_text(Path(out_dir) / "estimate_models.md", "\n".join(lines))
+    write_text(Path(out_dir) / "estimate_models.csv", table.to_csv(index=False))
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ SWF reader must do), on every shared trace (the largest by job count is
 reported first) and on a 1,000,000-job SWF file written to a temporary
 directory. Each timing is the best of ``--repeat`` runs in this process.
 
-Run: ``python benchmarks/io_speed.py [--repeat 3] [--n-jobs 1000000]``; prints JSON.
+Run from the repository root: ``python -m benchmarks.io_speed [--repeat 3]
+[--n-jobs 1000000]``; prints JSON.
 """
 
 import argparse

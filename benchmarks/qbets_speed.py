@@ -16,7 +16,7 @@ machine may be shared).
 yardstick). ``reference_jobs_per_s`` is the literal event-by-event replay
 (``method="reference"``) on the first ``--reference-jobs`` jobs.
 
-Run: ``python benchmarks/qbets_speed.py [--n-jobs 1000000]``; prints JSON.
+Run from the repository root: ``python -m benchmarks.qbets_speed [--n-jobs 1000000]``; prints JSON.
 """
 
 import argparse
@@ -32,7 +32,7 @@ import pandas as pd
 from predictkit.io import read_swf
 from predictkit.model_selection import replay
 from predictkit.queue import QBETS
-from _common import traces_dir  # noqa: E402
+from benchmarks._common import traces_dir
 
 TARGET_JOBS_PER_S = 20_000
 REPO = Path(__file__).resolve().parents[1]

@@ -23,8 +23,12 @@ Scores: Tang's average accuracy (eq. 3) and NA/OE/UE/BE shares (section
 (LLNL-Atlas, LLNL-Thunder) are replayed assuming no queue wait (known time =
 submit + run); LLNL-Thunder jobs without a submit time are dropped.
 
-Run: ``python benchmarks/runtime_accuracy.py [--traces NAME ...]``; prints JSON
-and writes ``docs/results/runtime_accuracy.json`` and ``docs/results/runtime.md``.
+Run from the repository root: ``python -m benchmarks.runtime_accuracy
+[--traces NAME ...] [--output-dir DIR] [--from-json PATH]``; prints JSON and
+writes ``runtime_accuracy.json`` (the scores, with the provenance of the run)
+and ``runtime.md`` (rendered from that JSON alone) into ``--output-dir``
+(default ``build/benchmarks/``). ``--from-json`` renders the page again from
+a saved JSON without replaying anything.
 """
 
 import argparse
@@ -43,9 +47,10 @@ from predictkit.metrics import adjustment_outcomes, estimate_accuracy
 from predictkit.model_selection import TraceSplit, replay
 from predictkit.runtime import (HistoryFeatures, RecentAverage, RecentUsageMax, RequestedTime,
                                 WalltimeAdjuster)
-from _common import traces_dir  # noqa: E402
+from benchmarks._common import (add_output_arguments, provenance, read_json, traces_dir,
+                                write_json)
+from benchmarks._runtime_report import write_markdown
 
-REPO = Path(__file__).resolve().parents[1]
 KEYS = {"user": ("user_id",), "group": ("group_id",), "user+group": ("user_id", "group_id"),
         "user+group+request": ("user_id", "group_id", "req_time")}
 PERCENTILES = (50, 70, 80, 85, 90, 95, 100)
@@ -148,18 +153,28 @@ def run_trace(path, args):
     return result
 
 
+def render(report, out_dir):
+    """Write ``runtime.md`` of a report (a run's JSON) into ``out_dir``."""
+    write_markdown(report, Path(out_dir) / "runtime.md")
+
+
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--traces", nargs="*", help="trace names (default: all)")
     parser.add_argument("--folds", type=int, default=3)
     parser.add_argument("--max-train", type=int, default=40_000)
     parser.add_argument("--no-write", action="store_true", help="only print JSON")
+    add_output_arguments(parser)
     args = parser.parse_args(argv)
+    if args.from_json:
+        render(read_json(args.from_json), args.output_dir)
+        return 0
     folder = traces_dir()
     if folder is None:
         print(json.dumps({"skipped": "shared traces not found"}))
         return 0
-    report = {"traces": {}}
+    report = {"provenance": provenance("runtime_accuracy", argv), "traces": {}}
     started = time.perf_counter()
     for path in sorted(folder.glob("*.swf*")):
         name = path.name.split(".swf")[0]
@@ -171,12 +186,8 @@ def main(argv=None):
         print(f"{name}: {report['traces'][name]['seconds']} s", file=sys.stderr)
     report["seconds"] = round(time.perf_counter() - started, 1)
     if not args.no_write:
-        from _runtime_report import write_markdown
-
-        results = REPO / "docs" / "results"
-        results.mkdir(parents=True, exist_ok=True)
-        (results / "runtime_accuracy.json").write_text(json.dumps(report, indent=1))
-        write_markdown(report, results / "runtime.md")
+        write_json(args.output_dir / "runtime_accuracy.json", report)
+        render(report, args.output_dir)
     print(json.dumps(report, indent=1))
     return 0
 

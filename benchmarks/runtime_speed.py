@@ -14,7 +14,8 @@ stable ``numpy.argsort`` of the submit times in the same process (a machine-spee
 yardstick). ``reference`` gives the literal event-by-event replay on the first
 ``--reference-jobs`` jobs for comparison.
 
-Run: ``python benchmarks/runtime_speed.py [--repeat 3] [--n-jobs 1000000]``;
+Run from the repository root: ``python -m benchmarks.runtime_speed [--repeat 3]
+[--n-jobs 1000000]``;
 prints JSON.
 """
 
@@ -35,7 +36,7 @@ from predictkit.io import read_swf
 from predictkit.model_selection import replay
 from predictkit.runtime import (HistoryFeatures, RecentAverage, RecentUsageMax, RequestedTime,
                                 WalltimeAdjuster)
-from _common import traces_dir  # noqa: E402
+from benchmarks._common import traces_dir
 
 TARGET_JOBS_PER_S = 100_000
 TARGET_MEMORY_BYTES = 2 * 1024 ** 3

@@ -3,10 +3,12 @@
 Measured on SDSC-BLUE (the target trace of the speed goals), on the largest
 shared trace, and on a synthetic 1,000,000-job workload; compared, on the
 first jobs of SDSC-BLUE, with the plain reference simulator of the tests
-(``tests/simulate/reference.py``). Prints JSON. CPU time (``process_time``)
-is reported next to wall time because the machine may be shared.
+(``tests/simulate/reference.py``). Prints JSON, with the provenance of the
+run, and writes it to ``build/benchmarks/simulate_speed.json``. CPU time
+(``process_time``) is reported next to wall time because the machine may be
+shared.
 
-Run: ``python benchmarks/simulate_speed.py [--quick]``
+Run from the repository root: ``python -m benchmarks.simulate_speed [--quick]``
 
 ``--compare-with OTHER_CHECKOUT`` instead times every policy on one trace
 (``--trace``, default SDSC-BLUE) with this checkout and another one (e.g. the
@@ -29,14 +31,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests" / "simulate"))
-sys.path.insert(0, str(REPO / "tests"))
-
-from predictkit.io import read_swf  # noqa: E402
-from predictkit.simulate import POLICIES as POLICY_NAMES  # noqa: E402
-from predictkit.simulate import simulate  # noqa: E402
-from predictkit.simulate._trace import simulable_jobs  # noqa: E402
+from benchmarks._common import BUILD, REPO, provenance, write_json
+from predictkit.io import read_swf
+from predictkit.simulate import POLICIES as POLICY_NAMES
+from predictkit.simulate import simulate
+from predictkit.simulate._trace import simulable_jobs
 
 POLICIES = [(name, None) for name in POLICY_NAMES] + [("easy", 4)]
 TRACES = Path(os.environ.get("PREDICTKIT_TRACES", REPO.parent / "shared" / "traces"))
@@ -89,7 +88,7 @@ def speed(jobs, label, repeat, caps=None):
 
 
 def versus_reference(jobs, n, n_conservative):
-    from reference import reference_simulate
+    from tests.simulate.reference import reference_simulate
 
     rows = []
     for policy, depth in POLICIES:
@@ -153,7 +152,7 @@ def compare(other, trace, repeat, only=None):
         workers = {
             name: subprocess.Popen(
                 [sys.executable, __file__, "--worker", str(jobs_file)], cwd=root,
-                env={**os.environ, "PYTHONPATH": str(root)}, stdin=subprocess.PIPE,
+                env={**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{REPO}"}, stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, text=True)
             for name, root in trees.items()}
         best = {}
@@ -202,7 +201,8 @@ def main():
         return
     repeat = 1 if args.quick else 3
     simulate(synthetic(1000), policy="easy")  # compile / load the cache
-    out = {"speed": [], "reference": [], "skipped": {}}
+    out = {"provenance": provenance("simulate_speed", sys.argv[1:]), "speed": [],
+           "reference": [], "skipped": {}}
     blue, dropped = load("SDSC-BLUE-2000-4.2-cln")
     out["dropped"] = {"SDSC-BLUE-2000-4.2-cln": dropped}
     out["speed"] += speed(blue, "SDSC-BLUE-2000-4.2-cln", repeat)
@@ -220,6 +220,7 @@ def main():
     out["max_rss_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     # the reference is O(n^2)-ish: 20,000 jobs (5,000 for conservative, ~6 min otherwise)
     out["reference"] = versus_reference(blue, 20_000, 5_000)
+    write_json(BUILD / "simulate_speed.json", out)
     print(json.dumps(out, indent=2))
 
 

@@ -7,21 +7,18 @@ floats with numpy), so runs on different machines compare. The first call
 of the assignment kernel compiles it (numba, cached on disk); it is timed
 separately as ``warmup_s``.
 
-Usage: ``python benchmarks/workload_speed.py [--jobs 1000000]``. Prints JSON.
+Run from the repository root: ``python -m benchmarks.workload_speed
+[--jobs 1000000]``. Prints JSON.
 """
 
 import argparse
 import json
-import sys
 import time
 import tracemalloc
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from predictkit.workload import ShuffledEstimates, TsafrirEstimates, make_workload  # noqa: E402
+from predictkit.workload import ShuffledEstimates, TsafrirEstimates, make_workload
 
 
 def timed(fn, repeat=3):

@@ -321,23 +321,6 @@ def test_results_pages_hold_no_raw_python_values(page):
     assert not re.search(r"\d\.\d+e[+-]\d\d", text), f"docs/results/{page}: scientific notation"
 
 
-def test_scheduling_page_is_what_its_generator_writes_from_the_committed_json(tmp_path):
-    import importlib.util
-    import json
-
-    spec = importlib.util.spec_from_file_location("scheduling_benchmark",
-                                                  ROOT / "benchmarks" / "scheduling.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    result = json.loads((DOCS / "results" / "scheduling.json").read_text(encoding="utf-8"))
-    module.write_markdown(result, tmp_path / "scheduling.md")
-    assert (tmp_path / "scheduling.md").read_text() == (
-        DOCS / "results" / "scheduling.md").read_text(encoding="utf-8")
-    assert module.dropped_text({"no positive width": 3, "no run_time": 11287}) == (
-        "3 with no positive width, 11,287 with no run_time")
-    assert module.dropped_text({}) == "none"
-
-
 def _markdown_tables(text):
     """Each pipe table of a page as a list of rows of cell texts."""
     tables, rows = [], []

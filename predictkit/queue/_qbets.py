@@ -108,10 +108,11 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
         prediction (the history itself is unchanged), so the bound can only
         rise. Waits are only known at start, so without this a burst of jobs
         that all wait long is invisible until they start; on the shared
-        traces it lifts correctness at ``q = 0.95`` from 0.946 to 0.956 on
-        LPC-EGEE-2004 and from 0.941 to 0.950 on METACENTRUM-2009-2 at a small
-        cost in tightness (docs/queue.md). ``None``: the history alone, as
-        in the paper.
+        traces it brings correctness up to ``q`` on the logs where the
+        history alone falls short, at a small cost in tightness (the rows
+        "runs + auto classes + queue (default)" and "runs + auto classes, no
+        queue" of docs/results/queue_bounds.md). ``None``: the history
+        alone, as in the paper.
 
     Attributes
     ----------

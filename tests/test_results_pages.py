@@ -1,0 +1,81 @@
+"""Every results page under docs/results/ is rendered from committed JSON, identically.
+
+Each page-making script in ``benchmarks/`` stores its measurements and the
+provenance of the run in ``docs/results/<script>.json``; its ``--from-json``
+mode renders the page (and any CSV) from that file alone. These tests render
+each page again into a temporary folder and compare it byte for byte with
+the committed one.
+"""
+
+import importlib
+import re
+
+import pytest
+
+import predictkit
+from benchmarks._common import RESULTS, provenance, read_json
+
+RENDERED = {
+    "estimate_models": ["estimate_models.csv", "estimate_models.md"],
+    "queue_bounds": ["queue_bounds.csv", "queue_bounds.md"],
+    "runtime_accuracy": ["runtime.md"],
+    "scheduling": ["scheduling.md"],
+    "varq_experiment": ["varq.md"],
+}
+"""What each script renders from ``<script>.json``."""
+
+MAX_BYTES = 2 * 1024 * 1024
+
+
+def test_every_file_in_the_results_folder_comes_from_a_script():
+    made = {f"{script}.json" for script in RENDERED}
+    made |= {name for names in RENDERED.values() for name in names}
+    assert {p.name for p in RESULTS.iterdir()} == made
+
+
+@pytest.mark.parametrize("script", sorted(RENDERED))
+def test_page_renders_identically_from_its_json(script, tmp_path):
+    module = importlib.import_module(f"benchmarks.{script}")
+    module.main(["--from-json", str(RESULTS / f"{script}.json"), "--output-dir", str(tmp_path)])
+    assert sorted(p.name for p in tmp_path.iterdir()) == RENDERED[script]
+    for name in RENDERED[script]:
+        assert (tmp_path / name).read_bytes() == (RESULTS / name).read_bytes(), (
+            f"docs/results/{name} differs from what `python -m benchmarks.{script} "
+            f"--from-json docs/results/{script}.json` renders; run `make results`")
+
+
+@pytest.mark.parametrize("script", sorted(RENDERED))
+def test_page_states_version_commit_command_and_date(script):
+    made = read_json(RESULTS / f"{script}.json")["provenance"]
+    assert re.fullmatch(r"\d+\.\d+\.\d+\S*", made["version"])
+    assert re.fullmatch(r"[0-9a-f]{40}(\+changes)?", made["commit"])
+    assert re.match(r"python (-m benchmarks\.|benchmarks/)" + script, made["command"])
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", made["date"])
+    page = next(name for name in RENDERED[script] if name.endswith(".md"))
+    head = (RESULTS / page).read_text(encoding="utf-8").split("\n\n")[1]
+    for value in made["version"], made["commit"], made["command"], made["date"]:
+        assert value in head, f"docs/results/{page} does not state {value!r} at its top"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in RESULTS.iterdir()))
+def test_committed_result_files_stay_small(name):
+    assert (RESULTS / name).stat().st_size < MAX_BYTES
+
+
+def test_provenance_names_this_version_and_the_command_as_given():
+    made = provenance("scheduling", ["--traces", "KTH SP2", "--output-dir", "/tmp/out",
+                                     "--max-jobs", "10", "--output-dir=build"])
+    assert made["version"] == predictkit.__version__
+    assert made["command"] == ("python -m benchmarks.scheduling --traces 'KTH SP2' "
+                               "--max-jobs 10")
+    assert re.fullmatch(r"([0-9a-f]{40}(\+changes)?|unknown \(not a git checkout\))",
+                        made["commit"])
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", made["date"])
+
+
+def test_scheduling_page_names_dropped_jobs_in_words():
+    from benchmarks.scheduling import dropped_text
+
+    assert dropped_text({"no positive width": 3, "no run_time": 11287}) == (
+        "3 with no positive width, 11,287 with no run_time")
+    assert dropped_text({}) == "none"
