@@ -70,7 +70,8 @@ def test_each_command_prints_what_the_page_shows(step, monkeypatch):
 
 def test_the_script_shown_is_the_script_used():
     text = PAGE.read_text(encoding="utf-8")
-    shown = [m.group(2) for m in BLOCK.finditer(text) if m.group(1) == "bash"]
+    shown = [m.group(2) for m in BLOCK.finditer(text)
+             if m.group(1) == "text" and "#SBATCH" in m.group(2)]
     assert shown == [(ROOT / "datasets" / "example_job.sh").read_text(encoding="utf-8")]
 
 
