@@ -38,7 +38,13 @@ def callable_keys(priority, jobs):
     The function receives the job table (the simulated jobs, in submit order)
     and returns one score per job; higher scores are served first.
     """
-    scores = np.asarray(priority(jobs), dtype=float)
+    returned = priority(jobs)
+    try:
+        scores = np.asarray(returned, dtype=float)
+    except (TypeError, ValueError):
+        raise SimulationError(
+            f"the priority function returned {type(returned).__name__} values that are not "
+            "numbers; it must return one numeric score per job") from None
     if scores.shape != (len(jobs),):
         raise SimulationError(
             f"the priority function returned shape {scores.shape}, expected ({len(jobs)},)")

@@ -144,6 +144,8 @@ def test_callable_priority_serves_high_scores_first():
     assert list(out["start_time"]) == [0.0, 15.0, 10.0]
     with pytest.raises(SimulationError, match="shape"):
         simulate(jobs, n_procs=1, priority=lambda X: np.ones(2))
+    with pytest.raises(SimulationError, match="not numbers"):
+        simulate(jobs, n_procs=1, priority=lambda X: ["high", "low", "low"])
 
 
 def test_max_runtime_splits_into_chained_pieces():
