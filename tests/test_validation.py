@@ -118,7 +118,7 @@ def test_named_bad_parameters(call, name, owner):
 
 def test_a_workload_too_large_for_memory_states_the_estimate():
     with pytest.raises(InvalidParameterError, match=r"1,000,000,000,000,000 jobs need about "
-                                                    r"[\d,]+ GiB, this machine has"):
+                                                    r"[\d,.]+ TiB .*, this machine has"):
         make_workload(10**15)
 
 
