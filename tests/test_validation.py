@@ -123,7 +123,7 @@ def test_a_workload_too_large_for_memory_states_the_estimate():
 
 
 class _Bounds:
-    def predict_proba(self, X, within=None):
+    def start_probability(self, X, within=None):
         return np.full(len(X), 0.5)
 
 
@@ -144,7 +144,7 @@ def test_varq_arguments(step, args, name, owner):
                             name, owner)
 
 
-def test_varq_bounds_need_predict_proba():
+def test_varq_bounds_need_start_probability():
     _assert_parameter_error(_raised(lambda: VARQ(object()).trajectory(4, 3600, 3600, 0)),
                             "bounds", "VARQ")
 

@@ -166,7 +166,7 @@ def estimate_wait(jobs, *, procs, req_time, user=None, partition=None, within=(3
     within = np.asarray(within, dtype=float)
     jobs_asked = pd.concat([job] * len(within), ignore_index=True)
     alone = {"bound": float(model.predict(job)[0]),
-             "proba": model.predict_proba(jobs_asked, within=within).tolist()}
+             "proba": model.start_probability(jobs_asked, within=within).tolist()}
     if queue is None:
         pending = _pending_at_end(jobs, now)
         queue_source = "the log's own pending jobs at its end"
@@ -175,7 +175,7 @@ def estimate_wait(jobs, *, procs, req_time, user=None, partition=None, within=(3
         queue_source = queue[2]
     model.observe_queue(pending, now)
     queued = {"bound": float(model.predict(job)[0]),
-              "proba": model.predict_proba(jobs_asked, within=within).tolist()}
+              "proba": model.start_probability(jobs_asked, within=within).tolist()}
     return {
         "procs": int(procs), "req_time": float(req_time), "partition": partition,
         "user": user, "now": clock_time(jobs, now), "quantile": quantile,
