@@ -32,7 +32,7 @@ def register(subparsers):
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="Dask scheduler address, e.g. tcp://host:8786 (implies dask)")
     parser.add_argument("--workers", type=int, default=2, dest="workers",
-                        help="local workers for --backend loky or threading")
+                        help="local workers for --backend loky or threading (default 2)")
     parser.add_argument("--n-jobs", type=int, dest="workers", action=DeprecatedAlias,
                         new="--workers")
     parser.add_argument("-q", "--quiet", action="store_true",
@@ -68,7 +68,11 @@ def run(args):
     if args.workers < 1:
         raise ConfigError(f"--workers must be at least 1, got {args.workers}")
     cells = expand_grid(load_grid(args.grid), source=args.grid)
-    check_cells(cells, source=args.grid)
+    with warnings.catch_warnings(record=True) as renamed:
+        warnings.simplefilter("always", DeprecationWarning)
+        check_cells(cells, source=args.grid)
+    for warning in renamed:
+        print(f"predictkit sweep: warning: {warning.message}", file=sys.stderr)
     backend = None if args.backend == "serial" else args.backend
     if args.quiet:
         progress = False

@@ -66,7 +66,7 @@ GOOD = 'traces = ["{trace}"]\n'
     ('[options]\non_underestimate = "kill"\n', r"options\.on_underestimate = 'kill': must be one"),
     ('[options]\nbackfill_order = "lifo"\n', r"options\.backfill_order = 'lifo'"),
     ('[options]\nbad_threshold = -1\n', r"options\.bad_threshold = -1"),
-    ('[options]\nn_procs = 0\n', r"options\.n_procs = 0"),
+    ('[options]\nmachine_procs = 0\n', r"options\.machine_procs = 0"),
     ('[options]\nmaxjobs = 10\n', r"unknown option options\.maxjobs; known: "),
     ('[options]\nmax_jobs = [1, 2]\n', r"options\.max_jobs must be a single value"),
     ('options = 5\n', r"options must be a table"),

@@ -96,7 +96,7 @@ def test_metrics_of_a_simulation_are_consistent():
     jobs = pd.DataFrame(dict(job_id=np.arange(1, 7), submit_time=[0.0, 0, 1, 2, 3, 4],
                              run_time=[10.0, 5, 3, 8, 1, 2], n_procs=[2.0, 2, 4, 1, 1, 3],
                              req_time=[12.0, 5, 3, 9, 1, 2], user_id=[1.0, 2, 1, 2, 3, 1]))
-    schedule = simulate(jobs, n_procs=4, policy="conservative", priority="wfp")
+    schedule = simulate(jobs, machine_procs=4, policy="conservative", priority="wfp")
     table = schedule.metrics().set_index("metric")["value"]
     out = schedule.jobs
     assert table["mean_wait"] == pytest.approx(out["wait_time"].mean())
@@ -116,16 +116,16 @@ def test_schedule_scorer_in_cross_validate():
                              n_procs=rng.integers(1, 9, n).astype(float),
                              user_id=rng.integers(0, 5, n).astype(float), wait_time=0.0))
     jobs["req_time"] = jobs["run_time"] * 3
-    scorer = make_schedule_scorer(policy="easy", metric="bounded_slowdown", n_procs=8)
+    scorer = make_schedule_scorer(policy="easy", metric="bounded_slowdown", machine_procs=8)
     folds = [(np.arange(0, 100), np.arange(100, 200))]
     result = cross_validate(RecentAverage(), jobs, jobs["run_time"], cv=folds, scoring=scorer)
     score = result["test_score"][0]
     assert score < 0
     test = jobs.iloc[100:]
-    expected = simulate(test, n_procs=8, selective=True,
+    expected = simulate(test, machine_procs=8, selective=True,
                         estimates=RecentAverage().fit(jobs.iloc[:100], jobs["run_time"].iloc[:100]))
     assert score == pytest.approx(-expected.metrics().set_index("metric").loc[
         "mean_bounded_slowdown", "value"])
-    assert make_schedule_scorer(metric="utilization", n_procs=8)(RecentAverage().fit(jobs, jobs["run_time"]), jobs) > 0
+    assert make_schedule_scorer(metric="utilization", machine_procs=8)(RecentAverage().fit(jobs, jobs["run_time"]), jobs) > 0
     with pytest.raises(ConfigError):
         make_schedule_scorer(estimates="perfect")

@@ -14,7 +14,7 @@ from predictkit.workload._sessions import session_ids
 
 
 def test_make_workload_is_a_valid_job_table():
-    jobs = make_workload(5000, n_procs=128, random_state=0)
+    jobs = make_workload(5000, machine_procs=128, random_state=0)
     assert list(jobs.columns[:18]) == list(SWF_COLUMNS)
     validate_jobs(jobs, required=("submit_time", "run_time", "n_procs", "req_time", "user_id",
                                   "group_id"), sorted_by="submit_time")
@@ -72,7 +72,7 @@ def test_daily_cycle_peaks_in_working_hours():
 
 
 def test_load_parameter():
-    jobs = make_workload(5000, n_procs=64, random_state=3, load=0.7)
+    jobs = make_workload(5000, machine_procs=64, random_state=3, load=0.7)
     span = jobs["submit_time"].max() - jobs["submit_time"].min()
     assert (jobs["run_time"] * jobs["n_procs"]).sum() / (64 * span) == pytest.approx(0.7, rel=0.01)
 
