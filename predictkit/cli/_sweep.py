@@ -71,8 +71,9 @@ def run(args):
     with warnings.catch_warnings(record=True) as renamed:
         warnings.simplefilter("always", DeprecationWarning)
         check_cells(cells, source=args.grid)
-    for warning in renamed:
-        print(f"predictkit sweep: warning: {warning.message}", file=sys.stderr)
+    renamed = {str(warning.message) for warning in renamed}
+    for message in sorted(renamed):
+        print(f"predictkit sweep: warning: {message}", file=sys.stderr)
     backend = None if args.backend == "serial" else args.backend
     if args.quiet:
         progress = False
@@ -84,7 +85,8 @@ def run(args):
                          backend=backend, scheduler=args.scheduler, n_workers=args.workers,
                          progress=progress)
     for warning in caught:
-        print(f"predictkit sweep: warning: {warning.message}", file=sys.stderr)
+        if str(warning.message) not in renamed:  # already said before the first cell
+            print(f"predictkit sweep: warning: {warning.message}", file=sys.stderr)
     if to_stdout:
         write_table(table, "-", "csv")
     if not args.quiet:

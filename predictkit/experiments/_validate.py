@@ -224,6 +224,5 @@ def check_cells(cells, *, source=None):
             if (kind, item) not in seen:
                 check()
                 seen.add((kind, item))
-    where = f"{source}: " if source is not None else ""
     for old in sorted(renamed):
-        warn_renamed(f"{where}options.{old}", f"options.{DEPRECATED_OPTIONS[old]}")
+        warn_renamed(f"options.{old}", f"options.{DEPRECATED_OPTIONS[old]}")

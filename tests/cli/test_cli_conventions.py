@@ -160,5 +160,17 @@ def test_old_flag_names_still_work_and_warn(tmp_path, capsys):
     assert "--n-procs is deprecated; use --machine-procs" in capsys.readouterr().err
     assert read_swf(out)["n_procs"].max() <= 16
     assert read_swf(out).attrs["max_procs"] == 16
+
+
+
+def test_simulate_old_n_procs_flag_warns_and_gives_the_same_schedule(logs, capsys):
+    new = main(["simulate", logs["plain"], "--machine-procs", "64", "--json"])
+    assert new == 0
+    new_out = capsys.readouterr().out
+    assert main(["simulate", logs["plain"], "--n-procs", "64", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "--n-procs is deprecated; use --machine-procs" in captured.err
+    assert captured.out == new_out
+    assert '"machine_procs": 64' in new_out
     names = [a.option_strings for _, p in _subparsers() for a in p._actions]
     assert not any(o in ("--limit", "--first", "--truncate-jobs") for opts in names for o in opts)

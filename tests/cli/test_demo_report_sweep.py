@@ -88,6 +88,17 @@ def test_sweep_bad_flags(tmp_path, capsys):
     assert "missing.toml" in capsys.readouterr().err
 
 
+def test_sweep_says_once_that_the_n_procs_option_is_deprecated(tmp_path, capsys):
+    trace = small_trace(tmp_path / "t.swf")
+    grid = tmp_path / "grid.toml"
+    grid.write_text(f'traces = ["{trace}"]\npredictors = ["requested", "recent-average"]\n'
+                    'policies = ["easy"]\n[options]\nn_procs = 64\n')
+    assert main(["sweep", str(grid), "-o", str(tmp_path / "res.csv"), "-q"]) == 0
+    err = capsys.readouterr().err
+    assert err == ("predictkit sweep: warning: options.n_procs is deprecated and will be "
+                   "removed in predictkit 0.3; use options.machine_procs\n")
+
+
 def test_sweep_prints_progress_lines_unless_quiet(tmp_path, capsys):
     trace = small_trace(tmp_path / "t.swf")
     grid = tmp_path / "grid.toml"

@@ -52,6 +52,9 @@ def test_fairshare_order_defines_the_fair_start():
     schedule = simulate(jobs, machine_procs=1, policy="easy")
     np.testing.assert_array_equal(schedule.jobs["start_time"], [0.0, 2, 12, 17])
     np.testing.assert_array_equal(fair_start_times(schedule), [0.0, 2, 12, 12])
+    np.testing.assert_array_equal(fair_start_times(schedule, machine_procs=1), [0.0, 2, 12, 12])
+    with pytest.warns(DeprecationWarning, match=r"fair_start_times\(n_procs=\.\.\.\)"):
+        np.testing.assert_array_equal(fair_start_times(schedule, n_procs=1), [0.0, 2, 12, 12])
     metrics = fairness_metrics(schedule)
     assert metrics["fair_start_miss_percent"] == pytest.approx(25.0)
     assert metrics["mean_fair_start_miss"] == pytest.approx(5 / 4)

@@ -50,6 +50,22 @@ def test_system_metrics():
     assert backfill_ratio(frame) == pytest.approx(1 / 3)
 
 
+
+@pytest.mark.parametrize("metric", [utilization, loss_of_capacity])
+def test_machine_procs_overrides_the_header_and_n_procs_is_its_deprecated_name(metric):
+    frame = schedule_frame()
+    frame.attrs["max_procs"] = 4
+    wider = metric(frame, machine_procs=8)
+    assert wider != metric(frame)
+    with pytest.warns(DeprecationWarning, match=rf"{metric.__name__}\(n_procs=\.\.\.\)"):
+        assert metric(frame, n_procs=8) == wider
+    table = schedule_metrics(frame, machine_procs=8).set_index("metric")["value"]
+    with pytest.warns(DeprecationWarning, match=r"schedule_metrics\(n_procs=\.\.\.\)"):
+        old = schedule_metrics(frame, n_procs=8).set_index("metric")["value"]
+    pd.testing.assert_series_equal(old, table)
+    assert table[metric.__name__] == wider
+
+
 def test_weighted_wait_tang_eq4():
     frame = schedule_frame()
     # only job 2 waited; WFP score (9/10)^3 * 4
@@ -127,5 +143,8 @@ def test_schedule_scorer_in_cross_validate():
     assert score == pytest.approx(-expected.metrics().set_index("metric").loc[
         "mean_bounded_slowdown", "value"])
     assert make_schedule_scorer(metric="utilization", machine_procs=8)(RecentAverage().fit(jobs, jobs["run_time"]), jobs) > 0
+    with pytest.warns(DeprecationWarning, match=r"make_schedule_scorer\(n_procs=\.\.\.\)"):
+        old_name = make_schedule_scorer(metric="utilization", n_procs=8)
+    assert repr(old_name) == repr(make_schedule_scorer(metric="utilization", machine_procs=8))
     with pytest.raises(ConfigError):
         make_schedule_scorer(estimates="perfect")

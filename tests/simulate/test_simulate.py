@@ -69,6 +69,24 @@ def test_machine_size_from_header_and_widest_job():
     assert simulate(jobs).machine_procs == 8
 
 
+def test_deprecated_n_procs_names_still_work_and_warn():
+    new = simulate(small_jobs(), machine_procs=8)
+    with pytest.warns(DeprecationWarning, match=r"simulate\(n_procs=\.\.\.\).*machine_procs="):
+        old = simulate(small_jobs(), n_procs=8)
+    pd.testing.assert_frame_equal(old.jobs, new.jobs)
+    assert old.params == new.params and new.params["machine_procs"] == 8
+    with pytest.warns(DeprecationWarning, match="Schedule.machine_procs"):
+        assert new.n_procs == 8
+    with pytest.warns(DeprecationWarning, match=r"params\['machine_procs'\]"):
+        assert new.params["n_procs"] == 8
+    with pytest.raises(KeyError):
+        new.params["no_such_parameter"]
+    with pytest.raises(PredictkitError, match="give machine_procs= only"):
+        simulate(small_jobs(), machine_procs=8, n_procs=8)
+    with pytest.raises(PredictkitError, match="'n_procs' parameter of simulate"):
+        simulate(small_jobs(), n_procs=0)
+
+
 def test_wider_jobs_are_rejected_not_dropped():
     schedule = simulate(small_jobs(), machine_procs=2)
     assert list(schedule.rejected["job_id"]) == [2]

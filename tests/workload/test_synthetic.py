@@ -1,6 +1,7 @@
 """make_workload and the Lublin-Feitelson sampler."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.stats import ks_2samp
 from tracedata import load_trace
@@ -90,3 +91,11 @@ def test_make_workload_refuses_a_size_that_cannot_fit_in_memory():
 
     with pytest.raises(ConfigError, match=r"10,000,000,000,000 jobs need about .* TiB"):
         make_workload(10**13, random_state=0)
+
+
+def test_deprecated_n_procs_still_sets_the_machine_and_warns():
+    with pytest.warns(DeprecationWarning, match=r"make_workload\(n_procs=\.\.\.\)"):
+        old = make_workload(300, n_procs=32, random_state=5)
+    new = make_workload(300, machine_procs=32, random_state=5)
+    pd.testing.assert_frame_equal(old, new)
+    assert new.attrs["max_procs"] == 32 and new["n_procs"].max() <= 32
