@@ -39,7 +39,8 @@ def register(subparsers):
                         help="target offered load of the synthetic workload (default: the "
                              "model's own arrival rate)")
     parser.add_argument("--seed", type=int, default=None,
-                        help="random seed (default: fresh randomness on each run)")
+                        help="random seed (default: fresh randomness on each run, as "
+                             "make_workload(random_state=None))")
     from ._common import add_log_argument
     add_log_argument(parser, dest="estimates_for", flag="--estimates-for",
                      help="the log whose estimates to replace")

@@ -65,7 +65,9 @@ def register(subparsers):
                              "2024-03-04T10:00:00 in the log's --time-zone (default: the "
                              "file's modification time)")
     parser.add_argument("--seed", type=int, default=0,
-                        help="random state of QBETS's job classes (default: %(default)s)")
+                        help="random state of QBETS's job classes (default: %(default)s, so "
+                             "that two runs agree; QBETS(random_state=None) in Python draws "
+                             "fresh ones)")
     parser.add_argument("--json", action="store_true", help="print the answer as JSON")
     parser.set_defaults(func=run)
 

@@ -56,7 +56,7 @@ def _underestimate(value):
 
 OPTIONS = {
     "max_jobs": (_count(1), "keep the first N jobs of the cleaned trace"),
-    "seed": (_count(0), "random seed (synthetic traces)"),
+    "seed": (_count(0), "random seed of synthetic traces (default 0: a sweep repeats)"),
     "selective": (_flag, "selective backfilling (simulate(selective=...))"),
     "on_underestimate": (_underestimate, "what the simulator does when an estimate runs out"),
     "backfill_order": (_choice("priority", "sjf"), "order of backfill candidates"),
