@@ -270,7 +270,7 @@ for check in (check_output, lambda p: open_output(p).__enter__()):
     else:
         print("written")
 from predictkit.cli import main
-sys.exit(main(["generate", "--jobs", "200", "--procs", "16", "--seed", "1", "-o", sys.argv[1]]))
+sys.exit(main(["generate", "--jobs", "200", "--machine-procs", "16", "--seed", "1", "-o", sys.argv[1]]))
 """
 
 

@@ -60,11 +60,11 @@ def _raised(call):
     (lambda: TsafrirEstimates(t_max="18h", random_state=-1).sample([1.0, 2.0]), "random_state",
      "TsafrirEstimates"),
     (lambda: FModel(random_state=-1).sample([1.0]), "random_state", "FModel"),
-    (lambda: simulate(JOBS, n_procs="8"), "n_procs", "simulate"),
-    (lambda: simulate(JOBS, n_procs=True), "n_procs", "simulate"),
-    (lambda: simulate(JOBS, n_procs=7.5), "n_procs", "simulate"),
-    (lambda: simulate(JOBS, n_procs=2**70), "n_procs", "simulate"),
-    (lambda: simulate(JOBS, n_procs=1e30), "n_procs", "simulate"),
+    (lambda: simulate(JOBS, machine_procs="8"), "machine_procs", "simulate"),
+    (lambda: simulate(JOBS, machine_procs=True), "machine_procs", "simulate"),
+    (lambda: simulate(JOBS, machine_procs=7.5), "machine_procs", "simulate"),
+    (lambda: simulate(JOBS, machine_procs=2**70), "machine_procs", "simulate"),
+    (lambda: simulate(JOBS, machine_procs=1e30), "machine_procs", "simulate"),
     (lambda: simulate(JOBS, estimates=["a"] * len(JOBS)), "estimates", "simulate"),
     (lambda: simulate(JOBS, estimates=np.ones((len(JOBS), 2))), "estimates", "simulate"),
     (lambda: simulate(JOBS, policy="easy++"), "policy", "simulate"),
@@ -123,7 +123,7 @@ def test_a_workload_too_large_for_memory_states_the_estimate():
 
 
 class _Bounds:
-    def predict_proba(self, X, within=None):
+    def start_probability(self, X, within=None):
         return np.full(len(X), 0.5)
 
 
@@ -144,7 +144,7 @@ def test_varq_arguments(step, args, name, owner):
                             name, owner)
 
 
-def test_varq_bounds_need_predict_proba():
+def test_varq_bounds_need_start_probability():
     _assert_parameter_error(_raised(lambda: VARQ(object()).trajectory(4, 3600, 3600, 0)),
                             "bounds", "VARQ")
 
@@ -336,7 +336,7 @@ def test_column_names_and_whole_numbers():
 
 def test_simulate_still_accepts_a_whole_float_machine_size():
     jobs = JOBS.iloc[:20]
-    assert simulate(jobs, n_procs=128.0).jobs.equals(simulate(jobs, n_procs=128).jobs)
+    assert simulate(jobs, machine_procs=128.0).jobs.equals(simulate(jobs, machine_procs=128).jobs)
 
 
 @pytest.mark.parametrize("value", [np.ones((500, 2)), ["a"] * 500, "x" * 1000])

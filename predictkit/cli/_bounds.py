@@ -36,7 +36,10 @@ def register(subparsers):
                         help="job classes by requested nodes and time")
     parser.add_argument("--index", choices=("textbook", "reference"), default="textbook",
                         help="order-statistic rule")
-    parser.add_argument("--seed", type=int, default=0, help="random state of class fits")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="random state of QBETS's job classes; fixed by default so that "
+                             "two runs agree (QBETS(random_state=None) in Python draws fresh "
+                             "ones)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     add_output_options(parser, formats=("csv", "json"))
     parser.set_defaults(func=run)

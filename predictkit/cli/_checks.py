@@ -72,7 +72,7 @@ MAX_PROCS = 2**53
 """Largest machine a command accepts (processor counts are exact in float64 below it)."""
 
 
-def check_procs(value, flag="--n-procs"):
+def check_procs(value, flag="--machine-procs"):
     """Refuse a machine size that is not positive or too large to count exactly."""
     check_positive(value, flag)
     if value is not None and value > MAX_PROCS:

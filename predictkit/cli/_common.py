@@ -298,8 +298,8 @@ def add_command(subparsers, name, **kwargs):
 class DeprecatedAlias(argparse.Action):
     """A hidden old spelling of an option: stores into the new option and warns once.
 
-    Use as ``parser.add_argument("--procs", dest="n_procs", type=int,
-    action=DeprecatedAlias, new="--n-procs", help=argparse.SUPPRESS)``.
+    Use as ``parser.add_argument("--n-procs", dest="machine_procs", type=int,
+    action=DeprecatedAlias, new="--machine-procs")`` (hidden from ``--help``).
     """
 
     def __init__(self, option_strings, dest, *, new, **kwargs):

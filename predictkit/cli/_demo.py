@@ -34,9 +34,10 @@ def register(subparsers):
     parser.add_argument("--max-jobs", type=int, default=None, metavar="N",
                         help="analyse only the first N jobs (after cleaning; default: every "
                              "synthetic job, 5000 of --trace)")
-    parser.add_argument("--n-procs", type=int, default=128, help="synthetic machine size")
-    parser.add_argument("--procs", type=int, dest="n_procs", action=DeprecatedAlias,
-                        new="--n-procs")
+    parser.add_argument("--machine-procs", type=int, default=128, metavar="P",
+                        help="processors of the synthetic machine")
+    parser.add_argument("--n-procs", "--procs", type=int, dest="machine_procs",
+                        action=DeprecatedAlias, new="--machine-procs")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of every random choice (workload, QBETS job classes)")
     parser.add_argument("-o", "--output", default="predictkit-demo",
@@ -74,7 +75,7 @@ def _check_args(args):
         raise ConfigError(f"--jobs must be at least 100, got {jobs}")
     if max_jobs < 100:
         raise ConfigError(f"--max-jobs must be at least 100, got {max_jobs}")
-    check_procs(args.n_procs)
+    check_procs(args.machine_procs)
     check_seed(args.seed)
     if not args.trace:
         from ..workload._synthetic import _check_memory
@@ -102,11 +103,12 @@ def run(args):
         if not len(jobs):
             raise JobTableError(f"--trace {args.trace}: the log has no jobs")
     else:
-        progress.settings(jobs=n_jobs, n_procs=args.n_procs, seed=args.seed,
+        progress.settings(jobs=n_jobs, machine_procs=args.machine_procs, seed=args.seed,
                           output=args.output)
         with progress.step(f"generated {n_jobs:,} jobs"):
-            jobs = make_workload(n_jobs=n_jobs, n_procs=args.n_procs, random_state=args.seed)
-        name = f"synthetic ({n_jobs:,} jobs, {args.n_procs} procs, seed {args.seed})"
+            jobs = make_workload(n_jobs=n_jobs, machine_procs=args.machine_procs,
+                                 random_state=args.seed)
+        name = f"synthetic ({n_jobs:,} jobs, {args.machine_procs} procs, seed {args.seed})"
     analysis = analyze(jobs, name=name, max_jobs=max_jobs, random_state=args.seed,
                        progress=lambda step, seconds: progress.say(
                            f"{STEPS.get(step, step)} in {seconds:.1f} s"))

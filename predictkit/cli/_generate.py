@@ -26,10 +26,10 @@ def register(subparsers):
     )
     parser.add_argument("--jobs", type=int, default=10_000, metavar="N",
                         help="number of synthetic jobs")
-    parser.add_argument("--n-procs", type=int, default=128, metavar="P",
+    parser.add_argument("--machine-procs", type=int, default=128, metavar="P",
                         help="processors of the synthetic machine")
-    parser.add_argument("--procs", type=int, dest="n_procs", action=DeprecatedAlias,
-                        new="--n-procs")
+    parser.add_argument("--n-procs", "--procs", type=int, dest="machine_procs",
+                        action=DeprecatedAlias, new="--machine-procs")
     parser.add_argument("--tmax", default=None, metavar="DURATION",
                         help="maximal estimate, e.g. 18h (synthetic default 18h; with "
                              "--estimates-for, learned from the log when omitted)")
@@ -39,7 +39,8 @@ def register(subparsers):
                         help="target offered load of the synthetic workload (default: the "
                              "model's own arrival rate)")
     parser.add_argument("--seed", type=int, default=None,
-                        help="random seed (default: fresh randomness on each run)")
+                        help="random seed (default: fresh randomness on each run, as "
+                             "make_workload(random_state=None))")
     from ._common import add_log_argument
     add_log_argument(parser, dest="estimates_for", flag="--estimates-for",
                      help="the log whose estimates to replace")
@@ -134,7 +135,7 @@ def _estimate(args, source, progress):
         return model.transform(source)
 
 
-_FLAGS = {"n_jobs": "--jobs", "n_procs": "--n-procs", "t_max": "--tmax", "p_max": "--pmax",
+_FLAGS = {"n_jobs": "--jobs", "machine_procs": "--machine-procs", "t_max": "--tmax", "p_max": "--pmax",
           "load": "--load", "n_fit_modes": "--fit-modes", "random_state": "--seed"}
 """Parameters of the workload models and the flags that set them."""
 
@@ -149,7 +150,7 @@ def _check_args(args):
 
         with flag_names(_FLAGS):
             _check_memory(args.jobs)
-    check_procs(args.n_procs)
+    check_procs(args.machine_procs)
     check_seed(args.seed)
     if args.tmax is not None and parse_duration(args.tmax, name="--tmax") > MAX_TMAX:
         raise ConfigError(f"--tmax must be at most {MAX_TMAX // 86400:,} days, got {args.tmax}")
@@ -178,10 +179,10 @@ def run(args):
     fmt = _check_args(args)
     progress = Progress("generate", quiet=args.quiet)
     if args.estimates_for is None:
-        progress.settings(jobs=args.jobs, n_procs=args.n_procs, tmax=args.tmax or "18h",
+        progress.settings(jobs=args.jobs, machine_procs=args.machine_procs, tmax=args.tmax or "18h",
                           pmax=args.pmax, load=args.load, seed=args.seed)
         with flag_names(_FLAGS), progress.step(f"generated {args.jobs:,} jobs"):
-            jobs = make_workload(args.jobs, n_procs=args.n_procs, random_state=args.seed,
+            jobs = make_workload(args.jobs, machine_procs=args.machine_procs, random_state=args.seed,
                                  t_max=args.tmax if args.tmax is not None else "18h",
                                  p_max=args.pmax, load=args.load)
         comments = []

@@ -7,8 +7,9 @@ import pandas as pd
 from ..exceptions import ConfigError, JobTableError
 from ..simulate import POLICIES
 from ._checks import check_positive, check_procs, flag_names
-from ._common import (Progress, add_command, add_output_options, output_format, print_json,
-                      read_trace_arg, result_stream, write_swf_output, write_table)
+from ._common import (DeprecatedAlias, Progress, add_command, add_output_options,
+                      output_format, print_json, read_trace_arg, result_stream,
+                      write_swf_output, write_table)
 from ._tables import format_table
 
 PREDICTORS = ("requested", "perfect", "tang", "usage-max", "recent-average")
@@ -45,8 +46,11 @@ def register(subparsers):
                         help="what a job that outlives its estimate gets")
     parser.add_argument("--backfill-order", default="priority", choices=("priority", "sjf"),
                         help="order in which waiting jobs are tried for backfilling")
-    parser.add_argument("--n-procs", type=int, default=None,
-                        help="machine size (default: the header's MaxProcs, else the widest job)")
+    parser.add_argument("--machine-procs", type=int, default=None, metavar="P",
+                        help="machine size in processors (default: the header's MaxProcs, "
+                             "else the widest job)")
+    parser.add_argument("--n-procs", type=int, dest="machine_procs", action=DeprecatedAlias,
+                        new="--machine-procs")
     parser.add_argument("--max-jobs", type=int, default=None,
                         help="simulate only the first N jobs (default: all)")
     parser.add_argument("--json", action="store_true", help="print the metrics as JSON")
@@ -97,7 +101,7 @@ def _shown(table):
 def _check_args(args):
     """Refuse bad values before any work, each naming its flag."""
     check_positive(args.max_jobs, "--max-jobs")
-    check_procs(args.n_procs)
+    check_procs(args.machine_procs)
     if args.predictor == "tang" and not 0.5 <= args.quantile <= 1.0:
         raise ConfigError(f"--quantile must be in [0.5, 1] for --predictor tang, "
                           f"got {args.quantile:g}")
@@ -117,7 +121,7 @@ def run(args):
         settings["quantile"] = args.quantile
     progress.settings(**settings, selective=args.selective,
                       on_underestimate=args.on_underestimate, backfill_order=args.backfill_order,
-                      n_procs=args.n_procs or "from the log", max_jobs=args.max_jobs or "all")
+                      machine_procs=args.machine_procs or "from the log", max_jobs=args.max_jobs or "all")
     with progress.step(lambda: f"read {len(jobs):,} jobs from {args.trace}"):
         jobs = read_trace_arg(args.trace)
     if args.max_jobs is not None:
@@ -132,7 +136,7 @@ def run(args):
         raise JobTableError(f"{args.trace}: no job can be simulated (a job needs a submit "
                             "time, a runtime, a width and, unless --predictor perfect, a "
                             "request)")
-    common = dict(n_procs=args.n_procs, policy=args.policy, priority=args.priority,
+    common = dict(machine_procs=args.machine_procs, policy=args.policy, priority=args.priority,
                   on_underestimate=args.on_underestimate, backfill_order=args.backfill_order)
     with flag_names(_FLAGS), progress.step(
             lambda: f"simulated {len(schedule.jobs):,} jobs with {args.predictor} estimates"):
@@ -140,7 +144,7 @@ def run(args):
                             selective=args.selective, **common)
     if len(schedule.rejected):
         progress.say(f"{len(schedule.rejected):,} job(s) wider than the machine "
-                     f"({schedule.n_procs:,} processors) were not simulated")
+                     f"({schedule.machine_procs:,} processors) were not simulated")
     table = schedule.metrics().rename(columns={"value": args.predictor})
     if args.predictor != "requested" or args.selective:
         with flag_names(_FLAGS), progress.step(
@@ -161,7 +165,7 @@ def run(args):
     return 0
 
 
-_FLAGS = {"n_procs": "--n-procs", "policy": "--policy", "priority": "--priority",
+_FLAGS = {"machine_procs": "--machine-procs", "policy": "--policy", "priority": "--priority",
           "on_underestimate": "--on-underestimate", "backfill_order": "--backfill-order",
           "quantile": "--quantile"}
 """Parameters of :func:`predictkit.simulate.simulate` and the flags that set them."""
@@ -191,7 +195,7 @@ def _write(schedule, args, fmt):
     comments = [
         f"wait_time holds the waits simulated by predictkit: policy={p['policy']} "
         f"priority={p['priority']} estimates={args.predictor} selective={p['selective']} "
-        f"n_procs={p['n_procs']}; run_time of jobs killed at their request is the time they ran",
+        f"machine_procs={p['machine_procs']}; run_time of jobs killed at their request is the time they ran",
     ]
     if len(schedule.rejected):
         comments.append(f"{len(schedule.rejected)} job(s) wider than the machine were not "

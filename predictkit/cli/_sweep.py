@@ -6,7 +6,7 @@ import warnings
 from .._time import format_duration
 from ..exceptions import ConfigError
 from ..experiments import check_cells, evaluate_cell, expand_grid, load_grid, run_grid
-from ._common import result_stream, write_table
+from ._common import DeprecatedAlias, result_stream, write_table
 
 
 def register(subparsers):
@@ -31,7 +31,10 @@ def register(subparsers):
                         default="serial", help="where cells run (default: serial, in-process)")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="Dask scheduler address, e.g. tcp://host:8786 (implies dask)")
-    parser.add_argument("--n-jobs", type=int, default=2, help="local workers (default 2)")
+    parser.add_argument("--workers", type=int, default=2, dest="workers",
+                        help="local workers for --backend loky or threading (default 2)")
+    parser.add_argument("--n-jobs", type=int, dest="workers", action=DeprecatedAlias,
+                        new="--workers")
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="print nothing but errors (no progress)")
     parser.set_defaults(func=run)
@@ -62,10 +65,15 @@ def run(args):
         raise ConfigError(f"--output must end in .csv or .parquet, got {args.output!r}")
     if args.backend == "dask" and not args.scheduler:
         raise ConfigError("--backend dask needs --scheduler tcp://host:port")
-    if args.n_jobs < 1:
-        raise ConfigError(f"--n-jobs must be at least 1, got {args.n_jobs}")
+    if args.workers < 1:
+        raise ConfigError(f"--workers must be at least 1, got {args.workers}")
     cells = expand_grid(load_grid(args.grid), source=args.grid)
-    check_cells(cells, source=args.grid)
+    with warnings.catch_warnings(record=True) as renamed:
+        warnings.simplefilter("always", DeprecationWarning)
+        check_cells(cells, source=args.grid)
+    renamed = {str(warning.message) for warning in renamed}
+    for message in sorted(renamed):
+        print(f"predictkit sweep: warning: {message}", file=sys.stderr)
     backend = None if args.backend == "serial" else args.backend
     if args.quiet:
         progress = False
@@ -74,10 +82,11 @@ def run(args):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         table = run_grid(cells, evaluate_cell, results=None if to_stdout else args.output,
-                         backend=backend, scheduler=args.scheduler, n_jobs=args.n_jobs,
+                         backend=backend, scheduler=args.scheduler, n_workers=args.workers,
                          progress=progress)
     for warning in caught:
-        print(f"predictkit sweep: warning: {warning.message}", file=sys.stderr)
+        if str(warning.message) not in renamed:  # already said before the first cell
+            print(f"predictkit sweep: warning: {warning.message}", file=sys.stderr)
     if to_stdout:
         write_table(table, "-", "csv")
     if not args.quiet:

@@ -65,7 +65,9 @@ def register(subparsers):
                              "2024-03-04T10:00:00 in the log's --time-zone (default: the "
                              "file's modification time)")
     parser.add_argument("--seed", type=int, default=0,
-                        help="random state of QBETS's job classes (default: %(default)s)")
+                        help="random state of QBETS's job classes (default: %(default)s, so "
+                             "that two runs agree; QBETS(random_state=None) in Python draws "
+                             "fresh ones)")
     parser.add_argument("--json", action="store_true", help="print the answer as JSON")
     parser.set_defaults(func=run)
 
@@ -166,7 +168,7 @@ def estimate_wait(jobs, *, procs, req_time, user=None, partition=None, within=(3
     within = np.asarray(within, dtype=float)
     jobs_asked = pd.concat([job] * len(within), ignore_index=True)
     alone = {"bound": float(model.predict(job)[0]),
-             "proba": model.predict_proba(jobs_asked, within=within).tolist()}
+             "proba": model.start_probability(jobs_asked, within=within).tolist()}
     if queue is None:
         pending = _pending_at_end(jobs, now)
         queue_source = "the log's own pending jobs at its end"
@@ -175,7 +177,7 @@ def estimate_wait(jobs, *, procs, req_time, user=None, partition=None, within=(3
         queue_source = queue[2]
     model.observe_queue(pending, now)
     queued = {"bound": float(model.predict(job)[0]),
-              "proba": model.predict_proba(jobs_asked, within=within).tolist()}
+              "proba": model.start_probability(jobs_asked, within=within).tolist()}
     return {
         "procs": int(procs), "req_time": float(req_time), "partition": partition,
         "user": user, "now": clock_time(jobs, now), "quantile": quantile,

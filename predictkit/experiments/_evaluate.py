@@ -97,8 +97,10 @@ def evaluate_cell(cell):
                                    bad_threshold=parse_duration(options.get("bad_threshold", 1800),
                                                                 name="bad_threshold")))
     if cell.get("policy"):
-        kwargs = {k: options[k] for k in ("on_underestimate", "backfill_order", "n_procs")
+        kwargs = {k: options[k] for k in ("on_underestimate", "backfill_order", "machine_procs")
                   if k in options}
+        if "n_procs" in options and "machine_procs" not in options:  # deprecated option name
+            kwargs["machine_procs"] = options["n_procs"]
         schedule = simulate(jobs, policy=cell["policy"], priority=cell.get("priority") or "fcfs",
                             estimates=estimator, selective=bool(options.get("selective", False)),
                             **kwargs)

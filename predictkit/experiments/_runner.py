@@ -20,6 +20,7 @@ import joblib
 import pandas as pd
 
 from .._atomic import open_output
+from .._deprecation import UNSET, renamed_argument
 from ..exceptions import ConfigError
 from ._grid import cell_key
 
@@ -72,7 +73,7 @@ def _run_one(evaluate, cell, parts, key):
 
 
 @contextlib.contextmanager
-def _backend(backend, scheduler, n_jobs):
+def _backend(backend, scheduler, n_workers):
     if backend == "dask" or scheduler is not None:
         try:
             from dask.distributed import Client
@@ -92,7 +93,7 @@ def _backend(backend, scheduler, n_jobs):
         yield 1
     else:
         with joblib.parallel_config(backend=backend):
-            yield n_jobs
+            yield n_workers
 
 
 def _write_table(table, path):
@@ -124,8 +125,8 @@ def _finished_cells(parts):
     return done
 
 
-def run_grid(cells, evaluate, *, results=None, backend=None, scheduler=None, n_jobs=2,
-             progress=False):
+def run_grid(cells, evaluate, *, results=None, backend=None, scheduler=None, n_workers=2,
+             progress=False, n_jobs=UNSET):
     """Evaluate every cell of a grid and return one tidy table.
 
     Parameters
@@ -144,12 +145,15 @@ def run_grid(cells, evaluate, *, results=None, backend=None, scheduler=None, n_j
     scheduler : str or distributed.Client, optional
         Dask scheduler address (``tcp://host:8786``) or client; implies
         ``backend="dask"``.
-    n_jobs : int
+    n_workers : int, default=2
         Local workers for ``loky`` / ``threading``.
     progress : bool or callable
         ``True`` shows a progress bar (tqdm) while cells finish; a callable
         is called with a :class:`SweepProgress` once before the first cell
         and once after each cell (the command line prints a line each time).
+    n_jobs : int
+        Deprecated name of ``n_workers`` (``n_jobs`` counts HPC jobs
+        elsewhere in predictkit); warns, removed in 0.3.
 
     Returns
     -------
@@ -172,6 +176,8 @@ def run_grid(cells, evaluate, *, results=None, backend=None, scheduler=None, n_j
     file changes, its cells get new keys and are computed again; the files
     of the old cells stay in the ``.parts`` folder but are not used.
     """
+    n_workers = renamed_argument("run_grid", "n_jobs", "n_workers", n_jobs, n_workers,
+                                 new_default=2)
     started = time.monotonic()
     keys = [cell_key(c) for c in cells]
     parts = None
@@ -185,7 +191,7 @@ def run_grid(cells, evaluate, *, results=None, backend=None, scheduler=None, n_j
     report = progress if callable(progress) else None
     if report is not None:
         report(SweepProgress(0, len(todo), reused, time.monotonic() - started, None))
-    with _backend(backend, scheduler, n_jobs) as workers:
+    with _backend(backend, scheduler, n_workers) as workers:
         if workers == 1:
             iterator = (_run_one(evaluate, cell, parts, key) for cell, key in todo)
         else:

@@ -11,10 +11,11 @@ import os
 import re
 from pathlib import Path
 
+from .._deprecation import warn_renamed
 from ..exceptions import ConfigError, PredictkitError
 from ._identity import resolve_trace
 
-__all__ = ["check_cells", "OPTIONS"]
+__all__ = ["check_cells", "OPTIONS", "DEPRECATED_OPTIONS"]
 
 _SYNTHETIC = re.compile(r"synthetic(?::(.*))?")
 
@@ -55,14 +56,17 @@ def _underestimate(value):
 
 OPTIONS = {
     "max_jobs": (_count(1), "keep the first N jobs of the cleaned trace"),
-    "seed": (_count(0), "random seed (synthetic traces)"),
+    "seed": (_count(0), "random seed of synthetic traces (default 0: a sweep repeats)"),
     "selective": (_flag, "selective backfilling (simulate(selective=...))"),
     "on_underestimate": (_underestimate, "what the simulator does when an estimate runs out"),
     "backfill_order": (_choice("priority", "sjf"), "order of backfill candidates"),
     "bad_threshold": (_duration, "over-estimate threshold for adjustment outcomes"),
-    "n_procs": (_count(1), "machine size in processors"),
+    "machine_procs": (_count(1), "machine size in processors"),
 }
 """Options a grid may set: name -> (checker, meaning)."""
+
+DEPRECATED_OPTIONS = {"n_procs": "machine_procs"}
+"""Old option names still accepted, with a ``DeprecationWarning``, until 0.3: old -> new."""
 
 
 def _fail(source, key, value, reason):
@@ -73,12 +77,13 @@ def _fail(source, key, value, reason):
 
 def _check_options(options, source):
     for name, value in options.items():
-        if name not in OPTIONS:
+        known = DEPRECATED_OPTIONS.get(name, name)
+        if known not in OPTIONS:
             where = f"{source}: " if source is not None else ""
             raise ConfigError(f"{where}unknown option options.{name}; known: "
                               f"{', '.join(sorted(OPTIONS))}")
         try:
-            OPTIONS[name][0](value)
+            OPTIONS[known][0](value)
         except (PredictkitError, ValueError, TypeError) as exc:
             _fail(source, f"options.{name}", value, exc)
 
@@ -184,10 +189,17 @@ def check_cells(cells, *, source=None):
         refuses (a quantile of 7, a negative window); an unknown policy or
         priority; an unknown option or an option value out of range
         (``max_jobs`` must be a whole number >= 1).
+
+    Warns
+    -----
+    DeprecationWarning
+        Once per old option name of :data:`DEPRECATED_OPTIONS` the grid uses
+        (``n_procs``, now ``machine_procs``).
     """
     from ..simulate import POLICIES, PRIORITIES
 
     seen = set()
+    renamed = set()
     for cell in cells:
         missing = [k for k in ("trace", "predictor", "params", "policy", "priority")
                    if not isinstance(cell, dict) or k not in cell]
@@ -196,6 +208,7 @@ def check_cells(cells, *, source=None):
                               f"priority (as expand_grid makes them); {cell!r} lacks "
                               f"{', '.join(missing)}")
         _check_options(cell.get("options", {}), source)
+        renamed.update(set(cell.get("options", {})) & set(DEPRECATED_OPTIONS))
         if cell["priority"] is not None and cell["policy"] is None:
             _fail(source, "priorities", cell["priority"],
                   "a priority needs a policy (add policies = [\"easy\"] or another)")
@@ -211,3 +224,5 @@ def check_cells(cells, *, source=None):
             if (kind, item) not in seen:
                 check()
                 seen.add((kind, item))
+    for old in sorted(renamed):
+        warn_renamed(f"options.{old}", f"options.{DEPRECATED_OPTIONS[old]}")

@@ -13,25 +13,29 @@ matter. A job is treated unfairly when it starts after its FST.
 import numpy as np
 from numba import njit
 
+from .._deprecation import UNSET, renamed_argument
 from ..exceptions import JobTableError
-from ._schedule import _n_procs, _table, _times
+from ._schedule import _machine_procs, _table, _times
 
 __all__ = ["fair_start_times", "fairness_metrics"]
 
 
-def fair_start_times(schedule, *, n_procs=None, fairshare_decay=None, fairshare_factor=None):
+def fair_start_times(schedule, *, machine_procs=None, fairshare_decay=None,
+                     fairshare_factor=None, n_procs=UNSET):
     """Fair start time of every job (Leung et al. 2010 section IV.A).
 
     Parameters
     ----------
     schedule : Schedule or DataFrame
         A simulated schedule.
-    n_procs : int, optional
-        Machine size (default: the schedule's).
+    machine_procs : int, optional
+        Machine size in processors (default: the schedule's).
     fairshare_decay, fairshare_factor : optional
         Fairshare usage decay (default: the schedule's parameters, else 24 h
         and 0.5). Usage is the processor-seconds of completed jobs, as in
         :func:`predictkit.simulate.simulate` with ``priority="fairshare"``.
+    n_procs : int, optional
+        Deprecated name of ``machine_procs`` (warns, removed in 0.3).
 
     Returns
     -------
@@ -40,9 +44,11 @@ def fair_start_times(schedule, *, n_procs=None, fairshare_decay=None, fairshare_
     """
     from .._time import parse_duration
 
+    machine_procs = renamed_argument("fair_start_times", "n_procs", "machine_procs", n_procs,
+                                     machine_procs)
     jobs = _table(schedule)
     submit, start, end, run = _times(jobs)
-    size = _n_procs(schedule, n_procs)
+    size = _machine_procs(schedule, machine_procs)
     params = getattr(schedule, "params", {}) or {}
     period = parse_duration(fairshare_decay if fairshare_decay is not None
                             else params.get("fairshare_decay", "24h"), name="fairshare_decay")

@@ -11,6 +11,7 @@ job width and length (Leung et al. Tables I-II).
 import numpy as np
 import pandas as pd
 
+from .._deprecation import UNSET, renamed_argument
 from ..exceptions import ConfigError, JobTableError
 
 __all__ = [
@@ -70,16 +71,16 @@ def _times(jobs):
     return submit, start, end, run
 
 
-def _n_procs(schedule, n_procs):
-    if n_procs is not None:
-        return int(n_procs)
+def _machine_procs(schedule, machine_procs):
+    if machine_procs is not None:
+        return int(machine_procs)
     params = getattr(schedule, "params", None)
-    if params and params.get("n_procs"):
-        return int(params["n_procs"])
+    if params and params.get("machine_procs"):
+        return int(params["machine_procs"])
     jobs = getattr(schedule, "jobs", schedule)
     value = jobs.attrs.get("max_procs")
     if value is None or value != value:
-        raise ConfigError("n_procs is needed (not a Schedule and no attrs['max_procs'])")
+        raise ConfigError("machine_procs is needed (not a Schedule and no attrs['max_procs'])")
     return int(value)
 
 
@@ -135,26 +136,36 @@ def makespan(schedule):
     return float(end.max() - start.min())
 
 
-def utilization(schedule, *, n_procs=None):
-    """Processor-seconds used over ``makespan * n_procs`` (Leung et al. III.B)."""
+def utilization(schedule, *, machine_procs=None, n_procs=UNSET):
+    """Processor-seconds used over ``makespan * machine_procs`` (Leung et al. III.B).
+
+    ``machine_procs`` defaults to the schedule's machine size, else
+    ``attrs["max_procs"]``; ``n_procs`` is its deprecated name (warns,
+    removed in 0.3).
+    """
+    machine_procs = renamed_argument("utilization", "n_procs", "machine_procs", n_procs,
+                                     machine_procs)
     jobs = _table(schedule)
     submit, start, end, run = _times(jobs)
     span = end.max() - start.min()
     if span <= 0:
         return 0.0
     used = (jobs["n_procs"].to_numpy(dtype=float) * run).sum()
-    return float(used / (span * _n_procs(schedule, n_procs)))
+    return float(used / (span * _machine_procs(schedule, machine_procs)))
 
 
-def loss_of_capacity(schedule, *, n_procs=None):
+def loss_of_capacity(schedule, *, machine_procs=None, n_procs=UNSET):
     """Fraction of processor time left idle while jobs waited (Leung et al. eq. 1).
 
     ``LOC = integral of min(queued processors, idle processors) dt /
-    (makespan * n_procs)``.
+    (makespan * machine_procs)``; ``machine_procs`` as in :func:`utilization`
+    (``n_procs`` is its deprecated name).
     """
+    machine_procs = renamed_argument("loss_of_capacity", "n_procs", "machine_procs", n_procs,
+                                     machine_procs)
     jobs = _table(schedule)
     submit, start, end, run = _times(jobs)
-    size = _n_procs(schedule, n_procs)
+    size = _machine_procs(schedule, machine_procs)
     width = jobs["n_procs"].to_numpy(dtype=float)
     held_end = start + run
     times = np.concatenate([submit, start, start, held_end])
@@ -222,7 +233,7 @@ def _user_metrics(jobs, percentiles):
 
 
 def schedule_metrics(schedule, *, percentiles=(50, 90, 99), by=None, fairness=False,
-                     n_procs=None):
+                     machine_procs=None, n_procs=UNSET):
     """All schedule metrics as a tidy table.
 
     Parameters
@@ -238,6 +249,10 @@ def schedule_metrics(schedule, *, percentiles=(50, 90, 99), by=None, fairness=Fa
     fairness : bool
         Add the hybrid fair-start-time metrics of Leung et al. section IV
         (:func:`predictkit.metrics.fairness_metrics`; slower).
+    machine_procs : int, optional
+        Machine size for ``utilization`` and ``loss_of_capacity`` (default:
+        the schedule's, else ``attrs["max_procs"]``). ``n_procs`` is its
+        deprecated name (warns, removed in 0.3).
 
     Returns
     -------
@@ -249,15 +264,17 @@ def schedule_metrics(schedule, *, percentiles=(50, 90, 99), by=None, fairness=Fa
         ``makespan``, ``loss_of_capacity`` (eq. 1) and, for conservative
         schedules, ``mean_wait_prediction_error`` (Klusacek 4.1).
     """
+    machine_procs = renamed_argument("schedule_metrics", "n_procs", "machine_procs", n_procs,
+                                     machine_procs)
     jobs = _table(schedule)
     if by not in (None, "width", "length"):
         raise ConfigError(f"by must be None, 'width' or 'length', got {by!r}")
     rows = _user_metrics(jobs, percentiles)
     rows += [
         ("weighted_wait", weighted_wait(schedule)),
-        ("utilization", utilization(schedule, n_procs=n_procs)),
+        ("utilization", utilization(schedule, machine_procs=machine_procs)),
         ("makespan", makespan(schedule)),
-        ("loss_of_capacity", loss_of_capacity(schedule, n_procs=n_procs)),
+        ("loss_of_capacity", loss_of_capacity(schedule, machine_procs=machine_procs)),
     ]
     error = wait_prediction_error(schedule)
     if np.isfinite(error).any():

@@ -1,5 +1,6 @@
 """Scheduling-level scoring of runtime predictors (for ``cross_validate`` / ``GridSearchCV``)."""
 
+from .._deprecation import renamed_argument
 from ..exceptions import ConfigError
 from ._schedule import schedule_metrics
 
@@ -57,7 +58,8 @@ def make_schedule_scorer(policy="easy", metric="bounded_slowdown", selective=Tru
         Tang et al. (2013) section 5.2 selective use of the predictions.
     **simulate_kwargs
         Other :func:`~predictkit.simulate.simulate` arguments (pass
-        ``n_procs``: folds may lack the trace header).
+        ``machine_procs``: folds may lack the trace header; the deprecated
+        ``n_procs`` is renamed here, with a warning).
 
     Returns
     -------
@@ -68,6 +70,10 @@ def make_schedule_scorer(policy="easy", metric="bounded_slowdown", selective=Tru
         raise ConfigError(f"metric must be a string, got {metric!r}")
     if "estimates" in simulate_kwargs:
         raise ConfigError("the scorer supplies estimates= itself (the estimator being scored)")
+    if "n_procs" in simulate_kwargs:
+        simulate_kwargs["machine_procs"] = renamed_argument(
+            "make_schedule_scorer", "n_procs", "machine_procs", simulate_kwargs.pop("n_procs"),
+            simulate_kwargs.get("machine_procs"), stacklevel=4)
     name = _ALIASES.get(metric, metric)
     kwargs = dict(policy=policy, selective=selective, **simulate_kwargs)
     return _ScheduleScorer(name, kwargs)

@@ -32,6 +32,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from .._deprecation import UNSET, renamed_argument
 from ..exceptions import ConfigError, JobTableError
 from ._qbets import QBETS
 from ._varq import VARQ
@@ -119,8 +120,8 @@ def _simulate_with(jobs, plan, deadlines, run_times, simulate_kwargs):
 
 
 def varq_experiment(jobs, *, fractions=(0.1, 0.5, 0.95), probabilities=(0.5, 0.75, 0.95),
-                    period=21600.0, window=None, step=30.0, n_procs=None,
-                    qbets_params=None, random_state=0):
+                    period=21600.0, window=None, step=30.0, machine_procs=None,
+                    qbets_params=None, random_state=0, n_procs=UNSET):
     """Run the VARQ generality experiment on a job table.
 
     Parameters
@@ -139,12 +140,14 @@ def varq_experiment(jobs, *, fractions=(0.1, 0.5, 0.95), probabilities=(0.5, 0.7
         (QBETS still learns from the whole trace before them).
     step : float
         VARQ trajectory step (30 s in the paper).
-    n_procs : int, optional
-        Machine size (default: the trace's ``max_procs``).
+    machine_procs : int, optional
+        Machine size in processors (default: the trace's ``max_procs``).
     qbets_params : dict, optional
         Parameters of the :class:`QBETS` used by VARQ.
     random_state : int
         Seed of the job selection.
+    n_procs : int, optional
+        Deprecated name of ``machine_procs`` (warns, removed in 0.3).
 
     Returns
     -------
@@ -155,6 +158,8 @@ def varq_experiment(jobs, *, fractions=(0.1, 0.5, 0.95), probabilities=(0.5, 0.7
         ``mean_wait_others_baseline`` (mean wait of the non-VARQ jobs with and
         without VARQ).
     """
+    machine_procs = renamed_argument("varq_experiment", "n_procs", "machine_procs", n_procs,
+                                     machine_procs)
     for f in fractions:
         if not 0.0 < f <= 1.0:
             raise ConfigError(f"fractions must be in (0, 1], got {f!r}")
@@ -167,8 +172,8 @@ def varq_experiment(jobs, *, fractions=(0.1, 0.5, 0.95), probabilities=(0.5, 0.7
 
     jobs = _prepare(jobs)
     simulate_kwargs = dict(policy="easy", priority="fcfs", estimates="requested")
-    if n_procs is not None:
-        simulate_kwargs["n_procs"] = int(n_procs)
+    if machine_procs is not None:
+        simulate_kwargs["machine_procs"] = int(machine_procs)
     base = simulate(jobs.assign(row=np.arange(len(jobs))), **simulate_kwargs).jobs
     base = base.set_index("row").reindex(np.arange(len(jobs)))
     simulated = base["start_time"].notna().to_numpy()

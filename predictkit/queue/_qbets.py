@@ -20,6 +20,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from .._deprecation import warn_renamed
 from .._validation import (RANDOM_STATE, ColumnNames, Interval, ParamsValidatedMixin,
                            StrOptions, as_seed)
 from ..exceptions import ConfigError, InvalidParameterError, JobTableError
@@ -84,7 +85,7 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
         PELT penalty; ``None`` is ``3 ln(m) sigma**2`` with a robust noise estimate
         (see :mod:`predictkit.queue._changepoint`).
     proba_step : float, default=0.01
-        Step of the quantile grid of :meth:`predict_proba`.
+        Step of the quantile grid of :meth:`start_probability`.
     random_state : int, RandomState, Generator or None, default=None
         Seeds the mixture fits of ``clustering="auto"`` (every group's
         engine gets the same seed, as separate estimators would).
@@ -308,7 +309,7 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
         """Tell the estimator which jobs are waiting in the queue at ``now``.
 
         With ``queued="age"``, the next :meth:`predict` and
-        :meth:`predict_proba` calls count each waiting job whose age
+        :meth:`start_probability` calls count each waiting job whose age
         ``now - submit_time`` is already above its class's bound as a known
         miss (:meth:`Engine.queued_bound`). The queue is forgotten at the next
         :meth:`partial_fit` (jobs that started leave it) and replaced by the
@@ -395,7 +396,7 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
                              for label in labels]
         return out
 
-    def predict_proba(self, X, within=None):
+    def start_probability(self, X, within=None):
         """Probability that each job starts within ``within`` seconds.
 
         The inverted QBETS function (Nurmi et al. 2008, section 2.3): the
@@ -411,17 +412,23 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
             Jobs (classified as in :meth:`predict`).
         within : float or array-like of shape (n_jobs,)
             Seconds from submission.
+
+        Returns
+        -------
+        ndarray of shape (n_jobs,)
+            ``P(wait <= within)`` of each job (one number per job, not
+            scikit-learn's per-class ``predict_proba`` matrix).
         """
         check_is_fitted(self, "n_seen_")
         features = self._features(X)
         groups = self._groups(X)
         if within is None:
-            raise InvalidParameterError("predict_proba needs 'within' (seconds)",
-                                        parameter="within", owner="QBETS.predict_proba")
+            raise InvalidParameterError("start_probability needs 'within' (seconds)",
+                                        parameter="within", owner="QBETS.start_probability")
         within = np.broadcast_to(np.asarray(within, dtype=np.float64), (len(X),))
         if np.isnan(within).any():
-            raise InvalidParameterError("predict_proba: 'within' has missing values",
-                                        parameter="within", owner="QBETS.predict_proba")
+            raise InvalidParameterError("start_probability: 'within' has missing values",
+                                        parameter="within", owner="QBETS.start_probability")
         out = np.full(len(X), np.nan)
         for key, rows in groups:
             engine = self._engines.get(key)
@@ -435,6 +442,15 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
                 now, classes = queued
                 out[rows] = engine.queued_proba(labels, within[rows], classes, now)
         return out
+
+    def predict_proba(self, X, within=None):
+        """Deprecated name of :meth:`start_probability` (removed in 0.3).
+
+        It returns ``P(wait <= within)`` per job, not scikit-learn's
+        ``predict_proba`` class probabilities, hence the new name.
+        """
+        warn_renamed("QBETS.predict_proba", "QBETS.start_probability")
+        return self.start_probability(X, within=within)
 
     def class_bounds(self):
         """The bound of each class now, with its history size and description.

@@ -22,6 +22,7 @@ from numbers import Real
 import numpy as np
 import pandas as pd
 
+from .._deprecation import warn_renamed
 from .._validation import HasMethods, Interval, StrOptions, check_parameters, invalid_parameter
 from ..exceptions import ConfigError
 
@@ -111,9 +112,12 @@ class VARQ:
     Parameters
     ----------
     bounds : estimator
-        A fitted estimator with ``predict_proba(X, within=seconds)`` such as
+        A fitted estimator with ``start_probability(X, within=seconds)``
+        (``P(wait <= within)`` per job) such as
         :class:`~predictkit.queue.QBETS`; it is used as is (VARQ does not fit
-        it). Keep it updated (``partial_fit``) as waits become known.
+        it). An estimator with only the deprecated ``predict_proba(X,
+        within=...)`` is still accepted, with a ``DeprecationWarning``, until
+        0.3. Keep it updated (``partial_fit``) as waits become known.
     step : float, default=30
         Spacing of candidate submit times in seconds (30 in the paper).
 
@@ -132,7 +136,9 @@ class VARQ:
     (True, 5280.0)
     """
 
-    _parameter_constraints = {"bounds": [HasMethods(["predict_proba"])], "step": [_POSITIVE]}
+    _parameter_constraints = {"bounds": [HasMethods(["start_probability"]),
+                                         HasMethods(["predict_proba"])],
+                              "step": [_POSITIVE]}
 
     def __init__(self, bounds, *, step=30):
         self.bounds = bounds
@@ -148,6 +154,15 @@ class VARQ:
                                     f"after now ({now:g}): a reservation cannot start in "
                                     "the past", deadline)
         return float(self.step), float(nodes), float(walltime), float(deadline), float(now)
+
+    def _start_probability(self, jobs, within):
+        method = getattr(self.bounds, "start_probability", None)
+        if method is None:
+            warn_renamed(f"a bounds estimator with predict_proba(X, within) "
+                         f"({type(self.bounds).__name__})", "start_probability(X, within)",
+                         stacklevel=4)
+            method = self.bounds.predict_proba
+        return method(jobs, within=within)
 
     def trajectory(self, nodes, walltime, deadline, now):
         """The probability trajectory (Figure 3 of the paper).
@@ -178,7 +193,7 @@ class VARQ:
         within = deadline - submit
         jobs = pd.DataFrame({"submit_time": submit, "req_procs": nodes, "n_procs": nodes,
                              "req_time": walltime + within})
-        prob = np.asarray(self.bounds.predict_proba(jobs, within=within), dtype=np.float64)
+        prob = np.asarray(self._start_probability(jobs, within), dtype=np.float64)
         return pd.DataFrame({"submit_time": submit, "wait": submit - now, "within": within,
                              "requested_time": walltime + within, "probability": prob})
 

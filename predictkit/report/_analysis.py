@@ -310,7 +310,7 @@ def _fairness(result, schedules):
         done = schedule.jobs
         miss = np.asarray(done["start_time"], dtype=float) - fair
         frame = pd.DataFrame({"width": width_bins(np.asarray(done["n_procs"], dtype=float),
-                                                  schedule.n_procs),
+                                                  schedule.machine_procs),
                               "late": miss > 0, "miss": np.maximum(miss, 0.0)})
         stats = frame.groupby("width", observed=True).agg(late=("late", "mean"),
                                                           miss=("miss", "mean"))

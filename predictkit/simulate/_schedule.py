@@ -3,6 +3,8 @@
 import numpy as np
 import pandas as pd
 
+from .._deprecation import warn_renamed
+
 __all__ = ["Schedule"]
 
 
@@ -39,18 +41,26 @@ class Schedule:
         Input rows that were not simulated (wider than the machine), with a
         ``reason`` column.
     params : dict
-        The simulation parameters (``n_procs``, ``policy``, ``priority``, ...).
+        The simulation parameters (``machine_procs``, ``policy``,
+        ``priority``, ...). The old key ``"n_procs"`` still reads the machine
+        size, with a ``DeprecationWarning``, until 0.3.
     """
 
     def __init__(self, jobs, rejected, params):
         self.jobs = jobs
         self.rejected = rejected
-        self.params = dict(params)
+        self.params = _Params(params)
+
+    @property
+    def machine_procs(self):
+        """Machine size (processors) the schedule was simulated on."""
+        return self.params["machine_procs"]
 
     @property
     def n_procs(self):
-        """Machine size the schedule was simulated on."""
-        return self.params["n_procs"]
+        """Deprecated name of :attr:`machine_procs` (removed in 0.3)."""
+        warn_renamed("Schedule.n_procs", "Schedule.machine_procs")
+        return self.machine_procs
 
     def __len__(self):
         return len(self.jobs)
@@ -61,7 +71,7 @@ class Schedule:
     def __repr__(self):
         p = self.params
         return (f"Schedule({len(self.jobs)} jobs, {len(self.rejected)} rejected, "
-                f"n_procs={p['n_procs']}, policy={p['policy']!r}, priority={p['priority']!r}, "
+                f"machine_procs={p['machine_procs']}, policy={p['policy']!r}, priority={p['priority']!r}, "
                 f"estimates={p['estimates']!r}, selective={p['selective']})")
 
     def metrics(self, *, percentiles=(50, 90, 99), by=None, fairness=False):
@@ -108,6 +118,16 @@ class Schedule:
         out.attrs = dict(prep["jobs"].attrs)
         rejected = prep["jobs"].loc[prep["rejected_mask"]].copy()
         rejected["reason"] = pd.Series(
-            f"wider than the machine ({params['n_procs']} processors)", index=rejected.index,
+            f"wider than the machine ({params['machine_procs']} processors)", index=rejected.index,
             dtype=object)
         return cls(out, rejected, params)
+
+
+class _Params(dict):
+    """Simulation parameters; the deprecated key ``"n_procs"`` reads ``"machine_procs"``."""
+
+    def __missing__(self, key):
+        if key == "n_procs" and "machine_procs" in self:
+            warn_renamed("Schedule.params['n_procs']", "Schedule.params['machine_procs']")
+            return self["machine_procs"]
+        raise KeyError(key)

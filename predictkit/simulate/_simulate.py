@@ -7,6 +7,7 @@ from numbers import Real
 import numpy as np
 import pandas as pd
 
+from .._deprecation import NOT_PASSED, UNSET, renamed_argument
 from .._time import parse_duration
 from .._validation import (Duration, HasMethods, Interval, NumericArray, RegisteredName,
                            StrOptions, WholeNumber,
@@ -33,7 +34,8 @@ _BATCH = 4096
 
 
 @validate_params({
-    "n_procs": [WholeNumber(1), None],
+    "machine_procs": [WholeNumber(1), None],
+    "n_procs": [WholeNumber(1), None, NOT_PASSED],
     "policy": [RegisteredName(REGISTRY)],
     "reservation_depth": [WholeNumber(0, integral=True), None],
     "priority": [StrOptions(set(PRIORITIES)), callable],
@@ -48,13 +50,13 @@ _BATCH = 4096
     "max_runtime": [Duration(positive=True, unlimited=True), None],
     "predictor_refresh": [Duration(unlimited=True), None],
 })
-def simulate(jobs, *, n_procs=None, policy="easy", reservation_depth=None, priority="fcfs",
+def simulate(jobs, *, machine_procs=None, policy="easy", reservation_depth=None, priority="fcfs",
              fairshare_decay="24h", fairshare_factor=0.5, estimates="requested",
              selective=False, on_underestimate="double", backfill_order="priority",
-             kill_at_request=True, max_runtime=None, predictor_refresh=None):
+             kill_at_request=True, max_runtime=None, predictor_refresh=None, n_procs=UNSET):
     """Replay a job table through a backfilling scheduler.
 
-    Event-driven simulation of one space-shared machine of ``n_procs``
+    Event-driven simulation of one space-shared machine of ``machine_procs``
     processors (Leung et al. 2010 sections I-III; EASY as in Tsafrir et al.
     2005 section 1; conservative backfilling with schedule compression as in
     Klusacek & Soysal 2019 section 3.1). At each instant, completions are
@@ -68,10 +70,10 @@ def simulate(jobs, *, n_procs=None, policy="easy", reservation_depth=None, prior
         Job table sorted by ``submit_time``; needs ``submit_time``,
         ``run_time`` and a width (``n_procs``, or ``req_procs`` where
         ``n_procs`` is missing), and ``req_time`` for request-based estimates.
-    n_procs : int, optional
-        Machine size. Default: ``jobs.attrs["max_procs"]``, else the widest job.
-        Jobs wider than the machine are not simulated; they are listed in
-        :attr:`Schedule.rejected`.
+    machine_procs : int, optional
+        Machine size in processors. Default: ``jobs.attrs["max_procs"]``, else
+        the widest job. Jobs wider than the machine are not simulated; they
+        are listed in :attr:`Schedule.rejected`.
     policy : {"easy", "fcfs", "conservative", "no_guarantee"}
     reservation_depth : int, optional
         With ``policy="easy"``: how many blocked jobs get a reservation at
@@ -120,6 +122,9 @@ def simulate(jobs, *, n_procs=None, policy="easy", reservation_depth=None, prior
         jobs and predict all submissions of the next ``predictor_refresh``
         at once, so a prediction may miss jobs that completed since the
         batch began (it never sees later ones). Default: exact.
+    n_procs : int, optional
+        Deprecated name of ``machine_procs`` (``n_procs`` is also the job
+        table's column of allocated processors); warns, removed in 0.3.
 
     Returns
     -------
@@ -134,6 +139,8 @@ def simulate(jobs, *, n_procs=None, policy="easy", reservation_depth=None, prior
         On missing columns or values, negative times, unsorted submissions or
         non-positive widths.
     """
+    machine_procs = renamed_argument("simulate", "n_procs", "machine_procs", n_procs,
+                                     machine_procs, stacklevel=5)
     if reservation_depth is not None and not REGISTRY[policy].takes_reservation_depth:
         raise invalid_parameter(
             "reservation_depth", "simulate",
@@ -144,7 +151,7 @@ def simulate(jobs, *, n_procs=None, policy="easy", reservation_depth=None, prior
     under = resolve_underestimate(on_underestimate)
     split = parse_duration(max_runtime, name="max_runtime", allow_none=True)
     refresh = parse_duration(predictor_refresh, name="predictor_refresh", allow_none=True)
-    prep = _prepare(jobs, n_procs, kill_at_request)
+    prep = _prepare(jobs, machine_procs, kill_at_request)
     predictor = estimates if is_predictor(estimates) else None
     kept, req, dur = prep["kept"], prep["req"], prep["dur"]
     n = len(kept)
@@ -184,7 +191,7 @@ def simulate(jobs, *, n_procs=None, policy="easy", reservation_depth=None, prior
         position, values, history = feeder.next_batch()
         fill(position, finish_estimates(values, req[position]), history)
     return Schedule._from_simulation(prep, state, pieces, dict(
-        n_procs=prep["machine"], policy=policy, reservation_depth=reported_depth,
+        machine_procs=prep["machine"], policy=policy, reservation_depth=reported_depth,
         priority=prio_kind, estimates=_describe(estimates), selective=bool(selective),
         on_underestimate=on_underestimate, backfill_order=backfill_order,
         kill_at_request=bool(kill_at_request), max_runtime=split, predictor_refresh=refresh,
@@ -199,7 +206,7 @@ def _describe(estimates):
     return "array"
 
 
-def _prepare(jobs, n_procs, kill_at_request):
+def _prepare(jobs, machine_procs, kill_at_request):
     if isinstance(jobs, pd.DataFrame) and "run_time" in jobs.columns and jobs["run_time"].isna().any():
         bad = int(np.argmax(jobs["run_time"].isna().to_numpy()))
         raise JobTableError(
@@ -229,13 +236,14 @@ def _prepare(jobs, n_procs, kill_at_request):
     if (width != np.round(width)).any():
         raise JobTableError("jobs: processor counts must be whole numbers")
     width = width.astype(np.int64)
-    if n_procs is None:
+    if machine_procs is None:
         machine = jobs.attrs.get("max_procs")
         machine = int(machine) if machine is not None and machine == machine else int(width.max())
     else:
-        if isinstance(n_procs, bool) or not float(n_procs).is_integer() or n_procs <= 0:
-            raise ConfigError(f"n_procs must be a positive integer, got {n_procs!r}")
-        machine = int(n_procs)
+        if (isinstance(machine_procs, bool) or not float(machine_procs).is_integer()
+                or machine_procs <= 0):
+            raise ConfigError(f"machine_procs must be a positive integer, got {machine_procs!r}")
+        machine = int(machine_procs)
     if machine <= 0:
         raise SimulationError(f"machine size must be positive, got {machine}")
     too_wide = width > machine

@@ -5,6 +5,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from .._deprecation import NOT_PASSED, UNSET, renamed_argument
 from .._time import parse_duration
 from .._validation import RANDOM_STATE, Duration, Interval, invalid_parameter, validate_params
 from ..jobs import as_job_table
@@ -20,7 +21,8 @@ BYTES_PER_JOB = 1024
 
 @validate_params({
     "n_jobs": [Interval(Integral, 1, None, closed="left")],
-    "n_procs": [Interval(Integral, 1, None, closed="left")],
+    "machine_procs": [Interval(Integral, 1, None, closed="left")],
+    "n_procs": [Interval(Integral, 1, None, closed="left"), NOT_PASSED],
     "random_state": [RANDOM_STATE],
     "t_max": [Duration(minimum=3600)],
     "p_max": [Interval(Real, 0, 100, closed="both"), None],
@@ -32,9 +34,9 @@ BYTES_PER_JOB = 1024
     "runtime_spread": [Interval(Real, 0, None, closed="left")],
     "weekend_factor": [Interval(Real, 0, None, closed="neither")],
 })
-def make_workload(n_jobs, *, n_procs=128, random_state=None, t_max="18h", p_max=None,
+def make_workload(n_jobs, *, machine_procs=128, random_state=None, t_max="18h", p_max=None,
                   job_types=True, load=None, n_users=None, user_skew=1.0,
-                  session_jobs=5.0, runtime_spread=0.5, weekend_factor=0.5):
+                  session_jobs=5.0, runtime_spread=0.5, weekend_factor=0.5, n_procs=UNSET):
     """Generate a synthetic job table that looks like a real log.
 
     Jobs follow Lublin & Feitelson (JPDC 2003, parameters of the archive's
@@ -59,8 +61,9 @@ def make_workload(n_jobs, *, n_procs=128, random_state=None, t_max="18h", p_max=
     ----------
     n_jobs : int
         Number of jobs (> 0).
-    n_procs : int, default=128
-        Processors in the machine (sizes scale with ``log2(n_procs)``).
+    machine_procs : int, default=128
+        Processors in the machine (sizes scale with ``log2(machine_procs)``;
+        ``attrs["max_procs"]``).
     random_state : int, RandomState, Generator or None
     t_max : float or str
         Maximal runtime and estimate (at least 1 h).
@@ -69,7 +72,7 @@ def make_workload(n_jobs, *, n_procs=128, random_state=None, t_max="18h", p_max=
     job_types : bool
         Batch and interactive streams (``queue_id`` 1 and 0) or the typeless model.
     load : float, optional
-        Target offered load ``sum(run_time * n_procs) / (n_procs * span)``;
+        Target offered load ``sum(run_time * n_procs) / (machine_procs * span)``;
         arrivals are stretched or compressed to reach it. ``None`` keeps the
         model's own arrival rate.
     n_users : int, optional
@@ -83,6 +86,9 @@ def make_workload(n_jobs, *, n_procs=128, random_state=None, t_max="18h", p_max=
     weekend_factor : float
         Arrival rate on Saturdays and Sundays relative to weekdays (> 0; 1
         gives the plain daily cycle).
+    n_procs : int, optional
+        Deprecated name of ``machine_procs`` (``n_procs`` is also the job
+        table's column of allocated processors); warns, removed in 0.3.
 
     Returns
     -------
@@ -105,6 +111,8 @@ def make_workload(n_jobs, *, n_procs=128, random_state=None, t_max="18h", p_max=
     >>> bool((jobs["req_time"] >= jobs["run_time"]).all())
     True
     """
+    machine_procs = renamed_argument("make_workload", "n_procs", "machine_procs", n_procs,
+                                     machine_procs, new_default=128, stacklevel=5)
     _check_memory(n_jobs)
     t_max = parse_duration(t_max, name="t_max")
     rng = as_rng(random_state)
@@ -118,7 +126,7 @@ def make_workload(n_jobs, *, n_procs=128, random_state=None, t_max="18h", p_max=
     run = np.empty(n)
     for code, name in enumerate(types):
         mask = kind == code
-        size[mask] = sample_sizes(rng, int(mask.sum()), name, n_procs)
+        size[mask] = sample_sizes(rng, int(mask.sum()), name, machine_procs)
         run[mask] = sample_runtimes(rng, size[mask], name)
 
     session = np.cumsum(rng.random(n) < 1.0 / session_jobs)
@@ -139,7 +147,7 @@ def make_workload(n_jobs, *, n_procs=128, random_state=None, t_max="18h", p_max=
     app = ((user - 1) * 3 + rng.integers(1, 4, size=first.size)[session]).astype(float)
 
     if load is not None:
-        offered = float(np.sum(run * size)) / (n_procs * max(submit[-1] - submit[0], 1.0))
+        offered = float(np.sum(run * size)) / (machine_procs * max(submit[-1] - submit[0], 1.0))
         submit = submit[0] + (submit - submit[0]) * offered / load
     submit = np.floor(submit - submit[0])
 
@@ -152,7 +160,7 @@ def make_workload(n_jobs, *, n_procs=128, random_state=None, t_max="18h", p_max=
         "group_id": group_of_user[user.astype(np.int64)].astype(float), "app_id": app,
         "queue_id": queue,
     }, attrs={
-        "max_procs": int(n_procs), "max_nodes": int(n_procs), "max_runtime": int(t_max),
+        "max_procs": int(machine_procs), "max_nodes": int(machine_procs), "max_runtime": int(t_max),
         "note": ("synthetic: Lublin & Feitelson (2003) jobs with users, sessions and "
                  "Tsafrir et al. (2005) estimates, generated by predictkit.make_workload"),
     })

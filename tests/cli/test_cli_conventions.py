@@ -19,7 +19,7 @@ PROGRESS = re.compile(r"^predictkit (\w+): .* in \d+\.\d (s|min)$")
 def logs(tmp_path_factory):
     folder = tmp_path_factory.mktemp("logs")
     plain = folder / "small.swf"
-    write_swf(make_workload(600, n_procs=32, random_state=1), plain)
+    write_swf(make_workload(600, machine_procs=32, random_state=1), plain)
     waits = folder / "waits.swf"
     assert main(["simulate", str(plain), "-q", "-o", str(waits)]) == 0
     return {"plain": str(plain), "waits": str(waits), "folder": folder}
@@ -33,7 +33,7 @@ COMMANDS = [
     (["predict", "{waits}"], "method=tang keys=user,group,request window=30D quantile=0.85"),
     (["varq", "{waits}", "--start", "0", "--days", "1D"], "fractions=0.1,0.5"),
     (["generate", "--jobs", "300", "--seed", "1", "-o", "{folder}/g.swf"],
-     "jobs=300 n-procs=128 tmax=18h"),
+     "jobs=300 machine-procs=128 tmax=18h"),
     (["generate", "--estimates-for", "{plain}", "--seed", "1", "-o", "{folder}/e.swf"],
      "model=tsafrir"),
 ]
@@ -101,7 +101,7 @@ def test_simulate_writes_the_log_with_simulated_waits(logs, capsys, tmp_path):
 
 def test_generate_simulate_bounds_chain_through_files(tmp_path, capsys):
     synth, waits = tmp_path / "synth.swf", tmp_path / "waits.swf"
-    assert main(["generate", "--jobs", "800", "--n-procs", "64", "--seed", "3", "-q",
+    assert main(["generate", "--jobs", "800", "--machine-procs", "64", "--seed", "3", "-q",
                  "-o", str(synth)]) == 0
     assert main(["simulate", str(synth), "-q", "-o", str(waits)]) == 0
     assert main(["bounds", str(waits), "--json"]) == 0
@@ -153,7 +153,24 @@ def test_old_flag_names_still_work_and_warn(tmp_path, capsys):
     out = tmp_path / "g.swf"
     assert main(["generate", "--jobs", "200", "--procs", "16", "--seed", "0", "-q",
                  "-o", str(out)]) == 0
-    assert "--procs is deprecated; use --n-procs" in capsys.readouterr().err
+    assert "--procs is deprecated; use --machine-procs" in capsys.readouterr().err
     assert read_swf(out)["n_procs"].max() <= 16
+    assert main(["generate", "--jobs", "200", "--n-procs", "16", "--seed", "0", "-q",
+                 "-o", str(out)]) == 0
+    assert "--n-procs is deprecated; use --machine-procs" in capsys.readouterr().err
+    assert read_swf(out)["n_procs"].max() <= 16
+    assert read_swf(out).attrs["max_procs"] == 16
+
+
+
+def test_simulate_old_n_procs_flag_warns_and_gives_the_same_schedule(logs, capsys):
+    new = main(["simulate", logs["plain"], "--machine-procs", "64", "--json"])
+    assert new == 0
+    new_out = capsys.readouterr().out
+    assert main(["simulate", logs["plain"], "--n-procs", "64", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "--n-procs is deprecated; use --machine-procs" in captured.err
+    assert captured.out == new_out
+    assert '"machine_procs": 64' in new_out
     names = [a.option_strings for _, p in _subparsers() for a in p._actions]
     assert not any(o in ("--limit", "--first", "--truncate-jobs") for opts in names for o in opts)

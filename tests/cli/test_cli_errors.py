@@ -18,7 +18,7 @@ def logs(tmp_path_factory):
     """A small synthetic log (no waits), the same with simulated waits, and odd files."""
     folder = tmp_path_factory.mktemp("logs")
     plain = folder / "small.swf"
-    write_swf(make_workload(400, n_procs=32, random_state=0), plain)
+    write_swf(make_workload(400, machine_procs=32, random_state=0), plain)
     waits = folder / "waits.swf"
     assert main(["simulate", str(plain), "-q", "-o", str(waits)]) == 0
     header_only = folder / "header.swf"
@@ -46,17 +46,17 @@ BAD_FLAGS = [
     (["simulate", "{plain}", "--predictor", "tang", "--quantile", "0"], "--quantile"),
     (["simulate", "{plain}", "--predictor", "tang", "--quantile", "nan"], "--quantile"),
     (["simulate", "{plain}", "--max-jobs", "-3"], "--max-jobs"),
-    (["simulate", "{plain}", "--n-procs", "0"], "--n-procs"),
+    (["simulate", "{plain}", "--machine-procs", "0"], "--machine-procs"),
     (["generate", "--jobs", "-5", "-o", "{folder}/g.swf"], "--jobs"),
     (["generate", "--jobs", "0", "-o", "{folder}/g.swf"], "--jobs"),
-    (["generate", "--n-procs", "0", "-o", "{folder}/g.swf"], "--n-procs"),
+    (["generate", "--machine-procs", "0", "-o", "{folder}/g.swf"], "--machine-procs"),
     (["generate", "--jobs", "100", "--tmax", "18x", "-o", "{folder}/g.swf"], "--tmax"),
     (["generate", "--jobs", "100", "--tmax", "-5", "-o", "{folder}/g.swf"], "--tmax"),
     (["generate", "--jobs", "100", "--tmax", "10min", "-o", "{folder}/g.swf"], "--tmax"),
     (["generate", "--jobs", "100", "--tmax", "1e30h", "-o", "{folder}/g.swf"], "--tmax"),
-    (["generate", "--jobs", "100", "--n-procs", str(10**20), "-o", "{folder}/g.swf"],
-     "--n-procs"),
-    (["simulate", "{plain}", "--n-procs", str(10**20)], "--n-procs"),
+    (["generate", "--jobs", "100", "--machine-procs", str(10**20), "-o", "{folder}/g.swf"],
+     "--machine-procs"),
+    (["simulate", "{plain}", "--machine-procs", str(10**20)], "--machine-procs"),
     (["predict", "{waits}", "--min-jobs", str(10**20)], "--min-jobs"),
     (["predict", "{waits}", "--method", "usage-max", "--n-recent", str(10**20)], "--n-recent"),
     (["bounds", "{waits}", "--seed", str(2**32)], "--seed"),
@@ -87,7 +87,7 @@ BAD_FLAGS = [
     (["predict", "{waits}", "--bad-threshold", "-5"], "--bad-threshold"),
     (["predict", "{waits}", "--method", "usage-max", "--n-recent", "0"], "--n-recent"),
     (["demo", "--jobs", "5"], "--jobs"),
-    (["demo", "--n-procs", "0"], "--n-procs"),
+    (["demo", "--machine-procs", "0"], "--machine-procs"),
     (["demo", "--seed", "-1"], "--seed"),
     (["report", "{waits}", "--quantile", "1.5"], "--quantile"),
     (["report", "{waits}", "--seed", "-1"], "--seed"),

@@ -78,10 +78,25 @@ def test_sweep_bad_grids_are_one_line_errors(tmp_path, capsys, grid, message):
 def test_sweep_bad_flags(tmp_path, capsys):
     path = tmp_path / "grid.toml"
     path.write_text(f'traces = ["{small_trace(tmp_path / "t.swf")}"]\n')
+    assert main(["sweep", str(path), "-o", str(tmp_path / "r.csv"), "--workers", "0"]) == 2
+    assert "--workers must be at least 1, got 0" in capsys.readouterr().err
     assert main(["sweep", str(path), "-o", str(tmp_path / "r.csv"), "--n-jobs", "0"]) == 2
-    assert "--n-jobs must be at least 1, got 0" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "--n-jobs is deprecated; use --workers" in err
+    assert "--workers must be at least 1, got 0" in err
     assert main(["sweep", str(tmp_path / "missing.toml"), "-o", str(tmp_path / "r.csv")]) == 2
     assert "missing.toml" in capsys.readouterr().err
+
+
+def test_sweep_says_once_that_the_n_procs_option_is_deprecated(tmp_path, capsys):
+    trace = small_trace(tmp_path / "t.swf")
+    grid = tmp_path / "grid.toml"
+    grid.write_text(f'traces = ["{trace}"]\npredictors = ["requested", "recent-average"]\n'
+                    'policies = ["easy"]\n[options]\nn_procs = 64\n')
+    assert main(["sweep", str(grid), "-o", str(tmp_path / "res.csv"), "-q"]) == 0
+    err = capsys.readouterr().err
+    assert err == ("predictkit sweep: warning: options.n_procs is deprecated and will be "
+                   "removed in predictkit 0.3; use options.machine_procs\n")
 
 
 def test_sweep_prints_progress_lines_unless_quiet(tmp_path, capsys):

@@ -25,7 +25,7 @@ def test_demo_gives_identical_tables_for_the_same_seed(tmp_path, capsys):
 
 def test_demo_on_a_log_takes_max_jobs_and_the_old_jobs_flag_warns(tmp_path, capsys):
     log = tmp_path / "log.swf"
-    write_swf(make_workload(900, n_procs=64, random_state=2), log)
+    write_swf(make_workload(900, machine_procs=64, random_state=2), log)
     assert main(["demo", "--trace", str(log), "--max-jobs", "300", "-o",
                  str(tmp_path / "a")]) == 0
     out = capsys.readouterr().out

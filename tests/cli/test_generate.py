@@ -10,7 +10,7 @@ from predictkit.io import read_swf, write_swf
 
 def test_generate_synthetic_workload(tmp_path, capsys):
     out = tmp_path / "synth.swf"
-    assert main(["generate", "--jobs", "3000", "--procs", "64", "--tmax", "12h", "--seed", "4",
+    assert main(["generate", "--jobs", "3000", "--machine-procs", "64", "--tmax", "12h", "--seed", "4",
                  "-o", str(out)]) == 0
     jobs = read_swf(out)
     assert len(jobs) == 3000 and jobs["n_procs"].max() <= 64

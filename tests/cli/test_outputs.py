@@ -35,7 +35,7 @@ def log(tmp_path_factory):
     from predictkit.simulate import simulate
     from predictkit.workload import make_workload
 
-    jobs = make_workload(600, n_procs=32, random_state=3)
+    jobs = make_workload(600, machine_procs=32, random_state=3)
     schedule = simulate(jobs, estimates="requested")
     path = tmp_path_factory.mktemp("log") / "log.swf"
     write_swf(schedule.jobs, path)
@@ -118,7 +118,7 @@ def test_dash_writes_the_result_alone_to_standard_output(log, capsys, command, e
 
 
 def test_generate_synthetic_swf_to_standard_output(capsys):
-    out, err = run_to_stdout(capsys, ["generate", "--jobs", "200", "--procs", "16",
+    out, err = run_to_stdout(capsys, ["generate", "--jobs", "200", "--machine-procs", "16",
                                       "--seed", "2", "-o", "-"])
     assert len(read_swf(io.BytesIO(out.encode()))) == 200 and "standard output" in err
 

@@ -60,7 +60,7 @@ def test_wait_bound_is_qbets_on_the_partitions_history(capsys, jobs):
     job = pd.DataFrame({"submit_time": [now], "req_procs": [64.0], "n_procs": [64.0],
                         "req_time": [14400.0]})
     assert answer["bound_history"] == model.predict(job)[0] > 0
-    assert answer["proba_history"] == [model.predict_proba(job, within=3600.0)[0]]
+    assert answer["proba_history"] == [model.start_probability(job, within=3600.0)[0]]
     assert answer["n_waits"] == len(started)
     # the log's own queue: the cpu jobs still PENDING at the end
     pending = cpu["slurm_state"].eq("PENDING").sum()

@@ -66,6 +66,7 @@ GOOD = 'traces = ["{trace}"]\n'
     ('[options]\non_underestimate = "kill"\n', r"options\.on_underestimate = 'kill': must be one"),
     ('[options]\nbackfill_order = "lifo"\n', r"options\.backfill_order = 'lifo'"),
     ('[options]\nbad_threshold = -1\n', r"options\.bad_threshold = -1"),
+    ('[options]\nmachine_procs = 0\n', r"options\.machine_procs = 0"),
     ('[options]\nn_procs = 0\n', r"options\.n_procs = 0"),
     ('[options]\nmaxjobs = 10\n', r"unknown option options\.maxjobs; known: "),
     ('[options]\nmax_jobs = [1, 2]\n', r"options\.max_jobs must be a single value"),
@@ -163,6 +164,22 @@ def test_good_grids_pass_and_max_jobs_keeps_the_first_jobs(tmp_path, swf):
     cells = expand_grid(load_grid(path), source=path)
     assert len(cells) == 4
     assert evaluate_cell(cells[0])["n_jobs"] == 25
+
+
+def test_the_old_n_procs_option_warns_once_and_sets_the_machine(tmp_path, swf):
+    body = GOOD.format(trace=swf) + 'policies = ["easy", "fcfs"]\n[options]\nmax_jobs = 25\n'
+    old = grid_file(tmp_path, body + "n_procs = 64\n")
+    with pytest.warns(DeprecationWarning, match=r"options\.n_procs is deprecated.*"
+                                                r"options\.machine_procs") as caught:
+        check(old)
+    assert len([w for w in caught if issubclass(w.category, DeprecationWarning)]) == 1
+    new = grid_file(tmp_path, body + "machine_procs = 64\n", name="new.toml")
+    check(new)
+    old_cell, new_cell = expand_grid(load_grid(old))[0], expand_grid(load_grid(new))[0]
+    with pytest.warns(DeprecationWarning, match=r"options\.n_procs"):
+        old_metrics = evaluate_cell(old_cell)
+    assert old_metrics == evaluate_cell(new_cell)
+    assert evaluate_cell(new_cell) != evaluate_cell({**new_cell, "options": {"max_jobs": 25}})
 
 
 @pytest.mark.parametrize("text", ["", "; MaxProcs: 8\n",

@@ -85,8 +85,17 @@ def test_results_table_and_resume_after_interruption(tmp_path):
 def test_local_processes_give_the_in_process_result():
     cells = expand_grid(SPEC)
     serial = run_grid(cells, toy_metrics)
-    parallel = run_grid(cells, toy_metrics, backend="threading", n_jobs=2)
+    parallel = run_grid(cells, toy_metrics, backend="threading", n_workers=2)
     pd.testing.assert_frame_equal(serial, parallel)
+
+
+def test_deprecated_n_jobs_still_sets_the_workers():
+    cells = expand_grid(SPEC)
+    with pytest.warns(DeprecationWarning, match=r"run_grid\(n_jobs=\.\.\.\) is deprecated.*n_workers="):
+        old = run_grid(cells, toy_metrics, backend="threading", n_jobs=2)
+    pd.testing.assert_frame_equal(old, run_grid(cells, toy_metrics))
+    with pytest.raises(ConfigError, match="give n_workers= only"):
+        run_grid(cells, toy_metrics, n_workers=3, n_jobs=2)
 
 
 def test_dask_local_cluster_gives_the_in_process_result(tmp_path):

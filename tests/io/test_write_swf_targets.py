@@ -15,7 +15,7 @@ from predictkit.io import read_swf, write_swf
 
 @pytest.fixture(scope="module")
 def jobs():
-    return make_workload(150, n_procs=16, random_state=5)
+    return make_workload(150, machine_procs=16, random_state=5)
 
 
 def test_symlinked_gzip_target_is_replaced_and_the_link_kept(jobs, tmp_path):

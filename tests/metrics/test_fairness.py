@@ -49,9 +49,12 @@ def test_fairshare_order_defines_the_fair_start():
     jobs = pd.DataFrame(dict(job_id=[0, 1, 2, 3], submit_time=[0.0, 1, 3, 4],
                              run_time=[2.0, 10, 5, 1], n_procs=[1.0, 1, 1, 1],
                              req_time=[2.0, 10, 5, 1], user_id=[1.0, 3, 1, 2]))
-    schedule = simulate(jobs, n_procs=1, policy="easy")
+    schedule = simulate(jobs, machine_procs=1, policy="easy")
     np.testing.assert_array_equal(schedule.jobs["start_time"], [0.0, 2, 12, 17])
     np.testing.assert_array_equal(fair_start_times(schedule), [0.0, 2, 12, 12])
+    np.testing.assert_array_equal(fair_start_times(schedule, machine_procs=1), [0.0, 2, 12, 12])
+    with pytest.warns(DeprecationWarning, match=r"fair_start_times\(n_procs=\.\.\.\)"):
+        np.testing.assert_array_equal(fair_start_times(schedule, n_procs=1), [0.0, 2, 12, 12])
     metrics = fairness_metrics(schedule)
     assert metrics["fair_start_miss_percent"] == pytest.approx(25.0)
     assert metrics["mean_fair_start_miss"] == pytest.approx(5 / 4)
@@ -68,12 +71,12 @@ def small_schedules(draw):
                              user_id=ints(0, 3)))
     jobs["req_time"] = jobs["run_time"] + ints(0, 30)
     policy = draw(st.sampled_from(["easy", "conservative", "no_guarantee", "fcfs"]))
-    return simulate(jobs, n_procs=machine, policy=policy, priority="fairshare",
+    return simulate(jobs, machine_procs=machine, policy=policy, priority="fairshare",
                     fairshare_decay=50)
 
 
 @settings(max_examples=60)
 @given(schedule=small_schedules())
 def test_matches_plain_list_scheduler(schedule):
-    expected = reference_fst(schedule.jobs, schedule.n_procs, 50.0, 0.5)
+    expected = reference_fst(schedule.jobs, schedule.machine_procs, 50.0, 0.5)
     np.testing.assert_allclose(fair_start_times(schedule), expected)

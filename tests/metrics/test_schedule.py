@@ -50,6 +50,22 @@ def test_system_metrics():
     assert backfill_ratio(frame) == pytest.approx(1 / 3)
 
 
+
+@pytest.mark.parametrize("metric", [utilization, loss_of_capacity])
+def test_machine_procs_overrides_the_header_and_n_procs_is_its_deprecated_name(metric):
+    frame = schedule_frame()
+    frame.attrs["max_procs"] = 4
+    wider = metric(frame, machine_procs=8)
+    assert wider != metric(frame)
+    with pytest.warns(DeprecationWarning, match=rf"{metric.__name__}\(n_procs=\.\.\.\)"):
+        assert metric(frame, n_procs=8) == wider
+    table = schedule_metrics(frame, machine_procs=8).set_index("metric")["value"]
+    with pytest.warns(DeprecationWarning, match=r"schedule_metrics\(n_procs=\.\.\.\)"):
+        old = schedule_metrics(frame, n_procs=8).set_index("metric")["value"]
+    pd.testing.assert_series_equal(old, table)
+    assert table[metric.__name__] == wider
+
+
 def test_weighted_wait_tang_eq4():
     frame = schedule_frame()
     # only job 2 waited; WFP score (9/10)^3 * 4
@@ -96,7 +112,7 @@ def test_metrics_of_a_simulation_are_consistent():
     jobs = pd.DataFrame(dict(job_id=np.arange(1, 7), submit_time=[0.0, 0, 1, 2, 3, 4],
                              run_time=[10.0, 5, 3, 8, 1, 2], n_procs=[2.0, 2, 4, 1, 1, 3],
                              req_time=[12.0, 5, 3, 9, 1, 2], user_id=[1.0, 2, 1, 2, 3, 1]))
-    schedule = simulate(jobs, n_procs=4, policy="conservative", priority="wfp")
+    schedule = simulate(jobs, machine_procs=4, policy="conservative", priority="wfp")
     table = schedule.metrics().set_index("metric")["value"]
     out = schedule.jobs
     assert table["mean_wait"] == pytest.approx(out["wait_time"].mean())
@@ -116,16 +132,19 @@ def test_schedule_scorer_in_cross_validate():
                              n_procs=rng.integers(1, 9, n).astype(float),
                              user_id=rng.integers(0, 5, n).astype(float), wait_time=0.0))
     jobs["req_time"] = jobs["run_time"] * 3
-    scorer = make_schedule_scorer(policy="easy", metric="bounded_slowdown", n_procs=8)
+    scorer = make_schedule_scorer(policy="easy", metric="bounded_slowdown", machine_procs=8)
     folds = [(np.arange(0, 100), np.arange(100, 200))]
     result = cross_validate(RecentAverage(), jobs, jobs["run_time"], cv=folds, scoring=scorer)
     score = result["test_score"][0]
     assert score < 0
     test = jobs.iloc[100:]
-    expected = simulate(test, n_procs=8, selective=True,
+    expected = simulate(test, machine_procs=8, selective=True,
                         estimates=RecentAverage().fit(jobs.iloc[:100], jobs["run_time"].iloc[:100]))
     assert score == pytest.approx(-expected.metrics().set_index("metric").loc[
         "mean_bounded_slowdown", "value"])
-    assert make_schedule_scorer(metric="utilization", n_procs=8)(RecentAverage().fit(jobs, jobs["run_time"]), jobs) > 0
+    assert make_schedule_scorer(metric="utilization", machine_procs=8)(RecentAverage().fit(jobs, jobs["run_time"]), jobs) > 0
+    with pytest.warns(DeprecationWarning, match=r"make_schedule_scorer\(n_procs=\.\.\.\)"):
+        old_name = make_schedule_scorer(metric="utilization", n_procs=8)
+    assert repr(old_name) == repr(make_schedule_scorer(metric="utilization", machine_procs=8))
     with pytest.raises(ConfigError):
         make_schedule_scorer(estimates="perfect")

@@ -78,11 +78,11 @@ def test_bound_is_the_order_statistic():
     assert model.predict(_jobs(1))[0] == np.sort(waits)[k - 1]
 
 
-def test_predict_proba_is_the_inverted_bound():
+def test_start_probability_is_the_inverted_bound():
     waits = np.linspace(0.0, 1990.0, 200)
     model = QBETS(**SINGLE).fit(_jobs(200), waits)
     within = np.array([-1.0, 0.0, 500.0, 1000.0, 1900.0, 1990.0, 5000.0])
-    got = model.predict_proba(_jobs(len(within)), within=within)
+    got = model.start_probability(_jobs(len(within)), within=within)
     for w, p in zip(within, got):
         grid = np.arange(99, 0, -1) / 100
         ok = [q for q in grid
@@ -116,7 +116,7 @@ def test_queued_jobs_older_than_the_bound_raise_it():
     raised = model.observe_queue(queue, now=now).predict(_jobs(1))[0]
     assert raised == _expected_queued_bound(waits, ages) > plain
     # the queued bound is still an inverted-probability grid point
-    proba = model.predict_proba(_jobs(2), within=[raised, raised - 1e-6])
+    proba = model.start_probability(_jobs(2), within=[raised, raised - 1e-6])
     assert proba[0] >= 0.95 > proba[1]
     # young queued jobs tell nothing yet; queue=None ignores the queue
     young, now = _queue([1.0, 2.0, 0.0])
@@ -183,11 +183,11 @@ def test_queued_fast_replay_equals_reference_and_sees_bursts(params):
     assert (fast[ok & ~stalled] == blind[ok & ~stalled]).mean() > 0.8
 
 
-def test_predict_proba_without_history_is_nan():
+def test_start_probability_without_history_is_nan():
     model = QBETS(**SINGLE).fit(_jobs(0), np.zeros(0))
-    assert np.isnan(model.predict_proba(_jobs(1), within=100.0)).all()
+    assert np.isnan(model.start_probability(_jobs(1), within=100.0)).all()
     with pytest.raises(ConfigError, match="within"):
-        model.predict_proba(_jobs(1))
+        model.start_probability(_jobs(1))
 
 
 @given(cuts=st.lists(st.integers(0, 400), max_size=6),
@@ -326,7 +326,7 @@ def test_by_equals_separate_estimators_per_group(params, method):
     assert not np.array_equal(together, pooled, equal_nan=True)
 
 
-def test_by_fit_predict_proba_and_class_bounds_per_group():
+def test_by_fit_start_probability_and_class_bounds_per_group():
     mixed, parts = _two_sub_traces(800)
     params = dict(clustering="bic", cluster_start=200)
     model = QBETS(by=("partition_id",), **params).fit(mixed)
@@ -336,9 +336,9 @@ def test_by_fit_predict_proba_and_class_bounds_per_group():
     within = np.linspace(0, 20000, 100)
     assert_array_equal(model.predict(probe), np.r_[alone[0].predict(probe.iloc[:50]),
                                                    alone[1].predict(probe.iloc[50:])])
-    assert_array_equal(model.predict_proba(probe, within=within),
-                       np.r_[alone[0].predict_proba(probe.iloc[:50], within=within[:50]),
-                             alone[1].predict_proba(probe.iloc[50:], within=within[50:])])
+    assert_array_equal(model.start_probability(probe, within=within),
+                       np.r_[alone[0].start_probability(probe.iloc[:50], within=within[:50]),
+                             alone[1].start_probability(probe.iloc[50:], within=within[50:])])
     assert model.n_seen_ == 1600 and model.n_groups_ == 2
     assert model.n_classes_ == alone[0].n_classes_ + alone[1].n_classes_
     table = model.class_bounds()
@@ -348,7 +348,7 @@ def test_by_fit_predict_proba_and_class_bounds_per_group():
     assert table["partition_id"].isna().sum() == alone[1].n_classes_
     unseen = probe.assign(partition_id=7.0)
     assert np.isnan(model.predict(unseen)).all()
-    assert np.isnan(model.predict_proba(unseen, within=100.0)).all()
+    assert np.isnan(model.start_probability(unseen, within=100.0)).all()
 
 
 @pytest.mark.parametrize("name", ["LPC-EGEE-2004-1.2-cln", "METACENTRUM-2009-2"])
@@ -381,3 +381,12 @@ def test_by_keeps_clone_and_get_params():
     model = QBETS(by=("queue_id", "partition_id"), clustering=None)
     assert clone(model).get_params()["by"] == ("queue_id", "partition_id")
     assert QBETS().get_params()["by"] is None
+
+
+def test_deprecated_predict_proba_warns_and_returns_the_start_probability():
+    waits = np.linspace(0.0, 1990.0, 200)
+    model = QBETS(**SINGLE).fit(_jobs(200), waits)
+    within = np.array([0.0, 500.0, 1990.0])
+    with pytest.warns(DeprecationWarning, match="QBETS.start_probability"):
+        old = model.predict_proba(_jobs(3), within=within)
+    assert_array_equal(old, model.start_probability(_jobs(3), within=within))

@@ -18,7 +18,7 @@ class StepBounds:
     (at most 1). A longer one is not: 0.3 * within / 3600.
     """
 
-    def predict_proba(self, X, within):
+    def start_probability(self, X, within):
         req = np.asarray(X["req_time"], dtype=float)
         within = np.asarray(within, dtype=float)
         return np.where(req <= 6000, np.minimum(1.0, within / 4000), 0.3 * within / 3600)
@@ -58,7 +58,7 @@ def test_paper_example_overhead():
     """Section 3.1: submit at T + 40470 for a deadline T + 43200, 4 nodes, 1 hour."""
 
     class Paper:
-        def predict_proba(self, X, within):
+        def start_probability(self, X, within):
             return np.where(np.asarray(within) >= 43200 - 40470, 0.5, 0.2)
 
     plan = VARQ(Paper(), step=30).plan(4, 3600, 43200, 0.5, now=0)
@@ -111,6 +111,17 @@ def test_bad_arguments(kwargs, match):
         VARQ(StepBounds(), step=step).plan(**args)
 
 
-def test_bounds_without_predict_proba():
-    with pytest.raises(ConfigError, match="predict_proba"):
+def test_bounds_without_start_probability_or_predict_proba():
+    with pytest.raises(ConfigError, match="start_probability"):
         VARQ(object()).trajectory(1, 60, 100, 0)
+
+
+def test_bounds_with_only_the_deprecated_predict_proba_still_plan():
+    class OldBounds:
+        def predict_proba(self, X, within):
+            return StepBounds().start_probability(X, within)
+
+    with pytest.warns(DeprecationWarning, match="start_probability"):
+        old = VARQ(OldBounds(), step=600).trajectory(4, 3600, deadline=3600, now=0)
+    new = VARQ(StepBounds(), step=600).trajectory(4, 3600, deadline=3600, now=0)
+    pd.testing.assert_frame_equal(old, new)

@@ -46,3 +46,15 @@ def test_jobs_without_a_width_are_left_out_and_req_procs_stands_in():
     assert varq_experiment(swapped, **kwargs).equals(base)
     with pytest.raises(JobTableError, match="n_procs or req_procs"):
         varq_experiment(jobs.drop(columns=["n_procs", "req_procs"]), **kwargs)
+
+
+def test_machine_procs_sets_the_machine_and_n_procs_is_its_deprecated_name():
+    jobs = load_trace("KTH-SP2-1996-2.1-cln", 1500)
+    first = float(jobs["submit_time"].min())
+    kwargs = dict(fractions=(0.5,), probabilities=(0.5,),
+                  window=(first + 2 * 86400, first + 4 * 86400))
+    machine = int(jobs["n_procs"].max())
+    new = varq_experiment(jobs, machine_procs=machine, **kwargs)
+    with pytest.warns(DeprecationWarning, match=r"varq_experiment\(n_procs=\.\.\.\)"):
+        old = varq_experiment(jobs, n_procs=machine, **kwargs)
+    assert old.equals(new)

@@ -125,7 +125,7 @@ def test_demo_twice_with_one_seed_writes_the_same_tables(tmp_path):
 def test_equal_random_states_give_equal_analyses_and_progress_is_reported():
     import pandas as pd
 
-    jobs = make_workload(1500, n_procs=128, random_state=3)
+    jobs = make_workload(1500, machine_procs=128, random_state=3)
     steps = []
     runs = [analyze(jobs, fairness=False, policies=("easy",), random_state=3,
                     progress=lambda step, seconds: steps.append((step, seconds)))

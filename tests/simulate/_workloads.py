@@ -34,7 +34,7 @@ def compare(jobs, machine, est, score, *, policy, depth, priority, selective=Fal
             kill=True, under="double", bf="priority", period=100.0, factor=0.5,
             estimator_pair=None):
     """Run the simulator and the reference; assert they agree job by job."""
-    kwargs = dict(n_procs=machine, policy=policy, reservation_depth=depth,
+    kwargs = dict(machine_procs=machine, policy=policy, reservation_depth=depth,
                   priority=(lambda X: score) if priority == "keys" else priority,
                   fairshare_decay=period, fairshare_factor=factor, selective=selective,
                   on_underestimate=under, backfill_order=bf, kill_at_request=kill)

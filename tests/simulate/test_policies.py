@@ -116,7 +116,7 @@ def test_a_new_policy_runs_through_the_seam(case, kill):
     jobs, machine, _, _ = case
     with pytest.MonkeyPatch.context() as patch:
         patch.setitem(REGISTRY, FIRST_FIT.name, FIRST_FIT)
-        schedule = simulate(jobs, n_procs=machine, policy="first_fit", kill_at_request=kill)
+        schedule = simulate(jobs, machine_procs=machine, policy="first_fit", kill_at_request=kill)
     run = jobs["run_time"].to_numpy()
     if kill:
         run = np.minimum(run, jobs["req_time"].to_numpy())
@@ -136,7 +136,7 @@ def test_every_registered_policy_keeps_the_basic_invariants(name, case, priority
     """Whatever the registry lists: every job starts, after its submission, and
     the machine is never overcommitted (also with jobs split into pieces)."""
     jobs, machine, est, _ = case
-    schedule = simulate(jobs, n_procs=machine, policy=name, estimates=est, priority=priority,
+    schedule = simulate(jobs, machine_procs=machine, policy=name, estimates=est, priority=priority,
                         max_runtime=max_runtime)
     if max_runtime is None:
         check_basic(schedule, jobs, machine)

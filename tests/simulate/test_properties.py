@@ -40,11 +40,11 @@ def check_basic(schedule, jobs, machine):
        bf=st.sampled_from(["priority", "sjf"]))
 def test_invariants(policy, depth, case, priority, kill, selective, under, bf):
     jobs, machine, est, _ = case
-    schedule = simulate(jobs, n_procs=machine, policy=policy, reservation_depth=depth,
+    schedule = simulate(jobs, machine_procs=machine, policy=policy, reservation_depth=depth,
                         priority=priority, estimates=est, kill_at_request=kill,
                         selective=selective, on_underestimate=under, backfill_order=bf)
     check_basic(schedule, jobs, machine)
-    again = simulate(jobs, n_procs=machine, policy=policy, reservation_depth=depth,
+    again = simulate(jobs, machine_procs=machine, policy=policy, reservation_depth=depth,
                      priority=priority, estimates=est, kill_at_request=kill,
                      selective=selective, on_underestimate=under, backfill_order=bf)
     np.testing.assert_array_equal(schedule.jobs["start_time"], again.jobs["start_time"])
@@ -58,7 +58,7 @@ def test_invariants(policy, depth, case, priority, kill, selective, under, bf):
 @given(case=workloads(max_jobs=40), kill=st.booleans())
 def test_fcfs_starts_in_submit_order(case, kill):
     jobs, machine, est, _ = case
-    out = simulate(jobs, n_procs=machine, policy="fcfs", estimates=est, kill_at_request=kill).jobs
+    out = simulate(jobs, machine_procs=machine, policy="fcfs", estimates=est, kill_at_request=kill).jobs
     assert (np.diff(out["start_time"].to_numpy()) >= 0).all()
 
 
@@ -73,7 +73,7 @@ def over_estimates(jobs, est):
 def test_conservative_keeps_its_promises(case, priority):
     jobs, machine, est, _ = case
     jobs = jobs.assign(req_time=jobs["req_time"] + 1000.0)
-    out = simulate(jobs, n_procs=machine, policy="conservative", priority=priority,
+    out = simulate(jobs, machine_procs=machine, policy="conservative", priority=priority,
                    estimates=over_estimates(jobs, est)).jobs
     assert out["promised_start"].notna().all()
     assert (out["start_time"] <= out["promised_start"]).all()
@@ -103,7 +103,7 @@ def test_easy_never_delays_the_head(case, bf):
     jobs, machine, est, _ = case
     jobs = jobs.assign(req_time=jobs["req_time"] + 1000.0)
     estimates = over_estimates(jobs, est)
-    out = simulate(jobs, n_procs=machine, policy="easy", estimates=estimates,
+    out = simulate(jobs, machine_procs=machine, policy="easy", estimates=estimates,
                    backfill_order=bf).jobs
     used = np.maximum(estimates, 1.0)
     start = out["start_time"].to_numpy()

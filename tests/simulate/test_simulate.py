@@ -48,7 +48,7 @@ class LastRuntimes:
 
 def test_schedule_columns_and_metrics():
     jobs = small_jobs()
-    schedule = simulate(jobs, n_procs=4, policy="easy")
+    schedule = simulate(jobs, machine_procs=4, policy="easy")
     assert isinstance(schedule, Schedule)
     out = schedule.jobs
     for column in ["start_time", "end_time", "wait_time", "backfilled", "estimate",
@@ -64,13 +64,31 @@ def test_schedule_columns_and_metrics():
 
 def test_machine_size_from_header_and_widest_job():
     jobs = small_jobs()
-    assert simulate(jobs).n_procs == 4
+    assert simulate(jobs).machine_procs == 4
     jobs.attrs["max_procs"] = 8
-    assert simulate(jobs).n_procs == 8
+    assert simulate(jobs).machine_procs == 8
+
+
+def test_deprecated_n_procs_names_still_work_and_warn():
+    new = simulate(small_jobs(), machine_procs=8)
+    with pytest.warns(DeprecationWarning, match=r"simulate\(n_procs=\.\.\.\).*machine_procs="):
+        old = simulate(small_jobs(), n_procs=8)
+    pd.testing.assert_frame_equal(old.jobs, new.jobs)
+    assert old.params == new.params and new.params["machine_procs"] == 8
+    with pytest.warns(DeprecationWarning, match="Schedule.machine_procs"):
+        assert new.n_procs == 8
+    with pytest.warns(DeprecationWarning, match=r"params\['machine_procs'\]"):
+        assert new.params["n_procs"] == 8
+    with pytest.raises(KeyError):
+        new.params["no_such_parameter"]
+    with pytest.raises(PredictkitError, match="give machine_procs= only"):
+        simulate(small_jobs(), machine_procs=8, n_procs=8)
+    with pytest.raises(PredictkitError, match="'n_procs' parameter of simulate"):
+        simulate(small_jobs(), n_procs=0)
 
 
 def test_wider_jobs_are_rejected_not_dropped():
-    schedule = simulate(small_jobs(), n_procs=2)
+    schedule = simulate(small_jobs(), machine_procs=2)
     assert list(schedule.rejected["job_id"]) == [2]
     assert "wider than the machine" in schedule.rejected["reason"].iloc[0]
     assert list(schedule.jobs["job_id"]) == [1, 3, 4]
@@ -79,7 +97,7 @@ def test_wider_jobs_are_rejected_not_dropped():
 def test_req_procs_used_when_n_procs_missing():
     jobs = small_jobs().assign(req_procs=[2.0, 2, 2, 2])
     jobs.loc[1, "n_procs"] = np.nan
-    out = simulate(jobs, n_procs=4).jobs
+    out = simulate(jobs, machine_procs=4).jobs
     assert out["start_time"].iloc[1] == 1.0
 
 
@@ -96,7 +114,7 @@ def test_req_procs_used_when_n_procs_missing():
 ])
 def test_bad_jobs(change, error, text):
     with pytest.raises(error, match=text):
-        simulate(change(small_jobs()), n_procs=4)
+        simulate(change(small_jobs()), machine_procs=4)
 
 
 @pytest.mark.parametrize("kwargs,text", [
@@ -106,7 +124,7 @@ def test_bad_jobs(change, error, text):
     (dict(backfill_order="random"), "backfill_order"),
     (dict(policy="conservative", reservation_depth=2), "reservation_depth"),
     (dict(reservation_depth=-1), "reservation_depth"),
-    (dict(n_procs=0), "n_procs"),
+    (dict(machine_procs=0), "machine_procs"),
     (dict(estimates="guess"), "estimates"),
     (dict(estimates=[1.0, 2.0]), "shape"),
     (dict(estimates=[1.0, np.nan, 1, 1]), "missing"),
@@ -114,7 +132,7 @@ def test_bad_jobs(change, error, text):
     (dict(fairshare_decay="soon"), "fairshare_decay"),
 ])
 def test_bad_parameters(kwargs, text):
-    kwargs.setdefault("n_procs", 4)
+    kwargs.setdefault("machine_procs", 4)
     with pytest.raises(PredictkitError, match=text):
         simulate(small_jobs(), **kwargs)
 
@@ -122,38 +140,38 @@ def test_bad_parameters(kwargs, text):
 def test_requested_estimates_need_requests():
     jobs = small_jobs().assign(req_time=[20.0, np.nan, 5, 5])
     with pytest.raises(SimulationError, match="req_time"):
-        simulate(jobs, n_procs=4)
-    out = simulate(jobs, n_procs=4, estimates="perfect").jobs
+        simulate(jobs, machine_procs=4)
+    out = simulate(jobs, machine_procs=4, estimates="perfect").jobs
     assert out["estimate"].iloc[1] == 5.0
     with pytest.raises(SimulationError, match="selective"):
-        simulate(jobs, n_procs=4, estimates="perfect", selective=True)
+        simulate(jobs, machine_procs=4, estimates="perfect", selective=True)
 
 
 def test_kill_at_request():
     jobs = small_jobs().assign(run_time=[30.0, 5, 3, 2])
-    killed = simulate(jobs, n_procs=4).jobs
+    killed = simulate(jobs, machine_procs=4).jobs
     assert killed["end_time"].iloc[0] == 20.0 and killed["killed"].iloc[0]
-    kept = simulate(jobs, n_procs=4, kill_at_request=False).jobs
+    kept = simulate(jobs, machine_procs=4, kill_at_request=False).jobs
     assert kept["end_time"].iloc[0] == 30.0 and not kept["killed"].iloc[0]
 
 
 def test_callable_priority_serves_high_scores_first():
     jobs = pd.DataFrame(dict(job_id=[1, 2, 3], submit_time=[0.0, 1, 1], run_time=[10.0, 5, 5],
                              n_procs=[1.0, 1, 1], req_time=[10.0, 5, 5]))
-    out = simulate(jobs, n_procs=1, priority=lambda X: np.array([0.0, 1.0, 2.0])).jobs
+    out = simulate(jobs, machine_procs=1, priority=lambda X: np.array([0.0, 1.0, 2.0])).jobs
     assert list(out["start_time"]) == [0.0, 15.0, 10.0]
     with pytest.raises(SimulationError, match="shape"):
-        simulate(jobs, n_procs=1, priority=lambda X: np.ones(2))
+        simulate(jobs, machine_procs=1, priority=lambda X: np.ones(2))
     with pytest.raises(SimulationError, match="not numbers"):
-        simulate(jobs, n_procs=1, priority=lambda X: ["high", "low", "low"])
+        simulate(jobs, machine_procs=1, priority=lambda X: ["high", "low", "low"])
 
 
 def test_max_runtime_splits_into_chained_pieces():
     jobs = pd.DataFrame(dict(job_id=[1, 2], submit_time=[0.0, 5.0], run_time=[25.0, 4.0],
                              n_procs=[1.0, 1.0], req_time=[30.0, 4.0]))
-    whole = simulate(jobs, n_procs=1).jobs
+    whole = simulate(jobs, machine_procs=1).jobs
     assert list(whole["start_time"]) == [0.0, 25.0]
-    split = simulate(jobs, n_procs=1, max_runtime=10).jobs
+    split = simulate(jobs, machine_procs=1, max_runtime=10).jobs
     # the second job runs between the first and second pieces of the first
     assert list(split["start_time"]) == [0.0, 10.0]
     assert split["end_time"].iloc[0] == 29.0
@@ -165,7 +183,7 @@ def test_max_runtime_splits_into_chained_pieces():
 @given(case=workloads(max_jobs=20), limit=st.integers(5, 40))
 def test_pieces_never_overlap_and_respect_capacity(case, limit):
     jobs, machine, est, _ = case
-    out = simulate(jobs, n_procs=machine, estimates=est, max_runtime=limit).jobs
+    out = simulate(jobs, machine_procs=machine, estimates=est, max_runtime=limit).jobs
     run = np.minimum(jobs["run_time"], jobs["req_time"]).to_numpy()
     np.testing.assert_array_equal(out["sim_run_time"].to_numpy(), run)
     assert (out["end_time"] - out["start_time"] >= out["sim_run_time"]).all()
@@ -203,7 +221,7 @@ def test_predictor_in_simulated_time_matches_reference(policy, depth, case, prio
 
 def test_predictor_is_copied_and_fed():
     predictor = LastRuntimes()
-    schedule = simulate(small_jobs(), n_procs=4, estimates=predictor)
+    schedule = simulate(small_jobs(), machine_procs=4, estimates=predictor)
     assert predictor.history == []
     assert schedule.params["estimates"] == "LastRuntimes"
     assert (schedule.jobs["estimate"] <= schedule.jobs["req_time"]).all()
@@ -214,7 +232,7 @@ def test_predictions_are_capped_at_the_request():
         def predict(self, X):
             return np.full(len(X), 1e9)
 
-    out = simulate(small_jobs(), n_procs=4, estimates=Huge()).jobs
+    out = simulate(small_jobs(), machine_procs=4, estimates=Huge()).jobs
     np.testing.assert_array_equal(out["estimate"], out["req_time"])
 
 
@@ -223,7 +241,7 @@ def test_underestimate_rules():
                              n_procs=[1.0, 2.0], req_time=[1000.0, 10.0]))
     # job 2 waits for job 1, whose estimate (10 s) is extended when it runs out
     for rule, expected in [("double", 100.0), ("increments", 100.0), ("request", 100.0)]:
-        out = simulate(jobs, n_procs=2, estimates=[10.0, 10.0], on_underestimate=rule).jobs
+        out = simulate(jobs, machine_procs=2, estimates=[10.0, 10.0], on_underestimate=rule).jobs
         assert out["start_time"].iloc[1] == expected
 
 
@@ -231,9 +249,9 @@ def test_predictor_refresh_uses_older_history_only():
     jobs = pd.DataFrame(dict(job_id=[1, 2, 3], submit_time=[0.0, 5, 20], run_time=[4.0, 4, 4],
                              n_procs=[1.0, 1, 1], req_time=[100.0, 100, 100],
                              user_id=[1.0, 1, 1]))
-    exact = simulate(jobs, n_procs=1, estimates=LastRuntimes()).jobs
+    exact = simulate(jobs, machine_procs=1, estimates=LastRuntimes()).jobs
     assert list(exact["estimate"]) == [100.0, 4.0, 4.0]
-    stale = simulate(jobs, n_procs=1, estimates=LastRuntimes(), predictor_refresh=10).jobs
+    stale = simulate(jobs, machine_procs=1, estimates=LastRuntimes(), predictor_refresh=10).jobs
     # job 2 is predicted at time 0, before job 1 completed
     assert list(stale["estimate"]) == [100.0, 100.0, 4.0]
 
@@ -269,7 +287,7 @@ def test_estimate_ending_at_the_completion_instant_is_not_extended():
         run_time=[1.000000001, 50.0, 10.0, 20.0], n_procs=[4.0, 4.0, 8.0, 6.0],
         req_time=[100.0, 100.0, 100.0, 100.0]))
     assert t0 + 1.000000001 == t0 + 1.0
-    out = simulate(jobs, n_procs=10, estimates=[1.0, 50.0, 10.0, 20.0]).jobs
+    out = simulate(jobs, machine_procs=10, estimates=[1.0, 50.0, 10.0, 20.0]).jobs
     # D backfills at once: it ends (t0 + 21.5) before C's reservation at B's end
     assert list(out["start_time"] - t0) == [0.0, 0.0, 50.0, 1.5]
     assert out["backfilled"].tolist() == [False, False, False, True]

@@ -1,6 +1,7 @@
 """make_workload and the Lublin-Feitelson sampler."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.stats import ks_2samp
 from tracedata import load_trace
@@ -14,7 +15,7 @@ from predictkit.workload._sessions import session_ids
 
 
 def test_make_workload_is_a_valid_job_table():
-    jobs = make_workload(5000, n_procs=128, random_state=0)
+    jobs = make_workload(5000, machine_procs=128, random_state=0)
     assert list(jobs.columns[:18]) == list(SWF_COLUMNS)
     validate_jobs(jobs, required=("submit_time", "run_time", "n_procs", "req_time", "user_id",
                                   "group_id"), sorted_by="submit_time")
@@ -72,7 +73,7 @@ def test_daily_cycle_peaks_in_working_hours():
 
 
 def test_load_parameter():
-    jobs = make_workload(5000, n_procs=64, random_state=3, load=0.7)
+    jobs = make_workload(5000, machine_procs=64, random_state=3, load=0.7)
     span = jobs["submit_time"].max() - jobs["submit_time"].min()
     assert (jobs["run_time"] * jobs["n_procs"]).sum() / (64 * span) == pytest.approx(0.7, rel=0.01)
 
@@ -90,3 +91,11 @@ def test_make_workload_refuses_a_size_that_cannot_fit_in_memory():
 
     with pytest.raises(ConfigError, match=r"10,000,000,000,000 jobs need about .* TiB"):
         make_workload(10**13, random_state=0)
+
+
+def test_deprecated_n_procs_still_sets_the_machine_and_warns():
+    with pytest.warns(DeprecationWarning, match=r"make_workload\(n_procs=\.\.\.\)"):
+        old = make_workload(300, n_procs=32, random_state=5)
+    new = make_workload(300, machine_procs=32, random_state=5)
+    pd.testing.assert_frame_equal(old, new)
+    assert new.attrs["max_procs"] == 32 and new["n_procs"].max() <= 32
