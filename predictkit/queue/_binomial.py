@@ -145,7 +145,7 @@ class IndexTable:
         exact = (ns >= self.n_min) & (ns <= NORMAL_APPROXIMATION_N)
         if exact.any():
             values[exact] = _exact_indices(ns[exact], self.q, self.c, self.index)
-        approx = ns > NORMAL_APPROXIMATION_N
+        approx = (ns >= self.n_min) & (ns > NORMAL_APPROXIMATION_N)
         if approx.any():
             values[approx] = _normal_index(ns[approx], self.q, self.c, self.index)
         self._table = np.concatenate([self._table, values])

@@ -83,6 +83,17 @@ def test_index_table_matches_function():
     assert len(table.array(3000)) > 3000
 
 
+@pytest.mark.parametrize("q, c", [(0.999, 0.999), (0.995, 0.99), (0.99, 0.999)])
+def test_index_table_gives_no_bound_below_the_minimum_history_past_the_normal_limit(q, c):
+    """Where min_history exceeds the normal-approximation limit, short histories give no bound."""
+    table = IndexTable(q, c)
+    n_min = min_history(q, c)
+    assert n_min > 500
+    for n in (501, 1098, n_min - 1, n_min, n_min + 1, 2 * n_min):
+        assert table[n] == order_statistic_index(n, q, c)
+    assert table[n_min - 1] == 0 and table[n_min] > 0
+
+
 @pytest.mark.parametrize("q, c, index", [(0.0, 0.95, "textbook"), (1.0, 0.95, "textbook"),
                                          (0.95, 1.5, "textbook"), (0.95, 0.95, "median"),
                                          (float("nan"), 0.9, "textbook")])
