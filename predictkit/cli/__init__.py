@@ -4,7 +4,10 @@ Each subcommand lives in its own module ``predictkit/cli/_<name>.py`` that
 defines ``register(subparsers)``; the module adds its parser and sets
 ``func=run`` where ``run(args) -> int``. :func:`main` turns every
 :class:`~predictkit.exceptions.PredictkitError` (and missing files) into one
-line on stderr and exit status 2; ``--debug`` shows the traceback instead.
+line on stderr and exit status 2 (also any ``OSError``: a network or disk
+failure is the user's environment, not a bug), prints every warning as one
+line, and reports an unknown option with its subcommand's usage line;
+``--debug`` shows the traceback instead.
 Before a command runs, :func:`main` refuses an ``-o/--output`` that is the
 same file as any of the command's other arguments (an input it would destroy)
 or that cannot be written (``_common.check_output_arg``); every output goes
@@ -14,10 +17,11 @@ through :func:`predictkit._atomic.open_output`, where ``-`` is standard output.
 import argparse
 import importlib
 import sys
+import warnings
 
 from .. import __version__
 from ..exceptions import PredictkitError
-from ._common import check_output_arg
+from ._common import check_output_arg, check_stdin_once
 
 __all__ = ["main", "console_main", "build_parser"]
 
@@ -43,36 +47,60 @@ def build_parser():
     for name in COMMANDS:
         module = importlib.import_module(f"predictkit.cli._{name}")
         module.register(subparsers)
+    parser.set_defaults(subcommand_parsers=subparsers.choices)
     return parser
+
+
+def _parse(parser, argv):
+    """Parse ``argv``; an unknown option is reported with its subcommand's usage line."""
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        command = getattr(args, "command", None)
+        owner = args.subcommand_parsers.get(command, parser) if command else parser
+        owner.error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
+
+
+def _one_line_warning(command):
+    """A ``warnings.showwarning`` that prints ``predictkit CMD: warning: ...`` on one line."""
+    def show(message, category, filename, lineno, file=None, line=None):
+        text = str(message).splitlines()[0] if str(message) else category.__name__
+        print(f"predictkit {command}: warning: {text}", file=sys.stderr)
+    return show
 
 
 def main(argv=None):
     """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = _parse(parser, argv)
     if getattr(args, "func", None) is None:
-        parser.print_help()
+        parser.print_help(sys.stderr)
         return 2
     try:
         check_output_arg(args)
-        return int(args.func(args) or 0)
-    except (PredictkitError, FileNotFoundError, IsADirectoryError, PermissionError) as exc:
-        if args.debug:
-            raise
-        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        if isinstance(exc, OSError) and exc.filename is not None:
-            message = f"{exc.strerror}: {exc.filename}"
-        print(f"predictkit {args.command}: error: {message}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("predictkit: interrupted", file=sys.stderr)
-        return 130
+        check_stdin_once(args)
+        with warnings.catch_warnings():
+            if not args.debug:
+                warnings.showwarning = _one_line_warning(args.command)
+            return int(args.func(args) or 0)
     except BrokenPipeError:
         # The reader of our output went away (e.g. `predictkit info x | head`).
         import os
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except (PredictkitError, OSError) as exc:
+        if args.debug:
+            raise
+        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if isinstance(exc, OSError) and exc.filename is not None:
+            message = f"{exc.strerror}: {exc.filename}"
+        print(f"predictkit {args.command}: error: {' '.join(message.split())}",
+              file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("predictkit: interrupted", file=sys.stderr)
+        return 130
 
 
 def console_main():

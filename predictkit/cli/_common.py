@@ -10,7 +10,8 @@ import time
 from ._checks import os_errors
 
 __all__ = ["add_output_options", "add_log_argument", "print_json", "read_trace_arg",
-           "write_table", "check_output_arg", "result_stream", "LOG_FORMATS", "add_command",
+           "write_table", "check_output_arg", "check_stdin_once", "result_stream", "LOG_FORMATS",
+           "add_command",
            "HelpFormatter", "DeprecatedAlias", "Progress", "write_swf_output", "output_format"]
 
 LOG_FORMATS = ("auto", "swf", "sacct")
@@ -241,6 +242,26 @@ def check_output_arg(args):
         check_output(output)
     elif output != "-" and os.path.exists(output) and not os.path.isdir(output):
         raise OutputError(f"-o {output} is not a folder")
+
+
+def check_stdin_once(args):
+    """Refuse a command line that names standard input (``-``) as more than one input.
+
+    Standard input can be read only once: the second reader would see an
+    empty stream and report a misleading "empty file" error.
+    """
+    from ..exceptions import ConfigError
+
+    uses = []
+    for key, value in vars(args).items():
+        if key == "output":
+            continue
+        values = value if isinstance(value, (list, tuple)) else [value]
+        uses += [key for v in values if isinstance(v, str) and v == "-"]
+    if len(uses) > 1:
+        names = ", ".join(sorted({k.replace("_", "-") for k in uses}))
+        raise ConfigError(f"standard input ('-') is given {len(uses)} times ({names}); it can "
+                          "be read only once: save all but one input to a file")
 
 
 def result_stream(output):

@@ -36,6 +36,23 @@ def _value(key, value):
     return format_number(value if value is None else float(value))
 
 
+def _column_names(summaries, paths):
+    """One distinct name per log: its short name, else the path as given when short names repeat.
+
+    Two logs never share a column (or a JSON key), so none is silently dropped.
+    """
+    names = [str(s.name) for s in summaries]
+    if len(set(names)) == len(names):
+        return names
+    names = list(paths)
+    seen = {}
+    for i, name in enumerate(names):
+        seen[name] = seen.get(name, 0) + 1
+        if seen[name] > 1:
+            names[i] = f"{name} ({seen[name]})"
+    return names
+
+
 def run(args):
     errors = "skip" if args.skip_bad_lines else "raise"
     progress = Progress("info", quiet=args.quiet)
@@ -45,11 +62,13 @@ def run(args):
         with flag_names({}), progress.step(lambda: f"read {summaries[-1]['n_jobs']:,} jobs "
                                                    f"from {path}"):
             summaries.append(summarize(read_trace_arg(path, errors=errors)))
+    names = _column_names(summaries, [str(path) for path in args.traces])
     if args.json:
-        print_json({s.name: s.to_dict() for s in summaries} if len(summaries) > 1
+        print_json(dict(zip(names, (s.to_dict() for s in summaries))) if len(summaries) > 1
                    else summaries[0].to_dict())
         return 0
-    table = pd.DataFrame({s.name: [_value(k, v) for k, v in s.items()] for s in summaries},
+    table = pd.DataFrame({name: [_value(k, v) for k, v in s.items()]
+                          for name, s in zip(names, summaries)},
                          index=[SUMMARY_LABELS.get(k, k) for k in summaries[0].index])
     print(table.to_string())
     return 0

@@ -174,3 +174,43 @@ def test_generate_says_a_learned_t_max_is_set_by_tmax(tmp_path, capsys):
     line = _one_line_error(capsys, ["generate", "--estimates-for", str(log), "-q", "-o",
                                     str(tmp_path / "out.swf")], "--tmax")
     assert "learned from the log" in line
+
+
+def test_an_unknown_option_is_reported_with_its_subcommand(capsys):
+    with pytest.raises(SystemExit) as stopped:
+        main(["info", "--bogus", "x.swf"])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert "usage: predictkit info" in err and "unrecognized arguments: --bogus" in err
+
+
+def test_standard_input_named_twice_is_refused(capsys):
+    assert main(["info", "-", "-"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "standard input ('-') is given 2 times" in err
+
+
+def test_warnings_are_one_line(capsys, monkeypatch):
+    import warnings
+
+    from predictkit.cli import _info
+
+    def warn_then_fail(args):
+        warnings.warn("something odd\nwith a second line", UserWarning)
+        return 0
+
+    monkeypatch.setattr(_info, "run", warn_then_fail)
+    assert main(["info", "x.swf"]) == 0
+    assert capsys.readouterr().err == "predictkit info: warning: something odd\n"
+
+
+def test_an_environment_failure_is_one_line(capsys, monkeypatch):
+    from predictkit.cli import _info
+
+    def unreachable(args):
+        raise OSError("Timed out trying to connect to tcp://127.0.0.1:1 after 30 s")
+
+    monkeypatch.setattr(_info, "run", unreachable)
+    assert main(["info", "x.swf"]) == 2
+    assert capsys.readouterr().err == ("predictkit info: error: Timed out trying to connect to "
+                                       "tcp://127.0.0.1:1 after 30 s\n")

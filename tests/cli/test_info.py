@@ -42,3 +42,21 @@ def test_help_and_version(capsys):
     with pytest.raises(SystemExit):
         main(["info", "--help"])
     assert "TRACE" in capsys.readouterr().out
+
+
+def test_logs_with_the_same_name_keep_their_own_columns(capsys, tmp_path):
+    from predictkit.io import write_swf
+    from predictkit.workload import make_workload
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    write_swf(make_workload(300, random_state=1), tmp_path / "a" / "log.swf")
+    write_swf(make_workload(200, random_state=2), tmp_path / "b" / "log.swf")
+    paths = [str(tmp_path / "a" / "log.swf"), str(tmp_path / "b" / "log.swf")]
+    assert main(["info", "-q", "--json", *paths]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert sorted(out) == sorted(paths)
+    assert {out[p]["n_jobs"] for p in paths} == {300, 200}
+    assert main(["info", "-q", paths[0], paths[0]]) == 0
+    header = capsys.readouterr().out.splitlines()[0]
+    assert f"{paths[0]} (2)" in header
