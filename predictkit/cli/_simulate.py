@@ -5,13 +5,14 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import ConfigError, JobTableError
-from ..simulate import POLICIES
+from ..runtime._registry import ESTIMATE_NAMES, PERFECT
+from ..simulate import POLICIES, PRIORITIES
 from ._checks import check_positive, check_procs, flag_names
 from ._common import (Progress, add_command, add_output_options, output_format, print_json,
                       read_trace_arg, result_stream, write_swf_output, write_table)
 from ._tables import format_table
 
-PREDICTORS = ("requested", "perfect", "tang", "usage-max", "recent-average")
+PREDICTORS = ESTIMATE_NAMES
 
 
 def register(subparsers):
@@ -30,7 +31,7 @@ def register(subparsers):
     parser.add_argument("--policy", default="easy",
                         choices=POLICIES,
                         help="backfilling policy")
-    parser.add_argument("--priority", default="fcfs", choices=("fcfs", "sjf", "wfp", "fairshare"),
+    parser.add_argument("--priority", default="fcfs", choices=PRIORITIES,
                         help="queue order")
     parser.add_argument("--predictor", default="requested", choices=PREDICTORS,
                         help="runtime estimates: the request, the actual runtime, Tang's "
@@ -56,7 +57,7 @@ def register(subparsers):
 
 def estimate_source(name, quantile=0.85):
     """The estimate source named on the command line: a string the simulator knows, or a predictor."""
-    if name in ("requested", "perfect"):
+    if name in ("requested", PERFECT):
         return name
     from ..runtime import make_predictor
 

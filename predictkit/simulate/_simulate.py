@@ -23,6 +23,7 @@ from ._estimates import (
 )
 from ._policies import REGISTRY, resolve_policy
 from ._priorities import PRIORITIES, callable_keys, resolve_priority
+from ._priorities import REGISTRY as PRIORITY_REGISTRY
 from ._schedule import Schedule
 
 __all__ = ["simulate"]
@@ -171,7 +172,8 @@ def simulate(jobs, *, n_procs=None, policy="easy", reservation_depth=None, prior
         successor=pieces.succ, n_users=prep["n_users"], free=prep["machine"])
     state.jobs.priority_key[n:] = keys[pieces.parent]
     state.jobs.priority_key[:n] = keys
-    fill = _Filler(state, pieces, selective, prio_kind == "sjf")
+    fill = _Filler(state, pieces, selective, prio_kind in PRIORITY_REGISTRY
+                   and PRIORITY_REGISTRY[prio_kind].key_is_estimate)
     if predictor is None:
         fill(np.arange(n), est, -2)
     online = predictor is not None

@@ -4,8 +4,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from predictkit.runtime import PREDICTORS, OnlinePredictor, RecentAverage, make_predictor
+from predictkit.runtime import OnlinePredictor, RecentAverage, make_predictor
 from predictkit.runtime._protocol import PartialFitAdapter, as_online_predictor
+from predictkit.runtime._registry import REGISTRY
 from predictkit.exceptions import SimulationError
 from predictkit.simulate import simulate
 
@@ -40,11 +41,29 @@ def _workload(n=300, seed=3):
         user_id=rng.integers(1, 12, n).astype(float)))
 
 
-def test_builtin_predictors_satisfy_the_protocol():
-    for name in PREDICTORS:
-        predictor = make_predictor(name)
-        assert isinstance(predictor, OnlinePredictor), name
-        assert as_online_predictor(predictor) is predictor
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_builtin_predictors_satisfy_the_protocol(name):
+    predictor = make_predictor(name)
+    assert isinstance(predictor, OnlinePredictor)
+    assert as_online_predictor(predictor) is predictor
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_builtin_protocol_equals_partial_fit_and_predict_on_tables(name):
+    # start/observe/predict_for give what partial_fit/predict on job tables give
+    predictor = make_predictor(name)
+
+    class Tabled(type(predictor)):
+        def predict(self, X):
+            return super().predict(X)
+
+    assert isinstance(as_online_predictor(Tabled()), PartialFitAdapter)
+    jobs = _workload(400, seed=5).assign(group_id=1.0)
+    for refresh in (None, 3600):
+        ours = simulate(jobs, n_procs=16, estimates=predictor, predictor_refresh=refresh).jobs
+        tabled = simulate(jobs, n_procs=16, estimates=Tabled(**predictor.get_params()),
+                          predictor_refresh=refresh).jobs
+        pd.testing.assert_frame_equal(ours, tabled)
 
 
 def test_third_party_protocol_predictor_gives_the_builtin_schedule():
