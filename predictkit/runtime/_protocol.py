@@ -33,7 +33,7 @@ class OnlinePredictor(Protocol):
 
     Jobs are named by their row in the table given to :meth:`start`, which
     holds the simulated jobs in submit order. A predictor may read any column
-    of a job it is asked about except :data:`OUTCOME_COLUMNS`, which are that
+    of a job it is asked about except :data:`~predictkit.runtime._protocol.OUTCOME_COLUMNS`, which are that
     job's future; the outcome of a completed job is what :meth:`observe`
     reports (its simulated times, not the log's).
     """
@@ -101,7 +101,7 @@ class PartialFitAdapter:
     Completed jobs reach ``estimator.partial_fit(rows, run_time)`` as job-table
     rows with their simulated ``wait_time``, ``start_time``, ``end_time`` and
     ``run_time``; jobs to predict reach ``estimator.predict(rows)`` with
-    :data:`OUTCOME_COLUMNS` blanked. An estimator that was not fitted before
+    :data:`~predictkit.runtime._protocol.OUTCOME_COLUMNS` blanked. An estimator that was not fitted before
     gets an empty first ``partial_fit``; if it refuses one (``ValueError`` or
     ``TypeError``), it is not asked for predictions (the simulator uses the
     requests) until a job has completed.
