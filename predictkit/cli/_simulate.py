@@ -125,7 +125,7 @@ def run(args):
         attrs = dict(jobs.attrs)
         jobs = jobs.iloc[:args.max_jobs]
         jobs.attrs = attrs
-    jobs, dropped = simulable_jobs(jobs, need_requests=args.predictor != "perfect")
+    jobs, dropped = simulable_jobs(jobs, need_requests=args.predictor != PERFECT)
     if dropped:
         text = ", ".join(f"{n:,} with {reason}" for reason, n in dropped.items())
         progress.say(f"left out {text}")
