@@ -29,7 +29,13 @@ from sklearn.utils.validation import check_is_fitted
 from .._validation import ParamsValidatedMixin
 from ..exceptions import JobTableError
 
-__all__ = ["OnlineRuntimeEstimator", "group_codes", "end_times", "as_target", "check_jobs"]
+__all__ = ["OnlineRuntimeEstimator", "group_codes", "end_times", "as_target", "check_jobs",
+           "OUTCOME_COLUMNS"]
+
+OUTCOME_COLUMNS = ("wait_time", "run_time", "avg_cpu_time", "used_memory", "status",
+                   "start_time", "end_time")
+"""Columns that hold a job's future until it has completed: an online
+predictor never reads them for a job it has not been told about."""
 
 
 def check_jobs(X, required, *, name, owner):
@@ -130,7 +136,8 @@ class OnlineRuntimeEstimator(ParamsValidatedMixin, RegressorMixin, BaseEstimator
 
     Implements the simulator's :class:`~predictkit.runtime.OnlinePredictor`
     protocol (``start``, ``observe``, ``predict_for``) next to the
-    scikit-learn online methods (``fit``, ``partial_fit``, ``predict``). Subclasses declare the columns they read (``_required_columns()``) and
+    scikit-learn online methods (``fit``, ``partial_fit``, ``predict``).
+    Subclasses declare the columns they read (``_required_columns()``) and
     group by (``_group_keys()``), and implement ``_predict_raw(hist, query)``
     on dicts of float64 arrays (history entries, jobs to predict).
     """
@@ -319,8 +326,6 @@ class OnlineRuntimeEstimator(ParamsValidatedMixin, RegressorMixin, BaseEstimator
         -------
         self
         """
-        from ._protocol import OUTCOME_COLUMNS
-
         arrays = check_jobs(jobs, self._required_columns(), name="jobs",
                             owner=type(self).__name__)
         arrays["job_id"] = (np.asarray(jobs["job_id"], dtype=np.float64)

@@ -13,12 +13,9 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import pandas as pd
 
-__all__ = ["OnlinePredictor", "PartialFitAdapter", "as_online_predictor", "OUTCOME_COLUMNS"]
+from ._base import OUTCOME_COLUMNS, OnlineRuntimeEstimator
 
-OUTCOME_COLUMNS = ("wait_time", "run_time", "avg_cpu_time", "used_memory", "status",
-                   "start_time", "end_time")
-"""Columns that hold a job's future until it has completed: an online
-predictor never reads them for a job it has not been told about."""
+__all__ = ["OnlinePredictor", "PartialFitAdapter", "as_online_predictor", "OUTCOME_COLUMNS"]
 
 
 @runtime_checkable
@@ -33,8 +30,9 @@ class OnlinePredictor(Protocol):
 
     Jobs are named by their row in the table given to :meth:`start`, which
     holds the simulated jobs in submit order. A predictor may read any column
-    of a job it is asked about except :data:`~predictkit.runtime._protocol.OUTCOME_COLUMNS`, which are that
-    job's future; the outcome of a completed job is what :meth:`observe`
+    of a job it is asked about except
+    :data:`~predictkit.runtime._base.OUTCOME_COLUMNS`, which are that job's
+    future; the outcome of a completed job is what :meth:`observe`
     reports (its simulated times, not the log's).
     """
 
@@ -101,8 +99,8 @@ class PartialFitAdapter:
     Completed jobs reach ``estimator.partial_fit(rows, run_time)`` as job-table
     rows with their simulated ``wait_time``, ``start_time``, ``end_time`` and
     ``run_time``; jobs to predict reach ``estimator.predict(rows)`` with
-    :data:`~predictkit.runtime._protocol.OUTCOME_COLUMNS` blanked. An estimator that was not fitted before
-    gets an empty first ``partial_fit``; if it refuses one (``ValueError`` or
+    :data:`~predictkit.runtime._base.OUTCOME_COLUMNS` blanked. An estimator
+    that was not fitted before gets an empty first ``partial_fit``; if it refuses one (``ValueError`` or
     ``TypeError``), it is not asked for predictions (the simulator uses the
     requests) until a job has completed.
 
@@ -171,8 +169,6 @@ def as_online_predictor(estimator):
     OnlinePredictor or None
         ``None`` when ``estimator`` is neither.
     """
-    from ._base import OnlineRuntimeEstimator
-
     if isinstance(estimator, OnlineRuntimeEstimator):
         overridden = any(getattr(type(estimator), name) is not getattr(OnlineRuntimeEstimator, name)
                          for name in ("predict", "partial_fit"))

@@ -17,11 +17,10 @@ estimate for waiting jobs and uses the request for running ones (Tang et al.
 import numpy as np
 
 from ..exceptions import ConfigError, SimulationError
-from ..runtime._protocol import OUTCOME_COLUMNS
 from ._engine import UNDER_DOUBLE, UNDER_INCREMENTS, UNDER_REQUEST
 
 __all__ = ["UNDERESTIMATE_RULES", "resolve_underestimate", "static_estimates",
-           "finish_estimates", "OUTCOME_COLUMNS"]
+           "finish_estimates"]
 
 UNDERESTIMATE_RULES = {"double": UNDER_DOUBLE, "increments": UNDER_INCREMENTS,
                        "request": UNDER_REQUEST}
