@@ -1,7 +1,9 @@
 """Online replay throughput (jobs/s) and memory of the runtime predictors.
 
-Target: at least 100,000 jobs/s for ``RequestedTime``, ``RecentAverage``,
-``RecentUsageMax`` and ``WalltimeAdjuster`` (triple key, 30-day window) with
+Target: at least 100,000 jobs/s for every registered predictor at its defaults
+(``predictkit.runtime._registry.REGISTRY``: ``RequestedTime``,
+``WalltimeAdjuster`` with the triple key and a 30-day window,
+``RecentUsageMax``, ``RecentAverage``) with
 ``replay(..., method="auto")`` (the one-pass fast path), on the largest shared
 trace and on a 1,000,000-job table; peak memory under 2 GB at 1M jobs.
 
@@ -34,22 +36,21 @@ from threadpoolctl import threadpool_limits
 
 from predictkit.io import read_swf
 from predictkit.model_selection import replay
-from predictkit.runtime import (HistoryFeatures, RecentAverage, RecentUsageMax, RequestedTime,
-                                WalltimeAdjuster)
+from predictkit.runtime import HistoryFeatures, WalltimeAdjuster, make_predictor
+from predictkit.runtime._registry import REGISTRY
 from benchmarks._common import traces_dir
 
 TARGET_JOBS_PER_S = 100_000
 TARGET_MEMORY_BYTES = 2 * 1024 ** 3
 REPO = Path(__file__).resolve().parents[1]
-ESTIMATORS = {
-    "RequestedTime": RequestedTime(),
-    "RecentAverage": RecentAverage(),
-    "RecentUsageMax": RecentUsageMax(),
-    "WalltimeAdjuster(triple key, 30D)": WalltimeAdjuster(),
-    "WalltimeAdjuster(user, all history)": WalltimeAdjuster(keys=("user_id",), window=None),
-}
-TARGETED = ("RequestedTime", "RecentAverage", "RecentUsageMax",
-            "WalltimeAdjuster(triple key, 30D)")
+LABELS = {"tang": "WalltimeAdjuster(triple key, 30D)"}
+"""Labels of registered predictors other than their class name."""
+ESTIMATORS = {LABELS.get(name, entry.estimator.__name__): make_predictor(name)
+              for name, entry in REGISTRY.items()}
+TARGETED = tuple(ESTIMATORS)
+"""Every registered predictor, at its defaults, must reach the target."""
+ESTIMATORS["WalltimeAdjuster(user, all history)"] = WalltimeAdjuster(keys=("user_id",),
+                                                                     window=None)
 
 
 def largest_trace(folder):

@@ -11,7 +11,7 @@ API = {
                    "summarize", "validate_jobs", "PredictkitError"],
     "predictkit.datasets": ["fetch_pwa", "make_workload", "load_trace", "list_traces"],
     "predictkit.runtime": ["RequestedTime", "WalltimeAdjuster", "RecentUsageMax", "RecentAverage",
-                           "HistoryFeatures", "make_predictor"],
+                           "HistoryFeatures", "make_predictor", "OnlinePredictor"],
     "predictkit.model_selection": ["replay", "TraceSplit"],
     "predictkit.queue": ["QBETS", "VARQ"],
     "predictkit.workload": ["TsafrirEstimates", "FModel", "PhiModel", "DoubledEstimates",

@@ -7,7 +7,8 @@ from ..metrics import (adjustment_outcomes, estimate_accuracy, mean_absolute_err
                        underestimation_rate)
 from ..model_selection import replay
 from .._time import parse_duration
-from ..runtime._registry import _keys, make_predictor
+from ..runtime._registry import PREDICTORS, make_predictor
+from ..runtime._walltime_adjuster import _keys
 from ._checks import check_count, flag_names, os_errors
 from ._common import (Progress, add_command, print_json, read_trace_arg, result_stream,
                       write_table)
@@ -28,7 +29,7 @@ def register(subparsers):
     from ._common import add_log_argument
     add_log_argument(parser)
     parser.add_argument("--method", default="tang",
-                        choices=("tang", "usage-max", "recent-average", "requested"),
+                        choices=tuple(PREDICTORS),
                         help="tang: WalltimeAdjuster (Tang et al. 2013); usage-max: "
                              "RecentUsageMax (Klusacek & Soysal 2019); recent-average: "
                              "RecentAverage (Tsafrir et al. 2007); requested: the request "

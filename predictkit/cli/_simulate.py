@@ -5,14 +5,15 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import ConfigError, JobTableError
-from ..simulate import POLICIES
+from ..runtime._registry import ESTIMATE_NAMES, PERFECT
+from ..simulate import POLICIES, PRIORITIES
 from ._checks import check_positive, check_procs, flag_names
 from ._common import (DeprecatedAlias, Progress, add_command, add_output_options,
                       output_format, print_json, read_trace_arg, result_stream,
                       write_swf_output, write_table)
 from ._tables import format_table
 
-PREDICTORS = ("requested", "perfect", "tang", "usage-max", "recent-average")
+PREDICTORS = ESTIMATE_NAMES
 
 
 def register(subparsers):
@@ -31,7 +32,7 @@ def register(subparsers):
     parser.add_argument("--policy", default="easy",
                         choices=POLICIES,
                         help="backfilling policy")
-    parser.add_argument("--priority", default="fcfs", choices=("fcfs", "sjf", "wfp", "fairshare"),
+    parser.add_argument("--priority", default="fcfs", choices=PRIORITIES,
                         help="queue order")
     parser.add_argument("--predictor", default="requested", choices=PREDICTORS,
                         help="runtime estimates: the request, the actual runtime, Tang's "
@@ -49,8 +50,9 @@ def register(subparsers):
     parser.add_argument("--machine-procs", type=int, default=None, metavar="P",
                         help="machine size in processors (default: the header's MaxProcs, "
                              "else the widest job)")
-    parser.add_argument("--n-procs", type=int, dest="machine_procs", action=DeprecatedAlias,
-                        new="--machine-procs")
+    for old in ("--n-procs", "--procs"):
+        parser.add_argument(old, type=int, dest="machine_procs", action=DeprecatedAlias,
+                            new="--machine-procs")
     parser.add_argument("--max-jobs", type=int, default=None,
                         help="simulate only the first N jobs (default: all)")
     parser.add_argument("--json", action="store_true", help="print the metrics as JSON")
@@ -60,7 +62,7 @@ def register(subparsers):
 
 def estimate_source(name, quantile=0.85):
     """The estimate source named on the command line: a string the simulator knows, or a predictor."""
-    if name in ("requested", "perfect"):
+    if name in ("requested", PERFECT):
         return name
     from ..runtime import make_predictor
 
@@ -128,7 +130,7 @@ def run(args):
         attrs = dict(jobs.attrs)
         jobs = jobs.iloc[:args.max_jobs]
         jobs.attrs = attrs
-    jobs, dropped = simulable_jobs(jobs, need_requests=args.predictor != "perfect")
+    jobs, dropped = simulable_jobs(jobs, need_requests=args.predictor != PERFECT)
     if dropped:
         text = ", ".join(f"{n:,} with {reason}" for reason, n in dropped.items())
         progress.say(f"left out {text}")

@@ -22,26 +22,34 @@ from ..io._slurm_fields import format_slurm_duration
 from ..metrics import estimate_accuracy
 from ..model_selection import replay
 from ..runtime import make_predictor
+from ..runtime._registry import REGISTRY
 from ._common import add_log_argument, print_json, read_trace_arg
 from ._questions import add_request_options, job_request, log_end, resolve_name
 
-CANDIDATES = (
-    ("requested", "requested", {}, "the request itself"),
-    ("tang", "tang", {},
-     "WalltimeAdjuster as in Tang et al. 2013: request x 85th percentile of run/request "
-     "of the jobs with the same user, account and request in the last 30 days"),
-    *((f"tang-user-q{round(q * 100)}", "tang",
-       {"keys": "user", "window": "all", "quantile": q, "floor": None},
-       f"request x {'largest' if q == 1 else f'{round(q * 100)}th percentile of'} "
-       f"run/request over the user's past jobs")
-      for q in (0.8, 0.9, 0.95, 1.0)),
-    ("usage-max", "usage-max", {},
-     "RecentUsageMax (Klusacek & Soysal 2019): request x the largest run/request of the "
-     "user's last 5 jobs"),
-    ("recent-average", "recent-average", {},
-     "RecentAverage (Tsafrir et al. 2007): mean runtime of the user's last 2 jobs, at "
-     "most the request"),
-)
+_DESCRIPTIONS = {
+    "requested": "the request itself",
+    "tang": "WalltimeAdjuster as in Tang et al. 2013: request x 85th percentile of run/request "
+            "of the jobs with the same user, account and request in the last 30 days",
+    "usage-max": "RecentUsageMax (Klusacek & Soysal 2019): request x the largest run/request "
+                 "of the user's last 5 jobs",
+    "recent-average": "RecentAverage (Tsafrir et al. 2007): mean runtime of the user's last 2 "
+                      "jobs, at most the request",
+}
+"""How the advice describes each registered predictor (else its registry summary)."""
+
+
+def _candidates():
+    for name, entry in REGISTRY.items():
+        yield name, name, {}, _DESCRIPTIONS.get(name, entry.summary)
+        if name == "tang":
+            for q in (0.8, 0.9, 0.95, 1.0):
+                yield (f"tang-user-q{round(q * 100)}", "tang",
+                       {"keys": "user", "window": "all", "quantile": q, "floor": None},
+                       f"request x {'largest' if q == 1 else f'{round(q * 100)}th percentile of'} "
+                       f"run/request over the user's past jobs")
+
+
+CANDIDATES = tuple(_candidates())
 """``(name, predictor, parameters, what it does)`` of each predictor compared."""
 
 

@@ -78,6 +78,7 @@ def evaluate_cell(cell):
                            underestimation_rate)
     from ..model_selection import replay
     from ..runtime import make_predictor
+    from ..runtime._registry import PERFECT
     from ..simulate import simulate
 
     jobs = load_cell_trace(cell)
@@ -85,7 +86,7 @@ def evaluate_cell(cell):
     run = np.asarray(jobs["run_time"], dtype=float)
     requested = np.asarray(jobs["req_time"], dtype=float)
     out = {"n_jobs": len(jobs)}
-    if cell["predictor"] == "perfect":
+    if cell["predictor"] == PERFECT:
         estimator, estimate = "perfect", np.minimum(run, requested)
     else:
         estimator = make_predictor(cell["predictor"], **cell["params"])

@@ -145,14 +145,14 @@ def _fit_tiny(name, params):
 
 
 def _check_predictor(name, params, source):
-    from ..runtime import PREDICTORS
+    from ..runtime._registry import ESTIMATE_NAMES, PERFECT
 
-    if name not in PREDICTORS and name != "perfect":
+    if name not in ESTIMATE_NAMES:
         _fail(source, "predictors", name,
-              f"unknown predictor; choose one of {', '.join([*PREDICTORS, 'perfect'])}")
-    if name == "perfect":
+              f"unknown predictor; choose one of {', '.join(ESTIMATE_NAMES)}")
+    if name == PERFECT:
         if params:
-            _fail(source, f"predictors.{name}.params", params, "'perfect' takes no parameters")
+            _fail(source, f"predictors.{name}.params", params, f"{PERFECT!r} takes no parameters")
         return
     for key, value in params.items():
         try:

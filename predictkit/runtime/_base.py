@@ -29,7 +29,13 @@ from sklearn.utils.validation import check_is_fitted
 from .._validation import ParamsValidatedMixin
 from ..exceptions import JobTableError
 
-__all__ = ["OnlineRuntimeEstimator", "group_codes", "end_times", "as_target", "check_jobs"]
+__all__ = ["OnlineRuntimeEstimator", "group_codes", "end_times", "as_target", "check_jobs",
+           "OUTCOME_COLUMNS"]
+
+OUTCOME_COLUMNS = ("wait_time", "run_time", "avg_cpu_time", "used_memory", "status",
+                   "start_time", "end_time")
+"""Columns that hold a job's future until it has completed: an online
+predictor never reads them for a job it has not been told about."""
 
 
 def check_jobs(X, required, *, name, owner):
@@ -128,6 +134,9 @@ def group_codes(frames, keys):
 class OnlineRuntimeEstimator(ParamsValidatedMixin, RegressorMixin, BaseEstimator):
     """Base of the online runtime predictors (not public).
 
+    Implements the simulator's :class:`~predictkit.runtime.OnlinePredictor`
+    protocol (``start``, ``observe``, ``predict_for``) next to the
+    scikit-learn online methods (``fit``, ``partial_fit``, ``predict``).
     Subclasses declare the columns they read (``_required_columns()``) and
     group by (``_group_keys()``), and implement ``_predict_raw(hist, query)``
     on dicts of float64 arrays (history entries, jobs to predict).
@@ -298,6 +307,51 @@ class OnlineRuntimeEstimator(ParamsValidatedMixin, RegressorMixin, BaseEstimator
         """
         check_is_fitted(self, "history_")
         query = self._query(X)
+        raw = self._predict_raw(self._history_for(query), query)
+        return self._clip(raw, query["req_time"])
+
+    def start(self, jobs):
+        """Prepare to predict for ``jobs`` (:class:`~predictkit.runtime.OnlinePredictor`).
+
+        Reads the columns the predictor needs once; :meth:`observe` and
+        :meth:`predict_for` then work on rows of them, without job tables.
+        A history fitted before is kept.
+
+        Parameters
+        ----------
+        jobs : DataFrame
+            The jobs to come, in submit order (row ``i`` is job ``i``).
+
+        Returns
+        -------
+        self
+        """
+        arrays = check_jobs(jobs, self._required_columns(), name="jobs",
+                            owner=type(self).__name__)
+        arrays["job_id"] = (np.asarray(jobs["job_id"], dtype=np.float64)
+                            if "job_id" in jobs.columns else np.full(len(jobs), np.nan))
+        self._jobs = arrays
+        self._blank = [c for c in arrays if c in OUTCOME_COLUMNS]
+        if not hasattr(self, "history_"):
+            self._setup()
+            self._append({**{c: v[:0] for c, v in arrays.items()},
+                          "known": np.empty(0), "run": np.empty(0)})
+        return self
+
+    def observe(self, index, start_time, end_time, run_time):
+        """Add the completed jobs ``index`` of the :meth:`start` table to the history.
+
+        Each entry's known time is ``end_time``; ``start_time`` is not used.
+        """
+        chunk = {c: v[index] for c, v in self._jobs.items()}
+        chunk.update(known=np.asarray(end_time, dtype=np.float64),
+                     run=np.asarray(run_time, dtype=np.float64))
+        self._append(chunk)
+
+    def predict_for(self, index):
+        """Predict jobs ``index`` of the :meth:`start` table, as :meth:`predict` would."""
+        query = {c: v[index] if c not in self._blank else np.full(len(index), np.nan)
+                 for c, v in self._jobs.items()}
         raw = self._predict_raw(self._history_for(query), query)
         return self._clip(raw, query["req_time"])
 

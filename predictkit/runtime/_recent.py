@@ -11,6 +11,7 @@ import numpy as np
 from .._validation import Interval
 from ._base import OnlineRuntimeEstimator
 from ._kernels import recent_statistic
+from ._registered import RegisteredPredictor
 
 __all__ = ["RecentUsageMax", "RecentAverage"]
 
@@ -125,3 +126,15 @@ class RecentAverage(OnlineRuntimeEstimator):
         info = self._sorted_history(hist, query, hist["run"])
         mean = _recent(hist, query, info, hist["run"], self.n_recent, True)
         return np.where(np.isnan(mean), query["req_time"], mean)
+
+
+REGISTERED = (
+    RegisteredPredictor(
+        name="usage-max", rank=2, estimator=RecentUsageMax,
+        summary="RecentUsageMax: request x max usage ratio of the user's last jobs "
+                "(Klusacek & Soysal 2019 eq. 2)"),
+    RegisteredPredictor(
+        name="recent-average", rank=3, estimator=RecentAverage,
+        summary="RecentAverage: mean of the user's last runtimes, capped at the request "
+                "(Tsafrir, Etsion & Feitelson 2007)"),
+)

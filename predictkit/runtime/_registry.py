@@ -1,30 +1,44 @@
-"""Runtime predictors by name, as the command line, sweeps and reports ask for them."""
+"""Runtime predictors by name, as the command line, sweeps and reports ask for them.
+
+Each module of :mod:`predictkit.runtime` that defines ``REGISTERED`` (a tuple
+of :class:`~._registered.RegisteredPredictor`) adds its predictors here; the
+command line's choices, the sweep grids, the tests and the benchmarks all
+list predictors from :data:`REGISTRY`.
+"""
+
+import importlib
+import pkgutil
 
 from .._validation import invalid_parameter
 from ..exceptions import InvalidParameterError
+from ._registered import RegisteredPredictor
 
-__all__ = ["PREDICTORS", "make_predictor"]
+__all__ = ["PREDICTORS", "REGISTRY", "PERFECT", "ESTIMATE_NAMES", "RegisteredPredictor",
+           "make_predictor"]
 
-PREDICTORS = {
-    "requested": "the user's requested time (baseline)",
-    "tang": "WalltimeAdjuster: request x percentile of run/request of similar jobs "
-            "(Tang et al. 2013)",
-    "usage-max": "RecentUsageMax: request x max usage ratio of the user's last jobs "
-                 "(Klusacek & Soysal 2019 eq. 2)",
-    "recent-average": "RecentAverage: mean of the user's last runtimes, capped at the request "
-                      "(Tsafrir, Etsion & Feitelson 2007)",
-}
+
+def _discover():
+    package = __name__.rsplit(".", 1)[0]
+    found = []
+    for info in pkgutil.iter_modules(importlib.import_module(package).__path__):
+        module = importlib.import_module(f"{package}.{info.name}")
+        found.extend(entry for entry in getattr(module, "REGISTERED", ())
+                     if isinstance(entry, RegisteredPredictor))
+    return {entry.name: entry for entry in sorted(found, key=lambda e: (e.rank, e.name))}
+
+
+REGISTRY = _discover()
+"""Every runtime predictor by name, in listing order."""
+
+PREDICTORS = {name: entry.summary for name, entry in REGISTRY.items()}
 """Predictor names and what they are."""
 
-_KEY_NAMES = {"user": "user_id", "group": "group_id", "project": "group_id",
-              "request": "req_time", "req": "req_time", "queue": "queue_id",
-              "partition": "partition_id", "app": "app_id", "procs": "req_procs"}
+PERFECT = "perfect"
+"""Not a predictor: the actual runtime, which only a simulation or an
+evaluation over a finished log can know (``simulate(estimates="perfect")``)."""
 
-
-def _keys(value):
-    if isinstance(value, str):
-        value = [k for k in value.split(",") if k.strip()]
-    return tuple(_KEY_NAMES.get(k.strip(), k.strip()) for k in value)
+ESTIMATE_NAMES = (*PREDICTORS, PERFECT)
+"""Every name a simulation or a sweep takes for its runtime estimates."""
 
 
 def make_predictor(name, **params):
@@ -32,8 +46,9 @@ def make_predictor(name, **params):
 
     Parameters
     ----------
-    name : {"requested", "tang", "usage-max", "recent-average"}
-        See :data:`PREDICTORS`.
+    name : str
+        One of :data:`PREDICTORS`: ``"requested"``, ``"tang"``,
+        ``"usage-max"``, ``"recent-average"``.
     **params
         Parameters of the estimator. For ``"tang"``, ``keys`` may be a
         comma-separated string of short names (``"user,group,request"``) or
@@ -45,21 +60,13 @@ def make_predictor(name, **params):
         For an unknown name or parameter, naming the valid ones, or an invalid
         parameter value (checked here, not only at ``fit``). A ``ConfigError``.
     """
-    from ._recent import RecentAverage, RecentUsageMax
-    from ._requested import RequestedTime
-    from ._walltime_adjuster import WalltimeAdjuster
-
-    classes = {"requested": RequestedTime, "tang": WalltimeAdjuster,
-               "usage-max": RecentUsageMax, "recent-average": RecentAverage}
-    if name not in classes:
-        raise invalid_parameter("name", "make_predictor", f"one of {', '.join(classes)}", name)
+    if not isinstance(name, str) or name not in REGISTRY:
+        raise invalid_parameter("name", "make_predictor", f"one of {', '.join(REGISTRY)}", name)
+    entry = REGISTRY[name]
     params = dict(params)
-    if name == "tang":
-        if "keys" in params:
-            params["keys"] = _keys(params["keys"])
-        if isinstance(params.get("window"), str) and params["window"].lower() in ("all", "none"):
-            params["window"] = None
-    estimator = classes[name]()
+    if entry.parse_params is not None:
+        params = entry.parse_params(params)
+    estimator = entry.estimator()
     unknown = set(params) - set(estimator.get_params())
     if unknown:
         raise InvalidParameterError(

@@ -3,6 +3,7 @@
 import numpy as np
 
 from ._base import OnlineRuntimeEstimator
+from ._registered import RegisteredPredictor
 
 __all__ = ["RequestedTime"]
 
@@ -54,3 +55,7 @@ class RequestedTime(OnlineRuntimeEstimator):
         self._setup()
         query = self._query(X)
         return self._clip(np.array(query["req_time"]), query["req_time"])
+
+
+REGISTERED = (RegisteredPredictor(name="requested", rank=0, estimator=RequestedTime,
+                                  summary="the user's requested time (baseline)"),)

@@ -7,6 +7,7 @@ from .._time import parse_duration
 from .._validation import ColumnNames, Duration, Interval, StrOptions
 from ._base import OnlineRuntimeEstimator
 from ._kernels import window_quantile, window_statistic
+from ._registered import RegisteredPredictor
 
 __all__ = ["WalltimeAdjuster"]
 
@@ -125,3 +126,31 @@ class WalltimeAdjuster(OnlineRuntimeEstimator):
         if self.floor is not None:
             adjust = np.where(np.isnan(stat), 1.0, np.maximum(adjust, float(self.floor)))
         return query["req_time"] * adjust
+
+
+_KEY_NAMES = {"user": "user_id", "group": "group_id", "project": "group_id",
+              "request": "req_time", "req": "req_time", "queue": "queue_id",
+              "partition": "partition_id", "app": "app_id", "procs": "req_procs"}
+
+
+def _keys(value):
+    """Key columns from short names or column names (a comma-separated string or a list)."""
+    if isinstance(value, str):
+        value = [k for k in value.split(",") if k.strip()]
+    return tuple(_KEY_NAMES.get(k.strip(), k.strip()) for k in value)
+
+
+def _parse_params(params):
+    """``keys`` as short names, ``window`` ``"all"`` or ``"none"`` for no window."""
+    params = dict(params)
+    if "keys" in params:
+        params["keys"] = _keys(params["keys"])
+    if isinstance(params.get("window"), str) and params["window"].lower() in ("all", "none"):
+        params["window"] = None
+    return params
+
+
+REGISTERED = (RegisteredPredictor(
+    name="tang", rank=1, estimator=WalltimeAdjuster, parse_params=_parse_params,
+    summary="WalltimeAdjuster: request x percentile of run/request of similar jobs "
+            "(Tang et al. 2013)"),)

@@ -4,8 +4,9 @@ running job outlives its estimate.
 * ``"requested"`` - the user's requested time (``req_time``);
 * ``"perfect"`` - the job's actual (simulated) runtime;
 * an array - one estimate per job of the input table;
-* a runtime predictor (``predictkit.runtime``) - asked at each submission, fed
-  each completed job in simulated time (online protocol, DESIGN.md).
+* a runtime predictor - asked at each submission, fed each completed job in
+  simulated time, through :class:`predictkit.runtime.OnlinePredictor` (an
+  estimator with only ``partial_fit`` and ``predict`` is adapted to it).
 
 Every estimate is capped at the request and floored at one second (a
 scheduler never plans a zero-length job). ``selective=True`` keeps the
@@ -18,15 +19,11 @@ import numpy as np
 from ..exceptions import ConfigError, SimulationError
 from ._engine import UNDER_DOUBLE, UNDER_INCREMENTS, UNDER_REQUEST
 
-__all__ = ["UNDERESTIMATE_RULES", "resolve_underestimate", "is_predictor", "static_estimates",
-           "finish_estimates", "OUTCOME_COLUMNS"]
+__all__ = ["UNDERESTIMATE_RULES", "resolve_underestimate", "static_estimates",
+           "finish_estimates"]
 
 UNDERESTIMATE_RULES = {"double": UNDER_DOUBLE, "increments": UNDER_INCREMENTS,
                        "request": UNDER_REQUEST}
-
-OUTCOME_COLUMNS = ("wait_time", "run_time", "avg_cpu_time", "used_memory", "status",
-                   "start_time", "end_time")
-"""Columns a predictor is never shown for a job that has not run yet."""
 
 
 def resolve_underestimate(rule):
@@ -34,11 +31,6 @@ def resolve_underestimate(rule):
         raise ConfigError(
             f"on_underestimate must be one of {', '.join(UNDERESTIMATE_RULES)}; got {rule!r}")
     return UNDERESTIMATE_RULES[rule]
-
-
-def is_predictor(obj):
-    """Whether ``obj`` follows the online protocol (``partial_fit`` and ``predict``)."""
-    return hasattr(obj, "predict") and hasattr(obj, "partial_fit")
 
 
 def static_estimates(estimates, *, req, dur, keep, n_input):

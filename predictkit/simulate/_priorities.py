@@ -1,21 +1,60 @@
 """Queue priorities: FCFS, SJF, WFP (Tang et al. 2013 eq. 5), fairshare (Leung
 et al. 2010 section II.A) or a user function."""
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .._time import parse_duration
 from ..exceptions import ConfigError, SimulationError
 from ._engine import PRIO_FAIRSHARE, PRIO_STATIC, PRIO_WFP
 
-__all__ = ["PRIORITIES", "resolve_priority", "callable_keys"]
+__all__ = ["Priority", "REGISTRY", "PRIORITIES", "resolve_priority", "callable_keys"]
 
-PRIORITIES = ("fcfs", "sjf", "wfp", "fairshare")
+
+@dataclass(frozen=True)
+class Priority:
+    """A queue order, as listed in :data:`PRIORITIES`.
+
+    Attributes
+    ----------
+    name : str
+        The value of ``simulate(priority=...)`` and ``--priority``.
+    summary : str
+        One line: what the order is, with its source.
+    code : int
+        How the engine orders the queue: ``PRIO_STATIC`` (by a key fixed
+        at submission, lower first; ties by submission, then ``job_id``),
+        ``PRIO_WFP`` or ``PRIO_FAIRSHARE`` (recomputed at every pass).
+    key_is_estimate : bool
+        With ``PRIO_STATIC``: the key is the job's runtime estimate (else 0,
+        which leaves submission order).
+    """
+
+    name: str
+    summary: str
+    code: int
+    key_is_estimate: bool = False
+
+
+REGISTRY = {priority.name: priority for priority in (
+    Priority("fcfs", "first come, first served", PRIO_STATIC),
+    Priority("sjf", "shortest estimate first", PRIO_STATIC, key_is_estimate=True),
+    Priority("wfp", "(wait / estimate)**3 * width, largest first (Tang et al. 2013 eq. 5)",
+             PRIO_WFP),
+    Priority("fairshare", "the user with the least decayed processor-seconds first "
+             "(Leung et al. 2010 section II.A)", PRIO_FAIRSHARE),
+)}
+"""Every queue order by name, in listing order: the one list that
+``simulate``, the command line, the tests and the benchmarks read."""
+
+PRIORITIES = tuple(REGISTRY)
 
 
 def resolve_priority(priority, fairshare_decay, fairshare_factor):
     """Return ``(engine code, period seconds, factor, kind)`` for a priority.
 
-    ``kind`` is the name, or ``"callable"``.
+    ``kind`` is the name, or ``"callable"`` (static keys from the function).
     """
     period = parse_duration(fairshare_decay, name="fairshare_decay")
     if period <= 0:
@@ -28,8 +67,7 @@ def resolve_priority(priority, fairshare_decay, fairshare_factor):
     if not isinstance(priority, str) or priority not in PRIORITIES:
         raise ConfigError(
             f"priority must be one of {', '.join(PRIORITIES)} or a callable; got {priority!r}")
-    code = {"wfp": PRIO_WFP, "fairshare": PRIO_FAIRSHARE}.get(priority, PRIO_STATIC)
-    return code, period, factor, priority
+    return REGISTRY[priority].code, period, factor, priority
 
 
 def callable_keys(priority, jobs):

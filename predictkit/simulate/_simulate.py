@@ -14,18 +14,17 @@ from .._validation import (Duration, HasMethods, Interval, NumericArray, Registe
                            invalid_parameter, validate_params)
 from ..exceptions import ConfigError, JobTableError, SimulationError
 from ..jobs import validate_jobs
-from ..runtime._base import OnlineRuntimeEstimator, check_jobs
+from ..runtime._protocol import PartialFitAdapter, as_online_predictor
 from . import _engine as eng
 from ._estimates import (
-    OUTCOME_COLUMNS,
     UNDERESTIMATE_RULES,
     finish_estimates,
-    is_predictor,
     resolve_underestimate,
     static_estimates,
 )
 from ._policies import REGISTRY, resolve_policy
 from ._priorities import PRIORITIES, callable_keys, resolve_priority
+from ._priorities import REGISTRY as PRIORITY_REGISTRY
 from ._schedule import Schedule
 
 __all__ = ["simulate"]
@@ -42,6 +41,7 @@ _BATCH = 4096
     "fairshare_decay": [Duration(positive=True)],
     "fairshare_factor": [Interval(Real, 0, 1, closed="both")],
     "estimates": [StrOptions({"requested", "perfect"}), NumericArray(),
+                  HasMethods(["start", "observe", "predict_for"]),
                   HasMethods(["partial_fit", "predict"])],
     "selective": ["boolean"],
     "on_underestimate": [StrOptions(set(UNDERESTIMATE_RULES))],
@@ -90,14 +90,16 @@ def simulate(jobs, *, machine_procs=None, policy="easy", reservation_depth=None,
     fairshare_factor : float, default 0.5
     estimates : "requested", "perfect", array-like or runtime predictor
         Runtime estimates the scheduler plans with (see
-        :mod:`predictkit.simulate._estimates`). A predictor (anything with
+        :mod:`predictkit.simulate._estimates`). A predictor (a
+        :class:`~predictkit.runtime.OnlinePredictor`, or anything with
         ``partial_fit`` and ``predict``; a copy is used) is asked at each
         submission - all jobs submitted at the same instant in one call - and
-        gets each completed job through ``partial_fit`` in simulated time: it
-        sees exactly the jobs that ended by the submission (equality counts),
-        with their simulated ``wait_time``, ``start_time``, ``end_time`` and
-        ``run_time``. The jobs to predict have their outcome columns
-        (``wait_time``, ``run_time``, ``status``, ...) blanked. Predictions
+        is told each completed job in simulated time: it sees exactly the
+        jobs that ended by the submission (equality counts), with their
+        simulated start and end times and runtimes (through ``partial_fit``:
+        their ``wait_time``, ``start_time``, ``end_time`` and ``run_time``).
+        The jobs to predict have their outcome columns (``wait_time``,
+        ``run_time``, ``status``, ...) blanked. Predictions
         may be requested ahead for later submissions, and are used only when
         no job completed in between, so results equal one call per instant.
         Missing predictions fall back to the request.
@@ -152,7 +154,8 @@ def simulate(jobs, *, machine_procs=None, policy="easy", reservation_depth=None,
     split = parse_duration(max_runtime, name="max_runtime", allow_none=True)
     refresh = parse_duration(predictor_refresh, name="predictor_refresh", allow_none=True)
     prep = _prepare(jobs, machine_procs, kill_at_request)
-    predictor = estimates if is_predictor(estimates) else None
+    predictor = as_online_predictor(copy.deepcopy(estimates)) \
+        if not isinstance(estimates, str) and _is_predictor(estimates) else None
     kept, req, dur = prep["kept"], prep["req"], prep["dur"]
     n = len(kept)
     if selective and not np.isfinite(req).all():
@@ -176,13 +179,14 @@ def simulate(jobs, *, machine_procs=None, policy="easy", reservation_depth=None,
         successor=pieces.succ, n_users=prep["n_users"], free=prep["machine"])
     state.jobs.priority_key[n:] = keys[pieces.parent]
     state.jobs.priority_key[:n] = keys
-    fill = _Filler(state, pieces, selective, prio_kind == "sjf")
+    fill = _Filler(state, pieces, selective, prio_kind in PRIORITY_REGISTRY
+                   and PRIORITY_REGISTRY[prio_kind].key_is_estimate)
     if predictor is None:
         fill(np.arange(n), est, -2)
     online = predictor is not None
     if online:
         state.jobs.estimate_history[:] = -1
-        feeder = _Feeder(copy.deepcopy(predictor), kept, state, pieces, refresh)
+        feeder = _Feeder(predictor, kept, state, pieces, refresh)
     settings = eng.Settings(
         n_jobs=int(n), priority=int(prio), underestimate=int(under),
         fairshare_period=float(period), fairshare_factor=float(factor), online=bool(online),
@@ -201,9 +205,15 @@ def simulate(jobs, *, machine_procs=None, policy="easy", reservation_depth=None,
 def _describe(estimates):
     if isinstance(estimates, str):
         return estimates
-    if is_predictor(estimates):
+    if _is_predictor(estimates):
         return type(estimates).__name__
     return "array"
+
+
+def _is_predictor(obj):
+    """Whether ``obj`` is a runtime predictor (not a string or an array of estimates)."""
+    return all(hasattr(obj, name) for name in ("start", "observe", "predict_for")) or \
+        all(hasattr(obj, name) for name in ("partial_fit", "predict"))
 
 
 def _prepare(jobs, machine_procs, kill_at_request):
@@ -348,47 +358,17 @@ class _Filler:
 
 
 class _Feeder:
-    """Drive a runtime predictor in simulated time (online protocol)."""
+    """Drive an :class:`~predictkit.runtime.OnlinePredictor` in simulated time."""
 
     def __init__(self, predictor, kept, state, pieces, refresh):
         self.refresh = refresh
         self.predictor = predictor
-        # Small tables are built from plain arrays: selecting rows of the job
-        # table and setting columns costs milliseconds per call in pandas, and
-        # deep-copies attrs (the whole SWF header); predictors read only the
-        # clock origin from attrs.
-        self.attrs = {k: kept.attrs[k] for k in ("unix_start_time",) if k in kept.attrs}
-        self.columns = {c: kept[c].to_numpy() for c in kept.columns}
         self.state = state
         self.pieces = pieces
         self.fed = 0
         self.n = len(kept)
         self.total = np.bincount(pieces.all_parent, weights=pieces.dur, minlength=self.n)
-        self.ready = _is_fitted(predictor)
-        self.arrays = None
-        if isinstance(predictor, OnlineRuntimeEstimator) and type(predictor).predict is \
-                OnlineRuntimeEstimator.predict:
-            # predictkit's own predictors are driven through their array
-            # interface: the same history entries and predictions as
-            # partial_fit / predict on tables, without building tables
-            self.arrays = check_jobs(kept, predictor._required_columns(), name="jobs",
-                                     owner=type(predictor).__name__)
-            self.arrays["job_id"] = (self.columns["job_id"].astype(np.float64)
-                                     if "job_id" in self.columns else np.full(self.n, np.nan))
-            if not self.ready:
-                predictor._setup()
-                predictor._append({**{c: v[:0] for c, v in self.arrays.items()},
-                                   "known": np.empty(0), "run": np.empty(0)})
-                self.ready = True
-        if not self.ready:
-            # an empty first partial_fit starts an empty history (online protocol)
-            empty = self._table(np.empty(0, dtype=np.int64),
-                                start_time=np.empty(0), end_time=np.empty(0))
-            try:
-                predictor.partial_fit(empty, np.empty(0))
-                self.ready = True
-            except (ValueError, TypeError):
-                self.ready = False
+        predictor.start(kept)
 
     def next_batch(self):
         s = self.state
@@ -412,29 +392,18 @@ class _Feeder:
             last = int(np.searchsorted(submit, submit[last - 1], side="right"))
         positions = np.arange(first, last)
         history = ndone if self.refresh is None else -2
-        if not self.ready:
-            # nothing completed yet and the predictor cannot start empty: the request
-            return positions, s.jobs.request[positions].copy(), history
-        if self.arrays is not None:
-            query = {c: (v[positions] if c not in OUTCOME_COLUMNS
-                         else np.full(len(positions), np.nan))
-                     for c, v in self.arrays.items()}
-            raw = self.predictor._predict_raw(self.predictor._history_for(query), query)
-            values = self.predictor._clip(raw, query["req_time"])
-        else:
-            blank = {c: np.full(len(positions), np.nan) for c in OUTCOME_COLUMNS
-                     if c in self.columns}
-            values = np.asarray(self.predictor.predict(self._table(positions, **blank)),
-                                dtype=float)
+        values = np.asarray(self.predictor.predict_for(positions), dtype=float)
+        adapted = self.predictor.estimator if isinstance(self.predictor, PartialFitAdapter) \
+            else None
+        name = type(self.predictor if adapted is None else adapted).__name__
         if values.shape != (len(positions),):
+            method = "predict_for" if adapted is None else "predict"
             raise SimulationError(
-                f"{type(self.predictor).__name__}.predict returned shape {values.shape} for "
-                f"{len(positions)} job(s)")
+                f"{name}.{method} returned shape {values.shape} for {len(positions)} job(s)")
         request = s.jobs.request[positions]
         values = np.where(np.isfinite(values), values, request)
         if not np.isfinite(values).all():
-            raise SimulationError(
-                f"{type(self.predictor).__name__} gave no estimate for a job without a request")
+            raise SimulationError(f"{name} gave no estimate for a job without a request")
         return positions, values, history
 
     def _feed(self, done):
@@ -445,34 +414,4 @@ class _Feeder:
         jobs = self.pieces.all_parent[done]
         if len(jobs) == 0:
             return
-        start = table.start[jobs]
-        run = self.total[jobs]
-        if self.arrays is not None:
-            chunk = {c: v[jobs] for c, v in self.arrays.items()}
-            chunk.update(known=table.end[done], run=run)
-            self.predictor._append(chunk)
-            return
-        rows = self._table(jobs, wait_time=start - table.submit[jobs], run_time=run,
-                           start_time=start, end_time=table.end[done])
-        self.predictor.partial_fit(rows, run)
-        self.ready = True
-
-    def _table(self, rows, **replaced):
-        """The job-table rows ``rows`` with some columns replaced or added."""
-        data = {c: replaced.pop(c) if c in replaced else values[rows]
-                for c, values in self.columns.items()}
-        data.update(replaced)
-        table = pd.DataFrame(data, copy=False)
-        table.attrs = dict(self.attrs)
-        return table
-
-
-def _is_fitted(estimator):
-    from sklearn.exceptions import NotFittedError
-    from sklearn.utils.validation import check_is_fitted
-
-    try:
-        check_is_fitted(estimator)
-    except (NotFittedError, TypeError):
-        return False
-    return True
+        self.predictor.observe(jobs, table.start[jobs], table.end[done], self.total[jobs])

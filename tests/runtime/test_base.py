@@ -12,8 +12,13 @@ from predictkit.model_selection import replay
 from predictkit.runtime import (HistoryFeatures, RecentAverage, RecentUsageMax, RequestedTime,
                                 WalltimeAdjuster)
 from predictkit.runtime._base import group_codes
+from predictkit.runtime._registry import REGISTRY, make_predictor
 
-PREDICTORS = [RequestedTime(), WalltimeAdjuster(min_jobs=1), RecentUsageMax(), RecentAverage()]
+TEST_PARAMS = {"tang": {"min_jobs": 1}}
+"""Parameters that let a predictor adjust with the few jobs of these tests."""
+
+PREDICTORS = [make_predictor(name, **TEST_PARAMS.get(name, {})) for name in REGISTRY]
+"""Every registered predictor."""
 
 
 def _jobs(n=12, user=1.0, req=1000.0, start=0.0):
@@ -52,7 +57,8 @@ def test_unseen_user_falls_back_to_the_request(est):
     assert_array_equal(est.predict(stranger), [500.0, 500.0])
 
 
-@pytest.mark.parametrize("est", PREDICTORS[:3], ids=lambda e: type(e).__name__)
+@pytest.mark.parametrize("est", [e for e in PREDICTORS if not isinstance(e, RecentAverage)],
+                         ids=lambda e: type(e).__name__)
 def test_nan_request_gives_nan_for_request_based_predictors(est):
     X = _jobs()
     est.fit(X, np.full(12, 10.0))

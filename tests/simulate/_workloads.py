@@ -4,12 +4,11 @@ import numpy as np
 import pandas as pd
 from hypothesis import strategies as st
 
-from predictkit.simulate import simulate
+from predictkit.simulate import POLICIES, PRIORITIES, simulate
 from reference import reference_simulate
 
-POLICY_CASES = [("fcfs", None), ("easy", None), ("easy", 2), ("easy", 3),
-                ("no_guarantee", None), ("conservative", None)]
-PRIORITY_CASES = ["fcfs", "sjf", "wfp", "fairshare", "keys"]
+POLICY_CASES = [(name, None) for name in POLICIES] + [("easy", 2), ("easy", 3)]
+PRIORITY_CASES = [*PRIORITIES, "keys"]
 
 
 @st.composite

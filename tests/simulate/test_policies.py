@@ -16,7 +16,7 @@ from numba import njit
 from _workloads import workloads
 from test_properties import check_basic
 from predictkit.exceptions import ConfigError
-from predictkit.simulate import POLICIES, simulate
+from predictkit.simulate import POLICIES, PRIORITIES, simulate
 from predictkit.simulate import _engine, _policies
 from predictkit.simulate._engine import event_loop, ignore_completion, ignore_extension, start_job
 from predictkit.simulate._policies import REGISTRY, Policy
@@ -130,7 +130,7 @@ def test_a_new_policy_runs_through_the_seam(case, kill):
 
 @pytest.mark.parametrize("name", POLICIES)
 @settings(max_examples=20, deadline=None)
-@given(case=workloads(), priority=st.sampled_from(["fcfs", "sjf", "wfp", "fairshare"]),
+@given(case=workloads(), priority=st.sampled_from(PRIORITIES),
        max_runtime=st.sampled_from([None, 7.0]))
 def test_every_registered_policy_keeps_the_basic_invariants(name, case, priority, max_runtime):
     """Whatever the registry lists: every job starts, after its submission, and

@@ -6,9 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from _workloads import POLICY_CASES, workloads
-from predictkit.simulate import simulate
-
-PRIORITIES = ["fcfs", "sjf", "wfp", "fairshare"]
+from predictkit.simulate import PRIORITIES, simulate
 
 
 def peak_usage(start, end, width):

@@ -5,6 +5,7 @@ import pytest
 
 from _workloads import compare
 from tracedata import load_trace
+from predictkit.simulate import PRIORITIES
 
 TRACES = ["KTH-SP2-1996-2.1-cln", "SDSC-BLUE-2000-4.2-cln"]
 N_JOBS = 800
@@ -21,7 +22,7 @@ def prefix(name):
 @pytest.mark.parametrize("name", TRACES)
 @pytest.mark.parametrize("policy,depth", [("fcfs", None), ("easy", None), ("easy", 4),
                                           ("no_guarantee", None), ("conservative", None)])
-@pytest.mark.parametrize("priority", ["fcfs", "sjf", "wfp", "fairshare"])
+@pytest.mark.parametrize("priority", PRIORITIES)
 def test_real_trace_prefix_agrees(name, policy, depth, priority):
     jobs = prefix(name)
     machine = int(jobs.attrs["max_procs"])
