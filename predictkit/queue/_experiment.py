@@ -32,6 +32,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from .._table import job_width
 from ..exceptions import ConfigError, JobTableError
 from ._qbets import QBETS
 from ._varq import VARQ
@@ -50,9 +51,7 @@ def _prepare(jobs):
         raise JobTableError(f"VARQ experiment needs column(s) {', '.join(missing)}")
     if "n_procs" not in jobs.columns and "req_procs" not in jobs.columns:
         raise JobTableError("VARQ experiment needs n_procs or req_procs")
-    width = jobs["n_procs"] if "n_procs" in jobs.columns else jobs["req_procs"]
-    if "req_procs" in jobs.columns:
-        width = width.where(np.isfinite(width), jobs["req_procs"])
+    width = pd.Series(job_width(jobs), index=jobs.index)
     ok = (np.isfinite(jobs["submit_time"]) & np.isfinite(jobs["run_time"])
           & np.isfinite(jobs["req_time"]) & (jobs["req_time"] > 0) & (jobs["run_time"] >= 0)
           & np.isfinite(width) & (width > 0))

@@ -27,6 +27,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import ParamsValidatedMixin
+from .._table import known_time
 from ..exceptions import JobTableError
 
 __all__ = ["OnlineRuntimeEstimator", "group_codes", "end_times", "as_target", "check_jobs"]
@@ -84,16 +85,8 @@ def as_target(y, n, *, name="y"):
 
 
 def end_times(X, y):
-    """Known time of each completed job: ``end_time`` or ``submit + wait + y``."""
-    if "end_time" in X.columns:
-        return np.asarray(X["end_time"], dtype=np.float64)
-    if "wait_time" not in X.columns:
-        raise JobTableError(
-            "completed jobs lack column wait_time, needed for their end time "
-            "(submit_time + wait_time + run_time); add an 'end_time' column"
-        )
-    return (np.asarray(X["submit_time"], dtype=np.float64)
-            + np.asarray(X["wait_time"], dtype=np.float64) + y)
+    """Known time of each completed job: :func:`predictkit.jobs.known_time` of its runtime."""
+    return known_time(X, "end", y=y)
 
 
 def group_codes(frames, keys):
@@ -203,12 +196,6 @@ class OnlineRuntimeEstimator(ParamsValidatedMixin, RegressorMixin, BaseEstimator
             )
         if known is None:
             known = end_times(X, y)
-            if np.isnan(known).any():
-                raise JobTableError(
-                    f"{int(np.isnan(known).sum())} completed job(s) have no end time "
-                    "(wait_time unknown); add an 'end_time' column stating the "
-                    "assumption (e.g. submit_time + run_time) or pass known_time= to replay"
-                )
         chunk["known"] = np.asarray(known, dtype=np.float64)
         chunk["run"] = y
         chunk["job_id"] = (np.asarray(X["job_id"], dtype=np.float64)
