@@ -4,7 +4,7 @@ import numpy as np
 
 from .._time import parse_duration
 from ..exceptions import ConfigError, JobTableError
-from ..queue import varq_experiment
+from ..experiments import varq_experiment
 from ._checks import check_seed, flag_names
 from ._common import (Progress, add_command, add_output_options, print_json, read_trace_arg,
                       result_stream, write_table)
@@ -102,4 +102,4 @@ def run(args):
 
 _FLAGS = {"fractions": "--fractions", "probabilities": "--probabilities", "period": "--period",
           "window": "--start/--days", "step": "--step", "random_state": "--seed"}
-"""Parameters of :func:`predictkit.queue.varq_experiment` and the flags that set them."""
+"""Parameters of :func:`predictkit.experiments.varq_experiment` and the flags that set them."""

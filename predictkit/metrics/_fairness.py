@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from ..exceptions import JobTableError
-from ._schedule import _n_procs, _table, _times
+from ._schedule_table import _n_procs, _table, _times
 
 __all__ = ["fair_start_times", "fairness_metrics"]
 

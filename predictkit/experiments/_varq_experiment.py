@@ -32,10 +32,9 @@ import math
 import numpy as np
 import pandas as pd
 
-from .._table import job_width
+from .._clean import clean_jobs
 from ..exceptions import ConfigError, JobTableError
-from ._qbets import QBETS
-from ._varq import VARQ
+from ..queue import QBETS, VARQ
 
 __all__ = ["varq_experiment"]
 
@@ -51,16 +50,10 @@ def _prepare(jobs):
         raise JobTableError(f"VARQ experiment needs column(s) {', '.join(missing)}")
     if "n_procs" not in jobs.columns and "req_procs" not in jobs.columns:
         raise JobTableError("VARQ experiment needs n_procs or req_procs")
-    width = pd.Series(job_width(jobs), index=jobs.index)
-    ok = (np.isfinite(jobs["submit_time"]) & np.isfinite(jobs["run_time"])
-          & np.isfinite(jobs["req_time"]) & (jobs["req_time"] > 0) & (jobs["run_time"] >= 0)
-          & np.isfinite(width) & (width > 0))
-    if not ok.any():
+    out = clean_jobs(jobs, for_simulation=True, require_request=True)
+    if not len(out):
         raise JobTableError("no job has a submit time, a runtime, a requested time and a "
                             "width")
-    out = jobs[ok].assign(n_procs=width[ok])
-    out = out.sort_values("submit_time", kind="stable").reset_index(drop=True)
-    out.attrs = dict(jobs.attrs)
     return out
 
 

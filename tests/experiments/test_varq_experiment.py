@@ -4,7 +4,7 @@ import pytest
 from tracedata import load_trace
 
 from predictkit.exceptions import ConfigError, JobTableError
-from predictkit.queue import varq_experiment
+from predictkit.experiments import varq_experiment
 
 
 def test_experiment_small_window():

@@ -1,7 +1,7 @@
 """Scheduling-level scoring of runtime predictors (for ``cross_validate`` / ``GridSearchCV``)."""
 
 from ..exceptions import ConfigError
-from ._schedule import schedule_metrics
+from ..metrics import schedule_metrics
 
 __all__ = ["make_schedule_scorer"]
 
