@@ -189,7 +189,7 @@ def validate_jobs(X, required=(), *, present=(), sorted_by="", positive=(), chec
             if bad.any():
                 what = ("infinite values" if np.isinf(values[np.argmax(bad)]) else
                         "values of 2**53 or more in magnitude, which float64 cannot hold exactly")
-                _raise_rows(X, bad, f"{name}: column {column!r} holds {what}", name)
+                _raise_rows(X, bad, f"{name}: column {column!r} holds {what}")
 
     def values_of(column):
         return numeric[column] if column in numeric else _numeric(X, column, name)
@@ -197,17 +197,17 @@ def validate_jobs(X, required=(), *, present=(), sorted_by="", positive=(), chec
     for column in required:
         bad = np.isnan(values_of(column))
         if bad.any():
-            _raise_rows(X, bad, f"{name}: column {column!r} has missing values", name)
+            _raise_rows(X, bad, f"{name}: column {column!r} has missing values")
     for column in _NONNEGATIVE if check_values else ():
         if column in X.columns:
             bad = values_of(column) < 0
             if bad.any():
-                _raise_rows(X, bad, f"{name}: column {column!r} has negative values", name)
+                _raise_rows(X, bad, f"{name}: column {column!r} has negative values")
     for column in dict.fromkeys(tuple(_POSITIVE) + tuple(positive)) if check_values else ():
         if column in X.columns:
             bad = values_of(column) <= 0
             if bad.any():
-                _raise_rows(X, bad, f"{name}: column {column!r} has values <= 0", name)
+                _raise_rows(X, bad, f"{name}: column {column!r} has values <= 0")
     if sorted_by:
         if sorted_by not in X.columns:
             raise JobTableError(f"{name} lacks column {sorted_by!r} needed for ordering")
@@ -248,7 +248,7 @@ def _numeric(X, column, name):
                         + (" of seconds" if column in TIME_COLUMNS else ""))
 
 
-def _raise_rows(X, bad, message, name):
+def _raise_rows(X, bad, message):
     position = int(np.argmax(bad))
     job = X["job_id"].iloc[position] if "job_id" in X.columns else position
     raise JobTableError(

@@ -93,7 +93,7 @@ def _plan_all(base, candidates, probabilities, period, step, qbets_params):
     return plans, deadlines
 
 
-def _simulate_with(jobs, plan, deadlines, run_times, simulate_kwargs):
+def _simulate_with(jobs, plan, run_times, simulate_kwargs):
     from ..simulate import simulate
 
     modified = jobs.copy()
@@ -188,10 +188,10 @@ def varq_experiment(jobs, *, fractions=(0.1, 0.5, 0.95), probabilities=(0.5, 0.7
             idx = np.fromiter(plan.keys(), dtype=np.int64, count=len(plan))
             planned = np.array([v[0] for v in plan.values()])
             spin = deadlines[idx] - planned
-            sched = _simulate_with(jobs, plan, deadlines, spin + run[idx], simulate_kwargs)
+            sched = _simulate_with(jobs, plan, spin + run[idx], simulate_kwargs)
             starts = sched["start_time"].to_numpy()[idx]
             spin = np.maximum(deadlines[idx] - starts, 0.0)
-            sched = _simulate_with(jobs, plan, deadlines, spin + run[idx], simulate_kwargs)
+            sched = _simulate_with(jobs, plan, spin + run[idx], simulate_kwargs)
             starts = sched["start_time"].to_numpy()[idx]
             success = starts <= deadlines[idx]
             used = nodes[idx] * (sched["end_time"].to_numpy()[idx] - starts)
