@@ -119,7 +119,8 @@ def varq_experiment(jobs, *, fractions=(0.1, 0.5, 0.95), probabilities=(0.5, 0.7
     ----------
     jobs : DataFrame
         Job table with ``submit_time``, ``run_time``, ``req_time`` and a
-        width (``n_procs``, else ``req_procs``); jobs missing any are left out.
+        width (``n_procs``, else ``req_procs``); jobs missing any are left out
+        (:func:`predictkit.clean_jobs`).
     fractions : sequence of float in (0, 1]
         Shares of the jobs (in the window) that become VARQ requests.
     probabilities : sequence of float in (0, 1]
@@ -145,7 +146,9 @@ def varq_experiment(jobs, *, fractions=(0.1, 0.5, 0.95), probabilities=(0.5, 0.7
         ``predicted``, ``observed``, ``required_node_hours``,
         ``used_node_hours``, ``ratio``, ``mean_wait_others`` and
         ``mean_wait_others_baseline`` (mean wait of the non-VARQ jobs with and
-        without VARQ).
+        without VARQ). ``attrs["cleaning"]`` reports the jobs left out
+        (:func:`predictkit.clean_jobs` with ``for_simulation=True,
+        require_request=True``).
     """
     for f in fractions:
         if not 0.0 < f <= 1.0:
@@ -210,4 +213,6 @@ def varq_experiment(jobs, *, fractions=(0.1, 0.5, 0.95), probabilities=(0.5, 0.7
                 "mean_wait_others": float(np.nanmean(sched["wait_time"].to_numpy()[others])),
                 "mean_wait_others_baseline": float(np.nanmean(base_wait[others])),
             })
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    table.attrs["cleaning"] = jobs.attrs["cleaning"]
+    return table
