@@ -12,7 +12,7 @@ cleaning (:func:`clean_jobs`) in ``_clean.py`` and summaries
 this module gathers all three.
 """
 
-from ._clean import SANE_RULES, clean_jobs, describe_cleaning
+from ._clean import clean_jobs, describe_cleaning
 from ._summary import (SUMMARY_LABELS, estimate_modes, format_summary, request_accuracy,
                        summarize)
 from ._table import (INTEGER_COLUMNS, MAX_EXACT, SWF_COLUMNS, TIME_COLUMNS, as_job_table,
@@ -33,7 +33,6 @@ __all__ = [
     "requested_width",
     "clean_jobs",
     "describe_cleaning",
-    "SANE_RULES",
     "summarize",
     "request_accuracy",
     "estimate_modes",
