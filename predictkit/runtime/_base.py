@@ -4,7 +4,8 @@ Semantics shared by every estimator of :mod:`predictkit.runtime`
 -----------------------------------------------------------------
 * ``partial_fit(X_done, y_done)`` appends completed jobs to the history. Each
   entry keeps its *known time*: the ``end_time`` column when ``X_done`` has
-  one, else ``submit_time + wait_time + y``. A job whose known time cannot be
+  one, else ``submit_time + wait_time + y`` (:func:`predictkit.jobs.known_time`,
+  the one no-peeking clock). A job whose known time cannot be
   computed (``wait_time`` unknown, as in LLNL-Atlas/Thunder) is refused with a
   :class:`~predictkit.exceptions.JobTableError`; add an ``end_time`` column
   (or pass ``known_time=`` to :func:`~predictkit.model_selection.replay`)
@@ -30,7 +31,7 @@ from .._validation import ParamsValidatedMixin
 from .._table import known_time
 from ..exceptions import JobTableError
 
-__all__ = ["OnlineRuntimeEstimator", "group_codes", "end_times", "as_target", "check_jobs"]
+__all__ = ["OnlineRuntimeEstimator", "group_codes", "as_target", "check_jobs"]
 
 
 def check_jobs(X, required, *, name, owner):
@@ -82,11 +83,6 @@ def as_target(y, n, *, name="y"):
             f"{name} must be 1-D with one value per job ({n}), got shape {values.shape}"
         )
     return values
-
-
-def end_times(X, y):
-    """Known time of each completed job: :func:`predictkit.jobs.known_time` of its runtime."""
-    return known_time(X, "end", y=y)
 
 
 def group_codes(frames, keys):
@@ -195,7 +191,7 @@ class OnlineRuntimeEstimator(ParamsValidatedMixin, RegressorMixin, BaseEstimator
                 "X[y.notna()]; replay does this itself)"
             )
         if known is None:
-            known = end_times(X, y)
+            known = known_time(X, "end", y=y)
         chunk["known"] = np.asarray(known, dtype=np.float64)
         chunk["run"] = y
         chunk["job_id"] = (np.asarray(X["job_id"], dtype=np.float64)
