@@ -14,7 +14,6 @@ by default (not tracked); ``make results`` renders into ``docs/results/``.
 
 import datetime
 import json
-import os
 import shlex
 import subprocess
 from pathlib import Path
@@ -29,14 +28,26 @@ RESULTS = REPO / "docs" / "results"
 """The committed results pages and the JSON they are rendered from."""
 
 
+def trace_folders():
+    """The folders searched for traces: ``$PREDICTKIT_TRACES``, then ``../shared/traces``."""
+    return [*predictkit.datasets.trace_folders(), REPO.parent / "shared" / "traces"]
+
+
 def traces_dir():
-    """The folder of shared traces: ``$PREDICTKIT_TRACES`` entries, then ``../shared/traces``."""
-    env = os.environ.get("PREDICTKIT_TRACES", "")
-    for folder in [*(Path(p) for p in env.split(os.pathsep) if p),
-                   REPO.parent / "shared" / "traces"]:
+    """The first of :func:`trace_folders` holding SWF files, or None."""
+    for folder in trace_folders():
         if folder.is_dir() and any(folder.glob("*.swf*")):
             return folder
     return None
+
+
+def trace_file(name):
+    """The file of one trace (:func:`predictkit.datasets.find_trace` over :func:`trace_folders`)."""
+    path = predictkit.datasets.find_trace(name, folders=trace_folders())
+    if path is None:
+        raise SystemExit(f"trace {name} not found in "
+                         f"{', '.join(map(str, trace_folders()))}; set PREDICTKIT_TRACES")
+    return path
 
 
 def _git(*args):

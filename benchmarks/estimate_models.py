@@ -32,7 +32,6 @@ Run from the repository root: ``python -m benchmarks.estimate_models
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -42,14 +41,15 @@ import pandas as pd
 from scipy.stats import ks_2samp
 
 from predictkit.io import read_swf
+from predictkit.jobs import clean_jobs
 from predictkit.simulate import simulate
 from predictkit.workload import (DoubledEstimates, FModel, PhiModel, ShuffledEstimates,
                                  TsafrirEstimates)
 
-from benchmarks._common import (REPO, RESULTS, add_output_arguments, provenance,
-                                provenance_lines, read_json, write_json, write_text)
+from benchmarks._common import (RESULTS, add_output_arguments, provenance,
+                                provenance_lines, read_json, trace_file, traces_dir, write_json,
+                                write_text)
 
-TRACES = Path(os.environ.get("PREDICTKIT_TRACES", REPO.parent / "shared" / "traces"))
 MACHINE_PROCS = {"RICC-2010-2": 8192}
 """Machine sizes of logs without a header (from the archive's description of the log)."""
 QUIET_WAIT = 60.0
@@ -57,11 +57,10 @@ QUIET_WAIT = 60.0
 
 
 def load(name, n_jobs):
-    jobs = read_swf(TRACES / f"{name}.swf.gz")
-    keep = jobs["req_time"].notna() & jobs["run_time"].notna() & jobs["submit_time"].notna()
-    keep &= (jobs["req_time"] > 0) & (jobs["n_procs"].notna() | jobs["req_procs"].notna())
-    jobs = jobs[keep].sort_values("submit_time", kind="stable").iloc[:n_jobs]
-    jobs = jobs.reset_index(drop=True)
+    jobs = clean_jobs(read_swf(trace_file(name)), for_simulation=True, require_request=True)
+    attrs = dict(jobs.attrs)
+    jobs = jobs.iloc[:n_jobs].reset_index(drop=True)
+    jobs.attrs = attrs
     if "max_procs" not in jobs.attrs and name in MACHINE_PROCS:
         jobs.attrs["max_procs"] = MACHINE_PROCS[name]
     base = TsafrirEstimates(n_fit_modes=0).fit(jobs)
@@ -135,7 +134,7 @@ def run_trace(name, n_jobs, seeds):
 
 
 def usable_traces():
-    manifest = pd.read_csv(TRACES / "MANIFEST.tsv", sep="\t")
+    manifest = pd.read_csv(traces_dir() / "MANIFEST.tsv", sep="\t")
     skipped = {}
     names = []
     for row in manifest.itertuples():

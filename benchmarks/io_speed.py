@@ -13,7 +13,6 @@ Run from the repository root: ``python -m benchmarks.io_speed [--repeat 3]
 import argparse
 import csv
 import json
-import os
 import sys
 import tempfile
 import time
@@ -25,18 +24,10 @@ import pandas as pd
 from predictkit.io import read_swf
 from predictkit.jobs import as_job_table
 
+from benchmarks._common import traces_dir
+
 TARGET_RATIO = 2.0
 REPO = Path(__file__).resolve().parents[1]
-
-
-def traces_dir():
-    """The first ``$PREDICTKIT_TRACES`` folder with SWF files, else ../shared/traces."""
-    env = os.environ.get("PREDICTKIT_TRACES", "")
-    folders = [Path(p) for p in env.split(os.pathsep) if p]
-    for folder in [*folders, REPO.parent / "shared" / "traces"]:
-        if folder.is_dir() and any(folder.glob("*.swf*")):
-            return folder
-    return None
 
 
 def job_counts(folder):

@@ -24,7 +24,6 @@ Run from the repository root: ``python -m benchmarks.scheduling [--max-jobs 1000
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -35,14 +34,13 @@ import pandas as pd
 from predictkit._format import format_number
 from predictkit._time import format_duration
 from predictkit.io import read_swf
+from predictkit.jobs import clean_jobs
 from predictkit.runtime import RecentAverage, RecentUsageMax, WalltimeAdjuster
 from predictkit.simulate import simulate
-from predictkit.simulate._trace import simulable_jobs
 
-from benchmarks._common import (REPO, add_output_arguments, provenance, provenance_lines,
-                                read_json, write_json, write_text)
+from benchmarks._common import (add_output_arguments, provenance, provenance_lines,
+                                read_json, trace_file, traces_dir, write_json, write_text)
 
-TRACES = Path(os.environ.get("PREDICTKIT_TRACES", REPO.parent / "shared" / "traces"))
 METRICS = ["mean_wait", "mean_slowdown", "mean_bounded_slowdown", "weighted_wait",
            "utilization", "loss_of_capacity", "backfill_ratio"]
 SKIP = {
@@ -73,9 +71,10 @@ def metrics_of(schedule):
 
 
 def load(name, max_jobs):
-    jobs = read_swf(TRACES / f"{name}.swf.gz")
+    jobs = read_swf(trace_file(name))
     n_total = len(jobs)
-    jobs, dropped = simulable_jobs(jobs)
+    jobs = clean_jobs(jobs, for_simulation=True, require_request=True)
+    dropped = {r["rule"]: r["removed"] for r in jobs.attrs["cleaning"] if r["removed"]}
     attrs = dict(jobs.attrs)
     jobs = jobs.iloc[:max_jobs].reset_index(drop=True)
     jobs.attrs = attrs
@@ -272,7 +271,7 @@ def main(argv=None):
         render(read_json(args.from_json), args.output_dir)
         return
     began = time.perf_counter()
-    names = args.traces or sorted(p.name.split(".swf")[0] for p in TRACES.glob("*.swf*"))
+    names = args.traces or sorted(p.name.split(".swf")[0] for p in traces_dir().glob("*.swf*"))
     result = dict(provenance=provenance("scheduling", argv), max_jobs=args.max_jobs,
                   refresh=args.refresh, runs=[], traces={}, skipped={})
     for name in names:

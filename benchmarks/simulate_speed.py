@@ -31,14 +31,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from benchmarks._common import BUILD, REPO, provenance, write_json
+from benchmarks._common import BUILD, REPO, provenance, trace_file, write_json
 from predictkit.io import read_swf
 from predictkit.simulate import POLICIES as POLICY_NAMES
 from predictkit.simulate import simulate
-from predictkit.simulate._trace import simulable_jobs
+from predictkit.jobs import clean_jobs
 
 POLICIES = [(name, None) for name in POLICY_NAMES] + [("easy", 4)]
-TRACES = Path(os.environ.get("PREDICTKIT_TRACES", REPO.parent / "shared" / "traces"))
 
 
 def timed(func, repeat=3):
@@ -52,9 +51,8 @@ def timed(func, repeat=3):
 
 
 def load(name):
-    jobs = read_swf(TRACES / f"{name}.swf.gz")
-    jobs, dropped = simulable_jobs(jobs)
-    return jobs, dropped
+    jobs = clean_jobs(read_swf(trace_file(name)), for_simulation=True, require_request=True)
+    return jobs, {r["rule"]: r["removed"] for r in jobs.attrs["cleaning"] if r["removed"]}
 
 
 def synthetic(n, seed=0):

@@ -7,7 +7,7 @@ next 6-hour deadline with success probability 0.5, 0.75 or 0.95. VARQ plans
 them on QBETS (default configuration) trained online on the waits of the
 VARQ-free simulation; the machine (the trace's size, EASY backfilling, FCFS
 order, requested times as estimates) is simulated with the planned
-submissions (see :mod:`predictkit.queue._experiment` for the departures from
+submissions (see :mod:`predictkit.experiments._varq_experiment` for the departures from
 the paper). The simulation makes its own waits, so logs without recorded
 waits take part; a trace is skipped (and named) when fewer than 90% of its
 jobs with a runtime have a requested time, since the others would be left out
@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from predictkit.io import read_swf
-from predictkit.queue import varq_experiment
+from predictkit.experiments import varq_experiment
 from benchmarks._common import (add_output_arguments, provenance, provenance_lines, read_json,
                                 traces_dir, write_json, write_text)
 
@@ -147,7 +147,7 @@ def render(result, out_dir):
         lines.append("")
     lines += ["The paper's Tables 3-4 are the reference for reading these numbers; "
               "QBETS here learns from the VARQ-free schedule (see "
-              "predictkit/queue/_experiment.py).", ""]
+              "predictkit/experiments/_varq_experiment.py).", ""]
     write_text(Path(out_dir) / "varq.md", "\n".join(lines))
 
 

@@ -1,32 +1,33 @@
-"""The "sane jobs" filter of Tsafrir, Etsion & Feitelson (2005), section 3."""
+"""Cleaning a job table: the "sane jobs" filter of Tsafrir, Etsion & Feitelson (2005).
+
+The one place that decides which jobs of a log are usable, and reports what
+it removed and why: the command line, the benchmarks, the report and the
+experiments all clean through :func:`clean_jobs`, and :func:`simulate`'s
+errors point to it.
+"""
 
 import numpy as np
 import pandas as pd
 
-from .jobs import validate_jobs
+from ._table import job_width, validate_jobs
 
-__all__ = ["clean_jobs", "SANE_RULES"]
+__all__ = ["clean_jobs", "describe_cleaning", "SANE_RULES"]
 
 SANE_RULES = ("submit_time unknown", "run_time unknown or negative",
               "size unknown or not positive")
 """The rules of the sane-jobs filter, in the order they are applied."""
 
-
-def _size(X):
-    procs = np.asarray(X["n_procs"], dtype=float)
-    if "req_procs" in X.columns:
-        requested = np.asarray(X["req_procs"], dtype=float)
-        procs = np.where(np.isnan(procs), requested, procs)
-    return procs
+_SIMULATION_RULE = "submit_time negative"
+_REQUEST_RULE = "req_time unknown or not positive"
 
 
-def clean_jobs(X, *, require_request=False, return_report=False):
+def clean_jobs(X, *, require_request=False, for_simulation=False, return_report=False):
     """Keep the jobs a simulation can use and say how many each rule removed.
 
     Tsafrir, Etsion & Feitelson (2005), section 3 (Table 1, "sane"): a job is
     sane when its size, runtime and submission time are known. The size is
-    ``n_procs`` (allocated), or ``req_procs`` when the allocation is unknown;
-    it must be positive.
+    :func:`~predictkit.jobs.job_width`: ``n_procs`` (allocated), or
+    ``req_procs`` when the allocation is unknown; it must be positive.
 
     Parameters
     ----------
@@ -34,7 +35,13 @@ def clean_jobs(X, *, require_request=False, return_report=False):
         A job table.
     require_request : bool
         Also remove jobs whose requested time is unknown or not positive
-        (needed by anything that uses the request, e.g. runtime predictors).
+        (needed by anything that uses the request, e.g. runtime predictors
+        and request-based estimates in a simulation).
+    for_simulation : bool
+        Prepare the table for :func:`~predictkit.simulate.simulate`: also
+        remove jobs submitted at a negative time, sort the rest by submit
+        time (stable) and fill unknown ``n_procs`` with ``req_procs`` (the
+        width the simulation uses).
     return_report : bool
         Also return the report as a DataFrame.
 
@@ -42,31 +49,70 @@ def clean_jobs(X, *, require_request=False, return_report=False):
     -------
     jobs : DataFrame
         The kept rows (original index reset), with ``attrs`` of ``X`` plus
-        ``attrs["cleaning"]``: a list of ``{"rule", "removed", "remaining"}``.
-        Each removed row is counted once, under the first rule it breaks.
+        ``attrs["cleaning"]``: a list of ``{"rule", "removed", "remaining"}``
+        in the order the rules are applied (:data:`SANE_RULES`, then
+        ``"submit_time negative"`` for a simulation, then ``"req_time unknown
+        or not positive"`` when a request is required). Each removed row is
+        counted once, under the first rule it breaks.
+        :func:`describe_cleaning` puts the report in words.
     report : DataFrame
         Only with ``return_report=True``: the same report as a table.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from predictkit.jobs import clean_jobs, describe_cleaning
+    >>> jobs = pd.DataFrame({"submit_time": [0.0, 5.0, float("nan")],
+    ...                      "run_time": [10.0, -1.0, 3.0], "n_procs": [4.0, 2.0, 1.0]})
+    >>> len(clean_jobs(jobs))
+    1
+    >>> describe_cleaning(clean_jobs(jobs))
+    '1 with submit_time unknown, 1 with run_time unknown or negative'
     """
-    validate_jobs(X, present=("submit_time", "run_time", "n_procs"), check_values=False)
+    validate_jobs(X, present=("submit_time", "run_time"), check_values=False)
+    submit = np.asarray(X["submit_time"], dtype=float)
+    width = job_width(X)
     rules = [
-        ("submit_time unknown", np.isnan(np.asarray(X["submit_time"], dtype=float))),
-        ("run_time unknown or negative",
-         ~(np.asarray(X["run_time"], dtype=float) >= 0)),
-        ("size unknown or not positive", ~(_size(X) > 0)),
+        ("submit_time unknown", np.isnan(submit)),
+        ("run_time unknown or negative", ~(np.asarray(X["run_time"], dtype=float) >= 0)),
+        ("size unknown or not positive", ~(width > 0)),
     ]
+    if for_simulation:
+        rules.append((_SIMULATION_RULE, submit < 0))
     if require_request:
         validate_jobs(X, present=("req_time",), check_values=False)
-        rules.append(("req_time unknown or not positive",
-                      ~(np.asarray(X["req_time"], dtype=float) > 0)))
+        rules.append((_REQUEST_RULE, ~(np.asarray(X["req_time"], dtype=float) > 0)))
     keep = np.ones(len(X), dtype=bool)
     report = []
     for rule, bad in rules:
         removed = int((keep & bad).sum())
         keep &= ~bad
         report.append({"rule": rule, "removed": removed, "remaining": int(keep.sum())})
-    out = X.loc[keep].reset_index(drop=True)
+    out = X.loc[keep]
+    if for_simulation:
+        out = out.assign(n_procs=width[keep])
+        out = out.sort_values("submit_time", kind="stable")
+    out = out.reset_index(drop=True)
     out.attrs = dict(X.attrs)
     out.attrs["cleaning"] = report
     if return_report:
         return out, pd.DataFrame(report)
     return out
+
+
+def describe_cleaning(jobs):
+    """What :func:`clean_jobs` removed, in words (``""`` when nothing).
+
+    Parameters
+    ----------
+    jobs : DataFrame or list of dict
+        A table returned by :func:`clean_jobs`, or its ``attrs["cleaning"]``.
+
+    Returns
+    -------
+    str
+        ``"<count> with <rule>"`` for every rule that removed jobs, joined by
+        commas, e.g. ``"1,190 with submit_time unknown"``.
+    """
+    report = jobs.attrs.get("cleaning", []) if isinstance(jobs, pd.DataFrame) else jobs
+    return ", ".join(f"{r['removed']:,} with {r['rule']}" for r in report if r["removed"])

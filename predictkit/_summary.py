@@ -7,7 +7,7 @@ from ._format import format_number
 from ._time import format_duration
 from .exceptions import JobTableError
 from ._validation import validate_params
-from .jobs import validate_jobs
+from ._table import validate_jobs
 
 __all__ = ["summarize", "request_accuracy", "estimate_modes", "SUMMARY_LABELS", "format_summary"]
 

@@ -22,7 +22,6 @@ __all__ = [
     "DownloadError",
     "ChecksumError",
     "SimulationError",
-    "NotEnoughHistoryError",
     "ConfigError",
     "OutputError",
     "InvalidParameterError",
@@ -93,8 +92,11 @@ class SimulationError(PredictkitError, ValueError):
     """A simulation cannot run on the given jobs or parameters."""
 
 
-class NotEnoughHistoryError(PredictkitError, ValueError):
-    """An estimator needs more history than it has been given."""
+class _NotEnoughHistoryError(PredictkitError, ValueError):
+    """Deprecated: nothing raises it (estimators answer from the history they have)."""
+
+
+_NotEnoughHistoryError.__name__ = _NotEnoughHistoryError.__qualname__ = "NotEnoughHistoryError"
 
 
 class ConfigError(PredictkitError, ValueError):
@@ -133,3 +135,14 @@ class InvalidParameterError(ConfigError, SklearnInvalidParameterError):
         super().__init__(message)
         self.parameter = parameter
         self.owner = owner
+
+
+def __getattr__(name):
+    # Deprecated name, kept importable for one release.
+    if name == "NotEnoughHistoryError":
+        import warnings
+
+        warnings.warn("predictkit.exceptions.NotEnoughHistoryError is never raised and will be "
+                      "removed in the next release", DeprecationWarning, stacklevel=2)
+        return _NotEnoughHistoryError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

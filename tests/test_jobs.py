@@ -4,8 +4,9 @@ import pytest
 from hypothesis import given, strategies as st
 
 from predictkit.exceptions import JobTableError
-from predictkit.jobs import (SWF_COLUMNS, as_job_table, clean_jobs, empty_jobs,
-                             estimate_modes, known_time, summarize, validate_jobs, with_times)
+from predictkit.jobs import (SWF_COLUMNS, as_job_table, clean_jobs, describe_cleaning,
+                             empty_jobs, estimate_modes, job_width, known_time, requested_width,
+                             summarize, validate_jobs, with_times)
 from tracedata import TRACE_NAMES, load_trace
 
 
@@ -223,3 +224,68 @@ def test_clean_jobs_keeps_reading_zero_width_jobs_and_reports_them():
     assert list(out["job_id"]) == [2, 3]
     assert out.attrs["cleaning"][2] == {"rule": "size unknown or not positive", "removed": 1,
                                         "remaining": 2}
+
+
+def _old_simulable_jobs(jobs, need_requests):
+    """The simulation filter as it was before cleaning had one home (the reference)."""
+    width = jobs["n_procs"].to_numpy(dtype=float)
+    if "req_procs" in jobs.columns:
+        width = np.where(np.isnan(width), jobs["req_procs"].to_numpy(dtype=float), width)
+    drop = (jobs["run_time"].isna() | jobs["submit_time"].isna() | (jobs["run_time"] < 0)
+            | (jobs["submit_time"] < 0)).to_numpy() | ~(width > 0)
+    if need_requests:
+        drop |= ~(jobs["req_time"].to_numpy(dtype=float) > 0)
+    kept = jobs.loc[~drop].sort_values("submit_time", kind="stable").reset_index(drop=True)
+    kept["n_procs"] = kept["n_procs"].fillna(kept["req_procs"])
+    return kept
+
+
+maybe = st.one_of(st.just(np.nan), st.floats(-5, 50, allow_nan=False))
+
+
+@given(st.lists(st.tuples(maybe, maybe, maybe, maybe, maybe), min_size=1, max_size=30),
+       st.booleans())
+def test_clean_jobs_for_simulation_keeps_the_jobs_the_simulation_filter_kept(rows, requests):
+    jobs = as_job_table({"submit_time": [r[0] for r in rows], "run_time": [r[1] for r in rows],
+                         "n_procs": [r[2] for r in rows], "req_procs": [r[3] for r in rows],
+                         "req_time": [r[4] for r in rows]})
+    out = clean_jobs(jobs, for_simulation=True, require_request=requests)
+    pd.testing.assert_frame_equal(out, _old_simulable_jobs(jobs, requests), check_like=False)
+    report = out.attrs["cleaning"]
+    assert sum(r["removed"] for r in report) == len(jobs) - len(out)
+    assert [r["rule"] for r in report][3] == "submit_time negative"
+    assert (report[-1]["rule"] == "req_time unknown or not positive") == requests
+    assert list(out["submit_time"]) == sorted(out["submit_time"])
+
+
+def test_describe_cleaning_names_every_rule_that_removed_jobs():
+    jobs = small()
+    jobs.loc[0, "submit_time"] = -3.0
+    jobs.loc[1, "n_procs"] = np.nan
+    out = clean_jobs(jobs, for_simulation=True)
+    assert describe_cleaning(out) == ("1 with size unknown or not positive, "
+                                      "1 with submit_time negative")
+    assert describe_cleaning(out.attrs["cleaning"]) == describe_cleaning(out)
+    assert describe_cleaning(clean_jobs(small())) == ""
+
+
+def test_job_width_is_the_allocation_and_requested_width_the_request():
+    jobs = as_job_table({"n_procs": [4.0, np.nan, 8.0, np.nan, 2.0],
+                         "req_procs": [6.0, 3.0, np.nan, np.nan, 0.0]})
+    np.testing.assert_array_equal(job_width(jobs), [4.0, 3.0, 8.0, np.nan, 2.0])
+    np.testing.assert_array_equal(requested_width(jobs), [6.0, 3.0, 8.0, np.nan, 2.0])
+    only_requests = jobs.drop(columns=["n_procs"])
+    np.testing.assert_array_equal(job_width(only_requests), [6.0, 3.0, np.nan, np.nan, 0.0])
+    with pytest.raises(JobTableError, match="lacks both 'n_procs' and 'req_procs'"):
+        job_width(jobs.drop(columns=["n_procs", "req_procs"]))
+
+
+def test_known_time_with_targets_is_the_replay_clock():
+    jobs = small()
+    runtimes = np.array([90.0, np.nan, 10.0])
+    with pytest.raises(JobTableError, match="1 job\\(s\\) with a known target have no end_time"):
+        known_time(jobs, "end", y=runtimes)
+    runtimes[2] = np.nan
+    np.testing.assert_array_equal(known_time(jobs, "end", y=runtimes), [95.0, np.nan, np.nan])
+    with pytest.raises(JobTableError, match="lacks wait_time"):
+        known_time(jobs.drop(columns=["wait_time"]), "start")

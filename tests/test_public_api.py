@@ -12,14 +12,14 @@ API = {
     "predictkit.datasets": ["fetch_pwa", "make_workload", "load_trace", "list_traces"],
     "predictkit.runtime": ["RequestedTime", "WalltimeAdjuster", "RecentUsageMax", "RecentAverage",
                            "HistoryFeatures", "make_predictor", "OnlinePredictor"],
-    "predictkit.model_selection": ["replay", "TraceSplit"],
+    "predictkit.model_selection": ["replay", "TraceSplit", "make_schedule_scorer"],
     "predictkit.queue": ["QBETS", "VARQ"],
     "predictkit.workload": ["TsafrirEstimates", "FModel", "PhiModel", "DoubledEstimates",
                             "ShuffledEstimates"],
     "predictkit.simulate": ["simulate", "Schedule"],
-    "predictkit.metrics": ["estimate_accuracy", "adjustment_outcomes", "make_schedule_scorer",
-                           "bound_summary", "fair_start_times"],
-    "predictkit.experiments": ["expand_grid", "run_grid", "evaluate_cell"],
+    "predictkit.metrics": ["estimate_accuracy", "adjustment_outcomes", "bound_summary",
+                           "fair_start_times"],
+    "predictkit.experiments": ["expand_grid", "run_grid", "evaluate_cell", "varq_experiment"],
     "predictkit.report": ["analyze", "build_report"],
 }
 
@@ -45,3 +45,21 @@ def test_every_command_of_the_design_exists():
     assert set(COMMANDS) == {"info", "predict", "simulate", "bounds", "varq", "generate",
                              "report", "sweep", "fetch", "demo", "wait", "walltime"}
     assert pk.__version__
+
+
+@pytest.mark.parametrize("module, name, home", [
+    ("predictkit.metrics", "make_schedule_scorer", "predictkit.model_selection"),
+    ("predictkit.queue", "varq_experiment", "predictkit.experiments"),
+    ("predictkit.exceptions", "NotEnoughHistoryError", None),
+])
+def test_moved_and_retired_names_still_import_with_a_deprecation_warning(module, name, home):
+    mod = importlib.import_module(module)
+    with pytest.warns(DeprecationWarning, match=name):
+        old = getattr(mod, name)
+    if home is not None:
+        assert old is getattr(importlib.import_module(home), name)
+        assert name not in mod.__all__
+    with pytest.warns(DeprecationWarning, match=name):
+        exec(f"from {module} import {name}", {})
+    with pytest.raises(AttributeError, match="no_such_name"):
+        getattr(mod, "no_such_name")

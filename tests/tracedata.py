@@ -1,7 +1,8 @@
 """Where the real Parallel Workloads Archive traces are, for tests.
 
-Traces are read from ``$PREDICTKIT_TRACES`` or ``../shared/traces`` next to the
-repository. Outside CI a missing folder skips the tests that need it; in CI
+Traces are read from the ``$PREDICTKIT_TRACES`` folders
+(:func:`predictkit.datasets.trace_folders`) or ``../shared/traces`` next to the
+repository, looked up by :func:`predictkit.datasets.find_trace`. Outside CI a missing folder skips the tests that need it; in CI
 (``CI=true``) it fails them, since CI always has the traces.
 """
 
@@ -18,12 +19,16 @@ def in_ci():
     return os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
 
+def trace_folders():
+    """The folders searched for traces: ``$PREDICTKIT_TRACES``, then ``../shared/traces``."""
+    from predictkit.datasets import trace_folders as library_folders
+
+    return [*library_folders(), REPO.parent / "shared" / "traces"]
+
+
 def traces_dir():
-    """Return the folder with the shared traces, or None when it does not exist."""
-    env = os.environ.get("PREDICTKIT_TRACES")
-    candidates = [Path(p) for p in env.split(os.pathsep) if p] if env else []
-    candidates.append(REPO.parent / "shared" / "traces")
-    for candidate in candidates:
+    """Return the first of :func:`trace_folders` holding SWF files, or None."""
+    for candidate in trace_folders():
         if candidate.is_dir() and any(candidate.glob("*.swf*")):
             return candidate
     return None
@@ -52,11 +57,14 @@ def require_traces():
 
 def trace_file(name):
     """Path of one shared trace by name."""
-    folder = require_traces()
-    matches = sorted(folder.glob(f"{name}.swf*"))
-    if not matches:
-        pytest.fail(f"trace {name!r} not found in {folder}")
-    return matches[0]
+    from predictkit.datasets import find_trace
+
+    require_traces()
+    folders = [f for f in trace_folders() if f.is_dir()]
+    path = find_trace(name, folders=folders)
+    if path is None:
+        pytest.fail(f"trace {name!r} not found in {', '.join(map(str, folders))}")
+    return path
 
 
 @functools.lru_cache(maxsize=3)

@@ -43,7 +43,8 @@ _PYTHON_WORDING = (
     (r"predictkit\.datasets\.list_traces\(\) or ", ""),
     (r"fetch_pwa\('([^']*)'\) or download_if_missing=True", r"predictkit fetch \1"),
     (r"errors='skip'", "--skip-bad-lines"),
-    (r"predictkit\.clean_jobs\(jobs\), which reports what it removed", "clean the log first"),
+    (r" with predictkit\.clean_jobs\(jobs, for_simulation=True\), which reports what it removed",
+     ""),
 )
 
 

@@ -9,6 +9,7 @@ import pandas as pd
 from ..datasets import make_workload
 from ..exceptions import ConfigError, JobTableError
 from ..jobs import SUMMARY_LABELS
+from ..jobs import describe_cleaning
 from ..report import analyze, build_report
 from ._checks import check_procs, check_seed, flag_names, os_errors
 from ._common import DeprecatedAlias, Progress, add_command, read_trace_arg, result_stream
@@ -112,6 +113,8 @@ def run(args):
     analysis = analyze(jobs, name=name, max_jobs=max_jobs, random_state=args.seed,
                        progress=lambda step, seconds: progress.say(
                            f"{STEPS.get(step, step)} in {seconds:.1f} s"))
+    if describe_cleaning(analysis.cleaning):
+        progress.say(f"left out {describe_cleaning(analysis.cleaning)}")
     with progress.step("wrote the report"), os_errors("-o", args.output):
         page = build_report(analysis, args.output)
     if args.quiet:

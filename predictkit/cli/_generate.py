@@ -81,12 +81,12 @@ def _model(args):
 
 def _clean_source(args, source, progress):
     """The jobs of the log the model can give estimates to, saying what was left out."""
-    from ..simulate._trace import simulable_jobs
+    from ..jobs import clean_jobs, describe_cleaning
 
-    kept, dropped = simulable_jobs(source, need_requests=args.model == "shuffle")
-    if dropped:
-        text = ", ".join(f"{n:,} with {reason}" for reason, n in dropped.items())
-        progress.say(f"left out {text} (of {len(source):,} jobs in {args.estimates_for})")
+    kept = clean_jobs(source, for_simulation=True, require_request=args.model == "shuffle")
+    if describe_cleaning(kept):
+        progress.say(f"left out {describe_cleaning(kept)} "
+                     f"(of {len(source):,} jobs in {args.estimates_for})")
     if not len(kept):
         raise ConfigError(f"--estimates-for {args.estimates_for}: no job has a known "
                           "runtime, submit time and width")

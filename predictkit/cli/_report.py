@@ -1,5 +1,6 @@
 """``predictkit report TRACE -o DIR``: the static HTML report of a log."""
 
+from ..jobs import describe_cleaning
 from ..report import analyze, build_report
 from ._checks import check_seed, os_errors
 from ._common import Progress, add_command, read_trace_arg
@@ -50,6 +51,8 @@ def run(args):
                        fairness=not args.no_fairness, random_state=args.seed,
                        progress=lambda step, seconds: progress.say(
                            f"{STEPS.get(step, step)} in {seconds:.1f} s"))
+    if describe_cleaning(analysis.cleaning):
+        progress.say(f"left out {describe_cleaning(analysis.cleaning)}")
     with progress.step("wrote the report"), os_errors("-o", args.output):
         page = build_report(analysis, args.output)
     if not args.quiet and args.output != "-":

@@ -114,7 +114,7 @@ def _check_args(args):
 
 def run(args):
     from ..simulate import simulate
-    from ..simulate._trace import simulable_jobs
+    from ..jobs import clean_jobs, describe_cleaning
 
     fmt = _check_args(args)
     progress = Progress("simulate", quiet=args.quiet)
@@ -130,10 +130,9 @@ def run(args):
         attrs = dict(jobs.attrs)
         jobs = jobs.iloc[:args.max_jobs]
         jobs.attrs = attrs
-    jobs, dropped = simulable_jobs(jobs, need_requests=args.predictor != PERFECT)
-    if dropped:
-        text = ", ".join(f"{n:,} with {reason}" for reason, n in dropped.items())
-        progress.say(f"left out {text}")
+    jobs = clean_jobs(jobs, for_simulation=True, require_request=args.predictor != PERFECT)
+    if describe_cleaning(jobs):
+        progress.say(f"left out {describe_cleaning(jobs)}")
     if not len(jobs):
         raise JobTableError(f"{args.trace}: no job can be simulated (a job needs a submit "
                             "time, a runtime, a width and, unless --predictor perfect, a "

@@ -4,7 +4,8 @@ import numpy as np
 
 from .._time import parse_duration
 from ..exceptions import ConfigError, JobTableError
-from ..queue import varq_experiment
+from ..experiments import varq_experiment
+from ..jobs import describe_cleaning
 from ._checks import check_seed, flag_names
 from ._common import (Progress, add_command, add_output_options, print_json, read_trace_arg,
                       result_stream, write_table)
@@ -87,6 +88,8 @@ def run(args):
                                     step=args.step, random_state=args.seed)
         except JobTableError as exc:
             raise JobTableError(f"{args.trace}: {exc}") from exc
+    if describe_cleaning(table.attrs.get("cleaning", [])):
+        progress.say(f"left out {describe_cleaning(table.attrs['cleaning'])}")
     if args.output:
         write_table(table, args.output, args.format)
     if args.quiet:
@@ -102,4 +105,4 @@ def run(args):
 
 _FLAGS = {"fractions": "--fractions", "probabilities": "--probabilities", "period": "--period",
           "window": "--start/--days", "step": "--step", "random_state": "--seed"}
-"""Parameters of :func:`predictkit.queue.varq_experiment` and the flags that set them."""
+"""Parameters of :func:`predictkit.experiments.varq_experiment` and the flags that set them."""

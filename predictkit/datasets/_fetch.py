@@ -23,7 +23,8 @@ from ..io import read_swf
 from ._catalogue import lookup
 from ._verify import verify_download
 
-__all__ = ["get_data_home", "data_home_path", "fetch_pwa", "load_trace", "trace_path"]
+__all__ = ["get_data_home", "data_home_path", "fetch_pwa", "load_trace", "trace_folders",
+           "find_trace"]
 
 _RETRIES = 2
 _BACKOFF_SECONDS = 1.0
@@ -203,17 +204,43 @@ def _get(url, temporary):
     return digest.hexdigest()
 
 
-def _trace_dirs():
+def trace_folders():
+    """The local trace folders named by ``PREDICTKIT_TRACES``, in order.
+
+    The variable holds one folder or several separated by ``os.pathsep``
+    (``:`` on Unix, ``;`` on Windows); empty entries are ignored and ``~`` is
+    expanded. Folders are returned whether or not they exist.
+
+    Returns
+    -------
+    list of pathlib.Path
+    """
     value = os.environ.get("PREDICTKIT_TRACES", "")
     return [Path(p).expanduser() for p in value.split(os.pathsep) if p]
 
 
-def trace_path(name, *, data_home=None):
+def find_trace(name, *, folders=None, data_home=None):
     """Return the file of a trace on disk, or None when it is nowhere local.
 
-    Looks in each directory of ``PREDICTKIT_TRACES`` (``os.pathsep``
-    separated), then in the cache, for the catalogue file name, the name plus
-    ``.swf.gz`` or ``.swf``, and the name itself.
+    The one lookup of trace files by name (used by :func:`load_trace`, the
+    experiments and the test and benchmark helpers). Looks in each folder
+    (default: :func:`trace_folders`), then in the download cache, for the
+    catalogue file name, the name plus ``.swf.gz`` or ``.swf``, and the name
+    itself.
+
+    Parameters
+    ----------
+    name : str
+        A catalogue name or prefix such as ``"KTH-SP2"``, or a file stem.
+    folders : list of path, optional
+        The folders to search before the cache, instead of
+        ``PREDICTKIT_TRACES``.
+    data_home : str or path, optional
+        Cache directory (see :func:`get_data_home`).
+
+    Returns
+    -------
+    pathlib.Path or None
     """
     try:
         entry = lookup(name)
@@ -222,7 +249,8 @@ def trace_path(name, *, data_home=None):
     bases = [entry["name"]] if entry is not None else []
     bases.append(str(name))
     candidates = [b + s for b in dict.fromkeys(bases) for s in (".swf.gz", ".swf", "")]
-    for directory in [*_trace_dirs(), data_home_path(data_home) / "pwa"]:
+    folders = trace_folders() if folders is None else [Path(f).expanduser() for f in folders]
+    for directory in [*folders, data_home_path(data_home) / "pwa"]:
         for candidate in candidates:
             path = directory / candidate
             if path.is_file():
@@ -256,7 +284,7 @@ def load_trace(name, *, data_home=None, download_if_missing=False):
     """
     if Path(name).is_file():
         return read_swf(name)
-    path = trace_path(name, data_home=data_home)
+    path = find_trace(name, data_home=data_home)
     if path is not None:
         return read_swf(path)
     try:
@@ -265,7 +293,7 @@ def load_trace(name, *, data_home=None, download_if_missing=False):
         raise DatasetError(f"no file {str(name)!r} and {exc}") from None
     if download_if_missing:
         return fetch_pwa(entry["name"], data_home=data_home)
-    places = [str(d) for d in _trace_dirs()] + [str(data_home_path(data_home) / "pwa")]
+    places = [str(d) for d in trace_folders()] + [str(data_home_path(data_home) / "pwa")]
     raise DatasetError(f"trace {entry['name']} not found in {', '.join(places)}; set "
                        f"PREDICTKIT_TRACES to a directory holding {entry['file']}, or use "
                        f"fetch_pwa({entry['name']!r}) or download_if_missing=True")

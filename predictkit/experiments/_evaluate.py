@@ -17,7 +17,7 @@ def _read(trace, identity, seed, max_jobs):
     from ..exceptions import JobTableError
     from ..io import read_swf
     from ..jobs import clean_jobs
-    from ..report._analysis import with_observed_waits
+    from ..simulate._observed_waits import with_observed_waits
 
     if trace.startswith("synthetic"):
         n_jobs = int(trace.partition(":")[2] or 10000)
@@ -35,7 +35,7 @@ def _read(trace, identity, seed, max_jobs):
         attrs = jobs.attrs
         jobs = jobs.iloc[: int(max_jobs)].reset_index(drop=True)
         jobs.attrs = attrs
-    return with_observed_waits(jobs, True, [])
+    return with_observed_waits(jobs)[0]
 
 
 def load_cell_trace(cell):

@@ -22,7 +22,7 @@ def resolve_trace(trace):
     """The file a cell's ``trace`` names, or None (``synthetic:N``, or found nowhere).
 
     Looks where :func:`predictkit.experiments.load_cell_trace` reads: the path
-    itself, then :func:`predictkit.datasets._fetch.trace_path` (the
+    itself, then :func:`predictkit.datasets.find_trace` (the
     ``PREDICTKIT_TRACES`` folders, then the cache).
     """
     if not isinstance(trace, str) or not trace or trace.startswith("synthetic"):
@@ -30,9 +30,9 @@ def resolve_trace(trace):
     path = Path(trace).expanduser()
     if path.is_file():
         return path
-    from ..datasets._fetch import trace_path
+    from ..datasets._fetch import find_trace
 
-    return trace_path(trace)
+    return find_trace(trace)
 
 
 def trace_identity(trace):

@@ -31,6 +31,7 @@ Without a ``STATE`` column every line is taken as a pending job. ``sacct
 import numpy as np
 import pandas as pd
 
+from .._table import requested_width
 from ..exceptions import SqueueFormatError
 from ._sacct import _read_text, looks_like_sacct, read_sacct
 from ._slurm_fields import parse_counts, parse_durations, parse_timestamps
@@ -161,7 +162,7 @@ def _from_sacct(text, source, time_zone):
     frame = pd.DataFrame({
         "job_id": jobs["slurm_job_id"].to_numpy(),
         "submit": jobs["submit_time"].to_numpy() + origin,
-        "req_procs": jobs["req_procs"].fillna(jobs["n_procs"]).to_numpy(),
+        "req_procs": requested_width(jobs),
         "req_time": jobs["req_time"].to_numpy(),
         "user": names("user_id", "user_ids"), "account": names("group_id", account_key),
         "partition": names("partition_id", "partition_ids")})

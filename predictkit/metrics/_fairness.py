@@ -15,7 +15,7 @@ from numba import njit
 
 from .._deprecation import UNSET, renamed_argument
 from ..exceptions import JobTableError
-from ._schedule import _machine_procs, _table, _times
+from ._schedule_table import _machine_procs, _table, _times
 
 __all__ = ["fair_start_times", "fairness_metrics"]
 

@@ -13,6 +13,8 @@ import pandas as pd
 
 from .._deprecation import UNSET, renamed_argument
 from ..exceptions import ConfigError, JobTableError
+from ._fairness import fairness_metrics
+from ._schedule_table import _machine_procs, _table, _times
 
 __all__ = [
     "BOUNDED_SLOWDOWN_THRESHOLD",
@@ -42,47 +44,6 @@ _WIDTH_EDGES = np.array([1, 2, 4, 8, 16, 32, 64, 128, 256, 512])
 LENGTH_CATEGORIES = ("0-60 min", "1-8 h", "8-16 h", "16-24 h", "1-2 days", "2+ days")
 """Job length classes of Leung et al. (2010) Tables I-II (simulated runtime)."""
 _LENGTH_EDGES = np.array([1, 8, 16, 24, 48]) * 3600.0
-
-_NEEDED = ("submit_time", "start_time", "end_time", "n_procs")
-
-
-def _table(schedule):
-    jobs = getattr(schedule, "jobs", schedule)
-    if not isinstance(jobs, pd.DataFrame):
-        raise JobTableError(
-            f"expected a Schedule or a DataFrame of simulated jobs, got {type(schedule).__name__}")
-    missing = [c for c in _NEEDED if c not in jobs.columns]
-    if missing:
-        raise JobTableError(
-            f"schedule lacks column(s) {', '.join(missing)}; pass the result of simulate()")
-    if len(jobs) == 0:
-        raise JobTableError("the schedule has no jobs")
-    return jobs
-
-
-def _times(jobs):
-    submit = jobs["submit_time"].to_numpy(dtype=float)
-    start = jobs["start_time"].to_numpy(dtype=float)
-    end = jobs["end_time"].to_numpy(dtype=float)
-    run = (jobs["sim_run_time"].to_numpy(dtype=float) if "sim_run_time" in jobs.columns
-           else end - start)
-    if np.isnan(start).any() or np.isnan(end).any():
-        raise JobTableError("schedule has jobs without start or end times")
-    return submit, start, end, run
-
-
-def _machine_procs(schedule, machine_procs):
-    if machine_procs is not None:
-        return int(machine_procs)
-    params = getattr(schedule, "params", None)
-    if params and params.get("machine_procs"):
-        return int(params["machine_procs"])
-    jobs = getattr(schedule, "jobs", schedule)
-    value = jobs.attrs.get("max_procs")
-    if value is None or value != value:
-        raise ConfigError("machine_procs is needed (not a Schedule and no attrs['max_procs'])")
-    return int(value)
-
 
 def slowdown(schedule):
     """Per-job slowdown ``(wait + run) / run``, runtimes floored at 1 s."""
@@ -280,8 +241,6 @@ def schedule_metrics(schedule, *, percentiles=(50, 90, 99), by=None, fairness=Fa
     if np.isfinite(error).any():
         rows.append(("mean_wait_prediction_error", float(np.nanmean(error))))
     if fairness:
-        from ._fairness import fairness_metrics
-
         rows += list(fairness_metrics(schedule).items())
     table = pd.DataFrame(rows, columns=["metric", "value"])
     table["value"] = table["value"].astype(float)

@@ -5,48 +5,28 @@ import pandas as pd
 from sklearn.base import clone
 
 from .._validation import StrOptions, invalid_parameter, validate_params
+from .._table import known_time as _known_time
 from ..exceptions import ConfigError, JobTableError
 
 __all__ = ["replay", "known_times"]
 
 _TIME_COLUMN = {"end": "end_time", "start": "start_time"}
 
-
 def known_times(X, y, target="end"):
     """Time at which each job's target becomes known (the no-peeking clock).
 
-    ``end_time`` (``start_time`` for ``target="start"``) when ``X`` has that
-    column, else ``submit_time + wait_time (+ y)``. Jobs whose target ``y`` is
-    unknown get ``NaN`` (they never enter a history).
+    The same clock as :func:`predictkit.jobs.known_time` with ``y`` given
+    (kept under this name for existing callers): ``end_time`` (``start_time``
+    for ``target="start"``) when ``X`` has that column, else ``submit_time +
+    wait_time (+ y)``; jobs whose target ``y`` is unknown get ``NaN``.
 
     Raises
     ------
     JobTableError
-        When a job has a known target but no known time (e.g. ``wait_time``
-        missing, as in the LLNL-Atlas and LLNL-Thunder logs): the caller must
-        say what to assume through ``known_time=``.
+        When a job has a known target but no known time: the caller must say
+        what to assume through ``known_time=``.
     """
-    column = _TIME_COLUMN[target]
-    if column in X.columns:
-        known = np.asarray(X[column], dtype=np.float64).copy()
-    else:
-        if "wait_time" not in X.columns:
-            raise JobTableError(
-                f"job table lacks wait_time, needed for {column}; "
-                "pass known_time= to say when each runtime became known")
-        known = (np.asarray(X["submit_time"], dtype=np.float64)
-                 + np.asarray(X["wait_time"], dtype=np.float64))
-        if target == "end":
-            known = known + y
-    known[np.isnan(y)] = np.nan
-    lost = np.isnan(known) & ~np.isnan(y)
-    if lost.any():
-        raise JobTableError(
-            f"{int(lost.sum())} job(s) with a known target have no {column} "
-            f"(wait_time unknown; first at row {int(np.argmax(lost))}); pass "
-            "known_time= to replay, e.g. X.submit_time + y to assume no queue wait"
-        )
-    return known
+    return _known_time(X, target, y=y)
 
 
 @validate_params({"method": [StrOptions({"auto", "reference", "fast"})],

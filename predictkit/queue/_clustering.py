@@ -25,6 +25,7 @@ import math
 
 import numpy as np
 
+from .._table import requested_width
 from ..exceptions import ConfigError, JobTableError
 
 __all__ = ["job_features", "SingleClass", "BinClasses", "GaussianMixtureClasses",
@@ -48,12 +49,7 @@ def job_features(X):
     if "req_time" not in columns:
         raise JobTableError("job table lacks 'req_time' (needed to classify jobs "
                             "by requested time)")
-    n = len(X)
-    nodes = (np.asarray(X["req_procs"], dtype=np.float64) if "req_procs" in columns
-             else np.full(n, np.nan))
-    if "n_procs" in columns:
-        allocated = np.asarray(X["n_procs"], dtype=np.float64)
-        nodes = np.where(np.isnan(nodes) | (nodes <= 0), allocated, nodes)
+    nodes = requested_width(X)
     req = np.asarray(X["req_time"], dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         f_nodes = np.where(nodes > 0, np.log2(nodes), np.nan)

@@ -111,23 +111,16 @@ class SortedHistory:
         before = cum[pos - 1] if pos else 0
         return self._lists[pos][k - 1 - before]
 
-    def count_le(self, value):
-        """Number of values ``<= value``."""
-        return self._count(value, bisect.bisect_right)
-
     def count_lt(self, value):
         """Number of values ``< value``."""
-        return self._count(value, bisect.bisect_left)
-
-    def _count(self, value, search):
         if not self._maxes:
             return 0
-        pos = search(self._maxes, value)
+        pos = bisect.bisect_left(self._maxes, value)
         if pos == len(self._maxes):
             return self._len
         cum = self._cumulative()
         before = cum[pos - 1] if pos else 0
-        return before + search(self._lists[pos], value)
+        return before + bisect.bisect_left(self._lists[pos], value)
 
     def __iter__(self):
         return itertools.chain.from_iterable(self._lists)

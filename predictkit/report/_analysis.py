@@ -21,6 +21,7 @@ from ..model_selection import replay
 from ..queue import QBETS
 from ..runtime import make_predictor
 from ..simulate import simulate
+from ..simulate._observed_waits import with_observed_waits
 
 __all__ = ["Analysis", "analyze", "width_bins", "DEFAULT_PREDICTORS"]
 
@@ -134,7 +135,8 @@ def analyze(jobs, *, name=None, max_jobs=None, predictors=None, quantile=0.95,
         notes.append(f"Jobs without a requested time were left out "
                      f"({clean.attrs['cleaning'][-1]['removed']:,}).")
     result.modes = estimate_modes(clean) if has_requests else None
-    clean = with_observed_waits(clean, has_requests, notes)
+    clean, filled = with_observed_waits(clean, has_requests=has_requests)
+    notes += filled
     result.jobs = clean
     timings["prepare"] = time.perf_counter() - started
     _done(progress, timings, "prepare")
@@ -172,30 +174,6 @@ def analyze(jobs, *, name=None, max_jobs=None, predictors=None, quantile=0.95,
         bar.close()
     result.timings = timings
     return result
-
-
-def with_observed_waits(jobs, has_requests, notes):
-    """Give a log without waits the waits of a simulated EASY schedule."""
-    waits = np.asarray(jobs["wait_time"], dtype=float)
-    if len(jobs) and np.isfinite(waits).all():
-        return jobs
-    estimates = "requested" if has_requests else "perfect"
-    schedule = simulate(jobs, policy="easy", estimates=estimates)
-    simulated = schedule.jobs
-    out = jobs.copy()
-    by_id = pd.Series(np.asarray(simulated["wait_time"], dtype=float),
-                      index=np.asarray(simulated["job_id"]))
-    filled = by_id.reindex(np.asarray(out["job_id"])).to_numpy()
-    missing = ~np.isfinite(waits)
-    out.loc[missing, "wait_time"] = filled[missing]
-    notes.append(f"{int(missing.sum()):,} jobs had no wait time in the log; their waits come "
-                 f"from an EASY simulation of the log with {estimates} estimates.")
-    if len(schedule.rejected):
-        keep = np.isfinite(out["wait_time"].to_numpy(dtype=float))
-        notes.append(f"{int((~keep).sum()):,} jobs wider than the machine were left out.")
-        out = out.loc[keep].reset_index(drop=True)
-    out.attrs = dict(jobs.attrs)
-    return out
 
 
 def _group_keys(jobs):

@@ -206,7 +206,7 @@ def schedule_metrics(table, metrics=("mean_wait_h", "mean_bounded_slowdown")):
     return fig
 
 
-def bound_over_time(submit_time, wait_time, bound, unix_start_time=None, quantile=0.95):
+def bound_over_time(submit_time, wait_time, bound, *, quantile=0.95):
     """Actual waits and the QBETS upper bound at each submission (Nurmi et al. 2008, Fig. 2)."""
     fig, ax = _figure(width=10, height=4.2)
     days = (np.asarray(submit_time, dtype=float) - np.nanmin(submit_time)) / 86400.0

@@ -4,7 +4,8 @@ Semantics shared by every estimator of :mod:`predictkit.runtime`
 -----------------------------------------------------------------
 * ``partial_fit(X_done, y_done)`` appends completed jobs to the history. Each
   entry keeps its *known time*: the ``end_time`` column when ``X_done`` has
-  one, else ``submit_time + wait_time + y``. A job whose known time cannot be
+  one, else ``submit_time + wait_time + y`` (:func:`predictkit.jobs.known_time`,
+  the one no-peeking clock). A job whose known time cannot be
   computed (``wait_time`` unknown, as in LLNL-Atlas/Thunder) is refused with a
   :class:`~predictkit.exceptions.JobTableError`; add an ``end_time`` column
   (or pass ``known_time=`` to :func:`~predictkit.model_selection.replay`)
@@ -27,9 +28,10 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import ParamsValidatedMixin
+from .._table import known_time
 from ..exceptions import JobTableError
 
-__all__ = ["OnlineRuntimeEstimator", "group_codes", "end_times", "as_target", "check_jobs",
+__all__ = ["OnlineRuntimeEstimator", "group_codes", "as_target", "check_jobs",
            "OUTCOME_COLUMNS"]
 
 OUTCOME_COLUMNS = ("wait_time", "run_time", "avg_cpu_time", "used_memory", "status",
@@ -87,19 +89,6 @@ def as_target(y, n, *, name="y"):
             f"{name} must be 1-D with one value per job ({n}), got shape {values.shape}"
         )
     return values
-
-
-def end_times(X, y):
-    """Known time of each completed job: ``end_time`` or ``submit + wait + y``."""
-    if "end_time" in X.columns:
-        return np.asarray(X["end_time"], dtype=np.float64)
-    if "wait_time" not in X.columns:
-        raise JobTableError(
-            "completed jobs lack column wait_time, needed for their end time "
-            "(submit_time + wait_time + run_time); add an 'end_time' column"
-        )
-    return (np.asarray(X["submit_time"], dtype=np.float64)
-            + np.asarray(X["wait_time"], dtype=np.float64) + y)
 
 
 def group_codes(frames, keys):
@@ -211,13 +200,7 @@ class OnlineRuntimeEstimator(ParamsValidatedMixin, RegressorMixin, BaseEstimator
                 "X[y.notna()]; replay does this itself)"
             )
         if known is None:
-            known = end_times(X, y)
-            if np.isnan(known).any():
-                raise JobTableError(
-                    f"{int(np.isnan(known).sum())} completed job(s) have no end time "
-                    "(wait_time unknown); add an 'end_time' column stating the "
-                    "assumption (e.g. submit_time + run_time) or pass known_time= to replay"
-                )
+            known = known_time(X, "end", y=y)
         chunk["known"] = np.asarray(known, dtype=np.float64)
         chunk["run"] = y
         chunk["job_id"] = (np.asarray(X["job_id"], dtype=np.float64)

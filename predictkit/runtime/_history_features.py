@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._table import requested_width
 from .._validation import Interval, ParamsValidatedMixin
 from ._base import OnlineRuntimeEstimator, check_jobs
 from ._kernels import recent_features
@@ -101,10 +102,8 @@ class HistoryFeatures(ParamsValidatedMixin, TransformerMixin, BaseEstimator):
         past[q_order] = recent_features(
             h_code[h_order], hist["known"][h_order], hist["run"][h_order], ratio[h_order],
             q_code[q_order], query["submit_time"][q_order], int(self.n_recent))
-        procs = (np.asarray(X["req_procs"], dtype=np.float64) if "req_procs" in X.columns
+        procs = (requested_width(X) if "req_procs" in X.columns or "n_procs" in X.columns
                  else np.full(len(X), np.nan))
-        if "n_procs" in X.columns:
-            procs = np.where(np.isnan(procs), np.asarray(X["n_procs"], dtype=np.float64), procs)
         clock = query["submit_time"] + self.unix_start_time_
         hour = np.floor(np.mod(clock, 86400.0) / 3600.0)
         weekday = np.mod(np.floor(clock / 86400.0) + 3.0, 7.0)

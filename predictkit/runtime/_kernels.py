@@ -12,7 +12,7 @@ The plain-Python references these kernels are tested against live in
 import numpy as np
 from numba import njit
 
-__all__ = ["window_statistic", "window_quantile", "recent_statistic", "recent_features",
+__all__ = ["window_mean", "window_quantile", "recent_statistic", "recent_features",
            "quantile_sorted"]
 
 
@@ -80,21 +80,21 @@ def _remove(buf, m, value):
 
 
 @njit(cache=True)
-def window_statistic(h_group, h_known, h_value, q_group, q_time,
-                     window, quantile, use_mean, min_jobs):
-    """Quantile (or mean) of the history values of each query's group and window.
+def window_mean(h_group, h_known, h_value, q_group, q_time, window, min_jobs):
+    """Mean of the history values of each query's group and window.
 
     A history entry counts for a query at time ``t`` when it is in the same
     group and ``t - window <= known <= t`` (``window < 0`` means no lower
     bound). Queries with fewer than ``min_jobs`` entries get ``NaN``.
 
     The values of the current window are kept in a sorted buffer (binary
-    search + shift on insert and delete), so the statistic is read directly.
+    search + shift on insert and delete) and summed in ascending order, so
+    the mean does not depend on the order entries arrived in. Quantiles are
+    :func:`window_quantile`.
     """
     nq = q_group.shape[0]
     nh = h_group.shape[0]
     out = np.full(nq, np.nan)
-    counts = np.zeros(nq, dtype=np.int64)
     buf = np.empty(max(nh, 1))
     current = -2
     start = 0
@@ -119,13 +119,9 @@ def window_statistic(h_group, h_known, h_value, q_group, q_time,
                 _remove(buf, hi - lo, h_value[lo])
                 lo += 1
         m = hi - lo
-        counts[qi] = m
         if m >= min_jobs and m > 0:
-            if use_mean:
-                out[qi] = _sorted_mean(buf, m)
-            else:
-                out[qi] = quantile_sorted(buf, m, quantile)
-    return out, counts
+            out[qi] = _sorted_mean(buf, m)
+    return out
 
 
 @njit(cache=True)
@@ -146,18 +142,19 @@ def _kth(tree, off, m, top, k):
 @njit(cache=True)
 def window_quantile(h_group, h_known, h_rank, h_sorted, q_group, q_time,
                     window, quantile, min_jobs):
-    """Same as :func:`window_statistic` for a quantile, in O(log n) per event.
+    """Quantile of the history values of each query's group and window, in O(log n) per event.
+
+    The window and ``min_jobs`` are those of :func:`window_mean`.
 
     ``h_rank`` is each entry's rank among its group's values and ``h_sorted``
     the group's values in ascending order (laid out like the history). The
     window is a Fenwick tree of counts over ranks; the two order statistics
     the quantile needs are found by descending the tree, and combined exactly
-    as in :func:`quantile_sorted`, so both kernels return identical numbers.
+    as in :func:`quantile_sorted` (numpy's ``method="linear"``).
     """
     nq = q_group.shape[0]
     nh = h_group.shape[0]
     out = np.full(nq, np.nan)
-    counts = np.zeros(nq, dtype=np.int64)
     tree = np.zeros(nh + 1, dtype=np.int64)
     current = -2
     start = 0
@@ -197,7 +194,6 @@ def window_quantile(h_group, h_known, h_rank, h_sorted, q_group, q_time,
                     i += i & (-i)
                 lo += 1
         n = hi - lo
-        counts[qi] = n
         if n >= min_jobs and n > 0:
             h = (n - 1) * quantile
             k = int(np.floor(h))
@@ -207,7 +203,7 @@ def window_quantile(h_group, h_known, h_rank, h_sorted, q_group, q_time,
             else:
                 high = h_sorted[start + _kth(tree, start, m, top, k + 1)]
                 out[qi] = low + (h - k) * (high - low)
-    return out, counts
+    return out
 
 
 @njit(cache=True)

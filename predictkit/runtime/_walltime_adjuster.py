@@ -6,7 +6,7 @@ import numpy as np
 from .._time import parse_duration
 from .._validation import ColumnNames, Duration, Interval, StrOptions
 from ._base import OnlineRuntimeEstimator
-from ._kernels import window_quantile, window_statistic
+from ._kernels import window_mean, window_quantile
 from ._registered import RegisteredPredictor
 
 __all__ = ["WalltimeAdjuster"]
@@ -106,22 +106,21 @@ class WalltimeAdjuster(OnlineRuntimeEstimator):
         h_code, h_order, q_code, q_order = self._sorted_history(hist, query, ratio)
         window = -1.0 if self.window_seconds_ is None else float(self.window_seconds_)
         use_mean = self.quantile == "mean"
-        q = 0.5 if use_mean else float(self.quantile)
         stat = np.full(len(q_code), np.nan)
         group, value = h_code[h_order], ratio[h_order]
         if use_mean:
-            stat[q_order], _ = window_statistic(
+            stat[q_order] = window_mean(
                 group, hist["known"][h_order], value, q_code[q_order],
-                query["submit_time"][q_order], window, q, True, int(self.min_jobs))
+                query["submit_time"][q_order], window, int(self.min_jobs))
         else:
             # rank of each entry among its group's ratios (groups are contiguous)
             by_value = np.lexsort((value, group))
             first = np.searchsorted(group, group, side="left")
             rank = np.empty(len(group), dtype=np.int64)
             rank[by_value] = np.arange(len(group)) - first[by_value]
-            stat[q_order], _ = window_quantile(
+            stat[q_order] = window_quantile(
                 group, hist["known"][h_order], rank, value[by_value], q_code[q_order],
-                query["submit_time"][q_order], window, q, int(self.min_jobs))
+                query["submit_time"][q_order], window, float(self.quantile), int(self.min_jobs))
         adjust = np.where(np.isnan(stat), 1.0, stat)
         if self.floor is not None:
             adjust = np.where(np.isnan(stat), 1.0, np.maximum(adjust, float(self.floor)))

@@ -13,7 +13,7 @@ from .._validation import (Duration, HasMethods, Interval, NumericArray, Registe
                            StrOptions, WholeNumber,
                            invalid_parameter, validate_params)
 from ..exceptions import ConfigError, JobTableError, SimulationError
-from ..jobs import validate_jobs
+from .._table import job_width, validate_jobs
 from ..runtime._protocol import PartialFitAdapter, as_online_predictor
 from . import _engine as eng
 from ._estimates import (
@@ -222,8 +222,8 @@ def _prepare(jobs, machine_procs, kill_at_request):
         raise JobTableError(
             f"jobs: {int(jobs['run_time'].isna().sum())} job(s) have no run_time (first at row "
             f"{bad}, job_id {jobs['job_id'].iloc[bad] if 'job_id' in jobs else bad}); a "
-            "simulation cannot replay them: drop them first, e.g. "
-            "jobs.dropna(subset=['run_time'])")
+            "simulation cannot replay them: drop them first with "
+            "predictkit.clean_jobs(jobs, for_simulation=True), which reports what it removed")
     validate_jobs(jobs, required=("submit_time", "run_time"), sorted_by="submit_time",
                   name="jobs")
     if len(jobs) == 0:
@@ -234,15 +234,14 @@ def _prepare(jobs, machine_procs, kill_at_request):
         raise JobTableError(
             f"jobs: column 'submit_time' has negative values ({int((submit < 0).sum())} row(s); "
             f"first at row {bad}, job_id {jobs['job_id'].iloc[bad]})")
-    width = _column(jobs, "n_procs")
-    if "req_procs" in jobs.columns:
-        width = np.where(np.isnan(width), jobs["req_procs"].to_numpy(dtype=float), width)
+    has_width = "n_procs" in jobs.columns or "req_procs" in jobs.columns
+    width = job_width(jobs) if has_width else np.full(len(jobs), np.nan)
     if np.isnan(width).any():
         bad = int(np.argmax(np.isnan(width)))
         raise JobTableError(
             f"jobs: {int(np.isnan(width).sum())} job(s) have neither n_procs nor req_procs "
-            f"(first at row {bad}, job_id {jobs['job_id'].iloc[bad]}); drop them first, e.g. "
-            "predictkit.clean_jobs(jobs), which reports what it removed")
+            f"(first at row {bad}, job_id {jobs['job_id'].iloc[bad]}); drop them first with "
+            "predictkit.clean_jobs(jobs, for_simulation=True), which reports what it removed")
     if (width != np.round(width)).any():
         raise JobTableError("jobs: processor counts must be whole numbers")
     width = width.astype(np.int64)

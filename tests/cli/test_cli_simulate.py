@@ -32,3 +32,26 @@ def test_simulate_bad_argument_is_one_line(capsys):
     assert main(["simulate", path, "--max-jobs", "0"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--max-jobs" in err
+
+
+def test_simulate_cleans_the_log_and_says_what_it_left_out(capsys, tmp_path):
+    from predictkit.io import read_swf, write_swf
+    from predictkit.jobs import as_job_table, clean_jobs
+
+    jobs = as_job_table({
+        "job_id": [1, 2, 3, 4, 5], "submit_time": [0.0, 5.0, 9.0, 10.0, 20.0],
+        "wait_time": [0.0] * 5, "run_time": [50.0, float("nan"), 30.0, 40.0, 10.0],
+        "n_procs": [2.0, 1.0, 0.0, float("nan"), 1.0],
+        "req_procs": [2.0, 1.0, 1.0, 3.0, 1.0], "req_time": [100.0, 60.0, 60.0, 60.0, -1.0]},
+        attrs={"max_procs": 4})
+    log = tmp_path / "log.swf"
+    write_swf(jobs, log)
+    out = tmp_path / "schedule.swf"
+    assert main(["simulate", str(log), "--policy", "easy", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert ("left out 1 with run_time unknown or negative, 1 with size unknown or not "
+            "positive, 1 with req_time unknown or not positive") in err
+    expected = clean_jobs(read_swf(log), for_simulation=True, require_request=True)
+    simulated = read_swf(out)
+    assert list(simulated["job_id"]) == list(expected["job_id"]) == [1, 4]
+    assert simulated.loc[1, "n_procs"] == 3   # no allocation recorded: the request

@@ -57,8 +57,8 @@ def test_generate_estimates_for_a_log_without_requests(tmp_path, capsys):
 
 @pytest.mark.parametrize("name, reason", [
     ("KTH-SP2-1996-2.1-cln", "ran longer than the longest estimate"),
-    ("SDSC-SP2-1998-4.2-cln", "with no run_time"),
-    ("SDSC-DS-2004-2.1-cln", "with no run_time"),
+    ("SDSC-SP2-1998-4.2-cln", "with run_time unknown"),
+    ("SDSC-DS-2004-2.1-cln", "with run_time unknown"),
 ])
 def test_generate_estimates_for_a_log_cleans_it_and_says_what_it_left_out(
         tmp_path, capsys, name, reason):

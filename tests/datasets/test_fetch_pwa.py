@@ -346,3 +346,26 @@ def test_fetch_command_prints_the_unverified_warning_as_one_line(server, monkeyp
     assert len(warnings) == 1 and "could not be verified" in warnings[0]
     assert warnings[0].startswith(f"predictkit fetch: warning: download of {UNVERIFIABLE}")
     assert f"{UNVERIFIABLE}: 20 jobs" in captured.out
+
+
+def test_trace_lookup_honours_a_list_of_folders(monkeypatch, tmp_path):
+    from predictkit.datasets import find_trace, trace_folders
+
+    body = small_swf_gz(tmp_path)
+    first, second, missing = tmp_path / "a", tmp_path / "b", tmp_path / "gone"
+    for folder in (first, second):
+        folder.mkdir()
+    (second / "site-b.swf.gz").write_bytes(body)
+    (first / "both.swf").write_bytes(gzip.decompress(body))
+    (second / "both.swf.gz").write_bytes(body)
+    monkeypatch.setenv("PREDICTKIT_TRACES", os.pathsep.join([str(missing), "", str(first),
+                                                             str(second)]))
+    assert trace_folders() == [missing, first, second]
+    home = tmp_path / "home"
+    assert find_trace("site-b", data_home=home) == second / "site-b.swf.gz"
+    assert find_trace("both", data_home=home) == first / "both.swf"   # first folder wins
+    assert find_trace("both", folders=[second], data_home=home) == second / "both.swf.gz"
+    assert find_trace("elsewhere", data_home=home) is None
+    assert len(load_trace("site-b", data_home=home)) == 20
+    monkeypatch.delenv("PREDICTKIT_TRACES")
+    assert trace_folders() == []

@@ -6,12 +6,12 @@ import pytest
 from sklearn.model_selection import cross_validate
 
 from predictkit.exceptions import ConfigError, JobTableError
+from predictkit.model_selection import make_schedule_scorer
 from predictkit.metrics import (
     backfill_ratio,
     bounded_slowdown,
     length_category,
     loss_of_capacity,
-    make_schedule_scorer,
     makespan,
     schedule_metrics,
     slowdown,

@@ -11,7 +11,7 @@ from tracedata import load_trace
 from predictkit.exceptions import JobTableError, PredictkitError, SimulationError
 from predictkit.runtime import make_predictor
 from predictkit.simulate import Schedule, simulate
-from predictkit.simulate._trace import simulable_jobs
+from predictkit.jobs import clean_jobs
 
 
 def small_jobs():
@@ -261,7 +261,8 @@ def test_predictor_refresh_uses_older_history_only():
 def test_runtime_predictors_through_arrays_equal_through_tables(name, refresh):
     # predictkit's predictors are fed arrays; a subclass with its own predict goes
     # through job tables (the path of any scikit-learn estimator): same schedule
-    jobs, _ = simulable_jobs(load_trace("SDSC-SP2-1998-4.2-cln", 2000))
+    jobs = clean_jobs(load_trace("SDSC-SP2-1998-4.2-cln", 2000), for_simulation=True,
+                      require_request=True)
     predictor = make_predictor(name)
 
     class Tabled(type(predictor)):

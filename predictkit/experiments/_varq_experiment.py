@@ -32,10 +32,10 @@ import math
 import numpy as np
 import pandas as pd
 
+from .._clean import clean_jobs
 from .._deprecation import UNSET, renamed_argument
 from ..exceptions import ConfigError, JobTableError
-from ._qbets import QBETS
-from ._varq import VARQ
+from ..queue import QBETS, VARQ
 
 __all__ = ["varq_experiment"]
 
@@ -51,18 +51,10 @@ def _prepare(jobs):
         raise JobTableError(f"VARQ experiment needs column(s) {', '.join(missing)}")
     if "n_procs" not in jobs.columns and "req_procs" not in jobs.columns:
         raise JobTableError("VARQ experiment needs n_procs or req_procs")
-    width = jobs["n_procs"] if "n_procs" in jobs.columns else jobs["req_procs"]
-    if "req_procs" in jobs.columns:
-        width = width.where(np.isfinite(width), jobs["req_procs"])
-    ok = (np.isfinite(jobs["submit_time"]) & np.isfinite(jobs["run_time"])
-          & np.isfinite(jobs["req_time"]) & (jobs["req_time"] > 0) & (jobs["run_time"] >= 0)
-          & np.isfinite(width) & (width > 0))
-    if not ok.any():
+    out = clean_jobs(jobs, for_simulation=True, require_request=True)
+    if not len(out):
         raise JobTableError("no job has a submit time, a runtime, a requested time and a "
                             "width")
-    out = jobs[ok].assign(n_procs=width[ok])
-    out = out.sort_values("submit_time", kind="stable").reset_index(drop=True)
-    out.attrs = dict(jobs.attrs)
     return out
 
 
@@ -102,7 +94,7 @@ def _plan_all(base, candidates, probabilities, period, step, qbets_params):
     return plans, deadlines
 
 
-def _simulate_with(jobs, plan, deadlines, run_times, simulate_kwargs):
+def _simulate_with(jobs, plan, run_times, simulate_kwargs):
     from ..simulate import simulate
 
     modified = jobs.copy()
@@ -128,7 +120,8 @@ def varq_experiment(jobs, *, fractions=(0.1, 0.5, 0.95), probabilities=(0.5, 0.7
     ----------
     jobs : DataFrame
         Job table with ``submit_time``, ``run_time``, ``req_time`` and a
-        width (``n_procs``, else ``req_procs``); jobs missing any are left out.
+        width (``n_procs``, else ``req_procs``); jobs missing any are left out
+        (:func:`predictkit.clean_jobs`).
     fractions : sequence of float in (0, 1]
         Shares of the jobs (in the window) that become VARQ requests.
     probabilities : sequence of float in (0, 1]
@@ -156,7 +149,9 @@ def varq_experiment(jobs, *, fractions=(0.1, 0.5, 0.95), probabilities=(0.5, 0.7
         ``predicted``, ``observed``, ``required_node_hours``,
         ``used_node_hours``, ``ratio``, ``mean_wait_others`` and
         ``mean_wait_others_baseline`` (mean wait of the non-VARQ jobs with and
-        without VARQ).
+        without VARQ). ``attrs["cleaning"]`` reports the jobs left out
+        (:func:`predictkit.clean_jobs` with ``for_simulation=True,
+        require_request=True``).
     """
     machine_procs = renamed_argument("varq_experiment", "n_procs", "machine_procs", n_procs,
                                      machine_procs)
@@ -201,10 +196,10 @@ def varq_experiment(jobs, *, fractions=(0.1, 0.5, 0.95), probabilities=(0.5, 0.7
             idx = np.fromiter(plan.keys(), dtype=np.int64, count=len(plan))
             planned = np.array([v[0] for v in plan.values()])
             spin = deadlines[idx] - planned
-            sched = _simulate_with(jobs, plan, deadlines, spin + run[idx], simulate_kwargs)
+            sched = _simulate_with(jobs, plan, spin + run[idx], simulate_kwargs)
             starts = sched["start_time"].to_numpy()[idx]
             spin = np.maximum(deadlines[idx] - starts, 0.0)
-            sched = _simulate_with(jobs, plan, deadlines, spin + run[idx], simulate_kwargs)
+            sched = _simulate_with(jobs, plan, spin + run[idx], simulate_kwargs)
             starts = sched["start_time"].to_numpy()[idx]
             success = starts <= deadlines[idx]
             used = nodes[idx] * (sched["end_time"].to_numpy()[idx] - starts)
@@ -223,4 +218,6 @@ def varq_experiment(jobs, *, fractions=(0.1, 0.5, 0.95), probabilities=(0.5, 0.7
                 "mean_wait_others": float(np.nanmean(sched["wait_time"].to_numpy()[others])),
                 "mean_wait_others_baseline": float(np.nanmean(base_wait[others])),
             })
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    table.attrs["cleaning"] = jobs.attrs["cleaning"]
+    return table

@@ -4,7 +4,7 @@ import pytest
 from tracedata import load_trace
 
 from predictkit.exceptions import ConfigError, JobTableError
-from predictkit.queue import varq_experiment
+from predictkit.experiments import varq_experiment
 
 
 def test_experiment_small_window():
@@ -31,6 +31,11 @@ def test_bad_arguments(kwargs):
         varq_experiment(jobs, **kwargs)
 
 
+def removed_before(table):
+    return {r["rule"]: r["removed"] for r in table.attrs["cleaning"]}[
+        "size unknown or not positive"]
+
+
 def test_jobs_without_a_width_are_left_out_and_req_procs_stands_in():
     jobs = load_trace("KTH-SP2-1996-2.1-cln", 1500)
     first = float(jobs["submit_time"].min())
@@ -40,7 +45,10 @@ def test_jobs_without_a_width_are_left_out_and_req_procs_stands_in():
     # a job with no width at all is left out, not an error deep in the simulator
     holed = jobs.copy()
     holed.loc[holed.index[10], ["n_procs", "req_procs"]] = float("nan")
-    assert len(varq_experiment(holed, **kwargs)) == 1
+    holed_table = varq_experiment(holed, **kwargs)
+    assert len(holed_table) == 1
+    removed = {r["rule"]: r["removed"] for r in holed_table.attrs["cleaning"]}
+    assert removed["size unknown or not positive"] == 1 + removed_before(base)
     # a missing allocation falls back on the request
     swapped = jobs.assign(n_procs=float("nan"), req_procs=jobs["n_procs"])
     assert varq_experiment(swapped, **kwargs).equals(base)

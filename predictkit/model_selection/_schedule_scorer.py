@@ -2,7 +2,7 @@
 
 from .._deprecation import renamed_argument
 from ..exceptions import ConfigError
-from ._schedule import schedule_metrics
+from ..metrics import schedule_metrics
 
 __all__ = ["make_schedule_scorer"]
 

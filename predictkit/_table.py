@@ -1,0 +1,398 @@
+"""The job table's core: canonical columns, validation, derived times, widths.
+
+:mod:`predictkit.jobs` is the public face of this module (together with
+cleaning and summaries, which build on it); everything here is re-exported
+there.
+"""
+
+import numpy as np
+import pandas as pd
+
+from .exceptions import JobTableError
+
+__all__ = [
+    "SWF_COLUMNS",
+    "INTEGER_COLUMNS",
+    "TIME_COLUMNS",
+    "MAX_EXACT",
+    "empty_jobs",
+    "as_job_table",
+    "validate_jobs",
+    "with_times",
+    "known_time",
+    "job_width",
+    "requested_width",
+]
+
+SWF_COLUMNS = (
+    "job_id",
+    "submit_time",
+    "wait_time",
+    "run_time",
+    "n_procs",
+    "avg_cpu_time",
+    "used_memory",
+    "req_procs",
+    "req_time",
+    "req_memory",
+    "status",
+    "user_id",
+    "group_id",
+    "app_id",
+    "queue_id",
+    "partition_id",
+    "preceding_job_id",
+    "think_time",
+)
+"""The 18 SWF fields, in file order."""
+
+INTEGER_COLUMNS = frozenset(
+    {
+        "job_id",
+        "n_procs",
+        "req_procs",
+        "status",
+        "user_id",
+        "group_id",
+        "app_id",
+        "queue_id",
+        "partition_id",
+        "preceding_job_id",
+    }
+)
+"""Fields that SWF defines as integers (identifiers and counts)."""
+
+TIME_COLUMNS = ("submit_time", "wait_time", "run_time", "req_time", "think_time")
+"""Fields holding seconds."""
+
+MAX_EXACT = 2.0**53
+"""Magnitude from which float64 no longer holds every whole number: job tables stay below it."""
+
+_NONNEGATIVE = ("wait_time", "run_time", "avg_cpu_time", "used_memory", "req_time",
+                "req_memory", "think_time")
+_POSITIVE = ("n_procs", "req_procs")
+
+
+def empty_jobs():
+    """Return a job table with the canonical columns and no rows."""
+    data = {c: np.empty(0, dtype=np.int64 if c == "job_id" else np.float64)
+            for c in SWF_COLUMNS}
+    return pd.DataFrame(data)
+
+
+def as_job_table(data, *, attrs=None):
+    """Build a canonical job table from a mapping or a DataFrame.
+
+    Missing SWF columns are added as all-``NaN``; extra columns are kept after
+    the canonical ones. Values of ``-1`` in SWF columns are **not** converted
+    here (use :func:`predictkit.io.read_swf` for files); this only fixes the
+    column order and the dtypes.
+
+    Parameters
+    ----------
+    data : DataFrame or mapping of column -> array-like
+        The jobs.
+    attrs : dict, optional
+        Metadata to store in ``df.attrs`` (merged over ``data.attrs``).
+
+    Raises
+    ------
+    JobTableError
+        If a column cannot be converted to numbers; the message names it.
+    """
+    frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
+    n = len(frame)
+    columns = {}
+    for name in SWF_COLUMNS:
+        if name in frame.columns:
+            values = frame[name]
+            try:
+                values = pd.to_numeric(values, errors="raise")
+            except (TypeError, ValueError) as exc:
+                raise JobTableError(f"column {name!r} is not numeric: {exc}") from None
+            values = values.to_numpy(dtype=np.float64, na_value=np.nan)
+        elif name == "job_id":
+            values = np.arange(1, n + 1, dtype=np.float64)
+        else:
+            values = np.full(n, np.nan)
+        if name == "job_id":
+            if np.isnan(values).any():
+                raise JobTableError("column 'job_id' has missing values")
+            if (values != np.round(values)).any():
+                raise JobTableError("column 'job_id' holds non-integer values")
+            values = values.astype(np.int64)
+        columns[name] = values
+    extra = [c for c in frame.columns if c not in columns]
+    out = pd.DataFrame(columns, index=pd.RangeIndex(n))
+    for name in extra:
+        out[name] = frame[name].to_numpy()
+    out.attrs = dict(getattr(frame, "attrs", {}) or {})
+    if attrs:
+        out.attrs.update(attrs)
+    return out
+
+
+def validate_jobs(X, required=(), *, present=(), sorted_by="", positive=(), check_values=True,
+                  name="job table"):
+    """Check a job table and raise a clear error when it cannot be used.
+
+    Parameters
+    ----------
+    X : DataFrame
+        The job table.
+    required : iterable of str
+        Columns that must be present **and** have no missing values.
+    present : iterable of str
+        Columns that must be present (missing values allowed).
+    sorted_by : str, optional
+        If given, a column that must be non-decreasing (e.g. ``"submit_time"``
+        for online replay and simulation).
+    positive : iterable of str
+        Columns (among the present ones) whose known values must be > 0, in
+        addition to the defaults (``n_procs``, ``req_procs``).
+    check_values : bool
+        Check the value rules above (negative times, sizes <= 0). Every SWF
+        column present is always checked to hold numbers (a text column is
+        named with its first offending row), no infinite value and no value of
+        2**53 or more in magnitude (:data:`MAX_EXACT`: float64 is not exact
+        from there on, so ids and widths would be altered).
+    name : str
+        How to call the table in messages.
+
+    Returns
+    -------
+    X : DataFrame
+        The same object, unchanged.
+
+    Raises
+    ------
+    JobTableError
+        Naming the missing columns, or the column, the first offending row
+        (its position and ``job_id``) and the number of offending rows.
+    """
+    if not isinstance(X, pd.DataFrame):
+        raise JobTableError(
+            f"{name} must be a pandas DataFrame with SWF columns, got {type(X).__name__}"
+        )
+    required = tuple(required)
+    missing = [c for c in dict.fromkeys(required + tuple(present)) if c not in X.columns]
+    if missing:
+        raise JobTableError(
+            f"{name} lacks required column(s) {', '.join(missing)} "
+            f"(has: {', '.join(map(str, X.columns[:20]))})"
+        )
+    numeric = {}
+    for column in SWF_COLUMNS:
+        if column in X.columns:
+            values = numeric[column] = _numeric(X, column, name)
+            bad = np.abs(values) >= MAX_EXACT  # infinite values included
+            if bad.any():
+                what = ("infinite values" if np.isinf(values[np.argmax(bad)]) else
+                        "values of 2**53 or more in magnitude, which float64 cannot hold exactly")
+                _raise_rows(X, bad, f"{name}: column {column!r} holds {what}")
+
+    def values_of(column):
+        return numeric[column] if column in numeric else _numeric(X, column, name)
+
+    for column in required:
+        bad = np.isnan(values_of(column))
+        if bad.any():
+            _raise_rows(X, bad, f"{name}: column {column!r} has missing values")
+    for column in _NONNEGATIVE if check_values else ():
+        if column in X.columns:
+            bad = values_of(column) < 0
+            if bad.any():
+                _raise_rows(X, bad, f"{name}: column {column!r} has negative values")
+    for column in dict.fromkeys(tuple(_POSITIVE) + tuple(positive)) if check_values else ():
+        if column in X.columns:
+            bad = values_of(column) <= 0
+            if bad.any():
+                _raise_rows(X, bad, f"{name}: column {column!r} has values <= 0")
+    if sorted_by:
+        if sorted_by not in X.columns:
+            raise JobTableError(f"{name} lacks column {sorted_by!r} needed for ordering")
+        values = values_of(sorted_by)
+        known = values[~np.isnan(values)]
+        steps = np.diff(known)
+        if (steps < 0).any():
+            first = int(np.argmax(steps < 0)) + 1
+            raise JobTableError(
+                f"{name}: {sorted_by!r} is not sorted ({int((steps < 0).sum())} "
+                f"decrease(s), first at known row {first}); sort with "
+                f"X.sort_values({sorted_by!r}, kind='stable')"
+            )
+    return X
+
+
+def _numeric(X, column, name):
+    """A column as float64 (missing values as NaN), or a JobTableError naming the first bad row."""
+    series = X[column]
+    kind = series.dtype
+    if not (pd.api.types.is_datetime64_any_dtype(kind) or pd.api.types.is_timedelta64_dtype(kind)
+            or isinstance(kind, pd.PeriodDtype)):
+        try:
+            return series.to_numpy(dtype=np.float64, na_value=np.nan)
+        except (TypeError, ValueError):
+            pass
+        numbers = pd.to_numeric(series, errors="coerce")
+        bad = (numbers.isna() & series.notna()).to_numpy()
+        if bad.any():
+            position = int(np.argmax(bad))
+            job = X["job_id"].iloc[position] if "job_id" in X.columns else position
+            raise JobTableError(
+                f"{name}: column {column!r} is not numeric ({int(bad.sum())} row(s) hold "
+                f"something else; first at row {position}, job_id {job}: "
+                f"{series.iloc[position]!r})"
+            )
+    raise JobTableError(f"{name}: column {column!r} holds {kind} values, not numbers"
+                        + (" of seconds" if column in TIME_COLUMNS else ""))
+
+
+def _raise_rows(X, bad, message):
+    position = int(np.argmax(bad))
+    job = X["job_id"].iloc[position] if "job_id" in X.columns else position
+    raise JobTableError(
+        f"{message} ({int(bad.sum())} row(s); first at row {position}, job_id {job})"
+    )
+
+
+def with_times(X):
+    """Return a copy of ``X`` with ``start_time`` and ``end_time`` columns.
+
+    ``start_time = submit_time + wait_time`` and ``end_time = start_time +
+    run_time`` (``NaN`` where a term is unknown). Existing columns of those
+    names are kept.
+    """
+    out = X.copy()
+    if "start_time" not in out.columns:
+        out["start_time"] = (np.asarray(out["submit_time"], dtype=float)
+                             + np.asarray(out["wait_time"], dtype=float))
+    if "end_time" not in out.columns:
+        out["end_time"] = (np.asarray(out["start_time"], dtype=float)
+                           + np.asarray(out["run_time"], dtype=float))
+    return out
+
+
+def known_time(X, target="end", *, y=None):
+    """Time at which each job's target becomes known to an online estimator.
+
+    This is the clock of the no-peeking rule (DESIGN: estimator conventions):
+    a runtime is known when the job ends, a wait when the job starts. Every
+    part of predictkit that learns from a trace takes its clock from here
+    (:func:`predictkit.model_selection.replay`, the runtime predictors'
+    histories).
+
+    Parameters
+    ----------
+    X : DataFrame
+        Job table with ``submit_time`` and ``wait_time`` (and ``run_time`` for
+        ``"end"``); precomputed ``start_time`` / ``end_time`` columns are used
+        when present.
+    target : {"end", "start"}
+        ``"end"`` for runtimes, ``"start"`` for waits.
+    y : array-like of float, optional
+        The targets (runtimes for ``"end"``). When given, ``submit_time +
+        wait_time + y`` replaces ``run_time``, jobs whose target is unknown
+        get ``NaN``, and a job with a known target but no known time is an
+        error.
+
+    Returns
+    -------
+    ndarray of float64
+        ``NaN`` where the time cannot be computed (such jobs never enter a
+        history).
+
+    Raises
+    ------
+    JobTableError
+        When the table has neither the time column nor ``wait_time``, or
+        (with ``y``) when a job with a known target has no known time (e.g.
+        ``wait_time`` missing, as in the LLNL-Atlas and LLNL-Thunder logs):
+        the caller must say what to assume, e.g. through ``known_time=`` of
+        :func:`~predictkit.model_selection.replay`.
+    """
+    if target not in ("end", "start"):
+        raise ValueError(f"target must be 'end' or 'start', got {target!r}")
+    column = "end_time" if target == "end" else "start_time"
+    if column in X.columns:
+        known = np.asarray(X[column], dtype=np.float64).copy()
+    else:
+        if "wait_time" not in X.columns:
+            raise JobTableError(
+                f"job table lacks wait_time, needed for {column}; add an {column!r} column "
+                "or pass known_time= to say when each target became known")
+        known = (np.asarray(X["submit_time"], dtype=np.float64)
+                 + np.asarray(X["wait_time"], dtype=np.float64))
+        if target == "end":
+            known = known + (np.asarray(X["run_time"], dtype=np.float64) if y is None
+                             else np.asarray(y, dtype=np.float64))
+    if y is None:
+        return known
+    y = np.asarray(y, dtype=np.float64)
+    known[np.isnan(y)] = np.nan
+    lost = np.isnan(known) & ~np.isnan(y)
+    if lost.any():
+        raise JobTableError(
+            f"{int(lost.sum())} job(s) with a known target have no {column} "
+            f"(wait_time unknown; first at row {int(np.argmax(lost))}); add an {column!r} "
+            "column stating the assumption or pass known_time= to replay, e.g. "
+            "X.submit_time + y to assume no queue wait"
+        )
+    return known
+
+
+def job_width(X):
+    """The processors each job occupies: ``n_procs``, else ``req_procs``.
+
+    ``n_procs`` is what the scheduler allocated; where a log does not record
+    it, the request (``req_procs``) stands in. This is the width a simulated
+    scheduler runs a job with, and the size of the "sane jobs" filter
+    (:func:`clean_jobs`). Something known when a job is submitted uses
+    :func:`requested_width` instead.
+
+    Parameters
+    ----------
+    X : DataFrame
+        Job table with ``n_procs`` and/or ``req_procs``.
+
+    Returns
+    -------
+    ndarray of float64
+        ``NaN`` where neither is known.
+    """
+    return _first_known(X, "n_procs", "req_procs")
+
+
+def requested_width(X):
+    """The processors each job asked for: ``req_procs``, else ``n_procs``.
+
+    What is known when a job is submitted (QBETS's job classes, the
+    submission features of runtime predictors, queue snapshots); the
+    allocation (``n_procs``) stands in where the request is not recorded or
+    not positive. The width a job runs with is :func:`job_width`.
+
+    Parameters
+    ----------
+    X : DataFrame
+        Job table with ``req_procs`` and/or ``n_procs``.
+
+    Returns
+    -------
+    ndarray of float64
+        ``NaN`` where neither is known.
+    """
+    return _first_known(X, "req_procs", "n_procs", positive=True)
+
+
+def _first_known(X, first, fallback, *, positive=False):
+    columns = getattr(X, "columns", ())
+    if first not in columns and fallback not in columns:
+        raise JobTableError(f"job table lacks both {first!r} and {fallback!r} "
+                            "(a job's width in processors)")
+    n = len(X)
+    width = (np.asarray(X[first], dtype=np.float64).copy() if first in columns
+             else np.full(n, np.nan))
+    if fallback in columns:
+        missing = np.isnan(width) | (width <= 0) if positive else np.isnan(width)
+        width = np.where(missing, np.asarray(X[fallback], dtype=np.float64), width)
+    return width

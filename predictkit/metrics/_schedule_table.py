@@ -1,0 +1,46 @@
+"""The simulated-job table every schedule metric reads, its times and the machine size."""
+
+import numpy as np
+import pandas as pd
+
+from ..exceptions import ConfigError, JobTableError
+
+_NEEDED = ("submit_time", "start_time", "end_time", "n_procs")
+
+
+def _table(schedule):
+    jobs = getattr(schedule, "jobs", schedule)
+    if not isinstance(jobs, pd.DataFrame):
+        raise JobTableError(
+            f"expected a Schedule or a DataFrame of simulated jobs, got {type(schedule).__name__}")
+    missing = [c for c in _NEEDED if c not in jobs.columns]
+    if missing:
+        raise JobTableError(
+            f"schedule lacks column(s) {', '.join(missing)}; pass the result of simulate()")
+    if len(jobs) == 0:
+        raise JobTableError("the schedule has no jobs")
+    return jobs
+
+
+def _times(jobs):
+    submit = jobs["submit_time"].to_numpy(dtype=float)
+    start = jobs["start_time"].to_numpy(dtype=float)
+    end = jobs["end_time"].to_numpy(dtype=float)
+    run = (jobs["sim_run_time"].to_numpy(dtype=float) if "sim_run_time" in jobs.columns
+           else end - start)
+    if np.isnan(start).any() or np.isnan(end).any():
+        raise JobTableError("schedule has jobs without start or end times")
+    return submit, start, end, run
+
+
+def _machine_procs(schedule, machine_procs):
+    if machine_procs is not None:
+        return int(machine_procs)
+    params = getattr(schedule, "params", None)
+    if params and params.get("machine_procs"):
+        return int(params["machine_procs"])
+    jobs = getattr(schedule, "jobs", schedule)
+    value = jobs.attrs.get("max_procs")
+    if value is None or value != value:
+        raise ConfigError("machine_procs is needed (not a Schedule and no attrs['max_procs'])")
+    return int(value)

@@ -1,0 +1,56 @@
+"""Preparing a log for what learns from waits: waits a log does not record, simulated."""
+
+import numpy as np
+import pandas as pd
+
+from ._simulate import simulate
+
+__all__ = ["with_observed_waits"]
+
+
+def with_observed_waits(jobs, *, has_requests=True):
+    """Give a log without waits the waits of a simulated EASY schedule.
+
+    Wait-based studies (QBETS bounds, fairness) need a wait per job; some
+    logs (LLNL-Atlas, LLNL-Thunder, synthetic workloads) record none. The
+    missing waits are taken from :func:`~predictkit.simulate.simulate` with
+    ``policy="easy"``; known waits are kept.
+
+    Parameters
+    ----------
+    jobs : DataFrame
+        A cleaned job table (:func:`predictkit.clean_jobs`), sorted by submit
+        time.
+    has_requests : bool
+        Whether the simulation may use the requested times as estimates
+        (else it is given the actual runtimes, ``"perfect"``).
+
+    Returns
+    -------
+    jobs : DataFrame
+        ``jobs`` itself when every wait is known, else a copy with the
+        missing waits filled (jobs wider than the machine, which the
+        simulation rejects, are left out).
+    notes : list of str
+        What was filled or left out, in words (empty when nothing).
+    """
+    waits = np.asarray(jobs["wait_time"], dtype=float)
+    if len(jobs) and np.isfinite(waits).all():
+        return jobs, []
+    estimates = "requested" if has_requests else "perfect"
+    schedule = simulate(jobs, policy="easy", estimates=estimates)
+    simulated = schedule.jobs
+    out = jobs.copy()
+    by_id = pd.Series(np.asarray(simulated["wait_time"], dtype=float),
+                      index=np.asarray(simulated["job_id"]))
+    filled = by_id.reindex(np.asarray(out["job_id"])).to_numpy()
+    missing = ~np.isfinite(waits)
+    out.loc[missing, "wait_time"] = filled[missing]
+    notes = [f"{int(missing.sum()):,} jobs had no wait time in the log; their waits come "
+             f"from an EASY simulation of the log with {estimates} estimates."]
+    if len(schedule.rejected):
+        keep = np.isfinite(out["wait_time"].to_numpy(dtype=float))
+        notes.append(f"{int((~keep).sum()):,} jobs wider than the machine were left out.")
+        out = out.loc[keep].reset_index(drop=True)
+    out.attrs = dict(jobs.attrs)
+    return out, notes
