@@ -185,6 +185,7 @@ def schedule_as_log(schedule):
     jobs["run_time"] = np.where(killed, held, run)
     jobs.attrs = dict(schedule.jobs.attrs)
     jobs.attrs.pop("header", None)
+    jobs.attrs["max_procs"] = schedule.machine_procs
     return jobs
 
 

@@ -83,6 +83,7 @@ def run(args):
     req_time, procs, script = job_request(args, need_procs=True)
     within = [parse_time_request(w, name="--within") for w in (args.within or DEFAULT_WITHIN)]
     jobs = with_start_and_end(read_trace_arg(args.trace))
+    _check_fits(procs, jobs, args.trace)
     answer = estimate_wait(
         jobs, procs=procs, req_time=req_time, user=args.user,
         partition=args.partition or script.get("partition"), within=within,
@@ -122,6 +123,19 @@ def _snapshot(args, jobs):
     else:
         taken = os.stat(args.queue).st_mtime
     return queue, taken - origin, "the --queue snapshot"
+
+
+def _check_fits(procs, jobs, trace):
+    """Refuse a job wider than the machine: it would never start, so no wait bound applies."""
+    from ..exceptions import ConfigError
+
+    machine = jobs.attrs.get("max_procs")
+    if machine is None or machine != machine:
+        widths = jobs["n_procs"].to_numpy(dtype=float) if "n_procs" in jobs else []
+        machine = float(np.nanmax(widths)) if len(widths) and np.isfinite(widths).any() else None
+    if machine is not None and procs > machine:
+        raise ConfigError(f"--procs {procs:,} is wider than the machine of {trace} "
+                          f"({int(machine):,} processors): such a job never starts")
 
 
 def estimate_wait(jobs, *, procs, req_time, user=None, partition=None, within=(3600.0,),

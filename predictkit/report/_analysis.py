@@ -164,11 +164,11 @@ def analyze(jobs, *, name=None, max_jobs=None, predictors=None, quantile=0.95,
     _done(progress, timings, "schedules")
     _tick(bar, "fairness")
 
-    started = time.perf_counter()
     if fairness:
+        started = time.perf_counter()
         _fairness(result, easy)
-    timings["fairness"] = time.perf_counter() - started
-    _done(progress, timings, "fairness")
+        timings["fairness"] = time.perf_counter() - started
+        _done(progress, timings, "fairness")
     _tick(bar, "done")
     if bar is not None:
         bar.close()

@@ -55,3 +55,15 @@ def test_simulate_cleans_the_log_and_says_what_it_left_out(capsys, tmp_path):
     simulated = read_swf(out)
     assert list(simulated["job_id"]) == list(expected["job_id"]) == [1, 4]
     assert simulated.loc[1, "n_procs"] == 3   # no allocation recorded: the request
+
+
+def test_the_simulated_log_states_the_simulated_machine(tmp_path):
+    from predictkit.cli import main
+    from predictkit.io import read_swf, write_swf
+    from predictkit.workload import make_workload
+
+    log = tmp_path / "log.swf"
+    write_swf(make_workload(400, machine_procs=100, random_state=4), log)
+    out = tmp_path / "small.swf"
+    assert main(["simulate", str(log), "--machine-procs", "64", "-o", str(out), "-q"]) == 0
+    assert read_swf(out).attrs["max_procs"] == 64

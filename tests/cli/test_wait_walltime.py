@@ -263,3 +263,8 @@ def test_a_snapshot_needs_a_log_with_dates(capsys, jobs, tmp_path):
     err = fails(capsys, ["wait", str(swf), "--procs", "4", "--time", "1:00:00",
                          "--queue", SAMPLE, "--now", "2024-04-03T12:00:00"])
     assert "--queue needs a log with dates" in err
+
+
+def test_wait_refuses_a_job_wider_than_the_machine(capsys):
+    err = fails(capsys, ["wait", SAMPLE, "--procs", "99999999", "--time", "1:00:00"])
+    assert "--procs 99,999,999 is wider than the machine" in err
