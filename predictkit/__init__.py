@@ -1,6 +1,6 @@
 """predictkit: runtime prediction, queue-delay bounds and workload modeling for batch schedulers."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 from ._numba_cache import configure_numba_cache  # noqa: E402
 
