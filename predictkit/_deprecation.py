@@ -7,12 +7,13 @@ processors), the worker count ``n_jobs`` of experiment grids became
 became ``QBETS.start_probability``.
 """
 
+import importlib
 import warnings
 
 from ._sklearn_compat import Constraint
 from .exceptions import ConfigError
 
-__all__ = ["NOT_PASSED", "UNSET", "renamed_argument", "warn_renamed"]
+__all__ = ["NOT_PASSED", "UNSET", "moved_names", "renamed_argument", "warn_renamed"]
 
 REMOVED_IN = "0.3"
 
@@ -49,6 +50,30 @@ def warn_renamed(old, new, *, stacklevel=3):
     """Warn that ``old`` is deprecated in favour of ``new``."""
     warnings.warn(f"{old} is deprecated and will be removed in predictkit {REMOVED_IN}; "
                   f"use {new}", DeprecationWarning, stacklevel=stacklevel)
+
+
+def moved_names(module, moved):
+    """A module ``__getattr__`` that serves names moved elsewhere, with a warning.
+
+    The new home is imported only when an old name is used, so a moved name
+    never brings its new module's imports (and their cycles) back.
+
+    Parameters
+    ----------
+    module : str
+        The module that used to hold the names (its ``__name__``).
+    moved : dict
+        ``{old name: "new.module.name"}``.
+    """
+    def __getattr__(name):
+        if name not in moved:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        target, _, attribute = moved[name].rpartition(".")
+        value = getattr(importlib.import_module(target), attribute)
+        warn_renamed(f"{module}.{name}", moved[name])
+        return value
+
+    return __getattr__
 
 
 def renamed_argument(owner, old, new, old_value, new_value, *, new_default=None, stacklevel=4):

@@ -19,18 +19,10 @@ from ._table import (INTEGER_COLUMNS, MAX_EXACT, SWF_COLUMNS, TIME_COLUMNS, as_j
                      empty_jobs, job_width, known_time, requested_width, validate_jobs,
                      with_times)
 
+from . import _table
+
 __all__ = [
-    "SWF_COLUMNS",
-    "INTEGER_COLUMNS",
-    "TIME_COLUMNS",
-    "MAX_EXACT",
-    "empty_jobs",
-    "as_job_table",
-    "validate_jobs",
-    "with_times",
-    "known_time",
-    "job_width",
-    "requested_width",
+    *_table.__all__,
     "clean_jobs",
     "describe_cleaning",
     "summarize",

@@ -9,20 +9,12 @@ from ._bounds import *  # noqa: F401,F403
 from ._schedule import *  # noqa: F401,F403
 from ._fairness import *  # noqa: F401,F403
 from . import _bounds, _fairness, _prediction, _schedule  # noqa: E402
+from .._deprecation import moved_names  # noqa: E402
 
 __all__ = [*_prediction.__all__, *_bounds.__all__, *_schedule.__all__, *_fairness.__all__]
 
 
-def __getattr__(name):
-    # Deprecated aliases, kept for one release; importing lazily keeps metrics
-    # free of the simulator the scorer runs.
-    if name == "make_schedule_scorer":
-        import warnings
-
-        from ..model_selection import make_schedule_scorer
-
-        warnings.warn("predictkit.metrics.make_schedule_scorer moved to "
-                      "predictkit.model_selection.make_schedule_scorer; the old name will be "
-                      "removed in the next release", DeprecationWarning, stacklevel=2)
-        return make_schedule_scorer
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# Deprecated alias, kept for one release; resolved lazily so that metrics never
+# imports the simulator the scorer runs.
+__getattr__ = moved_names(__name__, {
+    "make_schedule_scorer": "predictkit.model_selection.make_schedule_scorer"})
