@@ -52,13 +52,15 @@ from ._slurm_fields import (
     parse_counts,
     parse_durations,
     parse_memory,
+    parse_local_timestamps,
     parse_raw_durations,
-    parse_timestamps,
 )
 
 __all__ = ["read_sacct", "looks_like_sacct"]
 
 _MAX_REPORTED = 10
+_ELAPSED_TOLERANCE = 1.0
+"""Seconds by which Elapsed may exceed End - Start (times are printed to the second)."""
 _JOB_ID = re.compile(r"^(?P<job>\d+(?:_(?:\d+|\[[^\]]*\]))?(?:\+\d+)?)(?:\.(?P<step>[^.]+))?$")
 _REQUIRED = (("JobID", "JobIDRaw"), ("Submit",), ("Start",), ("State",),
              ("ElapsedRaw", "Elapsed", "End"),
@@ -161,12 +163,20 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
     columns = list(zip(*fields)) if fields else [()] * len(header)
     table = {name: np.array(column, dtype=object) for name, column in zip(header, columns)}
     line_numbers = np.asarray(line_numbers, dtype=np.int64)
+    n_dropped_runs = 0
     while True:
         parsed = _Parsed(table, time_zone)
         _id_problems(parsed)
         bad = _order_problems(parsed)
         if not bad.any():
-            break
+            earlier = _earlier_runs(parsed, line_numbers, lines, source)
+            if not earlier.any():
+                break
+            n_dropped_runs += int((earlier & ~parsed.is_step).sum())
+            table = {name: column[~earlier] for name, column in table.items()}
+            line_numbers = line_numbers[~earlier]
+            lines = [line for line, drop in zip(lines, earlier) if not drop]
+            continue
         first = int(np.argmax(bad))
         if errors == "raise":
             raise SacctFormatError(parsed.problems[first], source=source,
@@ -178,6 +188,13 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
         lines = [line for line, drop in zip(lines, bad) if not drop]
     jobs = _build(parsed, time_zone)
     jobs.attrs["source"] = source
+    if n_dropped_runs:
+        jobs.attrs["n_earlier_runs_dropped"] = n_dropped_runs
+        warnings.warn(
+            f"{source}: kept the last run of each requeued job listed more than once "
+            f"(sacct --duplicates); dropped {n_dropped_runs} earlier run(s)",
+            UserWarning, stacklevel=2,
+        )
     if skipped:
         skipped.sort()
         jobs.attrs["skipped_lines"] = len(skipped)
@@ -310,9 +327,10 @@ class _Parsed:
         self.problems = {}
         self.values = {}
         self.n_ambiguous = 0
+        self.later = {}
         self.limits = np.zeros(self.n, dtype=bool)
         for name in ("Submit", "Start", "End"):
-            self._parse(name, lambda s: parse_timestamps(s, time_zone), "a timestamp")
+            self._parse_time(name, time_zone)
         for name in ("Elapsed", "Timelimit", "TotalCPU"):
             self._parse(name, parse_durations, "a Slurm duration")
         self._parse("ElapsedRaw", parse_raw_durations, "whole seconds")
@@ -322,15 +340,30 @@ class _Parsed:
             self._parse(name, parse_counts, "a count")
         self._parse("MaxRSS", parse_memory, "a memory size")
 
+    def _parse_time(self, name, time_zone):
+        column = self.get(name)
+        if column is None:
+            return
+        local = parse_local_timestamps(column, time_zone)
+        self.values[name] = local.values
+        self.later[name] = local.later
+        self.n_ambiguous += int((~np.isnan(local.later)).sum())
+        actual = self.columns[name.lower()]
+        self._flag(local.bad, f"field {actual} is not a timestamp", name)
+        for position in np.flatnonzero(local.nonexistent & ~self.bad):
+            self.problems[int(position)] = (
+                f"field {actual} ({column[position]}) does not exist in {time_zone}: "
+                f"clocks moved forward (sacct never prints such a time there: "
+                f"is that the zone the file was written in?)")
+        self.bad |= local.nonexistent
+
     def _parse(self, name, parser, expected):
         column = self.get(name)
         if column is None:
             return
         result = parser(column)
         values, bad = result[0], result[1]
-        if name in ("Submit", "Start", "End"):
-            self.n_ambiguous += result[2]
-        elif name in ("Timelimit", "TimelimitRaw") and "req_time" not in self.values:
+        if name in ("Timelimit", "TimelimitRaw") and "req_time" not in self.values:
             self.values["req_time"] = values
             self.limits = result[2]
         self.values[name] = values
@@ -389,10 +422,15 @@ def _id_problems(parsed):
 
 
 def _order_problems(parsed):
-    """Flag allocation lines without a Submit, or whose Start is before Submit or End before Start.
+    """Flag allocation lines whose times contradict each other.
 
-    Slurm never writes these for one run of a job; a negative wait or runtime
+    A line without a Submit, whose Start is before its Submit or End before
+    its Start, or whose Elapsed is longer than End - Start: Slurm never writes
+    these for one run of a job (Elapsed leaves out suspended time, so it may
+    be shorter, never longer), and a negative wait or an invented runtime
     would silently corrupt every statistic, so such a line is malformed.
+    Times in a repeated wall-clock hour are resolved first
+    (:func:`_resolve_repeated_hour`).
     """
     alloc = ~parsed.is_step
     submit, start = parsed.values["Submit"], parsed.values["Start"]
@@ -400,6 +438,7 @@ def _order_problems(parsed):
     no_submit = alloc & np.isnan(submit) & ~parsed.bad
     parsed._flag(no_submit, "field Submit is unknown (every job has a submission time)",
                  "Submit")
+    _resolve_repeated_hour(parsed)
     end = parsed.values.get("End")
     with np.errstate(invalid="ignore"):
         early_start = alloc & (start < submit)
@@ -412,7 +451,81 @@ def _order_problems(parsed):
                 f"field {parsed.columns[later.lower()]} ({later_text[position]}) is before "
                 f"{parsed.columns[earlier.lower()]} ({earlier_text[position]})")
         parsed.bad |= bad
+    if end is None:
+        return parsed.bad
+    for name in ("ElapsedRaw", "Elapsed"):
+        elapsed = parsed.values.get(name)
+        if elapsed is None:
+            continue
+        with np.errstate(invalid="ignore"):
+            too_long = alloc & (elapsed > end - start + _ELAPSED_TOLERANCE)
+        texts = [parsed.get(n) for n in (name, "Start", "End")]
+        for position in np.flatnonzero(too_long & ~parsed.bad):
+            elapsed_text, start_text, end_text = (t[position] for t in texts)
+            parsed.problems[int(position)] = (
+                f"field {parsed.columns[name.lower()]} ({elapsed_text}) is longer than "
+                f"End - Start ({end_text} - {start_text} = "
+                f"{end[position] - start[position]:g} s)")
+        parsed.bad |= too_long
     return parsed.bad
+
+
+def _resolve_repeated_hour(parsed):
+    """Choose the reading of Start and End that fell in a repeated wall-clock hour.
+
+    Every time is first read as the first (summer-time) occurrence. A Start
+    is read as the second occurrence when the first puts it before Submit; an
+    End, when the first puts it before Start or makes End - Start shorter
+    than Elapsed. Only these orderings say which occurrence was meant.
+    """
+    submit, start = parsed.values["Submit"], parsed.values["Start"]
+    with np.errstate(invalid="ignore"):
+        later_start = parsed.later["Start"]
+        use = start < submit
+        use &= ~np.isnan(later_start)
+        start[use] = later_start[use]
+        end = parsed.values.get("End")
+        if end is None:
+            return
+        later_end = parsed.later["End"]
+        short = end < start
+        elapsed = parsed.first("ElapsedRaw", "Elapsed")
+        if elapsed is not None:
+            short |= elapsed > end - start + _ELAPSED_TOLERANCE
+        use = short & ~np.isnan(later_end)
+        end[use] = later_end[use]
+
+
+def _earlier_runs(parsed, line_numbers, lines, source):
+    """Lines of the earlier runs of jobs listed more than once (with their steps).
+
+    ``sacct --duplicates`` lists a requeued job once per run, each run with its
+    own Submit or Start; the last run listed is kept. Two allocation lines
+    with the same job id, Submit and Start are the same run twice, which
+    Slurm never prints, so that is an error.
+    """
+    alloc = np.flatnonzero(~parsed.is_step)
+    runs = pd.DataFrame({"key": parsed.job_key[alloc], "submit": parsed.get("Submit")[alloc],
+                         "start": parsed.get("Start")[alloc]})
+    repeated = runs.duplicated(keep="first").to_numpy()
+    if repeated.any():
+        second = int(np.argmax(repeated))
+        same = (runs.to_numpy() == runs.to_numpy()[second]).all(axis=1)
+        first = int(np.argmax(same))
+        key_name = "JobID" if parsed.get("JobID") is not None else "JobIDRaw"
+        raise SacctFormatError(
+            f"lines {line_numbers[alloc[first]]} and {line_numbers[alloc[second]]} both list "
+            f"{key_name} {runs['key'].iat[second]} with the same Submit and Start (sacct lists "
+            f"a job once, a requeued job once per run with --duplicates; concatenated sacct "
+            f"outputs repeat jobs)",
+            source=source, line_number=int(line_numbers[alloc[second]]),
+            line=lines[alloc[second]])
+    earlier_alloc = runs["key"].duplicated(keep="last").to_numpy()
+    earlier = np.zeros(parsed.n, dtype=bool)
+    if earlier_alloc.any():
+        earlier[alloc[earlier_alloc]] = True
+        earlier |= earlier[_step_owners(parsed.job_key, parsed.is_step)]
+    return earlier
 
 
 def _build(parsed, time_zone):

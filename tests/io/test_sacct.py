@@ -85,16 +85,43 @@ def test_without_jobidraw_compound_ids_are_numbered_after_the_largest_plain_id()
     assert jobs["slurm_job_id"].tolist() == ["100", "101_1", "101_[2-5]", "103+0", "103+1"]
 
 
-def test_duplicate_allocations_get_new_ids_and_own_steps():
-    text = ("JobID|Submit|Start|End|Elapsed|NCPUS|State|TotalCPU\n"
-            "5|2023-01-01T00:00:00|2023-01-01T00:00:00|2023-01-01T00:01:00|00:01:00|1|NODE_FAIL|\n"
-            "5.batch||2023-01-01T00:00:00|2023-01-01T00:01:00|00:01:00|1|NODE_FAIL|00:30\n"
-            "5|2023-01-01T00:00:00|2023-01-01T00:02:00|2023-01-01T00:04:00|00:02:00|1|COMPLETED|\n"
-            "5.batch||2023-01-01T00:02:00|2023-01-01T00:04:00|00:02:00|1|COMPLETED|01:40\n")
-    jobs = read(text)
-    assert jobs["job_id"].tolist() == [5, 6]
-    np.testing.assert_array_equal(jobs["avg_cpu_time"], [30, 100])
-    np.testing.assert_array_equal(jobs["status"], [0, 1])
+REQUEUED_RUNS = (
+    "JobID|JobIDRaw|Submit|Start|End|Elapsed|NCPUS|State|TotalCPU\n"
+    "5|5|2023-01-01T00:00:00|2023-01-01T00:00:00|2023-01-01T00:01:00|00:01:00|1|NODE_FAIL|\n"
+    "5.batch|5.batch||2023-01-01T00:00:00|2023-01-01T00:01:00|00:01:00|1|NODE_FAIL|00:30\n"
+    "6|6|2023-01-01T00:00:30|2023-01-01T00:00:40|2023-01-01T00:00:50|00:00:10|2|COMPLETED|\n"
+    "5|5|2023-01-01T00:01:00|2023-01-01T00:02:00|2023-01-01T00:04:00|00:02:00|1|COMPLETED|\n"
+    "5.batch|5.batch||2023-01-01T00:02:00|2023-01-01T00:04:00|00:02:00|1|COMPLETED|01:40\n")
+
+
+@pytest.mark.parametrize("raw", [True, False])
+def test_runs_of_a_requeued_job_keep_the_last_with_its_steps(raw):
+    text = REQUEUED_RUNS if raw else "\n".join(
+        "|".join(f for k, f in enumerate(line.split("|")) if k != 1)
+        for line in REQUEUED_RUNS.splitlines())
+    with pytest.warns(UserWarning, match="dropped 1 earlier run"):
+        jobs = read(text)
+    assert jobs["job_id"].tolist() == [6, 5]
+    assert jobs["slurm_job_id"].tolist() == ["6", "5"]
+    np.testing.assert_array_equal(jobs["avg_cpu_time"], [np.nan, 100])
+    np.testing.assert_array_equal(jobs["wait_time"], [10, 60])
+    np.testing.assert_array_equal(jobs["status"], [1, 1])
+    assert jobs.attrs["n_earlier_runs_dropped"] == 1
+
+
+@pytest.mark.parametrize("errors", ["raise", "skip"])
+def test_the_same_run_listed_twice_is_an_error_naming_both_lines(errors):
+    row = ("418201|418201|2024-01-01T07:00:00|2024-01-01T08:00:00|2024-01-01T09:00:00|"
+           "01:00:00|4|COMPLETED|\n")
+    other = ("418300|418300|2024-01-01T07:00:00|2024-01-01T08:00:00|2024-01-01T09:00:00|"
+             "01:00:00|4|COMPLETED|\n")
+    text = REQUEUED_RUNS.splitlines(keepends=True)[0] + row + other + row.replace(
+        "COMPLETED", "FAILED")
+    with pytest.raises(SacctFormatError, match=r"lines 2 and 4 both list JobID 418201 "
+                                               r"with the same Submit and Start") as info:
+        read(text, errors=errors)
+    assert info.value.line_number == 4
+    assert "concatenated" in str(info.value) and "\n" not in str(info.value)
 
 
 def test_raw_columns_and_end_minus_start():
