@@ -11,7 +11,9 @@ job table column   ``sacct`` source
 ``wait_time``      ``Start - Submit``; ``NaN`` while a job is pending (a line
                    whose ``Start`` is before its ``Submit`` is malformed)
 ``run_time``       ``ElapsedRaw`` or ``Elapsed`` (``End - Start`` when both are
-                   absent); ``NaN`` while a job has not started or not ended
+                   absent; a line whose ``Elapsed`` is longer than
+                   ``End - Start`` is malformed); ``NaN`` while a job has not
+                   started or not ended
 ``n_procs``        ``NCPUS`` or ``AllocCPUS`` (``NNodes`` when no CPU column);
                    ``0`` (never allocated) is ``NaN``
 ``avg_cpu_time``   ``TotalCPU`` divided by ``n_procs``; ``NaN`` until the job
@@ -92,8 +94,10 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
     errors : {"raise", "skip"}
         What to do with a malformed line (wrong field count, unparsable time,
         count or memory size, a job id Slurm never prints, a step without its
-        job, a ``Start`` before its ``Submit`` or an ``End`` before its
-        ``Start``). ``"raise"`` raises :class:`~predictkit.exceptions.SacctFormatError`
+        job, a local time that does not exist in ``time_zone``, a ``Start``
+        before its ``Submit``, an ``End`` before its ``Start``, or an
+        ``Elapsed`` more than 1 s longer than ``End - Start``: ``Elapsed``
+        leaves out suspended time, so it may be shorter, never longer). ``"raise"`` raises :class:`~predictkit.exceptions.SacctFormatError`
         with the file, line number and text; ``"skip"`` leaves the line out,
         warns with the count and first line numbers and records them in
         ``attrs["skipped_lines"]`` and ``attrs["skipped_line_numbers"]``.
@@ -101,8 +105,8 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
         IANA zone in which the timestamps are written. ``sacct`` prints the
         local time of the host it runs on without an offset, so pass that
         host's zone to get correct absolute times (``attrs["unix_start_time"]``)
-        and correct durations across daylight-saving changes. Kept in
-        ``attrs["time_zone_string"]``.
+        and correct durations across daylight-saving changes (see *Local
+        times* below). Kept in ``attrs["time_zone_string"]``.
 
     Returns
     -------
@@ -115,7 +119,9 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
         ``time_zone_string``, the name-to-id maps ``user_ids``, ``account_ids``
         or ``group_ids``, ``app_ids``, ``qos_ids``, ``partition_ids``, the
         number of jobs without a time limit of their own
-        (``n_unlimited_req_time``), the count of each state that has no SWF
+        (``n_unlimited_req_time``), the number of earlier runs of requeued
+        jobs left out (``n_earlier_runs_dropped``) and of times in a repeated
+        local hour (``n_ambiguous_local_times``), both only when not zero, the count of each state that has no SWF
         code (``unmapped_states``), ``processor_unit`` (``"cpus"`` or
         ``"nodes"``) and ``source``.
 
@@ -132,17 +138,35 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
     Slurm's own unique integer (array tasks ``123_4`` and heterogeneous-job
     components ``123+1`` have their own raw ids), which becomes ``job_id``.
     Without it a plain ``JobID`` keeps its number, and array tasks,
-    unexpanded pending arrays (``123_[5-9]``), heterogeneous components and
-    repeated ids (``sacct --duplicates`` lists a requeued job once per run)
+    unexpanded pending arrays (``123_[5-9]``) and heterogeneous components
     are numbered after the largest plain id, in file order. Each
     heterogeneous component is one job.
+
+    *Requeued jobs*. ``sacct --duplicates`` lists a requeued job once per
+    run, each run with its own ``Submit`` or ``Start``: the last run listed
+    is kept, the earlier runs and their steps are left out with a warning
+    (their count is ``attrs["n_earlier_runs_dropped"]``). Two allocation
+    lines with the same ``JobID``, ``Submit`` and ``Start`` are one run
+    listed twice, which ``sacct`` never prints (concatenated outputs do):
+    :class:`~predictkit.exceptions.SacctFormatError` names both lines,
+    whatever ``errors`` is.
+
+    *Local times*. A time that does not exist in ``time_zone`` (skipped
+    when clocks move forward) is malformed. A time in the hour repeated when
+    clocks move back is read as its first (summer-time) occurrence, except a
+    ``Start`` whose first reading is before its ``Submit`` and an ``End``
+    whose first reading is before its ``Start`` or closer to it than
+    ``Elapsed``, which are read as the second occurrence: a job whose times
+    are in order in real time is accepted, but a wait with ``Submit`` and
+    ``Start`` both in the repeated hour may be an hour off. ``TZ=UTC sacct``
+    output read with ``time_zone="UTC"`` has none of this.
 
     Raises
     ------
     SacctFormatError
-        On a malformed line (with ``errors="raise"``), an empty input, a
-        header without any job line after it, or a header that lacks required
-        fields (the message names them).
+        On a malformed line (with ``errors="raise"``), the same run of a job
+        listed twice, an empty input, a header without any job line after it,
+        or a header that lacks required fields (the message names them).
     ConfigError
         If ``time_zone`` is not a known zone.
 
