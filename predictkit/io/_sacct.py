@@ -11,7 +11,9 @@ job table column   ``sacct`` source
 ``wait_time``      ``Start - Submit``; ``NaN`` while a job is pending (a line
                    whose ``Start`` is before its ``Submit`` is malformed)
 ``run_time``       ``ElapsedRaw`` or ``Elapsed`` (``End - Start`` when both are
-                   absent); ``NaN`` while a job has not started or not ended
+                   absent; a line whose ``Elapsed`` is longer than
+                   ``End - Start`` is malformed); ``NaN`` while a job has not
+                   started or not ended
 ``n_procs``        ``NCPUS`` or ``AllocCPUS`` (``NNodes`` when no CPU column);
                    ``0`` (never allocated) is ``NaN``
 ``avg_cpu_time``   ``TotalCPU`` divided by ``n_procs``; ``NaN`` until the job
@@ -52,13 +54,15 @@ from ._slurm_fields import (
     parse_counts,
     parse_durations,
     parse_memory,
+    parse_local_timestamps,
     parse_raw_durations,
-    parse_timestamps,
 )
 
 __all__ = ["read_sacct", "looks_like_sacct"]
 
 _MAX_REPORTED = 10
+_ELAPSED_TOLERANCE = 1.0
+"""Seconds by which Elapsed may exceed End - Start (times are printed to the second)."""
 _JOB_ID = re.compile(r"^(?P<job>\d+(?:_(?:\d+|\[[^\]]*\]))?(?:\+\d+)?)(?:\.(?P<step>[^.]+))?$")
 _REQUIRED = (("JobID", "JobIDRaw"), ("Submit",), ("Start",), ("State",),
              ("ElapsedRaw", "Elapsed", "End"),
@@ -90,8 +94,10 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
     errors : {"raise", "skip"}
         What to do with a malformed line (wrong field count, unparsable time,
         count or memory size, a job id Slurm never prints, a step without its
-        job, a ``Start`` before its ``Submit`` or an ``End`` before its
-        ``Start``). ``"raise"`` raises :class:`~predictkit.exceptions.SacctFormatError`
+        job, a local time that does not exist in ``time_zone``, a ``Start``
+        before its ``Submit``, an ``End`` before its ``Start``, or an
+        ``Elapsed`` more than 1 s longer than ``End - Start``: ``Elapsed``
+        leaves out suspended time, so it may be shorter, never longer). ``"raise"`` raises :class:`~predictkit.exceptions.SacctFormatError`
         with the file, line number and text; ``"skip"`` leaves the line out,
         warns with the count and first line numbers and records them in
         ``attrs["skipped_lines"]`` and ``attrs["skipped_line_numbers"]``.
@@ -99,8 +105,8 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
         IANA zone in which the timestamps are written. ``sacct`` prints the
         local time of the host it runs on without an offset, so pass that
         host's zone to get correct absolute times (``attrs["unix_start_time"]``)
-        and correct durations across daylight-saving changes. Kept in
-        ``attrs["time_zone_string"]``.
+        and correct durations across daylight-saving changes (see *Local
+        times* below). Kept in ``attrs["time_zone_string"]``.
 
     Returns
     -------
@@ -113,7 +119,9 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
         ``time_zone_string``, the name-to-id maps ``user_ids``, ``account_ids``
         or ``group_ids``, ``app_ids``, ``qos_ids``, ``partition_ids``, the
         number of jobs without a time limit of their own
-        (``n_unlimited_req_time``), the count of each state that has no SWF
+        (``n_unlimited_req_time``), the number of earlier runs of requeued
+        jobs left out (``n_earlier_runs_dropped``) and of times in a repeated
+        local hour (``n_ambiguous_local_times``), both only when not zero, the count of each state that has no SWF
         code (``unmapped_states``), ``processor_unit`` (``"cpus"`` or
         ``"nodes"``) and ``source``.
 
@@ -130,17 +138,35 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
     Slurm's own unique integer (array tasks ``123_4`` and heterogeneous-job
     components ``123+1`` have their own raw ids), which becomes ``job_id``.
     Without it a plain ``JobID`` keeps its number, and array tasks,
-    unexpanded pending arrays (``123_[5-9]``), heterogeneous components and
-    repeated ids (``sacct --duplicates`` lists a requeued job once per run)
+    unexpanded pending arrays (``123_[5-9]``) and heterogeneous components
     are numbered after the largest plain id, in file order. Each
     heterogeneous component is one job.
+
+    *Requeued jobs*. ``sacct --duplicates`` lists a requeued job once per
+    run, each run with its own ``Submit`` or ``Start``: the last run listed
+    is kept, the earlier runs and their steps are left out with a warning
+    (their count is ``attrs["n_earlier_runs_dropped"]``). Two allocation
+    lines with the same ``JobID``, ``Submit`` and ``Start`` are one run
+    listed twice, which ``sacct`` never prints (concatenated outputs do):
+    :class:`~predictkit.exceptions.SacctFormatError` names both lines,
+    whatever ``errors`` is.
+
+    *Local times*. A time that does not exist in ``time_zone`` (skipped
+    when clocks move forward) is malformed. A time in the hour repeated when
+    clocks move back is read as its first (summer-time) occurrence, except a
+    ``Start`` whose first reading is before its ``Submit`` and an ``End``
+    whose first reading is before its ``Start`` or closer to it than
+    ``Elapsed``, which are read as the second occurrence: a job whose times
+    are in order in real time is accepted, but a wait with ``Submit`` and
+    ``Start`` both in the repeated hour may be an hour off. ``TZ=UTC sacct``
+    output read with ``time_zone="UTC"`` has none of this.
 
     Raises
     ------
     SacctFormatError
-        On a malformed line (with ``errors="raise"``), an empty input, a
-        header without any job line after it, or a header that lacks required
-        fields (the message names them).
+        On a malformed line (with ``errors="raise"``), the same run of a job
+        listed twice, an empty input, a header without any job line after it,
+        or a header that lacks required fields (the message names them).
     ConfigError
         If ``time_zone`` is not a known zone.
 
@@ -161,12 +187,20 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
     columns = list(zip(*fields)) if fields else [()] * len(header)
     table = {name: np.array(column, dtype=object) for name, column in zip(header, columns)}
     line_numbers = np.asarray(line_numbers, dtype=np.int64)
+    n_dropped_runs = 0
     while True:
         parsed = _Parsed(table, time_zone)
         _id_problems(parsed)
         bad = _order_problems(parsed)
         if not bad.any():
-            break
+            earlier = _earlier_runs(parsed, line_numbers, lines, source)
+            if not earlier.any():
+                break
+            n_dropped_runs += int((earlier & ~parsed.is_step).sum())
+            table = {name: column[~earlier] for name, column in table.items()}
+            line_numbers = line_numbers[~earlier]
+            lines = [line for line, drop in zip(lines, earlier) if not drop]
+            continue
         first = int(np.argmax(bad))
         if errors == "raise":
             raise SacctFormatError(parsed.problems[first], source=source,
@@ -178,6 +212,13 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
         lines = [line for line, drop in zip(lines, bad) if not drop]
     jobs = _build(parsed, time_zone)
     jobs.attrs["source"] = source
+    if n_dropped_runs:
+        jobs.attrs["n_earlier_runs_dropped"] = n_dropped_runs
+        warnings.warn(
+            f"{source}: kept the last run of each requeued job listed more than once "
+            f"(sacct --duplicates); dropped {n_dropped_runs} earlier run(s)",
+            UserWarning, stacklevel=2,
+        )
     if skipped:
         skipped.sort()
         jobs.attrs["skipped_lines"] = len(skipped)
@@ -310,9 +351,10 @@ class _Parsed:
         self.problems = {}
         self.values = {}
         self.n_ambiguous = 0
+        self.later = {}
         self.limits = np.zeros(self.n, dtype=bool)
         for name in ("Submit", "Start", "End"):
-            self._parse(name, lambda s: parse_timestamps(s, time_zone), "a timestamp")
+            self._parse_time(name, time_zone)
         for name in ("Elapsed", "Timelimit", "TotalCPU"):
             self._parse(name, parse_durations, "a Slurm duration")
         self._parse("ElapsedRaw", parse_raw_durations, "whole seconds")
@@ -322,15 +364,30 @@ class _Parsed:
             self._parse(name, parse_counts, "a count")
         self._parse("MaxRSS", parse_memory, "a memory size")
 
+    def _parse_time(self, name, time_zone):
+        column = self.get(name)
+        if column is None:
+            return
+        local = parse_local_timestamps(column, time_zone)
+        self.values[name] = local.values
+        self.later[name] = local.later
+        self.n_ambiguous += int((~np.isnan(local.later)).sum())
+        actual = self.columns[name.lower()]
+        self._flag(local.bad, f"field {actual} is not a timestamp", name)
+        for position in np.flatnonzero(local.nonexistent & ~self.bad):
+            self.problems[int(position)] = (
+                f"field {actual} ({column[position]}) does not exist in {time_zone}: "
+                f"clocks moved forward (sacct never prints such a time there: "
+                f"is that the zone the file was written in?)")
+        self.bad |= local.nonexistent
+
     def _parse(self, name, parser, expected):
         column = self.get(name)
         if column is None:
             return
         result = parser(column)
         values, bad = result[0], result[1]
-        if name in ("Submit", "Start", "End"):
-            self.n_ambiguous += result[2]
-        elif name in ("Timelimit", "TimelimitRaw") and "req_time" not in self.values:
+        if name in ("Timelimit", "TimelimitRaw") and "req_time" not in self.values:
             self.values["req_time"] = values
             self.limits = result[2]
         self.values[name] = values
@@ -389,10 +446,15 @@ def _id_problems(parsed):
 
 
 def _order_problems(parsed):
-    """Flag allocation lines without a Submit, or whose Start is before Submit or End before Start.
+    """Flag allocation lines whose times contradict each other.
 
-    Slurm never writes these for one run of a job; a negative wait or runtime
+    A line without a Submit, whose Start is before its Submit or End before
+    its Start, or whose Elapsed is longer than End - Start: Slurm never writes
+    these for one run of a job (Elapsed leaves out suspended time, so it may
+    be shorter, never longer), and a negative wait or an invented runtime
     would silently corrupt every statistic, so such a line is malformed.
+    Times in a repeated wall-clock hour are resolved first
+    (:func:`_resolve_repeated_hour`).
     """
     alloc = ~parsed.is_step
     submit, start = parsed.values["Submit"], parsed.values["Start"]
@@ -400,6 +462,7 @@ def _order_problems(parsed):
     no_submit = alloc & np.isnan(submit) & ~parsed.bad
     parsed._flag(no_submit, "field Submit is unknown (every job has a submission time)",
                  "Submit")
+    _resolve_repeated_hour(parsed)
     end = parsed.values.get("End")
     with np.errstate(invalid="ignore"):
         early_start = alloc & (start < submit)
@@ -412,7 +475,81 @@ def _order_problems(parsed):
                 f"field {parsed.columns[later.lower()]} ({later_text[position]}) is before "
                 f"{parsed.columns[earlier.lower()]} ({earlier_text[position]})")
         parsed.bad |= bad
+    if end is None:
+        return parsed.bad
+    for name in ("ElapsedRaw", "Elapsed"):
+        elapsed = parsed.values.get(name)
+        if elapsed is None:
+            continue
+        with np.errstate(invalid="ignore"):
+            too_long = alloc & (elapsed > end - start + _ELAPSED_TOLERANCE)
+        texts = [parsed.get(n) for n in (name, "Start", "End")]
+        for position in np.flatnonzero(too_long & ~parsed.bad):
+            elapsed_text, start_text, end_text = (t[position] for t in texts)
+            parsed.problems[int(position)] = (
+                f"field {parsed.columns[name.lower()]} ({elapsed_text}) is longer than "
+                f"End - Start ({end_text} - {start_text} = "
+                f"{end[position] - start[position]:g} s)")
+        parsed.bad |= too_long
     return parsed.bad
+
+
+def _resolve_repeated_hour(parsed):
+    """Choose the reading of Start and End that fell in a repeated wall-clock hour.
+
+    Every time is first read as the first (summer-time) occurrence. A Start
+    is read as the second occurrence when the first puts it before Submit; an
+    End, when the first puts it before Start or makes End - Start shorter
+    than Elapsed. Only these orderings say which occurrence was meant.
+    """
+    submit, start = parsed.values["Submit"], parsed.values["Start"]
+    with np.errstate(invalid="ignore"):
+        later_start = parsed.later["Start"]
+        use = start < submit
+        use &= ~np.isnan(later_start)
+        start[use] = later_start[use]
+        end = parsed.values.get("End")
+        if end is None:
+            return
+        later_end = parsed.later["End"]
+        short = end < start
+        elapsed = parsed.first("ElapsedRaw", "Elapsed")
+        if elapsed is not None:
+            short |= elapsed > end - start + _ELAPSED_TOLERANCE
+        use = short & ~np.isnan(later_end)
+        end[use] = later_end[use]
+
+
+def _earlier_runs(parsed, line_numbers, lines, source):
+    """Lines of the earlier runs of jobs listed more than once (with their steps).
+
+    ``sacct --duplicates`` lists a requeued job once per run, each run with its
+    own Submit or Start; the last run listed is kept. Two allocation lines
+    with the same job id, Submit and Start are the same run twice, which
+    Slurm never prints, so that is an error.
+    """
+    alloc = np.flatnonzero(~parsed.is_step)
+    runs = pd.DataFrame({"key": parsed.job_key[alloc], "submit": parsed.get("Submit")[alloc],
+                         "start": parsed.get("Start")[alloc]})
+    repeated = runs.duplicated(keep="first").to_numpy()
+    if repeated.any():
+        second = int(np.argmax(repeated))
+        same = (runs.to_numpy() == runs.to_numpy()[second]).all(axis=1)
+        first = int(np.argmax(same))
+        key_name = "JobID" if parsed.get("JobID") is not None else "JobIDRaw"
+        raise SacctFormatError(
+            f"lines {line_numbers[alloc[first]]} and {line_numbers[alloc[second]]} both list "
+            f"{key_name} {runs['key'].iat[second]} with the same Submit and Start (sacct lists "
+            f"a job once, a requeued job once per run with --duplicates; concatenated sacct "
+            f"outputs repeat jobs)",
+            source=source, line_number=int(line_numbers[alloc[second]]),
+            line=lines[alloc[second]])
+    earlier_alloc = runs["key"].duplicated(keep="last").to_numpy()
+    earlier = np.zeros(parsed.n, dtype=bool)
+    if earlier_alloc.any():
+        earlier[alloc[earlier_alloc]] = True
+        earlier |= earlier[_step_owners(parsed.job_key, parsed.is_step)]
+    return earlier
 
 
 def _build(parsed, time_zone):

@@ -8,6 +8,7 @@ the offending line. Each distinct string is parsed once.
 
 import math
 import re
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -21,6 +22,8 @@ __all__ = [
     "parse_durations",
     "parse_raw_durations",
     "parse_timestamps",
+    "parse_local_timestamps",
+    "LocalTimestamps",
     "parse_counts",
     "parse_memory",
     "parse_time_request",
@@ -168,7 +171,8 @@ def parse_timestamps(strings, time_zone):
         the local time of the host it runs on, without an offset). In a zone
         with daylight saving time, a wall-clock time that occurs twice is read
         as its first (summer-time) occurrence and a time that does not exist is
-        moved forward to the first valid instant.
+        moved forward to the first valid instant (:func:`parse_local_timestamps`
+        gives both readings and the nonexistent times instead).
 
     Returns
     -------
@@ -180,25 +184,82 @@ def parse_timestamps(strings, time_zone):
     n_ambiguous : int
         How many times fell in a repeated or skipped hour.
     """
+    local = parse_local_timestamps(strings, time_zone)
+    values = local.values.copy()
+    if local.nonexistent.any():
+        shifted = local.naive[local.nonexistent].dt.tz_localize(
+            time_zone, nonexistent="shift_forward").dt.tz_convert("UTC").dt.tz_localize(None)
+        values[local.nonexistent] = _epoch_seconds(shifted)
+    n_ambiguous = int((~np.isnan(local.later)).sum() + local.nonexistent.sum())
+    return values, local.bad, n_ambiguous
+
+
+class LocalTimestamps(NamedTuple):
+    """Timestamps read in a zone, with both readings of a repeated wall-clock hour."""
+
+    values: np.ndarray
+    """Seconds since the Unix epoch; a repeated hour read as its first (summer-time)
+    occurrence; ``NaN`` for unknown, malformed and nonexistent times."""
+    later: np.ndarray
+    """The second (standard-time) reading of a repeated hour, ``NaN`` elsewhere."""
+    bad: np.ndarray
+    """Entries that are not a timestamp in this format."""
+    nonexistent: np.ndarray
+    """Wall-clock times skipped when the clocks moved forward."""
+    naive: pd.Series
+    """The wall-clock times as read, before localisation."""
+
+
+def parse_local_timestamps(strings, time_zone):
+    """Parse timestamps written in ``time_zone``, keeping what daylight saving makes unclear.
+
+    Parameters
+    ----------
+    strings : array-like of str
+        The column (``2023-01-05T10:11:12``; ``Unknown``, ``None`` and empty
+        fields are unknown).
+    time_zone : str
+        IANA name of the zone the timestamps are written in.
+
+    Returns
+    -------
+    LocalTimestamps
+        Each time's first reading, the second reading of times in a repeated
+        hour, the malformed entries and the times that do not exist in the zone.
+
+    Raises
+    ------
+    ConfigError
+        If ``time_zone`` is not a known zone.
+    """
     strings = pd.Series(np.asarray(strings, dtype=object), dtype=object).str.strip()
     unknown = _per_unique(strings, lambda t: (t.upper() in UNKNOWN_TOKENS,), 1)[:, 0] > 0
     naive = pd.to_datetime(strings.where(~unknown, None), format=_TIMESTAMP_FORMAT,
                            errors="coerce")
     bad = naive.isna().to_numpy() & ~unknown
-    n_ambiguous = 0
-    if time_zone != "UTC":
-        try:
-            first = naive.dt.tz_localize(time_zone, ambiguous="NaT", nonexistent="NaT")
-            localized = naive.dt.tz_localize(
-                time_zone, ambiguous=np.ones(len(naive), dtype=bool),
-                nonexistent="shift_forward",
-            )
-        except Exception as exc:  # pandas raises several types for an unknown zone
-            raise ConfigError(f"unknown time zone {time_zone!r} ({exc})") from None
-        n_ambiguous = int((first.isna() & naive.notna()).sum())
-        naive = localized.dt.tz_convert("UTC").dt.tz_localize(None)
-    values = (naive - pd.Timestamp("1970-01-01")).dt.total_seconds().to_numpy(dtype=np.float64)
-    return values, bad, n_ambiguous
+    n = len(naive)
+    later = np.full(n, np.nan)
+    nonexistent = np.zeros(n, dtype=bool)
+    if time_zone == "UTC":
+        return LocalTimestamps(_epoch_seconds(naive), later, bad, nonexistent, naive)
+    try:
+        first = naive.dt.tz_localize(time_zone, ambiguous=np.ones(n, dtype=bool),
+                                     nonexistent="NaT")
+        second = naive.dt.tz_localize(time_zone, ambiguous=np.zeros(n, dtype=bool),
+                                      nonexistent="NaT")
+    except Exception as exc:  # pandas raises several types for an unknown zone
+        raise ConfigError(f"unknown time zone {time_zone!r} ({exc})") from None
+    values = _epoch_seconds(first.dt.tz_convert("UTC").dt.tz_localize(None))
+    second_values = _epoch_seconds(second.dt.tz_convert("UTC").dt.tz_localize(None))
+    nonexistent = (first.isna() & naive.notna()).to_numpy()
+    repeated = second_values != values
+    later[repeated & ~np.isnan(values)] = second_values[repeated & ~np.isnan(values)]
+    return LocalTimestamps(values, later, bad, nonexistent, naive)
+
+
+def _epoch_seconds(naive):
+    seconds = (naive - pd.Timestamp("1970-01-01")).dt.total_seconds()
+    return np.array(seconds, dtype=np.float64)
 
 
 def parse_counts(strings):

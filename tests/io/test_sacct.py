@@ -85,16 +85,43 @@ def test_without_jobidraw_compound_ids_are_numbered_after_the_largest_plain_id()
     assert jobs["slurm_job_id"].tolist() == ["100", "101_1", "101_[2-5]", "103+0", "103+1"]
 
 
-def test_duplicate_allocations_get_new_ids_and_own_steps():
-    text = ("JobID|Submit|Start|End|Elapsed|NCPUS|State|TotalCPU\n"
-            "5|2023-01-01T00:00:00|2023-01-01T00:00:00|2023-01-01T00:01:00|00:01:00|1|NODE_FAIL|\n"
-            "5.batch||2023-01-01T00:00:00|2023-01-01T00:01:00|00:01:00|1|NODE_FAIL|00:30\n"
-            "5|2023-01-01T00:00:00|2023-01-01T00:02:00|2023-01-01T00:04:00|00:02:00|1|COMPLETED|\n"
-            "5.batch||2023-01-01T00:02:00|2023-01-01T00:04:00|00:02:00|1|COMPLETED|01:40\n")
-    jobs = read(text)
-    assert jobs["job_id"].tolist() == [5, 6]
-    np.testing.assert_array_equal(jobs["avg_cpu_time"], [30, 100])
-    np.testing.assert_array_equal(jobs["status"], [0, 1])
+REQUEUED_RUNS = (
+    "JobID|JobIDRaw|Submit|Start|End|Elapsed|NCPUS|State|TotalCPU\n"
+    "5|5|2023-01-01T00:00:00|2023-01-01T00:00:00|2023-01-01T00:01:00|00:01:00|1|NODE_FAIL|\n"
+    "5.batch|5.batch||2023-01-01T00:00:00|2023-01-01T00:01:00|00:01:00|1|NODE_FAIL|00:30\n"
+    "6|6|2023-01-01T00:00:30|2023-01-01T00:00:40|2023-01-01T00:00:50|00:00:10|2|COMPLETED|\n"
+    "5|5|2023-01-01T00:01:00|2023-01-01T00:02:00|2023-01-01T00:04:00|00:02:00|1|COMPLETED|\n"
+    "5.batch|5.batch||2023-01-01T00:02:00|2023-01-01T00:04:00|00:02:00|1|COMPLETED|01:40\n")
+
+
+@pytest.mark.parametrize("raw", [True, False])
+def test_runs_of_a_requeued_job_keep_the_last_with_its_steps(raw):
+    text = REQUEUED_RUNS if raw else "\n".join(
+        "|".join(f for k, f in enumerate(line.split("|")) if k != 1)
+        for line in REQUEUED_RUNS.splitlines())
+    with pytest.warns(UserWarning, match="dropped 1 earlier run"):
+        jobs = read(text)
+    assert jobs["job_id"].tolist() == [6, 5]
+    assert jobs["slurm_job_id"].tolist() == ["6", "5"]
+    np.testing.assert_array_equal(jobs["avg_cpu_time"], [np.nan, 100])
+    np.testing.assert_array_equal(jobs["wait_time"], [10, 60])
+    np.testing.assert_array_equal(jobs["status"], [1, 1])
+    assert jobs.attrs["n_earlier_runs_dropped"] == 1
+
+
+@pytest.mark.parametrize("errors", ["raise", "skip"])
+def test_the_same_run_listed_twice_is_an_error_naming_both_lines(errors):
+    row = ("418201|418201|2024-01-01T07:00:00|2024-01-01T08:00:00|2024-01-01T09:00:00|"
+           "01:00:00|4|COMPLETED|\n")
+    other = ("418300|418300|2024-01-01T07:00:00|2024-01-01T08:00:00|2024-01-01T09:00:00|"
+             "01:00:00|4|COMPLETED|\n")
+    text = REQUEUED_RUNS.splitlines(keepends=True)[0] + row + other + row.replace(
+        "COMPLETED", "FAILED")
+    with pytest.raises(SacctFormatError, match=r"lines 2 and 4 both list JobID 418201 "
+                                               r"with the same Submit and Start") as info:
+        read(text, errors=errors)
+    assert info.value.line_number == 4
+    assert "concatenated" in str(info.value) and "\n" not in str(info.value)
 
 
 def test_raw_columns_and_end_minus_start():
@@ -175,6 +202,126 @@ def test_repeated_local_hour_is_counted():
     assert jobs.attrs["n_ambiguous_local_times"] == 1
     assert jobs.loc[0, "wait_time"] == 7200
     assert "n_ambiguous_local_times" not in read(text).attrs
+
+
+@pytest.mark.parametrize("field", ["Submit", "Start", "End"])
+def test_a_local_time_skipped_by_the_clocks_is_an_error(field):
+    # 2024-03-31 02:00 Europe/Paris jumps to 03:00: 02:30 never happened there.
+    times = {"Submit": "2024-03-31T01:50:00", "Start": "2024-03-31T03:10:00",
+             "End": "2024-03-31T03:40:00"}
+    times[field] = "2024-03-31T02:30:00"
+    if field == "End":
+        times["Start"] = "2024-03-31T01:55:00"
+    text = ("JobID|Submit|Start|End|Elapsed|NCPUS|State\n"
+            "1|2024-03-31T01:00:00|2024-03-31T01:00:00|2024-03-31T01:10:00|00:10:00|1|COMPLETED\n"
+            f"2|{times['Submit']}|{times['Start']}|{times['End']}|00:01:00|1|COMPLETED\n")
+    with pytest.raises(SacctFormatError,
+                       match=rf"line 3: field {field} \(2024-03-31T02:30:00\) does not exist "
+                             r"in Europe/Paris: clocks moved forward"):
+        read(text, time_zone="Europe/Paris")
+    with pytest.warns(UserWarning, match="skipped 1 malformed line"):
+        assert read(text, time_zone="Europe/Paris", errors="skip")["job_id"].tolist() == [1]
+    assert len(read(text)) == 2
+
+
+@pytest.mark.parametrize(("submit", "start", "end", "elapsed", "wait", "run_span"), [
+    # Submit in the first 02:50 (summer time), Start and End in the second 02:xx.
+    ("02:50", "02:10", "02:40", "00:30:00", 1200, 1800),
+    # End in the second 02:10: 01:30 -> 02:10 (winter time) is 1 h 40 min.
+    ("01:00", "01:30", "02:10", "01:40:00", 1800, 6000),
+    # All in the first repeated hour: the summer reading is kept.
+    ("02:10", "02:20", "02:40", "00:20:00", 600, 1200),
+    # Start in the repeated hour after a Submit in winter time.
+    ("03:10", "02:20", "03:40", "01:20:00", None, None),
+])
+def test_times_in_the_repeated_hour_are_read_in_real_time_order(
+        submit, start, end, elapsed, wait, run_span):
+    # 2024-10-27 03:00 Europe/Paris goes back to 02:00: 02:00-02:59 happen twice.
+    day = "2024-10-27T"
+    text = ("JobID|Submit|Start|End|Elapsed|NCPUS|State\n"
+            f"1|{day}{submit}:00|{day}{start}:00|{day}{end}:00|{elapsed}|1|COMPLETED\n")
+    if wait is None:
+        # No reading puts 02:20 after 03:10 (winter time): a Start before its Submit.
+        with pytest.raises(SacctFormatError, match=r"field Start \(2024-10-27T02:20:00\) "
+                                                   r"is before Submit"):
+            read(text, time_zone="Europe/Paris")
+        return
+    jobs = read(text, time_zone="Europe/Paris")
+    assert jobs.loc[0, "wait_time"] == wait
+    assert jobs.loc[0, "run_time"] == parse_slurm_duration(elapsed) == run_span
+
+
+@given(st.lists(st.tuples(st.integers(-7200, 7200), st.integers(0, 5400),
+                          st.integers(0, 5400)), min_size=1, max_size=10))
+def test_jobs_in_order_in_real_time_are_accepted_across_the_fall_back(rows):
+    """Jobs around the 2024-10-27 fall-back in Paris, printed in local time."""
+    from zoneinfo import ZoneInfo
+    paris = ZoneInfo("Europe/Paris")
+    change = dt.datetime(2024, 10, 27, 1, 0, tzinfo=dt.UTC)  # 03:00 summer -> 02:00 winter
+
+    def local(instant):
+        return instant.astimezone(paris).strftime("%Y-%m-%dT%H:%M:%S")
+
+    lines = ["JobID|Submit|Start|End|ElapsedRaw|NCPUS|State"]
+    for number, (offset, wait, run) in enumerate(rows, start=1):
+        submit = change + dt.timedelta(seconds=offset)
+        start = submit + dt.timedelta(seconds=wait)
+        end = start + dt.timedelta(seconds=run)
+        lines.append(f"{number}|{local(submit)}|{local(start)}|{local(end)}|{run}|1|COMPLETED")
+    jobs = read("\n".join(lines) + "\n", time_zone="Europe/Paris")
+    np.testing.assert_array_equal(jobs["run_time"], [run for _, _, run in rows])
+    # A wall-clock time in the repeated hour that no ordering pins down is read
+    # as its summer-time occurrence: off by exactly the hour, never negative.
+    error = jobs["wait_time"].to_numpy() - [wait for _, wait, _ in rows]
+    assert set(np.abs(error)) <= {0.0, 3600.0}
+    assert (jobs["wait_time"] >= 0).all()
+
+
+@pytest.mark.parametrize(("elapsed", "ok"), [
+    ("01:00:00", True), ("00:30:00", True), ("01:00:01", True), ("01:00:02", False),
+    ("05:00:00", False)])
+def test_elapsed_longer_than_end_minus_start_is_malformed(elapsed, ok):
+    text = ("JobID|Submit|Start|End|Elapsed|Timelimit|NCPUS|State\n"
+            "418201|2024-01-01T07:00:00|2024-01-01T08:00:00|2024-01-01T09:00:00|"
+            f"{elapsed}|02:00:00|4|COMPLETED\n")
+    if ok:
+        # Shorter is allowed: Elapsed leaves out the time a job was suspended.
+        assert read(text).loc[0, "run_time"] == parse_slurm_duration(elapsed)
+        return
+    with pytest.raises(SacctFormatError,
+                       match=rf"line 2: field Elapsed \({elapsed}\) is longer than End - Start "
+                             r"\(2024-01-01T09:00:00 - 2024-01-01T08:00:00 = 3600 s\)"):
+        read(text)
+    good = ("7|2024-01-01T07:00:00|2024-01-01T08:00:00|2024-01-01T09:00:00|00:59:59|"
+            "02:00:00|4|FAILED\n")
+    with pytest.warns(UserWarning, match="skipped 1 malformed line"):
+        assert read(text + good, errors="skip")["job_id"].tolist() == [7]
+
+
+@given(st.lists(st.tuples(st.integers(0, 10**5), st.integers(-5, 5), st.booleans()),
+                min_size=1, max_size=20))
+def test_elapsed_check_matches_a_reference(rows):
+    """Reference: a line is malformed exactly when ElapsedRaw > End - Start + 1 s."""
+    lines = ["JobID|Submit|Start|End|ElapsedRaw|NCPUS|State"]
+    for number, (span, extra, ended) in enumerate(rows, start=1):
+        end = fmt_time(100 + span) if ended else "Unknown"
+        state = "COMPLETED" if ended else "RUNNING"
+        lines.append(f"{number}|{fmt_time(0)}|{fmt_time(100)}|{end}|{max(span + extra, 0)}|1|"
+                     f"{state}")
+    text = "\n".join(lines) + "\n"
+    bad = [k for k, (span, extra, ended) in enumerate(rows) if ended and extra > 1]
+    if bad:
+        with pytest.raises(SacctFormatError, match="is longer than End - Start") as info:
+            read(text)
+        assert info.value.line_number == bad[0] + 2
+        with pytest.warns(UserWarning, match=rf"skipped {len(bad)} malformed"):
+            jobs = read(text, errors="skip")
+    else:
+        jobs = read(text)
+    kept = [row for k, row in enumerate(rows) if k not in bad]
+    np.testing.assert_array_equal(
+        jobs["run_time"], [max(span + extra, 0) if ended else np.nan
+                           for span, extra, ended in kept])
 
 
 def test_gzip_file_and_binary_buffer(tmp_path):
