@@ -14,6 +14,7 @@ __all__ = ["add_output_options", "add_log_argument", "print_json", "read_trace_a
            "write_table", "check_output_arg", "result_stream", "LOG_FORMATS", "add_command",
            "HelpFormatter", "DeprecatedAlias", "Progress", "write_swf_output", "output_format"]
 
+
 def add_output_options(parser, *, formats=("swf", "csv", "json"), default=None):
     """Add ``-o/--output``, ``--format`` and ``--quiet`` to a subcommand parser."""
     parser.add_argument("-o", "--output", metavar="PATH",

@@ -104,10 +104,9 @@ def _head(data):
         return data
     if data[:2] != b"\x1f\x8b":
         return data[:_HEAD_BYTES]
-    try:
-        with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
-            return stream.read(_HEAD_BYTES)
-    except (OSError, EOFError, zlib.error):
+    try:  # a decompressor object, as data may be only the start of the gzip stream
+        return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data, _HEAD_BYTES)
+    except zlib.error:
         return b""  # the reader names the corrupt data
 
 

@@ -79,3 +79,13 @@ def test_a_written_swf_is_read_back(tmp_path):
     jobs = read_sacct(SAMPLE)
     write_swf(jobs, tmp_path / "x.swf")
     assert len(read_log(tmp_path / "x.swf")) == len(jobs)
+
+
+def test_detection_needs_only_the_start_of_an_uncompressed_gzip_stream():
+    from predictkit.io._log import detect_format
+
+    # stored (level 0) gzip: the first 64 KiB of it decompress to less than 64 KiB
+    text = SAMPLE.read_bytes().split(b"\n", 1)[0] + b"\n" + b"x" * 300_000
+    buffer = io.BytesIO(gzip.compress(text, compresslevel=0))
+    buffer.seek(0)
+    assert detect_format(buffer) == "sacct" and buffer.tell() == 0
