@@ -150,7 +150,8 @@ def compare(other, trace, repeat, only=None):
         workers = {
             name: subprocess.Popen(
                 [sys.executable, __file__, "--worker", str(jobs_file)], cwd=root,
-                env={**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{REPO}"}, stdin=subprocess.PIPE,
+                env={**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{REPO}"},
+                stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, text=True)
             for name, root in trees.items()}
         best = {}

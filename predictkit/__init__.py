@@ -8,7 +8,7 @@ configure_numba_cache()  # before any compiled kernel is defined
 
 from . import datasets, exceptions, jobs, metrics  # noqa: E402
 from .exceptions import PredictkitError  # noqa: E402
-from .io import read_sacct, read_swf, write_swf  # noqa: E402
+from .io import read_log, read_sacct, read_swf, write_swf  # noqa: E402
 from .jobs import clean_jobs, summarize, validate_jobs  # noqa: E402
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "jobs",
     "metrics",
     "PredictkitError",
+    "read_log",
     "read_swf",
     "write_swf",
     "read_sacct",

@@ -7,15 +7,13 @@ import os
 import sys
 import time
 
+from ..io._log import LOG_FORMATS  # the values of --input-format
 from ._checks import os_errors
 
 __all__ = ["add_output_options", "add_log_argument", "print_json", "read_trace_arg",
            "write_table", "check_output_arg", "check_stdin_once", "result_stream", "LOG_FORMATS",
            "add_command",
            "HelpFormatter", "DeprecatedAlias", "Progress", "write_swf_output", "output_format"]
-
-LOG_FORMATS = ("auto", "swf", "sacct")
-"""Values of ``--input-format``: detect from the content, or force a format."""
 
 
 def add_output_options(parser, *, formats=("swf", "csv", "json"), default=None):
@@ -125,25 +123,23 @@ def read_trace_arg(path, **kwargs):
     """Read the log named on the command line: SWF or ``sacct`` output, a file or ``-`` (stdin).
 
     The format is the ``--input-format`` of the command line (a :class:`LogPath`
-    remembers it); ``auto`` (also for a plain string) reads the first line of
-    the (decompressed) content: a ``|``-separated header naming ``JobID`` is
-    ``sacct --parsable2`` output, anything else SWF. Standard input is read
-    into memory first, so detecting its format consumes nothing.
+    remembers it), ``auto`` for a plain string; :func:`predictkit.io.read_log`
+    reads it. Standard input and pipes (such as ``<(sacct ...)``) are read into
+    memory first, since they can be read only once.
 
     Parameters
     ----------
     path : str or LogPath
         File name, or ``-`` for standard input.
     **kwargs
-        Passed to :func:`~predictkit.io.read_swf` or
-        :func:`~predictkit.io.read_sacct` (e.g. ``errors="skip"``).
+        Passed to :func:`~predictkit.io.read_log` (e.g. ``errors="skip"``).
     """
     import io
 
-    from ..io import read_sacct, read_swf
-    from ..io._sacct import looks_like_sacct
+    from ..io import read_log
 
     fmt = path.option("input_format", "auto") if isinstance(path, LogPath) else "auto"
+    zone = path.option("time_zone", "UTC") if isinstance(path, LogPath) else "UTC"
     if path == "-" or not _is_regular_file(str(path)):
         # A stream (stdin, a pipe such as <(sacct ...)) can be read only once.
         if path == "-":
@@ -153,62 +149,18 @@ def read_trace_arg(path, **kwargs):
                 data = handle.read()
         source = io.BytesIO(data)
         source.name = "<stdin>" if path == "-" else str(path)
-        head = _head(data)
     else:
         source = str(path)
-        head = _file_head(source) if fmt == "auto" else b""
-    if fmt == "auto":
-        fmt = "sacct" if looks_like_sacct(head) else "swf"
-    if fmt == "sacct":
-        zone = path.option("time_zone", "UTC") if isinstance(path, LogPath) else "UTC"
-        return read_sacct(source, time_zone=zone, **kwargs)
-    return read_swf(source, **kwargs)
-
-
-_HEAD_BYTES = 65536
+    return read_log(source, format=fmt, time_zone=zone, **kwargs)
 
 
 def _is_regular_file(path):
-    import os
     import stat
 
     try:
         return stat.S_ISREG(os.stat(path).st_mode)
     except OSError:
         return True  # let open() name the problem
-
-
-def _head(data):
-    """The first bytes of ``data``, decompressed when it is gzip (empty when unreadable)."""
-    import gzip
-    import io
-    import zlib
-
-    if data[:2] != b"\x1f\x8b":
-        return data[:_HEAD_BYTES]
-    try:
-        with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
-            return stream.read(_HEAD_BYTES)
-    except (OSError, EOFError, zlib.error):
-        return b""  # the reader names the corrupt data
-
-
-def _file_head(path):
-    import gzip
-    import zlib
-
-    try:
-        with open(path, "rb") as handle:
-            start = handle.read(2)
-            if start != b"\x1f\x8b":
-                return start + handle.read(_HEAD_BYTES)
-    except OSError:
-        return b""  # the reader names the problem (missing file, link loop, folder)
-    try:
-        with gzip.open(path, "rb") as stream:
-            return stream.read(_HEAD_BYTES)
-    except (OSError, EOFError, zlib.error):
-        return b""
 
 
 def check_output_arg(args):

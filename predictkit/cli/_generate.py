@@ -34,7 +34,8 @@ def register(subparsers):
                         help="maximal estimate, e.g. 18h (synthetic default 18h; with "
                              "--estimates-for, learned from the log when omitted)")
     parser.add_argument("--pmax", type=float, default=None, metavar="PERCENT",
-                        help="percent of jobs estimating tmax (default: the model's, about 22)")
+                        help="percent of jobs estimating tmax, in [0, 100] (default: the model's, "
+                             "about 22); jobs no shorter estimate covers get tmax anyway")
     parser.add_argument("--load", type=float, default=None,
                         help="target offered load of the synthetic workload (default: the "
                              "model's own arrival rate)")

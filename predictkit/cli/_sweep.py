@@ -6,6 +6,7 @@ import warnings
 from .._time import format_duration
 from ..exceptions import ConfigError
 from ..experiments import check_cells, evaluate_cell, expand_grid, load_grid, run_grid
+from ..experiments._grid import STDIN_NAME
 from ._common import DeprecatedAlias, result_stream, write_table
 
 
@@ -23,7 +24,9 @@ def register(subparsers):
             "(--scheduler tcp://host:8786). Progress goes to stderr: a bar on a terminal, "
             "else one line per cell with the elapsed time."),
     )
-    parser.add_argument("grid", metavar="GRID", help="grid file (.toml, .yaml or .yml)")
+    parser.add_argument("grid", metavar="GRID",
+                        help="grid file (.toml, .yaml or .yml); '-' reads a TOML grid from "
+                             "standard input")
     parser.add_argument("-o", "--output", required=True,
                         help="results table (.csv or .parquet; '-' prints CSV to standard "
                              "output and keeps no finished cells)")
@@ -67,10 +70,11 @@ def run(args):
         raise ConfigError("--backend dask needs --scheduler tcp://host:port")
     if args.workers < 1:
         raise ConfigError(f"--workers must be at least 1, got {args.workers}")
-    cells = expand_grid(load_grid(args.grid), source=args.grid)
+    source = STDIN_NAME if args.grid == "-" else args.grid
+    cells = expand_grid(load_grid(args.grid), source=source)
     with warnings.catch_warnings(record=True) as renamed:
         warnings.simplefilter("always", DeprecationWarning)
-        check_cells(cells, source=args.grid)
+        check_cells(cells, source=source)
     renamed = {str(warning.message) for warning in renamed}
     for message in sorted(renamed):
         print(f"predictkit sweep: warning: {message}", file=sys.stderr)

@@ -15,7 +15,7 @@ def _read(trace, identity, seed, max_jobs):
     """The cleaned job table; ``identity`` (the file's content identity) keys the cache."""
     from ..datasets import load_trace, make_workload
     from ..exceptions import JobTableError
-    from ..io import read_swf
+    from ..io import read_log
     from ..jobs import clean_jobs
     from ..simulate._observed_waits import with_observed_waits
 
@@ -23,7 +23,7 @@ def _read(trace, identity, seed, max_jobs):
         n_jobs = int(trace.partition(":")[2] or 10000)
         jobs = make_workload(n_jobs=n_jobs, random_state=seed)
     elif resolve_trace(trace) is not None:
-        jobs = read_swf(resolve_trace(trace))
+        jobs = read_log(resolve_trace(trace))
     else:
         jobs = load_trace(trace)
     n_read = len(jobs)

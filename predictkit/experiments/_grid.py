@@ -151,8 +151,8 @@ def expand_grid(spec, *, source=None):
     return cells
 
 
-def _text(path):
-    data = path.read_bytes()
+def _text(path, data=None):
+    data = path.read_bytes() if data is None else data
     if b"\x00" in data:
         offset = data.index(b"\x00")
         raise ConfigError(f"{path}: not a text file (a NUL byte at offset {offset}); a grid is "
@@ -220,8 +220,16 @@ def _yaml(path, text):
         raise ConfigError(f"{where}: cannot parse YAML grid: {problem}") from None
 
 
+STDIN_NAME = "<stdin>"
+"""How errors name a grid read from standard input."""
+
+
 def load_grid(path):
     """Read a grid from a TOML (``.toml``) or YAML (``.yaml``/``.yml``) file.
+
+    ``"-"`` reads the grid from standard input, as TOML (a YAML grid needs a
+    ``.yaml`` file: without a file name there is no extension to say which
+    language it is, and TOML is the grid language the examples use).
 
     Raises
     ------
@@ -229,6 +237,15 @@ def load_grid(path):
         For another file extension, a file that is not UTF-8 text, or a
         syntax error (with its line and column).
     """
+    if str(path) == "-":
+        import sys
+
+        text = _text(STDIN_NAME, sys.stdin.buffer.read())
+        try:
+            return _toml(STDIN_NAME, text)
+        except ConfigError as exc:
+            raise ConfigError(f"{exc} (a grid on standard input is read as TOML; give a YAML "
+                              "grid as a .yaml or .yml file)") from None
     path = Path(path)
     if path.suffix not in {".toml", ".yaml", ".yml"}:
         raise ConfigError(f"{path}: a grid file must end in .toml, .yaml or .yml")

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..exceptions import ConfigError
 
-__all__ = ["mode_counts", "assign", "assign_values"]
+__all__ = ["mode_counts", "assign", "assign_modes", "assign_values"]
 
 
 def mode_counts(percent, n_jobs):
@@ -147,8 +147,31 @@ def assign(estimates, runtimes, rng, groups=None):
     -------
     ndarray, shape (n,)
     """
-    runtimes = np.asarray(runtimes, dtype=float)
     values, counts = np.unique(np.asarray(estimates, dtype=float), return_counts=True)
+    return assign_modes(values, counts, runtimes, rng, groups=groups)
+
+
+def assign_modes(values, counts, runtimes, rng, groups=None):
+    """Like :func:`assign`, with the estimates given as distinct values and job counts.
+
+    A value may have a count of 0: no job draws it, but a job that no other
+    remaining value covers still gets it (the model's ``t_max`` at
+    ``p_max=0``, or a mode rounded to 0 jobs).
+
+    Parameters
+    ----------
+    values : array-like, shape (k,)
+        Distinct estimate values, ascending.
+    counts : array-like of int, shape (k,)
+        How many jobs may use each value.
+    runtimes, rng, groups
+        As in :func:`assign`.
+
+    Returns
+    -------
+    ndarray, shape (n,)
+    """
+    runtimes = np.asarray(runtimes, dtype=float)
     if groups is None:
         return assign_values(values, counts, runtimes, rng)
     labels, inverse, sizes = np.unique(np.asarray(groups), return_inverse=True,

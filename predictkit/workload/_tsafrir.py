@@ -15,7 +15,7 @@ from .._validation import (RANDOM_STATE, Duration, Interval, StrOptions, check_p
                            invalid_parameter)
 from ..exceptions import ConfigError, InvalidParameterError
 from ..jobs import validate_jobs
-from ._assignment import assign, mode_counts
+from ._assignment import assign_modes, mode_counts
 from ._base import EstimateModel, as_rng, check_runtimes
 from ._sessions import DEFAULT_THINK_TIME, session_ids
 from ._tsafrir_modes import N_HEAD, make_modes
@@ -48,7 +48,11 @@ class TsafrirEstimates(EstimateModel):
         Percent of jobs whose estimate is ``t_max``, in [0, 100]. ``None`` keeps
         the model's ``F_pop(1)``, about 21.7% (the reference default). It sets
         the size of the ``t_max`` mode, and the other head modes are rescaled
-        so the head still holds 89% of the jobs (section 9.4).
+        so the head still holds 89% of the jobs (section 9.4). ``t_max`` stays
+        an estimate value whatever ``p_max`` (as in the paper, the model always
+        has its mode): a job that no shorter estimate covers gets ``t_max``, so
+        with a small ``p_max`` (or few jobs) the share of jobs at ``t_max`` may
+        exceed ``p_max``.
     modes : sequence of (time, percent), optional
         Up to 20 user-supplied modes (section 9.4): each time replaces the
         closest default head time, each percent the closest default head size;
@@ -288,10 +292,9 @@ class TsafrirEstimates(EstimateModel):
         table = make_modes(run.size, t_max, p_max=p_max, user_modes=modes,
                            k_model=self.k_model, rng=rng)
         counts = mode_counts(table["percent"].to_numpy(), run.size)
-        pool = np.repeat(table["estimate"].to_numpy(), counts)
         groups = None
         if self.assignment == "sessions":
             users, submit = self._sessions_input(users, submit_times, run.size)
             groups = session_ids(users, submit, run,
                                  parse_duration(self.think_time, name="think_time"))
-        return assign(pool, run, rng, groups=groups)
+        return assign_modes(table["estimate"].to_numpy(), counts, run, rng, groups=groups)

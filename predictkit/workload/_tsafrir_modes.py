@@ -237,7 +237,8 @@ def make_modes(n_jobs, t_max, *, p_max=None, user_modes=(), k_model="linear", rn
     -------
     DataFrame
         Columns ``estimate`` (s), ``percent`` (sums to 100), ``rank`` (popularity
-        rank in the model), ``head`` (bool), sorted by estimate.
+        rank in the model), ``head`` (bool), sorted by estimate. The last row
+        is always ``t_max``, with ``p_max`` percent even when that is 0.
     """
     k = n_modes(n_jobs, k_model)
     heads = head_times(t_max)
@@ -304,9 +305,14 @@ def make_modes(n_jobs, t_max, *, p_max=None, user_modes=(), k_model="linear", rn
         "rank": np.concatenate(rank_out).astype(np.int64),
     })
     modes["head"] = modes["rank"] <= N_HEAD
+    is_t_max = modes["estimate"] == t_max
+    used = modes[(modes["percent"] > 0) & (modes["rank"] >= 1) & ~is_t_max]
     if k < N_HEAD:
         # Fewer modes than head slots (N < 200): keep the K most popular.
-        modes = modes[(modes["rank"] >= 1) & (modes["rank"] <= k)]
-    modes = modes[modes["percent"] > 0]
+        used = used.sort_values("rank", kind="stable").head(k - int(
+            modes.loc[is_t_max, "percent"].sum() > 0))
+    # The t_max mode is always part of the model (section 10), even at 0% of the
+    # jobs: it is the estimate of a job that no shorter estimate covers.
+    modes = pd.concat([used, modes[is_t_max]])
     modes["percent"] *= 100.0 / modes["percent"].sum()
     return modes.sort_values("estimate", kind="stable").reset_index(drop=True)

@@ -137,3 +137,64 @@ def test_sweep_names_a_corrupt_cell_file_in_one_warning_line(tmp_path, capsys):
     assert err[-1] == (f"predictkit sweep: warning: {victim}: unreadable cell result (Expecting "
                        f"value: line 1 column 1 (char 0)); the cell is computed again")
     pd.testing.assert_frame_equal(pd.read_csv(out), expected)
+
+
+def small_sacct(path, n_jobs=60):
+    """The jobs of :func:`small_trace` as ``sacct --parsable2`` output, gzip-compressed."""
+    import gzip
+
+    lines = ["JobID|User|Submit|Start|End|NCPUS|Timelimit|State"]
+    for j in range(1, n_jobs + 1):
+        submit = pd.Timestamp("2024-01-01") + pd.Timedelta(seconds=60 * j)
+        end = submit + pd.Timedelta(seconds=100 + j)
+        lines.append(f"{j}|u{j % 3 + 1}|{submit:%Y-%m-%dT%H:%M:%S}|{submit:%Y-%m-%dT%H:%M:%S}|"
+                     f"{end:%Y-%m-%dT%H:%M:%S}|2|00:10:00|COMPLETED")
+    path.write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
+    return path
+
+
+def test_sweep_reads_a_sacct_trace_as_the_same_jobs_in_swf(tmp_path, capsys):
+    tables = {}
+    for name, trace in (("swf", small_trace(tmp_path / "t.swf")),
+                        ("sacct", small_sacct(tmp_path / "t.txt.gz"))):
+        grid = tmp_path / f"{name}.toml"
+        grid.write_text(f'traces = ["{trace}"]\npredictors = ["requested", "recent-average"]\n'
+                        'policies = ["easy"]\n[options]\nmachine_procs = 8\n')
+        out = tmp_path / f"{name}.csv"
+        assert main(["sweep", str(grid), "-o", str(out), "-q"]) == 0, capsys.readouterr().err
+        tables[name] = pd.read_csv(out).drop(columns=["cell", "trace"])
+    assert tables["sacct"]["n_jobs"].tolist() == [60, 60]
+    pd.testing.assert_frame_equal(tables["sacct"], tables["swf"])
+
+
+def test_sweep_reads_a_toml_grid_from_standard_input(tmp_path, capsys, monkeypatch):
+    import io
+    import sys
+
+    trace = small_trace(tmp_path / "t.swf")
+    text = f'traces = ["{trace}"]\npredictors = ["requested"]\n'
+    grid = tmp_path / "grid.toml"
+    grid.write_text(text)
+    assert main(["sweep", str(grid), "-o", str(tmp_path / "file.csv"), "-q"]) == 0
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
+    assert main(["sweep", "-", "-o", str(tmp_path / "stdin.csv"), "-q"]) == 0
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "stdin.csv"),
+                                  pd.read_csv(tmp_path / "file.csv"))
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("traces:\n  - t.swf\n", "<stdin>, line 1, column 7: cannot parse TOML grid"),
+    ('traces = ["synthetic:abc"]\n', "<stdin>: traces = 'synthetic:abc': a synthetic trace is"),
+    ("", "<stdin>: the grid is empty"),
+])
+def test_sweep_grid_errors_on_standard_input_are_one_line(tmp_path, capsys, monkeypatch,
+                                                           text, message):
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
+    assert main(["sweep", "-", "-o", str(tmp_path / "r.csv")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err
+    if "cannot parse" in message:
+        assert "a grid on standard input is read as TOML" in err

@@ -19,6 +19,17 @@ def test_generate_synthetic_workload(tmp_path, capsys):
     assert "3,000 jobs" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(("jobs", "pmax"), [("2000", "0"), ("10", "2"), ("300", "100")])
+def test_generate_accepts_every_pmax_in_range(tmp_path, jobs, pmax):
+    out = tmp_path / "g.swf"
+    assert main(["generate", "--jobs", jobs, "--pmax", pmax, "--seed", "1", "-q",
+                 "-o", str(out)]) == 0
+    table = read_swf(out)
+    assert len(table) == int(jobs)
+    assert (table["req_time"] >= table["run_time"]).all()
+    assert table["req_time"].max() <= 18 * 3600
+
+
 @pytest.mark.parametrize("model", ["tsafrir", "fmodel", "phi", "x2", "shuffle", "sessions"])
 def test_generate_estimates_for_a_trace(tmp_path, model):
     source = read_swf(trace_file("KTH-SP2-1996-2.1-cln"))

@@ -72,6 +72,16 @@ def test_daily_cycle_peaks_in_working_hours():
     assert bucket_weights("batch", 0.5)[5 * 48:].mean() < bucket_weights("batch", 0.5)[:48].mean()
 
 
+@pytest.mark.parametrize(("n_jobs", "p_max"), [(10, 2.0), (2000, 0.0), (2000, 0.1), (500, 100.0)])
+def test_any_p_max_in_range_gives_a_workload(n_jobs, p_max):
+    jobs = make_workload(n_jobs, p_max=p_max, random_state=1)
+    assert len(jobs) == n_jobs
+    assert (jobs["req_time"] >= jobs["run_time"]).all()
+    assert jobs["req_time"].max() <= 18 * 3600
+    if p_max == 100:
+        assert (jobs["req_time"] == 18 * 3600).all()
+
+
 def test_load_parameter():
     jobs = make_workload(5000, machine_procs=64, random_state=3, load=0.7)
     span = jobs["submit_time"].max() - jobs["submit_time"].min()

@@ -17,13 +17,23 @@ HOUR = 3600.0
 
 
 @given(st.lists(st.floats(0, 18 * HOUR), min_size=1, max_size=300),
-       st.integers(0, 2**32 - 1), st.sampled_from([None, 5.0, 40.0]))
+       st.integers(0, 2**32 - 1), st.sampled_from([None, 0.0, 0.5, 5.0, 40.0, 100.0]))
 def test_sample_never_below_runtime(run, seed, p_max):
     run = np.array(run)
     est = TsafrirEstimates(t_max="18h", p_max=p_max, random_state=seed).sample(run)
     assert est.shape == run.shape
     assert (est >= run).all()
     assert est.max() <= 18 * HOUR
+
+
+@pytest.mark.parametrize("p_max", [0.0, 2.0])
+def test_small_p_max_still_covers_runtimes_up_to_t_max(p_max):
+    # runtimes at t_max need the t_max estimate even when p_max rounds to no job
+    run = np.array([18 * HOUR, 17.5 * HOUR, 60.0, 600.0, 3600.0, 7200.0, 120.0, 30.0, 9.0, 1.0])
+    est = TsafrirEstimates(t_max="18h", p_max=p_max, random_state=0).sample(run)
+    assert (est >= run).all()
+    assert est[0] == est[1] == 18 * HOUR
+    assert (est[2:] < 18 * HOUR).all()
 
 
 @given(st.lists(st.tuples(st.integers(0, 5), st.floats(0, 1e6), st.floats(0, 4 * HOUR)),

@@ -136,8 +136,22 @@ def test_user_modes_above_head_mass_eliminate_other_head_sizes():
     modes = make_modes(10_000, 18 * HOUR, user_modes=user, rng=np.random.default_rng(4))
     assert modes["percent"].sum() == pytest.approx(100)
     assert modes.loc[modes["estimate"] == 300.0, "percent"].iloc[0] == pytest.approx(50)
-    assert modes["head"].sum() == 2
+    # the two user modes, and t_max kept at 0% (the model always has its t_max mode)
+    assert modes.loc[modes["head"] & (modes["percent"] > 0), "estimate"].tolist() == [300, 3600]
+    assert modes["estimate"].iloc[-1] == 18 * HOUR
+    assert modes["percent"].iloc[-1] == 0
     assert modes.loc[~modes["head"], "percent"].sum() == pytest.approx(5)
+
+
+@pytest.mark.parametrize("n_jobs", [1, 10, 150, 2000, 100_000])
+@pytest.mark.parametrize("p_max", [0.0, 0.5, 2.0, 50.0, 100.0])
+def test_t_max_is_always_the_largest_mode(n_jobs, p_max):
+    modes = make_modes(n_jobs, 18 * HOUR, p_max=p_max, rng=np.random.default_rng(1))
+    assert modes["estimate"].iloc[-1] == 18 * HOUR
+    if n_jobs >= 2000:  # below, the kept modes are rescaled to 100%
+        assert modes["percent"].iloc[-1] == pytest.approx(p_max)
+    assert (modes["percent"].iloc[-1] == 0) == (p_max == 0)
+    assert modes["percent"].sum() == pytest.approx(100)
 
 
 def test_few_jobs_give_few_modes():

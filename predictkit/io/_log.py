@@ -1,0 +1,125 @@
+"""Reading a job log whatever its format: SWF or ``sacct --parsable2``, plain or gzip."""
+
+import gzip
+import io
+import os
+import zlib
+
+from ..exceptions import ConfigError
+from ._sacct import looks_like_sacct, read_sacct
+from ._swf import read_swf
+
+__all__ = ["read_log", "LOG_FORMATS", "detect_format"]
+
+LOG_FORMATS = ("auto", "swf", "sacct")
+"""Values of ``format``: detect from the content, or force a format."""
+
+_HEAD_BYTES = 65536
+
+
+def read_log(path_or_buffer, *, format="auto", time_zone="UTC", errors="raise"):
+    """Read a job log into a job table: SWF or Slurm ``sacct`` output, plain or gzip.
+
+    Parameters
+    ----------
+    path_or_buffer : str, path or binary file-like
+        The log. A buffer that cannot seek (a pipe, standard input) is read
+        into memory first, so detecting its format consumes nothing.
+    format : {"auto", "swf", "sacct"}
+        ``"auto"`` reads the first line of the (decompressed) content: a
+        ``|``-separated header naming ``JobID`` is ``sacct --parsable2`` (or
+        ``--parsable``) output, anything else SWF
+        (:func:`~predictkit.io.read_sacct`'s ``looks_like_sacct``).
+    time_zone : str
+        For ``sacct`` output: the IANA zone its times are written in (see
+        :func:`~predictkit.io.read_sacct`). Ignored for SWF.
+    errors : {"raise", "skip"}
+        What to do with malformed lines (see :func:`~predictkit.io.read_swf`
+        and :func:`~predictkit.io.read_sacct`).
+
+    Returns
+    -------
+    DataFrame
+        The job table, as :func:`~predictkit.io.read_swf` or
+        :func:`~predictkit.io.read_sacct` returns it.
+
+    Raises
+    ------
+    ConfigError
+        For a ``format`` other than those above.
+    SWFFormatError, SacctFormatError
+        For a malformed log (with the file and line number).
+
+    Examples
+    --------
+    >>> import io
+    >>> text = (b"JobID|Submit|Start|End|NCPUS|State\\n"
+    ...         b"1|2024-01-01T00:00:00|2024-01-01T00:01:00|2024-01-01T00:11:00|4|COMPLETED\\n")
+    >>> read_log(io.BytesIO(text))["run_time"].tolist()
+    [600.0]
+    """
+    if format not in LOG_FORMATS:
+        raise ConfigError(f"format must be one of {', '.join(map(repr, LOG_FORMATS))}, "
+                          f"got {format!r}")
+    source = path_or_buffer
+    if hasattr(source, "read") and not _seekable(source):
+        data = source.read()
+        buffered = io.BytesIO(data.encode() if isinstance(data, str) else data)
+        buffered.name = getattr(source, "name", "<stream>")
+        source = buffered
+    if format == "auto":
+        format = detect_format(source)
+    if format == "sacct":
+        return read_sacct(source, time_zone=time_zone, errors=errors)
+    return read_swf(source, errors=errors)
+
+
+def detect_format(path_or_buffer):
+    """``"sacct"`` or ``"swf"``: the format of a log, from its first line (gzip is opened).
+
+    A seekable buffer is left where it was. An unreadable file is called SWF,
+    so that the reader names the problem.
+    """
+    if hasattr(path_or_buffer, "read"):
+        start = path_or_buffer.tell()
+        try:
+            head = _head(path_or_buffer.read(_HEAD_BYTES))
+        finally:
+            path_or_buffer.seek(start)
+    else:
+        head = _file_head(os.fspath(path_or_buffer))
+    return "sacct" if looks_like_sacct(head) else "swf"
+
+
+def _seekable(buffer):
+    try:
+        return buffer.seekable()
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def _head(data):
+    """The first bytes of ``data``, decompressed when it is gzip (empty when unreadable)."""
+    if isinstance(data, str):
+        return data
+    if data[:2] != b"\x1f\x8b":
+        return data[:_HEAD_BYTES]
+    try:  # a decompressor object, as data may be only the start of the gzip stream
+        return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data, _HEAD_BYTES)
+    except zlib.error:
+        return b""  # the reader names the corrupt data
+
+
+def _file_head(path):
+    try:
+        with open(path, "rb") as handle:
+            start = handle.read(2)
+            if start != b"\x1f\x8b":
+                return start + handle.read(_HEAD_BYTES)
+    except OSError:
+        return b""  # the reader names the problem (missing file, link loop, folder)
+    try:
+        with gzip.open(path, "rb") as stream:
+            return stream.read(_HEAD_BYTES)
+    except (OSError, EOFError, zlib.error):
+        return b""

@@ -1,0 +1,91 @@
+"""read_log: one reader for any job log, its format detected from the first line."""
+
+import gzip
+import io
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import predictkit
+from predictkit.exceptions import ConfigError, SacctFormatError, SWFFormatError
+from predictkit.io import read_log, read_sacct, read_swf, write_swf
+
+SAMPLE = Path(__file__).resolve().parents[2] / "datasets" / "sacct_sample.txt"
+SWF = b"; MaxProcs: 8\n1 0 5 60 2 -1 -1 2 600 -1 1 1 1 -1 1 1 -1 -1\n"
+
+
+class Pipe(io.RawIOBase):
+    """A readable stream that cannot seek, as standard input or a pipe."""
+
+    def __init__(self, data):
+        self._data = io.BytesIO(data)
+        self.name = "<pipe>"
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        return self._data.readinto(buffer)
+
+
+def test_read_log_is_exported_at_the_top_level():
+    assert predictkit.read_log is read_log and "read_log" in predictkit.__all__
+
+
+@pytest.mark.parametrize("compress", [False, True])
+@pytest.mark.parametrize("kind", ["path", "str", "buffer", "pipe"])
+def test_formats_are_detected_in_files_and_buffers(tmp_path, compress, kind):
+    for data, reader in ((SAMPLE.read_bytes(), read_sacct), (SWF, read_swf)):
+        data = gzip.compress(data) if compress else data
+        path = tmp_path / "log"
+        path.write_bytes(data)
+        source = {"path": path, "str": str(path), "buffer": io.BytesIO(data),
+                  "pipe": Pipe(data)}[kind]
+        expected = reader(path)
+        pd.testing.assert_frame_equal(read_log(source), expected)
+
+
+def test_a_seekable_buffer_is_read_from_where_it_stands():
+    buffer = io.BytesIO(b"junk" + SWF)
+    buffer.seek(4)
+    assert read_log(buffer)["run_time"].tolist() == [60.0]
+
+
+def test_forced_formats_and_time_zone():
+    assert len(read_log(SAMPLE, format="sacct")) == len(read_sacct(SAMPLE))
+    with pytest.raises(SWFFormatError, match="line 1"):
+        read_log(SAMPLE, format="swf")
+    with pytest.raises(SacctFormatError):
+        read_log(io.BytesIO(SWF), format="sacct")
+    paris = read_log(SAMPLE, time_zone="Europe/Paris")
+    assert paris.attrs["time_zone_string"] == "Europe/Paris"
+
+
+def test_errors_skip_is_passed_on(tmp_path):
+    path = tmp_path / "bad.swf"
+    path.write_bytes(SWF + b"2 0 5\n")
+    with pytest.warns(UserWarning, match="skipped 1 malformed line"):
+        assert len(read_log(path, errors="skip")) == 1
+
+
+def test_a_bad_format_is_a_config_error():
+    with pytest.raises(ConfigError, match="format must be one of 'auto', 'swf', 'sacct', "
+                                          "got 'csv'"):
+        read_log(io.BytesIO(SWF), format="csv")
+
+
+def test_a_written_swf_is_read_back(tmp_path):
+    jobs = read_sacct(SAMPLE)
+    write_swf(jobs, tmp_path / "x.swf")
+    assert len(read_log(tmp_path / "x.swf")) == len(jobs)
+
+
+def test_detection_needs_only_the_start_of_an_uncompressed_gzip_stream():
+    from predictkit.io._log import detect_format
+
+    # stored (level 0) gzip: the first 64 KiB of it decompress to less than 64 KiB
+    text = SAMPLE.read_bytes().split(b"\n", 1)[0] + b"\n" + b"x" * 300_000
+    buffer = io.BytesIO(gzip.compress(text, compresslevel=0))
+    buffer.seek(0)
+    assert detect_format(buffer) == "sacct" and buffer.tell() == 0
