@@ -118,6 +118,20 @@ def add_output_arguments(parser):
                         help="render the page from an earlier run's JSON; run nothing")
 
 
+def parse_or_render(parser, argv, render):
+    """Parse ``argv`` with the page options added; with ``--from-json``, render the page.
+
+    Returns the parsed arguments when the experiment is to run, or ``None``
+    when the page was rendered from an earlier run's JSON (nothing to run).
+    """
+    add_output_arguments(parser)
+    args = parser.parse_args(argv)
+    if args.from_json:
+        render(read_json(args.from_json), args.output_dir)
+        return None
+    return args
+
+
 def write_text(path, text):
     """Write ``text`` to ``path`` atomically, creating its folder."""
     # imported here so that the speed comparison's worker also runs on older checkouts

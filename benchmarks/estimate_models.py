@@ -46,7 +46,7 @@ from predictkit.simulate import simulate
 from predictkit.workload import (DoubledEstimates, FModel, PhiModel, ShuffledEstimates,
                                  TsafrirEstimates)
 
-from benchmarks._common import (RESULTS, add_output_arguments, provenance,
+from benchmarks._common import (RESULTS, parse_or_render, provenance,
                                 provenance_lines, read_json, trace_file, traces_dir, write_json,
                                 write_text)
 
@@ -151,10 +151,8 @@ def main(argv=None):
     parser.add_argument("--jobs", type=int, default=10_000)
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--traces", nargs="*")
-    add_output_arguments(parser)
-    args = parser.parse_args(argv)
-    if args.from_json:
-        render(read_json(args.from_json), args.output_dir)
+    args = parse_or_render(parser, argv, render)
+    if args is None:
         return
     made = provenance("estimate_models", argv)
     names, skipped = usable_traces()

@@ -45,8 +45,8 @@ from predictkit.metrics import bound_summary
 from predictkit.model_selection import replay
 from predictkit.queue import QBETS
 from predictkit.queue._history import SortedHistory
-from benchmarks._common import (add_output_arguments, provenance, provenance_lines, read_json,
-                                traces_dir, write_json, write_text)
+from benchmarks._common import (parse_or_render, provenance, provenance_lines, traces_dir,
+                                write_json, write_text)
 
 QUANTILES = (0.5, 0.75, 0.95)
 DEFAULT = dict(random_state=0)
@@ -119,10 +119,8 @@ def main(argv=None):
     parser.add_argument("--grid-jobs", type=int, default=50_000)
     parser.add_argument("--traces", default="", help="comma-separated trace names")
     parser.add_argument("--no-write", action="store_true", help="only print JSON")
-    add_output_arguments(parser)
-    args = parser.parse_args(argv)
-    if args.from_json:
-        render(read_json(args.from_json), args.output_dir)
+    args = parse_or_render(parser, argv, render)
+    if args is None:
         return 0
     made = provenance("queue_bounds", argv)
     folder = traces_dir()

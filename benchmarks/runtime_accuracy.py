@@ -47,8 +47,7 @@ from predictkit.metrics import adjustment_outcomes, estimate_accuracy
 from predictkit.model_selection import TraceSplit, replay
 from predictkit.runtime import (HistoryFeatures, RecentAverage, RecentUsageMax, RequestedTime,
                                 WalltimeAdjuster)
-from benchmarks._common import (add_output_arguments, provenance, read_json, traces_dir,
-                                write_json)
+from benchmarks._common import parse_or_render, provenance, traces_dir, write_json
 from benchmarks._runtime_report import write_markdown
 
 KEYS = {"user": ("user_id",), "group": ("group_id",), "user+group": ("user_id", "group_id"),
@@ -165,10 +164,8 @@ def main(argv=None):
     parser.add_argument("--folds", type=int, default=3)
     parser.add_argument("--max-train", type=int, default=40_000)
     parser.add_argument("--no-write", action="store_true", help="only print JSON")
-    add_output_arguments(parser)
-    args = parser.parse_args(argv)
-    if args.from_json:
-        render(read_json(args.from_json), args.output_dir)
+    args = parse_or_render(parser, argv, render)
+    if args is None:
         return 0
     folder = traces_dir()
     if folder is None:

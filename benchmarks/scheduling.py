@@ -38,8 +38,8 @@ from predictkit.jobs import clean_jobs
 from predictkit.runtime import RecentAverage, RecentUsageMax, WalltimeAdjuster
 from predictkit.simulate import simulate
 
-from benchmarks._common import (add_output_arguments, provenance, provenance_lines,
-                                read_json, trace_file, traces_dir, write_json, write_text)
+from benchmarks._common import (parse_or_render, provenance, provenance_lines, trace_file,
+                                traces_dir, write_json, write_text)
 
 METRICS = ["mean_wait", "mean_slowdown", "mean_bounded_slowdown", "weighted_wait",
            "utilization", "loss_of_capacity", "backfill_ratio"]
@@ -265,10 +265,8 @@ def main(argv=None):
     parser.add_argument("--refresh", default="none",
                         help="'none' (exact online, default) or a duration such as 6h")
     parser.add_argument("--traces", nargs="*")
-    add_output_arguments(parser)
-    args = parser.parse_args(argv)
-    if args.from_json:
-        render(read_json(args.from_json), args.output_dir)
+    args = parse_or_render(parser, argv, render)
+    if args is None:
         return
     began = time.perf_counter()
     names = args.traces or sorted(p.name.split(".swf")[0] for p in traces_dir().glob("*.swf*"))

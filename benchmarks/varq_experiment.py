@@ -31,8 +31,8 @@ import pandas as pd
 
 from predictkit.io import read_swf
 from predictkit.experiments import varq_experiment
-from benchmarks._common import (add_output_arguments, provenance, provenance_lines, read_json,
-                                traces_dir, write_json, write_text)
+from benchmarks._common import (parse_or_render, provenance, provenance_lines, traces_dir,
+                                write_json, write_text)
 
 MIN_REQUESTED = 0.9
 
@@ -56,10 +56,8 @@ def main(argv=None):
     parser.add_argument("--start-day", type=float, default=60.0)
     parser.add_argument("--traces", default="", help="comma-separated trace names")
     parser.add_argument("--no-write", action="store_true", help="only print JSON")
-    add_output_arguments(parser)
-    args = parser.parse_args(argv)
-    if args.from_json:
-        render(read_json(args.from_json), args.output_dir)
+    args = parse_or_render(parser, argv, render)
+    if args is None:
         return 0
     made = provenance("varq_experiment", argv)
     folder = traces_dir()

@@ -76,6 +76,7 @@ def _raised(call):
     (lambda: simulate(JOBS, reservation_depth=2.0), "reservation_depth", "simulate"),
     (lambda: make_workload(n_jobs=-1), "n_jobs", "make_workload"),
     (lambda: make_workload("abc"), "n_jobs", "make_workload"),
+    (lambda: make_workload(True), "n_jobs", "make_workload"),
     (lambda: make_workload(10, random_state=-1), "random_state", "make_workload"),
     (lambda: make_workload(10**15), "n_jobs", "make_workload"),
     (lambda: make_workload(10, t_max="30min"), "t_max", "make_workload"),

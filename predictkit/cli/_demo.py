@@ -92,6 +92,20 @@ STEPS = {"prepare": "cleaned the log", "predictors": "replayed the runtime predi
 """What each step of :func:`predictkit.report.analyze` did, for the progress lines."""
 
 
+def analyze_and_write(jobs, output, progress, **options):
+    """Run :func:`predictkit.report.analyze` with progress lines, then write the report page.
+
+    Shared by ``demo`` and ``report``; returns ``(analysis, page)``.
+    """
+    analysis = analyze(jobs, progress=lambda step, seconds: progress.say(
+        f"{STEPS.get(step, step)} in {seconds:.1f} s"), **options)
+    if describe_cleaning(analysis.cleaning):
+        progress.say(f"left out {describe_cleaning(analysis.cleaning)}")
+    with progress.step("wrote the report"), os_errors("-o", output):
+        page = build_report(analysis, output)
+    return analysis, page
+
+
 def run(args):
     n_jobs, max_jobs = _check_args(args)
     started = time.perf_counter()
@@ -110,13 +124,8 @@ def run(args):
             jobs = make_workload(n_jobs=n_jobs, machine_procs=args.machine_procs,
                                  random_state=args.seed)
         name = f"synthetic ({n_jobs:,} jobs, {args.machine_procs} procs, seed {args.seed})"
-    analysis = analyze(jobs, name=name, max_jobs=max_jobs, random_state=args.seed,
-                       progress=lambda step, seconds: progress.say(
-                           f"{STEPS.get(step, step)} in {seconds:.1f} s"))
-    if describe_cleaning(analysis.cleaning):
-        progress.say(f"left out {describe_cleaning(analysis.cleaning)}")
-    with progress.step("wrote the report"), os_errors("-o", args.output):
-        page = build_report(analysis, args.output)
+    analysis, page = analyze_and_write(jobs, args.output, progress, name=name, max_jobs=max_jobs,
+                                       random_state=args.seed)
     if args.quiet:
         return 0
     with contextlib.redirect_stdout(result_stream(args.output)):

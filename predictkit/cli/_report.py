@@ -1,10 +1,8 @@
 """``predictkit report TRACE -o DIR``: the static HTML report of a log."""
 
-from ..jobs import describe_cleaning
-from ..report import analyze, build_report
-from ._checks import check_seed, os_errors
+from ._checks import check_seed
 from ._common import Progress, add_command, read_trace_arg
-from ._demo import STEPS
+from ._demo import analyze_and_write
 
 
 def register(subparsers):
@@ -47,14 +45,9 @@ def run(args):
         jobs = read_trace_arg(args.trace)
     if not len(jobs):
         raise JobTableError(f"{args.trace}: the log has no jobs")
-    analysis = analyze(jobs, max_jobs=args.max_jobs, quantile=args.quantile,
-                       fairness=not args.no_fairness, random_state=args.seed,
-                       progress=lambda step, seconds: progress.say(
-                           f"{STEPS.get(step, step)} in {seconds:.1f} s"))
-    if describe_cleaning(analysis.cleaning):
-        progress.say(f"left out {describe_cleaning(analysis.cleaning)}")
-    with progress.step("wrote the report"), os_errors("-o", args.output):
-        page = build_report(analysis, args.output)
+    _, page = analyze_and_write(jobs, args.output, progress, max_jobs=args.max_jobs,
+                                quantile=args.quantile, fairness=not args.no_fairness,
+                                random_state=args.seed)
     if not args.quiet and args.output != "-":
         print(page.resolve())
     return 0

@@ -7,7 +7,8 @@ import numpy as np
 
 from .._deprecation import NOT_PASSED, UNSET, renamed_argument
 from .._time import parse_duration
-from .._validation import RANDOM_STATE, Duration, Interval, invalid_parameter, validate_params
+from .._validation import (RANDOM_STATE, Duration, Interval, WholeNumber, invalid_parameter,
+                           validate_params)
 from ..jobs import as_job_table
 from ._base import as_rng
 from ._lublin import TYPE_CODE, sample_arrivals, sample_runtimes, sample_sizes
@@ -20,7 +21,7 @@ BYTES_PER_JOB = 1024
 
 
 @validate_params({
-    "n_jobs": [Interval(Integral, 1, None, closed="left")],
+    "n_jobs": [WholeNumber(1, integral=True, high=2**62)],
     "machine_procs": [Interval(Integral, 1, None, closed="left")],
     "n_procs": [Interval(Integral, 1, None, closed="left"), NOT_PASSED],
     "random_state": [RANDOM_STATE],

@@ -3,19 +3,10 @@
 import os
 import stat
 
-import pytest
-from test_fetch_pwa import UNCHECKED, Server, expect_jobs, small_swf_gz
+from test_fetch_pwa import UNCHECKED, expect_jobs, server, small_swf_gz  # noqa: F401 (fixture)
 
 from predictkit._atomic import _HOST
-from predictkit.datasets import _fetch, fetch_pwa
-
-
-@pytest.fixture
-def server(monkeypatch):
-    monkeypatch.setattr(_fetch, "_BACKOFF_SECONDS", 0.0)
-    running = Server()
-    yield running
-    running.close()
+from predictkit.datasets import fetch_pwa
 
 
 def test_cached_log_gets_the_umask_mode_and_stale_downloads_are_removed(server, monkeypatch,
