@@ -58,8 +58,13 @@ def test_forced_formats_and_time_zone():
         read_log(SAMPLE, format="swf")
     with pytest.raises(SacctFormatError):
         read_log(io.BytesIO(SWF), format="sacct")
-    paris = read_log(SAMPLE, time_zone="Europe/Paris")
+    # the first 200 lines end before the spring change of clocks (the sample is in UTC:
+    # read whole as Paris time, a job crossing the change is refused, as it should be)
+    head = b"".join(Path(SAMPLE).read_bytes().splitlines(keepends=True)[:200])
+    paris = read_log(io.BytesIO(head), time_zone="Europe/Paris")
+    utc = read_log(io.BytesIO(head))
     assert paris.attrs["time_zone_string"] == "Europe/Paris"
+    assert paris.attrs["unix_start_time"] == utc.attrs["unix_start_time"] - 3600
 
 
 def test_errors_skip_is_passed_on(tmp_path):
