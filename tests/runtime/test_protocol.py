@@ -60,8 +60,8 @@ def test_builtin_protocol_equals_partial_fit_and_predict_on_tables(name):
     assert isinstance(as_online_predictor(Tabled()), PartialFitAdapter)
     jobs = _workload(400, seed=5).assign(group_id=1.0)
     for refresh in (None, 3600):
-        ours = simulate(jobs, n_procs=16, estimates=predictor, predictor_refresh=refresh).jobs
-        tabled = simulate(jobs, n_procs=16, estimates=Tabled(**predictor.get_params()),
+        ours = simulate(jobs, machine_procs=16, estimates=predictor, predictor_refresh=refresh).jobs
+        tabled = simulate(jobs, machine_procs=16, estimates=Tabled(**predictor.get_params()),
                           predictor_refresh=refresh).jobs
         pd.testing.assert_frame_equal(ours, tabled)
 
@@ -70,8 +70,8 @@ def test_third_party_protocol_predictor_gives_the_builtin_schedule():
     jobs = _workload()
     assert isinstance(UserMean(), OnlinePredictor)
     for policy in ("easy", "conservative"):
-        theirs = simulate(jobs, n_procs=16, policy=policy, estimates=UserMean()).jobs
-        ours = simulate(jobs, n_procs=16, policy=policy,
+        theirs = simulate(jobs, machine_procs=16, policy=policy, estimates=UserMean()).jobs
+        ours = simulate(jobs, machine_procs=16, policy=policy,
                         estimates=RecentAverage(n_recent=len(jobs))).jobs
         pd.testing.assert_frame_equal(theirs, ours)
         assert (ours["estimate"] < ours["req_time"]).any()
@@ -79,7 +79,7 @@ def test_third_party_protocol_predictor_gives_the_builtin_schedule():
 
 def test_third_party_predictor_is_copied():
     predictor = UserMean()
-    simulate(_workload(50), n_procs=16, estimates=predictor)
+    simulate(_workload(50), machine_procs=16, estimates=predictor)
     assert not hasattr(predictor, "total")
 
 
@@ -99,8 +99,8 @@ def test_partial_fit_estimators_are_adapted_and_subclasses_keep_their_methods():
     assert isinstance(as_online_predictor(Tabled()), PartialFitAdapter)
     assert as_online_predictor(np.ones(3)) is None
     jobs = _workload(80)
-    pd.testing.assert_frame_equal(simulate(jobs, n_procs=16, estimates=Plain()).jobs,
-                                  simulate(jobs, n_procs=16, estimates="requested").jobs,
+    pd.testing.assert_frame_equal(simulate(jobs, machine_procs=16, estimates=Plain()).jobs,
+                                  simulate(jobs, machine_procs=16, estimates="requested").jobs,
                                   check_dtype=False)
 
 
@@ -110,4 +110,4 @@ def test_protocol_predictor_with_a_bad_shape_is_named():
             return np.ones(len(index) + 1)
 
     with pytest.raises(SimulationError, match=r"Short\.predict_for returned shape"):
-        simulate(_workload(20), n_procs=16, estimates=Short())
+        simulate(_workload(20), machine_procs=16, estimates=Short())
