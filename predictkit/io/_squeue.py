@@ -34,7 +34,7 @@ import pandas as pd
 from .._table import requested_width
 from ..exceptions import SqueueFormatError
 from ._sacct import _read_text, looks_like_sacct, read_sacct
-from ._slurm_fields import parse_counts, parse_durations, parse_timestamps
+from ._slurm_fields import parse_counts, parse_durations, parse_local_timestamps
 
 __all__ = ["read_squeue"]
 
@@ -62,7 +62,15 @@ def read_squeue(path_or_buffer, *, time_zone="UTC"):
     path_or_buffer : str, path or file-like
         The snapshot (plain or gzip); see the module docstring for the format.
     time_zone : str
-        IANA zone the times are written in (``squeue`` prints local time).
+        IANA zone the times are written in (``squeue`` prints local time). A
+        submit time that does not exist there (skipped when clocks move
+        forward) is an error. A submit time in the hour repeated when clocks
+        move back is read as its second (standard-time) occurrence, the later
+        of the two instants: it is an hour late for a job submitted in the
+        first occurrence (the count of such times is in
+        ``attrs["n_ambiguous_local_times"]``, only when not zero).
+        ``TZ=UTC squeue`` output read with ``time_zone="UTC"`` has none of
+        this. A ``sacct`` snapshot follows :func:`read_sacct`'s rule instead.
 
     Returns
     -------
@@ -78,7 +86,9 @@ def read_squeue(path_or_buffer, *, time_zone="UTC"):
     SqueueFormatError
         An empty snapshot, a header without the required columns (named), or a
         line with a wrong field count or an unreadable time or count (with
-        its line number).
+        its line number), or a submit time that does not exist in ``time_zone``.
+    ConfigError
+        An unknown ``time_zone``.
     """
     source, text = _read_text(path_or_buffer)
     if _is_sacct(text):
@@ -119,9 +129,8 @@ def read_squeue(path_or_buffer, *, time_zone="UTC"):
             raise SqueueFormatError(what, source=source, line_number=numbers[k],
                                     line=lines[numbers[k]])
 
-    submit, bad, _ = parse_timestamps(columns["submit"], time_zone) if rows else \
-        (np.zeros(0), np.zeros(0, dtype=bool), 0)
-    check(bad | np.isnan(submit), "SUBMIT_TIME is not a time such as 2024-03-04T10:00:00")
+    submit, n_repeated = _submit_times(columns["submit"], time_zone, check,
+                                       header_line.split("|")[where["submit"]].strip())
     limit, bad, _ = parse_durations(columns["time_limit"]) if rows else \
         (np.zeros(0), np.zeros(0, dtype=bool), None)
     check(bad, "TIME_LIMIT is not a Slurm duration such as 1-00:00:00")
@@ -137,7 +146,30 @@ def read_squeue(path_or_buffer, *, time_zone="UTC"):
     if columns["state"] is not None:
         frame = frame[[s.upper() in _PENDING for s in columns["state"]]]
     frame.attrs["source"] = source
+    if n_repeated:
+        frame.attrs["n_ambiguous_local_times"] = n_repeated
     return frame.reset_index(drop=True)
+
+
+def _submit_times(column, time_zone, check, actual):
+    """Seconds since the epoch of the submit times, and how many fell in a repeated hour.
+
+    ``check(bad, message)`` raises for the first bad entry; ``actual`` is the
+    column's name as the header spells it.
+    """
+    if column is None or not len(column):
+        return np.zeros(0), 0
+    local = parse_local_timestamps(column, time_zone)
+    check(local.bad | (np.isnan(local.values) & ~local.nonexistent),
+          "SUBMIT_TIME is not a time such as 2024-03-04T10:00:00")
+    if local.nonexistent.any():
+        position = int(np.argmax(local.nonexistent))
+        check(local.nonexistent,
+              f"field {actual} ({column[position]}) does not exist in {time_zone}: "
+              f"clocks moved forward (squeue never prints such a time there: "
+              f"is that the zone the file was written in?)")
+    repeated = ~np.isnan(local.later)
+    return np.where(repeated, local.later, local.values), int(repeated.sum())
 
 
 def _is_sacct(text):

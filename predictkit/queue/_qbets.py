@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._deprecation import warn_renamed
 from .._validation import (RANDOM_STATE, ColumnNames, Interval, ParamsValidatedMixin,
-                           StrOptions, as_seed)
+                           StrOptions, as_seed, invalid_parameter)
 from ..exceptions import ConfigError, InvalidParameterError, JobTableError
 from ._binomial import min_history
 from ._clustering import job_features, parse_edges
@@ -131,6 +131,11 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
     -----
     A class with fewer than ``min_history_`` waits has **no** bound:
     :meth:`predict` returns ``NaN`` for its jobs rather than invent one.
+
+    :meth:`fit` on a job table with no rows is allowed, as for the runtime
+    predictors (an online estimator may start with an empty history and learn
+    through :meth:`partial_fit`): until waits arrive every job has no bound
+    (``NaN`` from :meth:`predict` and :meth:`start_probability`).
 
     The run-length rule makes QBETS path dependent: :meth:`partial_fit`
     processes the jobs in the order given, which must be the order in which
@@ -288,7 +293,8 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
             unless ``clustering=None``.
         y : array-like of shape (n_jobs,), optional
             The waits in seconds (default: ``X["wait_time"]``), in the order in
-            which they became known.
+            which they became known. No rows is an empty history: no bound
+            yet (see the notes of :class:`QBETS`).
         """
         self._reset()
         return self.partial_fit(X, y)
@@ -411,13 +417,19 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
         X : DataFrame
             Jobs (classified as in :meth:`predict`).
         within : float or array-like of shape (n_jobs,)
-            Seconds from submission.
+            Seconds from submission, ``>= 0`` (``0``: the probability of
+            starting at once).
 
         Returns
         -------
         ndarray of shape (n_jobs,)
             ``P(wait <= within)`` of each job (one number per job, not
             scikit-learn's per-class ``predict_proba`` matrix).
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``within`` is missing, negative or ``NaN``.
         """
         check_is_fitted(self, "n_seen_")
         features = self._features(X)
@@ -425,10 +437,18 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
         if within is None:
             raise InvalidParameterError("start_probability needs 'within' (seconds)",
                                         parameter="within", owner="QBETS.start_probability")
-        within = np.broadcast_to(np.asarray(within, dtype=np.float64), (len(X),))
-        if np.isnan(within).any():
-            raise InvalidParameterError("start_probability: 'within' has missing values",
-                                        parameter="within", owner="QBETS.start_probability")
+        try:
+            within = np.broadcast_to(np.asarray(within, dtype=np.float64), (len(X),))
+        except (TypeError, ValueError):
+            raise invalid_parameter("within", "QBETS.start_probability",
+                                    f"seconds, one number or one per job ({len(X)})",
+                                    within) from None
+        bad = np.isnan(within) | (within < 0)
+        if bad.any():
+            where = f" (for {int(bad.sum())} of {len(X)} jobs)" if len(X) > 1 else ""
+            raise invalid_parameter("within", "QBETS.start_probability",
+                                    f"seconds >= 0 (0: starting at once), not NaN{where}",
+                                    float(within[int(np.argmax(bad))]))
         out = np.full(len(X), np.nan)
         for key, rows in groups:
             engine = self._engines.get(key)

@@ -128,3 +128,28 @@ def test_squeue_errors_are_one_line_with_place(text, message):
     with pytest.raises(SqueueFormatError, match=message) as info:
         read_squeue(io.StringIO(text))
     assert len(str(info.value).splitlines()) == 1
+
+
+def test_squeue_refuses_a_submit_time_skipped_when_clocks_move_forward():
+    # Paris skipped 02:00-03:00 on 2024-03-31
+    text = ("jobid|time_limit|cpus|submit_time\n7|10:00|2|2024-03-31T01:59:59\n"
+            "8|10:00|2|2024-03-31T02:30:00\n9|10:00|2|2024-03-31T03:00:00\n")
+    with pytest.raises(SqueueFormatError, match=r"line 3: field submit_time "
+                       r"\(2024-03-31T02:30:00\) does not exist in Europe/Paris: clocks "
+                       r"moved forward") as info:
+        read_squeue(io.StringIO(text), time_zone="Europe/Paris")
+    assert len(str(info.value).splitlines()) == 1
+    utc = read_squeue(io.StringIO(text))  # the same wall clock exists in UTC
+    assert np.diff(utc["submit"]).tolist() == [1801.0, 1800.0]
+
+
+def test_squeue_reads_a_repeated_hour_as_its_later_occurrence():
+    # Paris repeated 02:00-03:00 on 2024-10-27: 00:00-01:00 UTC (summer), 01:00-02:00 (winter)
+    text = ("JOBID|TIME_LIMIT|CPUS|SUBMIT_TIME\n1|10:00|2|2024-10-27T01:59:00\n"
+            "2|10:00|2|2024-10-27T02:30:00\n3|10:00|2|2024-10-27T03:00:00\n")
+    queue = read_squeue(io.StringIO(text), time_zone="Europe/Paris")
+    utc = read_squeue(io.StringIO(text.replace("2024-10-27T01:59", "2024-10-26T23:59")
+                                  .replace("T02:30", "T01:30").replace("T03:00", "T02:00")))
+    np.testing.assert_array_equal(queue["submit"], utc["submit"])
+    assert queue.attrs["n_ambiguous_local_times"] == 1
+    assert "n_ambiguous_local_times" not in utc.attrs

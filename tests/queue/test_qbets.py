@@ -1,5 +1,6 @@
 """QBETS: coverage on i.i.d. samples, the fast replay, the online protocol, sklearn checks."""
 
+import contextlib
 import numpy as np
 import pandas as pd
 import pytest
@@ -81,7 +82,7 @@ def test_bound_is_the_order_statistic():
 def test_start_probability_is_the_inverted_bound():
     waits = np.linspace(0.0, 1990.0, 200)
     model = QBETS(**SINGLE).fit(_jobs(200), waits)
-    within = np.array([-1.0, 0.0, 500.0, 1000.0, 1900.0, 1990.0, 5000.0])
+    within = np.array([0.0, 1.0, 500.0, 1000.0, 1900.0, 1990.0, 5000.0])
     got = model.start_probability(_jobs(len(within)), within=within)
     for w, p in zip(within, got):
         grid = np.arange(99, 0, -1) / 100
@@ -181,6 +182,47 @@ def test_queued_fast_replay_equals_reference_and_sees_bursts(params):
     hits, blind_hits = (y[seen] <= fast[seen]).mean(), (y[seen] <= blind[seen]).mean()
     assert hits > blind_hits + 0.15
     assert (fast[ok & ~stalled] == blind[ok & ~stalled]).mean() > 0.8
+
+
+@pytest.mark.parametrize("options", [SINGLE, {}, {"clustering": "bic"},
+                                     {"by": ("queue_id",), "clustering": None}])
+def test_fit_on_no_rows_is_an_empty_history_without_bounds(options):
+    """Zero rows are a legitimate (empty) history, as for the runtime predictors:
+    no bound until waits arrive through partial_fit."""
+    empty = _jobs(0).assign(queue_id=np.zeros(0), wait_time=np.zeros(0))
+    probe = _jobs(3).assign(queue_id=1.0)
+    model = QBETS(**options).fit(empty, np.zeros(0))
+    assert model.n_seen_ == 0
+    assert np.isnan(model.predict(probe)).all()
+    assert np.isnan(model.start_probability(probe, within=1e9)).all()
+    assert np.isnan(QBETS(**options).fit(empty).predict(probe)).all()  # y from wait_time
+    waits = np.linspace(0.0, 1990.0, 200)
+    model.partial_fit(_jobs(200).assign(queue_id=1.0), waits)
+    assert model.n_seen_ == 200
+    assert np.isfinite(model.predict(probe)).all()
+
+
+@pytest.mark.parametrize("within", [-5.0, -1e-9, np.nan, -np.inf, [100.0, -1.0, 100.0],
+                                    [100.0, np.nan, 100.0]])
+@pytest.mark.parametrize("method", ["start_probability", "predict_proba"])
+def test_start_probability_refuses_negative_or_nan_within(within, method):
+    model = QBETS(**SINGLE).fit(_jobs(200), np.linspace(0.0, 1990.0, 200))
+    warns = (pytest.warns(DeprecationWarning) if method == "predict_proba"
+             else contextlib.nullcontext())
+    with warns:
+        with pytest.raises(ConfigError, match=r"^The 'within' parameter of "
+                           r"QBETS.start_probability must be seconds >= 0") as info:
+            getattr(model, method)(_jobs(3), within=within)
+    assert "\n" not in str(info.value)
+    assert info.value.parameter == "within"
+
+
+def test_start_probability_within_zero_is_starting_at_once():
+    waits = np.r_[np.zeros(190), np.full(10, 500.0)]
+    model = QBETS(**SINGLE).fit(_jobs(200), waits)
+    at_once = model.start_probability(_jobs(1), within=0.0)[0]
+    assert 0.9 <= at_once < 0.95  # a 0.95 bound needs a wait of 500 s
+    assert model.start_probability(_jobs(1), within=[0])[0] == at_once
 
 
 def test_start_probability_without_history_is_nan():
