@@ -11,7 +11,7 @@ from ..io._log import LOG_FORMATS  # the values of --input-format
 from ._checks import os_errors
 
 __all__ = ["add_output_options", "add_log_argument", "print_json", "read_trace_arg",
-           "write_table", "check_output_arg", "check_stdin_once", "result_stream", "LOG_FORMATS",
+           "write_table", "table_format", "check_output_arg", "check_stdin_once", "result_stream", "LOG_FORMATS",
            "add_command",
            "HelpFormatter", "DeprecatedAlias", "Progress", "write_swf_output", "output_format"]
 
@@ -228,7 +228,22 @@ def write_table(frame, output, fmt=None):
     ``--format``), else the file extension (``.json`` or ``.csv``), else CSV
     for standard output, a FIFO or a device.
     """
-    from .._atomic import is_stream, open_output
+    from .._atomic import open_output
+
+    fmt = table_format(output, fmt)
+    text = frame.to_csv(index=False) if fmt == "csv" else frame.to_json(orient="records")
+    with os_errors("-o", output), open_output(output) as stream:
+        stream.write(text.encode("utf-8"))
+
+
+def table_format(output, fmt=None):
+    """The format :func:`write_table` uses for ``-o output``; call it before any work.
+
+    Refuses (:class:`~predictkit.exceptions.ConfigError`) an output whose
+    extension is neither ``.csv`` nor ``.json`` without ``--format``, and a
+    ``--format`` other than csv or json.
+    """
+    from .._atomic import is_stream
     from ..exceptions import ConfigError
 
     name = str(output).lower()
@@ -241,9 +256,7 @@ def write_table(frame, output, fmt=None):
             raise ConfigError(f"-o {output}: use a .csv or .json file name, or --format")
     if fmt not in ("csv", "json"):
         raise ConfigError(f"--format {fmt} is not available here; use csv or json")
-    text = frame.to_csv(index=False) if fmt == "csv" else frame.to_json(orient="records")
-    with os_errors("-o", output), open_output(output) as stream:
-        stream.write(text.encode("utf-8"))
+    return fmt
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
