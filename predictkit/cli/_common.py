@@ -56,15 +56,18 @@ class LogPath(str):
 
     :func:`add_log_argument` stores each log as a ``LogPath`` that holds the
     parsed namespace, so :func:`read_trace_arg` sees ``--input-format`` and
-    ``--time-zone`` wherever they stand on the command line.
+    ``--time-zone`` wherever they stand on the command line (``--time-zone``
+    is None when not given: UTC, and no warning for an SWF log).
     """
 
     namespace = None
+    prog = "predictkit"
 
     @classmethod
-    def bound(cls, value, namespace):
+    def bound(cls, value, namespace, *, prog="predictkit"):
         path = cls(value)
         path.namespace = namespace
+        path.prog = prog
         return path
 
     def option(self, name, default):
@@ -74,9 +77,9 @@ class LogPath(str):
 class _StoreLog(argparse.Action):
     def __call__(self, parser, namespace, values, option_string=None):
         if isinstance(values, list):
-            values = [LogPath.bound(v, namespace) for v in values]
+            values = [LogPath.bound(v, namespace, prog=parser.prog) for v in values]
         else:
-            values = LogPath.bound(values, namespace)
+            values = LogPath.bound(values, namespace, prog=parser.prog)
         setattr(namespace, self.dest, values)
 
 
@@ -114,9 +117,9 @@ def add_log_argument(parser, *, dest="trace", flag=None, nargs=None, help=None):
         help="format of the log: auto (sacct when the first line names JobID|..., "
              "else SWF), swf or sacct (default: %(default)s)")
     parser.add_argument(
-        "--time-zone", default="UTC", metavar="ZONE",
+        "--time-zone", default=None, metavar="ZONE",
         help="sacct input: the IANA zone sacct printed its times in, e.g. "
-             "Europe/Paris (default: %(default)s)")
+             "Europe/Paris (default: UTC); a warning says when the log is SWF")
 
 
 def read_trace_arg(path, **kwargs):
@@ -137,9 +140,10 @@ def read_trace_arg(path, **kwargs):
     import io
 
     from ..io import read_log
+    from ..io._log import detect_format
 
     fmt = path.option("input_format", "auto") if isinstance(path, LogPath) else "auto"
-    zone = path.option("time_zone", "UTC") if isinstance(path, LogPath) else "UTC"
+    zone = path.option("time_zone", None) if isinstance(path, LogPath) else None
     if path == "-" or not _is_regular_file(str(path)):
         # A stream (stdin, a pipe such as <(sacct ...)) can be read only once.
         if path == "-":
@@ -151,7 +155,13 @@ def read_trace_arg(path, **kwargs):
         source.name = "<stdin>" if path == "-" else str(path)
     else:
         source = str(path)
-    return read_log(source, format=fmt, time_zone=zone, **kwargs)
+    if fmt == "auto":
+        fmt = detect_format(source)
+    jobs = read_log(source, format=fmt, time_zone=zone or "UTC", **kwargs)
+    if zone is not None and fmt == "swf":
+        print(f"{path.prog}: warning: --time-zone applies to sacct input only; {path} is "
+              "SWF", file=sys.stderr)
+    return jobs
 
 
 def _is_regular_file(path):

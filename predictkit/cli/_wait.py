@@ -112,7 +112,8 @@ def _snapshot(args, jobs):
     if origin is None:
         raise ConfigError("--queue needs a log with dates (sacct output, or SWF with a "
                           "UnixStartTime header) to put the snapshot on the log's clock")
-    zone = args.trace.option("time_zone", "UTC") if hasattr(args.trace, "option") else "UTC"
+    zone = (args.trace.option("time_zone", None) if hasattr(args.trace, "option")
+            else None) or "UTC"
     if args.queue == "-":
         queue = read_squeue(sys.stdin.buffer, time_zone=zone)
     else:
