@@ -12,7 +12,7 @@ from ..model_selection import replay
 from ..queue import QBETS
 from ._checks import check_seed
 from ._common import (Progress, add_command, add_output_options, print_json, read_trace_arg,
-                      write_table)
+                      table_format, write_table)
 from ._tables import format_number, format_table
 
 
@@ -54,6 +54,8 @@ def run(args):
     _check_unit(args.quantile, "quantile")
     _check_unit(args.confidence, "confidence")
     check_seed(args.seed)
+    if args.output:
+        table_format(args.output, args.format)  # refuse -o x.swf before reading
     progress = Progress("bounds", quiet=args.quiet)
     progress.settings(quantile=args.quantile, confidence=args.confidence,
                       changepoint=args.changepoint, clustering=args.clustering, index=args.index,

@@ -11,7 +11,7 @@ from ..io._log import LOG_FORMATS  # the values of --input-format
 from ._checks import os_errors
 
 __all__ = ["add_output_options", "add_log_argument", "print_json", "read_trace_arg",
-           "write_table", "check_output_arg", "check_stdin_once", "result_stream", "LOG_FORMATS",
+           "write_table", "table_format", "check_output_arg", "check_stdin_once", "result_stream", "LOG_FORMATS",
            "add_command",
            "HelpFormatter", "DeprecatedAlias", "Progress", "write_swf_output", "output_format"]
 
@@ -56,15 +56,18 @@ class LogPath(str):
 
     :func:`add_log_argument` stores each log as a ``LogPath`` that holds the
     parsed namespace, so :func:`read_trace_arg` sees ``--input-format`` and
-    ``--time-zone`` wherever they stand on the command line.
+    ``--time-zone`` wherever they stand on the command line (``--time-zone``
+    is None when not given: UTC, and no warning for an SWF log).
     """
 
     namespace = None
+    prog = "predictkit"
 
     @classmethod
-    def bound(cls, value, namespace):
+    def bound(cls, value, namespace, *, prog="predictkit"):
         path = cls(value)
         path.namespace = namespace
+        path.prog = prog
         return path
 
     def option(self, name, default):
@@ -74,9 +77,9 @@ class LogPath(str):
 class _StoreLog(argparse.Action):
     def __call__(self, parser, namespace, values, option_string=None):
         if isinstance(values, list):
-            values = [LogPath.bound(v, namespace) for v in values]
+            values = [LogPath.bound(v, namespace, prog=parser.prog) for v in values]
         else:
-            values = LogPath.bound(values, namespace)
+            values = LogPath.bound(values, namespace, prog=parser.prog)
         setattr(namespace, self.dest, values)
 
 
@@ -114,9 +117,9 @@ def add_log_argument(parser, *, dest="trace", flag=None, nargs=None, help=None):
         help="format of the log: auto (sacct when the first line names JobID|..., "
              "else SWF), swf or sacct (default: %(default)s)")
     parser.add_argument(
-        "--time-zone", default="UTC", metavar="ZONE",
+        "--time-zone", default=None, metavar="ZONE",
         help="sacct input: the IANA zone sacct printed its times in, e.g. "
-             "Europe/Paris (default: %(default)s)")
+             "Europe/Paris (default: UTC); a warning says when the log is SWF")
 
 
 def read_trace_arg(path, **kwargs):
@@ -137,9 +140,10 @@ def read_trace_arg(path, **kwargs):
     import io
 
     from ..io import read_log
+    from ..io._log import detect_format
 
     fmt = path.option("input_format", "auto") if isinstance(path, LogPath) else "auto"
-    zone = path.option("time_zone", "UTC") if isinstance(path, LogPath) else "UTC"
+    zone = path.option("time_zone", None) if isinstance(path, LogPath) else None
     if path == "-" or not _is_regular_file(str(path)):
         # A stream (stdin, a pipe such as <(sacct ...)) can be read only once.
         if path == "-":
@@ -151,7 +155,13 @@ def read_trace_arg(path, **kwargs):
         source.name = "<stdin>" if path == "-" else str(path)
     else:
         source = str(path)
-    return read_log(source, format=fmt, time_zone=zone, **kwargs)
+    if fmt == "auto":
+        fmt = detect_format(source)
+    jobs = read_log(source, format=fmt, time_zone=zone or "UTC", **kwargs)
+    if zone is not None and fmt == "swf":
+        print(f"{path.prog}: warning: --time-zone applies to sacct input only; {path} is "
+              "SWF", file=sys.stderr)
+    return jobs
 
 
 def _is_regular_file(path):
@@ -228,7 +238,22 @@ def write_table(frame, output, fmt=None):
     ``--format``), else the file extension (``.json`` or ``.csv``), else CSV
     for standard output, a FIFO or a device.
     """
-    from .._atomic import is_stream, open_output
+    from .._atomic import open_output
+
+    fmt = table_format(output, fmt)
+    text = frame.to_csv(index=False) if fmt == "csv" else frame.to_json(orient="records")
+    with os_errors("-o", output), open_output(output) as stream:
+        stream.write(text.encode("utf-8"))
+
+
+def table_format(output, fmt=None):
+    """The format :func:`write_table` uses for ``-o output``; call it before any work.
+
+    Refuses (:class:`~predictkit.exceptions.ConfigError`) an output whose
+    extension is neither ``.csv`` nor ``.json`` without ``--format``, and a
+    ``--format`` other than csv or json.
+    """
+    from .._atomic import is_stream
     from ..exceptions import ConfigError
 
     name = str(output).lower()
@@ -241,9 +266,7 @@ def write_table(frame, output, fmt=None):
             raise ConfigError(f"-o {output}: use a .csv or .json file name, or --format")
     if fmt not in ("csv", "json"):
         raise ConfigError(f"--format {fmt} is not available here; use csv or json")
-    text = frame.to_csv(index=False) if fmt == "csv" else frame.to_json(orient="records")
-    with os_errors("-o", output), open_output(output) as stream:
-        stream.write(text.encode("utf-8"))
+    return fmt
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):

@@ -11,7 +11,7 @@ from ..runtime._registry import PREDICTORS, make_predictor
 from ..runtime._walltime_adjuster import _keys
 from ._checks import check_count, flag_names, os_errors
 from ._common import (Progress, add_command, print_json, read_trace_arg, result_stream,
-                      write_table)
+                      output_format, write_table)
 from ._tables import format_number
 
 def register(subparsers):
@@ -58,7 +58,8 @@ def register(subparsers):
     parser.add_argument("-o", "--output", metavar="PATH",
                         help="write the adjusted trace here ('-' for standard output)")
     parser.add_argument("--format", choices=("swf", "csv", "json"), default=None,
-                        help="output format (default: from the file extension, else swf)")
+                        help="output format (default: from the file extension .swf, .csv or "
+                             ".json; swf for '-', a FIFO or a device)")
     parser.add_argument("--json", action="store_true",
                         help="print the accuracy summary as JSON")
     parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
@@ -144,6 +145,8 @@ _FLAGS = {"keys": "--keys", "window": "--window", "quantile": "--quantile", "flo
 
 def run(args):
     estimator = _check_args(args)
+    if args.output:
+        args.format = _output_format(args)
     progress = Progress("predict", quiet=args.quiet)
     settings = {"method": args.method}
     if args.method == "tang":
@@ -188,10 +191,7 @@ def run(args):
 def _write(jobs, requested, predicted, estimator, args):
     out = jobs.copy()
     out["req_time"] = predicted
-    fmt = args.format
-    if fmt is None:
-        name = args.output.lower().removesuffix(".gz")
-        fmt = "csv" if name.endswith(".csv") else "json" if name.endswith(".json") else "swf"
+    fmt = _output_format(args)
     if fmt == "swf":
         from ..io import write_swf
 
@@ -204,6 +204,14 @@ def _write(jobs, requested, predicted, estimator, args):
         return
     out.insert(list(out.columns).index("req_time") + 1, "requested_time", requested)
     write_table(out, args.output, fmt)
+
+
+def _output_format(args):
+    """``--format``, else the extension of ``-o``; SWF for ``-``, a FIFO or a device."""
+    from .._atomic import is_stream
+
+    return output_format(args.output, args.format, ("swf", "csv", "json"),
+                         default="swf" if is_stream(args.output) else None)
 
 
 def _print_table(summary, stream):

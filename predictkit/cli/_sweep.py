@@ -28,8 +28,8 @@ def register(subparsers):
                         help="grid file (.toml, .yaml or .yml); '-' reads a TOML grid from "
                              "standard input")
     parser.add_argument("-o", "--output", required=True,
-                        help="results table (.csv or .parquet; '-' prints CSV to standard "
-                             "output and keeps no finished cells)")
+                        help="results table (.csv or .parquet; '-', a FIFO or a device get "
+                             "CSV and keep no finished cells)")
     parser.add_argument("--backend", choices=("serial", "loky", "threading", "dask"),
                         default="serial", help="where cells run (default: serial, in-process)")
     parser.add_argument("--scheduler", metavar="ADDRESS",
@@ -63,9 +63,13 @@ def _print_progress(state):
 
 
 def run(args):
+    from .._atomic import is_stream
+
     to_stdout = args.output == "-"
-    if not to_stdout and not args.output.endswith((".csv", ".parquet")):
-        raise ConfigError(f"--output must end in .csv or .parquet, got {args.output!r}")
+    streamed = is_stream(args.output)  # '-', a FIFO or a device: CSV, no finished cells kept
+    if not streamed and not args.output.endswith((".csv", ".parquet")):
+        raise ConfigError(f"--output must end in .csv or .parquet (or be '-', a FIFO or a "
+                          f"device), got {args.output!r}")
     if args.backend == "dask" and not args.scheduler:
         raise ConfigError("--backend dask needs --scheduler tcp://host:port")
     if args.workers < 1:
@@ -85,14 +89,14 @@ def run(args):
         progress = True if sys.stderr.isatty() else _print_progress
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        table = run_grid(cells, evaluate_cell, results=None if to_stdout else args.output,
+        table = run_grid(cells, evaluate_cell, results=None if streamed else args.output,
                          backend=backend, scheduler=args.scheduler, n_workers=args.workers,
                          progress=progress)
     for warning in caught:
         if str(warning.message) not in renamed:  # already said before the first cell
             print(f"predictkit sweep: warning: {warning.message}", file=sys.stderr)
-    if to_stdout:
-        write_table(table, "-", "csv")
+    if streamed:
+        write_table(table, args.output, "csv")
     if not args.quiet:
         print(f"{len(table)} cells -> {'standard output' if to_stdout else args.output}",
               file=result_stream(args.output))

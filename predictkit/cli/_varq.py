@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .._time import parse_duration
+from .._time import format_duration, parse_duration
 from ..exceptions import ConfigError, JobTableError
 from ..experiments import varq_experiment
 from ..jobs import describe_cleaning
@@ -77,7 +77,11 @@ def run(args):
     submit = jobs["submit_time"].to_numpy(dtype=float)
     if not np.isfinite(submit).any():
         raise JobTableError(f"{args.trace}: no job has a submit time; VARQ needs a log with jobs")
-    first = float(np.nanmin(submit))
+    first, last = float(np.nanmin(submit)), float(np.nanmax(submit))
+    if first + offset > last:
+        raise ConfigError(f"--start {args.start} (--days {args.days}) begins the request "
+                          f"window after the last submission of {args.trace}, whose jobs "
+                          f"span {format_duration(last - first)}: give a shorter --start")
     with flag_names(_FLAGS), progress.step(
             f"planned and simulated VARQ requests for {len(fractions) * len(probabilities)} "
             "(fraction, probability) pairs"):

@@ -19,7 +19,7 @@ import pandas as pd
 from ..exceptions import ConfigError, JobTableError
 from ..io._slurm_fields import format_slurm_duration, parse_time_request
 from ..queue import QBETS, min_history
-from ._common import add_log_argument, print_json, read_trace_arg
+from ._common import Progress, add_log_argument, print_json, read_trace_arg
 from ._questions import (add_request_options, clock_time, job_request, log_end, resolve_name,
                          with_start_and_end)
 
@@ -69,6 +69,8 @@ def register(subparsers):
                              "that two runs agree; QBETS(random_state=None) in Python draws "
                              "fresh ones)")
     parser.add_argument("--json", action="store_true", help="print the answer as JSON")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="print nothing on standard error but errors")
     parser.set_defaults(func=run)
 
 
@@ -82,13 +84,18 @@ def run(args):
     _unit(args.confidence, "--confidence")
     req_time, procs, script = job_request(args, need_procs=True)
     within = [parse_time_request(w, name="--within") for w in (args.within or DEFAULT_WITHIN)]
-    jobs = with_start_and_end(read_trace_arg(args.trace))
+    progress = Progress("wait", quiet=args.quiet)
+    progress.settings(procs=procs, time=format_slurm_duration(req_time),
+                      quantile=args.quantile, confidence=args.confidence, seed=args.seed)
+    with progress.step(lambda: f"read {len(jobs):,} jobs from {args.trace}"):
+        jobs = with_start_and_end(read_trace_arg(args.trace))
     _check_fits(procs, jobs, args.trace)
-    answer = estimate_wait(
+    with progress.step("bounded the wait"):
+        answer = estimate_wait(
         jobs, procs=procs, req_time=req_time, user=args.user,
         partition=args.partition or script.get("partition"), within=within,
         quantile=args.quantile, confidence=args.confidence, seed=args.seed,
-        queue=_snapshot(args, jobs) if args.queue else None)
+            queue=_snapshot(args, jobs) if args.queue else None)
     if args.json:
         print_json(answer)
     else:
@@ -105,7 +112,8 @@ def _snapshot(args, jobs):
     if origin is None:
         raise ConfigError("--queue needs a log with dates (sacct output, or SWF with a "
                           "UnixStartTime header) to put the snapshot on the log's clock")
-    zone = args.trace.option("time_zone", "UTC") if hasattr(args.trace, "option") else "UTC"
+    zone = (args.trace.option("time_zone", None) if hasattr(args.trace, "option")
+            else None) or "UTC"
     if args.queue == "-":
         queue = read_squeue(sys.stdin.buffer, time_zone=zone)
     else:

@@ -23,7 +23,7 @@ from ..metrics import estimate_accuracy
 from ..model_selection import replay
 from ..runtime import make_predictor
 from ..runtime._registry import REGISTRY
-from ._common import add_log_argument, print_json, read_trace_arg
+from ._common import Progress, add_log_argument, print_json, read_trace_arg
 from ._questions import add_request_options, job_request, log_end, resolve_name
 
 _DESCRIPTIONS = {
@@ -75,6 +75,8 @@ def register(subparsers):
                         help="fewest past jobs of the user to judge on them alone; with "
                              "fewer, the site's jobs are used (default: %(default)s)")
     parser.add_argument("--json", action="store_true", help="print the answer as JSON")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="print nothing on standard error but errors")
     parser.set_defaults(func=run)
 
 
@@ -84,10 +86,15 @@ def run(args):
     if args.min_history < 1:
         raise ConfigError(f"--min-history must be at least 1, got {args.min_history}")
     req_time, procs, script = job_request(args, need_procs=False)
-    jobs = read_trace_arg(args.trace)
-    answer = recommend_walltime(jobs, user=args.user, req_time=req_time, procs=procs,
-                                account=args.account or script.get("account"),
-                                max_risk=args.max_risk, min_history=args.min_history)
+    progress = Progress("walltime", quiet=args.quiet)
+    progress.settings(user=args.user, time=format_slurm_duration(req_time),
+                      max_risk=args.max_risk, min_history=args.min_history)
+    with progress.step(lambda: f"read {len(jobs):,} jobs from {args.trace}"):
+        jobs = read_trace_arg(args.trace)
+    with progress.step(f"compared {len(CANDIDATES)} predictors"):
+        answer = recommend_walltime(jobs, user=args.user, req_time=req_time, procs=procs,
+                                    account=args.account or script.get("account"),
+                                    max_risk=args.max_risk, min_history=args.min_history)
     if args.json:
         print_json(answer)
     else:

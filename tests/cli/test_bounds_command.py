@@ -54,3 +54,11 @@ def test_trace_without_waits(tmp_path, capsys):
     write_swf(jobs, path)
     assert main(["bounds", str(path)]) == 2
     assert "no job has a known wait" in capsys.readouterr().err
+
+
+def test_output_format_is_refused_before_the_log_is_read(tmp_path, capsys):
+    # the log does not exist: an error naming -o shows the output was checked first
+    assert main(["bounds", str(tmp_path / "missing.swf"), "-o", str(tmp_path / "x.swf")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "x.swf: use a .csv or .json file name, or --format" in err
+    assert not list(tmp_path.iterdir())

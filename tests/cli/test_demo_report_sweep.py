@@ -198,3 +198,30 @@ def test_sweep_grid_errors_on_standard_input_are_one_line(tmp_path, capsys, monk
     assert err.count("\n") == 1 and message in err
     if "cannot parse" in message:
         assert "a grid on standard input is read as TOML" in err
+
+
+def test_sweep_writes_csv_to_a_device_or_a_fifo(tmp_path, capsys):
+    import io
+    import os
+    import threading
+
+    from predictkit.datasets import make_workload
+    from predictkit.io import write_swf
+
+    log = tmp_path / "log.swf"
+    write_swf(make_workload(200, machine_procs=32, random_state=1), log)
+    grid = tmp_path / "grid.toml"
+    grid.write_text(f'traces = ["{log}"]\npolicies = ["easy"]\n'
+                    '[[predictors]]\nname = "requested"\n')
+    assert main(["sweep", str(grid), "-o", os.devnull, "-q"]) == 0
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()))
+    reader.start()
+    assert main(["sweep", str(grid), "-o", str(fifo), "-q"]) == 0
+    reader.join(60)
+    assert capsys.readouterr().err == ""
+    table = pd.read_csv(io.StringIO(received[0]))
+    assert len(table) == 1 and table["policy"].iloc[0] == "easy"
+    assert not (tmp_path / "pipe.parts").exists()

@@ -89,7 +89,7 @@ def test_info_on_sacct_equals_info_on_the_same_jobs_as_swf(capsys, pair):
 
 
 @pytest.mark.parametrize("command", [["bounds", "--json"], ["predict", "--json"],
-                                     ["varq", "--json"]])
+                                     ["varq", "--json", "--start", "7D"]])
 def test_results_do_not_depend_on_the_input_format(capsys, pair, command):
     sacct, swf = pair
     from_sacct = run_json(capsys, [*command, str(sacct)])
@@ -189,3 +189,32 @@ def test_bad_input_is_one_line_with_status_2(capsys, pair, tmp_path, argv, messa
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
     assert err.startswith("predictkit info: error: ") and message in err
+
+
+@pytest.mark.parametrize(("fmt", "zone", "warned"), [
+    ("swf", ["--time-zone", "Europe/Paris"], True),
+    ("swf", ["--time-zone", "UTC"], True),  # given explicitly, even as the default
+    ("swf", [], False),
+    ("sacct", ["--time-zone", "UTC"], False),
+    ("sacct", [], False),
+])
+def test_time_zone_for_an_swf_log_is_warned_about(tmp_path, capsys, fmt, zone, warned):
+    if fmt == "swf":
+        log = tmp_path / "log.swf"
+        write_swf(read_sacct(SAMPLE), log)
+    else:
+        log = SAMPLE
+    assert main(["info", str(log), *zone]) == 0
+    err = capsys.readouterr().err
+    warning = (f"predictkit info: warning: --time-zone applies to sacct input only; "
+               f"{log} is SWF\n")
+    assert (warning in err) == warned
+    assert err.count("--time-zone") == (1 if warned else 0)
+
+
+def test_time_zone_defaults_to_utc():
+    args = build_parser().parse_args(["info", str(SAMPLE)])
+    assert args.time_zone is None
+    utc = read_trace_arg(args.traces[0])
+    given = build_parser().parse_args(["info", str(SAMPLE), "--time-zone", "UTC"])
+    assert utc.equals(read_trace_arg(given.traces[0]))

@@ -1,5 +1,6 @@
 """``predictkit predict``: options, outputs and errors, run in-process."""
 
+import io
 import json
 
 import numpy as np
@@ -91,3 +92,27 @@ def test_csv_to_standard_output_keeps_the_summary_off_it(small_trace, capsys):
     assert captured.out.splitlines()[0].startswith("job_id,")
     assert "requested_time" in captured.out.splitlines()[0]
     assert "accuracy (Tang eq. 3)" in captured.err
+
+
+def test_unknown_output_extension_is_refused_before_reading(tmp_path, capsys):
+    out = tmp_path / "out.xlsx"
+    # the log does not exist: an error naming -o shows the output was checked first
+    assert main(["predict", str(tmp_path / "missing.swf"), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "missing.swf" not in err
+    assert f"-o {out}: give a file name ending in .swf, .csv, .json, or --format" in err
+    assert not out.exists()
+
+
+def test_unknown_output_extension_with_format_is_written(small_trace, tmp_path, capsys):
+    out = tmp_path / "out.txt"
+    assert main(["predict", str(small_trace), "--method", "requested", "-q", "-o", str(out),
+                 "--format", "csv"]) == 0
+    assert len(pd.read_csv(out)) == 3000
+
+
+def test_devices_and_standard_output_still_get_swf(small_trace, capsys):
+    assert main(["predict", str(small_trace), "--method", "requested", "-q", "-o", "-"]) == 0
+    assert len(read_swf(io.StringIO(capsys.readouterr().out))) == 3000
+    assert main(["predict", str(small_trace), "--method", "requested", "-q",
+                 "-o", "/dev/null"]) == 0

@@ -31,3 +31,18 @@ def test_varq_runs_and_writes_csv(small_trace, tmp_path, capsys):
 def test_bad_arguments(small_trace, capsys, args, message):
     assert main(["varq", str(small_trace), *args]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_window_past_the_end_of_the_log_is_refused(tmp_path, capsys):
+    from predictkit.datasets import make_workload
+
+    log = tmp_path / "short.swf"
+    jobs = make_workload(50, machine_procs=32, random_state=2)
+    write_swf(jobs, log)
+    span = jobs["submit_time"].max() - jobs["submit_time"].min()
+    assert span < 30 * 86400  # shorter than the default --start of 30 days
+    assert main(["varq", str(log), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert ("--start 30D (--days 7D) begins the request window after the last submission "
+            f"of {log}, whose jobs span ") in err

@@ -36,7 +36,8 @@ def run_json(capsys, argv):
 
 
 def fails(capsys, argv):
-    assert main(argv) == 2
+    # errors found after the log is read follow its progress line: --quiet keeps it out
+    assert main([*argv, "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
     return err
@@ -268,3 +269,29 @@ def test_a_snapshot_needs_a_log_with_dates(capsys, jobs, tmp_path):
 def test_wait_refuses_a_job_wider_than_the_machine(capsys):
     err = fails(capsys, ["wait", SAMPLE, "--procs", "99999999", "--time", "1:00:00"])
     assert "--procs 99,999,999 is wider than the machine" in err
+
+
+# --- progress on standard error ---------------------------------------------------
+
+@pytest.mark.parametrize("argv", [
+    ["wait", SAMPLE, "--procs", "64", "--time", "4:00:00"],
+    ["walltime", SAMPLE, "--user", "alice", "--time", "4:00:00"],
+])
+def test_wait_and_walltime_echo_settings_and_progress_unless_quiet(capsys, argv, jobs):
+    if argv[0] == "walltime":
+        argv[3] = str(next(iter(jobs.attrs["user_ids"])))
+    assert main(argv) == 0
+    loud = capsys.readouterr()
+    lines = loud.err.splitlines()
+    assert lines[0].startswith(f"predictkit {argv[0]}: ") and "time=04:00:00" in lines[0]
+    assert lines[1].startswith(f"predictkit {argv[0]}: read {len(jobs):,} jobs from ")
+    assert len(lines) == 3 and lines[2].endswith(" s")
+    assert main([*argv, "--quiet"]) == 0
+    quiet = capsys.readouterr()
+    assert quiet.err == "" and quiet.out == loud.out
+
+
+def test_wait_error_before_reading_prints_no_progress(capsys):
+    assert main(["wait", SAMPLE, "--procs", "0", "--time", "1:00:00"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--procs must be at least 1" in err
