@@ -6,11 +6,11 @@ import sys
 import numpy as np
 import pandas as pd
 
-from ..exceptions import ConfigError, JobTableError
+from ..exceptions import JobTableError
 from ..metrics import bound_summary
 from ..model_selection import replay
 from ..queue import QBETS
-from ._checks import check_seed
+from ._checks import check_fraction, check_seed
 from ._common import (Progress, add_command, add_output_options, print_json, read_trace_arg,
                       table_format, write_table)
 from ._tables import format_number, format_table
@@ -45,14 +45,9 @@ def register(subparsers):
     parser.set_defaults(func=run)
 
 
-def _check_unit(value, name):
-    if not np.isfinite(value) or not 0.0 < value < 1.0:
-        raise ConfigError(f"--{name} must be in (0, 1), got {value!r}")
-
-
 def run(args):
-    _check_unit(args.quantile, "quantile")
-    _check_unit(args.confidence, "confidence")
+    check_fraction(args.quantile, "--quantile")
+    check_fraction(args.confidence, "--confidence")
     check_seed(args.seed)
     if args.output:
         table_format(args.output, args.format)  # refuse -o x.swf before reading

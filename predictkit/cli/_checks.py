@@ -92,6 +92,13 @@ def check_seed(value, flag="--seed"):
     return value
 
 
+def check_fraction(value, flag):
+    """Refuse a quantile, confidence or probability outside the open interval (0, 1)."""
+    if not 0.0 < value < 1.0:  # also refuses NaN
+        raise ConfigError(f"{flag} must be in (0, 1), got {value!r}")
+    return value
+
+
 def check_count(value, flag, *, low=1):
     """Refuse a count below ``low`` or beyond what a compiled kernel can hold (int64)."""
     if value is not None and not low <= value < 2**62:

@@ -1,6 +1,6 @@
 """``predictkit report TRACE -o DIR``: the static HTML report of a log."""
 
-from ._checks import check_seed
+from ._checks import check_fraction, check_seed
 from ._common import Progress, add_command, read_trace_arg
 from ._demo import analyze_and_write
 
@@ -33,8 +33,7 @@ def register(subparsers):
 def run(args):
     from ..exceptions import ConfigError, JobTableError
 
-    if not 0 < args.quantile < 1:
-        raise ConfigError(f"--quantile must be in (0, 1), got {args.quantile}")
+    check_fraction(args.quantile, "--quantile")
     if args.max_jobs is not None and args.max_jobs < 100:
         raise ConfigError(f"--max-jobs must be at least 100, got {args.max_jobs}")
     check_seed(args.seed)

@@ -7,7 +7,7 @@ from .._time import format_duration
 from ..exceptions import ConfigError
 from ..experiments import check_cells, evaluate_cell, expand_grid, load_grid, run_grid
 from ..experiments._grid import STDIN_NAME
-from ._common import DeprecatedAlias, result_stream, write_table
+from ._common import DeprecatedAlias, Progress, result_stream, write_table
 
 
 def register(subparsers):
@@ -50,16 +50,16 @@ def _describe(row):
     return " ".join(p for p in parts if p) + f" on {trace}"
 
 
-def _print_progress(state):
-    """One line on stderr per finished cell: count, elapsed time and what the cell was."""
-    if state.row is None:
-        reused = f", {state.reused} reused from earlier runs" if state.reused else ""
-        print(f"predictkit sweep: {state.total} cells to compute{reused}",
-              file=sys.stderr, flush=True)
-        return
-    print(f"predictkit sweep: cell {state.done}/{state.total} done, elapsed "
-          f"{format_duration(state.elapsed)}: {_describe(state.row)}",
-          file=sys.stderr, flush=True)
+def _cell_lines(progress):
+    """A ``run_grid`` callback: one progress line per finished cell (count, time, what)."""
+    def report(state):
+        if state.row is None:
+            reused = f", {state.reused} reused from earlier runs" if state.reused else ""
+            progress.say(f"{state.total} cells to compute{reused}")
+        else:
+            progress.say(f"cell {state.done}/{state.total} done, elapsed "
+                         f"{format_duration(state.elapsed)}: {_describe(state.row)}")
+    return report
 
 
 def run(args):
@@ -86,7 +86,7 @@ def run(args):
     if args.quiet:
         progress = False
     else:
-        progress = True if sys.stderr.isatty() else _print_progress
+        progress = True if sys.stderr.isatty() else _cell_lines(Progress("sweep"))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         table = run_grid(cells, evaluate_cell, results=None if streamed else args.output,

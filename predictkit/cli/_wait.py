@@ -19,6 +19,7 @@ import pandas as pd
 from ..exceptions import ConfigError, JobTableError
 from ..io._slurm_fields import format_slurm_duration, parse_time_request
 from ..queue import QBETS, min_history
+from ._checks import check_fraction, check_seed
 from ._common import Progress, add_log_argument, print_json, read_trace_arg
 from ._questions import (add_request_options, clock_time, job_request, log_end, resolve_name,
                          with_start_and_end)
@@ -74,14 +75,10 @@ def register(subparsers):
     parser.set_defaults(func=run)
 
 
-def _unit(value, flag):
-    if not np.isfinite(value) or not 0.0 < value < 1.0:
-        raise ConfigError(f"{flag} must be in (0, 1), got {value!r}")
-
-
 def run(args):
-    _unit(args.quantile, "--quantile")
-    _unit(args.confidence, "--confidence")
+    check_fraction(args.quantile, "--quantile")
+    check_fraction(args.confidence, "--confidence")
+    check_seed(args.seed)
     req_time, procs, script = job_request(args, need_procs=True)
     within = [parse_time_request(w, name="--within") for w in (args.within or DEFAULT_WITHIN)]
     progress = Progress("wait", quiet=args.quiet)
