@@ -67,6 +67,10 @@ field                              type     meaning                             
 ``reservations.compress_due[0]``   b1       a job ended before its estimate             conservative: compress at the next pass
 ``reservations.repair_due[0]``     b1       a running estimate was extended             conservative: repair at the next pass
 ``scratch.*``                      [n]      sort keys and buffers, pass orders          contents meaningless between calls
+``starvation.jobs[:length]``       i8[n]    the starvation queue, by (submit, job)      only with ``starvation_after``; waiting
+``starvation.since``               f8[n]    when the job entered the starvation queue   NaN: never entered
+``starvation.candidates``          i8[n]    scratch: the main queue of a pass           contents meaningless between calls
+``starvation.user_mark``           i8[u]    scratch: users counted in this pass         compared with ``stamp[0]``
 ``counters[0].now``                f8       the current instant                         never decreases
 ``counters[0].wakeup``             f8       next instant a pass must run                returned by the last pass
 ``counters[0].next_arrival``       i8       next regular job to arrive                  jobs before it are queued or done
@@ -166,6 +170,18 @@ class Reservations(NamedTuple):
     repair_due: np.ndarray
 
 
+class StarvationQueue(NamedTuple):
+    """The FCFS queue that waiting jobs enter after ``starvation_after``
+    (Leung et al. 2010 section II.A; :mod:`._policies.starvation_queue`)."""
+
+    jobs: np.ndarray
+    length: np.ndarray
+    since: np.ndarray
+    candidates: np.ndarray
+    user_mark: np.ndarray
+    stamp: np.ndarray
+
+
 class Scratch(NamedTuple):
     """Buffers for sorting and for the orders of a pass."""
 
@@ -199,6 +215,7 @@ class EngineState(NamedTuple):
     reservations: Reservations
     scratch: Scratch
     counters: np.ndarray
+    starvation: StarvationQueue
 
 
 class Settings(NamedTuple):
@@ -212,6 +229,8 @@ class Settings(NamedTuple):
     online: bool             # estimates come from a predictor (the loop may stop)
     reservation_depth: int   # blocked jobs that get a reservation (depth-k policies)
     backfill_sjf: bool       # try backfill candidates shortest estimate first
+    starvation_after: float = np.inf  # wait after which a job enters the starvation queue
+    starvation_bar_heavy: bool = False  # heavy users' jobs do not enter it (Leung V.B)
 
 
 def new_state(*, submit, duration, width, request, user, successor, n_users, free):
@@ -256,6 +275,9 @@ def new_state(*, submit, duration, width, request, user, successor, n_users, fre
         scratch=Scratch(sort_keys=np.empty(n), sort_index=ints(), sort_buffer=ints(),
                         priority_order=ints(), backfill_order=ints()),
         counters=counters,
+        starvation=StarvationQueue(jobs=ints(), length=one(), since=np.full(n, np.nan),
+                                   candidates=ints(), user_mark=np.full(max(n_users, 1), -1),
+                                   stamp=one()),
     )
 
 
@@ -532,7 +554,7 @@ def event_loop(s, settings, on_completion, on_extension, schedule):
             if now == np.inf:
                 return DONE
             c.now = now
-            if settings.priority == PRIO_FAIRSHARE:
+            if settings.priority == PRIO_FAIRSHARE or settings.starvation_bar_heavy:
                 _decay_usage(s, settings, now)
             while s.completions.length[0] > 0 and s.completions.times[0] == now:
                 _, j = heap_pop(s.completions)
