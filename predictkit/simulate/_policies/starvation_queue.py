@@ -71,25 +71,19 @@ def _enter(s, j, now):
 @njit(cache=True, inline="always", _nrt=False)
 def _admit(s, order, now, settings):
     """Move the waiting jobs that have waited ``starvation_after`` into the
-    starvation queue (unless barred); return the next instant a waiting job
-    crosses that threshold (``inf``: none).
+    starvation queue, unless barred.
 
-    Keeps: the starvation queue sorted by (submit, job); a barred job needs
-    no wake-up, since heaviness changes only at completions and arrivals.
+    Keeps: the starvation queue sorted by (submit, job).
     """
     jobs = s.jobs
     since = s.starvation.since
-    wake = np.inf
     measured = False
     total = 0.0
     count = 0
     for j in order:
         if not np.isnan(since[j]):
             continue
-        due = jobs.submit[j] + settings.starvation_after
-        if due > now:
-            if due < wake:
-                wake = due
+        if jobs.submit[j] + settings.starvation_after > now:
             continue
         if settings.starvation_bar_heavy:
             if not measured:
@@ -98,6 +92,20 @@ def _admit(s, order, now, settings):
             if s.usage[jobs.user[j]] * count > total:
                 continue
         _enter(s, j, now)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _next_crossing(s, order, now, settings):
+    """The next instant a job still waiting crosses ``starvation_after``
+    (``inf``: none). A barred job needs no wake-up: whether its user is
+    heavy changes only at completions and arrivals, which run a pass."""
+    jobs = s.jobs
+    wake = np.inf
+    for j in order:
+        if np.isnan(jobs.start[j]) and np.isnan(s.starvation.since[j]):
+            due = jobs.submit[j] + settings.starvation_after
+            if now < due < wake:
+                wake = due
     return wake
 
 
@@ -129,7 +137,7 @@ def schedule(s, order, now, settings):
     """
     if len(order) == 0:
         return np.inf
-    wake = _admit(s, order, now, settings)
+    _admit(s, order, now, settings)
     jobs = s.jobs
     c = s.counters[0]
     sq = s.starvation
@@ -173,7 +181,7 @@ def schedule(s, order, now, settings):
         for j in main:
             extra = _backfill(s, j, now, shadow, extra)
     _drop_started(s)
-    return wake
+    return _next_crossing(s, order, now, settings)
 
 
 @njit(cache=True, inline="always", _nrt=False)
