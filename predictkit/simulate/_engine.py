@@ -63,7 +63,8 @@ field                              type     meaning                             
 ``profile.free``                   i8[m]    free processors on [times[k], times[k+1])   the last segment runs to infinity
 ``profile.running_max``            i8[m]    running maximum of ``free`` (scratch)       rebuilt before use
 ``reservations.start``             f8[n]    reserved start of a waiting job             conservative; never later while estimates hold
-``reservations.promised``          f8[n]    first reservation, made at arrival          conservative; NaN for other policies
+``reservations.promised``          f8[n]    first reservation, made at arrival          conservative; starvation queue: first
+                                                                                            reservation of its head; else NaN
 ``reservations.compress_due[0]``   b1       a job ended before its estimate             conservative: compress at the next pass
 ``reservations.repair_due[0]``     b1       a running estimate was extended             conservative: repair at the next pass
 ``scratch.*``                      [n]      sort keys and buffers, pass orders          contents meaningless between calls

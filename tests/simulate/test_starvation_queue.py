@@ -78,6 +78,18 @@ def test_a_starving_head_is_never_delayed(case, after, priority, bf):
     assert not (reserved & ~entered).any()
 
 
+@settings(max_examples=40)
+@given(case=workloads(max_jobs=40), after=AFTER, bar=st.booleans(),
+       limit=st.sampled_from([5.0, 20.0]))
+def test_split_jobs_keep_capacity_and_all_start(case, after, bar, limit):
+    jobs, machine, est, _ = case
+    out = simulate(jobs, machine_procs=machine, policy="no_guarantee", priority="fairshare",
+                   estimates=est, starvation_after=after, starvation_bar_heavy=bar,
+                   max_runtime=limit)
+    assert np.isfinite(out.jobs["end_time"]).all()
+    assert (out.jobs["start_time"] >= out.jobs["submit_time"]).all()
+
+
 def test_heavy_users_are_barred():
     """User 0 has used the machine (usage above the mean of the waiting users),
     so with the bar its job waits outside the starvation queue."""

@@ -8,7 +8,8 @@ in FCFS order (submit time, then job) and its head gets a reservation, as in
 aggressive (EASY) backfilling; the other waiting jobs (the *main queue*, in
 the simulation's priority order: fairshare on CPlant) start whenever they fit
 and do not delay that reservation. With no job starving, the pass is plain
-no-guarantee backfilling.
+no-guarantee backfilling. A piece of a job split by ``max_runtime`` waits
+from its own submission, the end of the piece before it.
 
 With ``starvation_bar_heavy`` the jobs of *heavy* users do not enter the
 starvation queue (section V.B, "cplant*.*.fair"): a user is heavy at a pass
