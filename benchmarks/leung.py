@@ -248,7 +248,11 @@ def write_markdown(result, path):
              "end minus submit (for a split job, from its submission to the end of its last "
              "piece); LOC: loss of capacity, eq. (1). A split job's fair start time is "
              "computed as if it held its processors from its first start for its total "
-             "runtime.", "", "## Logs", ""]
+             "runtime.", "",
+             "The paper gives its results as bar charts only, so the numbers here are "
+             "compared with the direction of its findings, not with its values. Unlike "
+             "CPlant, which let a job run past its request while nobody needed its nodes, "
+             "every job here ends at its request.", "", "## Logs", ""]
     for log, data in result["logs"].items():
         info = data["info"]
         window = (f", jobs submitted {info['window'][0]} to {info['window'][1]} (US/Mountain), "

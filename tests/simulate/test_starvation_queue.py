@@ -140,3 +140,14 @@ def test_params_report_the_starvation_queue():
                         starvation_after="72h", starvation_bar_heavy=True)
     assert schedule.params["starvation_after"] == 72 * 3600.0
     assert schedule.params["starvation_bar_heavy"] is True
+
+
+def test_numpy_scalars_are_accepted_as_durations():
+    from predictkit.datasets import make_workload
+
+    jobs = make_workload(200, random_state=2)
+    plain = simulate(jobs, policy="no_guarantee", starvation_after=3600.0, max_runtime=7200.0)
+    numpy = simulate(jobs, policy="no_guarantee", starvation_after=np.float32(3600),
+                     max_runtime=np.int64(7200))
+    np.testing.assert_array_equal(plain.jobs["start_time"], numpy.jobs["start_time"])
+    assert numpy.params["starvation_after"] == 3600.0
