@@ -415,8 +415,14 @@ class _Feeder:
                 f"{name}.{method} returned shape {values.shape} for {len(positions)} job(s)")
         request = s.jobs.request[positions]
         values = np.where(np.isfinite(values), values, request)
-        if not np.isfinite(values).all():
-            raise SimulationError(f"{name} gave no estimate for a job without a request")
+        missing = ~np.isfinite(values)
+        if missing.any():
+            bad = int(np.argmax(missing))
+            if submit[positions[bad]] == now:
+                raise SimulationError(f"{name} gave no estimate for a job without a request")
+            # a later submission: asked again at its own, when the history may hold more
+            keep = int(np.searchsorted(submit[positions], submit[positions[bad]], side="left"))
+            positions, values = positions[:keep], values[:keep]
         return positions, values, history
 
     def _feed(self, done):
