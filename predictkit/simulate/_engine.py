@@ -81,6 +81,7 @@ field                              type     meaning                             
 ``counters[0].n_started``          i8       jobs started so far                         increases only
 ``counters[0].epoch``              i8       last fairshare decay period                 -2**62 before the first
 ``counters[0].resume``             i8       1: stopped for estimates at ``now``         then the next call resumes there
+``predictor``                      tuple    a built-in predictor's online state         ``_online_predictors.PredictorState``
 =================================  =======  ==========================================  ==========================================
 
 Every kernel is compiled without numba's reference counting (``_nrt=False``)
@@ -96,11 +97,17 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from ._online_predictors import (
+    KIND_NONE,
+    empty_state,
+    estimate_arrivals,
+    observe_completion,
+)
 from ._profile import heap_pop, heap_push, running_insert, running_remove, shift_right, stable_order
 
 PRIO_STATIC, PRIO_WFP, PRIO_FAIRSHARE = 0, 1, 2
 UNDER_DOUBLE, UNDER_INCREMENTS, UNDER_REQUEST = 0, 1, 2
-NEED_ESTIMATES, DONE = 1, 0
+NEED_ESTIMATES, DONE, NO_ESTIMATE = 1, 0, 2
 
 INCREMENTS = np.array([60.0, 300.0, 900.0, 1800.0, 3600.0, 7200.0, 18000.0,
                        36000.0, 72000.0, 180000.0, 360000.0])
@@ -217,6 +224,7 @@ class EngineState(NamedTuple):
     scratch: Scratch
     counters: np.ndarray
     starvation: StarvationQueue
+    predictor: tuple
 
 
 class Settings(NamedTuple):
@@ -234,11 +242,14 @@ class Settings(NamedTuple):
     starvation_bar_heavy: bool = False  # heavy users' jobs do not enter it (Leung V.B)
 
 
-def new_state(*, submit, duration, width, request, user, successor, n_users, free):
+def new_state(*, submit, duration, width, request, user, successor, n_users, free,
+              predictor=None):
     """Allocate the simulation state for ``len(submit)`` jobs.
 
     Estimates (``estimate``, ``estimate_at_start``) start unknown (NaN),
-    priority keys at 0 and ``estimate_history`` at -2; the caller fills them.
+    priority keys at 0 and ``estimate_history`` at -2; the caller fills them,
+    or ``predictor`` (a :class:`~._online_predictors.PredictorState`; default:
+    none) fills them at each arrival.
     """
     n = len(submit)
 
@@ -279,6 +290,7 @@ def new_state(*, submit, duration, width, request, user, successor, n_users, fre
         starvation=StarvationQueue(jobs=ints(), length=one(), since=np.full(n, np.nan),
                                    candidates=ints(), user_mark=np.full(max(n_users, 1), -1),
                                    stamp=one()),
+        predictor=empty_state() if predictor is None else predictor,
     )
 
 
@@ -535,7 +547,7 @@ def ignore_extension(s, j, now, old_end, new_end):
 
 @njit(cache=True, inline="always", _nrt=False)
 def event_loop(s, settings, on_completion, on_extension, schedule):
-    """Advance the simulation; return ``NEED_ESTIMATES`` or ``DONE``.
+    """Advance the simulation; return ``NEED_ESTIMATES``, ``NO_ESTIMATE`` or ``DONE``.
 
     Each policy compiles this loop with its own hooks (``run`` in its
     module). With ``settings.online`` the loop stops (returning
@@ -545,10 +557,18 @@ def event_loop(s, settings, on_completion, on_extension, schedule):
     ``counters.n_done`` jobs completed so far (``jobs.estimate_history``);
     fill ``estimate``, ``estimate_at_start``, ``priority_key`` and
     ``estimate_history`` and call again.
+
+    With a compiled predictor (``s.predictor``, see
+    :mod:`._online_predictors`) the loop does not stop: each completion
+    enters its history and the arrivals of an instant are estimated from it
+    before they are queued. It returns ``NO_ESTIMATE`` (for good) at a job
+    the predictor leaves without an estimate (``predictor.config.failed``).
     """
     jobs = s.jobs
     c = s.counters[0]
     n_regular = settings.n_jobs
+    predictor = s.predictor
+    predicting = predictor.config[0].kind != KIND_NONE
     while True:
         if c.resume == 0:
             now = _next_instant(s, n_regular)
@@ -560,6 +580,8 @@ def event_loop(s, settings, on_completion, on_extension, schedule):
             while s.completions.length[0] > 0 and s.completions.times[0] == now:
                 _, j = heap_pop(s.completions)
                 expected = _complete(s, j, now)
+                if predicting:
+                    observe_completion(predictor, jobs, j, now)
                 on_completion(s, j, now, expected)
             if settings.online and c.next_arrival < n_regular \
                     and jobs.submit[c.next_arrival] == now:
@@ -570,6 +592,8 @@ def event_loop(s, settings, on_completion, on_extension, schedule):
         else:
             c.resume = 0
             now = c.now
+        if predicting and not estimate_arrivals(predictor, jobs, c.next_arrival, n_regular, now):
+            return NO_ESTIMATE
         _arrive(s, n_regular, now)
         while s.expiries.length[0] > 0 and s.expiries.times[0] == now:
             _, j = heap_pop(s.expiries)

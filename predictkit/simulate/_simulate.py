@@ -16,6 +16,7 @@ from ..exceptions import ConfigError, JobTableError, SimulationError
 from .._table import job_width, validate_jobs
 from ..runtime._protocol import PartialFitAdapter, as_online_predictor
 from . import _engine as eng
+from . import _online_predictors as online_predictors
 from ._estimates import (
     UNDERESTIMATE_RULES,
     finish_estimates,
@@ -192,6 +193,7 @@ def simulate(jobs, *, machine_procs=None, policy="easy", reservation_depth=None,
     n = len(kept)
     if selective and not np.isfinite(req).all():
         raise SimulationError("selective=True needs req_time for every job (running jobs use it)")
+    kind = None if predictor is None else online_predictors.compiled_kind(predictor, refresh)
     if predictor is None:
         est = static_estimates(estimates, req=req, dur=dur, keep=prep["positions"],
                                n_input=len(jobs))
@@ -206,16 +208,26 @@ def simulate(jobs, *, machine_procs=None, policy="easy", reservation_depth=None,
     submit = np.concatenate([prep["submit"], np.full(pieces.extra, np.nan)])
     width = np.concatenate([prep["width"], prep["width"][pieces.parent]])
     user = np.concatenate([prep["user"], prep["user"][pieces.parent]])
+    sjf = prio_kind in PRIORITY_REGISTRY and PRIORITY_REGISTRY[prio_kind].key_is_estimate
+    compiled = None
+    if kind == online_predictors.KIND_STATIC:
+        est = finish_estimates(online_predictors.static_predictions(predictor, kept,
+                                                                    pieces.req[:n]), req)
+    elif kind is not None:
+        compiled = online_predictors.build_state(
+            predictor, kind, kept, total=np.bincount(pieces.all_parent, weights=pieces.dur,
+                                                     minlength=n),
+            full_request=req, pieces=pieces, selective=selective, sjf=sjf)
     state = eng.new_state(
         submit=submit, duration=pieces.dur, width=width, request=pieces.req, user=user,
-        successor=pieces.succ, n_users=prep["n_users"], free=prep["machine"])
+        successor=pieces.succ, n_users=prep["n_users"], free=prep["machine"],
+        predictor=compiled)
     state.jobs.priority_key[n:] = keys[pieces.parent]
     state.jobs.priority_key[:n] = keys
-    fill = _Filler(state, pieces, selective, prio_kind in PRIORITY_REGISTRY
-                   and PRIORITY_REGISTRY[prio_kind].key_is_estimate)
-    if predictor is None:
+    fill = _Filler(state, pieces, selective, sjf)
+    if predictor is None or kind == online_predictors.KIND_STATIC:
         fill(np.arange(n), est, -2)
-    online = predictor is not None
+    online = predictor is not None and kind is None
     if online:
         state.jobs.estimate_history[:] = -1
         feeder = _Feeder(predictor, kept, state, pieces, refresh)
@@ -225,9 +237,11 @@ def simulate(jobs, *, machine_procs=None, policy="easy", reservation_depth=None,
         reservation_depth=int(depth), backfill_sjf=backfill_order == "sjf",
         starvation_after=np.inf if starve is None else float(starve),
         starvation_bar_heavy=bool(starvation_bar_heavy))
-    while run(state, settings) == eng.NEED_ESTIMATES:
+    while (status := run(state, settings)) == eng.NEED_ESTIMATES:
         position, values, history = feeder.next_batch()
         fill(position, finish_estimates(values, req[position]), history)
+    if status == eng.NO_ESTIMATE:
+        raise online_predictors.no_estimate_error(predictor)
     return Schedule._from_simulation(prep, state, pieces, dict(
         machine_procs=prep["machine"], policy=policy, reservation_depth=reported_depth,
         priority=prio_kind, estimates=_describe(estimates), selective=bool(selective),
@@ -441,8 +455,14 @@ class _Feeder:
                 f"{name}.{method} returned shape {values.shape} for {len(positions)} job(s)")
         request = s.jobs.request[positions]
         values = np.where(np.isfinite(values), values, request)
-        if not np.isfinite(values).all():
-            raise SimulationError(f"{name} gave no estimate for a job without a request")
+        missing = ~np.isfinite(values)
+        if missing.any():
+            bad = int(np.argmax(missing))
+            if submit[positions[bad]] == now:
+                raise SimulationError(f"{name} gave no estimate for a job without a request")
+            # a later submission: asked again at its own, when the history may hold more
+            keep = int(np.searchsorted(submit[positions], submit[positions[bad]], side="left"))
+            positions, values = positions[:keep], values[:keep]
         return positions, values, history
 
     def _feed(self, done):
