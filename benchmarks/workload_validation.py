@@ -18,7 +18,10 @@ For each shared log with requested times:
   the real requests; mean over ``--seeds`` seeds. Target: within 10% of the
   real requests' slowdown on at least 7 of the 9 logs with a queue;
 * **load**: the offered load of every 7-day window (sliding by a day) of a
-  ``make_workload(200_000)`` with every default, against its ``load``.
+  ``make_workload(200_000)`` with every default, against its ``load``;
+* **speed and memory**: ``make_workload(1_000_000)`` with every default (best of
+  ``--repeat``), as seconds and as a ratio to sorting a million floats, and the
+  peak resident set of a fresh process making it (targets 30 s and 2 GB).
 
 ``--default-site PATH`` also writes the built-in site of ``make_workload``
 (``predictkit/workload/data/default_site.json``): the equal-weight mixture
@@ -65,6 +68,8 @@ ACCURACY_BAND = (0.27, 0.58)
 SLOWDOWN_TOLERANCE, SLOWDOWN_LOGS = 0.10, 7
 LOAD_BAND = 0.5
 LOAD_JOBS = 200_000
+SPEED_JOBS = 1_000_000
+SPEED_TARGET_S, MEMORY_TARGET_MB = 30.0, 2048.0
 
 
 def load_log(name):
@@ -272,6 +277,18 @@ def hourly_profile(jobs):
     return np.round(np.bincount(hours, minlength=24) / max(weekday.sum(), 1), 4).tolist()
 
 
+def speed_check(repeat):
+    """Seconds and peak memory of ``make_workload(1_000_000)``."""
+    from benchmarks.workload_speed import peak_rss_mb, timed
+
+    rng = np.random.default_rng(0)
+    baseline, _ = timed(lambda: np.sort(rng.random(SPEED_JOBS)))
+    seconds, _ = timed(lambda: make_workload(SPEED_JOBS, random_state=0), repeat=repeat)
+    return {"jobs": SPEED_JOBS, "seconds": seconds, "baseline_sort_s": baseline,
+            "ratio_to_sort": seconds / baseline, "peak_rss_mb": peak_rss_mb(SPEED_JOBS),
+            "import_rss_mb": peak_rss_mb(0)}
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -279,6 +296,8 @@ def main(argv=None):
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--default-jobs", type=int, default=100_000)
     parser.add_argument("--traces", nargs="*")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="runs of make_workload(1_000_000) to time (the best counts)")
     parser.add_argument("--default-site", metavar="PATH",
                         help="also write the built-in site fitted to the nine logs with a queue")
     args = parse_or_render(parser, argv, render)
@@ -303,7 +322,7 @@ def main(argv=None):
     result = {"provenance": made, "jobs_per_schedule": args.jobs, "seeds": args.seeds,
               "default_jobs": args.default_jobs, "default": describe(default),
               "default_load": offered_load(default, 128), "logs": rows,
-              "load_check": load_check(),
+              "load_check": load_check(), "speed": speed_check(args.repeat),
               "seconds": round(time.perf_counter() - started, 1)}
     print(json.dumps(result, indent=1))
     write_json(args.output_dir / "workload_validation.json", result)
@@ -348,6 +367,15 @@ def findings(result):
          f"within +-{LOAD_BAND:.0%} of {load['load']}",
          f"{_f(load['min'])}-{_f(load['max'])} ({rel[0]:+.0%} / {rel[1]:+.0%})",
          max(abs(rel[0]), abs(rel[1])) <= LOAD_BAND),
+    ]
+    speed = result["speed"]
+    out += [
+        (f"make_workload({speed['jobs']:,}) under {SPEED_TARGET_S:.0f} s",
+         f"{speed['seconds']:.1f} s ({speed['ratio_to_sort']:.0f} x sorting "
+         f"{speed['jobs']:,} floats)", speed["seconds"] < SPEED_TARGET_S),
+        (f"make_workload({speed['jobs']:,}) under 2 GB",
+         f"peak resident set {speed['peak_rss_mb']:,.0f} MiB (import alone "
+         f"{speed['import_rss_mb']:,.0f} MiB)", speed["peak_rss_mb"] < MEMORY_TARGET_MB),
     ]
     return out
 

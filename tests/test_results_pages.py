@@ -21,6 +21,7 @@ RENDERED = {
     "runtime_accuracy": ["runtime.md"],
     "scheduling": ["scheduling.md"],
     "varq_experiment": ["varq.md"],
+    "workload_validation": ["workload_validation.md"],
 }
 """What each script renders from ``<script>.json``."""
 

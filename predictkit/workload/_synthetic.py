@@ -198,7 +198,7 @@ def make_workload(n_jobs, *, machine_procs=128, random_state=None, t_max=None, p
         # a job drawn at its request ran into it: killed at its limit
         killed |= at_request & (requests > run)
         run = np.where(at_request, np.minimum(requests, t_max), run)
-        requests = np.minimum(np.maximum(requests, run), max(t_max, requests.max()))
+        requests = np.maximum(requests, run)
 
     if load is not None:
         profile = bucket_weights(types[-1], weekend_factor)
