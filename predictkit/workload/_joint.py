@@ -24,7 +24,8 @@ request. :class:`JointEstimates` models it in three steps, all fitted to a log:
    sqrt(1 - a - b) z_job`` (standard normal scores): a share ``a`` of the
    padding's variation belongs to the user (some users are always accurate,
    others always pad) and a share ``b`` to the session, so a session repeats
-   its request. The marginal distribution is unchanged by ``a`` and ``b``.
+   its request (a session also shares its rounding draws). The marginal
+   distribution is unchanged by ``a`` and ``b``.
 
 Fitted to a log, the modes are the log's own request values (the head: its 20
 most popular ones), the paddings its paddings per runtime bin, and ``a``, ``b``
@@ -390,8 +391,10 @@ class JointEstimates(EstimateModel):
         padding = np.maximum(inverse_transform(table, runtime_bin(run), ndtr(scores)), 0.0)
         at_request = padding < np.log10(1.0 / AT_REQUEST)
         target = np.log10(np.maximum(run, 1.0)) + padding
-        use_tail = (rng.random(n) < tail) | at_request
-        u = rng.random(n)
+        # a session rounds alike: its jobs of similar length ask for the same mode
+        group = session_codes if session_codes is not None else np.arange(n)
+        use_tail = (rng.random(group.max() + 1)[group] < tail) | at_request
+        u = rng.random(group.max() + 1)[group]
         request = np.where(use_tail, _round_to_mode(modes, weights, run, target, u),
                            _round_to_mode(modes[head], weights[head], run, target, u))
         # a job at its request that no mode fits asked for its own runtime (a precise user)
