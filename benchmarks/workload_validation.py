@@ -186,6 +186,16 @@ def distances(real, synthetic):
             "ks_log_request": ks(logs(real, "req_time"), logs(synthetic, "req_time"))}
 
 
+def padding_summary(model):
+    """Per runtime bin of a fitted model: jobs, share at request, median accuracy."""
+    at = np.log10(1 / AT_REQUEST)
+    table = model.padding_quantiles_
+    step = PROBABILITIES[1]
+    return [{"jobs": int(jobs), "at_request": float(np.searchsorted(row, at) * step),
+             "median_accuracy": float(10 ** -row[50])}
+            for jobs, row in zip(model.bin_jobs_, table)]
+
+
 def offered_load(jobs, machine_procs):
     span = max(float(jobs["submit_time"].max() - jobs["submit_time"].min()), 1.0)
     return float((jobs["run_time"] * jobs["n_procs"]).sum()) / (machine_procs * span)
@@ -227,7 +237,8 @@ def run_log(name, n_jobs, seeds):
                     "user_share": site.estimates_.user_share_,
                     "session_share": site.estimates_.session_share_,
                     "tail_share": site.estimates_.tail_share_,
-                    "modes": int(site.estimates_.mode_values_.size)}}
+                    "modes": int(site.estimates_.mode_values_.size),
+                    "bins": padding_summary(site.estimates_)}}
     if name in QUEUED_LOGS:
         row["schedule"] = schedules(log, n_jobs, seeds)
     return row, log
@@ -446,6 +457,17 @@ def render(result, output_dir):
         lines.append(f"| {r['trace']} | {s['t_max_h']:.4g} | {s['modes']} | "
                      f"{s['tail_share']:.2f} | {s['user_share']:.2f} | "
                      f"{s['session_share']:.2f} |")
+    labels = ["< 10 s", "10-32 s", "32-100 s", "100-316 s", "316 s-17 min", "17-53 min",
+              "53 min-2.8 h", "2.8-8.8 h", "8.8-28 h", "> 28 h"]
+    lines += ["", "Accuracy by runtime length (`JointEstimates.padding_quantiles_`): per runtime "
+              "bin, the median accuracy and, in brackets, the share of jobs at their request; "
+              "a dash where the log has fewer than 50 jobs in the bin (the model then uses the "
+              "whole log's paddings).", "",
+              "| log | " + " | ".join(labels) + " |", "|---" * (len(labels) + 1) + "|"]
+    for r in result["logs"]:
+        cells = [f"{b['median_accuracy']:.2f} ({b['at_request']:.2f})" if b["jobs"] >= 50
+                 else "-" for b in r["site"]["bins"]]
+        lines.append(f"| {r['trace']} | " + " | ".join(cells) + " |")
     lines += ["", "## Schedules (Tsafrir et al. 2005, section 11.3)", "",
               f"First {result['jobs_per_schedule']:,} jobs of each log with a queue, runtimes "
               "capped at their request, EASY backfilling with requests as estimates; joint = "
