@@ -191,7 +191,8 @@ def padding_summary(model):
     at = np.log10(1 / AT_REQUEST)
     table = model.padding_quantiles_
     step = PROBABILITIES[1]
-    return [{"jobs": int(jobs), "at_request": float(np.searchsorted(row, at) * step),
+    return [{"jobs": int(jobs),
+             "at_request": float(min(np.searchsorted(row, at) * step, 1.0)),
              "median_accuracy": float(10 ** -row[50])}
             for jobs, row in zip(model.bin_jobs_, table)]
 
@@ -458,7 +459,7 @@ def render(result, output_dir):
                      f"{s['tail_share']:.2f} | {s['user_share']:.2f} | "
                      f"{s['session_share']:.2f} |")
     labels = ["< 10 s", "10-32 s", "32-100 s", "100-316 s", "316 s-17 min", "17-53 min",
-              "53 min-2.8 h", "2.8-8.8 h", "8.8-28 h", "> 28 h"]
+              "53 min-2.8 h", "2.8-8.8 h", "> 8.8 h"]
     lines += ["", "Accuracy by runtime length (`JointEstimates.padding_quantiles_`): per runtime "
               "bin, the median accuracy and, in brackets, the share of jobs at their request; "
               "a dash where the log has fewer than 50 jobs in the bin (the model then uses the "
