@@ -381,14 +381,14 @@ def findings(result):
     rel = (load["min"] / load["load"] - 1, load["max"] / load["load"] - 1)
     out = [
         ("default workload: accuracy KS to each of the 9 logs with a queue <= "
-         f"{KS_TARGET}", f"max {_f(max(default_ks))}, {sum(k <= KS_TARGET for k in default_ks)} "
+         f"{KS_TARGET}", f"max {_f(max(default_ks), 3)}, {sum(k <= KS_TARGET for k in default_ks)} "
          f"of {len(default_ks)} logs", max(default_ks) <= KS_TARGET),
         (f"default workload: median accuracy KS over those logs <= {KS_MEDIAN_TARGET}",
-         _f(float(np.median(default_ks))), float(np.median(default_ks)) <= KS_MEDIAN_TARGET),
+         _f(float(np.median(default_ks)), 3), float(np.median(default_ks)) <= KS_MEDIAN_TARGET),
         (f"default workloads of seeds {seeds[0]['seed']}-{seeds[-1]['seed']}: both KS targets",
          f"{seeds_ok} of {len(seeds)} seeds (largest KS "
-         f"{min(s['max'] for s in seeds):.2f}-{max(s['max'] for s in seeds):.2f}, median "
-         f"{min(s['median'] for s in seeds):.2f}-{max(s['median'] for s in seeds):.2f})",
+         f"{min(s['max'] for s in seeds):.3f}-{max(s['max'] for s in seeds):.3f}, median "
+         f"{min(s['median'] for s in seeds):.3f}-{max(s['median'] for s in seeds):.3f})",
          seeds_ok == len(seeds)),
         (f"default workload: mean accuracy in {ACCURACY_BAND[0]}-{ACCURACY_BAND[1]}",
          _f(mean_acc), ACCURACY_BAND[0] <= mean_acc <= ACCURACY_BAND[1]),
