@@ -129,9 +129,10 @@ def balanced_default_site(sites, logs, path, rounds=BALANCE_ROUNDS, jobs=BALANCE
     """Mixture weights that minimise the largest accuracy KS distance to the logs.
 
     Multiplicative weights: after each round the logs farther than average
-    from the generated workloads (mean distance over ``BALANCE_SEEDS``) gain weight. The score kept is the largest
-    distance, plus the excess of the median distance over 0.18. Writes each candidate to
-    ``path`` (the built-in site make_workload reads) and keeps the best.
+    from the generated workloads (mean distance over ``BALANCE_SEEDS``) gain
+    weight. The score kept is the largest distance, plus the excess of the
+    median distance over 0.18. Writes each candidate to ``path`` (the built-in
+    site make_workload reads) and keeps the best.
     """
     from predictkit.workload._site import default_site as built_in
 

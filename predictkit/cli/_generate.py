@@ -151,7 +151,8 @@ def _estimate(args, source, progress):
 
 
 _FLAGS = {"n_jobs": "--jobs", "machine_procs": "--machine-procs", "t_max": "--tmax", "p_max": "--pmax",
-          "load": "--load", "n_fit_modes": "--fit-modes", "random_state": "--seed"}
+          "load": "--load", "n_fit_modes": "--fit-modes", "random_state": "--seed",
+          "site": "--site"}
 """Parameters of the workload models and the flags that set them."""
 
 

@@ -45,7 +45,7 @@ from .._validation import RANDOM_STATE, Duration, Interval, invalid_parameter
 from ..exceptions import ConfigError
 from ..jobs import validate_jobs
 from ._base import EstimateModel, as_rng, check_runtimes
-from ._runtimes import PROBABILITIES, inverse_transform, quantile_table
+from ._runtimes import inverse_transform, quantile_table
 from ._sessions import DEFAULT_THINK_TIME, session_ids
 from ._tsafrir_modes import N_HEAD
 

@@ -15,7 +15,6 @@ from numbers import Integral
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from .._time import parse_duration
 from .._validation import RANDOM_STATE, Duration, Interval, ParamsValidatedMixin
 from ..exceptions import ConfigError
 from ._joint import JointEstimates
@@ -123,8 +122,3 @@ class SiteModel(ParamsValidatedMixin, BaseEstimator):
                 "session_share": round(est.session_share_, 4),
                 "tail_share": round(est.tail_share_, 4), "t_max": est.t_max_,
                 "modes": est.mode_values_.tolist(), "head": est.mode_head_.tolist()}
-
-
-def t_max_seconds(t_max):
-    """``t_max`` in seconds (a number or a duration)."""
-    return parse_duration(t_max, name="t_max")
