@@ -28,7 +28,7 @@ For each shared log with requested times:
 of the sites fitted to the nine logs with a queue.
 
 Run from the repository root: ``python -m benchmarks.workload_validation
-[--jobs 10000] [--seeds 5] [--traces NAME ...] [--output-dir DIR]
+[--jobs 10000] [--seeds 10] [--traces NAME ...] [--output-dir DIR]
 [--from-json PATH] [--default-site PATH]``. Writes
 ``workload_validation.json`` and the page ``workload_validation.md``.
 """
@@ -320,7 +320,7 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=10_000)
-    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--default-jobs", type=int, default=100_000)
     parser.add_argument("--traces", nargs="*")
     parser.add_argument("--repeat", type=int, default=3,
