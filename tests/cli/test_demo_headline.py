@@ -16,3 +16,11 @@ def test_default_demo_workload_meets_the_qbets_quantile_and_predictors_beat_requ
     summary = analysis.summary
     assert 0.27 <= summary["accuracy_mean"] <= 0.58
     assert 0.05 <= summary["frac_at_request"] <= 0.4
+
+
+def test_demo_refuses_a_load_that_is_not_positive(capsys):
+    from predictkit.cli import main
+
+    assert main(["demo", "--load", "0", "-q", "-o", "unused"]) == 2
+    err = capsys.readouterr().err
+    assert "--load must be a positive number" in err and "Traceback" not in err
