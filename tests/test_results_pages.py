@@ -22,6 +22,7 @@ RENDERED = {
     "runtime_accuracy": ["runtime.md"],
     "scheduling": ["scheduling.md"],
     "varq_experiment": ["varq.md"],
+    "workload_validation": ["workload_validation.md"],
 }
 """What each script renders from ``<script>.json``."""
 

@@ -25,8 +25,10 @@ def register(subparsers):
             "(online replay, no peeking), check QBETS wait bounds, simulate EASY and "
             "conservative backfilling with requests and with the best predictor, and "
             "write an HTML report. Without --trace it uses the built-in synthetic "
-            "workload (Lublin & Feitelson model with users, sessions and modal "
-            "estimates), simulated once with EASY to give it waits."),
+            "workload (make_workload: Lublin & Feitelson arrivals and sizes with users, "
+            "sessions, and the runtimes and requests of a site fitted to nine archive "
+            "logs, at an offered load of 0.6 per week), simulated once with EASY to "
+            "give it waits."),
     )
     from ._common import add_log_argument
     add_log_argument(parser, flag="--trace", help="a log instead of the synthetic workload")
@@ -39,6 +41,9 @@ def register(subparsers):
                         help="processors of the synthetic machine")
     parser.add_argument("--n-procs", "--procs", type=int, dest="machine_procs",
                         action=DeprecatedAlias, new="--machine-procs")
+    parser.add_argument("--load", type=float, default=DEMO_LOAD,
+                        help=f"offered load of every week of the synthetic workload (default: "
+                             f"{DEMO_LOAD})")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of every random choice (workload, QBETS job classes)")
     parser.add_argument("-o", "--output", default="predictkit-demo",
@@ -47,6 +52,9 @@ def register(subparsers):
     parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     parser.set_defaults(func=run, output_is_folder=True)
 
+
+DEMO_LOAD = 0.6
+"""Offered load of the demo's synthetic workload: a production machine's (0.6-0.8)."""
 
 _UNITS = {"underestimated": "underestimated (fraction)", "NA": "NA (fraction)",
           "OE": "OE (fraction)", "UE": "UE (fraction)", "BE": "BE (fraction)",
@@ -78,6 +86,8 @@ def _check_args(args):
         raise ConfigError(f"--max-jobs must be at least 100, got {max_jobs}")
     check_procs(args.machine_procs)
     check_seed(args.seed)
+    if not 0 < args.load < float("inf"):
+        raise ConfigError(f"--load must be a positive number, got {args.load:g}")
     if not args.trace:
         from ..workload._synthetic import _check_memory
 
@@ -118,12 +128,13 @@ def run(args):
         if not len(jobs):
             raise JobTableError(f"--trace {args.trace}: the log has no jobs")
     else:
-        progress.settings(jobs=n_jobs, machine_procs=args.machine_procs, seed=args.seed,
-                          output=args.output)
+        progress.settings(jobs=n_jobs, machine_procs=args.machine_procs, load=args.load,
+                          seed=args.seed, output=args.output)
         with progress.step(f"generated {n_jobs:,} jobs"):
             jobs = make_workload(n_jobs=n_jobs, machine_procs=args.machine_procs,
-                                 random_state=args.seed)
-        name = f"synthetic ({n_jobs:,} jobs, {args.machine_procs} procs, seed {args.seed})"
+                                 random_state=args.seed, load=args.load)
+        name = (f"synthetic ({n_jobs:,} jobs, {args.machine_procs} procs, load {args.load:g}, "
+                f"seed {args.seed})")
     analysis, page = analyze_and_write(jobs, args.output, progress, name=name, max_jobs=max_jobs,
                                        random_state=args.seed)
     if args.quiet:

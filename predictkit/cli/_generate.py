@@ -11,7 +11,7 @@ from ._common import (DeprecatedAlias, Progress, add_command, add_output_options
 MAX_TMAX = 3650 * 86400
 """Longest --tmax accepted (ten years; real limits are days or weeks)."""
 
-MODELS = ("tsafrir", "fmodel", "phi", "x2", "shuffle", "sessions")
+MODELS = ("tsafrir", "joint", "fmodel", "phi", "x2", "shuffle", "sessions")
 
 
 def register(subparsers):
@@ -19,10 +19,12 @@ def register(subparsers):
         subparsers, "generate", help="write a synthetic workload, or replace a log's estimates",
         description=(
             "Without --estimates-for: generate a synthetic workload (Lublin & Feitelson "
-            "2003 jobs with users, sessions and Tsafrir et al. 2005 estimates) and write "
-            "it as SWF. With --estimates-for TRACE: replace the requested times of a real "
-            "log with a model's estimates (SWF output drops the original requests; CSV "
-            "output keeps them in orig_req_time)."),
+            "2003 arrivals and sizes with users, sessions, runtimes and joint requests of "
+            "a realistic built-in site, or of the log given with --site, at an offered "
+            "load of 0.7 per week) and write it as SWF, CSV or Batsim JSON. With "
+            "--estimates-for TRACE: replace the requested times of a real log with a "
+            "model's estimates (SWF output drops the original requests; CSV output keeps "
+            "them in orig_req_time)."),
     )
     parser.add_argument("--jobs", type=int, default=10_000, metavar="N",
                         help="number of synthetic jobs")
@@ -36,9 +38,12 @@ def register(subparsers):
     parser.add_argument("--pmax", type=float, default=None, metavar="PERCENT",
                         help="percent of jobs estimating tmax, in [0, 100] (default: the model's, "
                              "about 22); jobs no shorter estimate covers get tmax anyway")
-    parser.add_argument("--load", type=float, default=None,
-                        help="target offered load of the synthetic workload (default: the "
-                             "model's own arrival rate)")
+    parser.add_argument("--load", type=float, default=0.7,
+                        help="offered load of every week of the synthetic workload "
+                             "(default: 0.7)")
+    parser.add_argument("--site", default=None, metavar="LOG",
+                        help="fit the runtimes and requests of the synthetic workload to this "
+                             "log (SWF or sacct) instead of the built-in site")
     parser.add_argument("--seed", type=int, default=None,
                         help="random seed (default: fresh randomness on each run, as "
                              "make_workload(random_state=None))")
@@ -47,8 +52,9 @@ def register(subparsers):
                      help="the log whose estimates to replace")
     parser.add_argument("--model", choices=MODELS, default="tsafrir",
                         help="estimate model for --estimates-for: tsafrir (modal model fitted "
-                             "to the log), fmodel, phi, x2 (doubled), shuffle, sessions "
-                             "(modal model with session-aware assignment)")
+                             "to the log), joint (requests chosen from the runtime, user and "
+                             "session, fitted to the log), fmodel, phi, x2 (doubled), shuffle, "
+                             "sessions (modal model with session-aware assignment)")
     parser.add_argument("--f", type=float, default=1.0, dest="f",
                         help="f of the f-model")
     parser.add_argument("--fit-modes", type=int, default=3, metavar="K",
@@ -57,14 +63,16 @@ def register(subparsers):
     parser.add_argument("--truncate", action="store_true",
                         help="cap runtimes above the longest estimate at it (default: leave "
                              "those jobs out, and say so)")
-    add_output_options(parser, formats=("swf", "csv"))
+    add_output_options(parser, formats=("swf", "csv", "batsim"))
     parser.set_defaults(func=run)
 
 
 def _model(args):
-    from ..workload import (DoubledEstimates, FModel, PhiModel, ShuffledEstimates,
-                            TsafrirEstimates)
+    from ..workload import (DoubledEstimates, FModel, JointEstimates, PhiModel,
+                            ShuffledEstimates, TsafrirEstimates)
 
+    if args.model == "joint":
+        return JointEstimates(t_max=args.tmax, truncate=args.truncate, random_state=args.seed)
     if args.model in ("tsafrir", "sessions"):
         return TsafrirEstimates(
             t_max=args.tmax, p_max=args.pmax, n_fit_modes=args.fit_modes,
@@ -98,6 +106,8 @@ def _longest_estimate(args, model, jobs):
     """The largest estimate the model can give (runtimes above it cannot be covered)."""
     if args.model in ("tsafrir", "sessions"):
         return model.t_max_ if hasattr(model, "t_max_") else parse_duration(args.tmax)
+    if args.model == "joint":
+        return model.largest_request(len(jobs))
     if args.model == "shuffle":
         return float(jobs["req_time"].max())
     return None
@@ -107,8 +117,12 @@ def _estimate(args, source, progress):
     """Replace the requests of ``source``; the modal model learns from the known ones."""
     model = _model(args)
     source = _clean_source(args, source, progress)
-    if args.model in ("tsafrir", "sessions") and args.tmax is None:
+    if args.model in ("tsafrir", "sessions", "joint") and (args.tmax is None
+                                                           or args.model == "joint"):
         known = source["req_time"].notna() if "req_time" in source.columns else None
+        if (known is None or not known.any()) and args.model == "joint":
+            raise ConfigError(f"--model joint: --estimates-for {args.estimates_for} has no "
+                              "requested times to learn from; use --model tsafrir with --tmax")
         if known is None or not known.any():
             raise ConfigError("the log has no requested times to learn t_max from; "
                               "give --tmax (e.g. --tmax 18h)")
@@ -137,8 +151,24 @@ def _estimate(args, source, progress):
 
 
 _FLAGS = {"n_jobs": "--jobs", "machine_procs": "--machine-procs", "t_max": "--tmax", "p_max": "--pmax",
-          "load": "--load", "n_fit_modes": "--fit-modes", "random_state": "--seed"}
+          "load": "--load", "n_fit_modes": "--fit-modes", "random_state": "--seed",
+          "site": "--site"}
 """Parameters of the workload models and the flags that set them."""
+
+
+def _fit_site(args, progress):
+    """The site model of ``--site LOG``: runtimes and requests fitted to the log."""
+    from ..jobs import clean_jobs
+    from ..workload import SiteModel
+
+    with progress.step(lambda: f"read {len(log):,} jobs from {args.site}"):
+        log = read_trace_arg(args.site)
+    kept = clean_jobs(log, for_simulation=True, require_request=True)
+    if not len(kept):
+        raise ConfigError(f"--site {args.site}: no job has a known runtime, width and "
+                          "requested time to fit the site to")
+    with progress.step(f"fitted the site to {len(kept):,} jobs with a request"):
+        return SiteModel(random_state=args.seed).fit(kept)
 
 
 def _check_args(args):
@@ -164,7 +194,7 @@ def _check_args(args):
     check_positive(args.fit_modes, "--fit-modes", allow_zero=True)
     with flag_names(_FLAGS):
         if args.tmax is not None and (args.estimates_for is None
-                                      or args.model in ("tsafrir", "sessions")):
+                                      or args.model in ("tsafrir", "sessions", "joint")):
             from ..workload import TsafrirEstimates
 
             TsafrirEstimates._check_t_max(args.tmax)
@@ -172,7 +202,12 @@ def _check_args(args):
             check_params = getattr(_model(args), "_check_params", None)
             if check_params is not None:
                 check_params()
-    fmt = args.format or ("csv" if str(args.output).endswith((".csv", ".csv.gz")) else "swf")
+    if args.site is not None and args.estimates_for is not None:
+        raise ConfigError("--site fits a synthetic workload; it cannot be combined with "
+                          "--estimates-for")
+    name = str(args.output).lower()
+    fmt = args.format or ("csv" if name.endswith((".csv", ".csv.gz")) else
+                          "batsim" if name.endswith(".json") else "swf")
     return fmt
 
 
@@ -181,11 +216,11 @@ def run(args):
     progress = Progress("generate", quiet=args.quiet)
     if args.estimates_for is None:
         progress.settings(jobs=args.jobs, machine_procs=args.machine_procs, tmax=args.tmax or "18h",
-                          pmax=args.pmax, load=args.load, seed=args.seed)
+                          pmax=args.pmax, load=args.load, site=args.site, seed=args.seed)
+        site = _fit_site(args, progress) if args.site is not None else None
         with flag_names(_FLAGS), progress.step(f"generated {args.jobs:,} jobs"):
             jobs = make_workload(args.jobs, machine_procs=args.machine_procs, random_state=args.seed,
-                                 t_max=args.tmax if args.tmax is not None else "18h",
-                                 p_max=args.pmax, load=args.load)
+                                 t_max=args.tmax, p_max=args.pmax, load=args.load, site=site)
         comments = []
     else:
         progress.settings(estimates_for=args.estimates_for, model=args.model,
@@ -202,6 +237,11 @@ def run(args):
         if fmt == "csv":
             with os_errors("-o", args.output):
                 write_table(jobs, args.output, "csv")
+        elif fmt == "batsim":
+            from ..io import write_batsim
+
+            with os_errors("-o", args.output):
+                write_batsim(jobs, args.output)
         else:
             write_swf_output(jobs, args.output, comments=comments)
     return 0

@@ -1,7 +1,9 @@
-"""Reading and writing job logs: SWF (Parallel Workloads Archive) and Slurm ``sacct``."""
+"""Reading and writing job logs: SWF (Parallel Workloads Archive), Slurm ``sacct``, and
+Batsim's JSON workloads."""
 
+from ._batsim import read_batsim, write_batsim
 from ._log import read_log
 from ._sacct import read_sacct
 from ._swf import read_swf, write_swf
 
-__all__ = ["read_log", "read_swf", "write_swf", "read_sacct"]
+__all__ = ["read_log", "read_swf", "write_swf", "read_sacct", "write_batsim", "read_batsim"]

@@ -4,14 +4,22 @@
   Feitelson (JSSPP 2005), with the random-shuffle or session-aware assignment.
 * :class:`FModel`, :class:`PhiModel`, :class:`DoubledEstimates`,
   :class:`ShuffledEstimates` — the models it is compared with.
+* :class:`JointEstimates` — requests chosen from the runtime, the user and the
+  session, on modal values, fitted to a log (beyond the papers).
+* :class:`RuntimeDistribution` — runtimes per job-size class fitted to a log.
+* :class:`SiteModel` — both fitted to one log, for :func:`make_workload`.
 * :func:`make_workload` — a complete synthetic job table (Lublin & Feitelson
-  2003 plus users, sessions and modal estimates); also
-  ``predictkit.datasets.make_workload``.
+  2003 arrivals and sizes, users, sessions, site runtimes, joint requests, a
+  controlled load); also ``predictkit.datasets.make_workload``.
 """
 
 from ._competitors import DoubledEstimates, FModel, PhiModel, ShuffledEstimates
+from ._joint import JointEstimates
+from ._runtimes import RuntimeDistribution
+from ._site import SiteModel
 from ._synthetic import make_workload
 from ._tsafrir import TsafrirEstimates
 
 __all__ = ["TsafrirEstimates", "FModel", "PhiModel", "DoubledEstimates",
-           "ShuffledEstimates", "make_workload"]
+           "ShuffledEstimates", "JointEstimates", "RuntimeDistribution", "SiteModel",
+           "make_workload"]

@@ -1,4 +1,5 @@
-"""Complete synthetic job tables: Lublin-Feitelson jobs with users, sessions and estimates."""
+"""Complete synthetic job tables: Lublin-Feitelson arrivals and sizes with users, sessions,
+site runtimes, joint requests and a controlled load."""
 
 import os
 from numbers import Integral, Real
@@ -7,14 +8,24 @@ import numpy as np
 
 from .._deprecation import NOT_PASSED, UNSET, renamed_argument
 from .._time import parse_duration
-from .._validation import (RANDOM_STATE, Duration, Interval, WholeNumber, invalid_parameter,
-                           validate_params)
+from .._validation import (RANDOM_STATE, Duration, HasMethods, Interval, StrOptions, WholeNumber,
+                           invalid_parameter, validate_params)
 from ..jobs import as_job_table
 from ._base import as_rng
-from ._lublin import TYPE_CODE, sample_arrivals, sample_runtimes, sample_sizes
+from ._joint import JointEstimates
+from ._load import paced_arrivals
+from ._lublin import (SECONDS_IN_BUCKET, TYPE_CODE, bucket_weights, sample_arrivals,
+                      sample_runtimes, sample_sizes)
+from ._runtimes import RuntimeDistribution
+from ._site import default_site
 from ._tsafrir import TsafrirEstimates
 
 __all__ = ["make_workload"]
+
+DEFAULT_LOAD = 0.7
+"""Offered load of :func:`make_workload` by default (production machines run at 0.6-0.8)."""
+DEFAULT_T_MAX = 18 * 3600.0
+"""Maximal runtime and request by default (18 h, the modal model's SDSC limit)."""
 
 BYTES_PER_JOB = 1024
 """Peak memory of :func:`make_workload` per job in bytes, rounded up (measured: 480-550)."""
@@ -25,7 +36,7 @@ BYTES_PER_JOB = 1024
     "machine_procs": [Interval(Integral, 1, None, closed="left")],
     "n_procs": [Interval(Integral, 1, None, closed="left"), NOT_PASSED],
     "random_state": [RANDOM_STATE],
-    "t_max": [Duration(minimum=3600)],
+    "t_max": [Duration(minimum=3600), None],
     "p_max": [Interval(Real, 0, 100, closed="both"), None],
     "job_types": ["boolean"],
     "load": [Interval(Real, 0, None, closed="neither"), None],
@@ -34,29 +45,41 @@ BYTES_PER_JOB = 1024
     "session_jobs": [Interval(Real, 1, None, closed="left")],
     "runtime_spread": [Interval(Real, 0, None, closed="left")],
     "weekend_factor": [Interval(Real, 0, None, closed="neither")],
+    "site": [HasMethods(["fit"]), None],
+    "runtimes": [StrOptions({"site", "lublin"})],
+    "estimates": [StrOptions({"joint", "modal"})],
 })
-def make_workload(n_jobs, *, machine_procs=128, random_state=None, t_max="18h", p_max=None,
-                  job_types=True, load=None, n_users=None, user_skew=1.0,
-                  session_jobs=5.0, runtime_spread=0.5, weekend_factor=0.5, n_procs=UNSET):
+def make_workload(n_jobs, *, machine_procs=128, random_state=None, t_max=None, p_max=None,
+                  job_types=True, load=DEFAULT_LOAD, n_users=None, user_skew=1.0,
+                  session_jobs=5.0, runtime_spread=0.5, weekend_factor=0.5, site=None,
+                  runtimes="site", estimates="joint", n_procs=UNSET):
     """Generate a synthetic job table that looks like a real log.
 
-    Jobs follow Lublin & Feitelson (JPDC 2003, parameters of the archive's
-    ``m_lublin99``): arrivals with a daily cycle (plus a weekly one added here),
-    sizes preferring powers of two, runtimes correlated with size. On top of
-    that model, which has no users or estimates:
+    Arrivals, sizes and job types follow Lublin & Feitelson (JPDC 2003,
+    parameters of the archive's ``m_lublin99``): a daily cycle (plus a weekly
+    one added here), sizes preferring powers of two. On top of that model,
+    which has no users or estimates:
 
     * consecutive arrivals form sessions of ``session_jobs`` jobs on average
       (geometric lengths); a session keeps the size and type of its first
-      job, its runtimes vary around the first job's by a log-normal factor
-      (``runtime_spread``), so its think times are the model's short
-      inter-arrival times;
+      job, and its runtimes are close to the first job's (``runtime_spread``);
     * each session belongs to a user drawn from a Zipf-like law (user ``i``
       has weight ``1 / i ** user_skew``), users belong to groups, and each
       session runs one of its user's three applications;
-    * runtimes are capped at ``t_max`` (the site limit; capped jobs get
-      status 0, killed at their limit, the others status 1);
-    * requests come from :class:`TsafrirEstimates` with ``t_max``, ``p_max``
-      and the session-aware assignment, so a session repeats one estimate.
+    * runtimes (``runtimes="site"``, the default) follow a site's runtime
+      distribution per job-size class (:class:`RuntimeDistribution`): the
+      built-in site (the barycentre of nine archive logs) or ``site``;
+      ``runtimes="lublin"`` keeps Lublin & Feitelson's hyper-gamma runtimes;
+    * requests (``estimates="joint"``, the default) come from
+      :class:`JointEstimates`: a padding of the runtime drawn for its length,
+      rounded to modal values, consistent within users and sessions; jobs
+      drawn at their request ran into it (their runtime is the request,
+      status 0). ``estimates="modal"`` uses :class:`TsafrirEstimates` with the
+      session-aware assignment, as predictkit 0.2 did;
+    * runtimes are capped at ``t_max`` (capped jobs get status 0);
+    * arrivals are paced so that every 7-day window offers ``load`` of the
+      machine within +-1/7 and one job's work, keeping the daily and weekly
+      cycles (see :mod:`predictkit.workload._load`).
 
     Parameters
     ----------
@@ -66,16 +89,18 @@ def make_workload(n_jobs, *, machine_procs=128, random_state=None, t_max="18h", 
         Processors in the machine (sizes scale with ``log2(machine_procs)``;
         ``attrs["max_procs"]``).
     random_state : int, RandomState, Generator or None
-    t_max : float or str
-        Maximal runtime and estimate (at least 1 h).
+    t_max : float or str, optional
+        Maximal runtime and request (at least 1 h). Default: 18 h, or the
+        largest request of ``site``.
     p_max : float, optional
-        Percent of jobs requesting ``t_max`` (model default about 22%).
+        Percent of jobs requesting ``t_max`` in the modal model's modes
+        (default about 22%); with ``site``, ignored.
     job_types : bool
         Batch and interactive streams (``queue_id`` 1 and 0) or the typeless model.
-    load : float, optional
-        Target offered load ``sum(run_time * n_procs) / (machine_procs * span)``;
-        arrivals are stretched or compressed to reach it. ``None`` keeps the
-        model's own arrival rate.
+    load : float or None, default=0.7
+        Offered load ``sum(run_time * n_procs) / (machine_procs * span)`` of
+        every 7-day window. ``None`` keeps the Lublin-Feitelson model's own
+        arrival process, whatever load it gives.
     n_users : int, optional
         Default ``max(10, round(sqrt(n_jobs)))``, capped at 2,000.
     user_skew : float
@@ -83,10 +108,18 @@ def make_workload(n_jobs, *, machine_procs=128, random_state=None, t_max="18h", 
     session_jobs : float
         Mean jobs per session (>= 1).
     runtime_spread : float
-        Standard deviation of the log runtime ratio within a session (>= 0).
+        How much runtimes vary within a session: the standard deviation of
+        the log runtime ratio (``runtimes="lublin"``), or of a job's normal
+        score around its session's (``runtimes="site"``; 1 or more makes a
+        session's runtimes independent).
     weekend_factor : float
         Arrival rate on Saturdays and Sundays relative to weekdays (> 0; 1
         gives the plain daily cycle).
+    site : SiteModel, optional
+        A site fitted to a log (:class:`SiteModel`): its runtimes and requests
+        replace the built-in site's.
+    runtimes : {"site", "lublin"}
+    estimates : {"joint", "modal"}
     n_procs : int, optional
         Deprecated name of ``machine_procs`` (``n_procs`` is also the job
         table's column of allocated processors); warns, removed in 0.3.
@@ -104,7 +137,7 @@ def make_workload(n_jobs, *, machine_procs=128, random_state=None, t_max="18h", 
     InvalidParameterError
         For an invalid argument (a ``ConfigError`` and ``ValueError``), naming it;
         also when ``n_jobs`` jobs cannot fit in the machine's memory (about
-        500 bytes per job while generating).
+        1 KiB per job while generating).
 
     Examples
     --------
@@ -115,7 +148,16 @@ def make_workload(n_jobs, *, machine_procs=128, random_state=None, t_max="18h", 
     machine_procs = renamed_argument("make_workload", "n_procs", "machine_procs", n_procs,
                                      machine_procs, new_default=128, stacklevel=5)
     _check_memory(n_jobs)
-    t_max = parse_duration(t_max, name="t_max")
+    if site is not None and not hasattr(site, "estimates_"):
+        raise invalid_parameter("site", "make_workload", "a fitted SiteModel (call fit first)",
+                                site)
+    joint = _joint_model(site, t_max, p_max) if estimates == "joint" else None
+    if t_max is not None:
+        t_max = parse_duration(t_max, name="t_max")
+    elif joint is not None and site is not None:
+        t_max = max(joint.largest_request(), 3600.0)
+    else:
+        t_max = DEFAULT_T_MAX
     rng = as_rng(random_state)
     n = int(n_jobs)
     if n_users is None:
@@ -124,20 +166,23 @@ def make_workload(n_jobs, *, machine_procs=128, random_state=None, t_max="18h", 
     types = ("interactive", "batch") if job_types else ("typeless",)
     submit, kind = _arrivals(rng, n, types, weekend_factor)
     size = np.empty(n)
-    run = np.empty(n)
     for code, name in enumerate(types):
         mask = kind == code
         size[mask] = sample_sizes(rng, int(mask.sum()), name, machine_procs)
-        run[mask] = sample_runtimes(rng, size[mask], name)
 
     session = np.cumsum(rng.random(n) < 1.0 / session_jobs)
     session -= session[0]
     first = np.flatnonzero(np.r_[True, session[1:] != session[:-1]])
     head = first[session]
     size, kind = size[head], kind[head]
-    noise = np.exp(rng.normal(0.0, runtime_spread, n))
-    noise[first] = 1.0
-    run = np.maximum(np.floor(run[head] * noise), 1.0)
+    if runtimes == "lublin":
+        run = _lublin_runtimes(rng, size, kind, types, head, first, runtime_spread)
+    else:
+        spread = min(float(runtime_spread), 1.0)
+        scores = (np.sqrt(1.0 - spread ** 2) * rng.standard_normal(first.size)[session]
+                  + spread * rng.standard_normal(n))
+        model = site.runtimes_ if site is not None else default_runtimes()
+        run = model.sample(size, machine_procs=machine_procs, scores=scores)
     killed = run > t_max
     run = np.minimum(run, t_max)
 
@@ -147,25 +192,69 @@ def make_workload(n_jobs, *, machine_procs=128, random_state=None, t_max="18h", 
     group_of_user = rng.integers(1, max(2, n_users // 5) + 1, size=n_users + 1)
     app = ((user - 1) * 3 + rng.integers(1, 4, size=first.size)[session]).astype(float)
 
+    if joint is not None:
+        requests, at_request = joint.draw(run, user_of_session[session] - 1, session, rng,
+                                          precise=False)
+        # a job drawn at its request ran into it: killed at its limit
+        killed |= at_request & (requests > run)
+        run = np.where(at_request, np.minimum(requests, t_max), run)
+        requests = np.maximum(requests, run)
+
     if load is not None:
-        offered = float(np.sum(run * size)) / (machine_procs * max(submit[-1] - submit[0], 1.0))
-        submit = submit[0] + (submit - submit[0]) * offered / load
+        profile = bucket_weights(types[-1], weekend_factor)
+        submit = paced_arrivals(submit, run * size, capacity=machine_procs, load=load,
+                                weights=profile, bucket_seconds=SECONDS_IN_BUCKET)
     submit = np.floor(submit - submit[0])
 
-    estimates = TsafrirEstimates(t_max=t_max, p_max=p_max, assignment="sessions",
-                                 random_state=rng).sample(run, users=user, submit_times=submit)
+    if joint is None:
+        requests = TsafrirEstimates(t_max=t_max, p_max=p_max, assignment="sessions",
+                                    random_state=rng).sample(run, users=user, submit_times=submit)
     queue = np.array([TYPE_CODE[name] for name in types], dtype=float)[kind]
     jobs = as_job_table({
         "submit_time": submit, "run_time": run, "n_procs": size, "req_procs": size,
-        "req_time": estimates, "status": np.where(killed, 0.0, 1.0), "user_id": user,
+        "req_time": requests, "status": np.where(killed, 0.0, 1.0), "user_id": user,
         "group_id": group_of_user[user.astype(np.int64)].astype(float), "app_id": app,
         "queue_id": queue,
     }, attrs={
-        "max_procs": int(machine_procs), "max_nodes": int(machine_procs), "max_runtime": int(t_max),
-        "note": ("synthetic: Lublin & Feitelson (2003) jobs with users, sessions and "
-                 "Tsafrir et al. (2005) estimates, generated by predictkit.make_workload"),
+        "max_procs": int(machine_procs), "max_nodes": int(machine_procs),
+        "max_runtime": int(t_max), "note": _note(runtimes, estimates, site, load),
     })
     return jobs
+
+
+def _joint_model(site, t_max, p_max):
+    """The request model: the site's fitted one, or the built-in site's for ``t_max``."""
+    if site is not None:
+        return site.estimates_
+    return JointEstimates(t_max=DEFAULT_T_MAX if t_max is None else t_max, p_max=p_max)
+
+
+def _lublin_runtimes(rng, size, kind, types, head, first, runtime_spread):
+    """Lublin-Feitelson runtimes; a session's jobs vary around its first job's."""
+    run = np.empty(size.size)
+    for code, name in enumerate(types):
+        mask = kind == code
+        run[mask] = sample_runtimes(rng, size[mask], name)
+    noise = np.exp(rng.normal(0.0, runtime_spread, size.size))
+    noise[first] = 1.0
+    return np.maximum(np.floor(run[head] * noise), 1.0)
+
+
+def _note(runtimes, estimates, site, load):
+    source = "a fitted site" if site is not None else "the built-in site"
+    run = ("Lublin & Feitelson (2003) runtimes" if runtimes == "lublin"
+           else f"runtimes of {source}")
+    req = ("Tsafrir et al. (2005) modal estimates" if estimates == "modal"
+           else f"joint requests of {source}")
+    paced = "model's own arrival rate" if load is None else f"offered load {load:g} per week"
+    return (f"synthetic: Lublin & Feitelson (2003) arrivals and sizes, users, sessions, {run}, "
+            f"{req}, {paced}; generated by predictkit.make_workload")
+
+
+def default_runtimes():
+    """The built-in site's runtime distribution."""
+    return RuntimeDistribution.from_quantiles(default_site().runtime_log_quantiles,
+                                              machine_procs=128)
 
 
 def _arrivals(rng, n, types, weekend_factor):

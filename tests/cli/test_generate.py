@@ -30,7 +30,7 @@ def test_generate_accepts_every_pmax_in_range(tmp_path, jobs, pmax):
     assert table["req_time"].max() <= 18 * 3600
 
 
-@pytest.mark.parametrize("model", ["tsafrir", "fmodel", "phi", "x2", "shuffle", "sessions"])
+@pytest.mark.parametrize("model", ["tsafrir", "joint", "fmodel", "phi", "x2", "shuffle", "sessions"])
 def test_generate_estimates_for_a_trace(tmp_path, model):
     source = read_swf(trace_file("KTH-SP2-1996-2.1-cln"))
     small = tmp_path / "small.swf"
@@ -100,3 +100,55 @@ def test_generate_estimates_truncate_keeps_the_long_jobs(tmp_path, capsys):
     jobs = read_swf(out)
     assert len(jobs) == len(read_swf(log)) - cleaned
     assert (jobs["req_time"] >= jobs["run_time"]).all()
+
+
+def test_generate_batsim_by_flag_or_by_name_reads_back(tmp_path):
+    from predictkit.io import read_batsim
+
+    by_flag = tmp_path / "w.out"
+    assert main(["generate", "--jobs", "400", "--seed", "3", "--format", "batsim", "-q",
+                 "-o", str(by_flag)]) == 0
+    by_name = tmp_path / "w.json"
+    assert main(["generate", "--jobs", "400", "--seed", "3", "-q", "-o", str(by_name)]) == 0
+    assert by_flag.read_bytes() == by_name.read_bytes()
+    jobs = read_batsim(by_name)
+    assert len(jobs) == 400 and jobs.attrs["max_procs"] == 128
+    assert (jobs["req_time"] >= jobs["run_time"]).all()
+
+
+def test_generate_with_a_site_fitted_to_a_log(tmp_path, capsys):
+    out = tmp_path / "like.swf"
+    assert main(["generate", "--jobs", "3000", "--site", str(trace_file("KTH-SP2-1996-2.1-cln")),
+                 "--machine-procs", "100", "--load", "0.8", "--seed", "2", "-o", str(out)]) == 0
+    assert "fitted the site to 28,475 jobs" in capsys.readouterr().err
+    jobs = read_swf(out)
+    span = jobs["submit_time"].max() - jobs["submit_time"].min()
+    assert (jobs["run_time"] * jobs["n_procs"]).sum() / (100 * span) == pytest.approx(0.8, rel=0.1)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--site", "missing.swf"], "missing.swf"),
+    (["--site", "LOG", "--estimates-for", "LOG"], "--site fits a synthetic workload"),
+    (["--load", "0"], "--load must be a positive number"),
+    (["--site", "NOREQ"], "--site NOREQ: no job has a known runtime, width and requested time"),
+])
+def test_generate_site_and_load_errors_are_one_line(tmp_path, capsys, args, message):
+    log = str(trace_file("KTH-SP2-1996-2.1-cln"))
+    noreq = tmp_path / "noreq.swf"
+    write_swf(read_swf(trace_file("lublin_256")).iloc[:100], noreq)
+    args = [log if a == "LOG" else str(noreq) if a == "NOREQ" else a for a in args]
+    message = message.replace("NOREQ", str(noreq))
+    assert main(["generate", "--jobs", "100", *args, "-o", str(tmp_path / "x.swf")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) >= 1
+    assert "Traceback" not in err
+
+
+def test_generate_batsim_refuses_a_log_wider_than_its_machine(tmp_path, capsys):
+    log = tmp_path / "wide.swf"
+    log.write_text("; MaxProcs: 4\n1 0 -1 100 8 -1 -1 8 600 -1 1 1 1 -1 1 1 -1 -1\n")
+    out = tmp_path / "w.json"
+    assert main(["generate", "--estimates-for", str(log), "--model", "fmodel", "--seed", "1",
+                 "-o", str(out)]) == 2
+    assert "exceeds the machine's 4 resources" in capsys.readouterr().err
+    assert not out.exists()

@@ -1,0 +1,515 @@
+"""Synthetic workloads against the shared logs: requests, runtimes, modes, load and schedules.
+
+For each shared log with requested times:
+
+* **fitted site**: fit :class:`predictkit.workload.SiteModel` to the whole log
+  (jobs with a runtime, width and request) and generate as many jobs with
+  ``make_workload(site=...)`` on the log's machine; report the
+  Kolmogorov-Smirnov distance of the accuracy ``min(run / request, 1)``, of
+  ``log(run_time)`` and of ``log(req_time)`` to the log's, the share of jobs at
+  their request (accuracy >= 0.99), the number of distinct requests K and the
+  share of the 20 most popular;
+* **default workload**: the same distances and shares for one
+  ``make_workload(--default-jobs)`` with every default;
+* **schedules** (Tsafrir et al. 2005, section 11.3): on the log's first
+  ``--jobs`` jobs (runtimes capped at their request), EASY's average bounded
+  slowdown (10 s threshold) and wait with requests from ``JointEstimates``
+  fitted to those jobs, and from the shuffle of the real requests, against
+  the real requests; mean over ``--seeds`` seeds. Target: within 10% of the
+  real requests' slowdown on at least 7 of the 9 logs with a queue;
+* **load**: the offered load of every 7-day window (sliding by a day) of a
+  ``make_workload(200_000)`` with every default, against its ``load``;
+* **speed and memory**: ``make_workload(1_000_000)`` with every default (best of
+  ``--repeat``), as seconds and as a ratio to sorting a million floats, and the
+  peak resident set of a fresh process making it (targets 30 s and 2 GB).
+
+``--default-site PATH`` also writes the built-in site of ``make_workload``
+(``predictkit/workload/data/default_site.json``): the equal-weight mixture
+of the sites fitted to the nine logs with a queue.
+
+Run from the repository root: ``python -m benchmarks.workload_validation
+[--jobs 10000] [--seeds 10] [--traces NAME ...] [--output-dir DIR]
+[--from-json PATH] [--default-site PATH]``. Writes
+``workload_validation.json`` and the page ``workload_validation.md``.
+"""
+
+import argparse
+import json
+import sys
+import time
+
+import numpy as np
+from scipy.stats import ks_2samp
+
+from predictkit.io import read_swf
+from predictkit.jobs import clean_jobs
+from predictkit.simulate import simulate
+from predictkit.workload import JointEstimates, ShuffledEstimates, SiteModel, make_workload
+from predictkit.workload._joint import AT_REQUEST
+from predictkit.workload._runtimes import PROBABILITIES
+from predictkit.workload._tsafrir_modes import N_HEAD
+
+from benchmarks._common import (parse_or_render, provenance, provenance_lines, trace_file,
+                                write_json, write_text)
+
+QUEUED_LOGS = ["KTH-SP2-1996-2.1-cln", "SDSC-SP2-1998-4.2-cln", "SDSC-BLUE-2000-4.2-cln",
+               "Sandia-Ross-2001-1.1-cln", "RICC-2010-2", "CEA-Curie-2011-2.1-cln",
+               "LANL-CM5-1994-4.1-cln", "SDSC-DS-2004-2.1-cln", "ANL-Theta-2022"]
+"""The logs with requests whose first 10,000 jobs queue (docs/results/estimate_models.md)."""
+QUIET_LOGS = ["LLNL-Atlas-2006-2.1-cln", "LLNL-Thunder-2007-1.1-cln", "LPC-EGEE-2004-1.2-cln"]
+"""Logs with requests but no queue in their first 10,000 jobs (no schedule comparison)."""
+BALANCE_ROUNDS, BALANCE_JOBS, BALANCE_STEP, BALANCE_SEEDS = 40, 100_000, 0.15, (0, 1, 2)
+MIXTURE_POINTS = 10_000
+"""Points per fitted distribution when mixing them into the built-in site."""
+MACHINE_PROCS = {"RICC-2010-2": 8192}
+"""Machine sizes of logs without a header (from the archive's description of the log)."""
+KS_TARGET, KS_MEDIAN_TARGET = 0.35, 0.2
+ACCURACY_BAND = (0.27, 0.58)
+SLOWDOWN_TOLERANCE, SLOWDOWN_LOGS = 0.10, 7
+LOAD_BAND = 0.5
+LOAD_JOBS = 200_000
+DEFAULT_SEEDS = (0, 1, 2, 3, 4)
+SPEED_JOBS = 1_000_000
+SPEED_TARGET_S, MEMORY_TARGET_MB = 30.0, 2048.0
+
+
+def load_log(name):
+    """The jobs of a log with a runtime, width and request (as ``simulate`` cleans them)."""
+    jobs = clean_jobs(read_swf(trace_file(name)), for_simulation=True, require_request=True)
+    if "max_procs" not in jobs.attrs and name in MACHINE_PROCS:
+        jobs.attrs["max_procs"] = MACHINE_PROCS[name]
+    return jobs
+
+
+def mixture_quantiles(tables, weights):
+    """Quantile rows of the mixture of the distributions in ``tables`` with ``weights``.
+
+    Each row of each table is a quantile function at :data:`PROBABILITIES`;
+    the mixture averages the distributions (not their quantiles), so a spike
+    such as the jobs at their request keeps its average share.
+    """
+    rows = []
+    for row in range(tables[0].shape[0]):
+        parts = []
+        for table, weight in zip(tables, weights):
+            points = max(int(round(weight * MIXTURE_POINTS * len(tables))), 1)
+            grid = (np.arange(points) + 0.5) / points
+            parts.append(np.interp(grid, PROBABILITIES, table[row]))
+        rows.append(np.quantile(np.concatenate(parts), PROBABILITIES))
+    return np.array(rows)
+
+
+def default_site(sites, weights=None):
+    """The built-in site: a mixture of fitted sites, weighted median consistency shares."""
+    names = sorted(sites)
+    fitted = [sites[name] for name in names]
+    weights = np.full(len(names), 1 / len(names)) if weights is None else np.asarray(weights)
+
+    def median(values):
+        order = np.argsort(values)
+        cumulative = np.cumsum(weights[order])
+        return float(np.asarray(values)[order][np.searchsorted(cumulative, 0.5)])
+
+    return {
+        "sources": names, "weights": np.round(weights, 4).tolist(),
+        "method": "mixture of the fitted runtime distributions (per size class) and padding "
+                  "distributions (per runtime bin) of the sources, with weights chosen to "
+                  "minimise the largest accuracy KS distance to them; weighted median user "
+                  "and session shares",
+        "runtime_log_quantiles": np.round(mixture_quantiles(
+            [s.runtimes_.log_quantiles_ for s in fitted], weights), 4).tolist(),
+        "padding_quantiles": np.round(mixture_quantiles(
+            [s.estimates_.padding_quantiles_ for s in fitted], weights), 4).tolist(),
+        "user_share": round(median([s.estimates_.user_share_ for s in fitted]), 4),
+        "session_share": round(median([s.estimates_.session_share_ for s in fitted]), 4),
+    }
+
+
+def balanced_default_site(sites, logs, path, rounds=BALANCE_ROUNDS, jobs=BALANCE_JOBS):
+    """Mixture weights that minimise the largest accuracy KS distance to the logs.
+
+    Multiplicative weights: after each round the logs farther than average
+    from the generated workloads (mean distance over ``BALANCE_SEEDS``) gain
+    weight. The score kept is the largest distance, plus the excess of the
+    median distance over 0.18. Writes each candidate to ``path`` (the built-in
+    site make_workload reads) and keeps the best.
+    """
+    from predictkit.workload._site import default_site as built_in
+
+    names = sorted(sites)
+    real = {name: accuracy(logs[name]) for name in names}
+    weights = np.full(len(names), 1 / len(names))
+    best = (np.inf, None)
+    for _ in range(rounds):
+        data = default_site(sites, weights)
+        write_text(path, json.dumps(data) + "\n")
+        built_in.cache_clear()
+        ks = np.zeros(len(names))
+        for seed in BALANCE_SEEDS:  # the mean distance over seeds, not one seed's
+            generated = accuracy(make_workload(jobs, random_state=seed))
+            ks += np.array([ks_2samp(real[name], generated, method="asymp").statistic
+                            for name in names]) / len(BALANCE_SEEDS)
+        score = ks.max() + max(float(np.median(ks)) - KS_MEDIAN_TARGET + 0.02, 0.0)
+        if score < best[0]:
+            best = (score, data)
+        weights = weights * np.exp(BALANCE_STEP * (ks - ks.mean()) / max(ks.std(), 1e-9))
+        weights /= weights.sum()
+    write_text(path, json.dumps(best[1]) + "\n")
+    built_in.cache_clear()
+    return best[1]
+
+
+def accuracy(jobs):
+    run = jobs["run_time"].to_numpy(float)
+    req = jobs["req_time"].to_numpy(float)
+    return np.minimum(run / np.maximum(req, 1.0), 1.0)
+
+
+def describe(jobs):
+    """Shares and modes of one job table."""
+    req = jobs["req_time"].to_numpy(float)
+    _, counts = np.unique(req, return_counts=True)
+    acc = accuracy(jobs)
+    return {"mean_accuracy": float(acc.mean()), "at_request": float(np.mean(acc >= AT_REQUEST)),
+            "below_0_1": float(np.mean(acc < 0.1)), "k": int(counts.size),
+            "top20_share": float(np.sort(counts)[::-1][:N_HEAD].sum() / req.size)}
+
+
+def distances(real, synthetic):
+    def ks(a, b):
+        return float(ks_2samp(a, b, method="asymp").statistic)
+
+    def logs(jobs, column):
+        return np.log10(np.maximum(jobs[column].to_numpy(float), 1.0))
+
+    return {"ks_accuracy": ks(accuracy(real), accuracy(synthetic)),
+            "ks_log_runtime": ks(logs(real, "run_time"), logs(synthetic, "run_time")),
+            "ks_log_request": ks(logs(real, "req_time"), logs(synthetic, "req_time"))}
+
+
+def padding_summary(model):
+    """Per runtime bin of a fitted model: jobs, share at request, median accuracy."""
+    at = np.log10(1 / AT_REQUEST)
+    table = model.padding_quantiles_
+    step = PROBABILITIES[1]
+    return [{"jobs": int(jobs),
+             "at_request": float(min(np.searchsorted(row, at) * step, 1.0)),
+             "median_accuracy": float(10 ** -row[50])}
+            for jobs, row in zip(model.bin_jobs_, table)]
+
+
+def offered_load(jobs, machine_procs):
+    span = max(float(jobs["submit_time"].max() - jobs["submit_time"].min()), 1.0)
+    return float((jobs["run_time"] * jobs["n_procs"]).sum()) / (machine_procs * span)
+
+
+def easy(jobs):
+    done = simulate(jobs, policy="easy", estimates="requested").jobs
+    wait = done["wait_time"].to_numpy(float)
+    run = done["run_time"].to_numpy(float)
+    return float(wait.mean()), float(np.maximum((wait + run) / np.maximum(run, 10.0), 1.0).mean())
+
+
+def schedules(log, n_jobs, seeds):
+    """EASY with the real requests, the joint model's and the shuffled ones (first jobs)."""
+    attrs = dict(log.attrs)
+    jobs = log.iloc[:n_jobs].reset_index(drop=True)
+    jobs.attrs = attrs
+    jobs["run_time"] = np.minimum(jobs["run_time"], jobs["req_time"])
+    wait0, bsld0 = easy(jobs)
+    out = {"wait_real": wait0, "bsld_real": bsld0}
+    for label, model in (("joint", JointEstimates()), ("shuffle", ShuffledEstimates())):
+        fitted = model.fit(jobs)
+        runs = [easy(fitted.set_params(random_state=seed).transform(jobs)) for seed in seeds]
+        out[f"wait_{label}"] = float(np.mean([w for w, _ in runs]))
+        out[f"bsld_{label}"] = float(np.mean([b for _, b in runs]))
+    return out
+
+
+def run_log(name, n_jobs, seeds):
+    log = load_log(name)
+    procs = int(log.attrs.get("max_procs") or log["n_procs"].max())
+    site = SiteModel(random_state=0).fit(log)
+    synthetic = make_workload(len(log), machine_procs=procs, site=site, random_state=0,
+                              load=min(offered_load(log, procs), 2.0))
+    row = {"trace": name, "jobs": len(log), "machine_procs": procs,
+           "queue": name in QUEUED_LOGS, "real": describe(log), "fitted": describe(synthetic),
+           "fitted_distance": distances(log, synthetic),
+           "site": {"t_max_h": site.estimates_.t_max_ / 3600,
+                    "user_share": site.estimates_.user_share_,
+                    "session_share": site.estimates_.session_share_,
+                    "tail_share": site.estimates_.tail_share_,
+                    "modes": int(site.estimates_.mode_values_.size),
+                    "bins": padding_summary(site.estimates_)}}
+    if name in QUEUED_LOGS:
+        row["schedule"] = schedules(log, n_jobs, seeds)
+    return row, log
+
+
+def weekly_loads(jobs, machine_procs):
+    """Offered load of every 7-day window of submit times, sliding by one day."""
+    day, week = 86400.0, 7 * 86400.0
+    submit = jobs["submit_time"].to_numpy(float)
+    work = (jobs["run_time"] * jobs["n_procs"]).to_numpy(float)
+    cumulative = np.concatenate(([0.0], np.cumsum(work)))
+    starts = np.arange(0.0, submit.max() - week + 1, day)
+    lo = np.searchsorted(submit, starts, side="left")
+    hi = np.searchsorted(submit, starts + week, side="left")
+    return (cumulative[hi] - cumulative[lo]) / (machine_procs * week)
+
+
+def load_check(seed=0):
+    jobs = make_workload(LOAD_JOBS, random_state=seed)
+    loads = weekly_loads(jobs, 128)
+    daily = weekly_loads_days(jobs, 128)
+    return {"jobs": LOAD_JOBS, "load": 0.7, "windows": int(loads.size),
+            "min": float(loads.min()), "max": float(loads.max()),
+            "days_min": float(daily.min()), "days_max": float(daily.max()),
+            "span_days": float(jobs["submit_time"].max() / 86400.0),
+            "weekend_share": weekend_share(jobs), "hourly": hourly_profile(jobs)}
+
+
+def weekly_loads_days(jobs, machine_procs):
+    """Offered load of each calendar day."""
+    day = 86400.0
+    submit = jobs["submit_time"].to_numpy(float)
+    work = (jobs["run_time"] * jobs["n_procs"]).to_numpy(float)
+    days = np.floor(submit / day).astype(np.int64)
+    per_day = np.bincount(days, weights=work)[:-1]
+    return per_day / (machine_procs * day)
+
+
+def weekend_share(jobs):
+    """Share of submissions on days 5 and 6 of each week (the weekend)."""
+    day = np.floor(jobs["submit_time"].to_numpy(float) / 86400.0).astype(np.int64) % 7
+    return float(np.mean(day >= 5))
+
+
+def hourly_profile(jobs):
+    """Share of weekday submissions in each hour of the day."""
+    submit = jobs["submit_time"].to_numpy(float)
+    weekday = (np.floor(submit / 86400.0).astype(np.int64) % 7) < 5
+    hours = (np.floor(submit[weekday] / 3600.0).astype(np.int64)) % 24
+    return np.round(np.bincount(hours, minlength=24) / max(weekday.sum(), 1), 4).tolist()
+
+
+def speed_check(repeat):
+    """Seconds and peak memory of ``make_workload(1_000_000)``."""
+    from benchmarks.workload_speed import peak_rss_mb, timed
+
+    rng = np.random.default_rng(0)
+    baseline, _ = timed(lambda: np.sort(rng.random(SPEED_JOBS)))
+    seconds, _ = timed(lambda: make_workload(SPEED_JOBS, random_state=0), repeat=repeat)
+    return {"jobs": SPEED_JOBS, "seconds": seconds, "baseline_sort_s": baseline,
+            "ratio_to_sort": seconds / baseline, "peak_rss_mb": peak_rss_mb(SPEED_JOBS),
+            "import_rss_mb": peak_rss_mb(0)}
+
+
+def default_seeds(logs_accuracy, n_jobs, seeds=DEFAULT_SEEDS):
+    """Largest and median accuracy KS of default workloads of several seeds to the logs."""
+    out = []
+    for seed in seeds:
+        acc = accuracy(make_workload(n_jobs, random_state=seed))
+        ks = [ks_2samp(real, acc, method="asymp").statistic for real in logs_accuracy]
+        out.append({"seed": seed, "max": float(max(ks)), "median": float(np.median(ks)),
+                    "mean_accuracy": float(acc.mean())})
+    return out
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=10_000)
+    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--default-jobs", type=int, default=100_000)
+    parser.add_argument("--traces", nargs="*")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="runs of make_workload(1_000_000) to time (the best counts)")
+    parser.add_argument("--default-site", metavar="PATH",
+                        help="also write the built-in site fitted to the nine logs with a queue")
+    args = parse_or_render(parser, argv, render)
+    if args is None:
+        return
+    made = provenance("workload_validation", argv)
+    started = time.perf_counter()
+    names = [n for n in QUEUED_LOGS + QUIET_LOGS if not args.traces or n in args.traces]
+    if args.default_site:
+        logs = {name: load_log(name) for name in QUEUED_LOGS}
+        sites = {name: SiteModel().fit(log) for name, log in logs.items()}
+        balanced_default_site(sites, logs, args.default_site)
+    default = make_workload(args.default_jobs, random_state=0)
+    rows, queued_accuracy = [], []
+    for name in names:
+        t0 = time.perf_counter()
+        row, log = run_log(name, args.jobs, list(range(args.seeds)))
+        if name in QUEUED_LOGS:
+            queued_accuracy.append(accuracy(log))
+        row["default_distance"] = distances(log, default)
+        row["seconds"] = round(time.perf_counter() - t0, 1)
+        rows.append(row)
+        print(f"{name}: {row['seconds']} s", file=sys.stderr)
+    result = {"provenance": made, "jobs_per_schedule": args.jobs, "seeds": args.seeds,
+              "default_jobs": args.default_jobs, "default": describe(default),
+              "default_load": offered_load(default, 128), "logs": rows,
+              "default_seeds": default_seeds(queued_accuracy, args.default_jobs),
+              "load_check": load_check(), "speed": speed_check(args.repeat),
+              "seconds": round(time.perf_counter() - started, 1)}
+    print(json.dumps(result, indent=1))
+    write_json(args.output_dir / "workload_validation.json", result)
+    render(result, args.output_dir)
+
+
+def _f(value, digits=2):
+    return f"{value:.{digits}f}"
+
+
+def findings(result):
+    """The targets of the page, each with its measured value and whether it holds."""
+    rows = result["logs"]
+    queued = [r for r in rows if r["queue"]]
+    default_ks = [r["default_distance"]["ks_accuracy"] for r in queued]
+    fitted_ks = [r["fitted_distance"]["ks_accuracy"] for r in rows]
+    close = [r for r in queued
+             if abs(r["schedule"]["bsld_joint"] / r["schedule"]["bsld_real"] - 1)
+             <= SLOWDOWN_TOLERANCE]
+    shuffle_close = [r for r in queued
+                     if abs(r["schedule"]["bsld_shuffle"] / r["schedule"]["bsld_real"] - 1)
+                     <= SLOWDOWN_TOLERANCE]
+    mean_acc = result["default"]["mean_accuracy"]
+    seeds = result["default_seeds"]
+    seeds_ok = sum(s["max"] <= KS_TARGET and s["median"] <= KS_MEDIAN_TARGET for s in seeds)
+    load = result["load_check"]
+    rel = (load["min"] / load["load"] - 1, load["max"] / load["load"] - 1)
+    out = [
+        ("default workload: accuracy KS to each of the 9 logs with a queue <= "
+         f"{KS_TARGET}", f"max {_f(max(default_ks), 3)}, {sum(k <= KS_TARGET for k in default_ks)} "
+         f"of {len(default_ks)} logs", max(default_ks) <= KS_TARGET),
+        (f"default workload: median accuracy KS over those logs <= {KS_MEDIAN_TARGET}",
+         _f(float(np.median(default_ks)), 3), float(np.median(default_ks)) <= KS_MEDIAN_TARGET),
+        (f"default workloads of seeds {seeds[0]['seed']}-{seeds[-1]['seed']}: both KS targets",
+         f"{seeds_ok} of {len(seeds)} seeds (largest KS "
+         f"{min(s['max'] for s in seeds):.3f}-{max(s['max'] for s in seeds):.3f}, median "
+         f"{min(s['median'] for s in seeds):.3f}-{max(s['median'] for s in seeds):.3f})",
+         seeds_ok == len(seeds)),
+        (f"default workload: mean accuracy in {ACCURACY_BAND[0]}-{ACCURACY_BAND[1]}",
+         _f(mean_acc), ACCURACY_BAND[0] <= mean_acc <= ACCURACY_BAND[1]),
+        (f"fitted sites: accuracy KS to their own log <= {KS_TARGET} (all {len(rows)} logs)",
+         f"max {_f(max(fitted_ks))}, median {_f(float(np.median(fitted_ks)))}",
+         max(fitted_ks) <= KS_TARGET),
+        (f"EASY bounded slowdown with joint requests on real runtimes within "
+         f"{SLOWDOWN_TOLERANCE:.0%} of the real requests' on >= {SLOWDOWN_LOGS} of "
+         f"{len(queued)} logs", f"{len(close)} of {len(queued)} (shuffle: "
+         f"{len(shuffle_close)})", len(close) >= SLOWDOWN_LOGS),
+        (f"offered load of every 7-day window of a {load['jobs']:,}-job default workload "
+         f"within +-{LOAD_BAND:.0%} of {load['load']}",
+         f"{_f(load['min'])}-{_f(load['max'])} ({rel[0]:+.0%} / {rel[1]:+.0%})",
+         max(abs(rel[0]), abs(rel[1])) <= LOAD_BAND),
+    ]
+    speed = result["speed"]
+    out += [
+        (f"make_workload({speed['jobs']:,}) under {SPEED_TARGET_S:.0f} s",
+         f"{speed['seconds']:.1f} s ({speed['ratio_to_sort']:.0f} x sorting "
+         f"{speed['jobs']:,} floats)", speed["seconds"] < SPEED_TARGET_S),
+        (f"make_workload({speed['jobs']:,}) under 2 GB",
+         f"peak resident set {speed['peak_rss_mb']:,.0f} MiB (import alone "
+         f"{speed['import_rss_mb']:,.0f} MiB)", speed["peak_rss_mb"] < MEMORY_TARGET_MB),
+    ]
+    return out
+
+
+def render(result, output_dir):
+    lines = ["# Synthetic workloads against the shared logs", ""]
+    lines += provenance_lines(result, "workload_validation")
+    d = result["default"]
+    lines += [
+        "Fitted site: `SiteModel().fit(log)` on every job of the log with a runtime, width and "
+        "request, then `make_workload(len(log), site=..., machine_procs=..., load=<the log's "
+        "offered load>)`. Default workload: `make_workload("
+        f"{result['default_jobs']:,}, random_state=0)` with every other default "
+        f"(offered load {result['default_load']:.2f}). KS = Kolmogorov-Smirnov distance; "
+        "accuracy = min(run / request, 1); at request = accuracy >= 0.99; K = distinct "
+        "requests; top-20 = share of jobs using the 20 most popular requests.", "",
+        "## Targets", "", "| target | measured | holds |", "|---|---|---|"]
+    for text, value, ok in findings(result):
+        lines.append(f"| {text} | {value} | {'yes' if ok else '**no**'} |")
+    lines += ["", "## Accuracy, runtimes and requests", "",
+              f"Default workload: mean accuracy {d['mean_accuracy']:.2f}, at request "
+              f"{d['at_request']:.2f}, below 0.1 {d['below_0_1']:.2f}, K {d['k']}, "
+              f"top-20 {d['top20_share']:.2f}.", "",
+              "| log | jobs | mean acc. real / fitted | at request real / fitted | "
+              "KS acc. fitted / default | KS log-run fitted / default | "
+              "KS log-req fitted / default | K real / fitted | top-20 real / fitted |",
+              "|---|---|---|---|---|---|---|---|---|"]
+    for r in result["logs"]:
+        real, fit = r["real"], r["fitted"]
+        fd, dd = r["fitted_distance"], r["default_distance"]
+        name = r["trace"] + ("" if r["queue"] else " (no queue)")
+        lines.append(
+            f"| {name} | {r['jobs']:,} | {real['mean_accuracy']:.2f} / {fit['mean_accuracy']:.2f}"
+            f" | {real['at_request']:.2f} / {fit['at_request']:.2f} | "
+            f"{fd['ks_accuracy']:.3f} / {dd['ks_accuracy']:.3f} | "
+            f"{fd['ks_log_runtime']:.3f} / {dd['ks_log_runtime']:.3f} | "
+            f"{fd['ks_log_request']:.3f} / {dd['ks_log_request']:.3f} | "
+            f"{real['k']} / {fit['k']} | {real['top20_share']:.2f} / {fit['top20_share']:.2f} |")
+    lines += ["", "## Fitted parameters", "",
+              "| log | t_max (h) | modes | tail share | user share | session share |",
+              "|---|---|---|---|---|---|"]
+    for r in result["logs"]:
+        s = r["site"]
+        lines.append(f"| {r['trace']} | {s['t_max_h']:.4g} | {s['modes']} | "
+                     f"{s['tail_share']:.2f} | {s['user_share']:.2f} | "
+                     f"{s['session_share']:.2f} |")
+    labels = ["< 10 s", "10-32 s", "32-100 s", "100-316 s", "316 s-17 min", "17-53 min",
+              "53 min-2.8 h", "2.8-8.8 h", "> 8.8 h"]
+    lines += ["", "Accuracy by runtime length (`JointEstimates.padding_quantiles_`): per runtime "
+              "bin, the median accuracy and, in brackets, the share of jobs at their request; "
+              "a dash where the log has fewer than 50 jobs in the bin (the model then uses the "
+              "whole log's paddings).", "",
+              "| log | " + " | ".join(labels) + " |", "|---" * (len(labels) + 1) + "|"]
+    for r in result["logs"]:
+        cells = [f"{b['median_accuracy']:.2f} ({b['at_request']:.2f})" if b["jobs"] >= 50
+                 else "-" for b in r["site"]["bins"]]
+        lines.append(f"| {r['trace']} | " + " | ".join(cells) + " |")
+    lines += ["", "## Schedules (Tsafrir et al. 2005, section 11.3)", "",
+              f"First {result['jobs_per_schedule']:,} jobs of each log with a queue, runtimes "
+              "capped at their request, EASY backfilling with requests as estimates; joint = "
+              "`JointEstimates` fitted to those jobs, shuffle = the real requests shuffled "
+              f"between jobs (section 11.2); mean over {result['seeds']} seeds. Ratios are to "
+              "the real requests' values (1.00 is reality).", "",
+              "| log | bounded slowdown real | joint | shuffle | wait real (s) | joint | shuffle |",
+              "|---|---|---|---|---|---|---|"]
+    for r in result["logs"]:
+        if "schedule" not in r:
+            continue
+        s = r["schedule"]
+        lines.append(
+            f"| {r['trace']} | {s['bsld_real']:.2f} | {s['bsld_joint'] / s['bsld_real']:.2f} | "
+            f"{s['bsld_shuffle'] / s['bsld_real']:.2f} | {s['wait_real']:,.0f} | "
+            f"{s['wait_joint'] / s['wait_real']:.2f} | {s['wait_shuffle'] / s['wait_real']:.2f} |")
+    queued = [r for r in result["logs"] if "schedule" in r]
+    ratios = {r["trace"]: r["schedule"]["bsld_joint"] / r["schedule"]["bsld_real"]
+              for r in queued}
+    outside = [f"{name} ({ratio:.2f})" for name, ratio in ratios.items()
+               if abs(ratio - 1) > SLOWDOWN_TOLERANCE]
+    optimistic = sum(r["schedule"]["bsld_shuffle"] < r["schedule"]["bsld_real"] for r in queued)
+    lines += ["", f"Joint requests give a bounded slowdown within "
+              f"{SLOWDOWN_TOLERANCE:.0%} of the real requests' on "
+              f"{len(queued) - len(outside)} of {len(queued)} logs; outside: "
+              f"{', '.join(outside) or 'none'}. The shuffle of the real requests gives a lower "
+              f"slowdown than the real requests (too optimistic) on {optimistic} of "
+              f"{len(queued)} logs here."]
+    load = result["load_check"]
+    lines += ["", "## Load", "",
+              f"`make_workload({load['jobs']:,}, random_state=0)` spans "
+              f"{load['span_days']:.0f} days at load {load['load']}: every 7-day window "
+              f"(sliding by a day, {load['windows']} windows) offers {load['min']:.2f}-"
+              f"{load['max']:.2f}; single days offer {load['days_min']:.2f}-"
+              f"{load['days_max']:.2f}. Weekend share of submissions "
+              f"{load['weekend_share']:.2f} (2/7 = 0.29 without a weekly cycle). Weekday "
+              "submissions per hour of the day (%): "
+              + ", ".join(f"{100 * v:.1f}" for v in load["hourly"]) + ".", ""]
+    write_text(output_dir / "workload_validation.md", "\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,186 @@
+"""Batsim's JSON workload format: a writer for job tables, and a reader to check it.
+
+Batsim (Dutot et al., JSSPP 2016) reads a workload as one JSON object::
+
+    {"nb_res": 128,
+     "jobs": [{"id": 1, "subtime": 0.0, "walltime": 3600.0, "res": 4,
+               "profile": "delay_1200"}, ...],
+     "profiles": {"delay_1200": {"type": "delay", "delay": 1200.0}, ...}}
+
+* ``nb_res``: resources of the machine (``attrs["max_procs"]``);
+* per job ``id`` (the SWF job number), ``subtime`` (submit time, s),
+  ``walltime`` (the request, s; ``-1`` when unknown: Batsim then never kills
+  the job), ``res`` (resources requested, the allocated ``n_procs``),
+  ``profile`` (the name of its profile);
+* ``delay`` profiles (the job holds its resources for ``delay`` seconds), one
+  per distinct runtime, named ``delay_<seconds>``.
+
+The object also has ``description`` and ``command``-style metadata members
+Batsim ignores. Members are written in a fixed order and numbers as integers
+when they are whole, so equal tables give equal files.
+"""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .._atomic import open_output
+from ..exceptions import JobTableError, SWFFormatError
+from ..jobs import as_job_table, validate_jobs
+
+__all__ = ["write_batsim", "read_batsim"]
+
+
+def _number(value):
+    """A whole float as an int (for compact, stable text), else the float."""
+    return int(value) if float(value).is_integer() else float(value)
+
+
+def _bad(jobs, mask, column, reason, values):
+    position = int(np.argmax(mask))
+    return JobTableError(
+        f"cannot write Batsim JSON: column {column!r} {reason} ({int(mask.sum())} row(s); first "
+        f"at row {position}, job_id {jobs['job_id'].iloc[position]}: {values[position]!r})")
+
+
+def write_batsim(jobs, path, *, machine_procs=None, description=None):
+    """Write a job table as a Batsim JSON workload with delay profiles, atomically.
+
+    Parameters
+    ----------
+    jobs : DataFrame
+        A job table with ``job_id``, ``submit_time``, ``run_time`` and
+        ``n_procs`` (``req_procs`` where ``n_procs`` is missing); ``req_time``
+        becomes the walltime (``-1`` where unknown).
+    path : str or path
+        Destination (``"-"`` is standard output), written as
+        :func:`predictkit._atomic.open_output` writes.
+    machine_procs : int, optional
+        ``nb_res``; default ``jobs.attrs["max_procs"]``, else the widest job.
+    description : str, optional
+        Text for the ``description`` member (default: the table's ``note``).
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Raises
+    ------
+    JobTableError
+        Before anything is written: a missing column, a job without a
+        submit time, runtime or width, a negative time, a width above
+        ``machine_procs`` or not a whole number, naming the column, the row
+        and its ``job_id``.
+    OutputError
+        ``path`` is a directory, or its folder is missing or not writable.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from predictkit.datasets import make_workload
+    >>> jobs = make_workload(100, random_state=0)
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "w.json"
+    >>> _ = write_batsim(jobs, out)
+    >>> len(read_batsim(out)) == 100
+    True
+    """
+    validate_jobs(jobs, required=("job_id", "submit_time", "run_time"), check_values=False)
+    if "n_procs" not in jobs.columns and "req_procs" not in jobs.columns:
+        raise JobTableError("cannot write Batsim JSON: the job table has neither n_procs nor "
+                            "req_procs (the resources of each job)")
+    n = len(jobs)
+
+    def column(name):
+        if name not in jobs.columns:
+            return np.full(n, np.nan)
+        return jobs[name].to_numpy(dtype=np.float64, na_value=np.nan)
+
+    ids = column("job_id")
+    submit = column("submit_time")
+    run = column("run_time")
+    width = column("n_procs")
+    width = np.where(np.isnan(width), column("req_procs"), width)
+    request = column("req_time")
+    for name, values in (("job_id", ids), ("submit_time", submit), ("run_time", run)):
+        bad = ~np.isfinite(values) | (values < 0)
+        if bad.any():
+            raise _bad(jobs, bad, name, "must be known, finite and >= 0", values)
+    bad = ~np.isfinite(width) | (width < 1) | (width != np.round(width))
+    if bad.any():
+        raise _bad(jobs, bad, "n_procs", "must be a whole number >= 1", width)
+    bad = np.isinf(request) | (request < 0)
+    if bad.any():
+        raise _bad(jobs, bad, "req_time", "must be finite and >= 0 (or unknown)", request)
+    nb_res = machine_procs or jobs.attrs.get("max_procs") or (int(width.max()) if n else 1)
+    too_wide = width > nb_res
+    if too_wide.any():
+        raise _bad(jobs, too_wide, "n_procs", f"exceeds the machine's {int(nb_res)} resources",
+                   width)
+    profiles = {f"delay_{_number(r)}": {"type": "delay", "delay": _number(r)}
+                for r in np.unique(run)}
+    records = [{"id": _number(i), "subtime": _number(s),
+                "walltime": -1 if np.isnan(w) else _number(w), "res": int(c),
+                "profile": f"delay_{_number(r)}"}
+               for i, s, w, c, r in zip(ids, submit, request, width, run)]
+    workload = {
+        "description": description or jobs.attrs.get("note") or "job table written by predictkit",
+        "nb_res": int(nb_res), "jobs": records, "profiles": profiles,
+    }
+    payload = json.dumps(workload, separators=(",", ":"), allow_nan=False) + "\n"
+    with open_output(path, "w") as stream:
+        stream.write(payload)
+    return Path(path)
+
+
+def read_batsim(path):
+    """Read a Batsim JSON workload whose profiles are delays into a job table.
+
+    Returns a canonical job table (``job_id``, ``submit_time``, ``run_time``
+    from the delay, ``n_procs`` and ``req_procs`` from ``res``, ``req_time``
+    from ``walltime``, missing when ``-1``) sorted by submit time, with
+    ``attrs["max_procs"]`` from ``nb_res``.
+
+    Raises
+    ------
+    SWFFormatError
+        A file that is not JSON, lacks a member, names an unknown profile or
+        one that is not a delay, naming the file and the job.
+    """
+    source = str(path)
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise SWFFormatError(f"not JSON ({exc.msg})", source=source,
+                             line_number=exc.lineno) from None
+    except UnicodeDecodeError:
+        raise SWFFormatError("not UTF-8 text", source=source) from None
+    if not isinstance(data, dict) or not {"nb_res", "jobs", "profiles"} <= set(data):
+        raise SWFFormatError("a Batsim workload needs the members nb_res, jobs and profiles",
+                             source=source)
+    profiles = data["profiles"]
+    rows = []
+    for position, job in enumerate(data["jobs"]):
+        missing = [k for k in ("id", "subtime", "res", "profile") if k not in job]
+        if missing:
+            raise SWFFormatError(f"job {position} lacks {', '.join(missing)}", source=source)
+        profile = profiles.get(job["profile"])
+        if profile is None or profile.get("type") != "delay" or "delay" not in profile:
+            raise SWFFormatError(f"job {job['id']!r}: profile {job['profile']!r} is not a "
+                                 "delay profile of the file", source=source)
+        walltime = float(job.get("walltime", -1))
+        try:
+            job_id = float(job["id"])
+        except (TypeError, ValueError):
+            raise SWFFormatError(f"job {position}: id {job['id']!r} is not a number",
+                                 source=source) from None
+        rows.append((job_id, float(job["subtime"]), float(profile["delay"]),
+                     float(job["res"]), np.nan if walltime < 0 else walltime))
+    frame = pd.DataFrame(rows, columns=["job_id", "submit_time", "run_time", "n_procs",
+                                        "req_time"])
+    frame["req_procs"] = frame["n_procs"]
+    frame = frame.sort_values("submit_time", kind="stable")
+    return as_job_table({name: frame[name].to_numpy() for name in frame.columns},
+                        attrs={"max_procs": int(data["nb_res"])})

@@ -1,0 +1,124 @@
+"""A site's workload model: runtimes per size class and requests, fitted together.
+
+:class:`SiteModel` fits a :class:`RuntimeDistribution` and a
+:class:`JointEstimates` to one log, so that :func:`make_workload` can generate
+jobs that look like that site's. :func:`default_site` is the built-in site
+used by ``make_workload`` when no site is given: the equal-weight Wasserstein
+barycentre of nine archive logs (see ``docs/workload.md``).
+"""
+
+import functools
+import json
+from importlib import resources
+from numbers import Integral
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from .._validation import RANDOM_STATE, Duration, Interval, ParamsValidatedMixin
+from ..exceptions import ConfigError
+from ._joint import JointEstimates
+from ._runtimes import RuntimeDistribution
+from ._sessions import DEFAULT_THINK_TIME
+
+__all__ = ["SiteModel", "default_site", "DefaultSite"]
+
+DEFAULT_SITE_FILE = "default_site.json"
+"""The built-in site's parameters, in ``predictkit/workload/data``."""
+
+
+class DefaultSite:
+    """The built-in site's parameters (read from :data:`DEFAULT_SITE_FILE`).
+
+    Attributes
+    ----------
+    runtime_log_quantiles : ndarray, shape (6, 101)
+        As :attr:`RuntimeDistribution.log_quantiles_`.
+    padding_quantiles : ndarray, shape (10, 101)
+        As :attr:`JointEstimates.padding_quantiles_`.
+    user_share, session_share : float
+    sources : list of str
+        The logs it was fitted to.
+    """
+
+    def __init__(self, data):
+        self.runtime_log_quantiles = np.asarray(data["runtime_log_quantiles"], dtype=float)
+        self.padding_quantiles = np.asarray(data["padding_quantiles"], dtype=float)
+        self.user_share = float(data["user_share"])
+        self.session_share = float(data["session_share"])
+        self.sources = list(data["sources"])
+        self.estimates_ = self  # the attribute names JointEstimates reads
+        self.padding_quantiles_ = self.padding_quantiles
+        self.user_share_ = self.user_share
+        self.session_share_ = self.session_share
+
+
+@functools.lru_cache(maxsize=1)
+def default_site():
+    """The built-in site (cached)."""
+    text = resources.files("predictkit.workload").joinpath("data", DEFAULT_SITE_FILE).read_text(
+        encoding="utf-8")
+    return DefaultSite(json.loads(text))
+
+
+class SiteModel(ParamsValidatedMixin, BaseEstimator):
+    """Runtimes and requests of one site, fitted to its log, for :func:`make_workload`.
+
+    Parameters
+    ----------
+    min_jobs : int, default=50
+        Smallest size class or runtime bin that gets its own distribution.
+    think_time : float or str
+        Session threshold used to measure how consistent a user's sessions are.
+    random_state : int, RandomState, Generator or None
+
+    Attributes
+    ----------
+    runtimes_ : RuntimeDistribution
+    estimates_ : JointEstimates
+    machine_procs_ : int
+
+    Examples
+    --------
+    >>> from predictkit.datasets import make_workload
+    >>> log = make_workload(3000, random_state=1)
+    >>> site = SiteModel().fit(log)
+    >>> jobs = make_workload(3000, site=site, random_state=2)
+    >>> bool((jobs["req_time"] >= jobs["run_time"]).all())
+    True
+    """
+
+    _parameter_constraints = {"min_jobs": [Interval(Integral, 1, None, closed="left")],
+                              "think_time": [Duration()], "random_state": [RANDOM_STATE]}
+
+    def __init__(self, *, min_jobs=50, think_time=DEFAULT_THINK_TIME, random_state=None):
+        self.min_jobs = min_jobs
+        self.think_time = think_time
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        """Fit the runtime distribution (every job with a runtime and width) and the
+        request model (every job that also has a request)."""
+        self._validate_params()
+        self.runtimes_ = RuntimeDistribution(min_jobs=self.min_jobs,
+                                             random_state=self.random_state).fit(X)
+        self.estimates_ = JointEstimates(min_jobs=self.min_jobs, think_time=self.think_time,
+                                         random_state=self.random_state).fit(X)
+        self.machine_procs_ = self.runtimes_.machine_procs_
+        return self
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "estimates_")
+
+    def to_dict(self):
+        """The fitted parameters as plain lists and numbers (JSON-ready)."""
+        if not hasattr(self, "estimates_"):
+            raise ConfigError("SiteModel must be fitted before to_dict")
+        est = self.estimates_
+        return {"machine_procs": self.machine_procs_,
+                "runtime_log_quantiles": np.round(self.runtimes_.log_quantiles_, 4).tolist(),
+                "padding_quantiles": np.round(est.padding_quantiles_, 4).tolist(),
+                "user_share": round(est.user_share_, 4),
+                "session_share": round(est.session_share_, 4),
+                "tail_share": round(est.tail_share_, 4), "t_max": est.t_max_,
+                "modes": est.mode_values_.tolist(), "head": est.mode_head_.tolist()}

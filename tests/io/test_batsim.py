@@ -1,0 +1,145 @@
+"""Batsim JSON workloads: read back, schema, byte stability and clean errors."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from predictkit.datasets import make_workload
+from predictkit.exceptions import JobTableError, OutputError, SWFFormatError
+from predictkit.io import read_batsim, write_batsim
+from predictkit.jobs import as_job_table
+
+SCHEMA = json.loads((Path(__file__).with_name("batsim_workload.schema.json")).read_text())
+
+_TYPES = {"object": dict, "array": list, "string": str, "number": (int, float),
+          "integer": int}
+
+
+def check_schema(value, schema, where="$"):
+    """The subset of JSON Schema the Batsim schema uses (type, required, properties,
+    additionalProperties, items, minimum, enum); raises AssertionError naming the place."""
+    if "enum" in schema:
+        assert value in schema["enum"], f"{where}: {value!r} not in {schema['enum']}"
+    if "type" in schema:
+        names = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
+        ok = any(isinstance(value, _TYPES[n]) and not isinstance(value, bool) for n in names)
+        assert ok, f"{where}: {value!r} is not of type {names}"
+    if "minimum" in schema:
+        assert value >= schema["minimum"], f"{where}: {value!r} < {schema['minimum']}"
+    if isinstance(value, dict):
+        for key in schema.get("required", []):
+            assert key in value, f"{where}: missing {key!r}"
+        props = schema.get("properties", {})
+        extra = schema.get("additionalProperties", True)
+        for key, item in value.items():
+            if key in props:
+                check_schema(item, props[key], f"{where}.{key}")
+            elif extra is False:
+                raise AssertionError(f"{where}: unexpected member {key!r}")
+            elif isinstance(extra, dict):
+                check_schema(item, extra, f"{where}.{key}")
+    if isinstance(value, list) and "items" in schema:
+        for i, item in enumerate(value):
+            check_schema(item, schema["items"], f"{where}[{i}]")
+
+
+def test_the_schema_checker_rejects_what_batsim_rejects():
+    good = {"nb_res": 4, "jobs": [{"id": 1, "subtime": 0, "walltime": 10, "res": 2,
+                                   "profile": "p"}],
+            "profiles": {"p": {"type": "delay", "delay": 5}}}
+    check_schema(good, SCHEMA)
+    for broken in ({**good, "nb_res": 0}, {k: v for k, v in good.items() if k != "jobs"},
+                   {**good, "profiles": {"p": {"type": "parallel", "delay": 5}}},
+                   {**good, "jobs": [{"id": 1, "subtime": 0, "res": 2.5, "profile": "p"}]}):
+        with pytest.raises(AssertionError):
+            check_schema(broken, SCHEMA)
+
+
+def test_a_synthetic_workload_follows_the_schema_and_reads_back(tmp_path):
+    jobs = make_workload(2000, machine_procs=256, random_state=0)
+    path = write_batsim(jobs, tmp_path / "w.json")
+    data = json.loads(path.read_text())
+    check_schema(data, SCHEMA)
+    assert data["nb_res"] == 256
+    assert {job["profile"] for job in data["jobs"]} <= set(data["profiles"])
+    back = read_batsim(path)
+    for column in ("job_id", "submit_time", "run_time", "n_procs", "req_time"):
+        np.testing.assert_array_equal(back[column].to_numpy(), jobs[column].to_numpy())
+    assert back.attrs["max_procs"] == 256
+
+
+def test_equal_tables_give_equal_bytes_and_unknown_requests_become_minus_one(tmp_path):
+    jobs = make_workload(300, random_state=3)
+    jobs.loc[5, "req_time"] = np.nan
+    a = write_batsim(jobs, tmp_path / "a.json").read_bytes()
+    b = write_batsim(jobs.copy(), tmp_path / "b.json").read_bytes()
+    assert a == b
+    assert json.loads(a)["jobs"][5]["walltime"] == -1
+    assert np.isnan(read_batsim(tmp_path / "a.json")["req_time"].iloc[5])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 10**7), st.floats(0, 1e6, allow_nan=False),
+                          st.integers(1, 64), st.one_of(st.none(), st.integers(0, 10**6))),
+                min_size=1, max_size=30))
+def test_any_valid_table_reads_back(tmp_path_factory, rows):
+    frame = as_job_table({
+        "submit_time": sorted(r[0] for r in rows), "run_time": [r[1] for r in rows],
+        "n_procs": [r[2] for r in rows],
+        "req_time": [np.nan if r[3] is None else r[3] for r in rows]}, attrs={"max_procs": 64})
+    path = write_batsim(frame, tmp_path_factory.mktemp("b") / "w.json")
+    check_schema(json.loads(path.read_text()), SCHEMA)
+    back = read_batsim(path)
+    for column in ("submit_time", "run_time", "n_procs", "req_time"):
+        np.testing.assert_array_equal(back[column].to_numpy(), frame[column].to_numpy())
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"run_time": np.nan}, r"'run_time' has missing values.*job_id 3"),
+    ({"n_procs": 500.0}, r"'n_procs' exceeds the machine's 128 resources.*job_id 3"),
+    ({"n_procs": 2.5}, r"'n_procs' must be a whole number"),
+    ({"submit_time": -5.0}, r"'submit_time' must be known, finite and >= 0"),
+    ({"req_time": np.inf}, r"'req_time' holds infinite values"),
+])
+def test_bad_values_are_one_clear_error_and_nothing_is_written(tmp_path, change, message):
+    jobs = make_workload(10, random_state=0)
+    for column, value in change.items():
+        jobs[column] = jobs[column].astype(float)
+        jobs.loc[2, column] = value
+    target = tmp_path / "w.json"
+    target.write_text("old")
+    with pytest.raises(JobTableError, match=message):
+        write_batsim(jobs, target)
+    assert target.read_text() == "old"
+
+
+def test_a_table_without_widths_is_refused(tmp_path):
+    jobs = pd.DataFrame({"job_id": [1.0], "submit_time": [0.0], "run_time": [1.0]})
+    with pytest.raises(JobTableError, match="neither n_procs nor req_procs"):
+        write_batsim(jobs, tmp_path / "w.json")
+
+
+def test_a_folder_as_output_is_an_output_error(tmp_path):
+    with pytest.raises(OutputError):
+        write_batsim(make_workload(10, random_state=0), tmp_path)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("{not json", r"not JSON"),
+    ('{"jobs": []}', r"needs the members nb_res, jobs and profiles"),
+    ('{"nb_res": 2, "jobs": [{"id": 1, "subtime": 0, "res": 1, "profile": "x"}], '
+     '"profiles": {}}', r"profile 'x' is not a delay profile"),
+    ('{"nb_res": 2, "jobs": [{"id": 1, "res": 1, "profile": "x"}], "profiles": {}}',
+     r"job 0 lacks subtime"),
+])
+def test_reading_a_broken_file_names_it(tmp_path, text, message):
+    path = tmp_path / "bad.json"
+    path.write_text(text)
+    with pytest.raises(SWFFormatError, match=message) as info:
+        read_batsim(path)
+    assert str(path) in str(info.value)

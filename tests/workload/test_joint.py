@@ -1,0 +1,154 @@
+"""JointEstimates: requests from the runtime, the user and the session, on modal values."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.stats import ks_2samp
+from tracedata import load_trace
+
+from predictkit.exceptions import ConfigError, JobTableError
+from predictkit.jobs import clean_jobs
+from predictkit.workload import JointEstimates, make_workload
+from predictkit.workload._joint import (AT_REQUEST, RUNTIME_BIN_EDGES, _normal_scores,
+                                        _round_to_mode, consistency_shares, runtime_bin)
+
+
+def _accuracy(run, req):
+    return np.minimum(np.asarray(run, float) / np.maximum(np.asarray(req, float), 1.0), 1.0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, 64800), min_size=1, max_size=200), st.integers(0, 2**31))
+def test_requests_cover_runtimes_and_are_modes_or_precise(runtimes, seed):
+    run = np.array(runtimes, dtype=float)
+    model = JointEstimates(t_max="18h", random_state=seed)
+    req = model.sample(run)
+    assert (req >= run).all()
+    modes, *_ = model._settings(run.size, np.random.default_rng(seed))
+    precise = ~np.isin(req, modes)
+    # a request that is not a mode is a job at its request asking for its own runtime
+    assert (req[precise] == run[precise]).all()
+
+
+def _round_reference(values, weights, run, target, u):
+    """One job at a time, as the docstring of _round_to_mode says."""
+    logs = np.log10(np.maximum(values, 1.0))
+    above = [k for k in range(values.size) if logs[k] >= target]
+    below = [k for k in range(values.size) if logs[k] < target and values[k] >= run]
+    if not above:
+        return values[-1]
+    hi = above[0]
+    if not below or hi == 0 or below[-1] != hi - 1:
+        return values[hi]
+    lo = hi - 1
+    d = min(max((target - logs[lo]) / max(logs[hi] - logs[lo], 1e-12), 0.0), 1.0)
+    w_lo, w_hi = weights[lo] * (1 - d), weights[hi] * d
+    p_lo = w_lo / (w_lo + w_hi) if w_lo + w_hi > 0 else 1 - d
+    return values[lo] if u < p_lo else values[hi]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(1, 10**5), min_size=1, max_size=12, unique=True),
+       st.lists(st.tuples(st.integers(1, 10**5), st.floats(0, 3), st.floats(0, 1)),
+                min_size=1, max_size=20), st.integers(0, 1000))
+def test_rounding_to_modes_matches_the_one_job_reference(values, jobs, seed):
+    values = np.sort(np.array(values, dtype=float))
+    weights = np.random.default_rng(seed).random(values.size)
+    run = np.array([min(r, values[-1]) for r, _, _ in jobs], dtype=float)
+    target = np.log10(run) + np.array([p for _, p, _ in jobs])
+    u = np.array([x for _, _, x in jobs])
+    fast = _round_to_mode(values, weights, run, target, u)
+    slow = [_round_reference(values, weights, r, t, x) for r, t, x in zip(run, target, u)]
+    np.testing.assert_array_equal(fast, slow)
+    assert (fast >= run).all()
+
+
+def test_runtime_bins_are_half_decades():
+    assert runtime_bin([1, 9, 10, 31, 32, 10**6]).tolist() == [0, 0, 1, 1, 2,
+                                                               RUNTIME_BIN_EDGES.size]
+
+
+def test_normal_scores_are_ranks_within_groups_with_ties_sharing_one():
+    scores = _normal_scores(np.array([3.0, 1.0, 1.0, 5.0, 2.0]), np.array([0, 0, 0, 0, 1]))
+    assert scores[1] == scores[2] < scores[0] < scores[3]
+    assert scores[4] == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize(("user", "session"), [(0.0, 0.0), (0.5, 0.2), (0.2, 0.6)])
+def test_fit_recovers_planted_user_and_session_shares(user, session):
+    rng = np.random.default_rng(7)
+    n, n_users, per_session = 60_000, 300, 6
+    users = rng.integers(0, n_users, n)
+    sessions = np.arange(n) // per_session
+    users = users[sessions * per_session]  # a session belongs to one user
+    z = (np.sqrt(user) * rng.standard_normal(n_users)[users]
+         + np.sqrt(session) * rng.standard_normal(sessions.max() + 1)[sessions]
+         + np.sqrt(1 - user - session) * rng.standard_normal(n))
+    bins = rng.integers(0, 3, n)
+    padding = np.exp(z) + bins  # any increasing function of z within a bin
+    got_user, got_session = consistency_shares(padding, bins, users, sessions)
+    assert got_user == pytest.approx(user, abs=0.05)
+    assert got_session == pytest.approx(session, abs=0.05)
+
+
+def test_fitted_model_reproduces_the_accuracy_of_its_log():
+    log = make_workload(20_000, random_state=11)
+    model = JointEstimates(random_state=0).fit(log)
+    out = model.transform(log)
+    real, fake = _accuracy(log.run_time, log.req_time), _accuracy(out.run_time, out.req_time)
+    assert ks_2samp(real, fake).statistic < 0.1
+    assert np.mean(fake >= AT_REQUEST) == pytest.approx(np.mean(real >= AT_REQUEST), abs=0.05)
+    assert set(np.unique(out.req_time)) - set(model.mode_values_) <= set(out.run_time)
+
+
+def test_users_repeat_their_padding():
+    run = np.full(40_000, 600.0)
+    users = np.repeat(np.arange(400), 100).astype(float)
+    consistent = JointEstimates(t_max="18h", user_share=0.95, session_share=0.0,
+                                random_state=1).sample(run, users=users)
+    independent = JointEstimates(t_max="18h", user_share=0.0, session_share=0.0,
+                                 random_state=1).sample(run, users=users)
+
+    def distinct_per_user(req):
+        return np.mean([np.unique(req[users == u]).size for u in range(400)])
+
+    assert distinct_per_user(consistent) < 0.75 * distinct_per_user(independent)
+    assert ks_2samp(consistent, independent).statistic < 0.1  # same marginal
+
+
+def test_accuracy_rises_with_runtime_as_in_real_logs():
+    run = np.exp(np.random.default_rng(3).uniform(np.log(5), np.log(60_000), 50_000))
+    req = JointEstimates(t_max="18h", random_state=0).sample(np.floor(run))
+    acc = _accuracy(np.floor(run), req)
+    short, long = acc[run < 120], acc[run > 20_000]
+    assert np.median(short) < 0.1 < np.median(long)
+    assert np.mean(long >= AT_REQUEST) > 2 * np.mean(short >= AT_REQUEST)
+
+
+def test_errors_are_clear():
+    with pytest.raises(ConfigError, match="t_max"):
+        JointEstimates().sample([10.0])
+    with pytest.raises(ConfigError, match="session_share"):
+        JointEstimates(t_max="18h", user_share=0.6, session_share=0.6).sample([10.0])
+    with pytest.raises(ConfigError, match="longest runtime"):
+        JointEstimates(t_max="1h").sample([7200.0])
+    assert JointEstimates(t_max="1h", truncate=True).sample([7200.0])[0] == 3600.0
+    log = make_workload(100, random_state=0).drop(columns=["req_time"])
+    with pytest.raises(JobTableError, match="req_time"):
+        JointEstimates().fit(log)
+    empty = make_workload(100, random_state=0)
+    empty["req_time"] = 0.0
+    with pytest.raises(ConfigError, match="no job has a positive"):
+        JointEstimates().fit(empty)
+
+
+def test_fitted_to_a_real_log_its_requests_look_like_the_log():
+    log = clean_jobs(load_trace("SDSC-SP2-1998-4.2-cln"), for_simulation=True,
+                     require_request=True)
+    log = log.iloc[:10_000].reset_index(drop=True)
+    log["run_time"] = np.minimum(log["run_time"], log["req_time"])
+    out = JointEstimates(random_state=0).fit(log).transform(log)
+    real, fake = _accuracy(log.run_time, log.req_time), _accuracy(out.run_time, out.req_time)
+    assert ks_2samp(real, fake).statistic < 0.1
+    assert ks_2samp(np.log(log.req_time), np.log(out.req_time)).statistic < 0.15
