@@ -212,7 +212,10 @@ class LearnedFeeder:
 
     def __init__(self, pipeline, kept, state, pieces):
         features = pipeline.steps[0][1]
-        self.regressor = pipeline[1:]
+        # the later steps; a single one is called directly (what Pipeline.predict does)
+        last = pipeline.steps[1][1]
+        self.regressor = last if len(pipeline.steps) == 2 and hasattr(last, "predict") \
+            else pipeline[1:]
         self.name = type(pipeline).__name__
         self.state = state
         self.pieces = pieces
