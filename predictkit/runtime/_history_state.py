@@ -59,41 +59,49 @@ def _link_sums(e, p, run, ratio, count, run_sum, ratio_sum, ratio_n):
 
 
 @njit(cache=True)
+def insert_entry(head, size, known, submit, job_id, run, ratio, prev, count, run_sum,
+                 ratio_sum, ratio_n, stack, u, e_known, e_submit, e_id, e_run, e_ratio):
+    """Add one entry of user ``u`` (after older entries with the same sort key).
+
+    It walks back from the user's newest entry past those sorting after it,
+    is linked there, and the running sums of the entries after it are
+    recomputed. Entries without a user, runtime or known time are skipped.
+    """
+    if u < 0 or not np.isfinite(e_run) or not np.isfinite(e_known):
+        return
+    e = size[0]
+    size[0] += 1
+    known[e] = e_known
+    submit[e] = e_submit
+    job_id[e] = e_id
+    run[e] = e_run
+    ratio[e] = e_ratio
+    depth = 0
+    p = head[u]
+    while p >= 0 and _after(known[p], submit[p], job_id[p], known[e], submit[e], job_id[e]):
+        stack[depth] = p
+        depth += 1
+        p = prev[p]
+    prev[e] = p
+    if depth == 0:
+        head[u] = e
+    else:
+        prev[stack[depth - 1]] = e
+    _link_sums(e, p, run, ratio, count, run_sum, ratio_sum, ratio_n)
+    before = e
+    for k in range(depth - 1, -1, -1):
+        _link_sums(stack[k], before, run, ratio, count, run_sum, ratio_sum, ratio_n)
+        before = stack[k]
+
+
+@njit(cache=True)
 def insert_entries(head, size, known, submit, job_id, run, ratio, prev, count, run_sum,
                    ratio_sum, ratio_n, stack, users, e_known, e_submit, e_id, e_run, e_ratio):
-    """Add entries (in the given order; ties on the sort key go after older entries).
-
-    Each entry walks back from its user's newest entry past those sorting
-    after it, is linked there and the running sums of the entries after it
-    are recomputed.
-    """
+    """Add entries in the given order (:func:`insert_entry` each)."""
     for i in range(users.shape[0]):
-        u = users[i]
-        if u < 0 or not np.isfinite(e_run[i]) or not np.isfinite(e_known[i]):
-            continue
-        e = size[0]
-        size[0] += 1
-        known[e] = e_known[i]
-        submit[e] = e_submit[i]
-        job_id[e] = e_id[i]
-        run[e] = e_run[i]
-        ratio[e] = e_ratio[i]
-        depth = 0
-        p = head[u]
-        while p >= 0 and _after(known[p], submit[p], job_id[p], known[e], submit[e], job_id[e]):
-            stack[depth] = p
-            depth += 1
-            p = prev[p]
-        prev[e] = p
-        if depth == 0:
-            head[u] = e
-        else:
-            prev[stack[depth - 1]] = e
-        _link_sums(e, p, run, ratio, count, run_sum, ratio_sum, ratio_n)
-        before = e
-        for k in range(depth - 1, -1, -1):
-            _link_sums(stack[k], before, run, ratio, count, run_sum, ratio_sum, ratio_n)
-            before = stack[k]
+        insert_entry(head, size, known, submit, job_id, run, ratio, prev, count, run_sum,
+                     ratio_sum, ratio_n, stack, users[i], e_known[i], e_submit[i], e_id[i],
+                     e_run[i], e_ratio[i])
 
 
 @njit(cache=True)

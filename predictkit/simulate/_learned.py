@@ -42,7 +42,7 @@ from numba import njit
 from .._table import requested_width
 from ..exceptions import SimulationError
 from ..runtime._history_features import HistoryFeatures
-from ..runtime._history_state import HistoryState, features_ahead
+from ..runtime._history_state import HistoryState, features_ahead, insert_entry
 
 __all__ = ["LearnedFeeder", "fast_path_applies", "LOOKAHEAD"]
 
@@ -98,6 +98,7 @@ def plan_window(head, known, submit, job_id, run, ratio, prev, count, run_sum, r
     Writes ``rows`` (user columns), ``final`` (nothing can change them) and
     ``changed`` (they differ from ``cache`` or there is no prediction yet).
     Jobs already ``settled`` are skipped (``final`` True, ``changed`` False).
+    Returns how many jobs submitted at ``now`` changed.
     """
     n_window = last - first
     for k in range(n_window):
@@ -128,6 +129,7 @@ def plan_window(head, known, submit, job_id, run, ratio, prev, count, run_sum, r
     x_run = np.empty(n_run)
     x_ratio = np.empty(n_run)
     x_engine = np.empty(n_run, dtype=np.int64)
+    n_now = 0
     for k in range(n_window):
         j = first + k
         u = user[j]
@@ -195,7 +197,57 @@ def plan_window(head, known, submit, job_id, run, ratio, prev, count, run_sum, r
                     same = False
                     break
         changed[k] = not same
-    return 0
+        if changed[k] and s == now:
+            n_now += 1
+    return n_now
+
+
+@njit(cache=True)
+def feed_completed(head, size, known, submit, job_id, run, ratio, prev, count, run_sum,
+                   ratio_sum, ratio_n, stack, user, j_submit, j_id, j_req, total, parent,
+                   e_end, e_successor, done):
+    """Add the jobs of ``done`` (engine indices, completion order) whose last piece ended."""
+    for i in range(done.shape[0]):
+        e = done[i]
+        if e_successor[e] >= 0:
+            continue
+        p = parent[e]
+        req = j_req[p]
+        q = total[p] / req if req > 0 else np.nan
+        insert_entry(head, size, known, submit, job_id, run, ratio, prev, count, run_sum,
+                     ratio_sum, ratio_n, stack, user[p], e_end[e], j_submit[p], j_id[p],
+                     total[p], q)
+
+
+@njit(cache=True)
+def finish_window(j_submit, first, n_window, final, changed, value, settled, n_done,
+                  history, values):
+    """``estimate_history`` codes and estimates of the window; mark final jobs settled.
+
+    The engine checks the first job of an instant for all of them, so an
+    instant is as valid as its least valid job: -1 (a job without a current
+    prediction), ``n_done`` (valid while no job completes) or -2 (final).
+    """
+    start = 0
+    while start < n_window:
+        end = start + 1
+        while end < n_window and j_submit[first + end] == j_submit[first + start]:
+            end += 1
+        level = 2
+        for k in range(start, end):
+            v = 0 if changed[k] else (2 if final[k] else 1)
+            if v < level:
+                level = v
+        for k in range(start, end):
+            if level == 0:
+                history[k] = -1
+            elif level == 1:
+                history[k] = n_done
+            else:
+                history[k] = -2
+                settled[first + k] = True
+            values[k] = 1.0 if changed[k] else value[first + k]
+        start = end
 
 
 class LearnedFeeder:
@@ -243,6 +295,7 @@ class LearnedFeeder:
         self.has_value = np.zeros(n, dtype=np.bool_)
         self.settled = np.zeros(n, dtype=np.bool_)
         self._rows = np.empty((0, width))
+        self._final = self._changed = self._history = self._values = np.empty(0)
         self.fed = 0
         self.stops = 0
         self.n_calls = 0
@@ -253,49 +306,49 @@ class LearnedFeeder:
         counters = s.counters[0]
         now = float(counters["now"])
         ndone = int(counters["n_done"])
+        a = self.history.arrays
+        state_arrays = (self.history.head, self.history.size, a["known"], a["submit"],
+                        a["job_id"], a["run"], a["ratio"], a["prev"], a["count"], a["run_sum"],
+                        a["ratio_sum"], a["ratio_n"], self.history._stack)
         if ndone > self.fed:
-            self._feed(s.completed[self.fed:ndone])
+            feed_completed(*state_arrays, self.history.user, self.columns["submit_time"],
+                           self.columns["job_id"], self.columns["req_time"], self.total,
+                           self.pieces.all_parent, s.jobs.end, s.jobs.successor,
+                           s.completed[self.fed:ndone])
             self.fed = ndone
         first = int(counters["next_arrival"])
-        submit = s.jobs.submit[:self.n]
-        same = int(np.searchsorted(submit, now, side="right"))
-        last = max(same, min(first + LOOKAHEAD, self.n))
-        if last > same:  # never split an instant
+        submit = self.columns["submit_time"]
+        last = min(first + LOOKAHEAD, self.n)
+        if last < self.n and submit[last] == submit[last - 1]:  # never split an instant
             last = int(np.searchsorted(submit, submit[last - 1], side="right"))
         n_window = last - first
-        if self._rows.shape[0] < n_window:
-            self._rows = np.empty((max(n_window, 2 * self._rows.shape[0]), self._rows.shape[1]))
-        rows = self._rows[:n_window]
-        final = np.empty(n_window, dtype=np.bool_)
-        changed = np.empty(n_window, dtype=np.bool_)
+        if len(self._final) < n_window:
+            size = max(n_window, 2 * len(self._final))
+            self._rows = np.empty((size, self._rows.shape[1]))
+            self._final = np.empty(size, dtype=np.bool_)
+            self._changed = np.empty(size, dtype=np.bool_)
+            self._history = np.empty(size, dtype=np.int64)
+            self._values = np.empty(size)
+        rows, final, changed = self._rows[:n_window], self._final[:n_window], \
+            self._changed[:n_window]
         self.stops += 1
-        a = self.history.arrays
         q_min, lb_before, lb_at, last_instant = self._user_scratch
-        plan_window(
-            self.history.head, a["known"], a["submit"], a["job_id"], a["run"], a["ratio"],
-            a["prev"], a["count"], a["run_sum"], a["ratio_sum"], a["ratio_n"],
-            self.history._stack, self.n_recent, self.history.user, self.columns["submit_time"],
+        n_now = plan_window(
+            *state_arrays[:1], *state_arrays[2:], self.n_recent, self.history.user, submit,
             self.columns["job_id"], self.columns["req_time"], self.total, self.pieces.all_parent,
             s.jobs.start, s.jobs.duration, s.jobs.successor,
             s.running.jobs[:int(s.running.length[0])], s.queue.jobs[:int(s.queue.length[0])],
             s.pending[:int(counters["n_pending"])], now, first, last, self._stamp, self.stops,
             q_min, lb_before, lb_at, last_instant, self.settled, self.cache, self.has_value,
             rows, final, changed)
-        positions = np.arange(first, last)
-        if changed[:same - first].any():
+        if n_now:
             ask = np.flatnonzero(changed)
-            self._predict(positions[ask], rows[ask])
+            self._predict(ask + first, rows[ask])
             changed[:] = False
-        # the engine checks the first job of an instant for all of them: an instant
-        # is as valid as its least valid job (0: never, 1: while no job completes, 2: for good)
-        validity = np.where(changed, 0, np.where(final, 2, 1))
-        starts = np.flatnonzero(np.r_[True, submit[first + 1:last] != submit[first:last - 1]])
-        validity = np.repeat(np.minimum.reduceat(validity, starts),
-                             np.diff(np.r_[starts, n_window]))
-        history = np.choose(validity, [-1, ndone, -2])
-        self.settled[positions[validity == 2]] = True
-        values = np.where(changed, 1.0, self.value[positions])
-        return positions, values, history
+        history, values = self._history[:n_window], self._values[:n_window]
+        finish_window(submit, first, n_window, final, changed, self.value, self.settled, ndone,
+                      history, values)
+        return np.arange(first, last), values.copy(), history.copy()
 
     def _predict(self, index, user_rows):
         matrix = np.hstack([self.submission[index], user_rows])
@@ -312,12 +365,3 @@ class LearnedFeeder:
         self.value[index] = values
         self.cache[index] = user_rows
         self.has_value[index] = True
-
-    def _feed(self, done):
-        # a job split into pieces enters the history when its last piece ends
-        table = self.state.jobs
-        done = np.asarray(done)
-        done = done[table.successor[done] < 0]
-        jobs = self.pieces.all_parent[done]
-        if len(jobs):
-            self.history.observe(jobs, table.end[done], self.total[jobs])

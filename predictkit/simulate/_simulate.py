@@ -104,7 +104,11 @@ def simulate(jobs, *, machine_procs=None, policy="easy", reservation_depth=None,
         ``run_time``, ``status``, ...) blanked. Predictions
         may be requested ahead for later submissions, and are used only when
         no job completed in between, so results equal one call per instant.
-        Missing predictions fall back to the request.
+        Missing predictions fall back to the request. A fitted pipeline
+        whose first step is :class:`~predictkit.runtime.HistoryFeatures` is
+        a predictor too: completed jobs enter that step's history, the later
+        steps are never refitted; it is driven in compiled code with the
+        same predictions (``docs/simulate.md``, "A learned predictor").
     selective : bool, default False
         Use the estimate for waiting jobs only and the request for running
         jobs (Tang et al. 2013 section 5.2).
