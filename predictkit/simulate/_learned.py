@@ -41,6 +41,7 @@ from numba import njit
 
 from .._table import requested_width
 from ..exceptions import SimulationError
+from ..runtime._base import check_jobs
 from ..runtime._history_features import HistoryFeatures
 from ..runtime._history_state import HistoryState, features_ahead, insert_entry
 
@@ -272,8 +273,8 @@ class LearnedFeeder:
         self.state = state
         self.pieces = pieces
         self.n = n = len(kept)
-        columns = {c: np.asarray(kept[c], dtype=np.float64) if c in kept.columns
-                   else np.full(n, np.nan) for c in ("submit_time", "req_time", "user_id")}
+        columns = check_jobs(kept, features._required_columns(), name="jobs",
+                             owner="HistoryFeatures")
         columns["job_id"] = (np.asarray(kept["job_id"], dtype=np.float64)
                              if "job_id" in kept.columns else np.full(n, np.nan))
         self.history = HistoryState(features, columns)

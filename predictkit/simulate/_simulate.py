@@ -429,6 +429,8 @@ class _Feeder:
         adapted = self.predictor.estimator if isinstance(self.predictor, PartialFitAdapter) \
             else None
         name = type(self.predictor if adapted is None else adapted).__name__
+        if adapted is not None:
+            name = getattr(self.predictor, "name", name)  # what it adapts, e.g. a Pipeline
         if values.shape != (len(positions),):
             method = "predict_for" if adapted is None else "predict"
             raise SimulationError(

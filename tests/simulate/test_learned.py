@@ -14,7 +14,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeRegressor
 
-from predictkit.exceptions import InvalidParameterError
+from predictkit.exceptions import InvalidParameterError, JobTableError, SimulationError
 from predictkit.runtime import HistoryFeatures, RecentAverage
 from predictkit.simulate import _learned, simulate
 from tracedata import load_trace
@@ -225,3 +225,34 @@ def test_online_predictors_are_unaffected():
     predictor = RecentAverage().fit(past, past["run_time"])
     out = simulate(jobs.iloc[50:].reset_index(drop=True), estimates=predictor, machine_procs=32)
     assert out.params["estimates"] == "RecentAverage"
+
+
+def test_jobs_without_user_id_are_refused_in_one_line():
+    jobs = _workload(50, seed=0)
+    past = jobs.iloc[:20].assign(end_time=lambda t: t.submit_time + t.run_time)
+    pipeline = make_pipeline(HistoryFeatures(), RowHash()).fit(past, past["run_time"])
+    with pytest.raises(JobTableError, match="lack required column.*user_id"):
+        simulate(jobs.drop(columns=["user_id"]), estimates=pipeline, machine_procs=32)
+
+
+class BadShape(RowHash):
+    def predict(self, X):
+        return np.ones((len(X), 2))
+
+
+class NoEstimate(RowHash):
+    def predict(self, X):
+        return np.full(len(X), np.nan)
+
+
+@pytest.mark.parametrize("regressor,message", [
+    (BadShape(), r"Pipeline.predict returned shape \(\d+, 2\)"),
+    (NoEstimate(), "Pipeline gave no estimate for a job without a request"),
+])
+def test_bad_regressor_output_is_a_simulation_error(regressor, message):
+    jobs = _workload(50, seed=0)
+    past = jobs.iloc[:20].assign(end_time=lambda t: t.submit_time + t.run_time)
+    pipeline = make_pipeline(HistoryFeatures(), regressor).fit(past, past["run_time"])
+    sim = jobs.assign(req_time=np.nan)
+    with pytest.raises(SimulationError, match=message):
+        simulate(sim, estimates=pipeline, machine_procs=32)
