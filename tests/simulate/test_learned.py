@@ -92,7 +92,7 @@ def histories(draw, max_jobs=30):
     return jobs, machine, past
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=histories(), n_recent=st.integers(1, 3),
        policy=st.sampled_from(["easy", "fcfs", "conservative", "no_guarantee"]),
        priority=st.sampled_from(["fcfs", "sjf", "wfp", "fairshare"]),
@@ -163,10 +163,10 @@ def test_compiled_path_equals_reference_with_sklearn_regressors(steps):
 @pytest.mark.parametrize("name", ["KTH-SP2-1996-2.1-cln", "SDSC-BLUE-2000-4.2-cln"])
 @pytest.mark.parametrize("policy", ["easy", "conservative"])
 def test_compiled_path_equals_reference_on_real_trace_prefix(name, policy):
-    jobs = load_trace(name, 2500)
+    jobs = load_trace(name, 1600)
     jobs = jobs.dropna(subset=["run_time", "req_time", "n_procs"]).reset_index(drop=True)
     jobs = jobs[jobs["n_procs"] <= jobs.attrs["max_procs"]].reset_index(drop=True)
-    past, sim = jobs.iloc[:1000], jobs.iloc[1000:].reset_index(drop=True)
+    past, sim = jobs.iloc[:800], jobs.iloc[800:].reset_index(drop=True)
     sim.attrs = dict(jobs.attrs)
     pipeline = make_pipeline(HistoryFeatures(), HistGradientBoostingRegressor(
         loss="quantile", quantile=0.85, max_iter=30, random_state=0))
