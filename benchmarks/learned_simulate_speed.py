@@ -105,7 +105,8 @@ def run(trace, *, train_days, max_iter, reference_jobs, max_jobs):
                    "compiled_cpu_s": fast_cpu, "compiled_calls": prefix_calls,
                    "reference_wall_s": ref_wall, "reference_cpu_s": ref_cpu,
                    "speedup": ref_wall / fast_wall, "same_schedule": same_schedule(fast, slow),
-                   "reference_whole_log_s_extrapolated": ref_wall / len(prefix) * n},
+                   "reference_whole_log_s_extrapolated": ref_wall / len(prefix) * n,
+                   "reference_whole_log_cpu_s_extrapolated": ref_cpu / len(prefix) * n},
     }
 
 

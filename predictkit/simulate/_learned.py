@@ -33,7 +33,8 @@ made again. The regressor is called only at a stop where a job submitted
 at that very instant needs a new prediction, on every job of the window
 whose features changed. Each prediction the engine uses is therefore the
 regressor applied to the job's features at its submission: the reference
-path's prediction.
+path's prediction (bit for bit when the later steps treat each row of a
+matrix on its own, as trees and scalers do).
 """
 
 import numpy as np
