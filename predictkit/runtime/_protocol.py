@@ -5,7 +5,10 @@ simulated time. Anything with the three methods of :class:`OnlinePredictor`
 can be passed as ``simulate(estimates=...)``; every predictor of
 :mod:`predictkit.runtime` implements them. An estimator with only the
 scikit-learn online methods (``partial_fit(X, y)`` and ``predict(X)``) is
-driven through :class:`PartialFitAdapter`, which hands it job tables.
+driven through :class:`PartialFitAdapter`, which hands it job tables. A fitted
+pipeline whose first step is :class:`~predictkit.runtime.HistoryFeatures` is
+one too: completed jobs go to that step's ``partial_fit``, predictions are the
+pipeline's (see :func:`history_pipeline`).
 """
 
 from typing import Protocol, runtime_checkable
@@ -13,9 +16,11 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import pandas as pd
 
+from .._sklearn_compat import Constraint
 from ._base import OUTCOME_COLUMNS, OnlineRuntimeEstimator
 
-__all__ = ["OnlinePredictor", "PartialFitAdapter", "as_online_predictor", "OUTCOME_COLUMNS"]
+__all__ = ["OnlinePredictor", "PartialFitAdapter", "as_online_predictor", "OUTCOME_COLUMNS",
+           "history_pipeline", "HistoryPipeline"]
 
 
 @runtime_checkable
@@ -155,6 +160,45 @@ class PartialFitAdapter:
         return table
 
 
+def history_pipeline(estimator):
+    """Whether ``estimator`` is a scikit-learn pipeline whose first step is ``HistoryFeatures``.
+
+    Such a pipeline, fitted on past jobs, is a runtime predictor: its first
+    step keeps the users' history (completed jobs reach its ``partial_fit``),
+    the later steps map the features to a runtime and are never refitted.
+    """
+    from sklearn.pipeline import Pipeline
+
+    from ._history_features import HistoryFeatures
+
+    return (isinstance(estimator, Pipeline) and len(estimator.steps) >= 2
+            and isinstance(estimator.steps[0][1], HistoryFeatures))
+
+
+class HistoryPipeline(Constraint):
+    """Parameter constraint: a pipeline whose first step is ``HistoryFeatures``."""
+
+    def is_satisfied_by(self, val):
+        return history_pipeline(val)
+
+    def __str__(self):
+        return "a pipeline whose first step is HistoryFeatures"
+
+
+class _HistoryPipelineSteps:
+    """``partial_fit`` feeds the ``HistoryFeatures`` step; ``predict`` is the pipeline's."""
+
+    def __init__(self, pipeline):
+        self.pipeline = pipeline
+
+    def partial_fit(self, X, y):
+        self.pipeline.steps[0][1].partial_fit(X, y)
+        return self
+
+    def predict(self, X):
+        return self.pipeline.predict(X)
+
+
 def as_online_predictor(estimator):
     """``estimator`` as an :class:`OnlinePredictor` (itself, or adapted).
 
@@ -162,7 +206,9 @@ def as_online_predictor(estimator):
     unless it is one of predictkit's predictors whose ``predict`` or
     ``partial_fit`` a subclass overrides: those methods are then the ones
     called, through :class:`PartialFitAdapter`, as for any object with only
-    ``partial_fit`` and ``predict``.
+    ``partial_fit`` and ``predict``. A pipeline whose first step is
+    ``HistoryFeatures`` (:func:`history_pipeline`) is adapted the same way,
+    its completed jobs going to that step.
 
     Returns
     -------
@@ -175,6 +221,10 @@ def as_online_predictor(estimator):
         return PartialFitAdapter(estimator) if overridden else estimator
     if isinstance(estimator, OnlinePredictor):
         return estimator
+    if history_pipeline(estimator):
+        adapter = PartialFitAdapter(_HistoryPipelineSteps(estimator))
+        adapter.name = type(estimator).__name__
+        return adapter
     if hasattr(estimator, "partial_fit") and hasattr(estimator, "predict"):
         return PartialFitAdapter(estimator)
     return None

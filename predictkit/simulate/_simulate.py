@@ -14,8 +14,10 @@ from .._validation import (Duration, HasMethods, Interval, NumericArray, Registe
                            invalid_parameter, validate_params)
 from ..exceptions import ConfigError, JobTableError, SimulationError
 from .._table import job_width, validate_jobs
-from ..runtime._protocol import PartialFitAdapter, as_online_predictor
+from ..runtime._protocol import (HistoryPipeline, PartialFitAdapter, as_online_predictor,
+                                 history_pipeline)
 from . import _engine as eng
+from . import _learned
 from . import _online_predictors as online_predictors
 from ._estimates import (
     UNDERESTIMATE_RULES,
@@ -43,7 +45,7 @@ _BATCH = 4096
     "fairshare_factor": [Interval(Real, 0, 1, closed="both")],
     "estimates": [StrOptions({"requested", "perfect"}), NumericArray(),
                   HasMethods(["start", "observe", "predict_for"]),
-                  HasMethods(["partial_fit", "predict"])],
+                  HasMethods(["partial_fit", "predict"]), HistoryPipeline()],
     "selective": ["boolean"],
     "on_underestimate": [StrOptions(set(UNDERESTIMATE_RULES))],
     "backfill_order": [StrOptions({"priority", "sjf"})],
@@ -109,7 +111,11 @@ def simulate(jobs, *, machine_procs=None, policy="easy", reservation_depth=None,
         ``run_time``, ``status``, ...) blanked. Predictions
         may be requested ahead for later submissions, and are used only when
         no job completed in between, so results equal one call per instant.
-        Missing predictions fall back to the request.
+        Missing predictions fall back to the request. A fitted pipeline
+        whose first step is :class:`~predictkit.runtime.HistoryFeatures` is
+        a predictor too: completed jobs enter that step's history, the later
+        steps are never refitted; it is driven in compiled code with the
+        same predictions (``docs/simulate.md``, "A learned predictor").
     selective : bool, default False
         Use the estimate for waiting jobs only and the request for running
         jobs (Tang et al. 2013 section 5.2).
@@ -186,15 +192,17 @@ def simulate(jobs, *, machine_procs=None, policy="easy", reservation_depth=None,
     split = parse_duration(_plain(max_runtime), name="max_runtime", allow_none=True)
     refresh = parse_duration(_plain(predictor_refresh), name="predictor_refresh",
                              allow_none=True)
+    learned = _learned_pipeline(estimates, refresh)
     prep = _prepare(jobs, machine_procs, kill_at_request)
     predictor = as_online_predictor(copy.deepcopy(estimates)) \
-        if not isinstance(estimates, str) and _is_predictor(estimates) else None
+        if learned is None and not isinstance(estimates, str) and _is_predictor(estimates) \
+        else None
     kept, req, dur = prep["kept"], prep["req"], prep["dur"]
     n = len(kept)
     if selective and not np.isfinite(req).all():
         raise SimulationError("selective=True needs req_time for every job (running jobs use it)")
     kind = None if predictor is None else online_predictors.compiled_kind(predictor, refresh)
-    if predictor is None:
+    if predictor is None and learned is None:
         est = static_estimates(estimates, req=req, dur=dur, keep=prep["positions"],
                                n_input=len(jobs))
         est = finish_estimates(est, req)
@@ -225,12 +233,13 @@ def simulate(jobs, *, machine_procs=None, policy="easy", reservation_depth=None,
     state.jobs.priority_key[n:] = keys[pieces.parent]
     state.jobs.priority_key[:n] = keys
     fill = _Filler(state, pieces, selective, sjf)
-    if predictor is None or kind == online_predictors.KIND_STATIC:
+    if (predictor is None and learned is None) or kind == online_predictors.KIND_STATIC:
         fill(np.arange(n), est, -2)
-    online = predictor is not None and kind is None
+    online = (predictor is not None and kind is None) or learned is not None
     if online:
         state.jobs.estimate_history[:] = -1
-        feeder = _Feeder(predictor, kept, state, pieces, refresh)
+        feeder = _Feeder(predictor, kept, state, pieces, refresh) if learned is None \
+            else _learned.LearnedFeeder(learned, kept, state, pieces)
     settings = eng.Settings(
         n_jobs=int(n), priority=int(prio), underestimate=int(under),
         fairshare_period=float(period), fairshare_factor=float(factor), online=bool(online),
@@ -267,7 +276,30 @@ def _describe(estimates):
 def _is_predictor(obj):
     """Whether ``obj`` is a runtime predictor (not a string or an array of estimates)."""
     return all(hasattr(obj, name) for name in ("start", "observe", "predict_for")) or \
-        all(hasattr(obj, name) for name in ("partial_fit", "predict"))
+        all(hasattr(obj, name) for name in ("partial_fit", "predict")) or history_pipeline(obj)
+
+
+def _learned_pipeline(estimates, refresh):
+    """``estimates`` if it is a pipeline on ``HistoryFeatures`` for the fast exact path, else None.
+
+    Raises for such a pipeline that is not fitted: it is fitted on past jobs,
+    never inside the simulation.
+    """
+    if isinstance(estimates, str) or not history_pipeline(estimates):
+        return None
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    try:
+        check_is_fitted(estimates)
+        check_is_fitted(estimates.steps[0][1], "history_")
+    except NotFittedError:
+        raise invalid_parameter(
+            "estimates", "simulate", "a fitted pipeline (fit it on past jobs first: "
+            "pipeline.fit(past_jobs, past_jobs['run_time']))", estimates) from None
+    if refresh is not None or not _learned.fast_path_applies(estimates):
+        return None
+    return estimates
 
 
 def _prepare(jobs, machine_procs, kill_at_request):
@@ -405,6 +437,8 @@ class _Filler:
         jobs.estimate[index] = est
         jobs.estimate_at_start[index] = np.maximum(jobs.request[index], 1.0) if self.selective \
             else est
+        if np.ndim(history):
+            history = np.concatenate([history, np.full(len(index) - len(history), -2)])
         jobs.estimate_history[index] = history
         if self.sjf:
             jobs.priority_key[index] = est
@@ -449,6 +483,8 @@ class _Feeder:
         adapted = self.predictor.estimator if isinstance(self.predictor, PartialFitAdapter) \
             else None
         name = type(self.predictor if adapted is None else adapted).__name__
+        if adapted is not None:
+            name = getattr(self.predictor, "name", name)  # what it adapts, e.g. a Pipeline
         if values.shape != (len(positions),):
             method = "predict_for" if adapted is None else "predict"
             raise SimulationError(

@@ -1,0 +1,292 @@
+"""The online state of :class:`HistoryFeatures`, updated in compiled code.
+
+A simulation tells a predictor each completed job as it ends and asks it
+about each job as it is submitted. :class:`HistoryState` keeps, per user,
+the history entries in the order ``HistoryFeatures.transform`` sorts them
+(known time, submit time, job id, then insertion order) as a linked list,
+newest first, with running sums stored at each entry. Adding an entry costs
+O(1) when it is the user's newest (always the case for completions, which
+arrive in time order, except for ties and for fitted entries not yet known);
+the features of a job cost O(``n_recent``). The features are bit for bit
+those of ``HistoryFeatures.transform`` (same sums, added in the same order),
+so a regressor on top gives the same predictions.
+
+The features of a job may also be computed *ahead*, as they will be if some
+entries are added first (``extra`` entries, e.g. running jobs whose end is
+already known to the simulator); see :func:`features_ahead`.
+"""
+
+import numpy as np
+from numba import njit
+
+from ._base import group_codes
+
+__all__ = ["HistoryState"]
+
+_NO_ENTRY = -1
+
+
+@njit(cache=True, inline="always")
+def _after(known_a, submit_a, id_a, known_b, submit_b, id_b):
+    """Whether entry ``a`` sorts strictly after entry ``b`` (NaN job ids last, as lexsort)."""
+    if known_a != known_b:
+        return known_a > known_b
+    if submit_a != submit_b:
+        return submit_a > submit_b
+    if id_a != id_a:
+        return id_b == id_b
+    if id_b != id_b:
+        return False
+    return id_a > id_b
+
+
+@njit(cache=True)
+def _link_sums(e, p, run, ratio, count, run_sum, ratio_sum, ratio_n):
+    """Running sums of entry ``e`` placed right after ``p`` (-1: first)."""
+    if p < 0:
+        count[e] = 1
+        run_sum[e] = 0.0 + run[e]
+        ratio_sum[e] = 0.0
+        ratio_n[e] = 0
+    else:
+        count[e] = count[p] + 1
+        run_sum[e] = run_sum[p] + run[e]
+        ratio_sum[e] = ratio_sum[p]
+        ratio_n[e] = ratio_n[p]
+    if not np.isnan(ratio[e]):
+        ratio_sum[e] += ratio[e]
+        ratio_n[e] += 1
+
+
+@njit(cache=True)
+def insert_entry(head, size, known, submit, job_id, run, ratio, prev, count, run_sum,
+                 ratio_sum, ratio_n, stack, u, e_known, e_submit, e_id, e_run, e_ratio):
+    """Add one entry of user ``u`` (after older entries with the same sort key).
+
+    It walks back from the user's newest entry past those sorting after it,
+    is linked there, and the running sums of the entries after it are
+    recomputed. Entries without a user, runtime or known time are skipped.
+    """
+    if u < 0 or not np.isfinite(e_run) or not np.isfinite(e_known):
+        return
+    e = size[0]
+    size[0] += 1
+    known[e] = e_known
+    submit[e] = e_submit
+    job_id[e] = e_id
+    run[e] = e_run
+    ratio[e] = e_ratio
+    depth = 0
+    p = head[u]
+    while p >= 0 and _after(known[p], submit[p], job_id[p], known[e], submit[e], job_id[e]):
+        stack[depth] = p
+        depth += 1
+        p = prev[p]
+    prev[e] = p
+    if depth == 0:
+        head[u] = e
+    else:
+        prev[stack[depth - 1]] = e
+    _link_sums(e, p, run, ratio, count, run_sum, ratio_sum, ratio_n)
+    before = e
+    for k in range(depth - 1, -1, -1):
+        _link_sums(stack[k], before, run, ratio, count, run_sum, ratio_sum, ratio_n)
+        before = stack[k]
+
+
+@njit(cache=True)
+def insert_entries(head, size, known, submit, job_id, run, ratio, prev, count, run_sum,
+                   ratio_sum, ratio_n, stack, users, e_known, e_submit, e_id, e_run, e_ratio):
+    """Add entries in the given order (:func:`insert_entry` each)."""
+    for i in range(users.shape[0]):
+        insert_entry(head, size, known, submit, job_id, run, ratio, prev, count, run_sum,
+                     ratio_sum, ratio_n, stack, users[i], e_known[i], e_submit[i], e_id[i],
+                     e_run[i], e_ratio[i])
+
+
+@njit(cache=True)
+def _emit(out, row, n_recent, t, count, run_sum, ratio_sum, ratio_n, newest_known,
+          k, run_value, ratio_value):
+    """Write the sums of a query (``k`` < 0) or its ``k``-th newest entry."""
+    if k >= 0:
+        if k < n_recent:
+            out[row, k] = run_value
+            out[row, n_recent + k] = ratio_value
+        return
+    out[row, 2 * n_recent] = count
+    if count > 0:
+        out[row, 2 * n_recent + 1] = run_sum / count
+        out[row, 2 * n_recent + 3] = t - newest_known
+    if ratio_n > 0:
+        out[row, 2 * n_recent + 2] = ratio_sum / ratio_n
+
+
+@njit(cache=True)
+def features_ahead(head, known, submit, job_id, run, ratio, prev, count, run_sum, ratio_sum,
+                   ratio_n, scratch, u, t, n_recent, x_known, x_submit, x_id, x_run, x_ratio,
+                   out, row):
+    """Features (``user_*`` columns) of a query of user ``u`` at time ``t``.
+
+    Uses the entries with known time ``<= t`` plus the ``extra`` entries
+    ``x_*`` (sorted by the entry order, all known by ``t``, all of them newer
+    than the entries of the state known by the time of the call and added
+    after them), as ``HistoryFeatures.transform`` would once they are added.
+    Writes ``out[row, :2 * n_recent + 4]``.
+    """
+    for c in range(2 * n_recent + 4):
+        out[row, c] = np.nan
+    if u < 0:
+        out[row, 2 * n_recent] = 0.0
+        return
+    p = head[u]
+    while p >= 0 and known[p] > t:
+        p = prev[p]
+    m = x_known.shape[0]
+    # entries of the state that sort after the first extra one (known in the future
+    # when the state was last updated): merged with the extra ones
+    depth = 0
+    if m > 0:
+        while p >= 0 and _after(known[p], submit[p], job_id[p], x_known[0], x_submit[0], x_id[0]):
+            scratch[depth] = p
+            depth += 1
+            p = prev[p]
+    if depth == 0 and m == 0:
+        if p < 0:
+            out[row, 2 * n_recent] = 0.0
+            return
+        _emit(out, row, n_recent, t, count[p], run_sum[p], ratio_sum[p], ratio_n[p],
+              known[p], -1, 0.0, 0.0)
+        q = p
+        for k in range(n_recent):
+            if q < 0:
+                break
+            out[row, k] = run[q]
+            out[row, n_recent + k] = ratio[q]
+            q = prev[q]
+        return
+    c = 0 if p < 0 else count[p]
+    rs = 0.0 if p < 0 else run_sum[p]
+    qs = 0.0 if p < 0 else ratio_sum[p]
+    qn = 0 if p < 0 else ratio_n[p]
+    # merge, oldest first: state entries scratch[depth-1..0] and extra x[0..m-1];
+    # equal keys: the state's (added earlier) first
+    total = depth + m
+    i = depth - 1
+    j = 0
+    newest = 0.0
+    merged_run = np.empty(total)
+    merged_ratio = np.empty(total)
+    for k in range(total):
+        take_state = False
+        if i >= 0 and j < m:
+            s = scratch[i]
+            take_state = not _after(known[s], submit[s], job_id[s],
+                                    x_known[j], x_submit[j], x_id[j])
+        elif i >= 0:
+            take_state = True
+        if take_state:
+            s = scratch[i]
+            r, q, newest = run[s], ratio[s], known[s]
+            i -= 1
+        else:
+            r, q, newest = x_run[j], x_ratio[j], x_known[j]
+            j += 1
+        c += 1
+        rs += r
+        if not np.isnan(q):
+            qs += q
+            qn += 1
+        merged_run[k] = r
+        merged_ratio[k] = q
+    _emit(out, row, n_recent, t, c, rs, qs, qn, newest, -1, 0.0, 0.0)
+    k = 0
+    for idx in range(total - 1, -1, -1):
+        if k >= n_recent:
+            return
+        out[row, k] = merged_run[idx]
+        out[row, n_recent + k] = merged_ratio[idx]
+        k += 1
+    q = p
+    while k < n_recent and q >= 0:
+        out[row, k] = run[q]
+        out[row, n_recent + k] = ratio[q]
+        q = prev[q]
+        k += 1
+
+
+def usage_ratio(run, request):
+    """``run / request`` where the request is positive, else NaN (as ``HistoryFeatures``)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(request > 0, run / request, np.nan)
+
+
+class HistoryState:
+    """Per-user history of a fitted :class:`HistoryFeatures`, for the jobs to come.
+
+    Parameters
+    ----------
+    features : HistoryFeatures
+        Fitted; its history (``history_``) is loaded, entries known later
+        included (they count from their known time on).
+    jobs : dict of ndarray
+        The jobs to come (``submit_time``, ``req_time``, ``user_id``,
+        ``job_id``, ``procs``), row ``i`` is job ``i``.
+
+    Attributes
+    ----------
+    user : ndarray of int64
+        User code of each job to come (-1: no user).
+    """
+
+    def __init__(self, features, jobs):
+        hist = features.history_
+        self.n_recent = int(features.n_recent)
+        h_code, q_code = group_codes([hist, jobs], ("user_id",))
+        self.user = q_code.astype(np.int64)
+        n_users = int(max(h_code.max(initial=-1), q_code.max(initial=-1))) + 1
+        capacity = len(hist["run"]) + len(q_code) + 1
+        self.head = np.full(max(n_users, 1), _NO_ENTRY, dtype=np.int64)
+        self.size = np.zeros(1, dtype=np.int64)
+        self.arrays = dict(
+            known=np.empty(capacity), submit=np.empty(capacity), job_id=np.empty(capacity),
+            run=np.empty(capacity), ratio=np.empty(capacity),
+            prev=np.empty(capacity, dtype=np.int64), count=np.empty(capacity, dtype=np.int64),
+            run_sum=np.empty(capacity), ratio_sum=np.empty(capacity),
+            ratio_n=np.empty(capacity, dtype=np.int64))
+        self._stack = np.empty(capacity, dtype=np.int64)
+        self.jobs = jobs
+        self.job_ratio = None
+        order = np.lexsort((hist["seq"], hist["job_id"], hist["submit_time"], hist["known"]))
+        self.insert(h_code[order], hist["known"][order], hist["submit_time"][order],
+                    hist["job_id"][order], hist["run"][order],
+                    usage_ratio(hist["run"][order], hist["req_time"][order]))
+
+    def insert(self, users, known, submit, job_id, run, ratio):
+        """Add entries in order (later ones after earlier ones with the same sort key)."""
+        a = self.arrays
+        insert_entries(self.head, self.size, a["known"], a["submit"], a["job_id"], a["run"],
+                       a["ratio"], a["prev"], a["count"], a["run_sum"], a["ratio_sum"],
+                       a["ratio_n"], self._stack, np.asarray(users, dtype=np.int64),
+                       np.asarray(known, dtype=np.float64), np.asarray(submit, dtype=np.float64),
+                       np.asarray(job_id, dtype=np.float64), np.asarray(run, dtype=np.float64),
+                       np.asarray(ratio, dtype=np.float64))
+
+    def observe(self, index, end_time, run_time):
+        """Add completed jobs ``index`` (rows of ``jobs``), in completion order."""
+        jobs = self.jobs
+        self.insert(self.user[index], end_time, jobs["submit_time"][index],
+                    jobs["job_id"][index], run_time,
+                    usage_ratio(run_time, jobs["req_time"][index]))
+
+    def user_features(self, users, times):
+        """The ``user_*`` columns for queries ``(users, times)`` (no extra entries)."""
+        a = self.arrays
+        out = np.empty((len(users), 2 * self.n_recent + 4))
+        empty = np.empty(0)
+        for row, (u, t) in enumerate(zip(np.asarray(users, dtype=np.int64),
+                                         np.asarray(times, dtype=np.float64))):
+            features_ahead(self.head, a["known"], a["submit"], a["job_id"], a["run"],
+                           a["ratio"], a["prev"], a["count"], a["run_sum"], a["ratio_sum"],
+                           a["ratio_n"], self._stack, u, t, self.n_recent, empty, empty,
+                           empty, empty, empty, out, row)
+        return out

@@ -1,0 +1,369 @@
+"""Drive a learned predictor (a pipeline on ``HistoryFeatures``) inside a simulation.
+
+The fast, exact counterpart of driving the pipeline through
+:class:`~predictkit.runtime._protocol.PartialFitAdapter` (the reference
+path, still used with ``predictor_refresh`` or for pipelines it cannot
+reproduce). The users' histories live in a compiled
+:class:`~predictkit.runtime._history_state.HistoryState`, updated at each
+completion; the features of a job are computed in compiled code and the
+fitted later steps of the pipeline (the regressor) are called on a matrix.
+
+When the regressor is called
+----------------------------
+A job's features depend only on its own user's jobs that completed by its
+submit time ``s``. When the simulation stops at instant ``t`` for
+estimates, every job of the next ``LOOKAHEAD`` submissions gets its
+features computed as they will be at its submission if no job of its user
+completes before then other than those the simulator already knows will:
+
+* jobs of the user running now, whose end is known (start + duration);
+  they enter as extra history entries (:func:`features_ahead`);
+* history entries fitted before the simulation and known by ``s``.
+
+The features are *final* - nothing can change them any more - when every
+other unfinished job of the user submitted before ``s`` provably ends after
+``s``: running ones by their known end, waiting ones because ``t`` plus
+their duration is later than ``s``, ones not yet submitted because their
+submit time plus their duration is. Final estimates are handed to the engine
+for good (``estimate_history = -2``). The others are used only if no job
+completes before their submission (``estimate_history = n_done``);
+otherwise the engine stops at their submission and their features are
+computed again: if they did not change, the prediction stands, else it is
+made again. The regressor is called only at a stop where a job submitted
+at that very instant needs a new prediction, on every job of the window
+whose features changed. Each prediction the engine uses is therefore the
+regressor applied to the job's features at its submission: the reference
+path's prediction (bit for bit when the later steps treat each row of a
+matrix on its own, as trees and scalers do).
+"""
+
+import numpy as np
+from numba import njit
+
+from .._table import requested_width
+from ..exceptions import SimulationError
+from ..runtime._base import check_jobs
+from ..runtime._history_features import HistoryFeatures
+from ..runtime._history_state import HistoryState, features_ahead, insert_entry
+
+__all__ = ["LearnedFeeder", "fast_path_applies", "LOOKAHEAD"]
+
+LOOKAHEAD = 32
+"""Submissions whose features are computed at each stop (more: fewer
+regressor calls, more rows per call)."""
+
+FORCE_REFERENCE = False
+"""Drive every pipeline through the reference path (tests compare both)."""
+
+
+def fast_path_applies(pipeline):
+    """Whether :class:`LearnedFeeder` reproduces ``pipeline.predict`` exactly.
+
+    It does for a plain ``HistoryFeatures`` first step (not a subclass, with
+    array output: later steps see the same matrix).
+    """
+    if FORCE_REFERENCE:
+        return False
+    from sklearn import get_config
+
+    step = pipeline.steps[0][1]
+    output = getattr(step, "_sklearn_output_config", {}).get("transform")
+    if output is None:
+        output = get_config().get("transform_output", "default")
+    return type(step) is HistoryFeatures and output == "default"
+
+
+@njit(cache=True)
+def _virtual_key_before(ka, sa, ia, ea, kb, sb, ib, eb):
+    """Order of completions known ahead: end, submit, job id (NaN last), engine index."""
+    if ka != kb:
+        return ka < kb
+    if sa != sb:
+        return sa < sb
+    if ia != ib:
+        if ia != ia:
+            return False
+        if ib != ib:
+            return True
+        return ia < ib
+    return ea < eb
+
+
+@njit(cache=True)
+def plan_window(head, known, submit, job_id, run, ratio, prev, count, run_sum, ratio_sum,
+                ratio_n, scratch, n_recent, user, j_submit, j_id, j_req, total, parent,
+                e_start, e_duration, e_successor, running, queued, pending, now, first, last,
+                stamp, stop_id, queued_min, lb_before, lb_at, last_instant, settled,
+                cache, has_value, rows, final, changed):
+    """Features of jobs ``first..last-1`` at their submission, as known at ``now``.
+
+    Writes ``rows`` (user columns), ``final`` (nothing can change them) and
+    ``changed`` (they differ from ``cache`` or there is no prediction yet).
+    Jobs already ``settled`` are skipped (``final`` True, ``changed`` False).
+    Returns how many jobs submitted at ``now`` changed.
+    """
+    n_window = last - first
+    for k in range(n_window):
+        u = user[first + k]
+        if u >= 0 and stamp[u] != stop_id:
+            stamp[u] = stop_id
+            queued_min[u] = np.inf
+            lb_before[u] = np.inf
+            lb_at[u] = np.inf
+            last_instant[u] = -np.inf
+    for source in (queued, pending):
+        for i in range(source.shape[0]):
+            e = source[i]
+            u = user[parent[e]]
+            if u >= 0 and stamp[u] == stop_id and e_duration[e] < queued_min[u]:
+                queued_min[u] = e_duration[e]
+    n_run = 0
+    r_job = np.empty(running.shape[0], dtype=np.int64)
+    for i in range(running.shape[0]):
+        e = running[i]
+        u = user[parent[e]]
+        if u >= 0 and stamp[u] == stop_id:
+            r_job[n_run] = e
+            n_run += 1
+    x_known = np.empty(n_run)
+    x_submit = np.empty(n_run)
+    x_id = np.empty(n_run)
+    x_run = np.empty(n_run)
+    x_ratio = np.empty(n_run)
+    x_engine = np.empty(n_run, dtype=np.int64)
+    n_now = 0
+    for k in range(n_window):
+        j = first + k
+        u = user[j]
+        s = j_submit[j]
+        if u >= 0:
+            if s > last_instant[u]:
+                if lb_at[u] < lb_before[u]:
+                    lb_before[u] = lb_at[u]
+                lb_at[u] = np.inf
+                last_instant[u] = s
+            ahead = s + e_duration[j]
+            if ahead < lb_at[u]:
+                lb_at[u] = ahead
+        if settled[j]:
+            final[k] = True
+            changed[k] = False
+            continue
+        is_final = True
+        m = 0
+        if u >= 0 and s > now:
+            if now + queued_min[u] <= s or lb_before[u] <= s:
+                is_final = False
+            for i in range(n_run):
+                e = r_job[i]
+                p = parent[e]
+                if user[p] != u:
+                    continue
+                end = e_start[e] + e_duration[e]
+                if end > s:
+                    continue
+                if e_successor[e] >= 0:
+                    is_final = False  # its job ends after later pieces, at an unknown time
+                    continue
+                # insert in order (few entries)
+                req = j_req[p]
+                q = total[p] / req if req > 0 else np.nan
+                pos = m
+                while pos > 0 and _virtual_key_before(end, j_submit[p], j_id[p], e,
+                                                      x_known[pos - 1], x_submit[pos - 1],
+                                                      x_id[pos - 1], x_engine[pos - 1]):
+                    x_known[pos] = x_known[pos - 1]
+                    x_submit[pos] = x_submit[pos - 1]
+                    x_id[pos] = x_id[pos - 1]
+                    x_run[pos] = x_run[pos - 1]
+                    x_ratio[pos] = x_ratio[pos - 1]
+                    x_engine[pos] = x_engine[pos - 1]
+                    pos -= 1
+                x_known[pos] = end
+                x_submit[pos] = j_submit[p]
+                x_id[pos] = j_id[p]
+                x_run[pos] = total[p]
+                x_ratio[pos] = q
+                x_engine[pos] = e
+                m += 1
+        features_ahead(head, known, submit, job_id, run, ratio, prev, count, run_sum,
+                       ratio_sum, ratio_n, scratch, u, s, n_recent, x_known[:m], x_submit[:m],
+                       x_id[:m], x_run[:m], x_ratio[:m], rows, k)
+        final[k] = is_final
+        same = has_value[j]
+        if same:
+            for c in range(rows.shape[1]):
+                a = rows[k, c]
+                b = cache[j, c]
+                if a != b and not (a != a and b != b):
+                    same = False
+                    break
+        changed[k] = not same
+        if changed[k] and s == now:
+            n_now += 1
+    return n_now
+
+
+@njit(cache=True)
+def feed_completed(head, size, known, submit, job_id, run, ratio, prev, count, run_sum,
+                   ratio_sum, ratio_n, stack, user, j_submit, j_id, j_req, total, parent,
+                   e_end, e_successor, done):
+    """Add the jobs of ``done`` (engine indices, completion order) whose last piece ended."""
+    for i in range(done.shape[0]):
+        e = done[i]
+        if e_successor[e] >= 0:
+            continue
+        p = parent[e]
+        req = j_req[p]
+        q = total[p] / req if req > 0 else np.nan
+        insert_entry(head, size, known, submit, job_id, run, ratio, prev, count, run_sum,
+                     ratio_sum, ratio_n, stack, user[p], e_end[e], j_submit[p], j_id[p],
+                     total[p], q)
+
+
+@njit(cache=True)
+def finish_window(j_submit, first, n_window, final, changed, value, settled, n_done,
+                  history, values):
+    """``estimate_history`` codes and estimates of the window; mark final jobs settled.
+
+    The engine checks the first job of an instant for all of them, so an
+    instant is as valid as its least valid job: -1 (a job without a current
+    prediction), ``n_done`` (valid while no job completes) or -2 (final).
+    """
+    start = 0
+    while start < n_window:
+        end = start + 1
+        while end < n_window and j_submit[first + end] == j_submit[first + start]:
+            end += 1
+        level = 2
+        for k in range(start, end):
+            v = 0 if changed[k] else (2 if final[k] else 1)
+            if v < level:
+                level = v
+        for k in range(start, end):
+            if level == 0:
+                history[k] = -1
+            elif level == 1:
+                history[k] = n_done
+            else:
+                history[k] = -2
+                settled[first + k] = True
+            values[k] = 1.0 if changed[k] else value[first + k]
+        start = end
+
+
+class LearnedFeeder:
+    """Estimates of a fitted ``HistoryFeatures`` pipeline for the simulator, exactly and fast.
+
+    Same contract as the simulator's ``_Feeder``: :meth:`next_batch` returns
+    the positions, estimates and ``estimate_history`` codes to fill.
+
+    Attributes
+    ----------
+    n_calls, n_rows : int
+        Regressor calls made and jobs predicted in them.
+    """
+
+    def __init__(self, pipeline, kept, state, pieces):
+        features = pipeline.steps[0][1]
+        # the later steps; a single one is called directly (what Pipeline.predict does)
+        last = pipeline.steps[1][1]
+        self.regressor = last if len(pipeline.steps) == 2 and hasattr(last, "predict") \
+            else pipeline[1:]
+        self.name = type(pipeline).__name__
+        self.state = state
+        self.pieces = pieces
+        self.n = n = len(kept)
+        columns = check_jobs(kept, features._required_columns(), name="jobs",
+                             owner="HistoryFeatures")
+        columns["job_id"] = (np.asarray(kept["job_id"], dtype=np.float64)
+                             if "job_id" in kept.columns else np.full(n, np.nan))
+        self.history = HistoryState(features, columns)
+        self.n_recent = self.history.n_recent
+        self.columns = columns
+        procs = (requested_width(kept) if "req_procs" in kept.columns or "n_procs" in kept.columns
+                 else np.full(n, np.nan))
+        clock = columns["submit_time"] + features.unix_start_time_
+        hour = np.floor(np.mod(clock, 86400.0) / 3600.0)
+        weekday = np.mod(np.floor(clock / 86400.0) + 3.0, 7.0)
+        self.submission = np.column_stack([columns["req_time"], procs, hour, weekday])
+        self.total = np.bincount(pieces.all_parent, weights=pieces.dur, minlength=n)
+        n_users = len(self.history.head)
+        self._stamp = np.full(n_users, -1, dtype=np.int64)
+        self._user_scratch = [np.empty(n_users) for _ in range(4)]
+        width = 2 * self.n_recent + 4
+        self.cache = np.empty((n, width))
+        self.value = np.full(n, np.nan)
+        self.has_value = np.zeros(n, dtype=np.bool_)
+        self.settled = np.zeros(n, dtype=np.bool_)
+        self._rows = np.empty((0, width))
+        self._final = self._changed = self._history = self._values = np.empty(0)
+        self.fed = 0
+        self.stops = 0
+        self.n_calls = 0
+        self.n_rows = 0
+
+    def next_batch(self):
+        s = self.state
+        counters = s.counters[0]
+        now = float(counters["now"])
+        ndone = int(counters["n_done"])
+        a = self.history.arrays
+        state_arrays = (self.history.head, self.history.size, a["known"], a["submit"],
+                        a["job_id"], a["run"], a["ratio"], a["prev"], a["count"], a["run_sum"],
+                        a["ratio_sum"], a["ratio_n"], self.history._stack)
+        if ndone > self.fed:
+            feed_completed(*state_arrays, self.history.user, self.columns["submit_time"],
+                           self.columns["job_id"], self.columns["req_time"], self.total,
+                           self.pieces.all_parent, s.jobs.end, s.jobs.successor,
+                           s.completed[self.fed:ndone])
+            self.fed = ndone
+        first = int(counters["next_arrival"])
+        submit = self.columns["submit_time"]
+        last = min(first + LOOKAHEAD, self.n)
+        if last < self.n and submit[last] == submit[last - 1]:  # never split an instant
+            last = int(np.searchsorted(submit, submit[last - 1], side="right"))
+        n_window = last - first
+        if len(self._final) < n_window:
+            size = max(n_window, 2 * len(self._final))
+            self._rows = np.empty((size, self._rows.shape[1]))
+            self._final = np.empty(size, dtype=np.bool_)
+            self._changed = np.empty(size, dtype=np.bool_)
+            self._history = np.empty(size, dtype=np.int64)
+            self._values = np.empty(size)
+        rows, final, changed = self._rows[:n_window], self._final[:n_window], \
+            self._changed[:n_window]
+        self.stops += 1
+        q_min, lb_before, lb_at, last_instant = self._user_scratch
+        n_now = plan_window(
+            *state_arrays[:1], *state_arrays[2:], self.n_recent, self.history.user, submit,
+            self.columns["job_id"], self.columns["req_time"], self.total, self.pieces.all_parent,
+            s.jobs.start, s.jobs.duration, s.jobs.successor,
+            s.running.jobs[:int(s.running.length[0])], s.queue.jobs[:int(s.queue.length[0])],
+            s.pending[:int(counters["n_pending"])], now, first, last, self._stamp, self.stops,
+            q_min, lb_before, lb_at, last_instant, self.settled, self.cache, self.has_value,
+            rows, final, changed)
+        if n_now:
+            ask = np.flatnonzero(changed)
+            self._predict(ask + first, rows[ask])
+            changed[:] = False
+        history, values = self._history[:n_window], self._values[:n_window]
+        finish_window(submit, first, n_window, final, changed, self.value, self.settled, ndone,
+                      history, values)
+        return np.arange(first, last), values.copy(), history.copy()
+
+    def _predict(self, index, user_rows):
+        matrix = np.hstack([self.submission[index], user_rows])
+        values = np.asarray(self.regressor.predict(matrix), dtype=np.float64)
+        self.n_calls += 1
+        self.n_rows += len(index)
+        if values.shape != (len(index),):
+            raise SimulationError(
+                f"{self.name}.predict returned shape {values.shape} for {len(index)} job(s)")
+        request = self.state.jobs.request[index]
+        values = np.where(np.isfinite(values), values, request)
+        if not np.isfinite(values).all():
+            raise SimulationError(f"{self.name} gave no estimate for a job without a request")
+        self.value[index] = values
+        self.cache[index] = user_rows
+        self.has_value[index] = True
