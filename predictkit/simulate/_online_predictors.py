@@ -314,6 +314,7 @@ def build_state(predictor, kind, kept, *, total, full_request, pieces, selective
 
 @njit(cache=True, inline="always", _nrt=False)
 def _fenwick_add(p, g, rank, delta):
+    """Add ``delta`` to the count of ``rank`` in group ``g``'s Fenwick tree."""
     base = p.offset[g] + g
     m = p.offset[g + 1] - p.offset[g]
     i = rank + 1
@@ -324,6 +325,7 @@ def _fenwick_add(p, g, rank, delta):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _sorted_insert(buf, lo_slot, m, value):
+    """Insert ``value`` into the ``m`` sorted values at ``buf[lo_slot:]``."""
     lo = 0
     hi = m
     while lo < hi:
@@ -339,6 +341,7 @@ def _sorted_insert(buf, lo_slot, m, value):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _sorted_remove(buf, lo_slot, m, value):
+    """Remove one ``value`` from the ``m`` sorted values at ``buf[lo_slot:]``."""
     lo = 0
     hi = m
     while lo < hi:
