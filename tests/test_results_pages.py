@@ -21,6 +21,7 @@ RENDERED = {
     "queue_bounds": ["queue_bounds.csv", "queue_bounds.md"],
     "runtime_accuracy": ["runtime.md"],
     "scheduling": ["scheduling.md"],
+    "simulate_speed": ["simulate_speed.md"],
     "varq_experiment": ["varq.md"],
     "workload_validation": ["workload_validation.md"],
 }

@@ -5,8 +5,9 @@ One scheduling *pass* runs at every instant at which something happens. At an
 instant the events are handled in a fixed order: job completions (by job
 index), then arrivals, then running jobs outliving their estimate, then one
 pass. The loop can stop before the arrivals of an instant whose estimates are
-not known yet (runtime predictors are asked in Python) and resume where it
-stopped.
+not known yet (a runtime predictor outside the loop is asked in Python) and
+resume where it stopped; predictkit's own predictors keep their state in
+``predictor`` and are asked inside the loop (:mod:`._online_predictors`).
 
 The policy seam
 ---------------

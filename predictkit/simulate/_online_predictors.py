@@ -305,10 +305,16 @@ def build_state(predictor, kind, kept, *, total, full_request, pieces, selective
 
 
 # ------------------------------------------------------------ completions
+#
+# The two passes the loop calls (observe_completion, estimate_arrivals) are
+# inlined into it: called, each passed the whole state (over a hundred
+# arguments once flattened), and cost no-guarantee and depth-k backfilling a
+# third of their speed on LPC-EGEE (benchmarks/simulate_speed.py).
 
 
 @njit(cache=True, inline="always", _nrt=False)
 def _fenwick_add(p, g, rank, delta):
+    """Add ``delta`` to the count of ``rank`` in group ``g``'s Fenwick tree."""
     base = p.offset[g] + g
     m = p.offset[g + 1] - p.offset[g]
     i = rank + 1
@@ -319,6 +325,7 @@ def _fenwick_add(p, g, rank, delta):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _sorted_insert(buf, lo_slot, m, value):
+    """Insert ``value`` into the ``m`` sorted values at ``buf[lo_slot:]``."""
     lo = 0
     hi = m
     while lo < hi:
@@ -334,6 +341,7 @@ def _sorted_insert(buf, lo_slot, m, value):
 
 @njit(cache=True, inline="always", _nrt=False)
 def _sorted_remove(buf, lo_slot, m, value):
+    """Remove one ``value`` from the ``m`` sorted values at ``buf[lo_slot:]``."""
     lo = 0
     hi = m
     while lo < hi:
@@ -412,7 +420,7 @@ def _recent_add(p, g, j):
     p.recent_count[g] = count + 1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def observe_completion(p, jobs, piece, now):
     """A piece ended at ``now``: if it was its job's last, the job enters the history.
 
@@ -563,7 +571,7 @@ def _raw_prediction(p, j, t):
     return raw
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always", _nrt=False)
 def estimate_arrivals(p, jobs, first, n_regular, now):
     """Estimate the regular jobs submitted at ``now`` (from ``first`` on), and their pieces.
 

@@ -245,3 +245,20 @@ def test_window_includes_jobs_ending_exactly_its_length_before(quantile, window,
                                  min_jobs=1, floor=None)
     out = assert_paths_agree(jobs, predictor, machine_procs=1)
     assert list(out["estimate"]) == [100.0, expected]
+
+
+@pytest.mark.parametrize("policy,depth", [("easy", None), ("conservative", None),
+                                          ("no_guarantee", None), ("easy", 2)])
+@settings(max_examples=40)
+@given(jobs=workloads(max_jobs=40, max_procs=4),
+       window=st.sampled_from([None, 0, 3, 10, 30]),
+       quantile=st.one_of(st.sampled_from([0.5, 1.0, "mean"]), st.floats(0.5, 1.0)),
+       floor=st.sampled_from([None, 0.2]), min_jobs=st.integers(1, 3),
+       priority=st.sampled_from(PRIORITIES))
+def test_tang_windows_and_quantiles_agree(policy, depth, jobs, window, quantile, floor,
+                                          min_jobs, priority):
+    # one key, so that most jobs have similar completed jobs and get adjusted
+    predictor = WalltimeAdjuster(keys=("user_id",), window=window, quantile=quantile,
+                                 floor=floor, min_jobs=min_jobs)
+    assert_paths_agree(jobs, predictor, policy=policy, reservation_depth=depth,
+                       priority=priority)
