@@ -567,7 +567,8 @@ def render(result, output_dir):
               f"{len(queued) - len(outside)} of {len(queued)} logs; outside: "
               f"{', '.join(outside) or 'none'}. The shuffle of the real requests gives a lower "
               f"slowdown than the real requests (too optimistic) on {optimistic} of "
-              f"{len(queued)} logs here."]
+              f"{len(queued)} logs here. Variants of the model measured against this target, "
+              "each fitted to the log: [estimate_variants.md](estimate_variants.md)."]
     load = result["load_check"]
     lines += ["", "## Load", "",
               f"`make_workload({load['jobs']:,}, random_state=0)` spans "
