@@ -334,7 +334,7 @@ def render(result, output_dir):
               "section 11.4 of Tsafrir et al. 2005 names as missing); the width correlation "
               f"ranges {min(r['real']['width'] for r in rows):+.2f} to "
               f"{max(r['real']['width'] for r in rows):+.2f}, its sign varying between logs.",
-              "", "## Bounded slowdown ratio per variant", "",
+              "", f"## Bounded slowdown ratio per variant: jobs 1-{result['jobs']:,}", "",
               "| variant | " + " | ".join(r["trace"] for r in rows) + " | within 10% | "
               "mean abs log ratio |", "|---" * (len(rows) + 3) + "|"]
     for v in VARIANTS:
@@ -375,7 +375,7 @@ def render(result, output_dir):
               + ".", ""] if best < SLOWDOWN_LOGS else ["", "## Findings", "",
               f"Variants meeting the target: {', '.join(winners)} ({best} of {len(rows)}).", ""]
     lines[-1:] = [
-        f"On the next {result['jobs']:,} jobs: " + "; ".join(
+        "", f"On the next {result['jobs']:,} jobs: " + "; ".join(
             f"{v} {len(later_close[v])} of {len(later)}" for v in winners + ["base"]
             if v in VARIANTS) + f" within {SLOWDOWN_TOLERANCE:.0%}; the most there is "
         f"{max(len(c) for c in later_close.values())} ("
