@@ -68,6 +68,11 @@ from benchmarks.workload_validation import (QUEUED_LOGS, SLOWDOWN_LOGS, SLOWDOWN
 VARIANTS = ["base", "width", "ar", "ar+width", "req", "repeat", "lead", "leadfull", "chain",
             "chaingen", "chainw", "tail1"]
 THINK_TIME = 1200.0
+SHORT = {"KTH-SP2-1996-2.1-cln": "KTH", "SDSC-SP2-1998-4.2-cln": "SP2",
+         "SDSC-BLUE-2000-4.2-cln": "BLUE", "Sandia-Ross-2001-1.1-cln": "Ross",
+         "RICC-2010-2": "RICC", "CEA-Curie-2011-2.1-cln": "Curie",
+         "LANL-CM5-1994-4.1-cln": "CM5", "SDSC-DS-2004-2.1-cln": "DS", "ANL-Theta-2022": "Theta"}
+"""Column labels of the logs in the page's wide tables."""
 N_BINS = joint.RUNTIME_BIN_EDGES.size + 1
 
 
@@ -313,7 +318,9 @@ def render(result, output_dir):
         "variant (defined in `benchmarks/estimate_variants.py`) is fitted to the jobs it is "
         "run on, and none has a parameter set from the slowdown. Ratio = bounded slowdown "
         "with the variant's requests over the real requests' (1.00 is reality); target "
-        f"within {SLOWDOWN_TOLERANCE:.0%} on at least {SLOWDOWN_LOGS} of {len(rows)} logs.", "",
+        f"within {SLOWDOWN_TOLERANCE:.0%} on at least {SLOWDOWN_LOGS} of {len(rows)} logs. "
+        "Logs in the wide tables: " + ", ".join(f"{SHORT.get(r['trace'], r['trace'])} = "
+                                                f"{r['trace']}" for r in rows) + ".", "",
         "## What the real requests show and the model misses", "",
         "Width: correlation of padding and width scores within runtime bins. Lag-1: "
         "correlation of the padding scores of a user's consecutive jobs. Repeat: share of a "
@@ -335,14 +342,14 @@ def render(result, output_dir):
               f"ranges {min(r['real']['width'] for r in rows):+.2f} to "
               f"{max(r['real']['width'] for r in rows):+.2f}, its sign varying between logs.",
               "", f"## Bounded slowdown ratio per variant: jobs 1-{result['jobs']:,}", "",
-              "| variant | " + " | ".join(r["trace"] for r in rows) + " | within 10% | "
+              "| variant | " + " | ".join(SHORT.get(r["trace"], r["trace"]) for r in rows) + " | within 10% | "
               "mean abs log ratio |", "|---" * (len(rows) + 3) + "|"]
     for v in VARIANTS:
         cells = [f"{ratio(r, v):.2f}" for r in rows]
         lines.append(f"| {v} | " + " | ".join(cells) + f" | {len(close[v])} of {len(rows)} | "
                      f"{spread[v]:.3f} |")
     lines += ["", "Accuracy KS distance of each variant's requests (seed 0) to the real ones:",
-              "", "| variant | " + " | ".join(r["trace"] for r in rows) + " |",
+              "", "| variant | " + " | ".join(SHORT.get(r["trace"], r["trace"]) for r in rows) + " |",
               "|---" * (len(rows) + 1) + "|"]
     for v in VARIANTS:
         lines.append(f"| {v} | " + " | ".join(f"{r['variants'][v]['ks_accuracy']:.3f}"
@@ -356,7 +363,7 @@ def render(result, output_dir):
               f"Jobs {result['jobs'] + 1:,}-{2 * result['jobs']:,} of each log, each variant "
               "fitted to them, as above. A variant picked because it does best on the first "
               "jobs should also do well here.", "",
-              "| variant | " + " | ".join(r["trace"] for r in later) + " | within 10% | "
+              "| variant | " + " | ".join(SHORT.get(r["trace"], r["trace"]) for r in later) + " | within 10% | "
               "mean abs log ratio |", "|---" * (len(later) + 3) + "|"]
     for v in VARIANTS:
         cells = [f"{ratio(r, v):.2f}" for r in later]
