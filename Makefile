@@ -27,7 +27,7 @@ bench: $(STAMP)
 
 # the results pages of docs/results/, rendered from their committed JSON (fast);
 # `make results RERUN=1` reruns the experiments on the shared traces first (hours)
-RESULT_SCRIPTS := estimate_models leung queue_bounds runtime_accuracy scheduling simulate_speed varq_experiment workload_validation
+RESULT_SCRIPTS := estimate_models estimate_variants leung queue_bounds runtime_accuracy scheduling simulate_speed varq_experiment workload_validation
 results: $(STAMP)
 	@set -e; for script in $(RESULT_SCRIPTS); do \
 	  if [ -n "$(RERUN)" ]; then \

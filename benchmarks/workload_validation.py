@@ -25,7 +25,9 @@ For each shared log with requested times:
 
 ``--default-site PATH`` also writes the built-in site of ``make_workload``
 (``predictkit/workload/data/default_site.json``): the equal-weight mixture
-of the sites fitted to the nine logs with a queue.
+of the sites fitted to the nine logs with a queue (weights fixed in
+advance, not fitted to the comparison). **Leave-one-out**: for each of those
+logs, the default workload of a site rebuilt without it, against it.
 
 Run from the repository root: ``python -m benchmarks.workload_validation
 [--jobs 10000] [--seeds 10] [--traces NAME ...] [--output-dir DIR]
@@ -34,9 +36,11 @@ Run from the repository root: ``python -m benchmarks.workload_validation
 """
 
 import argparse
+import contextlib
 import json
 import sys
 import time
+from unittest import mock
 
 import numpy as np
 from scipy.stats import ks_2samp
@@ -47,6 +51,7 @@ from predictkit.simulate import simulate
 from predictkit.workload import JointEstimates, ShuffledEstimates, SiteModel, make_workload
 from predictkit.workload._joint import AT_REQUEST
 from predictkit.workload._runtimes import PROBABILITIES
+from predictkit.workload._site import DefaultSite
 from predictkit.workload._tsafrir_modes import N_HEAD
 
 from benchmarks._common import (parse_or_render, provenance, provenance_lines, trace_file,
@@ -58,7 +63,6 @@ QUEUED_LOGS = ["KTH-SP2-1996-2.1-cln", "SDSC-SP2-1998-4.2-cln", "SDSC-BLUE-2000-
 """The logs with requests whose first 10,000 jobs queue (docs/results/estimate_models.md)."""
 QUIET_LOGS = ["LLNL-Atlas-2006-2.1-cln", "LLNL-Thunder-2007-1.1-cln", "LPC-EGEE-2004-1.2-cln"]
 """Logs with requests but no queue in their first 10,000 jobs (no schedule comparison)."""
-BALANCE_ROUNDS, BALANCE_JOBS, BALANCE_STEP, BALANCE_SEEDS = 40, 100_000, 0.15, (0, 1, 2)
 MIXTURE_POINTS = 10_000
 """Points per fitted distribution when mixing them into the built-in site."""
 MACHINE_PROCS = {"RICC-2010-2": 8192}
@@ -99,64 +103,61 @@ def mixture_quantiles(tables, weights):
     return np.array(rows)
 
 
-def default_site(sites, weights=None):
-    """The built-in site: a mixture of fitted sites, weighted median consistency shares."""
+def default_site(sites):
+    """The built-in site: the equal-weight mixture of fitted sites, median consistency shares.
+
+    The weights are fixed in advance (one per log), not chosen by how close
+    the generated workloads come to the logs: the logs that build the site are
+    also the ones it is compared with, and :func:`leave_one_out` measures it on
+    a log it was not built from.
+    """
     names = sorted(sites)
     fitted = [sites[name] for name in names]
-    weights = np.full(len(names), 1 / len(names)) if weights is None else np.asarray(weights)
-
-    def median(values):
-        order = np.argsort(values)
-        cumulative = np.cumsum(weights[order])
-        return float(np.asarray(values)[order][np.searchsorted(cumulative, 0.5)])
-
+    weights = np.full(len(names), 1 / len(names))
     return {
         "sources": names, "weights": np.round(weights, 4).tolist(),
-        "method": "mixture of the fitted runtime distributions (per size class) and padding "
-                  "distributions (per runtime bin) of the sources, with weights chosen to "
-                  "minimise the largest accuracy KS distance to them; weighted median user "
+        "method": "equal-weight mixture of the fitted runtime distributions (per size class) "
+                  "and padding distributions (per runtime bin) of the sources; median user "
                   "and session shares",
         "runtime_log_quantiles": np.round(mixture_quantiles(
             [s.runtimes_.log_quantiles_ for s in fitted], weights), 4).tolist(),
         "padding_quantiles": np.round(mixture_quantiles(
             [s.estimates_.padding_quantiles_ for s in fitted], weights), 4).tolist(),
-        "user_share": round(median([s.estimates_.user_share_ for s in fitted]), 4),
-        "session_share": round(median([s.estimates_.session_share_ for s in fitted]), 4),
+        "user_share": round(float(np.median([s.estimates_.user_share_ for s in fitted])), 4),
+        "session_share": round(float(np.median([s.estimates_.session_share_ for s in fitted])),
+                               4),
     }
 
 
-def balanced_default_site(sites, logs, path, rounds=BALANCE_ROUNDS, jobs=BALANCE_JOBS):
-    """Mixture weights that minimise the largest accuracy KS distance to the logs.
+@contextlib.contextmanager
+def built_in_site(data):
+    """Make ``data`` (as :func:`default_site` returns it) the built-in site for a while."""
+    from predictkit.workload import _site, _synthetic
 
-    Multiplicative weights: after each round the logs farther than average
-    from the generated workloads (mean distance over ``BALANCE_SEEDS``) gain
-    weight. The score kept is the largest distance, plus the excess of the
-    median distance over 0.18. Writes each candidate to ``path`` (the built-in
-    site make_workload reads) and keeps the best.
+    site = DefaultSite(data)
+    with mock.patch.object(_site, "default_site", lambda: site), \
+            mock.patch.object(_synthetic, "default_site", lambda: site):
+        yield
+
+
+def leave_one_out(sites, logs_accuracy, n_jobs, seeds=DEFAULT_SEEDS):
+    """Accuracy KS of default workloads whose built-in site leaves out the log compared.
+
+    For each log X of ``sites``: the built-in site rebuilt from the other
+    logs (:func:`default_site`), ``make_workload(n_jobs)`` with every default
+    for each seed, and the KS distance of its accuracy to X's.
     """
-    from predictkit.workload._site import default_site as built_in
-
-    names = sorted(sites)
-    real = {name: accuracy(logs[name]) for name in names}
-    weights = np.full(len(names), 1 / len(names))
-    best = (np.inf, None)
-    for _ in range(rounds):
-        data = default_site(sites, weights)
-        write_text(path, json.dumps(data) + "\n")
-        built_in.cache_clear()
-        ks = np.zeros(len(names))
-        for seed in BALANCE_SEEDS:  # the mean distance over seeds, not one seed's
-            generated = accuracy(make_workload(jobs, random_state=seed))
-            ks += np.array([ks_2samp(real[name], generated, method="asymp").statistic
-                            for name in names]) / len(BALANCE_SEEDS)
-        score = ks.max() + max(float(np.median(ks)) - KS_MEDIAN_TARGET + 0.02, 0.0)
-        if score < best[0]:
-            best = (score, data)
-        weights = weights * np.exp(BALANCE_STEP * (ks - ks.mean()) / max(ks.std(), 1e-9))
-        weights /= weights.sum()
-    write_text(path, json.dumps(best[1]) + "\n")
-    built_in.cache_clear()
-    return best[1]
+    out = []
+    for name in sorted(sites):
+        data = default_site({k: v for k, v in sites.items() if k != name})
+        with built_in_site(data):
+            ks, mean_acc = [], []
+            for seed in seeds:
+                acc = accuracy(make_workload(n_jobs, random_state=seed))
+                ks.append(float(ks_2samp(logs_accuracy[name], acc, method="asymp").statistic))
+                mean_acc.append(float(acc.mean()))
+        out.append({"trace": name, "ks": ks, "mean_accuracy": mean_acc})
+    return out
 
 
 def accuracy(jobs):
@@ -243,7 +244,7 @@ def run_log(name, n_jobs, seeds):
                     "bins": padding_summary(site.estimates_)}}
     if name in QUEUED_LOGS:
         row["schedule"] = schedules(log, n_jobs, seeds)
-    return row, log
+    return row, log, site
 
 
 def weekly_loads(jobs, machine_procs):
@@ -306,13 +307,15 @@ def speed_check(repeat):
 
 
 def default_seeds(logs_accuracy, n_jobs, seeds=DEFAULT_SEEDS):
-    """Largest and median accuracy KS of default workloads of several seeds to the logs."""
+    """Accuracy KS of default workloads of several seeds to each log, largest and median."""
     out = []
     for seed in seeds:
         acc = accuracy(make_workload(n_jobs, random_state=seed))
-        ks = [ks_2samp(real, acc, method="asymp").statistic for real in logs_accuracy]
-        out.append({"seed": seed, "max": float(max(ks)), "median": float(np.median(ks)),
-                    "mean_accuracy": float(acc.mean())})
+        ks = {name: float(ks_2samp(real, acc, method="asymp").statistic)
+              for name, real in logs_accuracy.items()}
+        out.append({"seed": seed, "max": max(ks.values()),
+                    "median": float(np.median(list(ks.values()))),
+                    "mean_accuracy": float(acc.mean()), "ks": ks})
     return out
 
 
@@ -334,16 +337,20 @@ def main(argv=None):
     started = time.perf_counter()
     names = [n for n in QUEUED_LOGS + QUIET_LOGS if not args.traces or n in args.traces]
     if args.default_site:
-        logs = {name: load_log(name) for name in QUEUED_LOGS}
-        sites = {name: SiteModel().fit(log) for name, log in logs.items()}
-        balanced_default_site(sites, logs, args.default_site)
+        from predictkit.workload._site import default_site as built_in
+
+        sites = {name: SiteModel().fit(load_log(name)) for name in QUEUED_LOGS}
+        write_text(args.default_site, json.dumps(default_site(sites)) + "\n")
+        built_in.cache_clear()
+        del sites
     default = make_workload(args.default_jobs, random_state=0)
-    rows, queued_accuracy = [], []
+    rows, queued_accuracy, queued_sites = [], {}, {}
     for name in names:
         t0 = time.perf_counter()
-        row, log = run_log(name, args.jobs, list(range(args.seeds)))
+        row, log, site = run_log(name, args.jobs, list(range(args.seeds)))
         if name in QUEUED_LOGS:
-            queued_accuracy.append(accuracy(log))
+            queued_accuracy[name] = accuracy(log)
+            queued_sites[name] = site
         row["default_distance"] = distances(log, default)
         row["seconds"] = round(time.perf_counter() - t0, 1)
         rows.append(row)
@@ -352,6 +359,8 @@ def main(argv=None):
               "default_jobs": args.default_jobs, "default": describe(default),
               "default_load": offered_load(default, 128), "logs": rows,
               "default_seeds": default_seeds(queued_accuracy, args.default_jobs),
+              "leave_one_out": (leave_one_out(queued_sites, queued_accuracy, args.default_jobs)
+                                if len(queued_sites) == len(QUEUED_LOGS) else None),
               "load_check": load_check(), "speed": speed_check(args.repeat),
               "seconds": round(time.perf_counter() - started, 1)}
     print(json.dumps(result, indent=1))
@@ -406,6 +415,7 @@ def findings(result):
          max(abs(rel[0]), abs(rel[1])) <= LOAD_BAND),
     ]
     speed = result["speed"]
+    out[3:3] = loo_findings(result)
     out += [
         (f"make_workload({speed['jobs']:,}) under {SPEED_TARGET_S:.0f} s",
          f"{speed['seconds']:.1f} s ({speed['ratio_to_sort']:.0f} x sorting "
@@ -415,6 +425,65 @@ def findings(result):
          f"{speed['import_rss_mb']:,.0f} MiB)", speed["peak_rss_mb"] < MEMORY_TARGET_MB),
     ]
     return out
+
+
+def loo_findings(result):
+    """The KS targets measured on held-out logs (the built-in site rebuilt without each)."""
+    loo = result.get("leave_one_out")
+    if not loo:
+        return []
+    seeds = result["default_seeds"]
+    per_seed = np.array([row["ks"] for row in loo])  # logs x seeds
+    first = per_seed[:, 0]
+    ok = [(col.max() <= KS_TARGET) and (np.median(col) <= KS_MEDIAN_TARGET)
+          for col in per_seed.T]
+    return [
+        (f"leave-one-out default (built without the log compared), seed {seeds[0]['seed']}: "
+         f"accuracy KS to each held-out log <= {KS_TARGET}",
+         f"max {_f(first.max(), 3)}, {int((first <= KS_TARGET).sum())} of {first.size} logs",
+         bool(first.max() <= KS_TARGET)),
+        (f"leave-one-out default, seed {seeds[0]['seed']}: median held-out KS <= "
+         f"{KS_MEDIAN_TARGET}", _f(float(np.median(first)), 3),
+         bool(np.median(first) <= KS_MEDIAN_TARGET)),
+        (f"leave-one-out default, seeds {seeds[0]['seed']}-{seeds[-1]['seed']}: both KS targets",
+         f"{sum(ok)} of {len(ok)} seeds (largest KS {per_seed.max(axis=0).min():.3f}-"
+         f"{per_seed.max(axis=0).max():.3f}, median {np.median(per_seed, axis=0).min():.3f}-"
+         f"{np.median(per_seed, axis=0).max():.3f})", all(ok)),
+    ]
+
+
+def loo_lines(result):
+    """The leave-one-out table: in-sample and held-out accuracy KS of the default workload."""
+    loo = result.get("leave_one_out")
+    if not loo:
+        return []
+    seeds = result["default_seeds"]
+    n = len(seeds)
+    lines = ["", "## Leave-one-out: the default workload on a log it was not built from", "",
+             f"In-sample: the built-in site (equal-weight mixture of the {len(loo)} logs with a "
+             "queue) against each of them. Held out: the site rebuilt from the other "
+             f"{len(loo) - 1} logs (same rule, equal weights) against the log left out, "
+             "which is how the default behaves on a site whose log we do not have. "
+             f"`make_workload({result['default_jobs']:,})` with every default, seeds "
+             f"{seeds[0]['seed']}-{seeds[-1]['seed']}; accuracy KS distance, mean and largest "
+             "over the seeds.", "",
+             "| log | KS in-sample mean / max | KS held out mean / max | mean accuracy real / "
+             "held out |", "|---|---|---|---|"]
+    real = {r["trace"]: r["real"]["mean_accuracy"] for r in result["logs"]}
+    for row in loo:
+        name = row["trace"]
+        inside = [s["ks"][name] for s in seeds]
+        lines.append(f"| {name} | {np.mean(inside):.3f} / {max(inside):.3f} | "
+                     f"{np.mean(row['ks']):.3f} / {max(row['ks']):.3f} | "
+                     f"{real[name]:.2f} / {np.mean(row['mean_accuracy']):.2f} |")
+    inside = np.array([[s["ks"][row["trace"]] for s in seeds] for row in loo])
+    held = np.array([row["ks"] for row in loo])
+    worse = held.mean(axis=1) - inside.mean(axis=1)
+    lines += ["", f"Leaving a log out raises its mean KS distance by {np.median(worse):+.3f} "
+              f"(median over the logs; {worse.min():+.3f} to {worse.max():+.3f}); held out, "
+              f"{int((held.max(axis=1) <= KS_TARGET).sum())} of {len(loo)} logs stay within "
+              f"{KS_TARGET} at every seed."]
+    return lines
 
 
 def render(result, output_dir):
@@ -451,6 +520,7 @@ def render(result, output_dir):
             f"{fd['ks_log_runtime']:.3f} / {dd['ks_log_runtime']:.3f} | "
             f"{fd['ks_log_request']:.3f} / {dd['ks_log_request']:.3f} | "
             f"{real['k']} / {fit['k']} | {real['top20_share']:.2f} / {fit['top20_share']:.2f} |")
+    lines += loo_lines(result)
     lines += ["", "## Fitted parameters", "",
               "| log | t_max (h) | modes | tail share | user share | session share |",
               "|---|---|---|---|---|---|"]
@@ -497,7 +567,8 @@ def render(result, output_dir):
               f"{len(queued) - len(outside)} of {len(queued)} logs; outside: "
               f"{', '.join(outside) or 'none'}. The shuffle of the real requests gives a lower "
               f"slowdown than the real requests (too optimistic) on {optimistic} of "
-              f"{len(queued)} logs here."]
+              f"{len(queued)} logs here. Variants of the model measured against this target, "
+              "each fitted to the log: [estimate_variants.md](estimate_variants.md)."]
     load = result["load_check"]
     lines += ["", "## Load", "",
               f"`make_workload({load['jobs']:,}, random_state=0)` spans "

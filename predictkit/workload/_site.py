@@ -3,8 +3,8 @@
 :class:`SiteModel` fits a :class:`RuntimeDistribution` and a
 :class:`JointEstimates` to one log, so that :func:`make_workload` can generate
 jobs that look like that site's. :func:`default_site` is the built-in site
-used by ``make_workload`` when no site is given: the equal-weight Wasserstein
-barycentre of nine archive logs (see ``docs/workload.md``).
+used by ``make_workload`` when no site is given: the equal-weight mixture of
+the sites fitted to nine archive logs (see ``docs/workload.md``).
 """
 
 import functools

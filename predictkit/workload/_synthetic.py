@@ -68,7 +68,7 @@ def make_workload(n_jobs, *, machine_procs=128, random_state=None, t_max=None, p
       session runs one of its user's three applications;
     * runtimes (``runtimes="site"``, the default) follow a site's runtime
       distribution per job-size class (:class:`RuntimeDistribution`): the
-      built-in site (the barycentre of nine archive logs) or ``site``;
+      built-in site (an equal-weight mixture of nine archive logs) or ``site``;
       ``runtimes="lublin"`` keeps Lublin & Feitelson's hyper-gamma runtimes;
     * requests (``estimates="joint"``, the default) come from
       :class:`JointEstimates`: a padding of the runtime drawn for its length,
