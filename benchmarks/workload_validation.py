@@ -132,10 +132,10 @@ def default_site(sites):
 @contextlib.contextmanager
 def built_in_site(data):
     """Make ``data`` (as :func:`default_site` returns it) the built-in site for a while."""
-    from predictkit.workload import _site, _synthetic
+    from predictkit.workload import _default_site, _synthetic
 
     site = DefaultSite(data)
-    with mock.patch.object(_site, "default_site", lambda: site), \
+    with mock.patch.object(_default_site, "default_site", lambda: site), \
             mock.patch.object(_synthetic, "default_site", lambda: site):
         yield
 

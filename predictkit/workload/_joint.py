@@ -44,6 +44,7 @@ from .._time import parse_duration
 from .._validation import RANDOM_STATE, Duration, Interval, invalid_parameter
 from ..exceptions import ConfigError
 from ..jobs import validate_jobs
+from . import _default_site
 from ._base import EstimateModel, as_rng, check_runtimes
 from ._runtimes import inverse_transform, quantile_table
 from ._sessions import DEFAULT_THINK_TIME, session_ids
@@ -294,7 +295,6 @@ class JointEstimates(EstimateModel):
         if hasattr(self, "mode_values_"):
             return (self.mode_values_, self.mode_weights_, self.mode_head_, self.tail_share_,
                     self.padding_quantiles_, self.user_share_, self.session_share_)
-        from ._site import default_site
         from ._tsafrir import TsafrirEstimates
 
         if self.t_max is None:
@@ -302,7 +302,7 @@ class JointEstimates(EstimateModel):
                 "t_max", "JointEstimates",
                 "given (the maximal request, e.g. t_max='18h') unless the model is fitted "
                 "on a log with requests", None)
-        site = default_site()
+        site = _default_site.default_site()
         table = TsafrirEstimates(t_max=self.t_max, p_max=self.p_max,
                                  random_state=rng).mode_table(max(n, 1))
         tail = self.tail_share if self.tail_share is not None else float(

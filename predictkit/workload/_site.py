@@ -7,9 +7,6 @@ used by ``make_workload`` when no site is given: the equal-weight mixture of
 the sites fitted to nine archive logs (see ``docs/workload.md``).
 """
 
-import functools
-import json
-from importlib import resources
 from numbers import Integral
 
 import numpy as np
@@ -17,49 +14,12 @@ from sklearn.base import BaseEstimator
 
 from .._validation import RANDOM_STATE, Duration, Interval, ParamsValidatedMixin
 from ..exceptions import ConfigError
+from ._default_site import DefaultSite, default_site
 from ._joint import JointEstimates
 from ._runtimes import RuntimeDistribution
 from ._sessions import DEFAULT_THINK_TIME
 
 __all__ = ["SiteModel", "default_site", "DefaultSite"]
-
-DEFAULT_SITE_FILE = "default_site.json"
-"""The built-in site's parameters, in ``predictkit/workload/data``."""
-
-
-class DefaultSite:
-    """The built-in site's parameters (read from :data:`DEFAULT_SITE_FILE`).
-
-    Attributes
-    ----------
-    runtime_log_quantiles : ndarray, shape (6, 101)
-        As :attr:`RuntimeDistribution.log_quantiles_`.
-    padding_quantiles : ndarray, shape (10, 101)
-        As :attr:`JointEstimates.padding_quantiles_`.
-    user_share, session_share : float
-    sources : list of str
-        The logs it was fitted to.
-    """
-
-    def __init__(self, data):
-        self.runtime_log_quantiles = np.asarray(data["runtime_log_quantiles"], dtype=float)
-        self.padding_quantiles = np.asarray(data["padding_quantiles"], dtype=float)
-        self.user_share = float(data["user_share"])
-        self.session_share = float(data["session_share"])
-        self.sources = list(data["sources"])
-        self.estimates_ = self  # the attribute names JointEstimates reads
-        self.padding_quantiles_ = self.padding_quantiles
-        self.user_share_ = self.user_share
-        self.session_share_ = self.session_share
-
-
-@functools.lru_cache(maxsize=1)
-def default_site():
-    """The built-in site (cached)."""
-    text = resources.files("predictkit.workload").joinpath("data", DEFAULT_SITE_FILE).read_text(
-        encoding="utf-8")
-    return DefaultSite(json.loads(text))
-
 
 class SiteModel(ParamsValidatedMixin, BaseEstimator):
     """Runtimes and requests of one site, fitted to its log, for :func:`make_workload`.
