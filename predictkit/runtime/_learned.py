@@ -111,7 +111,8 @@ class LearnedRuntime(OnlineRuntimeEstimator):
     >>> from predictkit.model_selection import replay
     >>> from predictkit.runtime import make_predictor
     >>> jobs = make_workload(n_jobs=300, random_state=0)
-    >>> pred = replay(make_predictor("learned"), jobs, jobs["run_time"])
+    >>> y = jobs["run_time"]
+    >>> pred = replay(make_predictor("learned"), jobs, y, known_time=jobs["submit_time"] + y)
     >>> bool(((pred >= 1) & (pred <= jobs["req_time"])).all())
     True
     """
