@@ -252,9 +252,12 @@ class LearnedRuntime(OnlineRuntimeEstimator):
             train = train[np.isfinite(log_ratio[train])]
             if len(train) < 2:
                 continue
-            model = self._fit_model(np.ascontiguousarray(features[train]), log_ratio[train])
+            # a feature the log cannot give (no groups, no status) is left out
+            used = np.flatnonzero(np.isfinite(features[train]).any(axis=0))
+            model = self._fit_model(np.ascontiguousarray(features[np.ix_(train, used)]),
+                                    log_ratio[train])
             with threadpool_limits(1):
-                mu[rows] = np.minimum(model.predict(features[rows]), 0.0)
+                mu[rows] = np.minimum(model.predict(features[np.ix_(rows, used)]), 0.0)
             modeled[rows] = True
         return mu, modeled
 
