@@ -24,12 +24,16 @@ _POOLED = 128
 """Residuals of all users mixed into every job's samples."""
 _POOLED_WEIGHT = 2.0
 """Weight of the pooled residuals, in jobs of the user (a prior of two jobs)."""
-_SENTINEL = 0.5
-"""Weight of the pseudo-job that outruns its request (in jobs of the user)."""
+_SENTINEL = 0.02
+"""Weight of the pseudo-job that outruns its request (in jobs of the user): small, it
+only makes every adjusted estimate carry some risk, so that the penalty can always
+bring the bad share down."""
 _SESSION = 3600.0
 """Completed jobs submitted this long before a job count as earlier jobs of its burst."""
-_LOG_LAM = (0.0, -7.0, 12.0)
-"""Start, lowest and highest log multiplier of the bad-estimate penalty."""
+_LOG_LAM = (-7.0, 12.0)
+"""Lowest and highest log multiplier of the bad-estimate penalty (it starts at
+1 / max_bad_share: a bad estimate weighs as much as the accuracy of the jobs
+the budget grants one to)."""
 
 
 def _default_regressor():
@@ -142,7 +146,9 @@ class LearnedRuntime(OnlineRuntimeEstimator):
 
     def _setup(self):
         super()._setup()
-        self._models = {}
+        # fitted models by the content of their training data: a refit on the same
+        # history (a replay at another budget, a simulation) reuses them
+        self.__dict__.setdefault("_models", {})
 
     def _required_columns(self):
         return ("submit_time", "req_time", "user_id")
@@ -229,7 +235,8 @@ class LearnedRuntime(OnlineRuntimeEstimator):
         mu, modeled = self._model_predictions(hist, features, log_ratio, both["submit_time"], nh)
         pred, self._log_lam_trace = budgeted_predictions(
             kind, row, user, req, run, log_ratio, mu, modeled, _RING, _POOLED, _POOLED_WEIGHT, _SENTINEL, 5,
-            float(self.bad_threshold), float(self.max_bad_share), float(self.step), *_LOG_LAM)
+            float(self.bad_threshold), float(self.max_bad_share), float(self.step),
+            -np.log(self.max_bad_share), *_LOG_LAM)
         return pred[nh:]
 
     def _model_predictions(self, hist, features, log_ratio, submit, nh):
