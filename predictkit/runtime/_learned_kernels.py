@@ -176,11 +176,11 @@ def submission_features(kind, row, time, user, group, key, submit, req, width, f
 
 
 @njit(cache=True)
-def _decide(mu, residuals, weights, request, lam, threshold, sentinel):
+def _decide(log_ratios, weights, request, lam, threshold, sentinel):
     """The estimate minimising ``-E[accuracy] + lam * P(bad estimate)`` over weighted samples.
 
-    The runtime samples are ``request * exp(min(mu + e, log 2))`` for the
-    residuals ``e`` (a job may overrun its request), plus a pseudo-job of
+    The runtime samples are ``request * exp(min(l, log 2))`` for the sampled
+    log ratios ``l`` (a job may overrun its request), plus a pseudo-job of
     weight ``sentinel`` that runs ``threshold`` past the request, so that
     every adjusted estimate carries some risk and a large ``lam`` brings
     every estimate back to the request; the candidates are the samples themselves, each sample
@@ -188,10 +188,10 @@ def _decide(mu, residuals, weights, request, lam, threshold, sentinel):
     and the request (never a bad estimate: Tang's BE counts adjusted jobs).
     Ties go to the larger estimate.
     """
-    m = residuals.shape[0]
+    m = log_ratios.shape[0]
     runs = np.empty(m)
     for k in range(m):
-        runs[k] = request * np.exp(min(mu + residuals[k], _LOG_OVERRUN))
+        runs[k] = request * np.exp(min(log_ratios[k], _LOG_OVERRUN))
     order = np.argsort(runs)
     runs, w = runs[order], weights[order]
     # below[k]: sum of w * r over the k shortest runs; above[k]: sum of w / r and of w
@@ -227,17 +227,18 @@ def _decide(mu, residuals, weights, request, lam, threshold, sentinel):
 
 
 @njit(cache=True)
-def budgeted_predictions(kind, row, user, req, run, log_ratio, mu, modeled, ring, pooled_size,
+def budgeted_predictions(kind, row, user, key, req, run, log_ratio, mu, modeled, ring, pooled_size,
                          pooled_weight, sentinel, min_user_jobs, threshold, budget, step, log_lam_start,
                          log_lam_low, log_lam_high):
     """Estimates held to a bad-estimate budget by an adaptive multiplier.
 
     At each submission, the estimate minimises ``-E[accuracy] + lam * P(bad)``
-    (:func:`_decide`) over the residuals of the model ``mu``: the user's last
-    ``ring`` residuals (weight 1 each) mixed with the last ``pooled_size``
-    residuals of all users (weight ``pooled_weight`` in all, a prior that
-    keeps the tail risk of a user's few jobs from vanishing) and a
-    pseudo-job of weight ``sentinel`` that outruns its request. A job keeps
+    (:func:`_decide`) over sampled log ratios: those of the user's last
+    ``ring`` jobs (weight 1 each) mixed with the model's prediction ``mu``
+    plus each of the model's last ``pooled_size`` residuals over all users
+    (weight ``pooled_weight`` in all: the learned prior, which also keeps
+    the tail risk of a user's few jobs from vanishing) and a pseudo-job of
+    weight ``sentinel`` that outruns its request. A job keeps
     its request when its user has fewer than ``min_user_jobs`` completed
     jobs and no model has been fitted yet (``modeled``). At each completion
     of an estimated job, ``log lam`` moves by ``step * (bad - budget)``, the
@@ -255,6 +256,12 @@ def budgeted_predictions(kind, row, user, req, run, log_ratio, mu, modeled, ring
             n_users = user[i] + 1
     u_res = np.zeros((n_users, ring))
     u_count = np.zeros(n_users, dtype=np.int64)
+    n_keys = 1
+    for i in range(n):
+        if key[i] + 1 > n_keys:
+            n_keys = key[i] + 1
+    k_res = np.zeros((n_keys, ring))
+    k_count = np.zeros(n_keys, dtype=np.int64)
     p_res = np.zeros(pooled_size)
     p_count = 0
     samples = np.empty(ring + pooled_size)
@@ -269,11 +276,14 @@ def budgeted_predictions(kind, row, user, req, run, log_ratio, mu, modeled, ring
                 log_lam = min(max(log_lam + step * (bad - budget), log_lam_low), log_lam_high)
             residual = log_ratio[i] - mu[i]
             if residual == residual:
-                if u >= 0:
-                    u_res[u, u_count[u] % ring] = residual
-                    u_count[u] += 1
                 p_res[p_count % pooled_size] = residual
                 p_count += 1
+            if u >= 0 and log_ratio[i] == log_ratio[i]:
+                u_res[u, u_count[u] % ring] = log_ratio[i]
+                u_count[u] += 1
+            if key[i] >= 0 and log_ratio[i] == log_ratio[i]:
+                k_res[key[i], k_count[key[i]] % ring] = log_ratio[i]
+                k_count[key[i]] += 1
             continue
         trace[i] = log_lam
         request = req[i]
@@ -285,18 +295,26 @@ def budgeted_predictions(kind, row, user, req, run, log_ratio, mu, modeled, ring
             pred[i] = request
             continue
         m = 0
-        for k in range(m_user):
-            samples[m] = u_res[u, k]
-            weights[m] = 1.0
-            m += 1
+        kk = key[i]
+        m_key = min(k_count[kk], ring) if kk >= 0 else 0
+        if m_key >= min_user_jobs:
+            for k in range(m_key):
+                samples[m] = k_res[kk, k]
+                weights[m] = 1.0
+                m += 1
+        else:
+            for k in range(m_user):
+                samples[m] = u_res[u, k]
+                weights[m] = 1.0
+                m += 1
         m_pooled = min(p_count, pooled_size)
         for k in range(m_pooled):
-            samples[m] = p_res[k]
+            samples[m] = mu[i] + p_res[k]
             weights[m] = pooled_weight / m_pooled
             m += 1
         if m == 0:
             pred[i] = request
             continue
-        pred[i] = _decide(mu[i], samples[:m], weights[:m], request, np.exp(log_lam), threshold,
+        pred[i] = _decide(samples[:m], weights[:m], request, np.exp(log_lam), threshold,
                           sentinel)
     return pred, trace
