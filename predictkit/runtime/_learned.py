@@ -65,10 +65,13 @@ class LearnedRuntime(OnlineRuntimeEstimator):
     3. **A decision under a budget**: the estimate minimises
        ``-E[accuracy] + lam * P(bad estimate)`` (Tang's accuracy, eq. 3;
        bad: underestimated by more than ``bad_threshold``, section 4.2.2)
-       over the model's residuals on the user's last 16 jobs (the last 64
-       jobs of all users when the user has fewer than 5). So short jobs,
-       which cannot be bad estimates, get accurate estimates, and the risk
-       goes where it buys the most accuracy.
+       over sampled ratios: those of the last 16 jobs with the same user and
+       request (of the user when there are fewer than 5), mixed with the
+       model's prediction plus its last 128 residuals over all users (the
+       learned prior, weight of two jobs) and a pseudo-job that outruns its
+       request (weight 1/50), so that every adjusted estimate carries some
+       risk. Short jobs, which cannot be bad estimates, get accurate
+       estimates; the risk goes where it buys the most accuracy.
     4. **Online calibration** of ``lam``: each time an estimated job ends,
        ``log lam += step * (bad - max_bad_share)``, the adaptive conformal
        update of Gibbs & Candes (2021), so that over any long stretch the
@@ -263,8 +266,7 @@ class LearnedRuntime(OnlineRuntimeEstimator):
             used = np.flatnonzero(np.isfinite(features[train]).any(axis=0))
             model = self._fit_model(np.ascontiguousarray(features[np.ix_(train, used)]),
                                     log_ratio[train])
-            with threadpool_limits(1):
-                mu[rows] = np.minimum(model.predict(features[np.ix_(rows, used)]), 0.0)
+            mu[rows] = np.minimum(model.predict(features[np.ix_(rows, used)]), 0.0)
             modeled[rows] = True
         return mu, modeled
 
