@@ -18,7 +18,7 @@ from benchmarks._common import RESULTS, provenance, read_json
 RENDERED = {
     "estimate_models": ["estimate_models.csv", "estimate_models.md"],
     "queue_bounds": ["queue_bounds.csv", "queue_bounds.md"],
-    "runtime_accuracy": ["runtime.md"],
+    "runtime_accuracy": ["runtime.md", "runtime_frontier.svg"],
     "scheduling": ["scheduling.md"],
     "varq_experiment": ["varq.md"],
 }
