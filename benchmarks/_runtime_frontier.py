@@ -81,6 +81,16 @@ def frontier_lines(done):
         f"{len(rows)} traces." + _list(
             " Outside", [f"{n} ({_pct(r['ours']['BE'])})" for n, r in rows.items()
                          if not r["budget_ok"]]))
+    matched = {n: _matched(done[n], r) for n, r in rows.items()}
+    good = [n for n, m in matched.items() if m and m["accuracy"] >= TARGET_RATIO * rows[n][
+        "tang"]["accuracy"]]
+    lines += ["", "**At Tang's own risk** (the most accurate point of the curve whose BE "
+              "share is no higher than Tang p85's + 0.5 point, i.e. the budget a site would "
+              f"choose to match Tang's risk): at least {TARGET_RATIO:.2f}x Tang p85's accuracy "
+              f"on {len(good)} of {len(rows)} traces: " + "; ".join(
+                  f"{n} {_cell(m)} at {_pct(m['max_bad_share'])} "
+                  f"({m['accuracy'] / rows[n]['tang']['accuracy']:.2f}x)" if m else
+                  f"{n} no point" for n, m in matched.items()) + "."]
     lines += ["", "Curve of the learned predictor (`max_bad_share` -> accuracy / BE):", ""]
     budgets = [c["max_bad_share"] for c in next(iter(done.values()))["frontier"]["learned"][
         "curve"]] if all("frontier" in t for t in done.values()) else []
@@ -111,6 +121,12 @@ def frontier_lines(done):
               "accurate than the samples of the user's few recent jobs promise: the "
               "calibration holds the share, the decision overrates aggressive estimates.", ""]
     return lines
+
+
+def _matched(trace, row):
+    limit = row["tang"]["BE"] + TARGET_BE_SLACK + 1e-12
+    within = [c for c in trace["frontier"]["learned"]["curve"] if c["BE"] <= limit]
+    return max(within, key=lambda c: c["accuracy"]) if within else None
 
 
 def _rising(curve):
