@@ -237,7 +237,8 @@ class LearnedRuntime(OnlineRuntimeEstimator):
             int(key.max(initial=-1) + 1), _RING, _SESSION)
         mu, modeled = self._model_predictions(hist, features, log_ratio, both["submit_time"], nh)
         pred, self._log_lam_trace = budgeted_predictions(
-            kind, row, user, key, req, run, log_ratio, mu, modeled, _RING, _POOLED, _POOLED_WEIGHT, _SENTINEL, 5,
+            kind, row, user, key, req, run, log_ratio, mu, modeled, _RING, _POOLED,
+            _POOLED_WEIGHT, _SENTINEL, 5,
             float(self.bad_threshold), float(self.max_bad_share), float(self.step),
             -np.log(self.max_bad_share), *_LOG_LAM)
         return pred[nh:]

@@ -227,14 +227,15 @@ def _decide(log_ratios, weights, request, lam, threshold, sentinel):
 
 
 @njit(cache=True)
-def budgeted_predictions(kind, row, user, key, req, run, log_ratio, mu, modeled, ring, pooled_size,
-                         pooled_weight, sentinel, min_user_jobs, threshold, budget, step, log_lam_start,
-                         log_lam_low, log_lam_high):
+def budgeted_predictions(kind, row, user, key, req, run, log_ratio, mu, modeled, ring,
+                         pooled_size, pooled_weight, sentinel, min_user_jobs, threshold, budget,
+                         step, log_lam_start, log_lam_low, log_lam_high):
     """Estimates held to a bad-estimate budget by an adaptive multiplier.
 
     At each submission, the estimate minimises ``-E[accuracy] + lam * P(bad)``
-    (:func:`_decide`) over sampled log ratios: those of the user's last
-    ``ring`` jobs (weight 1 each) mixed with the model's prediction ``mu``
+    (:func:`_decide`) over sampled log ratios: those of the last ``ring``
+    jobs of the job's ``key`` (user and request; of its user when the key
+    has fewer than ``min_user_jobs``), weight 1 each, mixed with the model's prediction ``mu``
     plus each of the model's last ``pooled_size`` residuals over all users
     (weight ``pooled_weight`` in all: the learned prior, which also keeps
     the tail risk of a user's few jobs from vanishing) and a pseudo-job of
