@@ -1,6 +1,9 @@
 """Markdown page of ``runtime_accuracy.py`` results (``docs/results/runtime.md``)."""
 
+from pathlib import Path
+
 from benchmarks._common import provenance_lines, write_text
+from benchmarks._runtime_frontier import FIGURE, frontier_lines, write_figure
 
 PCTS = (50, 70, 80, 85, 90, 95, 100)
 
@@ -73,7 +76,8 @@ def write_markdown(report, path):
             f"{_cell(block['Tang triple 30D p85 floor 0.5'])} | "
             f"{_cell(block['RecentUsageMax'])} | {_cell(block['RecentAverage'])} | "
             f"{_cell(block['pipeline'])} |")
-    lines += ["", "## Do Tang's findings hold?", ""]
+    lines += [""] + frontier_lines(done)
+    lines += ["## Do Tang's findings hold?", ""]
     lines += _findings(done)
     lines += ["", "## Full grids (no floor; accuracy / UE+BE)", ""]
     for name, t in done.items():
@@ -93,6 +97,7 @@ def write_markdown(report, path):
     lines += ["## Skipped traces", ""]
     lines += [f"- {name}: {reason}" for name, reason in skipped.items()] or ["- none"]
     write_text(path, "\n".join(lines) + "\n")
+    write_figure(done, Path(path).parent / FIGURE)
 
 
 def _findings(done):

@@ -15,7 +15,11 @@ For every shared trace with requested times and user ids: online replay
   only (``TraceSplit``, sliding 90-day training window cut to its most recent
   ``--max-train`` jobs, test jobs finished before each submission fed to the
   features as in ``replay_cross_validate``), clipped to [1 s, request]; the
-  other predictors are also scored on those same jobs for comparison.
+  other predictors are also scored on those same jobs for comparison;
+* the accuracy-vs-bad-estimate frontier on those same jobs: every grid cell
+  and predictor as a point, ``LearnedRuntime`` (``make_predictor("learned")``)
+  as a curve over ``max_bad_share`` in {0.5%, 1%, 2%, 5%, 10%, 20%}, its
+  default (2%) replayed on its own and timed.
 
 Scores: Tang's average accuracy (eq. 3) and NA/OE/UE/BE shares (section
 4.2.2) over the jobs with a known runtime and request. Keys needing
@@ -44,15 +48,17 @@ from threadpoolctl import threadpool_limits
 
 from predictkit.io import read_swf
 from predictkit.metrics import adjustment_outcomes, estimate_accuracy
-from predictkit.model_selection import TraceSplit, replay
-from predictkit.runtime import (HistoryFeatures, RecentAverage, RecentUsageMax, RequestedTime,
-                                WalltimeAdjuster)
+from predictkit.model_selection import TraceSplit, known_times, replay
+from predictkit.runtime import (HistoryFeatures, LearnedRuntime, RecentAverage, RecentUsageMax,
+                                RequestedTime, WalltimeAdjuster)
 from benchmarks._common import parse_or_render, provenance, traces_dir, write_json
 from benchmarks._runtime_report import write_markdown
 
 KEYS = {"user": ("user_id",), "group": ("group_id",), "user+group": ("user_id", "group_id"),
         "user+group+request": ("user_id", "group_id", "req_time")}
 PERCENTILES = (50, 70, 80, 85, 90, 95, 100)
+BUDGETS = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2)
+"""``max_bad_share`` of the learned predictor's curve."""
 WINDOWS = {"30D": "30D", "all": None}
 
 
@@ -105,6 +111,33 @@ def learned(jobs, y, req, folds, max_train):
     return pred
 
 
+def last_folds(jobs, folds):
+    """Rows of the test jobs of the last ``folds`` 30-day periods (the pipeline's folds)."""
+    rows = np.zeros(len(jobs), dtype=bool)
+    cv = TraceSplit(n_splits=folds, period="30D", train="sliding", train_window="90D")
+    for _, test in cv.split(jobs):
+        rows[test] = True
+    return rows
+
+
+def learned_curve(jobs, y, req, known, rows):
+    """Scores of ``LearnedRuntime`` over :data:`BUDGETS`; the default's replay time."""
+    started = time.perf_counter()
+    default = replay(LearnedRuntime(), jobs, y, known_time=known)
+    seconds = time.perf_counter() - started
+    # one estimator for the curve: the budget changes no model, so its fits are reused
+    est = LearnedRuntime()
+    if known is None:
+        known = known_times(jobs, y)
+    curve = []
+    for budget in BUDGETS:
+        pred = default if budget == 0.02 else est.set_params(max_bad_share=budget)._replay(
+            jobs, y, np.asarray(known, dtype=float))
+        curve.append({"max_bad_share": budget, **score(y, req, pred, rows)})
+    return {"default": score(y, req, default, rows), "seconds": round(seconds, 1),
+            "curve": curve}
+
+
 def run_trace(path, args):
     prepared = prepare(path)
     if isinstance(prepared, str):
@@ -114,6 +147,8 @@ def run_trace(path, args):
     rows = np.isfinite(y) & np.isfinite(req)
     has_group = np.isfinite(jobs["group_id"].to_numpy(dtype=float)).any()
     result = {"n_jobs": len(jobs), "n_scored": int(rows.sum()), "notes": notes, "grid": []}
+    fold_rows = rows & last_folds(jobs, args.folds)
+    frontier = {"n_scored": int(fold_rows.sum()), "points": []}
     if not has_group:
         notes.append("no group ids: group-based key types skipped")
     started = time.perf_counter()
@@ -126,9 +161,11 @@ def run_trace(path, args):
                     est = WalltimeAdjuster(keys=keys, window=window, quantile=pct / 100,
                                            floor=floor)
                     pred = replay(est, jobs, y, known_time=known)
-                    result["grid"].append({"keys": key_name, "window": window_name,
-                                           "percentile": pct, "floor": floor,
-                                           **score(y, req, pred, rows)})
+                    cell = {"keys": key_name, "window": window_name, "percentile": pct,
+                            "floor": floor}
+                    result["grid"].append({**cell, **score(y, req, pred, rows)})
+                    frontier["points"].append({"predictor": "tang", **cell,
+                                               **score(y, req, pred, fold_rows)})
     result["grid_seconds"] = round(time.perf_counter() - started, 1)
     tang_keys = KEYS["user+group+request"] if has_group else ("user_id", "req_time")
     others = {"requested": RequestedTime(), "RecentUsageMax": RecentUsageMax(),
@@ -136,6 +173,10 @@ def run_trace(path, args):
               "Tang triple 30D p85 floor 0.5": WalltimeAdjuster(keys=tang_keys)}
     preds = {name: replay(est, jobs, y, known_time=known) for name, est in others.items()}
     result["predictors"] = {name: score(y, req, p, rows) for name, p in preds.items()}
+    frontier["points"] += [{"predictor": name, **score(y, req, p, fold_rows)}
+                           for name, p in preds.items()]
+    frontier["learned"] = learned_curve(jobs, y, req, known, fold_rows)
+    result["frontier"] = frontier
     started = time.perf_counter()
     try:
         with threadpool_limits(1):
@@ -149,6 +190,8 @@ def run_trace(path, args):
         block.update({name: score(y, req, p, test_rows) for name, p in preds.items()})
         block["seconds"] = round(time.perf_counter() - started, 1)
         result["learned"] = block
+        frontier["points"].append({"predictor": "pipeline", **block["pipeline"],
+                                   "n_scored": block["n_scored"]})
     return result
 
 

@@ -20,7 +20,7 @@ RENDERED = {
     "estimate_variants": ["estimate_variants.md"],
     "leung": ["leung.md"],
     "queue_bounds": ["queue_bounds.csv", "queue_bounds.md"],
-    "runtime_accuracy": ["runtime.md"],
+    "runtime_accuracy": ["runtime.md", "runtime_frontier.svg"],
     "scheduling": ["scheduling.md"],
     "simulate_speed": ["simulate_speed.md"],
     "varq_experiment": ["varq.md"],

@@ -9,7 +9,7 @@ from ..model_selection import replay
 from .._time import parse_duration
 from ..runtime._registry import PREDICTORS, make_predictor
 from ..runtime._walltime_adjuster import _keys
-from ._checks import check_count, flag_names, os_errors
+from ._checks import check_count, check_fraction, flag_names, os_errors
 from ._common import (Progress, add_command, print_json, read_trace_arg, result_stream,
                       output_format, write_table)
 from ._tables import format_number
@@ -50,6 +50,9 @@ def register(subparsers):
     parser.add_argument("--n-recent", type=int, default=None,
                         help="usage-max / recent-average: number of recent jobs "
                              "(default: 5 / 2)")
+    parser.add_argument("--max-bad-share", type=float, default=0.02,
+                        help="learned: share of bad estimates the predictor holds "
+                             "(default: %(default)s)")
     parser.add_argument("--assume-no-wait", action="store_true",
                         help="for logs without wait times: treat each job as ending at "
                              "submit + run (otherwise such logs are refused)")
@@ -73,6 +76,9 @@ def build_estimator(args):
     if args.method in ("usage-max", "recent-average"):
         params = {} if args.n_recent is None else {"n_recent": args.n_recent}
         return make_predictor(args.method, **params)
+    if args.method == "learned":
+        return make_predictor("learned", max_bad_share=args.max_bad_share,
+                              bad_threshold=args.bad_threshold)
     quantile = args.quantile
     if quantile != "mean":
         try:
@@ -119,6 +125,7 @@ def _check_args(args):
     """Refuse bad values before any work, each naming its flag."""
     check_count(args.n_recent, "--n-recent")
     check_count(args.min_jobs, "--min-jobs")
+    check_fraction(args.max_bad_share, "--max-bad-share")
     if not 0 <= args.bad_threshold < float("inf"):
         raise ConfigError(f"--bad-threshold must be a number of seconds >= 0, "
                           f"got {args.bad_threshold:g}")
@@ -139,7 +146,8 @@ def _check_keys(args, jobs):
 
 
 _FLAGS = {"keys": "--keys", "window": "--window", "quantile": "--quantile", "floor": "--floor",
-          "min_jobs": "--min-jobs", "n_recent": "--n-recent", "bad_threshold": "--bad-threshold"}
+          "min_jobs": "--min-jobs", "n_recent": "--n-recent", "bad_threshold": "--bad-threshold",
+          "max_bad_share": "--max-bad-share"}
 """Parameters of the predictors and the flags that set them."""
 
 
@@ -152,6 +160,8 @@ def run(args):
     if args.method == "tang":
         settings.update(keys=args.keys, window=args.window, quantile=args.quantile,
                         floor=args.floor, min_jobs=args.min_jobs)
+    elif args.method == "learned":
+        settings["max_bad_share"] = args.max_bad_share
     elif args.method != "requested":
         settings["n_recent"] = args.n_recent if args.n_recent is not None else "default"
     settings.update(assume_no_wait=args.assume_no_wait, bad_threshold=args.bad_threshold)

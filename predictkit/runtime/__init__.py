@@ -9,6 +9,7 @@ simulation drives them through :class:`OnlinePredictor` (``start``,
 """
 
 from ._history_features import HistoryFeatures
+from ._learned import LearnedRuntime
 from ._protocol import OnlinePredictor
 from ._recent import RecentAverage, RecentUsageMax
 from ._registry import PREDICTORS, make_predictor
@@ -16,4 +17,4 @@ from ._requested import RequestedTime
 from ._walltime_adjuster import WalltimeAdjuster
 
 __all__ = ["RequestedTime", "WalltimeAdjuster", "RecentUsageMax", "RecentAverage",
-           "HistoryFeatures", "make_predictor", "PREDICTORS", "OnlinePredictor"]
+           "HistoryFeatures", "LearnedRuntime", "make_predictor", "PREDICTORS", "OnlinePredictor"]

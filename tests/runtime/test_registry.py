@@ -27,7 +27,7 @@ def test_every_entry_builds_its_estimator(name):
 
 
 def test_names_and_order():
-    assert list(PREDICTORS) == ["requested", "tang", "usage-max", "recent-average"]
+    assert list(PREDICTORS) == ["requested", "tang", "usage-max", "recent-average", "learned"]
     assert ESTIMATE_NAMES == (*PREDICTORS, PERFECT)
     assert PERFECT not in REGISTRY
     with pytest.raises(ConfigError, match="make_predictor"):

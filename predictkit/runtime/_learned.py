@@ -1,0 +1,283 @@
+"""A learned runtime predictor held online to a bad-estimate budget."""
+
+import hashlib
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import clone
+from threadpoolctl import threadpool_limits
+
+from .._table import requested_width
+from .._validation import HasMethods, Interval
+from ._base import OnlineRuntimeEstimator, check_jobs, group_codes
+from ._learned_kernels import budgeted_predictions, event_order, submission_features
+from ._registered import RegisteredPredictor
+
+__all__ = ["LearnedRuntime"]
+
+_OPTIONAL = ("group_id", "width", "status")
+"""Columns read where the log has them (NaN otherwise)."""
+
+_RING = 16
+"""Completed jobs per user kept for the features and the residual samples."""
+_POOLED = 128
+"""Residuals of all users mixed into every job's samples."""
+_POOLED_WEIGHT = 2.0
+"""Weight of the pooled residuals, in jobs of the user (a prior of two jobs)."""
+_SENTINEL = 0.02
+"""Weight of the pseudo-job that outruns its request (in jobs of the user): small, it
+only makes every adjusted estimate carry some risk, so that the penalty can always
+bring the bad share down."""
+_SESSION = 3600.0
+"""Completed jobs submitted this long before a job count as earlier jobs of its burst."""
+_LOG_LAM = (-7.0, 12.0)
+"""Lowest and highest log multiplier of the bad-estimate penalty (it starts at
+1 / max_bad_share: a bad estimate weighs as much as the accuracy of the jobs
+the budget grants one to)."""
+
+
+def _default_regressor():
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    return HistGradientBoostingRegressor(max_iter=100, early_stopping=False, random_state=0)
+
+
+class LearnedRuntime(OnlineRuntimeEstimator):
+    """Runtime estimates learned from submission features, held to a bad-estimate budget.
+
+    For each job, placed at its submit time ``s`` and seeing only the jobs
+    ended by then (the no-peeking rule of :mod:`predictkit.runtime`):
+
+    1. **Features known at submission** (:data:`FEATURE_NAMES` of
+       ``_learned_kernels``): the request and width; the user's completed
+       jobs (count, last three ratios ``run / request`` and their mean,
+       spread and trend, last runtime, time since the last one ended and
+       since the last one was submitted, how many were submitted within the
+       hour before ``s``: the job's position in a burst, and the share that
+       did not complete normally where the log has a status); the last and
+       moving-mean ratio of the same user and request (Tang et al. 2013's
+       keys) and of the project.
+    2. **A model of log(run / request)** (``regressor``, gradient boosting by
+       default) refitted on the history, ordered by known time, each time it
+       doubles from ``min_train`` jobs and then every ``refit_every`` jobs,
+       on the most recent ``max_train`` of them. Until the first fit, the
+       model predicts the request.
+    3. **A decision under a budget**: the estimate minimises
+       ``-E[accuracy] + lam * P(bad estimate)`` (Tang's accuracy, eq. 3;
+       bad: underestimated by more than ``bad_threshold``, section 4.2.2)
+       over sampled ratios: those of the last 16 jobs with the same user and
+       request (of the user when there are fewer than 5), mixed with the
+       model's prediction plus its last 128 residuals over all users (the
+       learned prior, weight of two jobs) and a pseudo-job that outruns its
+       request (weight 1/50), so that every adjusted estimate carries some
+       risk. Short jobs, which cannot be bad estimates, get accurate
+       estimates; the risk goes where it buys the most accuracy.
+    4. **Online calibration** of ``lam``: each time an estimated job ends,
+       ``log lam += step * (bad - max_bad_share)``, the adaptive conformal
+       update of Gibbs & Candes (2021), so that over any long stretch the
+       share of bad estimates stays near ``max_bad_share`` whatever the
+       drift of the log.
+
+    A job without a request gets ``NaN``; a user without history keeps the
+    request until a model has been fitted.
+
+    Parameters
+    ----------
+    max_bad_share : float in (0, 1), default=0.02
+        Budget: the share of jobs underestimated by more than
+        ``bad_threshold``.
+    bad_threshold : float, default=1800
+        Seconds of underestimate that make a bad estimate (Tang: 30 min).
+    min_train : int, default=1000
+        Completed jobs before the first fit of the model.
+    refit_every : int, default=25000
+        Refit interval (completed jobs) once the history no longer doubles
+        between fits.
+    max_train : int, default=50000
+        Most recent completed jobs a fit uses.
+    step : float, default=0.05
+        Learning rate of the calibration (``gamma`` of Gibbs & Candes).
+    regressor : estimator or None, default=None
+        Regressor of log(run / request) on the features (NaN allowed);
+        ``None``: ``HistGradientBoostingRegressor(max_iter=100,
+        early_stopping=False, random_state=0)``. It must be deterministic:
+        the same history must give the same model.
+    clip_to_request : bool, default=True
+        Clip to ``[1 s, req_time]`` (estimates never exceed the request).
+
+    Attributes
+    ----------
+    history_ : dict of ndarray
+        Completed jobs seen so far.
+    n_history_ : int
+        Number of completed jobs in the history.
+
+    Examples
+    --------
+    >>> from predictkit.datasets import make_workload
+    >>> from predictkit.model_selection import replay
+    >>> from predictkit.runtime import make_predictor
+    >>> jobs = make_workload(n_jobs=300, random_state=0)
+    >>> y = jobs["run_time"]
+    >>> pred = replay(make_predictor("learned"), jobs, y, known_time=jobs["submit_time"] + y)
+    >>> bool(((pred >= 1) & (pred <= jobs["req_time"])).all())
+    True
+    """
+
+    _parameter_constraints = {
+        "max_bad_share": [Interval(Real, 0.0, 1.0, closed="neither")],
+        "bad_threshold": [Interval(Real, 0.0, None, closed="left")],
+        "min_train": [Interval(Integral, 2, None, closed="left")],
+        "refit_every": [Interval(Integral, 1, None, closed="left")],
+        "max_train": [Interval(Integral, 2, None, closed="left")],
+        "step": [Interval(Real, 0.0, None, closed="neither")],
+        "regressor": [HasMethods(["fit", "predict"]), None],
+        "clip_to_request": ["boolean"],
+    }
+
+    def __init__(self, *, max_bad_share=0.02, bad_threshold=1800.0, min_train=1000,
+                 refit_every=25000, max_train=50000, step=0.05, regressor=None,
+                 clip_to_request=True):
+        self.max_bad_share = max_bad_share
+        self.bad_threshold = bad_threshold
+        self.min_train = min_train
+        self.refit_every = refit_every
+        self.max_train = max_train
+        self.step = step
+        self.regressor = regressor
+        self.clip_to_request = clip_to_request
+
+    def _setup(self):
+        super()._setup()
+        # fitted models by the content of their training data: a refit on the same
+        # history (a replay at another budget, a simulation) reuses them
+        self.__dict__.setdefault("_models", {})
+
+    def _required_columns(self):
+        return ("submit_time", "req_time", "user_id")
+
+    @staticmethod
+    def _optional(X, arrays, *, outcome):
+        """Add the optional columns of ``X`` to ``arrays`` (NaN where absent)."""
+        n = len(X)
+        arrays["group_id"] = (np.asarray(X["group_id"], dtype=np.float64)
+                              if "group_id" in X.columns else np.full(n, np.nan))
+        arrays["width"] = (requested_width(X) if "req_procs" in X.columns
+                           or "n_procs" in X.columns else np.full(n, np.nan))
+        arrays["status"] = (np.asarray(X["status"], dtype=np.float64)
+                            if outcome and "status" in X.columns else np.full(n, np.nan))
+        return arrays
+
+    def _history_chunk(self, X, y, known=None):
+        return self._optional(X, super()._history_chunk(X, y, known), outcome=True)
+
+    def _query(self, X):
+        return self._optional(X, super()._query(X), outcome=False)
+
+    def start(self, jobs):
+        """Prepare to predict for ``jobs`` (:class:`~predictkit.runtime.OnlinePredictor`)."""
+        arrays = check_jobs(jobs, self._required_columns(), name="jobs",
+                            owner=type(self).__name__)
+        arrays["job_id"] = (np.asarray(jobs["job_id"], dtype=np.float64)
+                            if "job_id" in jobs.columns else np.full(len(jobs), np.nan))
+        self._optional(jobs, arrays, outcome=True)
+        self._jobs = arrays
+        self._blank = ["status"]
+        if not hasattr(self, "history_"):
+            self._setup()
+            self._append({**{c: v[:0] for c, v in arrays.items()},
+                          "known": np.empty(0), "run": np.empty(0)})
+        return self
+
+    def _history_for(self, query):
+        # every entry matters: the model and the pooled residuals use all users
+        return self.history_
+
+    def _refit_sizes(self, n_done):
+        """History sizes (completed jobs in recent order) at which the model is refitted."""
+        sizes, size = [], int(self.min_train)
+        while size <= n_done:
+            sizes.append(size)
+            size = min(2 * size, size + int(self.refit_every))
+        return sizes
+
+    def _fit_model(self, features, target):
+        """The regressor fitted on ``features`` (cached by content: same data, same model)."""
+        digest = hashlib.blake2b(features.tobytes() + target.tobytes(), digest_size=16).digest()
+        cache = self.__dict__.setdefault("_models", {})
+        model = cache.get(digest)
+        if model is None:
+            model = clone(self.regressor) if self.regressor is not None else _default_regressor()
+            with threadpool_limits(1):  # one thread: the same model on any machine
+                model.fit(features, target)
+            if len(cache) > 64:
+                cache.clear()
+            cache[digest] = model
+        return model
+
+    def _predict_raw(self, hist, query):
+        nh = len(hist["run"])
+        both = {c: np.concatenate([hist[c], query[c]])
+                for c in ("submit_time", "req_time", "user_id", "group_id", "width")}
+        user, group, key = group_codes([both], ("user_id",)) + group_codes(
+            [both], ("group_id",)) + group_codes([both], ("user_id", "req_time"))
+        req = both["req_time"]
+        run = np.concatenate([hist["run"], np.full(len(query["submit_time"]), np.nan)])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(req > 0, np.minimum(np.maximum(run, 1.0) / req, 2.0), np.nan)
+            log_ratio = np.log(ratio)
+            log_run = np.log(np.maximum(run, 1.0))
+        status = np.concatenate([hist["status"], np.full(len(query["submit_time"]), np.nan)])
+        fail = np.where(status >= 0, (status != 1).astype(np.float64), np.nan)
+        kind, row, time = event_order(hist["known"], hist["submit_time"], hist["job_id"],
+                                      hist["seq"], query["submit_time"])
+        features = submission_features(
+            kind, row, time, user, group, key, both["submit_time"], req, both["width"], fail,
+            log_ratio, log_run, int(user.max(initial=-1) + 1), int(group.max(initial=-1) + 1),
+            int(key.max(initial=-1) + 1), _RING, _SESSION)
+        mu, modeled = self._model_predictions(hist, features, log_ratio, both["submit_time"], nh)
+        pred, self._log_lam_trace = budgeted_predictions(
+            kind, row, user, key, req, run, log_ratio, mu, modeled, _RING, _POOLED,
+            _POOLED_WEIGHT, _SENTINEL, 5,
+            float(self.bad_threshold), float(self.max_bad_share), float(self.step),
+            -np.log(self.max_bad_share), *_LOG_LAM)
+        return pred[nh:]
+
+    def _model_predictions(self, hist, features, log_ratio, submit, nh):
+        """The model's log ratio for every row, from the last fit before its submission."""
+        mu = np.zeros(len(submit))
+        modeled = np.zeros(len(submit), dtype=np.bool_)
+        done = np.flatnonzero(np.isfinite(hist["known"]))
+        done = done[np.lexsort((hist["seq"][done], hist["job_id"][done],
+                                hist["submit_time"][done], hist["known"][done]))]
+        sizes = self._refit_sizes(len(done))
+        if not sizes:
+            return mu, modeled
+        ready = hist["known"][done[np.asarray(sizes) - 1]]
+        model_of = np.searchsorted(ready, submit, side="right") - 1
+        for k, size in enumerate(sizes):
+            rows = np.flatnonzero(model_of == k)
+            if not len(rows):
+                continue
+            train = done[:size][-int(self.max_train):]
+            train = train[np.isfinite(log_ratio[train])]
+            if len(train) < 2:
+                continue
+            # a feature the log cannot give (no groups, no status) is left out
+            used = np.flatnonzero(np.isfinite(features[train]).any(axis=0))
+            model = self._fit_model(np.ascontiguousarray(features[np.ix_(train, used)]),
+                                    log_ratio[train])
+            mu[rows] = np.minimum(model.predict(features[np.ix_(rows, used)]), 0.0)
+            modeled[rows] = True
+        return mu, modeled
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = False
+        return tags
+
+
+REGISTERED = (RegisteredPredictor(
+    name="learned", rank=4, estimator=LearnedRuntime,
+    summary="LearnedRuntime: run/request learned from submission features, estimates held "
+            "to a bad-estimate budget by adaptive conformal calibration (Gibbs & Candes 2021)"),)

@@ -1,0 +1,321 @@
+"""Compiled passes of :class:`~predictkit.runtime.LearnedRuntime` (numba, cached on disk).
+
+Both passes walk one list of *events* in time order (:func:`event_order`):
+the completion of each history entry at its known time (kind 0) and the
+submission of each history entry and each query at its submit time (kind 1).
+A submission at ``s`` comes after every completion with known time ``<= s``
+(the no-peeking rule of :mod:`predictkit.runtime._base`: a job ending in the
+same second counts as finished); completions come in the history's recent
+order (known time, submit time, ``job_id``, order added). Rows index one
+table: history entries first, then queries.
+
+State of the passes (one row per user, group or (user, request) key code):
+
+========================  ==========================================================
+state                     meaning
+========================  ==========================================================
+``u_ratio[u, k]``         log(run / request) of the user's completed jobs, a ring
+                          of ``ring`` slots (slot ``count % ring`` is the oldest)
+``u_run``, ``u_submit``   log runtime and submit time of the same jobs
+``u_fail``                1 if that job did not complete normally (SWF status not 1),
+                          0 if it did, NaN where the log has no status
+``u_count[u]``            completed jobs of the user so far
+``u_end[u]``              latest known (end) time among them
+``k_last``, ``k_mean``    last and exponentially weighted mean log ratio per
+                          (user, request) key; ``k_count`` jobs per key
+``g_mean``                exponentially weighted mean log ratio per group (project)
+========================  ==========================================================
+"""
+
+import numpy as np
+from numba import njit
+
+__all__ = ["FEATURE_NAMES", "event_order", "submission_features", "budgeted_predictions"]
+
+FEATURE_NAMES = (
+    "log_request", "log_width", "user_log_n_done",
+    "user_ratio_1", "user_ratio_2", "user_ratio_3", "user_mean_ratio", "user_std_ratio",
+    "user_ratio_trend", "user_log_run_1", "user_log_since_last_end",
+    "user_log_since_last_submit", "user_burst_position",
+    "key_ratio_1", "key_mean_ratio", "key_log_n_done", "group_mean_ratio",
+    "user_failed_share",
+)
+"""Columns of :func:`submission_features` (log ratios are log(run / request))."""
+
+_LOG_OVERRUN = np.log(2.0)
+"""Largest log(run / request) a residual sample may reach (jobs overrun their requests)."""
+_KEY_WEIGHT = 0.3
+"""Weight of the newest job in the (user, request) key's moving mean."""
+_GROUP_WEIGHT = 0.05
+"""Weight of the newest job in the group's moving mean."""
+
+
+def event_order(known, submit, job_id, seq, q_submit):
+    """Events of the passes, in time order: ``(kind, row)`` arrays.
+
+    Parameters
+    ----------
+    known, submit, job_id, seq : ndarray
+        History entries (known time NaN: never completes).
+    q_submit : ndarray
+        Submit times of the queries (rows ``len(known) + i``).
+    """
+    nh, nq = len(known), len(q_submit)
+    done = np.flatnonzero(np.isfinite(known))
+    done = done[np.lexsort((seq[done], job_id[done], submit[done], known[done]))]
+    times = np.concatenate([known[done], submit, q_submit])
+    kinds = np.concatenate([np.zeros(len(done)), np.ones(nh + nq)]).astype(np.int64)
+    rows = np.concatenate([done, np.arange(nh + nq)]).astype(np.int64)
+    # completions keep their recent order; at equal times they come first
+    rank = np.arange(len(times))
+    order = np.lexsort((rank, kinds, times))
+    return kinds[order], rows[order], times[order]
+
+
+@njit(cache=True)
+def _nanmean(values):
+    total, count = 0.0, 0
+    for v in values:
+        if v == v:
+            total += v
+            count += 1
+    return total / count if count else np.nan
+
+
+@njit(cache=True)
+def submission_features(kind, row, time, user, group, key, submit, req, width, fail,
+                        log_ratio, log_run, n_users, n_groups, n_keys, ring, session):
+    """Features of every submission from the completions before it (:data:`FEATURE_NAMES`).
+
+    ``session`` (s): completed jobs of the user submitted at most this long
+    before a submission count as earlier jobs of its burst.
+    """
+    n = submit.shape[0]
+    out = np.full((n, len(FEATURE_NAMES)), np.nan)
+    u_ratio = np.full((max(n_users, 1), ring), np.nan)
+    u_run = np.full((max(n_users, 1), ring), np.nan)
+    u_submit = np.full((max(n_users, 1), ring), np.nan)
+    u_fail = np.full((max(n_users, 1), ring), np.nan)
+    u_count = np.zeros(max(n_users, 1), dtype=np.int64)
+    u_end = np.full(max(n_users, 1), np.nan)
+    k_last = np.full(max(n_keys, 1), np.nan)
+    k_mean = np.full(max(n_keys, 1), np.nan)
+    k_count = np.zeros(max(n_keys, 1), dtype=np.int64)
+    g_mean = np.full(max(n_groups, 1), np.nan)
+    for e in range(kind.shape[0]):
+        i = row[e]
+        u, g, k, r = user[i], group[i], key[i], log_ratio[i]
+        if kind[e] == 0:
+            if u >= 0:
+                slot = u_count[u] % ring
+                u_ratio[u, slot] = r
+                u_run[u, slot] = log_run[i]
+                u_submit[u, slot] = submit[i]
+                u_fail[u, slot] = fail[i]
+                u_count[u] += 1
+                u_end[u] = time[e]
+            if r == r:
+                if k >= 0:
+                    k_last[k] = r
+                    k_mean[k] = r if k_count[k] == 0 else (
+                        _KEY_WEIGHT * r + (1 - _KEY_WEIGHT) * k_mean[k])
+                    k_count[k] += 1
+                if g >= 0:
+                    g_mean[g] = r if g_mean[g] != g_mean[g] else (
+                        _GROUP_WEIGHT * r + (1 - _GROUP_WEIGHT) * g_mean[g])
+            continue
+        s = submit[i]
+        f = out[i]
+        if req[i] > 0:
+            f[0] = np.log(req[i])
+        if width[i] > 0:
+            f[1] = np.log(width[i])
+        if g >= 0:
+            f[16] = g_mean[g]
+        if k >= 0 and k_count[k] > 0:
+            f[13] = k_last[k]
+            f[14] = k_mean[k]
+            f[15] = np.log1p(k_count[k])
+        if u < 0:
+            continue
+        c = u_count[u]
+        f[2] = np.log1p(c)
+        m = min(c, ring)
+        if m == 0:
+            continue
+        newest = np.empty(m)
+        last_submit, burst = -np.inf, 0
+        for j in range(m):
+            slot = (c - 1 - j) % ring
+            newest[j] = u_ratio[u, slot]
+            if u_submit[u, slot] > last_submit:
+                last_submit = u_submit[u, slot]
+            if s - u_submit[u, slot] <= session:
+                burst += 1
+        for j in range(min(m, 3)):
+            f[3 + j] = newest[j]
+        mean = _nanmean(newest)
+        f[6] = mean
+        if mean == mean:
+            total, count = 0.0, 0
+            for v in newest:
+                if v == v:
+                    total += (v - mean) ** 2
+                    count += 1
+            f[7] = np.sqrt(total / count)
+            f[8] = _nanmean(newest[:4]) - mean
+        f[9] = u_run[u, (c - 1) % ring]
+        f[10] = np.log1p(max(s - u_end[u], 0.0))
+        f[11] = np.log1p(max(s - last_submit, 0.0))
+        f[12] = burst
+        failed = np.empty(m)
+        for j in range(m):
+            failed[j] = u_fail[u, (c - 1 - j) % ring]
+        f[17] = _nanmean(failed)
+    return out
+
+
+@njit(cache=True)
+def _decide(log_ratios, weights, request, lam, threshold, sentinel):
+    """The estimate minimising ``-E[accuracy] + lam * P(bad estimate)`` over weighted samples.
+
+    The runtime samples are ``request * exp(min(l, log 2))`` for the sampled
+    log ratios ``l`` (a job may overrun its request), plus a pseudo-job of
+    weight ``sentinel`` that runs ``threshold`` past the request, so that
+    every adjusted estimate carries some risk and a large ``lam`` brings
+    every estimate back to the request; the candidates are the samples themselves, each sample
+    minus ``threshold`` (the smallest estimate that is not a bad one for it),
+    and the request (never a bad estimate: Tang's BE counts adjusted jobs).
+    Ties go to the larger estimate.
+    """
+    m = log_ratios.shape[0]
+    runs = np.empty(m)
+    for k in range(m):
+        runs[k] = request * np.exp(min(log_ratios[k], _LOG_OVERRUN))
+    order = np.argsort(runs)
+    runs, w = runs[order], weights[order]
+    # below[k]: sum of w * r over the k shortest runs; above[k]: sum of w / r and of w
+    # over the runs from k on
+    below = np.zeros(m + 1)
+    above_inv = np.zeros(m + 1)
+    above_w = np.zeros(m + 1)
+    for k in range(m):
+        below[k + 1] = below[k] + w[k] * runs[k]
+    for k in range(m - 1, -1, -1):
+        above_inv[k] = above_inv[k + 1] + w[k] / runs[k]
+        above_w[k] = above_w[k + 1] + w[k]
+    total = above_w[0] + sentinel
+    long_run = request + threshold + 1.0
+    # the request: accuracy min(r, R) / max(r, R), never a bad estimate
+    split = np.searchsorted(runs, request)
+    acc = below[split] / request + request * above_inv[split] + sentinel * request / long_run
+    best, best_loss = request, -acc / total
+    for j in range(2 * m):
+        p = runs[j % m] if j < m else runs[j % m] - threshold
+        p = max(p, 1.0)
+        if p >= request:
+            continue
+        lo = np.searchsorted(runs, p, side="left")  # runs < p
+        hi = np.searchsorted(runs, p, side="right")  # runs <= p
+        acc = below[lo] / p + (above_w[lo] - above_w[hi]) + p * above_inv[hi]
+        acc += sentinel * p / long_run
+        bad = above_w[np.searchsorted(runs, p + threshold, side="right")] + sentinel
+        loss = (-acc + lam * bad) / total
+        if loss < best_loss - 1e-12 or (abs(loss - best_loss) <= 1e-12 and p > best):
+            best, best_loss = p, loss
+    return best
+
+
+@njit(cache=True)
+def budgeted_predictions(kind, row, user, key, req, run, log_ratio, mu, modeled, ring,
+                         pooled_size, pooled_weight, sentinel, min_user_jobs, threshold, budget,
+                         step, log_lam_start, log_lam_low, log_lam_high):
+    """Estimates held to a bad-estimate budget by an adaptive multiplier.
+
+    At each submission, the estimate minimises ``-E[accuracy] + lam * P(bad)``
+    (:func:`_decide`) over sampled log ratios: those of the last ``ring``
+    jobs of the job's ``key`` (user and request; of its user when the key
+    has fewer than ``min_user_jobs``), weight 1 each, mixed with the model's prediction ``mu``
+    plus each of the model's last ``pooled_size`` residuals over all users
+    (weight ``pooled_weight`` in all: the learned prior, which also keeps
+    the tail risk of a user's few jobs from vanishing) and a pseudo-job of
+    weight ``sentinel`` that outruns its request. A job keeps
+    its request when its user has fewer than ``min_user_jobs`` completed
+    jobs and no model has been fitted yet (``modeled``). At each completion
+    of an estimated job, ``log lam`` moves by ``step * (bad - budget)``, the
+    adaptive conformal update of Gibbs & Candes (2021) eq. 2 applied to the
+    multiplier, so that the long-run share of bad estimates approaches
+    ``budget``. Returns the estimates (one per row, NaN where there is no
+    request) and ``log lam`` at each submission.
+    """
+    n = req.shape[0]
+    pred = np.full(n, np.nan)
+    trace = np.full(n, np.nan)
+    n_users = 1
+    for i in range(n):
+        if user[i] + 1 > n_users:
+            n_users = user[i] + 1
+    u_res = np.zeros((n_users, ring))
+    u_count = np.zeros(n_users, dtype=np.int64)
+    n_keys = 1
+    for i in range(n):
+        if key[i] + 1 > n_keys:
+            n_keys = key[i] + 1
+    k_res = np.zeros((n_keys, ring))
+    k_count = np.zeros(n_keys, dtype=np.int64)
+    p_res = np.zeros(pooled_size)
+    p_count = 0
+    samples = np.empty(ring + pooled_size)
+    weights = np.empty(ring + pooled_size)
+    log_lam = log_lam_start
+    for e in range(kind.shape[0]):
+        i = row[e]
+        u = user[i]
+        if kind[e] == 0:
+            if pred[i] == pred[i] and req[i] > 0:
+                bad = 1.0 if pred[i] < req[i] and run[i] - pred[i] > threshold else 0.0
+                log_lam = min(max(log_lam + step * (bad - budget), log_lam_low), log_lam_high)
+            residual = log_ratio[i] - mu[i]
+            if residual == residual:
+                p_res[p_count % pooled_size] = residual
+                p_count += 1
+            if u >= 0 and log_ratio[i] == log_ratio[i]:
+                u_res[u, u_count[u] % ring] = log_ratio[i]
+                u_count[u] += 1
+            if key[i] >= 0 and log_ratio[i] == log_ratio[i]:
+                k_res[key[i], k_count[key[i]] % ring] = log_ratio[i]
+                k_count[key[i]] += 1
+            continue
+        trace[i] = log_lam
+        request = req[i]
+        if not request > 0:
+            pred[i] = request
+            continue
+        m_user = min(u_count[u], ring) if u >= 0 else 0
+        if m_user < min_user_jobs and not modeled[i]:
+            pred[i] = request
+            continue
+        m = 0
+        kk = key[i]
+        m_key = min(k_count[kk], ring) if kk >= 0 else 0
+        if m_key >= min_user_jobs:
+            for k in range(m_key):
+                samples[m] = k_res[kk, k]
+                weights[m] = 1.0
+                m += 1
+        else:
+            for k in range(m_user):
+                samples[m] = u_res[u, k]
+                weights[m] = 1.0
+                m += 1
+        m_pooled = min(p_count, pooled_size)
+        for k in range(m_pooled):
+            samples[m] = mu[i] + p_res[k]
+            weights[m] = pooled_weight / m_pooled
+            m += 1
+        if m == 0:
+            pred[i] = request
+            continue
+        pred[i] = _decide(samples[:m], weights[:m], request, np.exp(log_lam), threshold,
+                          sentinel)
+    return pred, trace

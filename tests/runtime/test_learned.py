@@ -1,0 +1,176 @@
+"""LearnedRuntime: no peeking, the budget decision against a plain reference, the budget held."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.base import clone
+from sklearn.ensemble import HistGradientBoostingRegressor
+from tracedata import load_trace
+
+from predictkit.datasets import make_workload
+from predictkit.exceptions import ConfigError
+from predictkit.metrics import adjustment_outcomes, estimate_accuracy
+from predictkit.model_selection import replay
+from predictkit.runtime import LearnedRuntime, make_predictor
+from predictkit.runtime._learned_kernels import _LOG_OVERRUN, _decide
+from predictkit.simulate import simulate
+
+
+def _small(**params):
+    """A predictor that fits its model after a few jobs, with a small, quick regressor."""
+    regressor = HistGradientBoostingRegressor(max_iter=10, early_stopping=False, random_state=0)
+    return LearnedRuntime(min_train=60, refit_every=80, regressor=regressor, **params)
+
+
+@pytest.fixture(scope="module")
+def sp2():
+    X = load_trace("SDSC-SP2-1998-4.2-cln", 320)
+    X.attrs = {}
+    return X, X["run_time"].to_numpy()
+
+
+def _naive(estimator, X, y):
+    """For each job, a fresh clone fitted on exactly the jobs ended by its submission."""
+    known = (X["submit_time"] + X["wait_time"]).to_numpy() + y
+    submit = X["submit_time"].to_numpy()
+    out = np.empty(len(X))
+    for j in range(len(X)):
+        done = (known <= submit[j]) & np.isfinite(y)
+        out[j] = clone(estimator).fit(X[done], y[done]).predict(X.iloc[[j]])[0]
+    return out
+
+
+def test_naive_reference_and_fast_replays_agree(sp2):
+    X, y = sp2
+    est = _small()
+    fast = replay(est, X, y, method="fast")
+    assert_array_equal(fast, replay(est, X, y, method="reference"))
+    assert_array_equal(fast, _naive(est, X, y))
+    # the model is fitted within this prefix, and estimates do move off the requests
+    req = X["req_time"].to_numpy()
+    assert (fast < req).mean() > 0.2
+
+
+def test_a_job_never_sees_its_own_future(sp2):
+    X, y = sp2
+    est = _small()
+    base = replay(est, X, y)
+    # changing the outcome of the last job submitted changes no estimate before it ends
+    changed = y.copy()
+    changed[-1] = 7.0 * y[-1] + 5000.0
+    status = X["status"].to_numpy().copy()
+    status[-1] = 5
+    other = replay(est, X.assign(status=status), changed)
+    assert_array_equal(other[:-1], base[:-1])
+
+
+def test_status_of_jobs_to_predict_is_not_read(sp2):
+    X, y = sp2
+    done = np.flatnonzero(np.isfinite(y[:200]))
+    est = _small().fit(X.iloc[done], y[done])
+    new = X.iloc[200:]
+    assert_array_equal(est.predict(new), est.predict(new.assign(status=0)))
+
+
+def _reference_decide(log_ratios, weights, request, lam, threshold, sentinel):
+    """The estimate with the least ``-E[accuracy] + lam * P(bad)``, by direct sums."""
+    runs = [request * math.exp(min(v, _LOG_OVERRUN)) for v in log_ratios]
+    long_run = request + threshold + 1.0
+    pool = list(zip(runs, weights)) + [(long_run, sentinel)]
+    total = sum(w for _, w in pool)
+
+    def loss(p):
+        acc = sum(w * (1.0 if r == p else min(r, p) / max(r, p)) for r, w in pool)
+        bad = 0.0 if p >= request else sum(w for r, w in pool if r > p + threshold)
+        return (-acc + lam * bad) / total
+
+    best, best_loss = request, loss(request)
+    candidates = [max(r, 1.0) for r in runs] + [max(r - threshold, 1.0) for r in runs]
+    for p in candidates:
+        if p >= request:
+            continue
+        value = loss(p)
+        if value < best_loss - 1e-12 or (abs(value - best_loss) <= 1e-12 and p > best):
+            best, best_loss = p, value
+    return best
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(-9, 1), min_size=1, max_size=20), st.floats(60, 200_000),
+       st.floats(0.01, 1000), st.floats(0, 3600), st.floats(0, 2))
+def test_budget_decision_equals_the_plain_reference(log_ratios, request, lam, threshold,
+                                                    sentinel):
+    log_ratios = np.asarray(log_ratios)
+    weights = np.linspace(0.5, 1.5, len(log_ratios))
+    ours = _decide(log_ratios, weights, request, lam, threshold, sentinel)
+    assert_allclose(ours, _reference_decide(log_ratios, weights, request, lam, threshold,
+                                            sentinel), rtol=1e-9)
+    assert 1.0 <= ours <= request
+
+
+@pytest.mark.parametrize("budget", [0.02, 0.05, 0.3])
+def test_realized_bad_share_follows_the_budget(budget):
+    # a budget above the bad share of the most accurate estimates is not filled: it is a
+    # maximum, and spending it would only lower the accuracy
+    jobs = make_workload(6000, random_state=3, runtime_spread=1.0)
+    y = jobs["run_time"].to_numpy()
+    pred = replay(_small(max_bad_share=budget, step=0.1), jobs, y,
+                  known_time=jobs["submit_time"] + y)
+    late = slice(2000, None)
+    share = adjustment_outcomes(y[late], jobs["req_time"].to_numpy()[late], pred[late])["BE"]
+    if budget < 0.1:
+        assert abs(share - budget) < 0.01
+    else:
+        assert share < budget
+
+
+def test_a_larger_budget_buys_accuracy():
+    jobs = make_workload(4000, random_state=4, runtime_spread=1.0)
+    y = jobs["run_time"].to_numpy()
+    tight, loose = (replay(_small(max_bad_share=b), jobs, y, known_time=jobs["submit_time"] + y)
+                    for b in (0.01, 0.2))
+    assert estimate_accuracy(y, loose) > estimate_accuracy(y, tight)
+    req = jobs["req_time"].to_numpy()
+    assert ((tight >= 1) & (tight <= req)).all() and ((loose >= 1) & (loose <= req)).all()
+
+
+def test_simulation_drives_it_online():
+    jobs = make_workload(500, random_state=5)
+    result = simulate(jobs, machine_procs=128, estimates=_small())
+    assert len(result.jobs) == len(jobs)
+
+
+def test_bad_parameters_are_one_clear_error():
+    for params in ({"max_bad_share": 0.0}, {"max_bad_share": 1.0}, {"step": -1.0},
+                   {"min_train": 1}, {"regressor": "gbm"}, {"bad_threshold": -5}):
+        with pytest.raises(ConfigError, match=next(iter(params))):
+            make_predictor("learned", **params)
+
+
+def test_command_line_runs_it(tmp_path):
+    from predictkit.cli import main
+
+    jobs = make_workload(300, random_state=6)
+    from predictkit.io import write_swf
+
+    path = tmp_path / "log.swf"
+    write_swf(jobs, path)
+    outputs = {}
+    for method in ("learned", "tang"):
+        out = tmp_path / f"{method}.csv"
+        assert main(["predict", str(path), "--method", method, "--assume-no-wait", "-q",
+                     "--output", str(out)]) == 0
+        outputs[method] = out.read_text()
+    assert outputs["learned"] != outputs["tang"]
+
+
+def test_command_line_refuses_a_bad_budget(tmp_path, capsys):
+    from predictkit.cli import main
+
+    assert main(["predict", "missing.swf", "--method", "learned", "--max-bad-share", "1.5"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--max-bad-share" in err[0]
