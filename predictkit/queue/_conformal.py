@@ -1,0 +1,139 @@
+"""Online conformal calibration of wait forecasts, per job class, adaptive to drift.
+
+The score of a job is how far its wait ``w`` fell from its forecast ``F``
+on a log scale, ``s = log((w + c) / (F + c))`` with ``c = 60 s`` (so a
+forecast of 0 and a wait of a few seconds agree). The bound at level ``l``
+is ``(F + c) exp(s_(k)) - c`` with ``s_(k)`` the ``k = ceil(l (n + 1))``-th
+smallest of the ``n`` most recent scores of the job's class (split
+conformal prediction, Vovk et al. 2005; one sample per class is Mondrian
+conformal prediction, which gives coverage within each class).
+
+The level follows adaptive conformal inference (Gibbs & Candes 2021,
+eq. 2): ``l_t = q* + gamma * sum(err_i - (1 - q*))`` over the outcomes
+known at ``t`` (``err_i = 1`` for a job whose wait exceeded its bound). A
+miss is known as soon as the job has waited longer than its bound, before
+it starts; a hit when it starts. Whatever the drift, the long-run share of
+misses stays within ``(1 + gamma) / (gamma T)`` of ``1 - q*`` (their
+Proposition 4.1). ``q*`` is ``q`` raised by a tenth of ``1 - q`` so that
+the finite-sample wobble of that long-run guarantee stays above ``q``.
+"""
+
+import collections
+import math
+
+import numpy as np
+
+from ._history import SortedHistory
+
+__all__ = ["OFFSET", "ConformalCalibrator", "job_class"]
+
+OFFSET = 60.0
+"""Seconds added to waits and forecasts before taking logs."""
+
+_FORECAST_EDGES = (60.0, 600.0, 3600.0, 6 * 3600.0)
+_WIDE = 1.0 / 32.0
+
+
+def job_class(forecast, procs, capacity):
+    """Class of a job: forecast band (< 1 min, 10 min, 1 h, 6 h, more) x narrow/wide.
+
+    A job is wide when it asks for more than 1/32 of the machine.
+    """
+    band = 0
+    for edge in _FORECAST_EDGES:
+        if forecast >= edge:
+            band += 1
+    wide = procs == procs and capacity > 0 and procs > _WIDE * capacity
+    return 2 * band + int(wide)
+
+
+def score(wait, forecast):
+    """The conformity score ``log((w + c) / (F + c))``."""
+    return math.log((wait + OFFSET) / (forecast + OFFSET))
+
+
+class _Window:
+    """The most recent ``size`` scores, sorted."""
+
+    def __init__(self, size):
+        self.size = size
+        self.fifo = collections.deque()
+        self.sorted = SortedHistory()
+
+    def add(self, value):
+        self.fifo.append(value)
+        self.sorted.add(value)
+        if len(self.fifo) > self.size:
+            self.sorted.remove(self.fifo.popleft())
+
+    def __len__(self):
+        return len(self.fifo)
+
+
+class ConformalCalibrator:
+    """Per-class windows of scores and the adaptive level (see the module docstring).
+
+    Parameters
+    ----------
+    quantile : float
+        The coverage ``q`` promised.
+    window : int
+        Scores kept per class.
+    step : float
+        The ACI step ``gamma``.
+    min_scores : int
+        A class with fewer scores uses the pooled window of every class.
+    """
+
+    def __init__(self, quantile, *, window, step, min_scores):
+        self.quantile = quantile
+        self.target = quantile + 0.1 * (1.0 - quantile)
+        self.step = step
+        self.min_scores = min_scores
+        self.classes = {}
+        self.pooled = _Window(window)
+        self.window = window
+        self.miss_sum = 0.0
+        self.n_outcomes = 0
+
+    def add(self, label, value):
+        """Add the score of a job of class ``label`` whose wait became known."""
+        win = self.classes.get(label)
+        if win is None:
+            win = self.classes[label] = _Window(self.window)
+        win.add(value)
+        self.pooled.add(value)
+
+    def outcome(self, missed):
+        """Record whether a bound was missed (ACI update)."""
+        self.miss_sum += float(missed) - (1.0 - self.target)
+        self.n_outcomes += 1
+
+    def level(self):
+        """The current adaptive level ``l_t``."""
+        return self.target + self.step * self.miss_sum
+
+    def _sample(self, label):
+        win = self.classes.get(label)
+        if win is not None and len(win) >= self.min_scores:
+            return win
+        if len(self.pooled) >= self.min_scores:
+            return self.pooled
+        return None
+
+    def bound(self, label, forecast, level):
+        """The bound (seconds) of a job with this class and forecast; NaN without scores."""
+        win = self._sample(label)
+        if win is None:
+            return math.nan
+        n = len(win)
+        k = min(max(math.ceil(level * (n + 1)), 1), n)
+        s = win.sorted.kth(k)
+        return max(0.0, (forecast + OFFSET) * math.exp(s) - OFFSET)
+
+    def probability(self, label, forecast, within):
+        """Share of the class's scores at or under that of a wait of ``within``."""
+        win = self._sample(label)
+        if win is None:
+            return math.nan
+        return win.sorted.count_lt(math.nextafter(score(within, forecast), math.inf)) / len(win)
