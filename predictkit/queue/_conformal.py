@@ -30,21 +30,25 @@ __all__ = ["OFFSET", "ConformalCalibrator", "job_class"]
 OFFSET = 60.0
 """Seconds added to waits and forecasts before taking logs."""
 
-_FORECAST_EDGES = (60.0, 600.0, 3600.0, 6 * 3600.0)
+_FORECAST_EDGES = (60.0, 600.0, 3600.0, 4 * 3600.0, 16 * 3600.0, 64 * 3600.0)
 _WIDE = 1.0 / 32.0
 
 
-def job_class(forecast, procs, capacity):
-    """Class of a job: forecast band (< 1 min, 10 min, 1 h, 6 h, more) x narrow/wide.
+def job_class(forecast, alone, procs, capacity, request=math.nan):
+    """Class of a job: forecast band x band of its start if alone x narrow/wide.
 
-    A job is wide when it asks for more than 1/32 of the machine.
+    Forecast bands: under 1 min, 10 min, 1 h, 6 h, more; alone: under
+    1 min, 1 h, more (whether the running jobs leave it room now, soon or
+    not). A job is wide when it asks for more than 1/32 of the machine.
     """
     band = 0
     for edge in _FORECAST_EDGES:
         if forecast >= edge:
             band += 1
+    room = 0 if alone < 60.0 else 1 if alone < 3600.0 else 2
     wide = procs == procs and capacity > 0 and procs > _WIDE * capacity
-    return 2 * band + int(wide)
+    short = request == request and request <= 3600.0
+    return (band, room, int(wide), int(short))
 
 
 def score(wait, forecast):
@@ -98,10 +102,11 @@ class ConformalCalibrator:
 
     def add(self, label, value):
         """Add the score of a job of class ``label`` whose wait became known."""
-        win = self.classes.get(label)
-        if win is None:
-            win = self.classes[label] = _Window(self.window)
-        win.add(value)
+        for key in (label, label[:1]):
+            win = self.classes.get(key)
+            if win is None:
+                win = self.classes[key] = _Window(self.window)
+            win.add(value)
         self.pooled.add(value)
 
     def outcome(self, missed):
@@ -114,9 +119,11 @@ class ConformalCalibrator:
         return self.target + self.step * self.miss_sum
 
     def _sample(self, label):
-        win = self.classes.get(label)
-        if win is not None and len(win) >= self.min_scores:
-            return win
+        """The finest window with enough scores: the class, its forecast band, all."""
+        for key in (label, label[:1]):
+            win = self.classes.get(key)
+            if win is not None and len(win) >= self.min_scores:
+                return win
         if len(self.pooled) >= self.min_scores:
             return self.pooled
         return None

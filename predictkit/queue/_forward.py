@@ -90,7 +90,11 @@ def _duration(runtime, request):
 def forecast_wait(now, capacity, run_start, run_procs, run_runtime, run_request,
                   queue_procs, queue_runtime, queue_request, procs, runtime, request,
                   max_queue):
-    """Forecast wait (seconds) of one job submitted at ``now``.
+    """Forecast wait (seconds) of one job submitted at ``now``, behind the queue and alone.
+
+    Returns ``(forecast, alone)``: the job's start in the plan with every
+    queued job placed first, and its start if the queue were empty (the
+    earliest time the running jobs leave it room, what backfilling can give).
 
     Parameters
     ----------
@@ -116,11 +120,14 @@ def forecast_wait(now, capacity, run_start, run_procs, run_runtime, run_request,
         p = min(run_procs[i], capacity)
         for k in range(stop):
             free[k] -= p
+    width = min(procs, capacity)
+    duration = _duration(runtime, request)
+    alone = grid[_place(free.copy(), grid, width, duration)]
     n_queue = min(queue_procs.shape[0], max_queue)
     for i in range(n_queue):
         _place(free, grid, min(queue_procs[i], capacity),
                _duration(queue_runtime[i], queue_request[i]))
-    return grid[_place(free, grid, min(procs, capacity), _duration(runtime, request))]
+    return grid[_place(free, grid, width, duration)], alone
 
 
 
@@ -129,6 +136,7 @@ def _replay_kernel(submit, start, end, procs, width, runtime, request, capacity_
                    max_queue):
     n = submit.shape[0]
     out = np.full(n, np.nan)
+    alone = np.full(n, np.nan)
     caps = np.full(n, np.nan)
     by_submit = np.argsort(submit, kind="mergesort")
     started = np.isfinite(start)
@@ -218,7 +226,7 @@ def _replay_kernel(submit, start, end, procs, width, runtime, request, capacity_
                 capacity = max(capacity, procs[by_submit[b]])
         for b in range(pos, stop):
             j = by_submit[b]
-            out[j] = forecast_wait(t, capacity, run_start[:m], run_procs[:m], run_rt[:m],
+            out[j], alone[j] = forecast_wait(t, capacity, run_start[:m], run_procs[:m], run_rt[:m],
                                    run_rq[:m], q_procs[:nq], q_rt[:nq], q_rq[:nq], procs[j],
                                    runtime[j], request[j], max_queue)
             caps[j] = capacity
@@ -233,7 +241,7 @@ def _replay_kernel(submit, start, end, procs, width, runtime, request, capacity_
                 nxt[j] = head
                 prv[head] = j
         pos = stop
-    return out, caps
+    return out, alone, caps
 
 
 def replay_forecasts(submit, start, end, procs, width, runtime, request, *, capacity=None,
@@ -262,8 +270,10 @@ def replay_forecasts(submit, start, end, procs, width, runtime, request, *, capa
 
     Returns
     -------
-    forecast, capacity : ndarray
-        The forecast wait and the capacity used, per job (row order).
+    forecast, alone, capacity : ndarray
+        The forecast wait behind the queue, the earliest start if the queue
+        were empty (see :func:`forecast_wait`) and the capacity used, per
+        job (row order).
     """
     arrays = [np.ascontiguousarray(a, dtype=np.float64)
               for a in (submit, start, end, procs, width, runtime, request)]

@@ -298,10 +298,12 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
             level = self._calibrator.level()
             for r in rows.tolist():
                 job = self._jobs[labels[r]]
-                f = float(forecast_wait(now, self._cap, *run, *que, procs[r], job["runtime"],
-                                        request[r], int(self.max_queue)))
+                f, alone = forecast_wait(now, self._cap, *run, *que, procs[r], job["runtime"],
+                                         request[r], int(self.max_queue))
+                f = float(f)
                 job.update(submit=now, forecast=f, procs=procs[r], request=request[r],
-                           **{"class": job_class(f, procs[r], self._cap)})
+                           **{"class": job_class(f, float(alone), procs[r], self._cap,
+                                                   request[r])})
                 job["bound"] = self._calibrator.bound(job["class"], f, level)
                 out[r] = job["bound"]
             for r in rows.tolist():
@@ -408,11 +410,11 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         end = start + np.where(np.isfinite(run_time), run_time,
                                np.where(np.isfinite(request), request, np.inf))
         runtime = self._replay_runtimes(table, run_time, start, request)
-        forecast, caps = replay_forecasts(submit, start, end, requested_width(table),
+        forecast, alone, caps = replay_forecasts(submit, start, end, requested_width(table),
                                           job_width(table), runtime, request,
                                           capacity=self.capacity, max_queue=self.max_queue)
-        out = calibrate_replay(self._calibrator, submit, start, waits, forecast,
-                               requested_width(table), caps)
+        out = calibrate_replay(self._calibrator, submit, start, waits, forecast, alone,
+                               requested_width(table), request, caps)
         self.n_seen_ = int(np.isfinite(start).sum())
         self.n_scored_ = self.n_seen_
         self.capacity_ = float(caps[-1]) if len(caps) else self._cap
@@ -433,7 +435,7 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         return tags
 
 
-def calibrate_replay(calibrator, submit, start, waits, forecast, procs, caps):
+def calibrate_replay(calibrator, submit, start, waits, forecast, alone, procs, request, caps):
     """The calibrated bound of every job, in one pass over the submissions.
 
     Before the jobs submitted at ``t`` are bounded: the scores of the jobs
@@ -452,6 +454,7 @@ def calibrate_replay(calibrator, submit, start, waits, forecast, procs, caps):
     by_start = started_rows[np.lexsort((started_rows, submit[has_start], start[has_start]))]
     submit_l, start_l, wait_l = submit.tolist(), start.tolist(), waits.tolist()
     forecast_l, procs_l, caps_l = forecast.tolist(), procs.tolist(), caps.tolist()
+    alone_l, request_l = alone.tolist(), request.tolist()
     label = [0] * n
     predicted = [False] * n
     misses = []  # (submit + bound, row) of predicted misses, known once < t
@@ -483,7 +486,7 @@ def calibrate_replay(calibrator, submit, start, waits, forecast, procs, caps):
         batch = order[pos:stop]
         for j in batch:
             f = forecast_l[j]
-            label[j] = job_class(f, procs_l[j], caps_l[j])
+            label[j] = job_class(f, alone_l[j], procs_l[j], caps_l[j], request_l[j])
             b = bound(label[j], f, lvl)
             out[j] = b
             predicted[j] = True
