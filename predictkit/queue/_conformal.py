@@ -34,7 +34,7 @@ _FORECAST_EDGES = (60.0, 600.0, 3600.0, 4 * 3600.0, 16 * 3600.0, 64 * 3600.0)
 _WIDE = 1.0 / 32.0
 
 
-def job_class(forecast, alone, procs, capacity, request=math.nan):
+def job_class(forecast, alone, procs, capacity, request=math.nan, user_score=math.nan):
     """Class of a job: forecast band x band of its start if alone x narrow/wide.
 
     Forecast bands: under 1 min, 10 min, 1 h, 6 h, more; alone: under
@@ -48,7 +48,11 @@ def job_class(forecast, alone, procs, capacity, request=math.nan):
     room = 0 if alone < 60.0 else 1 if alone < 3600.0 else 2
     wide = procs == procs and capacity > 0 and procs > _WIDE * capacity
     short = request == request and request <= 3600.0
-    return (band, room, int(wide), int(short))
+    if user_score != user_score:
+        user = 0
+    else:
+        user = 1 if user_score < -1.0 else 2 if user_score < 1.0 else 3
+    return (band, room, int(wide), int(short), user)
 
 
 def score(wait, forecast):
@@ -102,7 +106,7 @@ class ConformalCalibrator:
 
     def add(self, label, value):
         """Add the score of a job of class ``label`` whose wait became known."""
-        for key in (label, label[:1]):
+        for key in (label, label[:-1], label[:1]):
             win = self.classes.get(key)
             if win is None:
                 win = self.classes[key] = _Window(self.window)
@@ -120,7 +124,7 @@ class ConformalCalibrator:
 
     def _sample(self, label):
         """The finest window with enough scores: the class, its forecast band, all."""
-        for key in (label, label[:1]):
+        for key in (label, label[:-1], label[:1]):
             win = self.classes.get(key)
             if win is not None and len(win) >= self.min_scores:
                 return win

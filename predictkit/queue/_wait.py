@@ -145,7 +145,7 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         self._started = []  # labels of started jobs, in the order added
         self._ended_fed = set()
         self._pending = set()  # started, not predicted yet
-        self._outcome_known = set()
+        self._user_score = {}  # user -> score of the user's job that started last
         self._queue = None
         self._cap = 0.0 if self.capacity is None else float(self.capacity)
         self.n_seen_ = 0
@@ -203,7 +203,10 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         return self
 
     def _score(self, job):
-        self._calibrator.add(job["class"], score(job["wait"], job["forecast"]))
+        value = score(job["wait"], job["forecast"])
+        self._calibrator.add(job["class"], value)
+        if job["user"] == job["user"]:
+            self._user_score[job["user"]] = value
         self.n_scored_ += 1
         if job.get("bound", math.nan) == job.get("bound", math.nan) and not job.get("told"):
             job["told"] = True
@@ -267,6 +270,7 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         submit = table["submit_time"].to_numpy(dtype=np.float64)
         procs = requested_width(table)
         request = _column(table, "req_time")
+        users = _users(table)
         labels = table.index.tolist()
         batch = set(labels)
         out = np.full(len(table), np.nan)
@@ -301,9 +305,11 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
                 f, alone = forecast_wait(now, self._cap, *run, *que, procs[r], job["runtime"],
                                          request[r], int(self.max_queue))
                 f = float(f)
-                job.update(submit=now, forecast=f, procs=procs[r], request=request[r],
+                user = users[r]
+                job.update(submit=now, forecast=f, procs=procs[r], request=request[r], user=user,
                            **{"class": job_class(f, float(alone), procs[r], self._cap,
-                                                   request[r])})
+                                                   request[r],
+                                                   self._user_score.get(user, math.nan))})
                 job["bound"] = self._calibrator.bound(job["class"], f, level)
                 out[r] = job["bound"]
             for r in rows.tolist():
@@ -414,7 +420,7 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
                                           job_width(table), runtime, request,
                                           capacity=self.capacity, max_queue=self.max_queue)
         out = calibrate_replay(self._calibrator, submit, start, waits, forecast, alone,
-                               requested_width(table), request, caps)
+                               requested_width(table), request, caps, _users(table))
         self.n_seen_ = int(np.isfinite(start).sum())
         self.n_scored_ = self.n_seen_
         self.capacity_ = float(caps[-1]) if len(caps) else self._cap
@@ -435,7 +441,8 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         return tags
 
 
-def calibrate_replay(calibrator, submit, start, waits, forecast, alone, procs, request, caps):
+def calibrate_replay(calibrator, submit, start, waits, forecast, alone, procs, request, caps,
+                     users):
     """The calibrated bound of every job, in one pass over the submissions.
 
     Before the jobs submitted at ``t`` are bounded: the scores of the jobs
@@ -454,7 +461,8 @@ def calibrate_replay(calibrator, submit, start, waits, forecast, alone, procs, r
     by_start = started_rows[np.lexsort((started_rows, submit[has_start], start[has_start]))]
     submit_l, start_l, wait_l = submit.tolist(), start.tolist(), waits.tolist()
     forecast_l, procs_l, caps_l = forecast.tolist(), procs.tolist(), caps.tolist()
-    alone_l, request_l = alone.tolist(), request.tolist()
+    alone_l, request_l, users_l = alone.tolist(), request.tolist(), users.tolist()
+    last_score = {}
     label = [0] * n
     predicted = [False] * n
     misses = []  # (submit + bound, row) of predicted misses, known once < t
@@ -475,7 +483,10 @@ def calibrate_replay(calibrator, submit, start, waits, forecast, alone, procs, r
             j = by_start[i_start]
             i_start += 1
             if predicted[j]:
-                add(label[j], score(wait_l[j], forecast_l[j]))
+                value = score(wait_l[j], forecast_l[j])
+                add(label[j], value)
+                if users_l[j] == users_l[j]:
+                    last_score[users_l[j]] = value
         while hits and hits[0][0] <= t:
             heapq.heappop(hits)
             outcome(False)
@@ -486,7 +497,8 @@ def calibrate_replay(calibrator, submit, start, waits, forecast, alone, procs, r
         batch = order[pos:stop]
         for j in batch:
             f = forecast_l[j]
-            label[j] = job_class(f, alone_l[j], procs_l[j], caps_l[j], request_l[j])
+            label[j] = job_class(f, alone_l[j], procs_l[j], caps_l[j], request_l[j],
+                                 last_score.get(users_l[j], math.nan))
             b = bound(label[j], f, lvl)
             out[j] = b
             predicted[j] = True
@@ -497,9 +509,18 @@ def calibrate_replay(calibrator, submit, start, waits, forecast, alone, procs, r
                     heapq.heappush(hits, (start_l[j], j))
         for j in batch:
             if start_l[j] <= t:
-                add(label[j], score(wait_l[j], forecast_l[j]))
+                value = score(wait_l[j], forecast_l[j])
+                add(label[j], value)
+                if users_l[j] == users_l[j]:
+                    last_score[users_l[j]] = value
         pos = stop
     return out
+
+
+def _users(table):
+    """The user of each job (NaN where unknown: such jobs have no user evidence)."""
+    users = _column(table, "user_id")
+    return np.where(np.isfinite(users) & (users >= 0), users, np.nan)
 
 
 def _min_scores(quantile):
