@@ -8,14 +8,19 @@ smallest of the ``n`` most recent scores of the job's class (split
 conformal prediction, Vovk et al. 2005; one sample per class is Mondrian
 conformal prediction, which gives coverage within each class).
 
-The level follows adaptive conformal inference (Gibbs & Candes 2021,
-eq. 2): ``l_t = q* + gamma * sum(err_i - (1 - q*))`` over the outcomes
-known at ``t`` (``err_i = 1`` for a job whose wait exceeded its bound). A
-miss is known as soon as the job has waited longer than its bound, before
-it starts; a hit when it starts. Whatever the drift, the long-run share of
-misses stays within ``(1 + gamma) / (gamma T)`` of ``1 - q*`` (their
-Proposition 4.1). ``q*`` is ``q`` raised by a tenth of ``1 - q`` so that
-the finite-sample wobble of that long-run guarantee stays above ``q``.
+The bound is then shifted online so that misses stay rare whatever the
+drift: ``s_(k) + delta_t`` with ``delta_t = eta * sum(err_i - (1 - q*))``
+over the outcomes known at ``t`` (``err_i = 1`` for a job whose wait
+exceeded its bound). This is adaptive conformal inference (Gibbs & Candes
+2021) run on the score threshold instead of the level -- the quantile
+tracker of Angelopoulos, Candes & Tibshirani (2023, "Conformal PID
+control"): with scores bounded by ``B`` the long-run share of misses stays
+within ``(B + eta) / (eta T)`` of ``1 - q*`` whatever the sequence, and a
+trend in the waits raises the bound geometrically instead of sending the
+level past 1 (an infinite bound). A miss is known as soon as the job has
+waited longer than its bound, before it starts; a hit when it starts.
+``q*`` is ``q`` raised by a tenth of ``1 - q`` so that the finite-sample
+wobble of that long-run guarantee stays above ``q``.
 """
 
 import collections
@@ -88,7 +93,7 @@ class ConformalCalibrator:
     window : int
         Scores kept per class.
     step : float
-        The ACI step ``gamma``.
+        The step ``eta`` of the shift (log units).
     min_scores : int
         A class with fewer scores uses the pooled window of every class.
     """
@@ -118,33 +123,40 @@ class ConformalCalibrator:
         self.miss_sum += float(missed) - (1.0 - self.target)
         self.n_outcomes += 1
 
-    def level(self):
-        """The current adaptive level ``l_t``."""
-        return self.target + self.step * self.miss_sum
+    def shift(self):
+        """The current shift ``delta_t`` of the score threshold (log units)."""
+        return self.step * self.miss_sum
 
-    def _sample(self, label):
-        """The finest window with enough scores: the class, its forecast band, all."""
+    def _windows(self, label):
+        """The windows with enough scores, finest first: the class, coarser classes, all."""
         for key in (label, label[:-1], label[:1]):
             win = self.classes.get(key)
             if win is not None and len(win) >= self.min_scores:
-                return win
+                yield win
         if len(self.pooled) >= self.min_scores:
-            return self.pooled
-        return None
+            yield self.pooled
 
-    def bound(self, label, forecast, level):
-        """The bound (seconds) of a job with this class and forecast; NaN without scores."""
-        win = self._sample(label)
-        if win is None:
-            return math.nan
-        n = len(win)
-        k = min(max(math.ceil(level * (n + 1)), 1), n)
-        s = win.sorted.kth(k)
-        return max(0.0, (forecast + OFFSET) * math.exp(s) - OFFSET)
+    def bound(self, label, forecast, shift):
+        """The bound (seconds) of a job with this class and forecast.
+
+        From the finest window whose scores reach the level ``q*``
+        (``ceil(q* (n + 1)) <= n``), shifted by ``shift``; infinite when
+        none does, NaN before any has ``min_scores`` scores.
+        """
+        out = math.nan
+        for win in self._windows(label):
+            n = len(win)
+            k = max(math.ceil(self.target * (n + 1)), 1)
+            if k > n:
+                out = math.inf  # the level is beyond what n scores can bound
+                continue
+            s = win.sorted.kth(k) + shift
+            return max(0.0, (forecast + OFFSET) * math.exp(min(s, 700.0)) - OFFSET)
+        return out
 
     def probability(self, label, forecast, within):
         """Share of the class's scores at or under that of a wait of ``within``."""
-        win = self._sample(label)
+        win = next(self._windows(label), None)
         if win is None:
             return math.nan
         return win.sorted.count_lt(math.nextafter(score(within, forecast), math.inf)) / len(win)

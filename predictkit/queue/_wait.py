@@ -7,7 +7,7 @@ with theirs -- is simulated forward (:mod:`._forward`, what Slurm's
 section 4.1 measure the same forecast inside a simulator). The forecast is
 then calibrated online on the waits of the jobs already started
 (:mod:`._conformal`): a per-class conformal quantile of the log ratio of
-wait to forecast, with an adaptive level that keeps the share of misses at
+wait to forecast, shifted online so that the share of misses stays at
 ``1 - q`` whatever the drift.
 """
 
@@ -39,9 +39,10 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
     (:func:`predictkit.queue._forward.forecast_wait`); the new job's start in
     that plan is the forecast ``F``. The bound is ``(F + 60) exp(s) - 60``,
     ``s`` a conformal quantile of the scores ``log((w + 60) / (F + 60))`` of
-    recent jobs of the same class (forecast band x narrow/wide), at a level
-    adapted online (Gibbs & Candes 2021) so that the share of jobs waiting
-    longer than their bound stays at most ``1 - q`` (see
+    recent jobs of the same class (forecast band, room for the job alone,
+    width, short request, the last score of the job's user), shifted online
+    (Gibbs & Candes 2021; Angelopoulos et al. 2023) so that the share of
+    jobs waiting longer than their bound stays at most ``1 - q`` (see
     :mod:`predictkit.queue._conformal`). With ``quantile=0.5`` the bound is
     the point forecast.
 
@@ -60,8 +61,10 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         number of processors in use at a submission, or asked by one job).
     window : int, default=1000
         Recent scores kept per class.
-    step : float, default=0.005
-        Step ``gamma`` of the adaptive level (Gibbs & Candes 2021 use 0.005).
+    step : float, default=0.05
+        Step ``eta`` (log units) of the online shift of the bound (see
+        :mod:`predictkit.queue._conformal`): each miss multiplies the bounds
+        by ``exp(eta q*)``, each hit by ``exp(-eta (1 - q*))``.
     max_queue : int, default=512
         Queued jobs placed ahead of a new job in the forward simulation, at
         most (the earliest submitted).
@@ -74,8 +77,8 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         Waits with a forecast, used for calibration.
     capacity_ : float
         The capacity used for the last forecast.
-    level_ : float
-        The adaptive level now.
+    shift_ : float
+        The online shift of the score threshold now (log units).
 
     Notes
     -----
@@ -114,7 +117,7 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
     }
 
     def __init__(self, *, quantile=0.95, runtime=None, capacity=None, window=1000,
-                 step=0.005, max_queue=512):
+                 step=0.05, max_queue=512):
         self.quantile = quantile
         self.runtime = runtime
         self.capacity = capacity
@@ -266,7 +269,7 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         return np.asarray(self._runtime_model.predict(rows), dtype=np.float64)
 
     def _forecast(self, table):
-        """Forecast, class and bound level of each job of ``table`` (submitted now)."""
+        """Forecast, class and bound of each job of ``table`` (submitted now)."""
         submit = table["submit_time"].to_numpy(dtype=np.float64)
         procs = requested_width(table)
         request = _column(table, "req_time")
@@ -299,7 +302,7 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
                    for key in ("start", "width", "runtime", "request")]
             que = [np.array([job[key] for job in queue], dtype=np.float64)
                    for key in ("procs", "runtime", "request")]
-            level = self._calibrator.level()
+            level = self._calibrator.shift()
             for r in rows.tolist():
                 job = self._jobs[labels[r]]
                 f, alone = forecast_wait(now, self._cap, *run, *que, procs[r], job["runtime"],
@@ -317,7 +320,7 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
                     self._pending.discard(labels[r])
                     self._score(self._jobs[labels[r]])
         self.capacity_ = self._cap
-        self.level_ = self._calibrator.level()
+        self.shift_ = self._calibrator.shift()
         return out
 
     def _settle(self, now):
@@ -424,7 +427,7 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         self.n_seen_ = int(np.isfinite(start).sum())
         self.n_scored_ = self.n_seen_
         self.capacity_ = float(caps[-1]) if len(caps) else self._cap
-        self.level_ = self._calibrator.level()
+        self.shift_ = self._calibrator.shift()
         return out
 
     def _replay_runtimes(self, table, run_time, start, request):
@@ -449,7 +452,7 @@ def calibrate_replay(calibrator, submit, start, waits, forecast, alone, procs, r
     predicted earlier that started at or before ``t`` are added (start
     order, ties by submission then row), and every outcome known by ``t``
     (a hit at the start, a miss once ``submit + bound < t``) updates the
-    adaptive level. Scores of jobs starting at their own submission are
+    online shift. Scores of jobs starting at their own submission are
     added right after their batch.
     """
     n = len(submit)
@@ -468,7 +471,7 @@ def calibrate_replay(calibrator, submit, start, waits, forecast, alone, procs, r
     misses = []  # (submit + bound, row) of predicted misses, known once < t
     hits = []  # (start, row) of predicted hits, known once <= t
     add, bound, outcome, level = (calibrator.add, calibrator.bound, calibrator.outcome,
-                                  calibrator.level)
+                                  calibrator.shift)
     i_start = 0
     n_started = len(by_start)
     by_start = by_start.tolist()
