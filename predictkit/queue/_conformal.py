@@ -9,18 +9,20 @@ conformal prediction, Vovk et al. 2005; one sample per class is Mondrian
 conformal prediction, which gives coverage within each class).
 
 The bound is then shifted online so that misses stay rare whatever the
-drift: ``s_(k) + delta_t`` with ``delta_t = eta * sum(err_i - (1 - q*))``
-over the outcomes known at ``t`` (``err_i = 1`` for a job whose wait
-exceeded its bound). This is adaptive conformal inference (Gibbs & Candes
-2021) run on the score threshold instead of the level -- the quantile
-tracker of Angelopoulos, Candes & Tibshirani (2023, "Conformal PID
-control"): with scores bounded by ``B`` the long-run share of misses stays
-within ``(B + eta) / (eta T)`` of ``1 - q*`` whatever the sequence, and a
-trend in the waits raises the bound geometrically instead of sending the
-level past 1 (an infinite bound). A miss is known as soon as the job has
-waited longer than its bound, before it starts; a hit when it starts.
-``q*`` is ``q`` raised by a tenth of ``1 - q`` so that the finite-sample
-wobble of that long-run guarantee stays above ``q``.
+drift: ``s_(k) + delta_t``, with ``delta`` moved by ``eta (err_i - (1 -
+q*))`` at each outcome (``err_i = 1`` for a job whose wait exceeded its
+bound) and kept within ``[-3, 3]`` (a factor of 20 either way). This is
+adaptive conformal inference (Gibbs & Candes 2021) run on the score
+threshold instead of the level -- the quantile tracker of Angelopoulos,
+Candes & Tibshirani (2023, "Conformal PID control"), whose long-run share of
+misses stays within ``(B + eta) / (eta T)`` of ``1 - q*`` for scores
+bounded by ``B``. The clip is the price of bursts: a thousand jobs
+submitted together that all wait longer than their bound would otherwise
+push the bound up by ``e^48`` for weeks. Outcomes are applied in the order
+they became known (time, hits before misses, then row): a miss as soon as
+the job has waited longer than its bound, before it starts; a hit when it
+starts. ``q*`` is ``q`` raised by a tenth of ``1 - q`` so that the
+finite-sample wobble of the guarantee stays above ``q``.
 """
 
 import collections
@@ -37,6 +39,8 @@ OFFSET = 60.0
 
 _FORECAST_EDGES = (60.0, 600.0, 3600.0, 4 * 3600.0, 16 * 3600.0, 64 * 3600.0)
 _WIDE = 1.0 / 32.0
+MAX_SHIFT = 3.0
+"""Largest online shift of the score threshold, either way (log units)."""
 
 
 def job_class(forecast, alone, procs, capacity, request=math.nan, user_score=math.nan):
@@ -106,7 +110,7 @@ class ConformalCalibrator:
         self.classes = {}
         self.pooled = _Window(window)
         self.window = window
-        self.miss_sum = 0.0
+        self.delta = 0.0
         self.n_outcomes = 0
 
     def add(self, label, value):
@@ -119,13 +123,14 @@ class ConformalCalibrator:
         self.pooled.add(value)
 
     def outcome(self, missed):
-        """Record whether a bound was missed (ACI update)."""
-        self.miss_sum += float(missed) - (1.0 - self.target)
+        """Record whether a bound was missed (moves the shift)."""
+        delta = self.delta + self.step * (float(missed) - (1.0 - self.target))
+        self.delta = min(MAX_SHIFT, max(-MAX_SHIFT, delta))
         self.n_outcomes += 1
 
     def shift(self):
         """The current shift ``delta_t`` of the score threshold (log units)."""
-        return self.step * self.miss_sum
+        return self.delta
 
     def _windows(self, label):
         """The windows with enough scores, finest first: the class, coarser classes, all."""

@@ -149,6 +149,7 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         self._ended_fed = set()
         self._pending = set()  # started, not predicted yet
         self._user_score = {}  # user -> score of the user's job that started last
+        self._outcomes = []  # (known time, missed, label) not applied yet
         self._queue = None
         self._cap = 0.0 if self.capacity is None else float(self.capacity)
         self.n_seen_ = 0
@@ -193,7 +194,7 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
             start = submit[pos] + waits[pos]
             end = start + (run_time[pos] if run_time[pos] == run_time[pos] else
                            request[pos] if request[pos] == request[pos] else math.inf)
-            job.update(submit=submit[pos], start=start, end=end, wait=waits[pos],
+            job.update(label=label, submit=submit[pos], start=start, end=end, wait=waits[pos],
                        width=width[pos], procs=procs[pos], request=request[pos],
                        run_time=run_time[pos], row=table.iloc[[pos]])
             self._started.append(label)
@@ -213,7 +214,9 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         self.n_scored_ += 1
         if job.get("bound", math.nan) == job.get("bound", math.nan) and not job.get("told"):
             job["told"] = True
-            self._calibrator.outcome(job["wait"] > job["bound"])
+            missed = job["wait"] > job["bound"]
+            when = job["submit"] + job["bound"] if missed else job["start"]
+            self._outcomes.append((when, int(missed), job["label"]))
 
     def observe_queue(self, X, now):
         """Tell the estimator which jobs are waiting at ``now`` (the queue a new job joins).
@@ -324,8 +327,9 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         return out
 
     def _settle(self, now):
-        """Count the misses known at ``now``: queued jobs older than their bound."""
+        """Count the misses known at ``now`` (queued jobs older than their bound), apply outcomes."""
         if self._queue is None:
+            self._apply_outcomes()
             return
         for label in self._queue[1].index.tolist():
             job = self._jobs.get(label)
@@ -334,7 +338,14 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
             b = job["bound"]
             if b == b and job["submit"] + b < now:
                 job["told"] = True
-                self._calibrator.outcome(True)
+                self._outcomes.append((job["submit"] + b, 1, label))
+        self._apply_outcomes()
+
+    def _apply_outcomes(self):
+        """Move the shift by the outcomes learnt since the last prediction, in known order."""
+        for _, missed, _ in sorted(self._outcomes, key=lambda e: (e[0], e[1], e[2])):
+            self._calibrator.outcome(bool(missed))
+        self._outcomes = []
 
     def _queued_jobs(self, now, batch):
         if self._queue is None or self._queue[0] != now:
@@ -468,8 +479,7 @@ def calibrate_replay(calibrator, submit, start, waits, forecast, alone, procs, r
     last_score = {}
     label = [0] * n
     predicted = [False] * n
-    misses = []  # (submit + bound, row) of predicted misses, known once < t
-    hits = []  # (start, row) of predicted hits, known once <= t
+    told = []  # (known time, missed, row): a hit is known at its start, a miss once past
     add, bound, outcome, level = (calibrator.add, calibrator.bound, calibrator.outcome,
                                   calibrator.shift)
     i_start = 0
@@ -490,12 +500,8 @@ def calibrate_replay(calibrator, submit, start, waits, forecast, alone, procs, r
                 add(label[j], value)
                 if users_l[j] == users_l[j]:
                     last_score[users_l[j]] = value
-        while hits and hits[0][0] <= t:
-            heapq.heappop(hits)
-            outcome(False)
-        while misses and misses[0][0] < t:
-            heapq.heappop(misses)
-            outcome(True)
+        while told and (told[0][0] < t or (told[0][0] == t and not told[0][1])):
+            outcome(bool(heapq.heappop(told)[1]))
         lvl = level()
         batch = order[pos:stop]
         for j in batch:
@@ -507,9 +513,9 @@ def calibrate_replay(calibrator, submit, start, waits, forecast, alone, procs, r
             predicted[j] = True
             if b == b and has_start[j]:
                 if wait_l[j] > b:
-                    heapq.heappush(misses, (submit_l[j] + b, j))
+                    heapq.heappush(told, (submit_l[j] + b, 1, j))
                 else:
-                    heapq.heappush(hits, (start_l[j], j))
+                    heapq.heappush(told, (start_l[j], 0, j))
         for j in batch:
             if start_l[j] <= t:
                 value = score(wait_l[j], forecast_l[j])
