@@ -305,7 +305,6 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
                    for key in ("start", "width", "runtime", "request")]
             que = [np.array([job[key] for job in queue], dtype=np.float64)
                    for key in ("procs", "runtime", "request")]
-            level = self._calibrator.shift()
             for r in rows.tolist():
                 job = self._jobs[labels[r]]
                 f, alone = forecast_wait(now, self._cap, *run, *que, procs[r], job["runtime"],
@@ -316,14 +315,16 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
                            **{"class": job_class(f, float(alone), procs[r], self._cap,
                                                    request[r],
                                                    self._user_score.get(user, math.nan))})
-                job["bound"] = self._calibrator.bound(job["class"], f, level)
+                job["bound"] = self._calibrator.bound(job["class"], f,
+                                                      self._calibrator.shift(job["class"]),
+                                                      self._class_queue(now, job["class"], batch))
                 out[r] = job["bound"]
             for r in rows.tolist():
                 if labels[r] in self._pending:
                     self._pending.discard(labels[r])
                     self._score(self._jobs[labels[r]])
         self.capacity_ = self._cap
-        self.shift_ = self._calibrator.shift()
+        self.shift_ = dict(self._calibrator.delta)
         return out
 
     def _settle(self, now):
@@ -343,9 +344,19 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
 
     def _apply_outcomes(self):
         """Move the shift by the outcomes learnt since the last prediction, in known order."""
-        for _, missed, _ in sorted(self._outcomes, key=lambda e: (e[0], e[1], e[2])):
-            self._calibrator.outcome(bool(missed))
+        for _, missed, label in sorted(self._outcomes, key=lambda e: (e[0], e[1], e[2])):
+            self._calibrator.outcome(self._jobs[label]["class"], bool(missed))
         self._outcomes = []
+
+    def _class_queue(self, now, label, batch):
+        """``(now, submit, forecast)`` of the queued jobs of class ``label`` (see the calibrator)."""
+        if self._queue is None or self._queue[0] != now:
+            return None
+        jobs = [self._jobs.get(key, {}) for key in self._queue[1].index.tolist()
+                if key not in batch]
+        jobs = [job for job in jobs if job.get("class") == label]
+        return (now, np.array([job["submit"] for job in jobs], dtype=np.float64),
+                np.array([job["forecast"] for job in jobs], dtype=np.float64))
 
     def _queued_jobs(self, now, batch):
         if self._queue is None or self._queue[0] != now:
@@ -438,7 +449,7 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         self.n_seen_ = int(np.isfinite(start).sum())
         self.n_scored_ = self.n_seen_
         self.capacity_ = float(caps[-1]) if len(caps) else self._cap
-        self.shift_ = self._calibrator.shift()
+        self.shift_ = dict(self._calibrator.delta)
         return out
 
     def _replay_runtimes(self, table, run_time, start, request):
@@ -480,6 +491,7 @@ def calibrate_replay(calibrator, submit, start, waits, forecast, alone, procs, r
     label = [0] * n
     predicted = [False] * n
     told = []  # (known time, missed, row): a hit is known at its start, a miss once past
+    queues = {}  # class label -> _ClassQueue of its queued jobs
     add, bound, outcome, level = (calibrator.add, calibrator.bound, calibrator.outcome,
                                   calibrator.shift)
     i_start = 0
@@ -495,20 +507,23 @@ def calibrate_replay(calibrator, submit, start, waits, forecast, alone, procs, r
         while i_start < n_started and start_l[by_start[i_start]] <= t:
             j = by_start[i_start]
             i_start += 1
+            if predicted[j] and start_l[j] > submit_l[j]:
+                queues[label[j]].remove(j)
             if predicted[j]:
                 value = score(wait_l[j], forecast_l[j])
                 add(label[j], value)
                 if users_l[j] == users_l[j]:
                     last_score[users_l[j]] = value
         while told and (told[0][0] < t or (told[0][0] == t and not told[0][1])):
-            outcome(bool(heapq.heappop(told)[1]))
-        lvl = level()
+            _, missed, row = heapq.heappop(told)
+            outcome(label[row], bool(missed))
         batch = order[pos:stop]
         for j in batch:
             f = forecast_l[j]
             label[j] = job_class(f, alone_l[j], procs_l[j], caps_l[j], request_l[j],
                                  last_score.get(users_l[j], math.nan))
-            b = bound(label[j], f, lvl)
+            queue = queues.get(label[j])
+            b = bound(label[j], f, level(label[j]), None if queue is None else queue.arrays(t))
             out[j] = b
             predicted[j] = True
             if b == b and has_start[j]:
@@ -517,6 +532,11 @@ def calibrate_replay(calibrator, submit, start, waits, forecast, alone, procs, r
                 else:
                     heapq.heappush(told, (start_l[j], 0, j))
         for j in batch:
+            if has_start[j] and start_l[j] > t:
+                queue = queues.get(label[j])
+                if queue is None:
+                    queue = queues[label[j]] = _ClassQueue(n)
+                queue.add(j, submit_l[j], forecast_l[j])
             if start_l[j] <= t:
                 value = score(wait_l[j], forecast_l[j])
                 add(label[j], value)
@@ -524,6 +544,40 @@ def calibrate_replay(calibrator, submit, start, waits, forecast, alone, procs, r
                     last_score[users_l[j]] = value
         pos = stop
     return out
+
+
+class _ClassQueue:
+    """The queued jobs of one class: submit times and forecasts in compact arrays."""
+
+    def __init__(self, n):
+        self.submit = np.empty(16)
+        self.forecast = np.empty(16)
+        self.rows = []
+        self.slot = {}
+
+    def add(self, row, submit, forecast):
+        m = len(self.rows)
+        if m == len(self.submit):
+            self.submit = np.resize(self.submit, 2 * m)
+            self.forecast = np.resize(self.forecast, 2 * m)
+        self.submit[m] = submit
+        self.forecast[m] = forecast
+        self.slot[row] = m
+        self.rows.append(row)
+
+    def remove(self, row):
+        m = self.slot.pop(row)
+        last = self.rows.pop()
+        if last != row:
+            self.rows[m] = last
+            self.slot[last] = m
+            end = len(self.rows)
+            self.submit[m] = self.submit[end]
+            self.forecast[m] = self.forecast[end]
+
+    def arrays(self, now):
+        m = len(self.rows)
+        return now, self.submit[:m], self.forecast[:m]
 
 
 def _users(table):

@@ -203,12 +203,12 @@ def test_online_shift_keeps_the_miss_rate_whatever_the_drift(seed, q):
     drift = np.exp(np.cumsum(rng.normal(0, 0.05, n)))
     for i in range(n):
         wait = float(rng.exponential(100.0) * drift[i])
-        b = cal.bound(label, 60.0, cal.shift())
+        b = cal.bound(label, 60.0, cal.shift(label))
         if b == b:
             missed = wait > b
             misses += missed
             told += 1
-            cal.outcome(missed)
+            cal.outcome(label, missed)
         value = score(wait, 60.0)
         largest = max(largest, abs(value))
         cal.add(label, value)
@@ -218,7 +218,7 @@ def test_online_shift_keeps_the_miss_rate_whatever_the_drift(seed, q):
 def test_calibrator_needs_scores_before_bounding():
     cal = ConformalCalibrator(0.95, window=100, step=0.005, min_scores=20)
     label = (1, 0, 0, 0, 0)
-    assert math.isnan(cal.bound(label, 10.0, cal.shift()))
+    assert math.isnan(cal.bound(label, 10.0, cal.shift(label)))
     for value in np.linspace(-1, 1, 30):
         cal.add(label, float(value))
     assert cal.bound(label, 10.0, 0.0) < cal.bound(label, 10.0, 0.5)
