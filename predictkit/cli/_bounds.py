@@ -64,14 +64,15 @@ def _check_method_flags(args):
     if args.method == "wait":
         given = [f"--{name}" for name in _QBETS_DEFAULTS if getattr(args, name) is not None]
         if given:
-            raise ConfigError(f"{', '.join(given)}: QBETS option(s), not used by --method wait")
+            what = "is a QBETS option" if len(given) == 1 else "are QBETS options"
+            raise ConfigError(f"{', '.join(given)} {what}, not used by --method wait")
         check_positive(args.capacity, "--capacity")
         if args.capacity is not None and not math.isfinite(args.capacity):
             raise ConfigError(f"--capacity must be a finite number of processors, got "
                               f"{args.capacity}")
         return
     if args.capacity is not None:
-        raise ConfigError("--capacity: a --method wait option, not used by QBETS")
+        raise ConfigError("--capacity is a --method wait option, not used by QBETS")
     for name, default in _QBETS_DEFAULTS.items():
         if getattr(args, name) is None:
             setattr(args, name, default)
