@@ -264,3 +264,21 @@ def test_replay_forecasts_ignores_jobs_without_a_start():
                                              capacity=4.0)
     # job 0 never starts: it neither occupies the machine nor queues ahead of job 1
     assert forecast[1] == 0.0 and forecast[2] >= 4000.0 and np.all(caps == 4.0)
+
+
+def test_queued_jobs_older_than_the_threshold_raise_the_bound_as_in_qbets():
+    cal = ConformalCalibrator(0.9, window=100, step=0.05, min_scores=20)
+    label = (2, 0, 0, 0, 0)
+    for value in np.linspace(-2.0, 0.0, 50):
+        cal.add(label, float(value))
+    plain = cal.bound(label, 600.0, 0.0)
+    now = 1e6
+    young = (now, np.array([now - 10.0]), np.array([600.0]))
+    assert cal.bound(label, 600.0, 0.0, young) == plain  # under the threshold: no evidence
+    old = (now, np.full(5, now - 1e5), np.full(5, 600.0))
+    raised = cal.bound(label, 600.0, 0.0, old)
+    # five known misses join the 50 scores: the order statistic moves into them
+    aged = score(1e5, 600.0)
+    k2 = math.ceil(cal.target * 56)
+    assert k2 == 51 and raised == pytest.approx((600.0 + 60.0) * math.exp(aged) - 60.0)
+    assert raised > plain
