@@ -219,9 +219,11 @@ def test_calibrator_needs_scores_before_bounding():
     cal = ConformalCalibrator(0.95, window=100, step=0.005, min_scores=20)
     label = (1, 0, 0, 0, 0)
     assert math.isnan(cal.bound(label, 10.0, cal.shift(label)))
-    for value in np.linspace(-1, 1, 30):
+    for value in np.linspace(-1, 1, 200):
         cal.add(label, float(value))
-    assert cal.bound(label, 10.0, 0.0) < cal.bound(label, 10.0, 0.5)
+    assert cal.bound(label, 10.0, 0.0) < cal.bound(label, 10.0, 0.05)
+    # however wound up the shift, the threshold stops at the largest score
+    assert cal.bound(label, 10.0, 40.0) == pytest.approx(70.0 * math.exp(1.0) - 60.0)
     small = ConformalCalibrator(0.99, window=100, step=0.005, min_scores=20)
     for value in np.linspace(-1, 1, 30):
         small.add(label, float(value))
