@@ -13,7 +13,7 @@ API = {
     "predictkit.runtime": ["RequestedTime", "WalltimeAdjuster", "RecentUsageMax", "RecentAverage",
                            "HistoryFeatures", "make_predictor", "OnlinePredictor"],
     "predictkit.model_selection": ["replay", "TraceSplit", "make_schedule_scorer"],
-    "predictkit.queue": ["QBETS", "VARQ"],
+    "predictkit.queue": ["QBETS", "VARQ", "WaitPredictor"],
     "predictkit.workload": ["TsafrirEstimates", "FModel", "PhiModel", "DoubledEstimates",
                             "ShuffledEstimates"],
     "predictkit.simulate": ["simulate", "Schedule"],

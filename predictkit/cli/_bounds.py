@@ -1,16 +1,17 @@
-"""``predictkit bounds TRACE``: QBETS wait bounds per job class now and per job."""
+"""``predictkit bounds TRACE``: wait bounds per job (QBETS or WaitPredictor), and QBETS's per class."""
 
+import math
 import re
 import sys
 
 import numpy as np
 import pandas as pd
 
-from ..exceptions import JobTableError
+from ..exceptions import ConfigError, JobTableError
 from ..metrics import bound_summary
 from ..model_selection import replay
-from ..queue import QBETS
-from ._checks import check_fraction, check_seed
+from ..queue import QBETS, WaitPredictor
+from ._checks import check_fraction, check_positive, check_seed
 from ._common import (Progress, add_command, add_output_options, print_json, read_trace_arg,
                       table_format, write_table)
 from ._tables import format_number, format_table
@@ -18,43 +19,79 @@ from ._tables import format_number, format_table
 
 def register(subparsers):
     parser = add_command(
-        subparsers, "bounds", help="QBETS upper bounds on queue waits (per class now, per job online)",
-        description="Replay the trace online with QBETS (Nurmi et al. 2008, section 2.3): "
-                    "each job gets, at its submission, an upper bound on its wait from the "
-                    "waits of jobs already started. Prints the bound of each job class at "
-                    "the end of the trace ('now') and the correctness/tightness of the "
-                    "per-job bounds; -o writes the per-job bounds (CSV or JSON).")
+        subparsers, "bounds", help="upper bounds on queue waits (QBETS or WaitPredictor), per job online",
+        description="Replay the trace online: each job gets, at its submission, an upper "
+                    "bound on its wait from what is known then. --method qbets (default): "
+                    "QBETS (Nurmi et al. 2008, section 2.3), from the waits of jobs already "
+                    "started; also prints the bound of each job class at the end of the "
+                    "trace ('now'). --method wait: WaitPredictor, a forward simulation of the "
+                    "queue each job joins calibrated online on the waits already seen. "
+                    "Prints the correctness/tightness of the per-job bounds; -o writes the "
+                    "per-job bounds (CSV or JSON).")
     from ._common import add_log_argument
     add_log_argument(parser)
+    parser.add_argument("--method", choices=("qbets", "wait"), default="qbets",
+                        help="qbets: QBETS; wait: WaitPredictor (forward simulation of the "
+                             "queue, calibrated online)")
     parser.add_argument("--quantile", type=float, default=0.95,
                         help="quantile of the wait to bound, in (0, 1)")
-    parser.add_argument("--confidence", type=float, default=0.95,
-                        help="confidence of the bound, in (0, 1)")
-    parser.add_argument("--changepoint", choices=("runs", "ruptures", "none"), default="runs",
-                        help="history trimming rule")
-    parser.add_argument("--clustering", choices=("auto", "bic", "none"), default="auto",
-                        help="job classes by requested nodes and time")
-    parser.add_argument("--index", choices=("textbook", "reference"), default="textbook",
-                        help="order-statistic rule")
-    parser.add_argument("--seed", type=int, default=0,
-                        help="random state of QBETS's job classes; fixed by default so that "
-                             "two runs agree (QBETS(random_state=None) in Python draws fresh "
-                             "ones)")
+    parser.add_argument("--confidence", type=float, default=None,
+                        help="QBETS only: confidence of the bound, in (0, 1) (default 0.95)")
+    parser.add_argument("--changepoint", choices=("runs", "ruptures", "none"), default=None,
+                        help="QBETS only: history trimming rule (default runs)")
+    parser.add_argument("--clustering", choices=("auto", "bic", "none"), default=None,
+                        help="QBETS only: job classes by requested nodes and time (default auto)")
+    parser.add_argument("--index", choices=("textbook", "reference"), default=None,
+                        help="QBETS only: order-statistic rule (default textbook)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="QBETS only: random state of the job classes (default 0, fixed "
+                             "so that two runs agree; QBETS(random_state=None) in Python draws "
+                             "fresh ones)")
+    parser.add_argument("--capacity", type=float, default=None,
+                        help="wait only: processors of the machine (default: the log header's "
+                             "MaxProcs, else learned online)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     add_output_options(parser, formats=("csv", "json"))
     parser.set_defaults(func=run)
 
 
-def run(args):
-    check_fraction(args.quantile, "--quantile")
+_QBETS_DEFAULTS = {"confidence": 0.95, "changepoint": "runs", "clustering": "auto",
+                   "index": "textbook", "seed": 0}
+
+
+def _check_method_flags(args):
+    """Refuse flags of the other method; fill in the defaults of this one."""
+    if args.method == "wait":
+        given = [f"--{name}" for name in _QBETS_DEFAULTS if getattr(args, name) is not None]
+        if given:
+            what = "is a QBETS option" if len(given) == 1 else "are QBETS options"
+            raise ConfigError(f"{', '.join(given)} {what}, not used by --method wait")
+        check_positive(args.capacity, "--capacity")
+        if args.capacity is not None and not math.isfinite(args.capacity):
+            raise ConfigError(f"--capacity must be a finite number of processors, got "
+                              f"{args.capacity}")
+        return
+    if args.capacity is not None:
+        raise ConfigError("--capacity is a --method wait option, not used by QBETS")
+    for name, default in _QBETS_DEFAULTS.items():
+        if getattr(args, name) is None:
+            setattr(args, name, default)
     check_fraction(args.confidence, "--confidence")
     check_seed(args.seed)
+
+
+def run(args):
+    check_fraction(args.quantile, "--quantile")
+    _check_method_flags(args)
     if args.output:
         table_format(args.output, args.format)  # refuse -o x.swf before reading
     progress = Progress("bounds", quiet=args.quiet)
-    progress.settings(quantile=args.quantile, confidence=args.confidence,
-                      changepoint=args.changepoint, clustering=args.clustering, index=args.index,
-                      seed=args.seed)
+    if args.method == "wait":
+        progress.settings(method="wait", quantile=args.quantile, capacity=args.capacity)
+    else:
+        progress.settings(quantile=args.quantile, confidence=args.confidence,
+                          changepoint=args.changepoint, clustering=args.clustering,
+                          index=args.index, seed=args.seed)
     with progress.step(lambda: f"read {len(jobs):,} jobs from {args.trace}"):
         jobs = read_trace_arg(args.trace)
     usable = np.isfinite(jobs["wait_time"]) & np.isfinite(jobs["submit_time"])
@@ -64,7 +101,10 @@ def run(args):
     if not usable.all():
         progress.say(f"left out {int((~usable).sum()):,} jobs without a known wait or "
                      "submit time")
+    capacity = args.capacity or jobs.attrs.get("max_procs")
     jobs = jobs[usable].reset_index(drop=True)
+    if args.method == "wait":
+        return _run_wait(jobs, args, progress, usable, capacity)
     model = QBETS(quantile=args.quantile, confidence=args.confidence,
                   changepoint=None if args.changepoint == "none" else args.changepoint,
                   clustering=None if args.clustering == "none" else args.clustering,
@@ -98,13 +138,40 @@ def run(args):
                                   "requested_time": "requested_time (s)",
                                   "n_history": "history (jobs)", "bound": "bound (h)"})
     print(format_table(shown), file=stream)
+    _print_summary(summary, stream)
+    return 0
+
+
+def _run_wait(jobs, args, progress, usable, capacity):
+    waits = jobs["wait_time"].to_numpy()
+    model = WaitPredictor(quantile=args.quantile, capacity=capacity)
+    with progress.step(f"bounded the waits of {len(jobs):,} jobs online"):
+        bounds = replay(model, jobs, waits)
+    summary = bound_summary(waits, bounds, quantile=args.quantile)
+    summary["n_skipped_unknown_wait"] = int((~usable).sum())
+    summary["capacity"] = capacity
+    if args.output:
+        _write(jobs, bounds, args)
+    if args.quiet:
+        return 0
+    stream = sys.stderr if args.output == "-" else sys.stdout
+    if args.json:
+        print_json({"summary": summary}, stream)
+        return 0
+    where = (f"{format_number(capacity)} processors" if capacity
+             else "capacity learned online")
+    print(f"WaitPredictor q={args.quantile:g} ({where})", file=stream)
+    _print_summary(summary, stream)
+    return 0
+
+
+def _print_summary(summary, stream):
     print(f"\nper-job bounds: {summary['n_bounded']:,} of {summary['n_jobs']:,} jobs got one; "
           f"correct {format_number(summary['correctness'])} (95% CI "
           f"{format_number(summary['correctness_low'])}-"
           f"{format_number(summary['correctness_high'])}); bound/actual median "
           f"{format_number(summary['median_ratio'])}, mean "
           f"{format_number(summary['mean_ratio'])} (jobs waiting > 60 s)", file=stream)
-    return 0
 
 
 def _numbers_in(text):

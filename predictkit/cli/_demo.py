@@ -97,7 +97,7 @@ def _check_args(args):
 
 
 STEPS = {"prepare": "cleaned the log", "predictors": "replayed the runtime predictors",
-         "bounds": "replayed the QBETS bounds", "schedules": "simulated the schedules",
+         "bounds": "replayed the wait bounds (QBETS, WaitPredictor)", "schedules": "simulated the schedules",
          "fairness": "computed the fair start times"}
 """What each step of :func:`predictkit.report.analyze` did, for the progress lines."""
 
@@ -157,7 +157,8 @@ def _print_results(analysis, page, started):
         _print_table("Runtime predictions (online replay; accuracy: Tang eq. 3, higher is better)",
                      analysis.predictor_table,
                      ["predictor", "accuracy", "underestimated", "NA", "OE", "UE", "BE"])
-    _print_table(f"QBETS wait bounds (q = {analysis.quantile}; correctness should reach q)",
+    _print_table(f"Wait bounds, QBETS and WaitPredictor (q = {analysis.quantile}; correctness "
+                 "should reach q)",
                  analysis.bound_table)
     if analysis.schedule_table is not None:
         _print_table("Schedules (bounded slowdown with 10 s threshold)",

@@ -18,7 +18,7 @@ from ..metrics import (adjustment_outcomes, bound_summary, estimate_accuracy,
                        fair_start_times, mean_absolute_error, underestimation_rate)
 from ..metrics._schedule import WIDTH_CATEGORIES, _WIDTH_EDGES
 from ..model_selection import replay
-from ..queue import QBETS
+from ..queue import QBETS, WaitPredictor
 from ..runtime import make_predictor
 from ..simulate import simulate
 from ..simulate._observed_waits import with_observed_waits
@@ -49,6 +49,7 @@ class Analysis:
     predictor_table: pd.DataFrame = None
     best_predictor: str = None
     bounds: np.ndarray = None
+    wait_bounds: np.ndarray = None
     bound_table: pd.DataFrame = None
     quantile: float = 0.95
     schedule_table: pd.DataFrame = None
@@ -212,15 +213,19 @@ def _predictors(result, jobs, predictors):
 
 def _bounds(result, jobs, quantile, random_state):
     waits = np.asarray(jobs["wait_time"], dtype=float)
-    bounds = replay(QBETS(quantile=quantile, random_state=random_state), jobs, waits)
-    result.bounds = bounds
-    summary = bound_summary(waits, bounds, quantile=quantile)
-    result.bound_table = pd.DataFrame([{
-        "quantile": quantile, "jobs": summary["n_jobs"], "jobs with a bound": summary["n_bounded"],
-        "correctness": summary["correctness"],
-        "95% interval": f"{summary['correctness_low']:.3f}-{summary['correctness_high']:.3f}",
-        "median bound/actual": summary["median_ratio"], "meets quantile": summary["meets_quantile"],
-    }])
+    result.bounds = replay(QBETS(quantile=quantile, random_state=random_state), jobs, waits)
+    result.wait_bounds = replay(
+        WaitPredictor(quantile=quantile, capacity=jobs.attrs.get("max_procs")), jobs, waits)
+    rows = []
+    for method, bounds in (("QBETS", result.bounds), ("WaitPredictor", result.wait_bounds)):
+        summary = bound_summary(waits, bounds, quantile=quantile)
+        rows.append({
+            "method": method, "quantile": quantile, "jobs": summary["n_jobs"],
+            "jobs with a bound": summary["n_bounded"], "correctness": summary["correctness"],
+            "95% interval": f"{summary['correctness_low']:.3f}-{summary['correctness_high']:.3f}",
+            "median bound/actual": summary["median_ratio"],
+            "meets quantile": summary["meets_quantile"]})
+    result.bound_table = pd.DataFrame(rows)
 
 
 def _estimator(predictors, label, jobs):

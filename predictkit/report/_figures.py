@@ -206,14 +206,21 @@ def schedule_metrics(table, metrics=("mean_wait_h", "mean_bounded_slowdown")):
     return fig
 
 
-def bound_over_time(submit_time, wait_time, bound, *, quantile=0.95):
-    """Actual waits and the QBETS upper bound at each submission (Nurmi et al. 2008, Fig. 2)."""
+def bound_over_time(submit_time, wait_time, bound, *, quantile=0.95, wait_bound=None):
+    """Actual waits and the upper bounds at each submission (Nurmi et al. 2008, Fig. 2).
+
+    ``bound`` is QBETS's; ``wait_bound``, if given, WaitPredictor's.
+    """
     fig, ax = _figure(width=10, height=4.2)
     days = (np.asarray(submit_time, dtype=float) - np.nanmin(submit_time)) / 86400.0
     wait = np.maximum(np.asarray(wait_time, dtype=float), 1.0) / _HOUR
     ax.scatter(days, wait, s=2, alpha=0.3, color="#4c72b0", label="actual wait (under 1 s shown at 1 s)")
     ax.scatter(days, np.asarray(bound, dtype=float) / _HOUR, s=2, alpha=0.5, color="#c44e52",
                label=f"QBETS bound of each job at submission (q = {quantile:g})")
+    if wait_bound is not None:
+        ax.scatter(days, np.asarray(wait_bound, dtype=float) / _HOUR, s=2, alpha=0.5,
+                   color="#55a868",
+                   label=f"WaitPredictor bound of each job at submission (q = {quantile:g})")
     ax.set_yscale("log")
     ax.set_xlabel("days since the start of the log")
     ax.set_ylabel("wait (hours, log scale)")

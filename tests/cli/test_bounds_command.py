@@ -36,6 +36,28 @@ def test_bounds_json_summary(small_trace, capsys):
     assert 0.9 < data["summary"]["correctness"] <= 1.0
 
 
+def test_bounds_method_wait_writes_per_job_bounds(small_trace, tmp_path, capsys):
+    out = tmp_path / "wait.csv"
+    assert main(["bounds", str(small_trace), "--method", "wait", "--quantile", "0.9",
+                 "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("WaitPredictor q=0.9 (100 processors)") and "correct" in text
+    assert "bound per class" not in text
+    table = pd.read_csv(out)
+    assert list(table.columns) == ["job_id", "submit_time", "wait_time", "bound"]
+    has = table["bound"].notna()
+    assert has.mean() > 0.9
+    assert (table["wait_time"][has] <= table["bound"][has]).mean() >= 0.9
+
+
+def test_bounds_method_wait_json_and_capacity(small_trace, capsys):
+    assert main(["bounds", str(small_trace), "--method", "wait", "--capacity", "64",
+                 "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)["summary"]
+    assert summary["capacity"] == 64
+    assert 0.9 < summary["correctness"] <= 1.0
+
+
 @pytest.mark.parametrize("args, message", [
     (["--quantile", "1.5"], "--quantile must be in (0, 1)"),
     (["--quantile", "0"], "--quantile must be in (0, 1)"),

@@ -18,7 +18,8 @@ def test_demo_gives_identical_tables_for_the_same_seed(tmp_path, capsys):
     assert runs[0] == runs[1]
     assert any("QBETS" in line for line in runs[0])
     # one progress line per analysis step, with its time
-    for step in ("generated 1,500 jobs", "replayed the QBETS bounds", "simulated the schedules",
+    for step in ("generated 1,500 jobs", "replayed the wait bounds (QBETS, WaitPredictor)",
+                 "simulated the schedules",
                  "wrote the report"):
         assert f"predictkit demo: {step} in " in captured.err
 

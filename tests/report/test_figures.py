@@ -57,6 +57,8 @@ def _figures_with_legends():
         # waits reaching the top right corner, where a legend used to sit
         "bound_over_time": figures.bound_over_time(submit, np.linspace(1, 1e5, 500),
                                                    np.full(500, 2e5)),
+        "both_bounds_over_time": figures.bound_over_time(
+            submit, np.linspace(1, 1e5, 500), np.full(500, 2e5), wait_bound=np.full(500, 5e4)),
         "fairness_by_width": figures.fairness_by_width(_fairness_table()),
     }
 
@@ -112,3 +114,12 @@ def test_width_bins_end_at_the_machine_size(machine, top):
     for width, label in zip(widths, np.asarray(bins)):
         low, _, high = label.partition("-")
         assert int(low) <= width <= int(high or low)
+
+
+def test_bound_figure_draws_both_bounds():
+    submit = np.arange(10.0) * DAY
+    fig = figures.bound_over_time(submit, np.ones(10), np.full(10, 3600.0),
+                                  wait_bound=np.full(10, 7200.0))
+    labels = [t.get_text() for t in _legends(fig)[0].get_texts()]
+    assert any(text.startswith("QBETS bound") for text in labels)
+    assert any(text.startswith("WaitPredictor bound") for text in labels)

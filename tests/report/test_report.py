@@ -28,7 +28,9 @@ def test_analysis_of_a_synthetic_workload_has_every_section(synthetic_analysis):
     assert np.allclose(table[["NA", "OE", "UE", "BE"]].sum(axis=1), 1.0)
     assert a.best_predictor != "request"
     assert table.loc[a.best_predictor, "accuracy"] >= table.loc["request", "accuracy"]
-    assert len(a.bounds) == len(a.jobs)
+    assert len(a.bounds) == len(a.jobs) == len(a.wait_bounds)
+    assert list(a.bound_table["method"]) == ["QBETS", "WaitPredictor"]
+    assert a.bound_table["jobs with a bound"].iloc[1] > 0.9 * len(a.jobs)
     assert set(a.schedule_table["estimates"]) == {"request", f"{a.best_predictor}, selective"}
     assert set(a.fairness_table["label"]) == {"EASY / request",
                                               f"EASY / {a.best_predictor}, selective"}

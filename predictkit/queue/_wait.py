@@ -1,0 +1,633 @@
+"""WaitPredictor: wait forecasts from the queue a job joins, with calibrated bounds.
+
+At each submission the known state of the machine -- the jobs running, with
+their elapsed times, requests and predicted runtimes, and the queue ahead,
+with theirs -- is simulated forward (:mod:`._forward`, what Slurm's
+``squeue --start`` does with requested times; Klusacek & Soysal 2019,
+section 4.1 measure the same forecast inside a simulator). The forecast is
+then calibrated online on the waits of the jobs already started
+(:mod:`._conformal`): a per-class conformal quantile of the log ratio of
+wait to forecast, shifted online so that the share of misses stays at
+``1 - q`` whatever the drift.
+"""
+
+import heapq
+import math
+from numbers import Integral, Real
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, clone
+from sklearn.utils.validation import check_is_fitted
+
+from .._table import job_width, requested_width
+from .._validation import Interval, ParamsValidatedMixin, invalid_parameter
+from ..exceptions import InvalidParameterError, JobTableError
+from ._conformal import ConformalCalibrator, job_class, score
+from ._forward import forecast_wait, replay_forecasts
+
+__all__ = ["WaitPredictor"]
+
+
+class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
+    """Forecasts and upper bounds on queue waits from the queue each job joins.
+
+    For a job submitted at ``t``, the running jobs (from the waits already
+    known, each with its elapsed time, request and predicted runtime) and the
+    queued jobs ahead of it (from :meth:`observe_queue`) are simulated forward
+    with conservative backfilling on the predicted runtimes
+    (:func:`predictkit.queue._forward.forecast_wait`); the new job's start in
+    that plan is the forecast ``F``. The bound is ``(F + 60) exp(s) - 60``,
+    ``s`` a conformal quantile of the scores ``log((w + 60) / (F + 60))`` of
+    recent jobs of the same class (forecast band, room for the job alone,
+    width, short request, the last score of the job's user), shifted online
+    (Gibbs & Candes 2021; Angelopoulos et al. 2023) so that the share of
+    jobs waiting longer than their bound stays at most ``1 - q`` (see
+    :mod:`predictkit.queue._conformal`). With ``quantile=0.5`` the bound is
+    the point forecast.
+
+    Parameters
+    ----------
+    quantile : float in (0, 1), default=0.95
+        The quantile ``q`` of the wait to bound.
+    runtime : runtime predictor or None, default=None
+        An online predictkit runtime predictor (``target_known_at = "end"``)
+        that predicts the runtime of every queued and running job from the
+        jobs ended before its submission; ``None`` is
+        :class:`predictkit.runtime.RecentAverage` (Tsafrir et al. 2007).
+        ``"request"`` uses the requested times (Slurm's forecast).
+    capacity : float or None, default=None
+        Processors of the machine; ``None`` learns it online (the largest
+        number of processors in use at a submission, or asked by one job).
+    window : int, default=1000
+        Recent scores kept per class.
+    step : float, default=0.05
+        Step ``eta`` (log units) of the online shift of the bound (see
+        :mod:`predictkit.queue._conformal`): each miss multiplies the bounds
+        by ``exp(eta q*)``, each hit by ``exp(-eta (1 - q*))``.
+    max_queue : int, default=512
+        Queued jobs placed ahead of a new job in the forward simulation, at
+        most (the earliest submitted).
+
+    Attributes
+    ----------
+    n_seen_ : int
+        Waits added so far.
+    n_scored_ : int
+        Waits with a forecast, used for calibration.
+    capacity_ : float
+        The capacity used for the last forecast.
+    shift_ : float
+        The online shift of the score threshold now (log units).
+
+    Notes
+    -----
+    Same protocol as :class:`QBETS`: :meth:`partial_fit` adds jobs when they
+    start (their waits), :meth:`observe_queue` tells the queue at ``now``,
+    :meth:`predict` bounds the jobs submitted now. Jobs are identified by
+    their row label (the index of the job table) across calls. A started
+    job's ``run_time`` is used only once ``start + run_time`` has passed
+    (to end it and teach the runtime predictor); until then it runs on its
+    predicted runtime. Only jobs predicted before their wait was known are
+    calibrated on. ``model_selection.replay`` uses a one-pass replay that
+    gives the same numbers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from predictkit.datasets import make_workload
+    >>> from predictkit.model_selection import replay
+    >>> from predictkit.queue import WaitPredictor
+    >>> from predictkit.simulate import simulate
+    >>> jobs = simulate(make_workload(n_jobs=3000, random_state=0), policy="easy").jobs
+    >>> waits = jobs["wait_time"].to_numpy()
+    >>> bounds = replay(WaitPredictor(quantile=0.9, capacity=128), jobs, waits)
+    >>> has = ~np.isnan(bounds)                  # the first jobs get no bound
+    >>> bool(np.mean(waits[has] <= bounds[has]) >= 0.9)
+    True
+    """
+
+    target_known_at = "start"
+
+    _parameter_constraints = {
+        "quantile": [Interval(Real, 0, 1, closed="neither")],
+        "runtime": [None, str, object],
+        "capacity": [Interval(Real, 0, None, closed="neither"), None],
+        "window": [Interval(Integral, 10, None, closed="left")],
+        "step": [Interval(Real, 0, 1, closed="left")],
+        "max_queue": [Interval(Integral, 0, None, closed="left")],
+    }
+
+    def __init__(self, *, quantile=0.95, runtime=None, capacity=None, window=1000,
+                 step=0.05, max_queue=512):
+        self.quantile = quantile
+        self.runtime = runtime
+        self.capacity = capacity
+        self.window = window
+        self.step = step
+        self.max_queue = max_queue
+
+    # -- construction -------------------------------------------------------
+
+    def _reset(self):
+        self._validate_params()
+        if isinstance(self.runtime, str) and self.runtime != "request":
+            raise InvalidParameterError(
+                f"The 'runtime' parameter of WaitPredictor must be a runtime predictor, "
+                f"None or 'request'; got {self.runtime!r}", parameter="runtime",
+                owner="WaitPredictor")
+        if not (self.runtime is None or isinstance(self.runtime, str)
+                or getattr(self.runtime, "target_known_at", None) == "end"):
+            raise InvalidParameterError(
+                "The 'runtime' parameter of WaitPredictor must be an online runtime "
+                f"predictor (target_known_at = 'end'); got {type(self.runtime).__name__}",
+                parameter="runtime", owner="WaitPredictor")
+        self._calibrator = ConformalCalibrator(
+            float(self.quantile), window=int(self.window), step=float(self.step),
+            min_scores=_min_scores(float(self.quantile)))
+        self._runtime_model = None
+        self._jobs = {}  # label -> dict of what is known about the job
+        self._started = []  # labels of started jobs, in the order added
+        self._ended_fed = set()
+        self._pending = set()  # started, not predicted yet
+        self._user_score = {}  # user -> score of the user's job that started last
+        self._outcomes = []  # (known time, missed, label) not applied yet
+        self._queue = None
+        self._cap = 0.0 if self.capacity is None else float(self.capacity)
+        self.n_seen_ = 0
+        self.n_scored_ = 0
+
+    def _runtime_predictor(self):
+        if self.runtime is None:
+            from ..runtime import RecentAverage
+            return RecentAverage()
+        return clone(self.runtime)
+
+    # -- protocol -----------------------------------------------------------
+
+    def fit(self, X, y=None):
+        """Reset and add the jobs ``X`` with waits ``y`` as started (see :meth:`partial_fit`)."""
+        self._reset()
+        return self.partial_fit(X, y)
+
+    def partial_fit(self, X, y=None):
+        """Add jobs that have started, with their waits, in the order they started.
+
+        Parameters
+        ----------
+        X : DataFrame
+            Started jobs: ``submit_time``, ``req_procs``/``n_procs``,
+            ``req_time``, ``run_time`` (``NaN`` if unknown) and the columns
+            the runtime predictor reads.
+        y : array-like, optional
+            Their waits (default ``X["wait_time"]``).
+        """
+        if not hasattr(self, "_calibrator"):
+            self._reset()
+        table = _check_table(X, "partial_fit")
+        waits = _waits(table, y)
+        submit = table["submit_time"].to_numpy(dtype=np.float64)
+        run_time = _column(table, "run_time")
+        request = _column(table, "req_time")
+        width = job_width(table) if len(table) else np.zeros(0)
+        procs = requested_width(table) if len(table) else np.zeros(0)
+        for pos, label in enumerate(table.index.tolist()):
+            job = self._jobs.setdefault(label, {})
+            start = submit[pos] + waits[pos]
+            end = start + (run_time[pos] if run_time[pos] == run_time[pos] else
+                           request[pos] if request[pos] == request[pos] else math.inf)
+            job.update(label=label, submit=submit[pos], start=start, end=end, wait=waits[pos],
+                       width=width[pos], procs=procs[pos], request=request[pos],
+                       run_time=run_time[pos], row=table.iloc[[pos]])
+            self._started.append(label)
+            self.n_seen_ += 1
+            if "forecast" in job:
+                self._score(job)
+            else:
+                self._pending.add(label)
+        self._queue = None
+        return self
+
+    def _score(self, job):
+        value = score(job["wait"], job["forecast"])
+        self._calibrator.add(job["class"], value)
+        if job["user"] == job["user"]:
+            self._user_score[job["user"]] = value
+        self.n_scored_ += 1
+        if job.get("bound", math.nan) == job.get("bound", math.nan) and not job.get("told"):
+            job["told"] = True
+            missed = job["wait"] > job["bound"]
+            when = job["submit"] + job["bound"] if missed else job["start"]
+            self._outcomes.append((when, int(missed), job["label"]))
+
+    def observe_queue(self, X, now):
+        """Tell the estimator which jobs are waiting at ``now`` (the queue a new job joins).
+
+        Parameters
+        ----------
+        X : DataFrame
+            The waiting jobs (``submit_time``, widths, requests, and the
+            columns the runtime predictor reads); jobs submitted at or after
+            ``now`` are ignored.
+        now : float
+            The time the queue is observed at.
+        """
+        check_is_fitted(self, "n_seen_")
+        table = _check_table(X, "observe_queue")
+        now = float(now)
+        if not math.isfinite(now):
+            raise InvalidParameterError(f"observe_queue: now must be a finite time, got {now!r}",
+                                        parameter="now", owner="WaitPredictor.observe_queue")
+        submit = table["submit_time"].to_numpy(dtype=np.float64)
+        keep = np.flatnonzero(submit < now)
+        keep = keep[np.argsort(submit[keep], kind="stable")]
+        self._queue = (now, table.iloc[keep])
+        return self
+
+    # -- prediction ---------------------------------------------------------
+
+    def _feed_ended(self, now):
+        """Teach the runtime predictor the jobs ended by ``now`` (end order)."""
+        done = [label for label in self._started
+                if label not in self._ended_fed and self._jobs[label]["run_time"] ==
+                self._jobs[label]["run_time"] and self._jobs[label]["end"] <= now]
+        if not done:
+            return
+        if self._runtime_model is None:
+            self._runtime_model = self._runtime_predictor() if self.runtime != "request" else None
+        if self._runtime_model is None:
+            return
+        done.sort(key=lambda label: (self._jobs[label]["end"], self._jobs[label]["submit"],
+                                     label))
+        rows = pd.concat([self._jobs[label]["row"] for label in done])
+        rows = rows.assign(end_time=[self._jobs[label]["end"] for label in done])
+        self._runtime_model.partial_fit(rows, [self._jobs[label]["run_time"] for label in done])
+        self._ended_fed.update(done)
+
+    def _predict_runtime(self, rows, request, now):
+        if self.runtime == "request":
+            return np.asarray(request, dtype=np.float64)
+        self._feed_ended(now)
+        if self._runtime_model is None:
+            self._runtime_model = self._runtime_predictor()
+            self._runtime_model.partial_fit(rows.iloc[:0], np.zeros(0))
+        return np.asarray(self._runtime_model.predict(rows), dtype=np.float64)
+
+    def _forecast(self, table):
+        """Forecast, class and bound of each job of ``table`` (submitted now)."""
+        submit = table["submit_time"].to_numpy(dtype=np.float64)
+        procs = requested_width(table)
+        request = _column(table, "req_time")
+        users = _users(table)
+        labels = table.index.tolist()
+        batch = set(labels)
+        out = np.full(len(table), np.nan)
+        for now in np.unique(submit).tolist():
+            rows = np.flatnonzero(submit == now)
+            runtime = self._predict_runtime(table.iloc[rows], request[rows], now)
+            for r, rt in zip(rows.tolist(), runtime.tolist()):
+                job = self._jobs.setdefault(labels[r], {})
+                job.setdefault("runtime", rt)
+            self._settle(now)
+            running = [self._jobs[label] for label in self._started
+                       if label not in batch and self._jobs[label]["start"] <= now
+                       < self._jobs[label]["end"]]
+            unknown = [job for job in running if "runtime" not in job]
+            if unknown:  # started without being predicted here (e.g. fit on a table)
+                rows_unknown = pd.concat([job["row"] for job in unknown])
+                for job, rt in zip(unknown, self._predict_runtime(
+                        rows_unknown, [job["request"] for job in unknown], now).tolist()):
+                    job["runtime"] = rt
+            queue = self._queued_jobs(now, batch)[:int(self.max_queue)]
+            used = sum(job["width"] for job in running)
+            if self.capacity is None:
+                self._cap = max(self._cap, used, max((j["procs"] for j in queue), default=0.0),
+                                float(np.max(procs[rows])))
+            run = [np.array([job[key] for job in running], dtype=np.float64)
+                   for key in ("start", "width", "runtime", "request")]
+            que = [np.array([job[key] for job in queue], dtype=np.float64)
+                   for key in ("procs", "runtime", "request")]
+            for r in rows.tolist():
+                job = self._jobs[labels[r]]
+                f, alone = forecast_wait(now, self._cap, *run, *que, procs[r], job["runtime"],
+                                         request[r], int(self.max_queue))
+                f = float(f)
+                user = users[r]
+                job.update(submit=now, forecast=f, procs=procs[r], request=request[r], user=user,
+                           **{"class": job_class(f, float(alone), procs[r], self._cap,
+                                                   request[r],
+                                                   self._user_score.get(user, math.nan))})
+                job["bound"] = self._calibrator.bound(job["class"], f,
+                                                      self._calibrator.shift(job["class"]),
+                                                      self._class_queue(now, job["class"], batch))
+                out[r] = job["bound"]
+            for r in rows.tolist():
+                if labels[r] in self._pending:
+                    self._pending.discard(labels[r])
+                    self._score(self._jobs[labels[r]])
+        self.capacity_ = self._cap
+        self.shift_ = dict(self._calibrator.delta)
+        return out
+
+    def _settle(self, now):
+        """Count the misses known at ``now`` (queued jobs older than their bound), apply outcomes."""
+        if self._queue is None:
+            self._apply_outcomes()
+            return
+        for label in self._queue[1].index.tolist():
+            job = self._jobs.get(label)
+            if job is None or "bound" not in job or job.get("told"):
+                continue
+            b = job["bound"]
+            if b == b and job["submit"] + b < now:
+                job["told"] = True
+                self._outcomes.append((job["submit"] + b, 1, label))
+        self._apply_outcomes()
+
+    def _apply_outcomes(self):
+        """Move the shift by the outcomes learnt since the last prediction, in known order."""
+        for _, missed, label in sorted(self._outcomes, key=lambda e: (e[0], e[1], e[2])):
+            self._calibrator.outcome(self._jobs[label]["class"], bool(missed))
+        self._outcomes = []
+
+    def _class_queue(self, now, label, batch):
+        """``(now, submit, forecast)`` of the queued jobs of class ``label`` (see the calibrator)."""
+        if self._queue is None or self._queue[0] != now:
+            return None
+        jobs = [self._jobs.get(key, {}) for key in self._queue[1].index.tolist()
+                if key not in batch]
+        jobs = [job for job in jobs if job.get("class") == label]
+        return (now, np.array([job["submit"] for job in jobs], dtype=np.float64),
+                np.array([job["forecast"] for job in jobs], dtype=np.float64))
+
+    def _queued_jobs(self, now, batch):
+        if self._queue is None or self._queue[0] != now:
+            return []
+        table = self._queue[1]
+        request = _column(table, "req_time")
+        procs = requested_width(table) if len(table) else np.zeros(0)
+        out = []
+        missing = [pos for pos, label in enumerate(table.index.tolist())
+                   if "runtime" not in self._jobs.get(label, {})]
+        if missing:
+            runtime = self._predict_runtime(table.iloc[missing], request[missing], now)
+            for pos, rt in zip(missing, runtime.tolist()):
+                self._jobs.setdefault(table.index[pos], {})["runtime"] = rt
+        for pos, label in enumerate(table.index.tolist()):
+            if label in batch:
+                continue
+            job = self._jobs[label]
+            job.setdefault("procs", procs[pos])
+            job.setdefault("request", request[pos])
+            out.append(job)
+        return out
+
+    def predict(self, X):
+        """Upper bound (seconds) at ``quantile`` on the wait of each job submitted now.
+
+        Returns
+        -------
+        ndarray of float64
+            ``NaN`` until enough waits have been calibrated on.
+        """
+        check_is_fitted(self, "n_seen_")
+        return self._forecast(_check_table(X, "predict"))
+
+    def start_probability(self, X, within=None):
+        """Probability that each job starts within ``within`` seconds of its submission.
+
+        The share of the recent scores of the job's class at or under the
+        score a wait of ``within`` would have (``NaN`` without scores).
+        """
+        check_is_fitted(self, "n_seen_")
+        table = _check_table(X, "start_probability")
+        if within is None:
+            raise InvalidParameterError("start_probability needs 'within' (seconds)",
+                                        parameter="within",
+                                        owner="WaitPredictor.start_probability")
+        try:
+            within = np.broadcast_to(np.asarray(within, dtype=np.float64), (len(table),))
+        except (TypeError, ValueError):
+            raise invalid_parameter("within", "WaitPredictor.start_probability",
+                                    f"seconds, one number or one per job ({len(table)})",
+                                    within) from None
+        bad = np.isnan(within) | (within < 0)
+        if bad.any():
+            raise invalid_parameter("within", "WaitPredictor.start_probability",
+                                    "seconds >= 0, not NaN", float(within[int(np.argmax(bad))]))
+        self._forecast(table)
+        out = np.full(len(table), np.nan)
+        for r, label in enumerate(table.index.tolist()):
+            job = self._jobs[label]
+            out[r] = self._calibrator.probability(job["class"], job["forecast"], within[r])
+        return out
+
+    def forecast(self, X):
+        """The forward-simulation forecast (seconds) of each job, uncalibrated."""
+        check_is_fitted(self, "n_seen_")
+        table = _check_table(X, "forecast")
+        self._forecast(table)
+        return np.array([self._jobs[label]["forecast"] for label in table.index.tolist()])
+
+    # -- fast online replay -------------------------------------------------
+
+    def _replay(self, X, y, known):
+        """Online bounds of every job, equal to ``model_selection.replay``'s reference."""
+        self._reset()
+        table = _check_table(X, "replay")
+        waits = np.asarray(y, dtype=np.float64)
+        submit = table["submit_time"].to_numpy(dtype=np.float64)
+        start = np.asarray(known, dtype=np.float64)
+        run_time = _column(table, "run_time")
+        request = _column(table, "req_time")
+        end = start + np.where(np.isfinite(run_time), run_time,
+                               np.where(np.isfinite(request), request, np.inf))
+        runtime = self._replay_runtimes(table, run_time, start, request)
+        forecast, alone, caps = replay_forecasts(submit, start, end, requested_width(table),
+                                          job_width(table), runtime, request,
+                                          capacity=self.capacity, max_queue=self.max_queue)
+        out = calibrate_replay(self._calibrator, submit, start, waits, forecast, alone,
+                               requested_width(table), request, caps, _users(table))
+        self.n_seen_ = int(np.isfinite(start).sum())
+        self.n_scored_ = self.n_seen_
+        self.capacity_ = float(caps[-1]) if len(caps) else self._cap
+        self.shift_ = dict(self._calibrator.delta)
+        return out
+
+    def _replay_runtimes(self, table, run_time, start, request):
+        if self.runtime == "request":
+            return request
+        from ..model_selection import replay
+        ended = start + run_time
+        return replay(self._runtime_predictor(), table, run_time, known_time=ended)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.target_tags.required = False
+        return tags
+
+
+def calibrate_replay(calibrator, submit, start, waits, forecast, alone, procs, request, caps,
+                     users):
+    """The calibrated bound of every job, in one pass over the submissions.
+
+    Before the jobs submitted at ``t`` are bounded: the scores of the jobs
+    predicted earlier that started at or before ``t`` are added (start
+    order, ties by submission then row), and every outcome known by ``t``
+    (a hit at the start, a miss once ``submit + bound < t``) updates the
+    online shift. Scores of jobs starting at their own submission are
+    added right after their batch.
+    """
+    n = len(submit)
+    out = np.full(n, np.nan)
+    rows = np.arange(n)
+    by_submit = np.lexsort((rows, submit))
+    has_start = np.isfinite(start)
+    started_rows = rows[has_start]
+    by_start = started_rows[np.lexsort((started_rows, submit[has_start], start[has_start]))]
+    submit_l, start_l, wait_l = submit.tolist(), start.tolist(), waits.tolist()
+    forecast_l, procs_l, caps_l = forecast.tolist(), procs.tolist(), caps.tolist()
+    alone_l, request_l, users_l = alone.tolist(), request.tolist(), users.tolist()
+    last_score = {}
+    label = [0] * n
+    predicted = [False] * n
+    told = []  # (known time, missed, row): a hit is known at its start, a miss once past
+    queues = {}  # class label -> _ClassQueue of its queued jobs
+    add, bound, outcome, level = (calibrator.add, calibrator.bound, calibrator.outcome,
+                                  calibrator.shift)
+    i_start = 0
+    n_started = len(by_start)
+    by_start = by_start.tolist()
+    order = by_submit.tolist()
+    pos = 0
+    while pos < n:
+        t = submit_l[order[pos]]
+        stop = pos
+        while stop < n and submit_l[order[stop]] == t:
+            stop += 1
+        while i_start < n_started and start_l[by_start[i_start]] <= t:
+            j = by_start[i_start]
+            i_start += 1
+            if predicted[j] and start_l[j] > submit_l[j]:
+                queues[label[j]].remove(j)
+            if predicted[j]:
+                value = score(wait_l[j], forecast_l[j])
+                add(label[j], value)
+                if users_l[j] == users_l[j]:
+                    last_score[users_l[j]] = value
+        while told and (told[0][0] < t or (told[0][0] == t and not told[0][1])):
+            _, missed, row = heapq.heappop(told)
+            outcome(label[row], bool(missed))
+        batch = order[pos:stop]
+        for j in batch:
+            f = forecast_l[j]
+            label[j] = job_class(f, alone_l[j], procs_l[j], caps_l[j], request_l[j],
+                                 last_score.get(users_l[j], math.nan))
+            queue = queues.get(label[j])
+            b = bound(label[j], f, level(label[j]), None if queue is None else queue.arrays(t))
+            out[j] = b
+            predicted[j] = True
+            if b == b and has_start[j]:
+                if wait_l[j] > b:
+                    heapq.heappush(told, (submit_l[j] + b, 1, j))
+                else:
+                    heapq.heappush(told, (start_l[j], 0, j))
+        for j in batch:
+            if has_start[j] and start_l[j] > t:
+                queue = queues.get(label[j])
+                if queue is None:
+                    queue = queues[label[j]] = _ClassQueue(n)
+                queue.add(j, submit_l[j], forecast_l[j])
+            if start_l[j] <= t:
+                value = score(wait_l[j], forecast_l[j])
+                add(label[j], value)
+                if users_l[j] == users_l[j]:
+                    last_score[users_l[j]] = value
+        pos = stop
+    return out
+
+
+class _ClassQueue:
+    """The queued jobs of one class: submit times and forecasts in compact arrays."""
+
+    def __init__(self, n):
+        self.submit = np.empty(16)
+        self.forecast = np.empty(16)
+        self.rows = []
+        self.slot = {}
+
+    def add(self, row, submit, forecast):
+        m = len(self.rows)
+        if m == len(self.submit):
+            self.submit = np.resize(self.submit, 2 * m)
+            self.forecast = np.resize(self.forecast, 2 * m)
+        self.submit[m] = submit
+        self.forecast[m] = forecast
+        self.slot[row] = m
+        self.rows.append(row)
+
+    def remove(self, row):
+        m = self.slot.pop(row)
+        last = self.rows.pop()
+        if last != row:
+            self.rows[m] = last
+            self.slot[last] = m
+            end = len(self.rows)
+            self.submit[m] = self.submit[end]
+            self.forecast[m] = self.forecast[end]
+
+    def arrays(self, now):
+        m = len(self.rows)
+        return now, self.submit[:m], self.forecast[:m]
+
+
+def _users(table):
+    """The user of each job (NaN where unknown: such jobs have no user evidence)."""
+    users = _column(table, "user_id")
+    return np.where(np.isfinite(users) & (users >= 0), users, np.nan)
+
+
+def _min_scores(quantile):
+    """Scores a class needs before its own quantile is used: ``1 / (1 - q)`` rounded up, >= 20."""
+    return max(20, math.ceil(1.0 / (1.0 - quantile)), math.ceil(1.0 / quantile))
+
+
+def _check_table(X, where):
+    if not isinstance(X, pd.DataFrame):
+        raise JobTableError(f"WaitPredictor.{where} needs a job table (pandas DataFrame), "
+                            f"got {type(X).__name__}")
+    if "submit_time" not in X.columns:
+        raise JobTableError(f"WaitPredictor.{where}: job table lacks submit_time")
+    if "req_procs" not in X.columns and "n_procs" not in X.columns:
+        raise JobTableError(f"WaitPredictor.{where}: job table lacks both req_procs and n_procs")
+    submit = X["submit_time"].to_numpy(dtype=np.float64)
+    if np.isnan(submit).any():
+        raise JobTableError(f"WaitPredictor.{where}: {int(np.isnan(submit).sum())} job(s) "
+                            f"have no submit_time")
+    return X
+
+
+def _column(table, name):
+    if name in table.columns:
+        return table[name].to_numpy(dtype=np.float64)
+    return np.full(len(table), np.nan)
+
+
+def _waits(table, y):
+    if y is None:
+        if "wait_time" not in table.columns:
+            raise JobTableError("WaitPredictor: no y given and the job table lacks 'wait_time'")
+        y = table["wait_time"]
+    try:
+        waits = np.asarray(y, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError):
+        raise JobTableError("WaitPredictor: waits (y) must be numbers") from None
+    if len(waits) != len(table):
+        raise JobTableError(f"WaitPredictor: {len(table)} jobs but {len(waits)} waits")
+    bad = ~np.isfinite(waits) | (waits < 0)
+    if bad.any():
+        pos = int(np.argmax(bad))
+        raise JobTableError(f"WaitPredictor: waits must be finite and >= 0 ({int(bad.sum())} "
+                            f"bad; first at row {pos}: {waits[pos]!r})")
+    return waits

@@ -1,0 +1,286 @@
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from predictkit.datasets import make_workload
+from predictkit.exceptions import ConfigError, JobTableError
+from predictkit.model_selection import replay
+from predictkit.queue import WaitPredictor
+from predictkit.queue._conformal import ConformalCalibrator, score
+from predictkit.queue._forward import GRID, forecast_wait, replay_forecasts
+from predictkit.runtime import RecentUsageMax
+from predictkit.simulate import simulate
+
+
+@pytest.fixture(scope="module")
+def waited():
+    """A simulated EASY schedule: jobs with waits, runtimes and requests."""
+    jobs = simulate(make_workload(n_jobs=1200, random_state=3), policy="easy").jobs
+    jobs = jobs.drop(columns=["start_time", "end_time"])
+    # ties in submit times and waits of zero are the tricky cases of the replay
+    jobs.loc[10:20, "submit_time"] = jobs.loc[10, "submit_time"]
+    return jobs.sort_values("submit_time", kind="stable").reset_index(drop=True)
+
+
+# -- a plain reference of the forward simulation ---------------------------------
+
+def reference_forecast(now, capacity, running, queue, job, max_queue=512):
+    """Conservative backfilling on the grid, written plainly (lists, no numba)."""
+    grid = GRID.tolist()
+    free = [capacity] * len(grid)
+
+    def touched(span):  # grid points strictly below span
+        return sum(1 for g in grid if g < span)
+
+    def duration(runtime, request):
+        if runtime == runtime:
+            return runtime
+        return request if request == request else 3600.0
+
+    for start, procs, runtime, request in running:
+        elapsed = now - start
+        if runtime == runtime and runtime > elapsed:
+            end = start + runtime
+        elif request == request and request > elapsed:
+            end = start + request
+        elif runtime != runtime and request != request:
+            end = max(start + 3600.0, now + 60.0)
+        else:
+            end = now + 60.0
+        for k in range(touched(end - now)):
+            free[k] -= min(procs, capacity)
+
+    def place(table, procs, dur):
+        procs = min(procs, capacity)
+        for s in range(len(grid)):
+            stop = max(touched(grid[s] + dur), s + 1)
+            if all(table[k] >= procs for k in range(s, stop)):
+                for k in range(s, stop):
+                    table[k] -= procs
+                return s
+        return len(grid) - 1
+
+    alone = grid[place(list(free), job[0], duration(job[1], job[2]))]
+    for procs, runtime, request in queue[:max_queue]:
+        place(free, procs, duration(runtime, request))
+    return grid[place(free, job[0], duration(job[1], job[2]))], alone
+
+
+times = st.floats(1.0, 5e5, allow_nan=False)
+maybe = st.one_of(st.just(math.nan), times)
+
+
+@settings(max_examples=60, deadline=None)
+@given(running=st.lists(st.tuples(st.floats(0, 1e5), st.integers(1, 64).map(float), maybe, maybe),
+                        max_size=12),
+       queue=st.lists(st.tuples(st.integers(1, 64).map(float), maybe, maybe), max_size=12),
+       job=st.tuples(st.integers(1, 80).map(float), maybe, maybe),
+       max_queue=st.integers(0, 12))
+def test_forecast_matches_a_plain_conservative_backfill(running, queue, job, max_queue):
+    now, capacity = 1e5, 64.0
+    run = [np.array(col, dtype=float).reshape(-1) for col in zip(*running)] or \
+        [np.zeros(0)] * 4
+    que = [np.array(col, dtype=float).reshape(-1) for col in zip(*queue)] or [np.zeros(0)] * 3
+    got = forecast_wait(now, capacity, *run, *que, *job, max_queue)
+    assert tuple(map(float, got)) == reference_forecast(now, capacity, running, queue, job,
+                                                        max_queue)
+
+
+def test_forecast_waits_for_running_jobs_and_the_queue_ahead():
+    # 10 of 10 processors busy for 2 hours: a 1-processor job waits about 2 hours;
+    # an hour-long 10-processor job queued ahead pushes it one more hour back
+    run = [np.array([0.0]), np.array([10.0]), np.array([7200.0]), np.array([9000.0])]
+    empty = [np.zeros(0)] * 3
+    alone_wait, alone = forecast_wait(0.0, 10.0, *run, *empty, 1.0, 600.0, 600.0, 10)
+    assert alone_wait == alone and 7200.0 <= alone_wait < 7200.0 * 1.2
+    queued = [np.array([10.0]), np.array([3600.0]), np.array([3600.0])]
+    behind, alone2 = forecast_wait(0.0, 10.0, *run, *queued, 1.0, 600.0, 600.0, 10)
+    assert alone2 == alone and behind >= 7200.0 + 3600.0
+    # the queue is ignored beyond max_queue
+    assert forecast_wait(0.0, 10.0, *run, *queued, 1.0, 600.0, 600.0, 0)[0] == alone
+
+
+# -- the estimator -------------------------------------------------------------------
+
+@pytest.mark.parametrize("params", [dict(quantile=0.95), dict(quantile=0.5, window=50),
+                                    dict(quantile=0.75, runtime="request", capacity=128.0),
+                                    dict(quantile=0.9, runtime=RecentUsageMax(), max_queue=3)])
+def test_fast_replay_equals_the_reference_protocol(waited, params):
+    y = waited["wait_time"].to_numpy()
+    fast = replay(WaitPredictor(**params), waited, y, method="fast")
+    slow = replay(WaitPredictor(**params), waited, y, method="reference")
+    assert np.isfinite(fast).sum() > len(waited) // 2
+    np.testing.assert_array_equal(fast, slow)
+
+
+def test_no_peeking_at_the_runtime_of_a_running_job_or_at_later_jobs(waited):
+    y = waited["wait_time"].to_numpy()
+    base = replay(WaitPredictor(quantile=0.9), waited, y)
+    submit = waited["submit_time"].to_numpy()
+    start = submit + y
+    k = int(np.argmax((waited["run_time"].to_numpy() > 3600) & (np.arange(len(waited)) > 300)))
+    # a longer runtime for job k: nothing submitted before its (original) end may change
+    changed = waited.copy()
+    changed.loc[k, "run_time"] = waited.loc[k, "run_time"] * 3
+    bounds = replay(WaitPredictor(quantile=0.9), changed, y)
+    before = submit < start[k] + waited.loc[k, "run_time"]
+    np.testing.assert_array_equal(bounds[before], base[before])
+    # different waits for the jobs submitted after t: nothing submitted up to t changes
+    t = submit[600]
+    later = submit > t
+    y2 = y.copy()
+    y2[later] = y2[later] * 2 + 100
+    again = replay(WaitPredictor(quantile=0.9), waited, y2)
+    np.testing.assert_array_equal(again[submit <= t], base[submit <= t])
+
+
+def test_bounds_reach_the_quantile_on_a_simulated_schedule():
+    jobs = simulate(make_workload(n_jobs=4000, random_state=7), policy="easy").jobs
+    y = jobs["wait_time"].to_numpy()
+    for q in (0.5, 0.9):
+        bounds = replay(WaitPredictor(quantile=q), jobs, y)
+        ok = np.isfinite(bounds) | np.isinf(bounds)
+        ok &= ~np.isnan(bounds)
+        assert ok.mean() > 0.9
+        assert np.mean(y[ok] <= bounds[ok]) >= q
+
+
+def test_protocol_predict_start_probability_and_forecast(waited):
+    started = waited.iloc[:400]
+    model = WaitPredictor(quantile=0.9, window=50)
+    model.fit(started.iloc[:0])
+    t = float(waited["submit_time"].iloc[400])
+    ends = started["submit_time"] + started["wait_time"]
+    model.partial_fit(started[ends <= t], started["wait_time"][ends <= t])
+    queue = started[ends > t]
+    model.observe_queue(queue, now=t)
+    new = waited.iloc[[400]]
+    bound = model.predict(new)
+    assert bound.shape == (1,) and np.isnan(bound[0])  # never calibrated: no bound yet
+    assert model.forecast(new)[0] >= 0.0
+    p = model.start_probability(new, within=[600.0])
+    assert np.isnan(p[0])
+
+
+def test_start_probability_is_a_distribution(waited):
+    model = WaitPredictor(quantile=0.9, window=100).fit(waited.iloc[:0])
+    y = waited["wait_time"].to_numpy()
+    submit = waited["submit_time"].to_numpy()
+    added = np.zeros(len(waited), bool)
+    # the protocol by hand over the first 800 jobs, predicting each batch
+    for t in np.unique(submit[:800]):
+        started = np.flatnonzero((submit + y <= t) & ~added)
+        started = started[np.lexsort((started, submit[started], (submit + y)[started]))]
+        added[started] = True
+        if len(started):
+            model.partial_fit(waited.iloc[started], y[started])
+        model.observe_queue(waited.iloc[np.flatnonzero((submit < t) & (submit + y > t))], now=t)
+        model.predict(waited.iloc[np.flatnonzero(submit == t)])
+    assert model.n_scored_ > 100
+    new = waited.iloc[[800]]
+    probs = [model.start_probability(new, within=w)[0] for w in (0.0, 600.0, 3600.0, 1e7)]
+    assert all(0.0 <= p <= 1.0 for p in probs)
+    assert probs == sorted(probs) and probs[-1] == 1.0
+
+
+# -- calibration ---------------------------------------------------------------------
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 10_000), q=st.sampled_from([0.5, 0.8, 0.95]))
+def test_online_shift_keeps_the_miss_rate_whatever_the_drift(seed, q):
+    # waits that drift by orders of magnitude against a constant forecast:
+    # the long-run miss rate stays within (B + eta) / (eta T) of 1 - q*, B the
+    # largest score
+    rng = np.random.default_rng(seed)
+    eta = 0.05
+    cal = ConformalCalibrator(q, window=200, step=eta, min_scores=20)
+    label = (0, 0, 0, 0, 0)
+    n, misses, told, largest = 6000, 0, 0, 0.0
+    drift = np.exp(np.cumsum(rng.normal(0, 0.05, n)))
+    for i in range(n):
+        wait = float(rng.exponential(100.0) * drift[i])
+        b = cal.bound(label, 60.0, cal.shift(label))
+        if b == b:
+            missed = wait > b
+            misses += missed
+            told += 1
+            cal.outcome(label, missed)
+        value = score(wait, 60.0)
+        largest = max(largest, abs(value))
+        cal.add(label, value)
+    assert abs(misses / told - (1 - cal.target)) <= (largest + eta) / (eta * told)
+
+
+def test_calibrator_needs_scores_before_bounding():
+    cal = ConformalCalibrator(0.95, window=100, step=0.005, min_scores=20)
+    label = (1, 0, 0, 0, 0)
+    assert math.isnan(cal.bound(label, 10.0, cal.shift(label)))
+    for value in np.linspace(-1, 1, 200):
+        cal.add(label, float(value))
+    assert cal.bound(label, 10.0, 0.0) < cal.bound(label, 10.0, 0.05)
+    # however wound up the shift, the threshold stops at the largest score
+    assert cal.bound(label, 10.0, 40.0) == pytest.approx(70.0 * math.exp(1.0) - 60.0)
+    small = ConformalCalibrator(0.99, window=100, step=0.005, min_scores=20)
+    for value in np.linspace(-1, 1, 30):
+        small.add(label, float(value))
+    assert small.bound(label, 10.0, 0.0) == math.inf  # 30 scores cannot bound q* = 0.991
+
+
+# -- errors ---------------------------------------------------------------------------
+
+def test_bad_inputs_are_one_clear_error(waited):
+    with pytest.raises(JobTableError, match="job table"):
+        WaitPredictor().fit(np.zeros((3, 3)))
+    with pytest.raises(JobTableError, match="submit_time"):
+        WaitPredictor().fit(pd.DataFrame({"req_procs": [1.0]}), [1.0])
+    with pytest.raises(JobTableError, match="waits must be finite"):
+        WaitPredictor().fit(waited.iloc[:3], [1.0, -2.0, 3.0])
+    with pytest.raises(JobTableError, match="3 jobs but 2 waits"):
+        WaitPredictor().fit(waited.iloc[:3], [1.0, 2.0])
+    with pytest.raises(ConfigError, match="runtime"):
+        WaitPredictor(runtime="magic").fit(waited.iloc[:3])
+    with pytest.raises(ConfigError, match="runtime"):
+        WaitPredictor(runtime=object()).fit(waited.iloc[:3])
+    with pytest.raises(ConfigError, match="quantile"):
+        WaitPredictor(quantile=1.0).fit(waited.iloc[:3])
+    model = WaitPredictor().fit(waited.iloc[:3])
+    with pytest.raises(ConfigError, match="now"):
+        model.observe_queue(waited.iloc[3:5], now=float("nan"))
+    with pytest.raises(ConfigError, match="within"):
+        model.start_probability(waited.iloc[3:5], within=-1.0)
+    with pytest.raises(ConfigError, match="within"):
+        model.start_probability(waited.iloc[3:5])
+
+
+def test_replay_forecasts_ignores_jobs_without_a_start():
+    submit = np.array([0.0, 10.0, 20.0])
+    start = np.array([np.nan, 10.0, 3000.0])
+    end = start + 5000.0
+    procs = np.array([4.0, 4.0, 4.0])
+    forecast, alone, caps = replay_forecasts(submit, start, end, procs, procs,
+                                             np.full(3, 5000.0), np.full(3, 5000.0),
+                                             capacity=4.0)
+    # job 0 never starts: it neither occupies the machine nor queues ahead of job 1
+    assert forecast[1] == 0.0 and forecast[2] >= 4000.0 and np.all(caps == 4.0)
+
+
+def test_queued_jobs_older_than_the_threshold_raise_the_bound_as_in_qbets():
+    cal = ConformalCalibrator(0.9, window=100, step=0.05, min_scores=20)
+    label = (2, 0, 0, 0, 0)
+    for value in np.linspace(-2.0, 0.0, 50):
+        cal.add(label, float(value))
+    plain = cal.bound(label, 600.0, 0.0)
+    now = 1e6
+    young = (now, np.array([now - 10.0]), np.array([600.0]))
+    assert cal.bound(label, 600.0, 0.0, young) == plain  # under the threshold: no evidence
+    old = (now, np.full(5, now - 1e5), np.full(5, 600.0))
+    raised = cal.bound(label, 600.0, 0.0, old)
+    # five known misses join the 50 scores: the order statistic moves into them
+    aged = score(1e5, 600.0)
+    k2 = math.ceil(cal.target * 56)
+    assert k2 == 51 and raised == pytest.approx((600.0 + 60.0) * math.exp(aged) - 60.0)
+    assert raised > plain
