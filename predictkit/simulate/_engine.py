@@ -62,10 +62,14 @@ field                              type     meaning                             
 ``profile.times[:length]``         f8[m]    breakpoints of the availability profile     ascending; m = 2n + 4
 ``profile.free``                   i8[m]    free processors on [times[k], times[k+1])   the last segment runs to infinity
 ``profile.running_max``            i8[m]    running maximum of ``free`` (scratch)       rebuilt before use
+``profile.running_min``            i8[m]    running minimum of ``free`` (scratch)       depth-k: rebuilt before use
 ``reservations.start``             f8[n]    reserved start of a waiting job             conservative; never later while estimates hold
 ``reservations.promised``          f8[n]    first reservation, made at arrival          conservative; NaN for other policies
 ``reservations.compress_due[0]``   b1       a job ended before its estimate             conservative: compress at the next pass
 ``reservations.repair_due[0]``     b1       a running estimate was extended             conservative: repair at the next pass
+``reservations.next_start[0]``     f8       earliest reserved start of a waiting job    conservative: ``inf`` when none
+``reservations.count[0]``          i8       waiting jobs holding a reservation          conservative: < queue length after arrivals
+``reservations.longest_gap[0]``    f8       longest stretch with a free processor       conservative: an upper bound (see there)
 ``scratch.*``                      [n]      sort keys and buffers, pass orders          contents meaningless between calls
 ``counters[0].now``                f8       the current instant                         never decreases
 ``counters[0].wakeup``             f8       next instant a pass must run                returned by the last pass
@@ -155,6 +159,7 @@ class Profile(NamedTuple):
     free: np.ndarray
     length: np.ndarray
     running_max: np.ndarray
+    running_min: np.ndarray
 
 
 class Reservations(NamedTuple):
@@ -164,6 +169,9 @@ class Reservations(NamedTuple):
     promised: np.ndarray
     compress_due: np.ndarray
     repair_due: np.ndarray
+    next_start: np.ndarray
+    count: np.ndarray
+    longest_gap: np.ndarray
 
 
 class Scratch(NamedTuple):
@@ -233,7 +241,8 @@ def new_state(*, submit, duration, width, request, user, successor, n_users, fre
     counters["free"] = free
     counters["epoch"] = NO_EPOCH
     profile = Profile(times=np.empty(2 * n + 4), free=np.empty(2 * n + 4, dtype=np.int64),
-                      length=one(1), running_max=np.empty(2 * n + 4, dtype=np.int64))
+                      length=one(1), running_max=np.empty(2 * n + 4, dtype=np.int64),
+                      running_min=np.empty(2 * n + 4, dtype=np.int64))
     profile.times[0] = -np.inf
     profile.free[0] = free
     return EngineState(
@@ -252,7 +261,9 @@ def new_state(*, submit, duration, width, request, user, successor, n_users, fre
         profile=profile,
         reservations=Reservations(start=np.full(n, np.nan), promised=np.full(n, np.nan),
                                   compress_due=one(False, np.bool_),
-                                  repair_due=one(False, np.bool_)),
+                                  repair_due=one(False, np.bool_),
+                                  next_start=one(np.inf, np.float64), count=one(),
+                                  longest_gap=one(np.inf, np.float64)),
         scratch=Scratch(sort_keys=np.empty(n), sort_index=ints(), sort_buffer=ints(),
                         priority_order=ints(), backfill_order=ints()),
         counters=counters,

@@ -353,3 +353,117 @@ def stable_order(keys, src, dst, idx, tmp, n):
         width *= 2
     for i in range(n):
         dst[i] = src[a[i]]
+
+
+# ------------------------------------------- queries for incremental planning
+
+
+@njit(cache=True, _nrt=False)
+def profile_before(profile, t):
+    """Index of the segment holding the instant just before ``t`` (``t > times[0]``)."""
+    T = profile.times
+    lo = 0
+    hi = profile.length[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if T[mid] < t:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo - 1
+
+
+@njit(cache=True, _nrt=False)
+def profile_earliest_before(profile, width, duration, limit):
+    """:func:`profile_earliest` among starts before ``limit`` (``inf`` if none)."""
+    T = profile.times
+    F = profile.free
+    p = profile.length[0]
+    k = 0
+    while k < p and T[k] < limit:
+        if F[k] >= width:
+            start = T[k]
+            end = start + duration
+            j = k + 1
+            ok = True
+            while j < p and T[j] < end:
+                if F[j] < width:
+                    ok = False
+                    break
+                j += 1
+            if ok:
+                return start
+            k = j + 1
+        else:
+            k += 1
+    return np.inf
+
+
+@njit(cache=True, _nrt=False)
+def profile_running_min(profile):
+    """``profile.running_min[k]``: fewest free processors on any segment up to ``k``."""
+    F = profile.free
+    out = profile.running_min
+    low = F[0]
+    for k in range(profile.length[0]):
+        if F[k] < low:
+            low = F[k]
+        out[k] = low
+
+
+@njit(cache=True, _nrt=False)
+def profile_fits_now(profile, width, duration):
+    """:func:`profile_fits` at ``times[0]`` in O(log length), from an up-to-date
+    :func:`profile_running_min`."""
+    k = profile_before(profile, profile.times[0] + duration)
+    return profile.running_min[max(k, 0)] >= width
+
+
+@njit(cache=True, _nrt=False)
+def profile_longest_gap(profile):
+    """Longest stretch with a free processor that ends where none is free.
+
+    The maximal runs of segments with ``free >= 1`` followed by a segment with
+    ``free <= 0``; the run reaching the last (infinite) segment does not count.
+    """
+    T = profile.times
+    F = profile.free
+    p = profile.length[0]
+    best = 0.0
+    k = 0
+    while k < p:
+        if F[k] >= 1:
+            first = k
+            while k < p and F[k] >= 1:
+                k += 1
+            if k < p and T[k] - T[first] > best:
+                best = T[k] - T[first]
+        else:
+            k += 1
+    return best
+
+
+@njit(cache=True, _nrt=False)
+def profile_gap_around(profile, start, end, steps):
+    """Bound the gaps (see :func:`profile_longest_gap`) that meet ``[start, end)``.
+
+    Walks at most ``steps`` segments; ``inf`` when that is not enough.
+    """
+    T = profile.times
+    F = profile.free
+    p = profile.length[0]
+    left = _segment(T, p, max(start, T[0]))
+    while left > 0 and F[left - 1] >= 1:
+        left -= 1
+        steps -= 1
+        if steps < 0:
+            return np.inf
+    right = left
+    while right < p and (T[right] < end or F[right] >= 1):
+        right += 1
+        steps -= 1
+        if steps < 0:
+            return np.inf
+    if right >= p:
+        return max(end - T[left], 0.0)
+    return T[right] - T[left]

@@ -1,11 +1,34 @@
 """Conservative backfilling: every job gets a reservation at arrival that is
 never moved later while estimates hold; early completions compress the
-schedule by removing and re-inserting each reservation in priority order
-(Mu'alem & Feitelson 2001; Klusacek & Soysal 2019 section 3.1).
+schedule by re-planning each reservation in priority order at the earliest
+slot it can take (Mu'alem & Feitelson 2001; Klusacek & Soysal 2019 section
+3.1).
 
 State: ``state.profile`` holds the running jobs and every reservation;
-``state.reservations`` the reserved and promised starts and two flags set by
-the hooks and cleared by the pass.
+``state.reservations`` the reserved and promised starts, two flags set by the
+hooks and cleared by the pass, the earliest reserved start, the number of
+reservations and a bound on the gaps of the profile.
+
+Compression without removing and re-inserting
+---------------------------------------------
+Removing job ``j`` (width ``w``, estimate ``d``, reserved at ``s``) and
+inserting it at the earliest slot gives back ``w`` processors on ``[s, s +
+d)`` only; the profile is never overcommitted when compressing, so with ``j``
+removed every start ``t`` in ``[s, s + d)`` has at least ``w`` free there. A
+start ``t < s`` is therefore possible exactly when the profile *with* ``j``
+has ``w`` free on ``[t, min(s, t + d))``: either a whole window of length
+``d`` before ``s`` (the first one is :func:`~.._profile.profile_earliest`
+restricted to starts before ``s``), or the run of segments with at least
+``w`` free that ends at ``s`` (its first instant). The new start is the
+earlier of the two, and ``s`` when neither exists, which is what removing and
+re-inserting gives, without touching the profile unless ``j`` moves.
+
+Looking for a whole window is the costly part. A window of width ``w >= 1``
+and length ``d`` before ``s`` that is not in the run ending at ``s`` lies in a
+stretch with a free processor that is followed by a fully used instant; no
+such stretch is longer than ``reservations.longest_gap`` (recomputed at
+each compression, raised wherever processors are given back or a stretch is
+cut), so a width-1 job with ``d`` above it cannot find one.
 """
 
 import numpy as np
@@ -15,12 +38,18 @@ from .._engine import event_loop, start_job
 from .._profile import (
     profile_add,
     profile_advance,
+    profile_before,
     profile_compact,
     profile_earliest,
+    profile_earliest_before,
+    profile_gap_around,
+    profile_longest_gap,
     profile_min,
-    profile_running_max,
 )
 from ._policy import Policy
+
+_GAP_STEPS = 64
+"""Segments walked to bound a gap before giving up (the bound is then ``inf``)."""
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -28,6 +57,23 @@ def _advance(profile, now):
     """Drop the past from the profile (once per instant: later calls are no-ops)."""
     if profile.times[0] < now:
         profile_advance(profile, now)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _touch_gaps(s, start, end):
+    """Keep ``longest_gap`` a bound after the profile changed on ``[start, end)``."""
+    gap = s.reservations.longest_gap
+    if gap[0] < np.inf:
+        around = profile_gap_around(s.profile, start, end, _GAP_STEPS)
+        if around > gap[0]:
+            gap[0] = around
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _add(s, start, end, delta):
+    """``profile_add`` keeping ``longest_gap`` a bound."""
+    profile_add(s.profile, start, end, delta)
+    _touch_gaps(s, start, end)
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -39,7 +85,7 @@ def on_completion(s, j, now, expected_end):
     """
     _advance(s.profile, now)
     if expected_end > now:
-        profile_add(s.profile, now, expected_end, s.jobs.width[j])
+        _add(s, now, expected_end, s.jobs.width[j])
         s.reservations.compress_due[0] = True
 
 
@@ -48,46 +94,81 @@ def on_extension(s, j, now, old_end, new_end):
     """Hold ``j``'s processors until its new expected end (this may overcommit
     the profile: the next pass repairs it)."""
     _advance(s.profile, now)
-    profile_add(s.profile, old_end, new_end, -s.jobs.width[j])
+    _add(s, old_end, new_end, -s.jobs.width[j])
     s.reservations.repair_due[0] = True
 
 
 @njit(cache=True, inline="always", _nrt=False)
 def _move(s, j):
     """Remove job ``j``'s reservation and re-insert it at the earliest slot."""
-    profile = s.profile
     start = s.reservations.start
     w = s.jobs.width[j]
     d = s.jobs.estimate[j]
-    profile_add(profile, start[j], start[j] + d, w)
-    t = profile_earliest(profile, w, d)
-    profile_add(profile, t, t + d, -w)
+    _add(s, start[j], start[j] + d, w)
+    t = profile_earliest(s.profile, w, d)
+    _add(s, t, t + d, -w)
     moved = t != start[j]
     start[j] = t
     return moved
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _compress(s, order, now):
-    """Remove and re-insert each reservation in priority order.
-
-    Keeps: no reservation moves later (its own slot is free again when it is
-    re-inserted), and jobs ahead in priority order are placed first. A job
-    can only move if some segment before its reservation has room for it;
-    the running maximum of the profile answers that without a scan, and is
-    rebuilt after each re-insertion.
-    """
+def _earliest_move(s, j):
+    """Where removing and re-inserting ``j`` would put it (see the module docstring)."""
     profile = s.profile
-    best = profile.running_max
-    profile_running_max(profile)
+    T = profile.times
+    F = profile.free
+    at = s.reservations.start[j]
+    w = s.jobs.width[j]
+    d = s.jobs.estimate[j]
+    k = profile_before(profile, at)
+    limit = at
+    if F[k] >= w:
+        while k > 0 and F[k - 1] >= w:
+            k -= 1
+        limit = T[k]
+    if k > 0 and (w > 1 or d <= s.reservations.longest_gap[0]):
+        t = profile_earliest_before(profile, w, d, limit)
+        if t < limit:
+            return t
+    return limit
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _slide(s, j, t):
+    """Move ``j``'s reservation earlier, to ``t``."""
+    at = s.reservations.start[j]
+    w = s.jobs.width[j]
+    d = s.jobs.estimate[j]
+    if t + d <= at:
+        _add(s, t, t + d, -w)
+        _add(s, at, at + d, w)
+    else:
+        _add(s, t, at, -w)
+        _add(s, t + d, at + d, w)
+    s.reservations.start[j] = t
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _compress(s, order, now):
+    """Re-plan each reservation in priority order at the earliest slot it can take.
+
+    Keeps: no reservation moves later, and jobs ahead in priority order are
+    placed first; the result is that of removing and re-inserting each one.
+    Returns the earliest reserved start.
+    """
+    s.reservations.longest_gap[0] = profile_longest_gap(s.profile)
+    first = np.inf
     for j in order:
         t = s.reservations.start[j]
-        if not t > now:
-            continue
-        before = np.searchsorted(profile.times[:profile.length[0]], t)
-        if before > 0 and best[before - 1] >= s.jobs.width[j]:
-            _move(s, j)
-            profile_running_max(profile)
+        if t > now:
+            new = _earliest_move(s, j)
+            if new < t:
+                _slide(s, j, new)
+                t = new
+        if t < first:
+            first = t
+    return first
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -124,7 +205,8 @@ def schedule(s, order, now, settings):
     the jobs whose reservation is now.
 
     Keeps: every waiting job holds a reservation in the profile, none later
-    than its promised start while estimates hold; the profile is compact.
+    than its promised start while estimates hold; the profile is compact;
+    ``next_start`` is the earliest reservation and ``count`` their number.
     """
     profile = s.profile
     jobs = s.jobs
@@ -134,30 +216,37 @@ def schedule(s, order, now, settings):
         if reservations.repair_due[0]:
             if _repair(s, order):
                 reservations.compress_due[0] = True
+            reservations.next_start[0] = _next_reservation(s, order)
         if reservations.compress_due[0]:
-            _compress(s, order, now)
-        for j in order:
-            if np.isnan(reservations.start[j]):
-                d = jobs.estimate[j]
-                t = profile_earliest(profile, jobs.width[j], d)
-                profile_add(profile, t, t + d, -jobs.width[j])
-                reservations.start[j] = t
-                reservations.promised[j] = t
-        while True:
+            reservations.next_start[0] = _compress(s, order, now)
+        if reservations.count[0] < len(order):
+            for j in order:
+                if np.isnan(reservations.start[j]):
+                    d = jobs.estimate[j]
+                    t = profile_earliest(profile, jobs.width[j], d)
+                    _add(s, t, t + d, -jobs.width[j])
+                    reservations.start[j] = t
+                    reservations.promised[j] = t
+                    reservations.count[0] += 1
+                    if t < reservations.next_start[0]:
+                        reservations.next_start[0] = t
+        while reservations.next_start[0] == now:
             extended = False
             for j in order:
                 if np.isnan(jobs.start[j]) and reservations.start[j] == now:
                     start_job(s, j, now)
+                    reservations.count[0] -= 1
                     if jobs.estimate_at_start[j] > jobs.estimate[j]:
-                        profile_add(profile, now + jobs.estimate[j],
-                                    now + jobs.estimate_at_start[j], -jobs.width[j])
+                        _add(s, now + jobs.estimate[j], now + jobs.estimate_at_start[j],
+                             -jobs.width[j])
                         extended = True
-            if not extended or not _repair(s, order):
-                break
+            if extended:
+                _repair(s, order)
+            reservations.next_start[0] = _next_reservation(s, order)
     reservations.compress_due[0] = False
     reservations.repair_due[0] = False
     profile_compact(profile)
-    return _next_reservation(s, order)
+    return reservations.next_start[0]
 
 
 @njit(cache=True, _nrt=False)
