@@ -69,7 +69,7 @@ field                              type     meaning                             
 ``reservations.repair_due[0]``     b1       a running estimate was extended             conservative: repair at the next pass
 ``reservations.next_start[0]``     f8       earliest reserved start of a waiting job    conservative: ``inf`` when none
 ``reservations.count[0]``          i8       waiting jobs holding a reservation          conservative: < queue length after arrivals
-``reservations.longest_gap[0]``    f8       longest stretch with a free processor       conservative: an upper bound (see there)
+``reservations.gaps`` (GapIndex)   f8/i8    longest free stretches before each instant  conservative: upper bounds (see there)
 ``scratch.*``                      [n]      sort keys and buffers, pass orders          contents meaningless between calls
 ``counters[0].now``                f8       the current instant                         never decreases
 ``counters[0].wakeup``             f8       next instant a pass must run                returned by the last pass
@@ -162,6 +162,37 @@ class Profile(NamedTuple):
     running_min: np.ndarray
 
 
+GAP_LEVELS = 14
+"""Widths 1, 2, 4, ..., 2**13 of :class:`GapIndex` (wider jobs use the last)."""
+
+GAP_SEGMENTS = 4096
+"""Breakpoints of the profile a :class:`GapIndex` covers (later ones are not indexed)."""
+
+GAP_SPANS = 32
+"""Lengths 1 s, 2 s, 4 s, ..., 2**31 s by which :class:`GapIndex` sorts what was given back."""
+
+
+class GapIndex(NamedTuple):
+    """Longest stretches of the profile with ``2**level`` processors free.
+
+    ``longest[level, k]``: the longest time, within ``[times[0], times[k])``,
+    during which at least ``2**level`` processors are free throughout, for
+    the first ``length[0]`` breakpoints ``times`` of the profile when it was
+    indexed. Processors given back since then are summarised, for each
+    length ``2**b`` seconds (``b < GAP_SPANS``) of a free stretch meeting
+    them, by ``changed[1, b]``, the earliest instant by which such a stretch
+    could have lasted that long, and ``changed[0, b]``, the same but no
+    earlier than the start of what was given back (``-inf``: nothing indexed
+    yet).
+    """
+
+    times: np.ndarray
+    longest: np.ndarray
+    length: np.ndarray
+    levels: np.ndarray
+    changed: np.ndarray
+
+
 class Reservations(NamedTuple):
     """Reserved starts of waiting jobs (conservative backfilling)."""
 
@@ -171,7 +202,7 @@ class Reservations(NamedTuple):
     repair_due: np.ndarray
     next_start: np.ndarray
     count: np.ndarray
-    longest_gap: np.ndarray
+    gaps: GapIndex
 
 
 class Scratch(NamedTuple):
@@ -263,7 +294,11 @@ def new_state(*, submit, duration, width, request, user, successor, n_users, fre
                                   compress_due=one(False, np.bool_),
                                   repair_due=one(False, np.bool_),
                                   next_start=one(np.inf, np.float64), count=one(),
-                                  longest_gap=one(np.inf, np.float64)),
+                                  gaps=GapIndex(
+                                      times=np.empty(GAP_SEGMENTS),
+                                      longest=np.empty((GAP_LEVELS, GAP_SEGMENTS)),
+                                      length=one(), levels=one(),
+                                      changed=np.full((2, GAP_SPANS), -np.inf))),
         scratch=Scratch(sort_keys=np.empty(n), sort_index=ints(), sort_buffer=ints(),
                         priority_order=ints(), backfill_order=ints()),
         counters=counters,

@@ -420,34 +420,12 @@ def profile_fits_now(profile, width, duration):
 
 
 @njit(cache=True, _nrt=False)
-def profile_longest_gap(profile):
-    """Longest stretch with a free processor that ends where none is free.
+def profile_run_around(profile, start, end, steps):
+    """Bound the stretches with a free processor that meet ``[start, end)``.
 
-    The maximal runs of segments with ``free >= 1`` followed by a segment with
-    ``free <= 0``; the run reaching the last (infinite) segment does not count.
-    """
-    T = profile.times
-    F = profile.free
-    p = profile.length[0]
-    best = 0.0
-    k = 0
-    while k < p:
-        if F[k] >= 1:
-            first = k
-            while k < p and F[k] >= 1:
-                k += 1
-            if k < p and T[k] - T[first] > best:
-                best = T[k] - T[first]
-        else:
-            k += 1
-    return best
-
-
-@njit(cache=True, _nrt=False)
-def profile_gap_around(profile, start, end, steps):
-    """Bound the gaps (see :func:`profile_longest_gap`) that meet ``[start, end)``.
-
-    Walks at most ``steps`` segments; ``inf`` when that is not enough.
+    Returns ``(left, right)``: every such stretch lies within ``[left,
+    right)``; ``right`` is ``inf`` when one runs to the end of the profile,
+    ``left`` is ``-inf`` when ``steps`` segments were not enough to tell.
     """
     T = profile.times
     F = profile.free
@@ -457,13 +435,122 @@ def profile_gap_around(profile, start, end, steps):
         left -= 1
         steps -= 1
         if steps < 0:
-            return np.inf
+            return -np.inf, np.inf
     right = left
     while right < p and (T[right] < end or F[right] >= 1):
         right += 1
         steps -= 1
         if steps < 0:
-            return np.inf
+            return -np.inf, np.inf
     if right >= p:
-        return max(end - T[left], 0.0)
-    return T[right] - T[left]
+        return T[left], np.inf
+    return T[left], T[right]
+
+
+@njit(cache=True, _nrt=False)
+def gap_index_build(profile, index):
+    """Index the longest free stretches of ``profile`` (a :class:`GapIndex`).
+
+    ``index.longest[level, k]``: the longest time within ``[times[0],
+    times[k])`` with at least ``2**level`` free throughout; levels above the
+    most free processors on the indexed part are left out (``index.levels``).
+    Clears the record of processors given back since (``index.changed``).
+    """
+    T = profile.times
+    F = profile.free
+    count = min(profile.length[0], len(index.times))
+    most = 0
+    for k in range(count):
+        index.times[k] = T[k]
+        if F[k] > most:
+            most = F[k]
+    levels = 0
+    while levels < index.longest.shape[0] and (1 << levels) <= most:
+        h = 1 << levels
+        row = index.longest[levels]
+        best = 0.0
+        begin = np.inf
+        for k in range(count):
+            current = T[k] - begin if begin < np.inf else 0.0
+            row[k] = best if best > current else current
+            if F[k] >= h:
+                if begin == np.inf:
+                    begin = T[k]
+            elif begin < np.inf:
+                if T[k] - begin > best:
+                    best = T[k] - begin
+                begin = np.inf
+        levels += 1
+    index.length[0] = count
+    index.levels[0] = levels
+    index.changed[:, :] = np.inf
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _log2_floor(x):
+    """``floor(log2(x))`` for ``x >= 1`` (capped at 62)."""
+    b = min(int(np.log2(x)), 62)
+    while b > 0 and 2.0 ** b > x:
+        b -= 1
+    while b < 62 and 2.0 ** (b + 1) <= x:
+        b += 1
+    return b
+
+
+@njit(cache=True, _nrt=False)
+def gap_index_given_back(profile, index, start, end, steps):
+    """Record in ``index`` that processors were given back on ``[start, end)``.
+
+    For each length ``2**b`` (seconds) that a free stretch meeting the
+    interval may reach, lowers ``index.changed[1, b]`` to the earliest
+    instant by which such a stretch could have been free that long, and
+    ``index.changed[0, b]`` to the same but no earlier than ``start`` (for
+    a job of width 1, whose stretch must end before its limit, hence meet
+    the interval before it).
+    """
+    if end <= start:
+        return
+    one = index.changed[0]
+    wide = index.changed[1]
+    left, right = profile_run_around(profile, start, end, steps)
+    span = right - left
+    if span < 1.0:
+        return
+    top = len(one) - 1 if span == np.inf else min(_log2_floor(span), len(one) - 1)
+    for b in range(top + 1):
+        by = left + 2.0 ** b
+        if by < wide[b]:
+            wide[b] = by
+        by = max(by, start)
+        if by < one[b]:
+            one[b] = by
+
+
+@njit(cache=True, _nrt=False)
+def gap_index_may_fit(index, width, duration, limit):
+    """Whether ``width`` processors may be free for ``duration`` somewhere before ``limit``.
+
+    ``False`` only when no stretch of the profile before ``limit`` has
+    ``width`` free for that long. With ``width == 1`` the caller guarantees
+    that no processor is free just before ``limit``.
+    """
+    b = min(_log2_floor(max(duration, 1.0)), index.changed.shape[1] - 1)
+    if index.changed[0 if width == 1 else 1, b] <= limit:
+        return True
+    n = index.length[0]
+    lo = 0
+    hi = n
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if index.times[mid] < limit:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo >= n:
+        return True
+    level = 0
+    while level + 1 < index.longest.shape[0] and (2 << level) <= width:
+        level += 1
+    if level >= index.levels[0]:
+        return False
+    return index.longest[level, lo] >= duration

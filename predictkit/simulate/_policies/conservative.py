@@ -42,13 +42,12 @@ from .._profile import (
     profile_compact,
     profile_earliest,
     profile_earliest_before,
-    profile_gap_around,
-    profile_longest_gap,
     profile_min,
 )
+from .._profile import gap_index_build, gap_index_given_back, gap_index_may_fit
 from ._policy import Policy
 
-_GAP_STEPS = 64
+_GAP_STEPS = 1024
 """Segments walked to bound a gap before giving up (the bound is then ``inf``)."""
 
 
@@ -60,20 +59,11 @@ def _advance(profile, now):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _touch_gaps(s, start, end):
-    """Keep ``longest_gap`` a bound after the profile changed on ``[start, end)``."""
-    gap = s.reservations.longest_gap
-    if gap[0] < np.inf:
-        around = profile_gap_around(s.profile, start, end, _GAP_STEPS)
-        if around > gap[0]:
-            gap[0] = around
-
-
-@njit(cache=True, inline="always", _nrt=False)
 def _add(s, start, end, delta):
-    """``profile_add`` keeping ``longest_gap`` a bound."""
+    """``profile_add``, recording processors given back in the gap index."""
     profile_add(s.profile, start, end, delta)
-    _touch_gaps(s, start, end)
+    if delta > 0:
+        gap_index_given_back(s.profile, s.reservations.gaps, start, end, _GAP_STEPS)
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -127,7 +117,7 @@ def _earliest_move(s, j):
         while k > 0 and F[k - 1] >= w:
             k -= 1
         limit = T[k]
-    if k > 0 and (w > 1 or d <= s.reservations.longest_gap[0]):
+    if k > 0 and gap_index_may_fit(s.reservations.gaps, w, d, limit):
         t = profile_earliest_before(profile, w, d, limit)
         if t < limit:
             return t
@@ -157,7 +147,7 @@ def _compress(s, order, now):
     placed first; the result is that of removing and re-inserting each one.
     Returns the earliest reserved start.
     """
-    s.reservations.longest_gap[0] = profile_longest_gap(s.profile)
+    gap_index_build(s.profile, s.reservations.gaps)
     first = np.inf
     for j in order:
         t = s.reservations.start[j]
