@@ -513,8 +513,12 @@ def gap_index_given_back(profile, index, start, end, steps):
     one = index.changed[0]
     wide = index.changed[1]
     left, right = profile_run_around(profile, start, end, steps)
+    # a window "fits" when start + duration <= end in floating point, which
+    # can hold for a stretch a few units in the last place shorter
     span = right - left
-    if span < 1.0:
+    if span < np.inf:
+        span += 4.0 * np.spacing(max(abs(right), abs(end)))
+    if span < 0.5:
         return
     top = len(one) - 1 if span == np.inf else min(_log2_floor(span), len(one) - 1)
     for b in range(top + 1):
@@ -534,8 +538,10 @@ def gap_index_may_fit(index, width, duration, limit):
     ``width`` free for that long. With ``width == 1`` the caller guarantees
     that no processor is free just before ``limit``.
     """
-    b = min(_log2_floor(max(duration, 1.0)), index.changed.shape[1] - 1)
-    if index.changed[0 if width == 1 else 1, b] <= limit:
+    slack = 4.0 * np.spacing(abs(limit))
+    need = duration - slack
+    b = min(_log2_floor(max(need, 1.0)), index.changed.shape[1] - 1)
+    if index.changed[0 if width == 1 else 1, b] <= limit + slack:
         return True
     n = index.length[0]
     lo = 0
@@ -553,4 +559,4 @@ def gap_index_may_fit(index, width, duration, limit):
         level += 1
     if level >= index.levels[0]:
         return False
-    return index.longest[level, lo] >= duration
+    return index.longest[level, lo] >= need - 4.0 * np.spacing(abs(index.times[lo]))

@@ -27,19 +27,20 @@ def crowded(draw):
     rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
     n = draw(st.integers(1, 400))
     machine = draw(st.sampled_from([1, 3, 8, 16, 64]))
-    grain = draw(st.sampled_from([1.0, 10.0, 60.0]))  # coarse grains give ties
+    grain = draw(st.sampled_from([0.1, 1.0, 10.0, 60.0]))  # coarse grains give ties
+    offset = draw(st.sampled_from([0.0, 1.0e9 + 0.3]))  # rounding at large clock values
     load = draw(st.sampled_from([0.5, 1.0, 3.0]))
     run = np.round(np.exp(rng.normal(4.0, 1.5, n)) / grain) * grain
     narrow = rng.random(n) < draw(st.sampled_from([0.0, 0.5, 0.9]))
     width = np.where(narrow, 1, rng.integers(1, machine + 1, n))
     gaps = rng.exponential(np.mean(run * width) / machine / load, n)
-    submit = np.round(np.cumsum(gaps) / grain) * grain
+    submit = np.round(np.cumsum(gaps) / grain) * grain + offset
     accuracy = rng.choice([0.01, 0.1, 0.5, 1.0, 1.5], n)
     req = np.maximum(np.round(run / accuracy / grain) * grain, 1.0)
     jobs = pd.DataFrame(dict(job_id=np.arange(1, n + 1), submit_time=submit, run_time=run,
                              n_procs=width.astype(float), req_time=req,
                              user_id=rng.integers(0, 5, n).astype(float)))
-    estimates = np.round(run * rng.choice([0.3, 0.9, 1.0, 2.0], n)) + 1.0
+    estimates = run * rng.choice([0.3, 0.7, 0.9, 1.0, 2.0], n) + 1.0
     return jobs, machine, estimates, rng.integers(0, 4, n).astype(float)
 
 
