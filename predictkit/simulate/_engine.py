@@ -183,7 +183,7 @@ class GapIndex(NamedTuple):
     them, by ``changed[1, b]``, the earliest instant by which such a stretch
     could have lasted that long, and ``changed[0, b]``, the same but no
     earlier than the start of what was given back (``-inf``: nothing indexed
-    yet).
+    yet). ``stale[0]`` counts the queries that record could not answer.
     """
 
     times: np.ndarray
@@ -191,6 +191,7 @@ class GapIndex(NamedTuple):
     length: np.ndarray
     levels: np.ndarray
     changed: np.ndarray
+    stale: np.ndarray
 
 
 class Reservations(NamedTuple):
@@ -298,7 +299,8 @@ def new_state(*, submit, duration, width, request, user, successor, n_users, fre
                                       times=np.empty(GAP_SEGMENTS),
                                       longest=np.empty((GAP_LEVELS, GAP_SEGMENTS)),
                                       length=one(), levels=one(),
-                                      changed=np.full((2, GAP_SPANS), -np.inf))),
+                                      changed=np.full((2, GAP_SPANS), -np.inf),
+                                      stale=one())),
         scratch=Scratch(sort_keys=np.empty(n), sort_index=ints(), sort_buffer=ints(),
                         priority_order=ints(), backfill_order=ints()),
         counters=counters,

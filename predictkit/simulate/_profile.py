@@ -484,6 +484,7 @@ def gap_index_build(profile, index):
     index.length[0] = count
     index.levels[0] = levels
     index.changed[:, :] = np.inf
+    index.stale[0] = 0
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -531,18 +532,19 @@ def gap_index_given_back(profile, index, start, end, steps):
 
 
 @njit(cache=True, _nrt=False)
-def gap_index_may_fit(index, width, duration, limit):
+def gap_index_answer(index, width, duration, limit):
     """Whether ``width`` processors may be free for ``duration`` somewhere before ``limit``.
 
-    ``False`` only when no stretch of the profile before ``limit`` has
-    ``width`` free for that long. With ``width == 1`` the caller guarantees
-    that no processor is free just before ``limit``.
+    0: no stretch of the profile before ``limit`` has ``width`` free for that
+    long; 1: the index cannot rule one out; 2: what was given back since the
+    index was built cannot be ruled out. With ``width == 1`` the caller
+    guarantees that no processor is free just before ``limit``.
     """
     slack = 4.0 * np.spacing(abs(limit))
     need = duration - slack
     b = min(_log2_floor(max(need, 1.0)), index.changed.shape[1] - 1)
     if index.changed[0 if width == 1 else 1, b] <= limit + slack:
-        return True
+        return 2
     n = index.length[0]
     lo = 0
     hi = n
@@ -553,10 +555,10 @@ def gap_index_may_fit(index, width, duration, limit):
         else:
             hi = mid
     if lo >= n:
-        return True
+        return 1
     level = 0
     while level + 1 < index.longest.shape[0] and (2 << level) <= width:
         level += 1
     if level >= index.levels[0]:
-        return False
-    return index.longest[level, lo] >= need - 4.0 * np.spacing(abs(index.times[lo]))
+        return 0
+    return 1 if index.longest[level, lo] >= need - 4.0 * np.spacing(abs(index.times[lo])) else 0

@@ -7,7 +7,8 @@ slot it can take (Mu'alem & Feitelson 2001; Klusacek & Soysal 2019 section
 State: ``state.profile`` holds the running jobs and every reservation;
 ``state.reservations`` the reserved and promised starts, two flags set by the
 hooks and cleared by the pass, the earliest reserved start, the number of
-reservations and a bound on the gaps of the profile.
+reservations and an index of the profile's free stretches
+(:class:`~.._engine.GapIndex`).
 
 Compression without removing and re-inserting
 ---------------------------------------------
@@ -23,12 +24,19 @@ restricted to starts before ``s``), or the run of segments with at least
 earlier of the two, and ``s`` when neither exists, which is what removing and
 re-inserting gives, without touching the profile unless ``j`` moves.
 
-Looking for a whole window is the costly part. A window of width ``w >= 1``
-and length ``d`` before ``s`` that is not in the run ending at ``s`` lies in a
-stretch with a free processor that is followed by a fully used instant; no
-such stretch is longer than ``reservations.longest_gap`` (recomputed at
-each compression, raised wherever processors are given back or a stretch is
-cut), so a width-1 job with ``d`` above it cannot find one.
+Looking for a whole window is the costly part (a scan of the profile), and on
+overloaded logs it almost never succeeds. The gap index, built at the start
+of each compression, holds for widths 1, 2, 4, ... the longest stretch with
+that many processors free before each breakpoint; every interval given back
+since is recorded with a bound on the free stretches it may be part of (see
+:func:`~.._profile.gap_index_given_back`). Only when the index cannot rule
+out a window of ``d`` with ``w`` free before the limit is the profile
+scanned. Taking a slot only removes free processors, so the index stays an
+upper bound without further work.
+
+Passes with nothing to do cost nothing per waiting job: the earliest
+reserved start (the next pass that must start jobs) and the number of
+reservations (are there arrivals to reserve for?) are kept up to date.
 """
 
 import numpy as np
@@ -44,11 +52,14 @@ from .._profile import (
     profile_earliest_before,
     profile_min,
 )
-from .._profile import gap_index_build, gap_index_given_back, gap_index_may_fit
+from .._profile import gap_index_answer, gap_index_build, gap_index_given_back
 from ._policy import Policy
 
 _GAP_STEPS = 1024
-"""Segments walked to bound a gap before giving up (the bound is then ``inf``)."""
+"""Segments walked to bound a free stretch before giving up (it is then unbounded)."""
+
+_GAP_REBUILD = 16
+"""Scans forced by what was given back after which the gap index is rebuilt."""
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -117,7 +128,16 @@ def _earliest_move(s, j):
         while k > 0 and F[k - 1] >= w:
             k -= 1
         limit = T[k]
-    if k > 0 and gap_index_may_fit(s.reservations.gaps, w, d, limit):
+    if k == 0:
+        return limit
+    gaps = s.reservations.gaps
+    answer = gap_index_answer(gaps, w, d, limit)
+    if answer == 2:
+        gaps.stale[0] += 1
+        if gaps.stale[0] >= _GAP_REBUILD:
+            gap_index_build(profile, gaps)
+            answer = gap_index_answer(gaps, w, d, limit)
+    if answer > 0:
         t = profile_earliest_before(profile, w, d, limit)
         if t < limit:
             return t
