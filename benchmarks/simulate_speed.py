@@ -25,6 +25,11 @@ Run from the repository root: ``python -m benchmarks.simulate_speed``;
 ``--quick`` is a small subset (two small logs, one repeat, 200k synthetic
 jobs); ``--traces``, ``--policies`` and ``--predictors`` choose a subset.
 
+``--planning`` instead times only the policies that plan ahead (conservative,
+EASY with reservation depths 4 and 16) against EASY on the whole of the
+overloaded RICC-2010-2, in one process, and writes
+``build/benchmarks/simulate_planning.json`` (key ``"planning"``).
+
 ``--compare-with OTHER_CHECKOUT`` instead times every policy on one trace
 (``--trace``, default SDSC-BLUE) with this checkout and another one (e.g. the
 main branch, to show a change loses no speed), in two worker processes driven
@@ -138,6 +143,26 @@ def versus_reference(jobs, n, n_conservative):
                          speedup=ref_cpu / cpu))
         print(json.dumps(rows[-1]), file=sys.stderr)
     return rows
+
+
+PLANNING = [("easy", None), ("conservative", None), ("easy", 4), ("easy", 16)]
+PLANNING_TARGET = 0.1
+"""Planning policies should simulate at least this fraction of EASY's jobs per second."""
+
+
+def planning(jobs, workload):
+    """Jobs per second of each :data:`PLANNING` case on ``jobs``, and its ratio to EASY's."""
+    rows = []
+    for policy, depth in PLANNING:
+        _, wall, cpu = timed(lambda: simulate(jobs, policy=policy, reservation_depth=depth), 1)
+        rows.append(dict(workload=workload, policy=label(policy, depth), n_jobs=len(jobs),
+                         wall_s=wall, cpu_s=cpu, jobs_per_s_cpu=len(jobs) / cpu))
+        print(json.dumps(rows[-1]), file=sys.stderr)
+    easy = rows[0]["jobs_per_s_cpu"]
+    for row in rows:
+        row["ratio_to_easy"] = row["jobs_per_s_cpu"] / easy
+        row["meets_target"] = row["ratio_to_easy"] >= PLANNING_TARGET
+    return dict(target_ratio=PLANNING_TARGET, rows=rows)
 
 
 def memory(jobs):
@@ -312,6 +337,8 @@ def policy_speed(out, quick):
     # plan with a profile (O(queue x profile) per pass) run on a prefix
     out["speed"] += speed(ricc, largest, 1, caps={"conservative": 20_000, "no_guarantee": 100_000,
                                                  "easy-depth4": 20_000})
+    # ... and on the whole log against EASY, in one process (``--planning``)
+    out["planning"] = planning(ricc, largest)
     n = 200_000 if quick else 1_000_000
     big = synthetic(n)
     out["speed"] += speed(big, f"synthetic-{n}", 1)
@@ -433,12 +460,23 @@ def main(argv=None):
                         help="runs per policy and checkout with --compare-with (best kept)")
     parser.add_argument("--only", nargs="+", metavar="POLICY",
                         help="with --compare-with: only these (e.g. conservative easy-depth4)")
+    parser.add_argument("--planning", action="store_true",
+                        help="only conservative and depth-k against EASY on the whole RICC-2010-2")
     parser.add_argument("--worker", metavar="JOBS_PICKLE", help=argparse.SUPPRESS)
     args = parse_or_render(parser, argv, render)
     if args is None:
         return
     if args.worker:
         worker(args.worker)
+        return
+    if args.planning:
+        simulate(synthetic(1000), policy="conservative")  # compile / load the cache
+        simulate(synthetic(1000), policy="easy", reservation_depth=4)
+        ricc, dropped = load("RICC-2010-2")
+        out = {"provenance": provenance("simulate_speed", argv),
+               "dropped": {"RICC-2010-2": dropped}, "planning": planning(ricc, "RICC-2010-2")}
+        write_json(args.output_dir / "simulate_planning.json", out)
+        print(json.dumps(out, indent=2))
         return
     if args.compare_with:
         print(json.dumps(compare(args.compare_with, args.trace, args.repeat, args.only), indent=2))

@@ -63,11 +63,15 @@ field                              type     meaning                             
 ``profile.times[:length]``         f8[m]    breakpoints of the availability profile     ascending; m = 2n + 4
 ``profile.free``                   i8[m]    free processors on [times[k], times[k+1])   the last segment runs to infinity
 ``profile.running_max``            i8[m]    running maximum of ``free`` (scratch)       rebuilt before use
+``profile.running_min``            i8[m]    running minimum of ``free`` (scratch)       depth-k: rebuilt before use
 ``reservations.start``             f8[n]    reserved start of a waiting job             conservative; never later while estimates hold
 ``reservations.promised``          f8[n]    first reservation, made at arrival          conservative; starvation queue: first
                                                                                             reservation of its head; else NaN
 ``reservations.compress_due[0]``   b1       a job ended before its estimate             conservative: compress at the next pass
 ``reservations.repair_due[0]``     b1       a running estimate was extended             conservative: repair at the next pass
+``reservations.next_start[0]``     f8       earliest reserved start of a waiting job    conservative: ``inf`` when none
+``reservations.count[0]``          i8       waiting jobs holding a reservation          conservative: < queue length after arrivals
+``reservations.gaps`` (GapIndex)   f8/i8    longest free stretches before each instant  conservative: upper bounds (see there)
 ``scratch.*``                      [n]      sort keys and buffers, pass orders          contents meaningless between calls
 ``starvation.jobs[:length]``       i8[n]    the starvation queue, by (submit, job)      only with ``starvation_after``; waiting
 ``starvation.since``               f8[n]    when the job entered the starvation queue   NaN: never entered
@@ -168,6 +172,39 @@ class Profile(NamedTuple):
     free: np.ndarray
     length: np.ndarray
     running_max: np.ndarray
+    running_min: np.ndarray
+
+
+GAP_LEVELS = 14
+"""Widths 1, 2, 4, ..., 2**13 of :class:`GapIndex` (wider jobs use the last)."""
+
+GAP_SEGMENTS = 4096
+"""Breakpoints of the profile a :class:`GapIndex` covers (later ones are not indexed)."""
+
+GAP_SPANS = 32
+"""Lengths 1 s, 2 s, 4 s, ..., 2**31 s by which :class:`GapIndex` sorts what was given back."""
+
+
+class GapIndex(NamedTuple):
+    """Longest stretches of the profile with ``2**level`` processors free.
+
+    ``longest[level, k]``: the longest time, within ``[times[0], times[k])``,
+    during which at least ``2**level`` processors are free throughout, for
+    the first ``length[0]`` breakpoints ``times`` of the profile when it was
+    indexed. Processors given back since then are summarised, for each
+    length ``2**b`` seconds (``b < GAP_SPANS``) of a free stretch meeting
+    them, by ``changed[1, b]``, the earliest instant by which such a stretch
+    could have lasted that long, and ``changed[0, b]``, the same but no
+    earlier than the start of what was given back (``-inf``: nothing indexed
+    yet). ``stale[0]`` counts the queries that record could not answer.
+    """
+
+    times: np.ndarray
+    longest: np.ndarray
+    length: np.ndarray
+    levels: np.ndarray
+    changed: np.ndarray
+    stale: np.ndarray
 
 
 class Reservations(NamedTuple):
@@ -177,6 +214,9 @@ class Reservations(NamedTuple):
     promised: np.ndarray
     compress_due: np.ndarray
     repair_due: np.ndarray
+    next_start: np.ndarray
+    count: np.ndarray
+    gaps: GapIndex
 
 
 class StarvationQueue(NamedTuple):
@@ -265,7 +305,8 @@ def new_state(*, submit, duration, width, request, user, successor, n_users, fre
     counters["free"] = free
     counters["epoch"] = NO_EPOCH
     profile = Profile(times=np.empty(2 * n + 4), free=np.empty(2 * n + 4, dtype=np.int64),
-                      length=one(1), running_max=np.empty(2 * n + 4, dtype=np.int64))
+                      length=one(1), running_max=np.empty(2 * n + 4, dtype=np.int64),
+                      running_min=np.empty(2 * n + 4, dtype=np.int64))
     profile.times[0] = -np.inf
     profile.free[0] = free
     return EngineState(
@@ -284,7 +325,14 @@ def new_state(*, submit, duration, width, request, user, successor, n_users, fre
         profile=profile,
         reservations=Reservations(start=np.full(n, np.nan), promised=np.full(n, np.nan),
                                   compress_due=one(False, np.bool_),
-                                  repair_due=one(False, np.bool_)),
+                                  repair_due=one(False, np.bool_),
+                                  next_start=one(np.inf, np.float64), count=one(),
+                                  gaps=GapIndex(
+                                      times=np.empty(GAP_SEGMENTS),
+                                      longest=np.empty((GAP_LEVELS, GAP_SEGMENTS)),
+                                      length=one(), levels=one(),
+                                      changed=np.full((2, GAP_SPANS), -np.inf),
+                                      stale=one())),
         scratch=Scratch(sort_keys=np.empty(n), sort_index=ints(), sort_buffer=ints(),
                         priority_order=ints(), backfill_order=ints()),
         counters=counters,

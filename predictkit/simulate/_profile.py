@@ -353,3 +353,212 @@ def stable_order(keys, src, dst, idx, tmp, n):
         width *= 2
     for i in range(n):
         dst[i] = src[a[i]]
+
+
+# ------------------------------------------- queries for incremental planning
+
+
+@njit(cache=True, _nrt=False)
+def profile_before(profile, t):
+    """Index of the segment holding the instant just before ``t`` (``t > times[0]``)."""
+    T = profile.times
+    lo = 0
+    hi = profile.length[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if T[mid] < t:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo - 1
+
+
+@njit(cache=True, _nrt=False)
+def profile_earliest_before(profile, width, duration, limit):
+    """:func:`profile_earliest` among starts before ``limit`` (``inf`` if none)."""
+    T = profile.times
+    F = profile.free
+    p = profile.length[0]
+    k = 0
+    while k < p and T[k] < limit:
+        if F[k] >= width:
+            start = T[k]
+            end = start + duration
+            j = k + 1
+            ok = True
+            while j < p and T[j] < end:
+                if F[j] < width:
+                    ok = False
+                    break
+                j += 1
+            if ok:
+                return start
+            k = j + 1
+        else:
+            k += 1
+    return np.inf
+
+
+@njit(cache=True, _nrt=False)
+def profile_running_min(profile):
+    """``profile.running_min[k]``: fewest free processors on any segment up to ``k``."""
+    F = profile.free
+    out = profile.running_min
+    low = F[0]
+    for k in range(profile.length[0]):
+        if F[k] < low:
+            low = F[k]
+        out[k] = low
+
+
+@njit(cache=True, _nrt=False)
+def profile_fits_now(profile, width, duration):
+    """:func:`profile_fits` at ``times[0]`` in O(log length), from an up-to-date
+    :func:`profile_running_min`."""
+    k = profile_before(profile, profile.times[0] + duration)
+    return profile.running_min[max(k, 0)] >= width
+
+
+@njit(cache=True, _nrt=False)
+def profile_run_around(profile, start, end, steps):
+    """Bound the stretches with a free processor that meet ``[start, end)``.
+
+    Returns ``(left, right)``: every such stretch lies within ``[left,
+    right)``; ``right`` is ``inf`` when one runs to the end of the profile,
+    ``left`` is ``-inf`` when ``steps`` segments were not enough to tell.
+    """
+    T = profile.times
+    F = profile.free
+    p = profile.length[0]
+    left = _segment(T, p, max(start, T[0]))
+    while left > 0 and F[left - 1] >= 1:
+        left -= 1
+        steps -= 1
+        if steps < 0:
+            return -np.inf, np.inf
+    right = left
+    while right < p and (T[right] < end or F[right] >= 1):
+        right += 1
+        steps -= 1
+        if steps < 0:
+            return -np.inf, np.inf
+    if right >= p:
+        return T[left], np.inf
+    return T[left], T[right]
+
+
+@njit(cache=True, _nrt=False)
+def gap_index_build(profile, index):
+    """Index the longest free stretches of ``profile`` (a :class:`GapIndex`).
+
+    ``index.longest[level, k]``: the longest time within ``[times[0],
+    times[k])`` with at least ``2**level`` free throughout; levels above the
+    most free processors on the indexed part are left out (``index.levels``).
+    Clears the record of processors given back since (``index.changed``).
+    """
+    T = profile.times
+    F = profile.free
+    count = min(profile.length[0], len(index.times))
+    most = 0
+    for k in range(count):
+        index.times[k] = T[k]
+        if F[k] > most:
+            most = F[k]
+    levels = 0
+    while levels < index.longest.shape[0] and (1 << levels) <= most:
+        h = 1 << levels
+        row = index.longest[levels]
+        best = 0.0
+        begin = np.inf
+        for k in range(count):
+            current = T[k] - begin if begin < np.inf else 0.0
+            row[k] = best if best > current else current
+            if F[k] >= h:
+                if begin == np.inf:
+                    begin = T[k]
+            elif begin < np.inf:
+                if T[k] - begin > best:
+                    best = T[k] - begin
+                begin = np.inf
+        levels += 1
+    index.length[0] = count
+    index.levels[0] = levels
+    index.changed[:, :] = np.inf
+    index.stale[0] = 0
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _log2_floor(x):
+    """``floor(log2(x))`` for ``x >= 1`` (capped at 62)."""
+    b = min(int(np.log2(x)), 62)
+    while b > 0 and 2.0 ** b > x:
+        b -= 1
+    while b < 62 and 2.0 ** (b + 1) <= x:
+        b += 1
+    return b
+
+
+@njit(cache=True, _nrt=False)
+def gap_index_given_back(profile, index, start, end, steps):
+    """Record in ``index`` that processors were given back on ``[start, end)``.
+
+    For each length ``2**b`` (seconds) that a free stretch meeting the
+    interval may reach, lowers ``index.changed[1, b]`` to the earliest
+    instant by which such a stretch could have been free that long, and
+    ``index.changed[0, b]`` to the same but no earlier than ``start`` (for
+    a job of width 1, whose stretch must end before its limit, hence meet
+    the interval before it).
+    """
+    if end <= start:
+        return
+    one = index.changed[0]
+    wide = index.changed[1]
+    left, right = profile_run_around(profile, start, end, steps)
+    # a window "fits" when start + duration <= end in floating point, which
+    # can hold for a stretch a few units in the last place shorter
+    span = right - left
+    if span < np.inf:
+        span += 4.0 * np.spacing(max(abs(right), abs(end)))
+    if span < 0.5:
+        return
+    top = len(one) - 1 if span == np.inf else min(_log2_floor(span), len(one) - 1)
+    for b in range(top + 1):
+        by = left + 2.0 ** b
+        if by < wide[b]:
+            wide[b] = by
+        by = max(by, start)
+        if by < one[b]:
+            one[b] = by
+
+
+@njit(cache=True, _nrt=False)
+def gap_index_answer(index, width, duration, limit):
+    """Whether ``width`` processors may be free for ``duration`` somewhere before ``limit``.
+
+    0: no stretch of the profile before ``limit`` has ``width`` free for that
+    long; 1: the index cannot rule one out; 2: what was given back since the
+    index was built cannot be ruled out. With ``width == 1`` the caller
+    guarantees that no processor is free just before ``limit``.
+    """
+    slack = 4.0 * np.spacing(abs(limit))
+    need = duration - slack
+    b = min(_log2_floor(max(need, 1.0)), index.changed.shape[1] - 1)
+    if index.changed[0 if width == 1 else 1, b] <= limit + slack:
+        return 2
+    n = index.length[0]
+    lo = 0
+    hi = n
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if index.times[mid] < limit:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo >= n:
+        return 1
+    level = 0
+    while level + 1 < index.longest.shape[0] and (2 << level) <= width:
+        level += 1
+    if level >= index.levels[0]:
+        return 0
+    return 1 if index.longest[level, lo] >= need - 4.0 * np.spacing(abs(index.times[lo])) else 0

@@ -1,11 +1,42 @@
 """Conservative backfilling: every job gets a reservation at arrival that is
 never moved later while estimates hold; early completions compress the
-schedule by removing and re-inserting each reservation in priority order
-(Mu'alem & Feitelson 2001; Klusacek & Soysal 2019 section 3.1).
+schedule by re-planning each reservation in priority order at the earliest
+slot it can take (Mu'alem & Feitelson 2001; Klusacek & Soysal 2019 section
+3.1).
 
 State: ``state.profile`` holds the running jobs and every reservation;
-``state.reservations`` the reserved and promised starts and two flags set by
-the hooks and cleared by the pass.
+``state.reservations`` the reserved and promised starts, two flags set by the
+hooks and cleared by the pass, the earliest reserved start, the number of
+reservations and an index of the profile's free stretches
+(:class:`~.._engine.GapIndex`).
+
+Compression without removing and re-inserting
+---------------------------------------------
+Removing job ``j`` (width ``w``, estimate ``d``, reserved at ``s``) and
+inserting it at the earliest slot gives back ``w`` processors on ``[s, s +
+d)`` only; the profile is never overcommitted when compressing, so with ``j``
+removed every start ``t`` in ``[s, s + d)`` has at least ``w`` free there. A
+start ``t < s`` is therefore possible exactly when the profile *with* ``j``
+has ``w`` free on ``[t, min(s, t + d))``: either a whole window of length
+``d`` before ``s`` (the first one is :func:`~.._profile.profile_earliest`
+restricted to starts before ``s``), or the run of segments with at least
+``w`` free that ends at ``s`` (its first instant). The new start is the
+earlier of the two, and ``s`` when neither exists, which is what removing and
+re-inserting gives, without touching the profile unless ``j`` moves.
+
+Looking for a whole window is the costly part (a scan of the profile), and on
+overloaded logs it almost never succeeds. The gap index, built at the start
+of each compression, holds for widths 1, 2, 4, ... the longest stretch with
+that many processors free before each breakpoint; every interval given back
+since is recorded with a bound on the free stretches it may be part of (see
+:func:`~.._profile.gap_index_given_back`). Only when the index cannot rule
+out a window of ``d`` with ``w`` free before the limit is the profile
+scanned. Taking a slot only removes free processors, so the index stays an
+upper bound without further work.
+
+Passes with nothing to do cost nothing per waiting job: the earliest
+reserved start (the next pass that must start jobs) and the number of
+reservations (are there arrivals to reserve for?) are kept up to date.
 """
 
 import numpy as np
@@ -15,12 +46,20 @@ from .._engine import event_loop, start_job
 from .._profile import (
     profile_add,
     profile_advance,
+    profile_before,
     profile_compact,
     profile_earliest,
+    profile_earliest_before,
     profile_min,
-    profile_running_max,
 )
+from .._profile import gap_index_answer, gap_index_build, gap_index_given_back
 from ._policy import Policy
+
+_GAP_STEPS = 1024
+"""Segments walked to bound a free stretch before giving up (it is then unbounded)."""
+
+_GAP_REBUILD = 16
+"""Scans forced by what was given back after which the gap index is rebuilt."""
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -28,6 +67,14 @@ def _advance(profile, now):
     """Drop the past from the profile (once per instant: later calls are no-ops)."""
     if profile.times[0] < now:
         profile_advance(profile, now)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _add(s, start, end, delta):
+    """``profile_add``, recording processors given back in the gap index."""
+    profile_add(s.profile, start, end, delta)
+    if delta > 0:
+        gap_index_given_back(s.profile, s.reservations.gaps, start, end, _GAP_STEPS)
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -39,7 +86,7 @@ def on_completion(s, j, now, expected_end):
     """
     _advance(s.profile, now)
     if expected_end > now:
-        profile_add(s.profile, now, expected_end, s.jobs.width[j])
+        _add(s, now, expected_end, s.jobs.width[j])
         s.reservations.compress_due[0] = True
 
 
@@ -48,46 +95,90 @@ def on_extension(s, j, now, old_end, new_end):
     """Hold ``j``'s processors until its new expected end (this may overcommit
     the profile: the next pass repairs it)."""
     _advance(s.profile, now)
-    profile_add(s.profile, old_end, new_end, -s.jobs.width[j])
+    _add(s, old_end, new_end, -s.jobs.width[j])
     s.reservations.repair_due[0] = True
 
 
 @njit(cache=True, inline="always", _nrt=False)
 def _move(s, j):
     """Remove job ``j``'s reservation and re-insert it at the earliest slot."""
-    profile = s.profile
     start = s.reservations.start
     w = s.jobs.width[j]
     d = s.jobs.estimate[j]
-    profile_add(profile, start[j], start[j] + d, w)
-    t = profile_earliest(profile, w, d)
-    profile_add(profile, t, t + d, -w)
+    _add(s, start[j], start[j] + d, w)
+    t = profile_earliest(s.profile, w, d)
+    _add(s, t, t + d, -w)
     moved = t != start[j]
     start[j] = t
     return moved
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _compress(s, order, now):
-    """Remove and re-insert each reservation in priority order.
-
-    Keeps: no reservation moves later (its own slot is free again when it is
-    re-inserted), and jobs ahead in priority order are placed first. A job
-    can only move if some segment before its reservation has room for it;
-    the running maximum of the profile answers that without a scan, and is
-    rebuilt after each re-insertion.
-    """
+def _earliest_move(s, j):
+    """Where removing and re-inserting ``j`` would put it (see the module docstring)."""
     profile = s.profile
-    best = profile.running_max
-    profile_running_max(profile)
+    T = profile.times
+    F = profile.free
+    at = s.reservations.start[j]
+    w = s.jobs.width[j]
+    d = s.jobs.estimate[j]
+    k = profile_before(profile, at)
+    limit = at
+    if F[k] >= w:
+        while k > 0 and F[k - 1] >= w:
+            k -= 1
+        limit = T[k]
+    if k == 0:
+        return limit
+    gaps = s.reservations.gaps
+    answer = gap_index_answer(gaps, w, d, limit)
+    if answer == 2:
+        gaps.stale[0] += 1
+        if gaps.stale[0] >= _GAP_REBUILD:
+            gap_index_build(profile, gaps)
+            answer = gap_index_answer(gaps, w, d, limit)
+    if answer > 0:
+        t = profile_earliest_before(profile, w, d, limit)
+        if t < limit:
+            return t
+    return limit
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _slide(s, j, t):
+    """Move ``j``'s reservation earlier, to ``t``."""
+    at = s.reservations.start[j]
+    w = s.jobs.width[j]
+    d = s.jobs.estimate[j]
+    if t + d <= at:
+        _add(s, t, t + d, -w)
+        _add(s, at, at + d, w)
+    else:
+        _add(s, t, at, -w)
+        _add(s, t + d, at + d, w)
+    s.reservations.start[j] = t
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _compress(s, order, now):
+    """Re-plan each reservation in priority order at the earliest slot it can take.
+
+    Keeps: no reservation moves later, and jobs ahead in priority order are
+    placed first; the result is that of removing and re-inserting each one.
+    Returns the earliest reserved start.
+    """
+    gap_index_build(s.profile, s.reservations.gaps)
+    first = np.inf
     for j in order:
         t = s.reservations.start[j]
-        if not t > now:
-            continue
-        before = np.searchsorted(profile.times[:profile.length[0]], t)
-        if before > 0 and best[before - 1] >= s.jobs.width[j]:
-            _move(s, j)
-            profile_running_max(profile)
+        if t > now:
+            new = _earliest_move(s, j)
+            if new < t:
+                _slide(s, j, new)
+                t = new
+        if t < first:
+            first = t
+    return first
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -124,7 +215,8 @@ def schedule(s, order, now, settings):
     the jobs whose reservation is now.
 
     Keeps: every waiting job holds a reservation in the profile, none later
-    than its promised start while estimates hold; the profile is compact.
+    than its promised start while estimates hold; the profile is compact;
+    ``next_start`` is the earliest reservation and ``count`` their number.
     """
     profile = s.profile
     jobs = s.jobs
@@ -134,30 +226,37 @@ def schedule(s, order, now, settings):
         if reservations.repair_due[0]:
             if _repair(s, order):
                 reservations.compress_due[0] = True
+            reservations.next_start[0] = _next_reservation(s, order)
         if reservations.compress_due[0]:
-            _compress(s, order, now)
-        for j in order:
-            if np.isnan(reservations.start[j]):
-                d = jobs.estimate[j]
-                t = profile_earliest(profile, jobs.width[j], d)
-                profile_add(profile, t, t + d, -jobs.width[j])
-                reservations.start[j] = t
-                reservations.promised[j] = t
-        while True:
+            reservations.next_start[0] = _compress(s, order, now)
+        if reservations.count[0] < len(order):
+            for j in order:
+                if np.isnan(reservations.start[j]):
+                    d = jobs.estimate[j]
+                    t = profile_earliest(profile, jobs.width[j], d)
+                    _add(s, t, t + d, -jobs.width[j])
+                    reservations.start[j] = t
+                    reservations.promised[j] = t
+                    reservations.count[0] += 1
+                    if t < reservations.next_start[0]:
+                        reservations.next_start[0] = t
+        while reservations.next_start[0] == now:
             extended = False
             for j in order:
                 if np.isnan(jobs.start[j]) and reservations.start[j] == now:
                     start_job(s, j, now)
+                    reservations.count[0] -= 1
                     if jobs.estimate_at_start[j] > jobs.estimate[j]:
-                        profile_add(profile, now + jobs.estimate[j],
-                                    now + jobs.estimate_at_start[j], -jobs.width[j])
+                        _add(s, now + jobs.estimate[j], now + jobs.estimate_at_start[j],
+                             -jobs.width[j])
                         extended = True
-            if not extended or not _repair(s, order):
-                break
+            if extended:
+                _repair(s, order)
+            reservations.next_start[0] = _next_reservation(s, order)
     reservations.compress_due[0] = False
     reservations.repair_due[0] = False
     profile_compact(profile)
-    return _next_reservation(s, order)
+    return reservations.next_start[0]
 
 
 @njit(cache=True, _nrt=False)
