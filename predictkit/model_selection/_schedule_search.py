@@ -279,7 +279,7 @@ def select_by_schedule(jobs, candidates=None, *, test_periods=3, period="30D", w
         raise ConfigError(
             f"the jobs span {n_periods} period(s) of {period}: too few for {warmup_periods} "
             f"warm-up period(s), at least one scored past period and {test_periods} following "
-            f"period(s); lower test_periods or warmup_periods, or shorten period")
+            f"period(s); lower test_periods or warmup_periods, or shorten the period")
     runs = [(c, False) for c in candidates]
     if baseline is not None:
         runs.append((baseline, True))
