@@ -178,3 +178,62 @@ def test_scorer_simulates_the_test_fold_with_the_training_history_known_in_time(
         np.testing.assert_allclose(sim["estimate"].to_numpy(dtype=float),
                                    np.maximum(np.minimum(expected, sim["req_time"]), 1.0),
                                    rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("warmup", [None, "2D"])
+def test_scorer_with_history_simulates_the_fold_after_the_jobs_before_it(jobs, warmup):
+    """history=: the fold is simulated after the earlier jobs, by a clone learning online."""
+    cv = TraceSplit(n_splits=2, period="3D")
+    y = jobs["run_time"].to_numpy(dtype=float)
+    estimator = WalltimeAdjuster(keys=("user_id",), quantile=0.7, window="2D", min_jobs=3)
+    scorer = make_schedule_scorer(policy="easy", metric="bounded_slowdown", history=jobs,
+                                  warmup=warmup, machine_procs=jobs.attrs["max_procs"])
+    search = GridSearchCV(estimator, {"quantile": [0.7, 0.9]}, cv=cv, scoring=scorer,
+                          refit=False).fit(jobs, y)
+    submit = jobs["submit_time"].to_numpy()
+    for k, (_, test) in enumerate(cv.split(jobs)):
+        first, last = submit[test].min(), submit[test].max()
+        keep = submit <= last
+        if warmup is not None:
+            keep &= submit >= first - 2 * DAY
+        before = jobs[keep].reset_index(drop=True)
+        for c, quantile in enumerate([0.7, 0.9]):
+            schedule = simulate(before, estimates=clone(estimator).set_params(quantile=quantile),
+                                selective=True, machine_procs=jobs.attrs["max_procs"])
+            fold = np.isin(before["job_id"], jobs["job_id"].to_numpy()[test])
+            assert fold.sum() == len(test)
+            expected = bounded_slowdown(schedule)[fold].mean()
+            assert search.cv_results_[f"split{k}_test_score"][c] == pytest.approx(
+                -expected, rel=1e-12)
+    # jobs after a fold are never simulated for it: changing them changes no earlier fold
+    later = submit > submit[list(cv.split(jobs))[0][1]].max()
+    changed = jobs.copy()
+    changed.loc[later, "run_time"] = changed.loc[later, "req_time"]
+    scorer2 = make_schedule_scorer(policy="easy", history=changed, warmup=warmup,
+                                   machine_procs=jobs.attrs["max_procs"])
+    again = GridSearchCV(estimator, {"quantile": [0.7, 0.9]}, cv=cv, scoring=scorer2,
+                         refit=False).fit(changed, changed["run_time"])
+    np.testing.assert_array_equal(again.cv_results_["split0_test_score"],
+                                  search.cv_results_["split0_test_score"])
+
+
+def test_scorer_history_errors(jobs):
+    with pytest.raises(ConfigError, match="warmup applies with history= only"):
+        make_schedule_scorer(warmup="1D")
+    with pytest.raises(ConfigError, match="history must be the job table"):
+        make_schedule_scorer(history=np.zeros(3))
+    with pytest.raises(ConfigError, match="repeated index labels"):
+        make_schedule_scorer(history=pd.concat([jobs, jobs]))
+    with pytest.raises(ConfigError, match="warmup must look like"):
+        make_schedule_scorer(history=jobs, warmup="soon")
+    scorer = make_schedule_scorer(history=jobs.iloc[:100], machine_procs=64)
+    fitted = RecentAverage().fit(jobs.iloc[:10], jobs["run_time"].iloc[:10])
+    with pytest.raises(ConfigError, match="not rows of history="):
+        scorer(fitted, jobs.iloc[200:300])
+    shifted = jobs.iloc[50:60].copy()
+    shifted["submit_time"] += 1.0
+    with pytest.raises(ConfigError, match="not rows of history="):
+        scorer(fitted, shifted)
+    assert "history=<100 jobs>" in repr(scorer)
+    value = scorer(fitted, jobs.iloc[50:60])
+    assert value < 0
