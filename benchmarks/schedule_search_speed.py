@@ -2,7 +2,7 @@
 
 ``GridSearchCV(WalltimeAdjuster(), {"keys": Tang's four, "quantile": ...},
 cv=TraceSplit(n_splits, period), scoring=make_schedule_scorer(policy="easy",
-metric="bounded_slowdown"))`` on a whole trace (default SDSC-BLUE, 232,562
+metric="bounded_slowdown", history=jobs))`` on a whole trace (default SDSC-BLUE, 232,562
 simulable jobs; the target is under 2 minutes), and
 :func:`predictkit.model_selection.select_by_schedule` with the built-in
 candidate set (every candidate simulated over the whole log). Prints JSON
@@ -12,7 +12,7 @@ per second and the choices, and writes it to
 
 Run from the repository root: ``python -m benchmarks.schedule_search_speed
 [--trace NAME] [--n-splits 3] [--quantiles 0.7 0.85 0.95] [--max-jobs N]
-[--no-select] [--no-grid]``
+[--scorer history fold] [--no-select] [--no-grid]``
 """
 
 import argparse
@@ -44,22 +44,28 @@ def load(name, max_jobs):
     return jobs
 
 
-def grid_search(jobs, machine, n_splits, quantiles):
+def grid_search(jobs, machine, n_splits, quantiles, mode):
     from sklearn.model_selection import GridSearchCV
 
     cv = TraceSplit(n_splits=n_splits, period="30D")
     folds = [len(test) for _, test in cv.split(jobs)]
+    history = jobs if mode == "history" else None
+    submit = jobs["submit_time"].to_numpy()
+    # with history=, each fold is simulated after every job before it
+    simulated_per_candidate = sum(int((submit <= submit[test].max()).sum())
+                                  for _, test in cv.split(jobs)) if history is not None \
+        else sum(folds)
     search = GridSearchCV(
         WalltimeAdjuster(), {"keys": TANG_KEYS, "quantile": list(quantiles)}, cv=cv,
         scoring=make_schedule_scorer(policy="easy", metric="bounded_slowdown",
-                                     machine_procs=machine),
+                                     machine_procs=machine, history=history),
         refit=False)
     wall, cpu = time.perf_counter(), time.process_time()
     search.fit(jobs, jobs["run_time"])
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     n_candidates = len(search.cv_results_["params"])
-    simulated = n_candidates * sum(folds)
-    return dict(n_candidates=n_candidates, n_splits=n_splits, fold_jobs=folds,
+    simulated = n_candidates * simulated_per_candidate
+    return dict(scorer=mode, n_candidates=n_candidates, n_splits=n_splits, fold_jobs=folds,
                 wall_s=wall, cpu_s=cpu, jobs_simulated=simulated,
                 jobs_per_s=simulated / wall,
                 best_params={k: list(v) if isinstance(v, tuple) else v
@@ -88,6 +94,11 @@ def main(argv=None):
     parser.add_argument("--quantiles", type=float, nargs="+", default=[0.7, 0.85, 0.95])
     parser.add_argument("--max-jobs", type=int)
     parser.add_argument("--test-periods", type=int, default=3)
+    parser.add_argument("--scorer", nargs="+", choices=("history", "fold"),
+                        default=["history"],
+                        help="history: each fold simulated after the jobs before it "
+                             "(make_schedule_scorer(history=jobs)); fold: the fold alone, "
+                             "with the fitted estimator")
     parser.add_argument("--no-grid", action="store_true")
     parser.add_argument("--no-select", action="store_true")
     args = parser.parse_args(argv)
@@ -96,8 +107,12 @@ def main(argv=None):
     result = dict(provenance=provenance("schedule_search_speed", argv), trace=args.trace,
                   n_jobs=len(jobs), machine_procs=machine)
     if not args.no_grid:
-        result["grid_search"] = grid_search(jobs, machine, args.n_splits, args.quantiles)
-        print(f"grid search: {result['grid_search']['wall_s']:.1f} s", file=sys.stderr)
+        result["grid_search"] = []
+        for mode in args.scorer:
+            result["grid_search"].append(grid_search(jobs, machine, args.n_splits,
+                                                     args.quantiles, mode))
+            print(f"grid search ({mode}): {result['grid_search'][-1]['wall_s']:.1f} s",
+                  file=sys.stderr, flush=True)
     if not args.no_select:
         result["select_by_schedule"] = selection(jobs, machine, args.test_periods)
     write_json(BUILD / "schedule_search_speed.json", result)
