@@ -27,7 +27,7 @@ bench: $(STAMP)
 
 # the results pages of docs/results/, rendered from their committed JSON (fast);
 # `make results RERUN=1` reruns the experiments on the shared traces first (hours)
-RESULT_SCRIPTS := estimate_models queue_bounds runtime_accuracy scheduling varq_experiment
+RESULT_SCRIPTS := estimate_models leung queue_bounds runtime_accuracy scheduling varq_experiment
 results: $(STAMP)
 	@set -e; for script in $(RESULT_SCRIPTS); do \
 	  if [ -n "$(RERUN)" ]; then \

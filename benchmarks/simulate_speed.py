@@ -1,14 +1,29 @@
-"""Speed and memory of the simulator: jobs simulated per second for each policy.
+"""Speed of the simulator: jobs simulated per second, per policy and per runtime predictor.
 
-Measured on SDSC-BLUE (the target trace of the speed goals), on the largest
-shared trace, and on a synthetic 1,000,000-job workload; compared, on the
-first jobs of SDSC-BLUE, with the plain reference simulator of the tests
-(``tests/simulate/reference.py``). Prints JSON, with the provenance of the
-run, and writes it to ``build/benchmarks/simulate_speed.json``. CPU time
-(``process_time``) is reported next to wall time because the machine may be
-shared.
+Two parts (``--part``, default both):
 
-Run from the repository root: ``python -m benchmarks.simulate_speed [--quick]``
+* ``predictors`` (the results page ``docs/results/simulate_speed.md``): every
+  policy with every built-in runtime predictor (``RequestedTime``, Tang's
+  ``WalltimeAdjuster``, ``RecentUsageMax``, ``RecentAverage``, and perfect
+  estimates) on every whole shared log with requested times, as jobs per
+  second and as the ratio to the same policy with the requests measured in
+  the same process just before (target of issue 13: at least 1/4); and whole
+  SDSC-BLUE with Tang p85 selective under EASY (target: under 5 s). A
+  (log, policy) whose run with requests is projected, from the first jobs,
+  beyond ``--budget`` seconds is skipped and named with the reason.
+* ``policies``: each policy with requests on SDSC-BLUE, on the largest shared
+  trace and on a synthetic 1,000,000-job workload; compared, on the first
+  jobs of SDSC-BLUE, with the plain reference simulator of the tests
+  (``tests/simulate/reference.py``); peak memory.
+
+CPU time (``process_time``) is reported next to wall time, and ratios are
+taken from CPU time, because the machine may be shared. Prints JSON, with the
+provenance of the run, and writes it with the page to ``--output-dir``
+(``build/benchmarks/`` by default).
+
+Run from the repository root: ``python -m benchmarks.simulate_speed``;
+``--quick`` is a small subset (two small logs, one repeat, 200k synthetic
+jobs); ``--traces``, ``--policies`` and ``--predictors`` choose a subset.
 
 ``--compare-with OTHER_CHECKOUT`` instead times every policy on one trace
 (``--trace``, default SDSC-BLUE) with this checkout and another one (e.g. the
@@ -31,13 +46,25 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from benchmarks._common import BUILD, REPO, provenance, trace_file, write_json
+from benchmarks._common import (REPO, parse_or_render, provenance, provenance_lines,
+                                trace_file, traces_dir, write_json, write_text)
+from predictkit.datasets import make_workload
 from predictkit.io import read_swf
+from predictkit.runtime import make_predictor
+from predictkit.runtime._registry import ESTIMATE_NAMES, PERFECT
 from predictkit.simulate import POLICIES as POLICY_NAMES
 from predictkit.simulate import simulate
 from predictkit.jobs import clean_jobs
 
 POLICIES = [(name, None) for name in POLICY_NAMES] + [("easy", 4)]
+
+TARGET_RATIO = 0.25
+"""Issue 13: any built-in predictor at least 1/4 the speed of the same policy with requests."""
+TARGET_BLUE_S = 5.0
+"""Issue 13: whole SDSC-BLUE, Tang p85 selective, EASY, in under 5 s."""
+PROBE_JOBS = 20_000
+"""Jobs of the run with requests that project a whole-log run's time."""
+QUICK_TRACES = ["KTH-SP2-1996-2.1-cln", "ANL-Theta-2022"]
 
 
 def timed(func, repeat=3):
@@ -179,29 +206,102 @@ def compare(other, trace, repeat, only=None):
     return dict(this=str(trees["this"]), other=str(trees["other"]), repeat=repeat, rows=rows)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="one repeat, 200k synthetic jobs")
-    parser.add_argument("--compare-with", metavar="CHECKOUT",
-                        help="time each policy here and in another checkout, in turn")
-    parser.add_argument("--trace", default="SDSC-BLUE-2000-4.2-cln",
-                        help="trace of --compare-with (default: %(default)s)")
-    parser.add_argument("--repeat", type=int, default=5,
-                        help="runs per policy and checkout with --compare-with (best kept)")
-    parser.add_argument("--only", nargs="+", metavar="POLICY",
-                        help="with --compare-with: only these (e.g. conservative easy-depth4)")
-    parser.add_argument("--worker", metavar="JOBS_PICKLE", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.worker:
-        worker(args.worker)
-        return
-    if args.compare_with:
-        print(json.dumps(compare(args.compare_with, args.trace, args.repeat, args.only), indent=2))
-        return
-    repeat = 1 if args.quick else 3
-    simulate(synthetic(1000), policy="easy")  # compile / load the cache
-    out = {"provenance": provenance("simulate_speed", sys.argv[1:]), "speed": [],
-           "reference": [], "skipped": {}}
+def estimates_for(name):
+    """``simulate(estimates=...)`` for a name of :data:`ESTIMATE_NAMES` (``"requests"``: the requests)."""
+    if name == "requests":
+        return "requested"
+    if name == PERFECT:
+        return PERFECT
+    return make_predictor(name)
+
+
+def timed_run(jobs, repeat=1, **kwargs):
+    """Best CPU and wall time of ``repeat`` simulations (more when one is short), and the schedule."""
+    best_wall = best_cpu = np.inf
+    schedule = None
+    runs = 0
+    while runs < repeat or (runs < 5 and best_wall < 1.0):
+        wall, cpu = time.perf_counter(), time.process_time()
+        schedule = simulate(jobs, **kwargs)
+        best_wall = min(best_wall, time.perf_counter() - wall)
+        best_cpu = min(best_cpu, time.process_time() - cpu)
+        runs += 1
+    return schedule, best_wall, best_cpu
+
+
+def logs_with_requests(names):
+    """Load each log (cleaned for simulation, with requests); skipped ones with the reason."""
+    for name in names:
+        try:
+            jobs, dropped = load(name)
+        except Exception as error:  # a log this benchmark cannot read is reported, not fatal
+            yield name, None, f"not loaded: {error}"
+            continue
+        if len(jobs) == 0:
+            yield name, None, "no job has a requested time (req_time), so there is no " \
+                              "requests baseline to compare with"
+            continue
+        yield name, (jobs, dropped), None
+
+
+def predictor_speed(names, policies, predictors, budget):
+    """Every policy x estimate on every log: jobs/s and the ratio to the requests."""
+    rows, skipped, logs = [], {}, {}
+    for name, loaded, reason in logs_with_requests(names):
+        if loaded is None:
+            skipped[name] = reason
+            print(f"{name}: skipped ({reason})", file=sys.stderr)
+            continue
+        jobs, dropped = loaded
+        logs[name] = dict(n_jobs=len(jobs), dropped=dropped)
+        for policy, depth in policies:
+            case = dict(policy=policy, reservation_depth=depth)
+            if len(jobs) > 2 * PROBE_JOBS:
+                probe = jobs.iloc[:PROBE_JOBS]
+                probe.attrs = dict(jobs.attrs)
+                _, _, cpu = timed_run(probe, estimates="requested", **case)
+                projected = cpu * len(jobs) / PROBE_JOBS
+                if projected > budget:
+                    key = f"{name} / {label(policy, depth)}"
+                    skipped[key] = (
+                        f"with requests the first {PROBE_JOBS:,} jobs took {cpu:.1f} s CPU: "
+                        f"the whole log ({len(jobs):,} jobs) projects to {projected:.0f} s or "
+                        f"more per run, over the budget of {budget:.0f} s")
+                    print(f"{key}: skipped ({skipped[key]})", file=sys.stderr)
+                    continue
+            base = None
+            for estimate in ["requests", *predictors]:
+                schedule, wall, cpu = timed_run(jobs, estimates=estimates_for(estimate), **case)
+                out = schedule.jobs
+                row = dict(log=name, policy=label(policy, depth), estimates=estimate,
+                           n_jobs=len(jobs), wall_s=wall, cpu_s=cpu,
+                           jobs_per_s_cpu=len(jobs) / cpu,
+                           mean_wait_s=float((out["start_time"] - out["submit_time"]).mean()))
+                if base is None:
+                    base = row
+                row["ratio"] = base["cpu_s"] / cpu
+                row["wait_vs_requests"] = (row["mean_wait_s"] / base["mean_wait_s"]
+                                           if base["mean_wait_s"] > 0 else 1.0)
+                rows.append(row)
+                print(json.dumps(row), file=sys.stderr)
+    return rows, skipped, logs
+
+
+def blue_tang(repeat):
+    """Whole SDSC-BLUE, Tang p85 selective, EASY: seconds (target: under 5)."""
+    name = "SDSC-BLUE-2000-4.2-cln"
+    jobs, _ = load(name)
+    _, wall, cpu = timed_run(jobs, repeat=repeat, policy="easy", selective=True,
+                             estimates=make_predictor("tang", quantile=0.85))
+    row = dict(log=name, n_jobs=len(jobs), policy="easy", estimates="tang p85 selective",
+               wall_s=wall, cpu_s=cpu, target_s=TARGET_BLUE_S)
+    print(json.dumps(row), file=sys.stderr)
+    return row
+
+
+def policy_speed(out, quick):
+    """The ``policies`` part: each policy with requests; versus the reference; memory."""
+    repeat = 1 if quick else 3
     blue, dropped = load("SDSC-BLUE-2000-4.2-cln")
     out["dropped"] = {"SDSC-BLUE-2000-4.2-cln": dropped}
     out["speed"] += speed(blue, "SDSC-BLUE-2000-4.2-cln", repeat)
@@ -212,14 +312,157 @@ def main():
     # plan with a profile (O(queue x profile) per pass) run on a prefix
     out["speed"] += speed(ricc, largest, 1, caps={"conservative": 20_000, "no_guarantee": 100_000,
                                                  "easy-depth4": 20_000})
-    n = 200_000 if args.quick else 1_000_000
+    n = 200_000 if quick else 1_000_000
     big = synthetic(n)
     out["speed"] += speed(big, f"synthetic-{n}", 1)
     out["peak_traced_bytes_easy_synthetic"] = memory(big)
     out["max_rss_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     # the reference is O(n^2)-ish: 20,000 jobs (5,000 for conservative, ~6 min otherwise)
     out["reference"] = versus_reference(blue, 20_000, 5_000)
-    write_json(BUILD / "simulate_speed.json", out)
+
+
+def _fmt_rate(value):
+    return f"{value / 1000:.1f}k" if value >= 1000 else f"{value:.0f}"
+
+
+def findings(result):
+    """Statements computed from the numbers: worst ratio, runs below target, BLUE time."""
+    lines = []
+    rows = [r for r in result.get("predictors", []) if r["estimates"] != "requests"]
+    if rows:
+        worst = min(rows, key=lambda r: r["ratio"])
+        below = [r for r in rows if r["ratio"] < TARGET_RATIO]
+        lines.append(f"- {len(rows)} runs with a predictor on {len(result['logs'])} whole "
+                     f"logs; ratio to the same policy with requests: median "
+                     f"{np.median([r['ratio'] for r in rows]):.2f}, worst {worst['ratio']:.2f} "
+                     f"({worst['log']}, {worst['policy']}, {worst['estimates']}).")
+        if below:
+            lines.append(f"- Below the target of {TARGET_RATIO:g} in {len(below)} run(s):")
+            for r in sorted(below, key=lambda r: r["ratio"]):
+                lines.append(
+                    f"  - {r['log']}, {r['policy']}, {r['estimates']}: {r['ratio']:.2f}; its "
+                    f"schedule differs from the one with requests (mean wait "
+                    f"{r['wait_vs_requests']:.2f}x): "
+                    + ("longer queues make every pass of the policy scan more jobs."
+                       if r["wait_vs_requests"] > 1.0 else
+                       "the predictor's state is the cost (the queues are not longer)."))
+        else:
+            lines.append(f"- Every run meets the target ratio of {TARGET_RATIO:g}.")
+    blue = result.get("blue_tang")
+    if blue:
+        verdict = "meets" if blue["wall_s"] < TARGET_BLUE_S else "misses"
+        lines.append(f"- Whole {blue['log']} ({blue['n_jobs']:,} jobs), EASY with Tang p85 "
+                     f"selective: {blue['wall_s']:.2f} s wall ({blue['cpu_s']:.2f} s CPU); "
+                     f"it {verdict} the target of {TARGET_BLUE_S:g} s.")
+    for key, reason in result.get("predictor_skipped", {}).items():
+        lines.append(f"- Skipped {key}: {reason}.")
+    return lines
+
+
+def render(result, out_dir):
+    """Write ``simulate_speed.md`` from a result."""
+    lines = ["# Simulator speed with runtime predictors", "",
+             *provenance_lines(result, "simulate_speed"),
+             "Jobs simulated per second of CPU time, whole logs (cleaned for simulation, "
+             "jobs without a requested time left out), one process. A cell is the "
+             "ratio of the run's speed to the same policy's with the requests "
+             "(`estimates=\"requested\"`), measured just before, then jobs/s. "
+             "`requested` is the `RequestedTime` predictor, `tang` "
+             "`WalltimeAdjuster()` (Tang p85, user/group/request, 30 days), "
+             "`usage-max` `RecentUsageMax()`, `recent-average` `RecentAverage()`, "
+             "`perfect` the simulated runtimes.", "", "## Findings", "",
+             *findings(result), ""]
+    rows = result.get("predictors", [])
+    estimates = list(dict.fromkeys(r["estimates"] for r in rows))
+    for log in dict.fromkeys(r["log"] for r in rows):
+        info = result["logs"][log]
+        lines += [f"## {log} ({info['n_jobs']:,} jobs)", "",
+                  "| policy | " + " | ".join(estimates) + " |",
+                  "|---|" + "---:|" * len(estimates)]
+        for policy in dict.fromkeys(r["policy"] for r in rows if r["log"] == log):
+            cells = {r["estimates"]: r for r in rows if r["log"] == log and r["policy"] == policy}
+            text = []
+            for name in estimates:
+                r = cells.get(name)
+                if r is None:
+                    text.append("")
+                elif name == "requests":
+                    text.append(f"{_fmt_rate(r['jobs_per_s_cpu'])}/s")
+                else:
+                    text.append(f"{r['ratio']:.2f} ({_fmt_rate(r['jobs_per_s_cpu'])}/s)")
+            lines.append(f"| {policy} | " + " | ".join(text) + " |")
+        lines.append("")
+    if result.get("speed"):
+        lines += ["## Policies with requests", "",
+                  "| workload | policy | jobs | jobs/s (CPU) |", "|---|---|---:|---:|"]
+        for r in result["speed"]:
+            lines.append(f"| {r['workload']} | {r['policy']} | {r['n_jobs']:,} | "
+                         f"{_fmt_rate(r['jobs_per_s_cpu'])} |")
+        lines.append("")
+    if result.get("reference"):
+        lines += ["## Against the plain reference simulator (first jobs of SDSC-BLUE)", "",
+                  "| policy | jobs | reference CPU s | simulator CPU s | speed-up |",
+                  "|---|---:|---:|---:|---:|"]
+        for r in result["reference"]:
+            lines.append(f"| {r['policy']} | {r['n_jobs']:,} | {r['reference_cpu_s']:.2f} | "
+                         f"{r['fast_cpu_s']:.3f} | {r['speedup']:.0f}x |")
+        lines.append("")
+    write_text(Path(out_dir) / "simulate_speed.md", "\n".join(lines))
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true",
+                        help="a subset: two small logs, one repeat, 200k synthetic jobs")
+    parser.add_argument("--part", choices=["all", "predictors", "policies"], default="all")
+    parser.add_argument("--traces", nargs="+", metavar="LOG",
+                        help="logs of the predictors part (default: every shared log)")
+    parser.add_argument("--policies", nargs="+", metavar="POLICY",
+                        help="policies of the predictors part (e.g. easy easy-depth4)")
+    parser.add_argument("--predictors", nargs="+", metavar="NAME", choices=ESTIMATE_NAMES,
+                        help="estimates of the predictors part (default: %(choices)s)")
+    parser.add_argument("--budget", type=float, default=30.0,
+                        help="skip a log and policy whose run with requests projects to more "
+                             "CPU seconds (default: %(default)s)")
+    parser.add_argument("--compare-with", metavar="CHECKOUT",
+                        help="time each policy here and in another checkout, in turn")
+    parser.add_argument("--trace", default="SDSC-BLUE-2000-4.2-cln",
+                        help="trace of --compare-with (default: %(default)s)")
+    parser.add_argument("--repeat", type=int, default=5,
+                        help="runs per policy and checkout with --compare-with (best kept)")
+    parser.add_argument("--only", nargs="+", metavar="POLICY",
+                        help="with --compare-with: only these (e.g. conservative easy-depth4)")
+    parser.add_argument("--worker", metavar="JOBS_PICKLE", help=argparse.SUPPRESS)
+    args = parse_or_render(parser, argv, render)
+    if args is None:
+        return
+    if args.worker:
+        worker(args.worker)
+        return
+    if args.compare_with:
+        print(json.dumps(compare(args.compare_with, args.trace, args.repeat, args.only), indent=2))
+        return
+    simulate(synthetic(1000), policy="easy")  # compile / load the cache
+    out = {"provenance": provenance("simulate_speed", argv), "speed": [], "reference": []}
+    if args.part in ("all", "predictors"):
+        names = args.traces or (QUICK_TRACES if args.quick else
+                                sorted(p.name.split(".swf")[0]
+                                       for p in traces_dir().glob("*.swf*")))
+        policies = [case for case in POLICIES
+                    if args.policies is None or label(*case) in args.policies]
+        predictors = args.predictors or list(ESTIMATE_NAMES)
+        small = make_workload(n_jobs=2000, random_state=0)
+        for name in predictors:  # compile / load the cache of each path
+            simulate(small, estimates=estimates_for(name), policy="easy")
+        out["predictors"], out["predictor_skipped"], out["logs"] = predictor_speed(
+            names, policies, predictors, args.budget)
+        if "tang" in predictors and args.traces is None:
+            out["blue_tang"] = blue_tang(1 if args.quick else 3)
+    if args.part in ("all", "policies"):
+        policy_speed(out, args.quick)
+    write_json(args.output_dir / "simulate_speed.json", out)
+    render(out, args.output_dir)
     print(json.dumps(out, indent=2))
 
 

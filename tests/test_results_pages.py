@@ -17,6 +17,7 @@ from benchmarks._common import RESULTS, provenance, read_json
 
 RENDERED = {
     "estimate_models": ["estimate_models.csv", "estimate_models.md"],
+    "leung": ["leung.md"],
     "queue_bounds": ["queue_bounds.csv", "queue_bounds.md"],
     "runtime_accuracy": ["runtime.md"],
     "scheduling": ["scheduling.md"],

@@ -4,6 +4,7 @@
 import numpy as np
 import pandas as pd
 
+from .._time import parse_duration
 from ..exceptions import ConfigError, JobTableError
 from ..runtime._registry import ESTIMATE_NAMES, PERFECT
 from ..simulate import POLICIES, PRIORITIES
@@ -34,6 +35,21 @@ def register(subparsers):
                         help="backfilling policy")
     parser.add_argument("--priority", default="fcfs", choices=PRIORITIES,
                         help="queue order")
+    parser.add_argument("--reservation-depth", type=int, default=None, metavar="K",
+                        help="with --policy easy: reservations for the first K blocked jobs "
+                             "at each pass (default 1; a depth beyond the queue length is "
+                             "Leung's conservative backfilling with dynamic reservations)")
+    parser.add_argument("--starvation-after", default=None, metavar="DURATION",
+                        help="with --policy no_guarantee: CPlant's FCFS starvation queue, "
+                             "entered after waiting DURATION (e.g. 24h), whose head gets a "
+                             "reservation (Leung et al. 2010)")
+    parser.add_argument("--starvation-bar-heavy", action="store_true",
+                        help="with --starvation-after: heavy users (decayed fairshare usage "
+                             "above the mean of the users waiting) do not enter the "
+                             "starvation queue")
+    parser.add_argument("--max-runtime", default=None, metavar="DURATION",
+                        help="split longer jobs into chained pieces of at most DURATION "
+                             "(e.g. 72h; Leung et al. V.A)")
     parser.add_argument("--predictor", default="requested", choices=PREDICTORS,
                         help="runtime estimates: the request, the actual runtime, Tang's "
                              "walltime adjuster (user+group+request keys, 30-day window), "
@@ -104,12 +120,37 @@ def _check_args(args):
     """Refuse bad values before any work, each naming its flag."""
     check_positive(args.max_jobs, "--max-jobs")
     check_procs(args.machine_procs)
+    _check_policy_flags(args)
     if args.predictor == "tang" and not 0.5 <= args.quantile <= 1.0:
         raise ConfigError(f"--quantile must be in [0.5, 1] for --predictor tang, "
                           f"got {args.quantile:g}")
     if args.output:
         return output_format(args.output, args.format, ("swf", "csv", "json"), default="swf")
     return None
+
+
+def _check_policy_flags(args):
+    """The flags that apply to one policy only, and their durations."""
+    if args.reservation_depth is not None:
+        if args.policy != "easy":
+            raise ConfigError(f"--reservation-depth applies to --policy easy only, not "
+                              f"--policy {args.policy}")
+        if args.reservation_depth < 0:
+            raise ConfigError(f"--reservation-depth must be a non-negative integer, got "
+                              f"{args.reservation_depth}")
+    if args.starvation_bar_heavy and args.starvation_after is None:
+        raise ConfigError("--starvation-bar-heavy needs --starvation-after (it bars heavy "
+                          "users from the starvation queue)")
+    if args.starvation_after is not None:
+        if args.policy != "no_guarantee":
+            raise ConfigError(f"--starvation-after applies to --policy no_guarantee only, "
+                              f"not --policy {args.policy}")
+        parse_duration(args.starvation_after, name="--starvation-after")
+    if args.max_runtime is not None:
+        limit = parse_duration(args.max_runtime, name="--max-runtime")
+        if limit <= 0:
+            raise ConfigError(f"--max-runtime must be a positive duration, got "
+                              f"{args.max_runtime!r}")
 
 
 def run(args):
@@ -121,6 +162,11 @@ def run(args):
     settings = {"policy": args.policy, "priority": args.priority, "predictor": args.predictor}
     if args.predictor == "tang":
         settings["quantile"] = args.quantile
+    for flag in ("reservation_depth", "starvation_after", "max_runtime"):
+        if getattr(args, flag) is not None:
+            settings[flag] = getattr(args, flag)
+    if args.starvation_bar_heavy:
+        settings["starvation_bar_heavy"] = True
     progress.settings(**settings, selective=args.selective,
                       on_underestimate=args.on_underestimate, backfill_order=args.backfill_order,
                       machine_procs=args.machine_procs or "from the log", max_jobs=args.max_jobs or "all")
@@ -138,7 +184,10 @@ def run(args):
                             "time, a runtime, a width and, unless --predictor perfect, a "
                             "request)")
     common = dict(machine_procs=args.machine_procs, policy=args.policy, priority=args.priority,
-                  on_underestimate=args.on_underestimate, backfill_order=args.backfill_order)
+                  on_underestimate=args.on_underestimate, backfill_order=args.backfill_order,
+                  reservation_depth=args.reservation_depth, max_runtime=args.max_runtime,
+                  starvation_after=args.starvation_after,
+                  starvation_bar_heavy=args.starvation_bar_heavy)
     with flag_names(_FLAGS), progress.step(
             lambda: f"simulated {len(schedule.jobs):,} jobs with {args.predictor} estimates"):
         schedule = simulate(jobs, estimates=estimate_source(args.predictor, args.quantile),
@@ -168,7 +217,9 @@ def run(args):
 
 _FLAGS = {"machine_procs": "--machine-procs", "policy": "--policy", "priority": "--priority",
           "on_underestimate": "--on-underestimate", "backfill_order": "--backfill-order",
-          "quantile": "--quantile"}
+          "quantile": "--quantile", "reservation_depth": "--reservation-depth",
+          "starvation_after": "--starvation-after",
+          "starvation_bar_heavy": "--starvation-bar-heavy", "max_runtime": "--max-runtime"}
 """Parameters of :func:`predictkit.simulate.simulate` and the flags that set them."""
 
 
@@ -197,6 +248,9 @@ def _write(schedule, args, fmt):
     comments = [
         f"wait_time holds the waits simulated by predictkit: policy={p['policy']} "
         f"priority={p['priority']} estimates={args.predictor} selective={p['selective']} "
+        + "".join(f"{key}={p[key]} " for key in ("reservation_depth", "max_runtime",
+                                                 "starvation_after") if p.get(key) is not None)
+        + ("starvation_bar_heavy=True " if p.get("starvation_bar_heavy") else "") +
         f"machine_procs={p['machine_procs']}; run_time of jobs killed at their request is the time they ran",
     ]
     if len(schedule.rejected):

@@ -98,8 +98,11 @@ def evaluate_cell(cell):
                                    bad_threshold=parse_duration(options.get("bad_threshold", 1800),
                                                                 name="bad_threshold")))
     if cell.get("policy"):
-        kwargs = {k: options[k] for k in ("on_underestimate", "backfill_order", "machine_procs")
-                  if k in options}
+        kwargs = {k: options[k] for k in ("on_underestimate", "backfill_order", "machine_procs",
+                                          "max_runtime") if k in options}
+        if cell["policy"] == "no_guarantee":
+            kwargs.update({k: options[k] for k in ("starvation_after", "starvation_bar_heavy")
+                           if k in options})
         if "n_procs" in options and "machine_procs" not in options:  # deprecated option name
             kwargs["machine_procs"] = options["n_procs"]
         schedule = simulate(jobs, policy=cell["policy"], priority=cell.get("priority") or "fcfs",

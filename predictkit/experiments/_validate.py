@@ -48,6 +48,13 @@ def _duration(value):
     return parse_duration(value, name="it")
 
 
+def _positive_duration(value):
+    seconds = _duration(value)
+    if not seconds > 0:
+        raise ValueError("must be a positive duration")
+    return seconds
+
+
 def _underestimate(value):
     from ..simulate._estimates import UNDERESTIMATE_RULES
 
@@ -62,6 +69,12 @@ OPTIONS = {
     "backfill_order": (_choice("priority", "sjf"), "order of backfill candidates"),
     "bad_threshold": (_duration, "over-estimate threshold for adjustment outcomes"),
     "machine_procs": (_count(1), "machine size in processors"),
+    "max_runtime": (_positive_duration, "split longer jobs into chained pieces "
+                                        "(simulate(max_runtime=...), Leung V.A)"),
+    "starvation_after": (_duration, "no_guarantee cells: CPlant's FCFS starvation queue, "
+                                    "entered after this wait (simulate(starvation_after=...))"),
+    "starvation_bar_heavy": (_flag, "no_guarantee cells with starvation_after: heavy users do "
+                                    "not enter the starvation queue"),
 }
 """Options a grid may set: name -> (checker, meaning)."""
 
@@ -86,6 +99,9 @@ def _check_options(options, source):
             OPTIONS[known][0](value)
         except (PredictkitError, ValueError, TypeError) as exc:
             _fail(source, f"options.{name}", value, exc)
+    if options.get("starvation_bar_heavy") and "starvation_after" not in options:
+        _fail(source, "options.starvation_bar_heavy", options["starvation_bar_heavy"],
+              "needs options.starvation_after (it bars heavy users from the starvation queue)")
 
 
 _BYTES_PER_SYNTHETIC_JOB = 2048

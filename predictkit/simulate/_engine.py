@@ -63,10 +63,15 @@ field                              type     meaning                             
 ``profile.free``                   i8[m]    free processors on [times[k], times[k+1])   the last segment runs to infinity
 ``profile.running_max``            i8[m]    running maximum of ``free`` (scratch)       rebuilt before use
 ``reservations.start``             f8[n]    reserved start of a waiting job             conservative; never later while estimates hold
-``reservations.promised``          f8[n]    first reservation, made at arrival          conservative; NaN for other policies
+``reservations.promised``          f8[n]    first reservation, made at arrival          conservative; starvation queue: first
+                                                                                            reservation of its head; else NaN
 ``reservations.compress_due[0]``   b1       a job ended before its estimate             conservative: compress at the next pass
 ``reservations.repair_due[0]``     b1       a running estimate was extended             conservative: repair at the next pass
 ``scratch.*``                      [n]      sort keys and buffers, pass orders          contents meaningless between calls
+``starvation.jobs[:length]``       i8[n]    the starvation queue, by (submit, job)      only with ``starvation_after``; waiting
+``starvation.since``               f8[n]    when the job entered the starvation queue   NaN: never entered
+``starvation.candidates``          i8[n]    scratch: the main queue of a pass           contents meaningless between calls
+``starvation.user_mark``           i8[u]    scratch: users counted in this pass         compared with ``stamp[0]``
 ``counters[0].now``                f8       the current instant                         never decreases
 ``counters[0].wakeup``             f8       next instant a pass must run                returned by the last pass
 ``counters[0].next_arrival``       i8       next regular job to arrive                  jobs before it are queued or done
@@ -76,6 +81,7 @@ field                              type     meaning                             
 ``counters[0].n_started``          i8       jobs started so far                         increases only
 ``counters[0].epoch``              i8       last fairshare decay period                 -2**62 before the first
 ``counters[0].resume``             i8       1: stopped for estimates at ``now``         then the next call resumes there
+``predictor``                      tuple    a built-in predictor's online state         ``_online_predictors.PredictorState``
 =================================  =======  ==========================================  ==========================================
 
 Every kernel is compiled without numba's reference counting (``_nrt=False``)
@@ -91,11 +97,17 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from ._online_predictors import (
+    KIND_NONE,
+    empty_state,
+    estimate_arrivals,
+    observe_completion,
+)
 from ._profile import heap_pop, heap_push, running_insert, running_remove, shift_right, stable_order
 
 PRIO_STATIC, PRIO_WFP, PRIO_FAIRSHARE = 0, 1, 2
 UNDER_DOUBLE, UNDER_INCREMENTS, UNDER_REQUEST = 0, 1, 2
-NEED_ESTIMATES, DONE = 1, 0
+NEED_ESTIMATES, DONE, NO_ESTIMATE = 1, 0, 2
 
 INCREMENTS = np.array([60.0, 300.0, 900.0, 1800.0, 3600.0, 7200.0, 18000.0,
                        36000.0, 72000.0, 180000.0, 360000.0])
@@ -166,6 +178,18 @@ class Reservations(NamedTuple):
     repair_due: np.ndarray
 
 
+class StarvationQueue(NamedTuple):
+    """The FCFS queue that waiting jobs enter after ``starvation_after``
+    (Leung et al. 2010 section II.A; :mod:`._policies.starvation_queue`)."""
+
+    jobs: np.ndarray
+    length: np.ndarray
+    since: np.ndarray
+    candidates: np.ndarray
+    user_mark: np.ndarray
+    stamp: np.ndarray
+
+
 class Scratch(NamedTuple):
     """Buffers for sorting and for the orders of a pass."""
 
@@ -199,6 +223,8 @@ class EngineState(NamedTuple):
     reservations: Reservations
     scratch: Scratch
     counters: np.ndarray
+    starvation: StarvationQueue
+    predictor: tuple
 
 
 class Settings(NamedTuple):
@@ -212,13 +238,18 @@ class Settings(NamedTuple):
     online: bool             # estimates come from a predictor (the loop may stop)
     reservation_depth: int   # blocked jobs that get a reservation (depth-k policies)
     backfill_sjf: bool       # try backfill candidates shortest estimate first
+    starvation_after: float = np.inf  # wait after which a job enters the starvation queue
+    starvation_bar_heavy: bool = False  # heavy users' jobs do not enter it (Leung V.B)
 
 
-def new_state(*, submit, duration, width, request, user, successor, n_users, free):
+def new_state(*, submit, duration, width, request, user, successor, n_users, free,
+              predictor=None):
     """Allocate the simulation state for ``len(submit)`` jobs.
 
     Estimates (``estimate``, ``estimate_at_start``) start unknown (NaN),
-    priority keys at 0 and ``estimate_history`` at -2; the caller fills them.
+    priority keys at 0 and ``estimate_history`` at -2; the caller fills them,
+    or ``predictor`` (a :class:`~._online_predictors.PredictorState`; default:
+    none) fills them at each arrival.
     """
     n = len(submit)
 
@@ -256,6 +287,10 @@ def new_state(*, submit, duration, width, request, user, successor, n_users, fre
         scratch=Scratch(sort_keys=np.empty(n), sort_index=ints(), sort_buffer=ints(),
                         priority_order=ints(), backfill_order=ints()),
         counters=counters,
+        starvation=StarvationQueue(jobs=ints(), length=one(), since=np.full(n, np.nan),
+                                   candidates=ints(), user_mark=np.full(max(n_users, 1), -1),
+                                   stamp=one()),
+        predictor=empty_state() if predictor is None else predictor,
     )
 
 
@@ -512,7 +547,7 @@ def ignore_extension(s, j, now, old_end, new_end):
 
 @njit(cache=True, inline="always", _nrt=False)
 def event_loop(s, settings, on_completion, on_extension, schedule):
-    """Advance the simulation; return ``NEED_ESTIMATES`` or ``DONE``.
+    """Advance the simulation; return ``NEED_ESTIMATES``, ``NO_ESTIMATE`` or ``DONE``.
 
     Each policy compiles this loop with its own hooks (``run`` in its
     module). With ``settings.online`` the loop stops (returning
@@ -522,21 +557,31 @@ def event_loop(s, settings, on_completion, on_extension, schedule):
     ``counters.n_done`` jobs completed so far (``jobs.estimate_history``);
     fill ``estimate``, ``estimate_at_start``, ``priority_key`` and
     ``estimate_history`` and call again.
+
+    With a compiled predictor (``s.predictor``, see
+    :mod:`._online_predictors`) the loop does not stop: each completion
+    enters its history and the arrivals of an instant are estimated from it
+    before they are queued. It returns ``NO_ESTIMATE`` (for good) at a job
+    the predictor leaves without an estimate (``predictor.config.failed``).
     """
     jobs = s.jobs
     c = s.counters[0]
     n_regular = settings.n_jobs
+    predictor = s.predictor
+    predicting = predictor.config[0].kind != KIND_NONE
     while True:
         if c.resume == 0:
             now = _next_instant(s, n_regular)
             if now == np.inf:
                 return DONE
             c.now = now
-            if settings.priority == PRIO_FAIRSHARE:
+            if settings.priority == PRIO_FAIRSHARE or settings.starvation_bar_heavy:
                 _decay_usage(s, settings, now)
             while s.completions.length[0] > 0 and s.completions.times[0] == now:
                 _, j = heap_pop(s.completions)
                 expected = _complete(s, j, now)
+                if predicting:
+                    observe_completion(predictor, jobs, j, now)
                 on_completion(s, j, now, expected)
             if settings.online and c.next_arrival < n_regular \
                     and jobs.submit[c.next_arrival] == now:
@@ -547,6 +592,8 @@ def event_loop(s, settings, on_completion, on_extension, schedule):
         else:
             c.resume = 0
             now = c.now
+        if predicting and not estimate_arrivals(predictor, jobs, c.next_arrival, n_regular, now):
+            return NO_ESTIMATE
         _arrive(s, n_regular, now)
         while s.expiries.length[0] > 0 and s.expiries.times[0] == now:
             _, j = heap_pop(s.expiries)

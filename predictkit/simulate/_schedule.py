@@ -34,7 +34,14 @@ class Schedule:
             Runtime estimate the scheduler used while the job waited.
         ``promised_start``
             Conservative backfilling: the start reserved at submission
-            (Klusacek & Soysal section 4.1); ``NaN`` for other policies.
+            (Klusacek & Soysal section 4.1); with ``starvation_after``: the
+            start first reserved for a job at the head of the starvation
+            queue (``NaN`` for jobs never reserved for); ``NaN`` for other
+            policies.
+        ``starving_since``
+            With ``starvation_after``: when the job entered the starvation
+            queue (``NaN``: it started before, or was barred as a heavy
+            user's job until it started).
         ``n_pieces``
             With ``max_runtime``: how many chained pieces the job ran as.
     rejected : DataFrame
@@ -115,6 +122,8 @@ class Schedule:
         out["promised_start"] = state.reservations.promised[:n].copy()
         if pieces.extra:
             out["n_pieces"] = n_pieces
+        if params.get("starvation_after") is not None:
+            out["starving_since"] = state.starvation.since[:n].copy()
         out.attrs = dict(prep["jobs"].attrs)
         rejected = prep["jobs"].loc[prep["rejected_mask"]].copy()
         rejected["reason"] = pd.Series(

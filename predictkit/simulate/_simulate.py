@@ -16,6 +16,7 @@ from ..exceptions import ConfigError, JobTableError, SimulationError
 from .._table import job_width, validate_jobs
 from ..runtime._protocol import PartialFitAdapter, as_online_predictor
 from . import _engine as eng
+from . import _online_predictors as online_predictors
 from ._estimates import (
     UNDERESTIMATE_RULES,
     finish_estimates,
@@ -49,11 +50,14 @@ _BATCH = 4096
     "kill_at_request": ["boolean"],
     "max_runtime": [Duration(positive=True, unlimited=True), None],
     "predictor_refresh": [Duration(unlimited=True), None],
+    "starvation_after": [Duration(), None],
+    "starvation_bar_heavy": ["boolean"],
 })
 def simulate(jobs, *, machine_procs=None, policy="easy", reservation_depth=None, priority="fcfs",
              fairshare_decay="24h", fairshare_factor=0.5, estimates="requested",
              selective=False, on_underestimate="double", backfill_order="priority",
-             kill_at_request=True, max_runtime=None, predictor_refresh=None, n_procs=UNSET):
+             kill_at_request=True, max_runtime=None, predictor_refresh=None,
+             starvation_after=None, starvation_bar_heavy=False, n_procs=UNSET):
     """Replay a job table through a backfilling scheduler.
 
     Event-driven simulation of one space-shared machine of ``machine_procs``
@@ -77,7 +81,10 @@ def simulate(jobs, *, machine_procs=None, policy="easy", reservation_depth=None,
     policy : {"easy", "fcfs", "conservative", "no_guarantee"}
     reservation_depth : int, optional
         With ``policy="easy"``: how many blocked jobs get a reservation at
-        each pass (default 1; 0 is no-guarantee backfilling).
+        each pass (default 1; 0 is no-guarantee backfilling). A depth at
+        least the queue length rebuilds a reservation for every waiting job
+        at each pass: Leung's conservative backfilling with dynamic
+        reservations (section V.D).
     priority : {"fcfs", "sjf", "wfp", "fairshare"} or callable
         Queue order. ``"sjf"`` sorts by the estimate in use; ``"wfp"`` is
         Tang et al. eq. 5, ``(wait / estimate)**3 * width``, re-evaluated at
@@ -119,6 +126,20 @@ def simulate(jobs, *, machine_procs=None, policy="easy", reservation_depth=None,
     max_runtime : duration, optional
         Split longer jobs into chained pieces of at most this length, each
         submitted when the previous one ends (Leung et al. section V.A).
+    starvation_after : duration, optional
+        With ``policy="no_guarantee"``: the CPlant scheduler (Leung et al.
+        sections II.A, V.E). A job that has waited this long enters an FCFS
+        starvation queue, which is served first and whose head gets a
+        reservation; the other jobs start, in ``priority`` order, whenever
+        they fit and do not delay it. ``"24h"`` is cplant24, ``"72h"``
+        cplant72. Default: no starvation queue.
+    starvation_bar_heavy : bool, default False
+        With ``starvation_after``: jobs of heavy users do not enter the
+        starvation queue (section V.B, the ``.fair`` policies). A user is
+        heavy while their decayed fairshare usage is above the mean usage of
+        the users with a job waiting; a barred job enters once its user is
+        no longer heavy. Usage decays by ``fairshare_decay`` and
+        ``fairshare_factor`` whatever the priority.
     predictor_refresh : duration, optional
         Trade exactness for speed with slow predictors: feed the completed
         jobs and predict all submissions of the next ``predictor_refresh``
@@ -148,11 +169,23 @@ def simulate(jobs, *, machine_procs=None, policy="easy", reservation_depth=None,
             "reservation_depth", "simulate",
             f"None with policy={policy!r} (it applies to policy='easy' only: conservative "
             "reserves for every job, fcfs and no_guarantee for none)", reservation_depth)
-    run, depth, reported_depth = resolve_policy(policy, reservation_depth)
+    starve = parse_duration(_plain(starvation_after), name="starvation_after", allow_none=True)
+    if starve is None and starvation_bar_heavy:
+        raise invalid_parameter(
+            "starvation_bar_heavy", "simulate",
+            "False without starvation_after (it bars heavy users from the starvation queue, "
+            "which only exists with starvation_after)", starvation_bar_heavy)
+    if starve is not None and not REGISTRY[policy].takes_starvation_after:
+        raise invalid_parameter(
+            "starvation_after", "simulate",
+            f"None with policy={policy!r} (the starvation queue is part of CPlant's "
+            "no-guarantee backfilling: policy='no_guarantee')", starvation_after)
+    run, depth, reported_depth = resolve_policy(policy, reservation_depth, starve)
     prio, period, factor, prio_kind = resolve_priority(priority, fairshare_decay, fairshare_factor)
     under = resolve_underestimate(on_underestimate)
-    split = parse_duration(max_runtime, name="max_runtime", allow_none=True)
-    refresh = parse_duration(predictor_refresh, name="predictor_refresh", allow_none=True)
+    split = parse_duration(_plain(max_runtime), name="max_runtime", allow_none=True)
+    refresh = parse_duration(_plain(predictor_refresh), name="predictor_refresh",
+                             allow_none=True)
     prep = _prepare(jobs, machine_procs, kill_at_request)
     predictor = as_online_predictor(copy.deepcopy(estimates)) \
         if not isinstance(estimates, str) and _is_predictor(estimates) else None
@@ -160,6 +193,7 @@ def simulate(jobs, *, machine_procs=None, policy="easy", reservation_depth=None,
     n = len(kept)
     if selective and not np.isfinite(req).all():
         raise SimulationError("selective=True needs req_time for every job (running jobs use it)")
+    kind = None if predictor is None else online_predictors.compiled_kind(predictor, refresh)
     if predictor is None:
         est = static_estimates(estimates, req=req, dur=dur, keep=prep["positions"],
                                n_input=len(jobs))
@@ -174,32 +208,52 @@ def simulate(jobs, *, machine_procs=None, policy="easy", reservation_depth=None,
     submit = np.concatenate([prep["submit"], np.full(pieces.extra, np.nan)])
     width = np.concatenate([prep["width"], prep["width"][pieces.parent]])
     user = np.concatenate([prep["user"], prep["user"][pieces.parent]])
+    sjf = prio_kind in PRIORITY_REGISTRY and PRIORITY_REGISTRY[prio_kind].key_is_estimate
+    compiled = None
+    if kind == online_predictors.KIND_STATIC:
+        est = finish_estimates(online_predictors.static_predictions(predictor, kept,
+                                                                    pieces.req[:n]), req)
+    elif kind is not None:
+        compiled = online_predictors.build_state(
+            predictor, kind, kept, total=np.bincount(pieces.all_parent, weights=pieces.dur,
+                                                     minlength=n),
+            full_request=req, pieces=pieces, selective=selective, sjf=sjf)
     state = eng.new_state(
         submit=submit, duration=pieces.dur, width=width, request=pieces.req, user=user,
-        successor=pieces.succ, n_users=prep["n_users"], free=prep["machine"])
+        successor=pieces.succ, n_users=prep["n_users"], free=prep["machine"],
+        predictor=compiled)
     state.jobs.priority_key[n:] = keys[pieces.parent]
     state.jobs.priority_key[:n] = keys
-    fill = _Filler(state, pieces, selective, prio_kind in PRIORITY_REGISTRY
-                   and PRIORITY_REGISTRY[prio_kind].key_is_estimate)
-    if predictor is None:
+    fill = _Filler(state, pieces, selective, sjf)
+    if predictor is None or kind == online_predictors.KIND_STATIC:
         fill(np.arange(n), est, -2)
-    online = predictor is not None
+    online = predictor is not None and kind is None
     if online:
         state.jobs.estimate_history[:] = -1
         feeder = _Feeder(predictor, kept, state, pieces, refresh)
     settings = eng.Settings(
         n_jobs=int(n), priority=int(prio), underestimate=int(under),
         fairshare_period=float(period), fairshare_factor=float(factor), online=bool(online),
-        reservation_depth=int(depth), backfill_sjf=backfill_order == "sjf")
-    while run(state, settings) == eng.NEED_ESTIMATES:
+        reservation_depth=int(depth), backfill_sjf=backfill_order == "sjf",
+        starvation_after=np.inf if starve is None else float(starve),
+        starvation_bar_heavy=bool(starvation_bar_heavy))
+    while (status := run(state, settings)) == eng.NEED_ESTIMATES:
         position, values, history = feeder.next_batch()
         fill(position, finish_estimates(values, req[position]), history)
+    if status == eng.NO_ESTIMATE:
+        raise online_predictors.no_estimate_error(predictor)
     return Schedule._from_simulation(prep, state, pieces, dict(
         machine_procs=prep["machine"], policy=policy, reservation_depth=reported_depth,
         priority=prio_kind, estimates=_describe(estimates), selective=bool(selective),
         on_underestimate=on_underestimate, backfill_order=backfill_order,
         kill_at_request=bool(kill_at_request), max_runtime=split, predictor_refresh=refresh,
-        fairshare_decay=period, fairshare_factor=factor))
+        fairshare_decay=period, fairshare_factor=factor, starvation_after=starve,
+        starvation_bar_heavy=bool(starvation_bar_heavy)))
+
+
+def _plain(value):
+    """A NumPy scalar as the Python number it holds (the constraints accept both)."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _describe(estimates):
@@ -401,8 +455,14 @@ class _Feeder:
                 f"{name}.{method} returned shape {values.shape} for {len(positions)} job(s)")
         request = s.jobs.request[positions]
         values = np.where(np.isfinite(values), values, request)
-        if not np.isfinite(values).all():
-            raise SimulationError(f"{name} gave no estimate for a job without a request")
+        missing = ~np.isfinite(values)
+        if missing.any():
+            bad = int(np.argmax(missing))
+            if submit[positions[bad]] == now:
+                raise SimulationError(f"{name} gave no estimate for a job without a request")
+            # a later submission: asked again at its own, when the history may hold more
+            keep = int(np.searchsorted(submit[positions], submit[positions[bad]], side="left"))
+            positions, values = positions[:keep], values[:keep]
         return positions, values, history
 
     def _feed(self, done):

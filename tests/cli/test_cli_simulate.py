@@ -1,6 +1,7 @@
 import json
 
 import pandas as pd
+import pytest
 
 from predictkit.cli import main
 from tracedata import trace_file
@@ -67,3 +68,36 @@ def test_the_simulated_log_states_the_simulated_machine(tmp_path):
     out = tmp_path / "small.swf"
     assert main(["simulate", str(log), "--machine-procs", "64", "-o", str(out), "-q"]) == 0
     assert read_swf(out).attrs["max_procs"] == 64
+
+
+def test_simulate_cplant_starvation_queue_flags(capsys, tmp_path):
+    path = str(trace_file("Sandia-Ross-2001-1.1-cln"))
+    out = tmp_path / "schedule.csv"
+    assert main(["simulate", path, "--max-jobs", "1500", "--policy", "no_guarantee",
+                 "--priority", "fairshare", "--starvation-after", "6h",
+                 "--starvation-bar-heavy", "--max-runtime", "72h", "--json", "-q",
+                 "-o", str(out)]) == 0
+    schedule = pd.read_csv(out)
+    assert "starving_since" in schedule and schedule["starving_since"].notna().any()
+    assert main(["simulate", path, "--max-jobs", "500", "--policy", "no_guarantee",
+                 "--priority", "fairshare", "--starvation-after", "24h", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["params"]["starvation_after"] == 86400.0
+    assert data["params"]["starvation_bar_heavy"] is False
+
+
+@pytest.mark.parametrize("flags,named", [
+    (["--policy", "easy", "--starvation-after", "24h"], "--starvation-after"),
+    (["--policy", "no_guarantee", "--starvation-bar-heavy"], "--starvation-bar-heavy"),
+    (["--policy", "no_guarantee", "--starvation-after", "soon"], "--starvation-after"),
+    (["--policy", "no_guarantee", "--starvation-after=-3h"], "--starvation-after"),
+    (["--policy", "conservative", "--reservation-depth", "3"], "--reservation-depth"),
+    (["--policy", "easy", "--reservation-depth", "-1"], "--reservation-depth"),
+    (["--max-runtime", "0"], "--max-runtime"),
+    (["--max-runtime", "forever"], "--max-runtime"),
+])
+def test_simulate_policy_flags_are_checked_in_one_line(capsys, flags, named):
+    path = str(trace_file("KTH-SP2-1996-2.1-cln"))
+    assert main(["simulate", path, "--max-jobs", "50", *flags]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and named in err, err

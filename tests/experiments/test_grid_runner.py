@@ -117,3 +117,18 @@ def test_dask_local_cluster_gives_the_in_process_result(tmp_path):
     assert len(list((tmp_path / "r.parquet.parts").glob("*.json"))) == len(cells)
     assert len(pd.read_parquet(tmp_path / "r.parquet")) == len(cells)
     assert serial["schedule_mean_wait"].notna().all()
+
+
+def test_starvation_options_apply_to_the_no_guarantee_cells():
+    from predictkit.experiments import evaluate_cell
+
+    spec = {"traces": ["synthetic:600"], "predictors": ["requested"],
+            "policies": ["easy", "no_guarantee"], "priorities": ["fairshare"],
+            "options": {"starvation_after": "1h", "starvation_bar_heavy": True,
+                        "max_runtime": "6h"}}
+    table = run_grid(expand_grid(spec), evaluate_cell).set_index("policy")
+    plain = run_grid(expand_grid({**spec, "options": {"max_runtime": "6h"}}),
+                     evaluate_cell).set_index("policy")
+    assert table.loc["easy", "schedule_mean_wait"] == plain.loc["easy", "schedule_mean_wait"]
+    assert (table.loc["no_guarantee", "schedule_mean_wait"]
+            != plain.loc["no_guarantee", "schedule_mean_wait"])

@@ -31,12 +31,18 @@ def workloads(draw, max_jobs=25, max_procs=8):
 
 def compare(jobs, machine, est, score, *, policy, depth, priority, selective=False,
             kill=True, under="double", bf="priority", period=100.0, factor=0.5,
-            estimator_pair=None):
-    """Run the simulator and the reference; assert they agree job by job."""
+            estimator_pair=None, starvation_after=None, bar_heavy=False):
+    """Run the simulator and the reference; assert they agree job by job.
+
+    With ``starvation_after`` (seconds) the policy is no-guarantee backfilling
+    with CPlant's starvation queue (``bar_heavy``: heavy users barred).
+    """
     kwargs = dict(machine_procs=machine, policy=policy, reservation_depth=depth,
                   priority=(lambda X: score) if priority == "keys" else priority,
                   fairshare_decay=period, fairshare_factor=factor, selective=selective,
                   on_underestimate=under, backfill_order=bf, kill_at_request=kill)
+    if starvation_after is not None:
+        kwargs.update(starvation_after=starvation_after, starvation_bar_heavy=bar_heavy)
     submit = jobs["submit_time"].to_numpy()
     run = jobs["run_time"].to_numpy()
     req = jobs["req_time"].to_numpy()
@@ -53,16 +59,23 @@ def compare(jobs, machine, est, score, *, policy, depth, priority, selective=Fal
     ref_policy = {"easy": "easy" if depth in (None, 1) else "depth",
                   "no_guarantee": "depth"}.get(policy, policy)
     ref_depth = {"no_guarantee": 0}.get(policy, 1 if depth is None else depth)
+    if starvation_after is not None:
+        ref_policy = "starvation"
+    since = []
     start, end, bf_flags, promised = reference_simulate(
         submit, dur, jobs["n_procs"].to_numpy().astype(int), est_w, est_r, req,
         jobs["user_id"].to_numpy(), machine, policy=ref_policy, depth=ref_depth,
         priority=priority, keys=-score, bf_sjf=bf == "sjf", under=under, period=period,
-        factor=factor, estimator=estimator)
+        factor=factor, estimator=estimator, starve=starvation_after, bar_heavy=bar_heavy,
+        since=since)
     out = schedule.jobs
     np.testing.assert_array_equal(out["start_time"].to_numpy(), np.array(start, dtype=float))
     np.testing.assert_array_equal(out["end_time"].to_numpy(), np.array(end, dtype=float))
     np.testing.assert_array_equal(out["backfilled"].to_numpy(), np.array(bf_flags))
-    if policy == "conservative":
+    if starvation_after is not None:
+        np.testing.assert_array_equal(out["starving_since"].to_numpy(),
+                                      np.array(since, dtype=float))
+    if policy == "conservative" or starvation_after is not None:
         np.testing.assert_array_equal(out["promised_start"].to_numpy(),
                                       np.array(promised, dtype=float))
     return schedule

@@ -14,7 +14,13 @@ interval start inside ``(s, s + d)``. Same rules as the simulator:
   pass; conservative: reservations made at arrival, compressed (each removed
   and re-inserted in priority order) after early completions, repaired
   after a running job outlives its estimate, and a pass at every reserved
-  start time.
+  start time;
+* starvation (CPlant, Leung et al. 2010 II.A): waiting jobs that have waited
+  ``starve`` enter an FCFS queue (unless ``bar_heavy`` and their user's
+  usage is above the mean of the users with a job waiting); its jobs start
+  in FCFS order until one does not fit, which gets a reservation; the rest of
+  that queue, then the other jobs in priority order, start if they fit around
+  it; a pass at every instant a waiting job crosses ``starve``.
 """
 
 import math
@@ -54,8 +60,12 @@ def earliest(now, w, d, intervals, n_procs):
 
 def reference_simulate(submit, dur, width, est_w, est_r, req, user, n_procs, *,
                        policy="easy", depth=1, priority="fcfs", keys=None, bf_sjf=False,
-                       under="double", period=86400.0, factor=0.5, estimator=None):
+                       under="double", period=86400.0, factor=0.5, estimator=None,
+                       starve=None, bar_heavy=False, since=None):
     """Simulate; return ``(start, end, backfilled, promised)`` lists.
+
+    With ``policy="starvation"``, ``since`` (a list, filled in) receives the
+    time each job entered the starvation queue (``None``: never).
 
     ``estimator(now, arriving, done)`` (optional) returns the waiting
     estimates of the jobs ``arriving`` at ``now`` given the completed jobs
@@ -74,6 +84,9 @@ def reference_simulate(submit, dur, width, est_w, est_r, req, user, n_procs, *,
     cur_est = [None] * n
     n_ext = [0] * n
     rs = [None] * n
+    since = since if since is not None else []
+    since[:] = [None] * n
+    last_pass = -math.inf
     usage = {}
     epoch = None
     queue = []
@@ -87,10 +100,13 @@ def reference_simulate(submit, dur, width, est_w, est_r, req, user, n_procs, *,
         times += [start[j] + dur[j] for j in running]
         times += [start[j] + cur_est[j] for j in running if dur[j] > cur_est[j]]
         times += [rs[j] for j in queue if rs[j] is not None]
+        if policy == "starvation":
+            times += [submit[j] + starve for j in queue
+                      if since[j] is None and submit[j] + starve > last_pass]
         if not times:
             break
         now = min(times)
-        if priority == "fairshare":
+        if priority == "fairshare" or bar_heavy:
             e = math.floor(now / period)
             if epoch is not None and e > epoch:
                 for u in usage:
@@ -125,6 +141,7 @@ def reference_simulate(submit, dur, width, est_w, est_r, req, user, n_procs, *,
         if not queue:
             continue
         order = _order(queue, now, priority, keys, submit, est_w, width, usage, user)
+        last_pass = now
         started = []
 
         def begin(j):
@@ -156,6 +173,47 @@ def reference_simulate(submit, dur, width, est_w, est_r, req, user, n_procs, *,
             if bf_sjf:
                 rest = sorted(rest, key=lambda j: est_w[j])
             for j in rest:
+                if min_free(now, est_w[j], plan, n_procs) >= width[j]:
+                    begin(j)
+                    plan.append((now, now + cur_est[j], width[j]))
+        elif policy == "starvation":
+            mean_terms = None
+            for j in order:
+                if since[j] is not None or submit[j] + starve > now:
+                    continue
+                if bar_heavy:
+                    if mean_terms is None:
+                        users = []
+                        total = 0.0
+                        for k in order:
+                            if user[k] not in users:
+                                users.append(user[k])
+                                total += usage.get(user[k], 0.0)
+                        mean_terms = (total, len(users))
+                    if usage.get(user[j], 0.0) * mean_terms[1] > mean_terms[0]:
+                        continue
+                since[j] = now
+            starving = sorted((j for j in queue if since[j] is not None),
+                              key=lambda j: (submit[j], j))
+            main = [j for j in order if since[j] is None]
+            if bf_sjf:
+                main = sorted(main, key=lambda j: est_w[j])
+            plan = [(now, start[r] + cur_est[r], width[r]) for r in running]
+            pos = 0
+            while pos < len(starving) and \
+                    width[starving[pos]] <= n_procs - sum(width[r] for r in running):
+                begin(starving[pos])
+                plan.append((now, now + cur_est[starving[pos]], width[starving[pos]]))
+                pos += 1
+            candidates = main
+            if pos < len(starving):
+                head = starving[pos]
+                t = earliest(now, width[head], est_w[head], plan, n_procs)
+                if promised[head] is None:
+                    promised[head] = t
+                plan.append((t, t + est_w[head], width[head]))
+                candidates = starving[pos + 1:] + main
+            for j in candidates:
                 if min_free(now, est_w[j], plan, n_procs) >= width[j]:
                     begin(j)
                     plan.append((now, now + cur_est[j], width[j]))

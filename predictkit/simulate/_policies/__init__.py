@@ -36,14 +36,16 @@ job at arrival, compressed when jobs end early; ``"no_guarantee"``: backfill
 whatever fits, with no reservation at all (CPlant)."""
 
 
-def resolve_policy(policy, reservation_depth):
+def resolve_policy(policy, reservation_depth, starvation_after=None):
     """Return ``(compiled loop, settings depth, reported depth)`` for a policy.
 
     ``reservation_depth=k`` is only meaningful for ``"easy"``: the first ``k``
     waiting jobs in priority order that cannot start get reservations,
     recomputed at every scheduling pass (``k=1`` is EASY itself, ``k=0`` is
     no-guarantee backfilling). The reported depth (``Schedule.params``) is
-    ``None`` for policies that take none.
+    ``None`` for policies that take none. ``starvation_after`` (seconds) is
+    only meaningful for ``"no_guarantee"``: CPlant's FCFS starvation queue
+    (:mod:`.starvation_queue`).
     """
     if not isinstance(policy, str) or policy not in REGISTRY:
         raise ConfigError(f"policy must be one of {', '.join(POLICIES)}; got {policy!r}")
@@ -60,5 +62,12 @@ def resolve_policy(policy, reservation_depth):
             raise ConfigError(
                 f"reservation_depth applies to policy={takers} only, not {policy!r} "
                 f"({policy}: {chosen.summary})")
-    run, depth = chosen.loop(reservation_depth)
+    if starvation_after is None:
+        run, depth = chosen.loop(reservation_depth)
+    elif not chosen.takes_starvation_after:
+        takers = ", ".join(repr(p.name) for p in REGISTRY.values() if p.takes_starvation_after)
+        raise ConfigError(f"starvation_after applies to policy={takers} only, not {policy!r} "
+                          f"({policy}: {chosen.summary})")
+    else:
+        run, depth = chosen.loop(reservation_depth, starvation_after)
     return run, depth, depth if chosen.takes_reservation_depth else None

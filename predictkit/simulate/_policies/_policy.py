@@ -35,13 +35,20 @@ class Policy:
     takes_reservation_depth = False
     """Whether ``simulate(reservation_depth=...)`` applies to this policy."""
 
-    def loop(self, reservation_depth):
+    takes_starvation_after = False
+    """Whether ``simulate(starvation_after=...)`` applies to this policy: only
+    policies that take it are given it in :meth:`loop`."""
+
+    def loop(self, reservation_depth, starvation_after=None):
         """The compiled loop and the reservation depth for one simulation.
 
         Parameters
         ----------
         reservation_depth : int or None
             Already checked: ``None`` unless :attr:`takes_reservation_depth`.
+        starvation_after : float, optional
+            Seconds; passed (not ``None``) only to policies that
+            :attr:`takes_starvation_after`.
 
         Returns
         -------
