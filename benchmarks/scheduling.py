@@ -51,8 +51,8 @@ from predictkit.model_selection import (EASY_PLUS_PLUS, ScheduleCandidate, sched
 from predictkit.runtime import RecentUsageMax, WalltimeAdjuster
 from predictkit.simulate import simulate
 
-from benchmarks._common import (parse_or_render, provenance, provenance_lines, trace_file,
-                                traces_dir, write_json, write_text)
+from benchmarks._common import (parse_or_render, provenance, provenance_lines, read_json,
+                                trace_file, traces_dir, write_json, write_text)
 
 METRICS = ["mean_wait", "mean_slowdown", "mean_bounded_slowdown", "weighted_wait",
            "utilization", "loss_of_capacity", "backfill_ratio"]
@@ -431,7 +431,11 @@ def main(argv=None):
                         help="cut the conservative runs to the first N jobs of each log")
     parser.add_argument("--test-periods", type=int, default=3,
                         help="30-day periods held out as the following months")
-    parser.add_argument("--traces", nargs="*")
+    parser.add_argument("--traces", nargs="*",
+                        help="logs to simulate, in this order (default: every shared log)")
+    parser.add_argument("--resume", type=Path, metavar="PATH",
+                        help="continue an interrupted run from its JSON: keep its logs, "
+                             "simulate the others")
     parser.add_argument("--no-matrix", action="store_true",
                         help="skip Tang's policy x priority x estimates matrix")
     parser.add_argument("--no-selection", action="store_true",
@@ -441,7 +445,19 @@ def main(argv=None):
         return
     began = time.perf_counter()
     names = args.traces or sorted(p.name.split(".swf")[0] for p in traces_dir().glob("*.swf*"))
-    result = dict(provenance=provenance("scheduling", argv), max_jobs=args.max_jobs,
+    if args.resume is not None:
+        result = read_json(args.resume)
+        done = set(result["traces"]) | set(result["skipped"])
+        earlier = result["provenance"]
+        result["provenance"] = provenance("scheduling", argv)
+        result["provenance"]["note"] = (
+            f"Continues the run of {earlier['date']} (commit `{earlier['commit']}`, "
+            f"`{earlier['command']}`), which simulated {', '.join(result['traces'])}.")
+        began -= result.get("elapsed_s", 0.0)
+        names = [n for n in names if n not in done]
+    else:
+        result = None
+    result = result or dict(provenance=provenance("scheduling", argv), max_jobs=args.max_jobs,
                   conservative_max_jobs=args.conservative_max_jobs,
                   test_periods=args.test_periods, runs=[], traces={}, skipped={}, easypp=[],
                   selection=[], conservative_skipped={} if args.no_matrix else {
