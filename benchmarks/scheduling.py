@@ -272,7 +272,8 @@ def selection_findings(rows, target=9):
     return [
         f"- The predictor chosen on the past months has a lower mean bounded slowdown than "
         f"EASY++ on the following months on {len(wins)} of {len(rows)} logs"
-        + (f" ({len(ties)} tie(s): the chosen candidate gives EASY++'s schedule)" if ties else "")
+        + (f" and the same on {len(ties)} ({', '.join(r['trace'] for r in ties)})" if ties
+           else "")
         + f"; {verdict}.",
         f"- Mean relative change against EASY++ on the following months: {change:+.1%}.",
         f"- The choice is also the best candidate in hindsight on {hindsight} of {len(rows)} "
