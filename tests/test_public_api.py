@@ -12,7 +12,8 @@ API = {
     "predictkit.datasets": ["fetch_pwa", "make_workload", "load_trace", "list_traces"],
     "predictkit.runtime": ["RequestedTime", "WalltimeAdjuster", "RecentUsageMax", "RecentAverage",
                            "HistoryFeatures", "make_predictor", "OnlinePredictor"],
-    "predictkit.model_selection": ["replay", "TraceSplit", "make_schedule_scorer"],
+    "predictkit.model_selection": ["replay", "TraceSplit", "make_schedule_scorer",
+                                   "select_by_schedule"],
     "predictkit.queue": ["QBETS", "VARQ", "WaitPredictor"],
     "predictkit.workload": ["TsafrirEstimates", "FModel", "PhiModel", "DoubledEstimates",
                             "ShuffledEstimates"],
@@ -43,7 +44,7 @@ def test_every_command_of_the_design_exists():
     from predictkit.cli import COMMANDS
 
     assert set(COMMANDS) == {"info", "predict", "simulate", "bounds", "varq", "generate",
-                             "report", "sweep", "fetch", "demo", "wait", "walltime"}
+                             "report", "sweep", "fetch", "demo", "wait", "walltime", "select"}
     assert pk.__version__
 
 

@@ -26,7 +26,7 @@ from ._common import check_output_arg, check_stdin_once
 __all__ = ["main", "console_main", "build_parser"]
 
 COMMANDS = ("info", "fetch", "predict", "simulate", "bounds", "varq", "generate", "report", "sweep", "demo",
-            "wait", "walltime")
+            "wait", "walltime", "select")
 """Subcommand modules, in the order ``--help`` lists them."""
 
 

@@ -2,7 +2,10 @@
 
 from ._replay import known_times, replay
 from ._schedule_scorer import make_schedule_scorer
+from ._schedule_search import (EASY_PLUS_PLUS, ScheduleCandidate, ScheduleSelection,
+                               schedule_candidates, select_by_schedule)
 from ._split import TraceSplit, replay_cross_validate
 
 __all__ = ["replay", "known_times", "TraceSplit", "replay_cross_validate",
-           "make_schedule_scorer"]
+           "make_schedule_scorer", "select_by_schedule", "schedule_candidates",
+           "ScheduleCandidate", "ScheduleSelection", "EASY_PLUS_PLUS"]

@@ -1,7 +1,12 @@
 """Scheduling-level scoring of runtime predictors (for ``cross_validate`` / ``GridSearchCV``)."""
 
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+
 from .._deprecation import renamed_argument
-from ..exceptions import ConfigError
+from .._time import parse_duration
+from ..exceptions import ConfigError, JobTableError
 from ..metrics import schedule_metrics
 
 __all__ = ["make_schedule_scorer"]
@@ -14,15 +19,26 @@ _GREATER_IS_BETTER = {"utilization", "backfill_ratio"}
 
 
 class _ScheduleScorer:
-    def __init__(self, metric, simulate_kwargs):
+    def __init__(self, metric, simulate_kwargs, history=None, warmup=None):
         self.metric = metric
         self.simulate_kwargs = simulate_kwargs
+        self.history = history
+        self.warmup = warmup
 
     def __call__(self, estimator, X, y=None):
         from ..simulate import simulate
 
-        schedule = simulate(X, estimates=estimator, **self.simulate_kwargs)
-        table = schedule_metrics(schedule)
+        if self.history is None:
+            schedule = simulate(X, estimates=estimator, **self.simulate_kwargs)
+            table = schedule_metrics(schedule)
+        else:
+            jobs, in_fold = _fold_with_history(self.history, X, self.warmup)
+            schedule = simulate(jobs, estimates=clone(estimator), **self.simulate_kwargs)
+            kept = ~np.isin(np.arange(len(jobs)), schedule.rejected.index)
+            fold = schedule.jobs.loc[in_fold[kept]]
+            if not len(fold):
+                raise ConfigError("every job of the test fold is wider than the machine")
+            table = schedule_metrics(fold, machine_procs=schedule.machine_procs)
         values = table.set_index("metric")["value"]
         if self.metric not in values.index:
             raise ConfigError(
@@ -33,18 +49,67 @@ class _ScheduleScorer:
 
     def __repr__(self):
         args = ", ".join(f"{k}={v!r}" for k, v in self.simulate_kwargs.items())
+        if self.history is not None:
+            args += f", history=<{len(self.history)} jobs>, warmup={self.warmup!r}"
         return f"make_schedule_scorer(metric={self.metric!r}, {args})"
 
 
-def make_schedule_scorer(policy="easy", metric="bounded_slowdown", selective=True, **simulate_kwargs):
+def _fold_with_history(history, X, warmup):
+    """The jobs to simulate for the fold ``X``: the rows of ``history`` submitted before its end.
+
+    Returns the table (sorted as the simulator orders jobs: submit time, then
+    ``job_id``) and a mask of the fold's rows in it. The fold's rows are found
+    by their index labels in ``history`` (GridSearchCV and cross_validate keep
+    them), and must have the same submit times there.
+    """
+    if not isinstance(X, pd.DataFrame) or "submit_time" not in X.columns or not len(X):
+        raise JobTableError("the schedule scorer needs a non-empty test fold with submit_time")
+    where = history.index.get_indexer(X.index)
+    if (where < 0).any() or not np.array_equal(
+            history["submit_time"].to_numpy(dtype=float)[where],
+            X["submit_time"].to_numpy(dtype=float), equal_nan=True):
+        raise ConfigError(
+            "the test fold's rows are not rows of history= (by index label and submit time); "
+            "pass the very job table given to fit")
+    submit = history["submit_time"].to_numpy(dtype=float)
+    end = float(np.nanmax(submit[where]))
+    keep = submit <= end
+    if warmup is not None:
+        keep &= submit >= float(np.nanmin(submit[where])) - warmup
+    in_fold = np.zeros(len(history), dtype=bool)
+    in_fold[where] = True
+    rows = np.flatnonzero(keep)
+    job_id = (history["job_id"].to_numpy(dtype=float)[rows] if "job_id" in history.columns
+              else rows.astype(float))
+    rows = rows[np.lexsort((job_id, submit[rows]))]
+    jobs = history.iloc[rows].reset_index(drop=True)
+    jobs.attrs = dict(history.attrs)
+    return jobs, in_fold[rows]
+
+
+def make_schedule_scorer(policy="easy", metric="bounded_slowdown", selective=True, *,
+                         history=None, warmup=None, **simulate_kwargs):
     """Score a runtime predictor by the schedule its predictions produce.
 
-    The scorer simulates the evaluation fold ``X`` with
-    :func:`predictkit.simulate.simulate`, using the (fitted) estimator as the
-    online estimate source: its training history is kept and the fold's
-    completed jobs are added in simulated time. Use it as ``scoring=`` in
-    :func:`sklearn.model_selection.cross_validate` or ``GridSearchCV`` with
-    :class:`predictkit.model_selection.TraceSplit`.
+    Use it as ``scoring=`` in :func:`sklearn.model_selection.cross_validate`
+    or ``GridSearchCV`` with :class:`predictkit.model_selection.TraceSplit`.
+    What it simulates for a test fold ``X`` depends on ``history``:
+
+    * ``history=None``: the fold alone, from an empty machine, with the
+      fitted estimator as the online estimate source. Its training history
+      is kept (each training job counts from the end time the log gives it)
+      and the fold's jobs join it when they end in the simulation; a
+      prediction at ``t`` uses only jobs known by ``t``. The jobs queued or
+      running when the fold begins are not simulated.
+    * ``history=jobs`` (the table given to ``fit``): the fold *with the
+      history before it* -- every job of ``history`` submitted before the
+      fold's last submission (within ``warmup`` before its first, if given),
+      simulated with an unfitted clone of the estimator, which learns online
+      from the jobs that end in the simulation. Only the fold's jobs are
+      scored. This is the schedule a site running the predictor would have
+      had, exact and causal (no job after the fold is simulated), and the
+      built-in predictors run compiled inside the simulator. What ``fit``
+      learned from the log is not used.
 
     Parameters
     ----------
@@ -56,6 +121,12 @@ def make_schedule_scorer(policy="easy", metric="bounded_slowdown", selective=Tru
         means). Lower-is-better metrics are negated, as sklearn maximises.
     selective : bool, default True
         Tang et al. (2013) section 5.2 selective use of the predictions.
+    history : DataFrame, optional
+        The job table the search is fitted on (the folds' rows are found in
+        it by index label), to simulate each fold after the jobs before it.
+    warmup : duration, optional
+        With ``history``: simulate only the jobs submitted within this long
+        before the fold (default: all earlier jobs).
     **simulate_kwargs
         Other :func:`~predictkit.simulate.simulate` arguments (pass
         ``machine_procs``: folds may lack the trace header; the deprecated
@@ -74,6 +145,16 @@ def make_schedule_scorer(policy="easy", metric="bounded_slowdown", selective=Tru
         simulate_kwargs["machine_procs"] = renamed_argument(
             "make_schedule_scorer", "n_procs", "machine_procs", simulate_kwargs.pop("n_procs"),
             simulate_kwargs.get("machine_procs"), stacklevel=4)
+    if history is not None:
+        if not isinstance(history, pd.DataFrame) or "submit_time" not in history.columns:
+            raise ConfigError("history must be the job table (DataFrame with submit_time) "
+                              "given to fit")
+        if not history.index.is_unique:
+            raise ConfigError("history has repeated index labels; the folds' rows cannot be "
+                              "found in it (reset_index first)")
+    elif warmup is not None:
+        raise ConfigError("warmup applies with history= only")
+    warmup = parse_duration(warmup, name="warmup", allow_none=True)
     name = _ALIASES.get(metric, metric)
     kwargs = dict(policy=policy, selective=selective, **simulate_kwargs)
-    return _ScheduleScorer(name, kwargs)
+    return _ScheduleScorer(name, kwargs, history, warmup)

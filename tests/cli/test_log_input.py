@@ -30,6 +30,7 @@ LOG_COMMANDS = {
     "report": ["report", "{log}"],
     "generate": ["generate", "--estimates-for", "{log}"],
     "demo": ["demo", "--trace", "{log}"],
+    "select": ["select", "{log}"],
 }
 
 

@@ -22,6 +22,7 @@ WITH_INPUT_AND_OUTPUT = {
     "report": ["report", "INPUT", "-o", "OUTPUT"],
     "demo": ["demo", "--trace", "INPUT", "-o", "OUTPUT"],
     "sweep": ["sweep", "INPUT", "-o", "OUTPUT"],
+    "select": ["select", "INPUT", "-o", "OUTPUT"],
 }
 
 

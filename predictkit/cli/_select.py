@@ -1,0 +1,178 @@
+"""``predictkit select TRACE``: choose a runtime predictor by the schedule of past months."""
+
+import numpy as np
+
+from .._time import parse_duration
+from ..exceptions import ConfigError, JobTableError
+from ..model_selection import EASY_PLUS_PLUS, schedule_candidates, select_by_schedule
+from ..model_selection._schedule_search import SCHEDULE_METRICS, TANG_KEYS
+from ..simulate import POLICIES, PRIORITIES
+from ._checks import check_count, check_positive, check_procs, flag_names
+from ._common import (Progress, add_command, add_log_argument, add_output_options, print_json,
+                      read_trace_arg, result_stream, table_format, write_table)
+from ._tables import format_table
+
+PREDICTOR_CHOICES = ("requested", "tang", "usage-max", "recent-average")
+QUANTILES = (0.7, 0.85, 0.95)
+
+_FLAGS = {"test_periods": "--test-periods", "warmup_periods": "--warmup-periods",
+          "machine_procs": "--machine-procs", "policy": "--policy",
+          "priority": "--priority", "metric": "--metric", "quantile": "--quantiles",
+          "keys": "--keys"}
+"""Parameters of :func:`~predictkit.model_selection.select_by_schedule` and their flags."""
+
+
+def register(subparsers):
+    parser = add_command(
+        subparsers, "select",
+        help="choose a runtime predictor by the schedule it gives on past months",
+        description=(
+            "Scheduling-level model selection. Every candidate (requested times, Tang's "
+            "walltime adjuster for each key and quantile, recent usage max, recent average; "
+            "each regular and selective, and with EASY++'s increments and shortest-first "
+            "backfilling) is simulated over the whole log, online. The one with the lowest "
+            "mean metric over the past periods (after the warm-up) is chosen, and its score "
+            "on the last --test-periods periods is printed next to EASY++'s on the same "
+            "periods. The choice reads only the schedule before the split. -o writes every "
+            "candidate's scores (CSV or JSON)."))
+    add_log_argument(parser)
+    parser.add_argument("--test-periods", type=int, default=3, metavar="N",
+                        help="periods at the end of the log held out as the following months")
+    parser.add_argument("--period", default="30D",
+                        help="length of one period (a duration: 30D, 12h, or seconds)")
+    parser.add_argument("--warmup-periods", type=int, default=1, metavar="N",
+                        help="first periods simulated but not scored")
+    parser.add_argument("--policy", default="easy", choices=POLICIES, help="backfilling policy")
+    parser.add_argument("--priority", default="fcfs", choices=PRIORITIES, help="queue order")
+    parser.add_argument("--metric", default="bounded_slowdown", choices=tuple(SCHEDULE_METRICS),
+                        help="per-job metric whose mean is minimised")
+    parser.add_argument("--predictors", nargs="+", default=None,
+                        choices=PREDICTOR_CHOICES, metavar="NAME",
+                        help=f"candidate predictors, among {', '.join(PREDICTOR_CHOICES)} "
+                             "(default: all)")
+    parser.add_argument("--keys", nargs="+", default=None, metavar="KEYS",
+                        help="similarity keys of the tang candidates, each comma-separated "
+                             f"(default: Tang's four, {' '.join(TANG_KEYS)})")
+    parser.add_argument("--quantiles", nargs="+", type=float, default=None,
+                        metavar="Q", help="quantiles of the tang candidates, in [0.5, 1] "
+                                          "(default: 0.7 0.85 0.95)")
+    parser.add_argument("--no-easy-pp-style", action="store_true",
+                        help="leave out the candidates using EASY++'s increments and "
+                             "shortest-first backfilling")
+    parser.add_argument("--machine-procs", type=int, default=None, metavar="P",
+                        help="machine size in processors (default: the header's MaxProcs, "
+                             "else the widest job)")
+    parser.add_argument("--max-jobs", type=int, default=None,
+                        help="use only the first N jobs (default: all)")
+    parser.add_argument("--top", type=int, default=10, metavar="N",
+                        help="candidates shown, best cross-validation score first")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_output_options(parser, formats=("csv", "json"))
+    parser.set_defaults(func=run)
+
+
+def _check_args(args):
+    """Refuse bad values before any work, each naming its flag; fill list defaults."""
+    args.predictors = args.predictors or list(PREDICTOR_CHOICES)
+    args.keys = args.keys or list(TANG_KEYS)
+    args.quantiles = args.quantiles or list(QUANTILES)
+    check_positive(args.max_jobs, "--max-jobs")
+    check_procs(args.machine_procs)
+    check_count(args.test_periods, "--test-periods")
+    check_count(args.warmup_periods, "--warmup-periods", low=0)
+    check_count(args.top, "--top")
+    if not parse_duration(args.period, name="--period") > 0:
+        raise ConfigError(f"--period must be positive, got {args.period}")
+    for q in args.quantiles:
+        if not 0.5 <= q <= 1.0:  # also refuses NaN
+            raise ConfigError(f"--quantiles must be in [0.5, 1], got {q:g}")
+    if len(set(args.quantiles)) != len(args.quantiles):
+        raise ConfigError("--quantiles gives a value twice")
+    if len(set(args.keys)) != len(args.keys):
+        raise ConfigError("--keys gives a key set twice")
+    if args.output:
+        return table_format(args.output, args.format)
+    return None
+
+
+def candidates_of(args):
+    """The candidates the flags ask for (built-in set, filtered)."""
+    with flag_names(_FLAGS):
+        every = schedule_candidates(keys=tuple(args.keys), quantiles=tuple(args.quantiles),
+                                    easy_pp_style=not args.no_easy_pp_style)
+        for candidate in every:
+            candidate.estimates()  # a bad --keys value fails here, before any work
+    return [c for c in every if c.predictor in args.predictors]
+
+
+def _check_keys(candidates, jobs, trace):
+    """Refuse a --keys column that the log does not have (before any simulation)."""
+    for candidate in candidates:
+        if candidate.predictor != "tang":
+            continue
+        missing = [k for k in candidate.estimates().keys if k not in jobs.columns]
+        if missing:
+            given = dict(candidate.params)["keys"]
+            raise ConfigError(f"--keys {given}: {trace} has no column {missing[0]} (short "
+                              "names: user, group, request, queue, partition, app, procs)")
+
+
+def run(args):
+    from ..jobs import clean_jobs, describe_cleaning
+
+    fmt = _check_args(args)
+    candidates = candidates_of(args)
+    progress = Progress("select", quiet=args.quiet)
+    progress.settings(policy=args.policy, priority=args.priority, metric=args.metric,
+                      period=args.period, test_periods=args.test_periods,
+                      warmup_periods=args.warmup_periods, candidates=len(candidates),
+                      machine_procs=args.machine_procs or "from the log",
+                      max_jobs=args.max_jobs or "all")
+    with progress.step(lambda: f"read {len(jobs):,} jobs from {args.trace}"):
+        jobs = read_trace_arg(args.trace)
+    if args.max_jobs is not None:
+        attrs = dict(jobs.attrs)
+        jobs = jobs.iloc[:args.max_jobs]
+        jobs.attrs = attrs
+    jobs = clean_jobs(jobs, for_simulation=True, require_request=True)
+    if describe_cleaning(jobs):
+        progress.say(f"left out {describe_cleaning(jobs)}")
+    if not len(jobs):
+        raise JobTableError(f"{args.trace}: no job can be simulated (a job needs a submit "
+                            "time, a runtime, a width and a request)")
+
+    _check_keys(candidates, jobs, args.trace)
+
+    def each(k, n, candidate, seconds):
+        progress.say(f"simulated {len(jobs):,} jobs with {candidate.name} ({k}/{n}) in "
+                     f"{seconds:.1f} s")
+
+    with flag_names(_FLAGS):
+        found = select_by_schedule(
+            jobs, candidates, test_periods=args.test_periods, period=args.period,
+            warmup_periods=args.warmup_periods, policy=args.policy, priority=args.priority,
+            metric=args.metric, machine_procs=args.machine_procs, baseline=EASY_PLUS_PLUS,
+            progress=each)
+    table = found.table.sort_values(["is_baseline", "cv_score"], kind="stable")
+    if args.output:
+        write_table(table, args.output, fmt)
+    if args.quiet:
+        return 0
+    stream = result_stream(args.output)
+    chosen, base = found.chosen_test_score, found.baseline_test_score
+    change = (chosen - base) / base if base > 0 else np.nan
+    if args.json:
+        print_json({"chosen": found.chosen.name, "metric": args.metric,
+                    "split_time": found.split_time, "test_score": chosen,
+                    "easy_pp_test_score": base, "relative_change_vs_easy_pp": change,
+                    "candidates": table.to_dict(orient="records")}, stream)
+        return 0
+    shown = table[~table["is_baseline"]].head(args.top)
+    shown = shown[["candidate", "cv_score", "test_score"]].rename(columns={
+        "cv_score": f"past mean {args.metric}", "test_score": f"following {args.metric}"})
+    print(format_table(shown.reset_index(drop=True)), file=stream)
+    print(f"chosen on the past periods: {found.chosen.name}", file=stream)
+    print(f"mean {args.metric} on the last {args.test_periods} period(s) (submitted from "
+          f"{found.split_time:.0f} s): chosen {chosen:.4g}, EASY++ {base:.4g} "
+          f"({change:+.1%})", file=stream)
+    return 0

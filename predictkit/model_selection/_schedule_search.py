@@ -1,0 +1,322 @@
+"""Choose a runtime predictor by its schedule on past months; score it on the following ones.
+
+Every candidate (a predictor, its settings and how the scheduler uses its
+estimates) is simulated once over the whole job table, online: the predictor
+sees exactly the jobs that completed in the simulation before each
+submission. A simulation is causal -- the schedule up to a time depends only
+on the jobs submitted before it -- so the part of each run before the split
+is the run a site would have seen had the log stopped there: the choice,
+made from those months only, cannot peek at the following months, whose
+score is read from the same runs.
+"""
+
+import dataclasses
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from .._time import parse_duration
+from ..exceptions import ConfigError, JobTableError
+
+__all__ = ["ScheduleCandidate", "EASY_PLUS_PLUS", "schedule_candidates", "select_by_schedule",
+           "ScheduleSelection", "SCHEDULE_METRICS"]
+
+
+@dataclasses.dataclass(frozen=True)
+class ScheduleCandidate:
+    """One way to feed runtime estimates to a scheduler.
+
+    Parameters
+    ----------
+    predictor : str
+        A name of :func:`predictkit.runtime.make_predictor`, or
+        ``"requested"`` (the user's request).
+    params : tuple of (str, value) pairs, default ()
+        Parameters of the predictor (as :func:`~predictkit.runtime.make_predictor`
+        takes them, e.g. ``(("keys", "user"), ("quantile", 0.85))``).
+    selective : bool, default False
+        Predictions for waiting jobs only (Tang et al. 2013 section 5.2).
+    on_underestimate : {"double", "increments", "request"}, default "double"
+    backfill_order : {"priority", "sjf"}, default "priority"
+        ``"increments"`` with ``"sjf"`` is the EASY++ way of using estimates
+        (Tsafrir, Etsion & Feitelson 2007).
+    """
+
+    predictor: str
+    params: tuple = ()
+    selective: bool = False
+    on_underestimate: str = "double"
+    backfill_order: str = "priority"
+
+    @property
+    def name(self):
+        """A short readable label: ``tang keys=user quantile=0.85 selective +inc+sjf``."""
+        parts = [self.predictor, *(f"{k}={v}" for k, v in self.params)]
+        if self.selective:
+            parts.append("selective")
+        if self.on_underestimate != "double":
+            parts.append(f"+{self.on_underestimate}")
+        if self.backfill_order != "priority":
+            parts.append(f"+{self.backfill_order}-backfill")
+        return " ".join(parts)
+
+    def estimates(self):
+        """What :func:`~predictkit.simulate.simulate` takes as ``estimates=``."""
+        if self.predictor == "requested" and not self.params:
+            return "requested"
+        from ..runtime import make_predictor
+
+        return make_predictor(self.predictor, **dict(self.params))
+
+    def simulate_kwargs(self):
+        """The :func:`~predictkit.simulate.simulate` arguments of this candidate."""
+        return dict(estimates=self.estimates(), selective=self.selective,
+                    on_underestimate=self.on_underestimate, backfill_order=self.backfill_order)
+
+
+EASY_PLUS_PLUS = ScheduleCandidate("recent-average", (("n_recent", 2),),
+                                   on_underestimate="increments", backfill_order="sjf")
+"""EASY++ (Tsafrir, Etsion & Feitelson 2007): the average of the user's two
+last runtimes, increments on underestimation, shortest-first backfilling."""
+
+TANG_KEYS = ("user", "group", "user,group", "user,group,request")
+"""Tang et al. (2013) section 4.2.2: the four similarity keys."""
+
+
+def schedule_candidates(*, keys=TANG_KEYS, quantiles=(0.7, 0.85, 0.95), easy_pp_style=True):
+    """The built-in candidate set: every built-in predictor, selective or not.
+
+    Requested times; EASY++; Tang's walltime adjuster for each key and
+    quantile (30-day window); Klusacek's recent usage max; the recent
+    average of two -- each used regularly and selectively, and (with
+    ``easy_pp_style``) also with EASY++'s increments and shortest-first
+    backfilling. Perfect estimates are not a candidate: no scheduler has them.
+
+    Parameters
+    ----------
+    keys : sequence of str, default Tang's four
+        Similarity keys of the walltime adjuster (short names).
+    quantiles : sequence of float, default (0.7, 0.85, 0.95)
+    easy_pp_style : bool, default True
+
+    Returns
+    -------
+    list of ScheduleCandidate
+        No two alike; requested times first.
+    """
+    predictors = [("tang", (("keys", k), ("quantile", float(q)))) for k in keys
+                  for q in quantiles]
+    predictors += [("usage-max", ()), ("recent-average", (("n_recent", 2),))]
+    styles = [("double", "priority")] + ([("increments", "sjf")] if easy_pp_style else [])
+    out = [ScheduleCandidate("requested")]
+    if easy_pp_style:
+        out.append(ScheduleCandidate("requested", on_underestimate="increments",
+                                     backfill_order="sjf"))
+    for name, params in predictors:
+        for selective in (False, True):
+            for under, order in styles:
+                out.append(ScheduleCandidate(name, params, selective, under, order))
+    seen, unique = set(), []
+    for candidate in out:
+        if candidate not in seen:
+            seen.add(candidate)
+            unique.append(candidate)
+    return unique
+
+
+def _bounded_slowdown(submit, start, end):
+    from ..metrics import BOUNDED_SLOWDOWN_THRESHOLD
+
+    return np.maximum(1.0, (end - submit) / np.maximum(end - start, BOUNDED_SLOWDOWN_THRESHOLD))
+
+
+SCHEDULE_METRICS = {
+    "bounded_slowdown": _bounded_slowdown,
+    "slowdown": lambda submit, start, end: (end - submit) / np.maximum(end - start, 1.0),
+    "wait": lambda submit, start, end: start - submit,
+    "response": lambda submit, start, end: end - submit,
+}
+"""Per-job metrics a selection can minimise (their mean over a period is the score)."""
+
+
+class ScheduleSelection(NamedTuple):
+    """What :func:`select_by_schedule` found.
+
+    Attributes
+    ----------
+    table : DataFrame
+        One row per candidate (and the baseline, ``is_baseline``): ``candidate``
+        (its name), ``predictor``, ``params``, ``selective``,
+        ``on_underestimate``, ``backfill_order``, ``cv_score`` (the mean of the
+        fold scores: lower is better), ``fold_<k>`` (the mean metric over the
+        jobs submitted in past period ``k``), ``test_score`` (the mean metric
+        over the jobs submitted in the following months), ``chosen``, and
+        ``seconds`` (simulation time).
+    chosen : ScheduleCandidate
+        The candidate with the lowest ``cv_score`` (ties: the earlier one).
+    baseline : ScheduleCandidate or None
+    split_time : float
+        Submit time where the following months begin.
+    metric : str
+    """
+
+    table: pd.DataFrame
+    chosen: ScheduleCandidate
+    baseline: object
+    split_time: float
+    metric: str
+
+    @property
+    def chosen_test_score(self):
+        """The chosen candidate's score on the following months."""
+        return float(self.table.loc[self.table["chosen"], "test_score"].iloc[0])
+
+    @property
+    def baseline_test_score(self):
+        """The baseline's score on the following months (NaN without a baseline)."""
+        rows = self.table[self.table["is_baseline"]]
+        return float(rows["test_score"].iloc[0]) if len(rows) else float("nan")
+
+
+def _check_candidates(candidates):
+    candidates = list(candidates)
+    if not candidates:
+        raise ConfigError("candidates is empty: give at least one ScheduleCandidate")
+    for k, c in enumerate(candidates):
+        if not isinstance(c, ScheduleCandidate):
+            raise ConfigError(f"candidates[{k}] must be a ScheduleCandidate, got {c!r}")
+        c.estimates()  # an unknown predictor or parameter fails here, before any simulation
+    return candidates
+
+
+def select_by_schedule(jobs, candidates=None, *, test_periods=3, period="30D", warmup_periods=1,
+                       policy="easy", priority="fcfs", metric="bounded_slowdown",
+                       machine_procs=None, baseline=EASY_PLUS_PLUS, progress=None,
+                       **simulate_kwargs):
+    """Pick the candidate with the best schedule on past months; score it on the following ones.
+
+    The submit times are cut into periods of ``period`` from the first
+    submission (as :class:`~predictkit.model_selection.TraceSplit` does); the
+    last ``test_periods`` are the following months. Each candidate is
+    simulated over the whole table (online, exact: its predictor sees the jobs
+    completed in the simulation before each submission, never a later one).
+    Its cross-validation score is the mean, over the past periods after the
+    first ``warmup_periods`` (when the machine and the predictor's history
+    fill up), of the metric's mean over the jobs submitted in that period.
+    The chosen candidate is the one with the lowest score; its score on the
+    following months is the metric's mean over the jobs submitted in them,
+    read from the same run. Simulations are causal, so the choice depends
+    only on the jobs submitted before the split (the test suite checks it).
+
+    Parameters
+    ----------
+    jobs : DataFrame
+        A job table :func:`~predictkit.simulate.simulate` accepts (clean it
+        first with ``clean_jobs(jobs, for_simulation=True, require_request=True)``).
+    candidates : list of ScheduleCandidate, optional
+        Default: :func:`schedule_candidates`.
+    test_periods : int, default 3
+        Periods at the end of the log held out as the following months.
+    period : duration, default "30D"
+    warmup_periods : int, default 1
+        Past periods simulated but not scored.
+    policy, priority : str
+        Scheduler of every simulation (see :func:`~predictkit.simulate.simulate`).
+    metric : {"bounded_slowdown", "slowdown", "wait", "response"}
+        Per-job metric whose mean is minimised.
+    machine_procs : int, optional
+        Machine size (default: the log's ``max_procs``, else the widest job).
+    baseline : ScheduleCandidate or None, default EASY_PLUS_PLUS
+        Simulated and scored the same way for comparison; never chosen
+        (unless it is also among ``candidates``).
+    progress : callable, optional
+        Called with ``(k, n, candidate, seconds)`` after each simulation.
+    **simulate_kwargs
+        Further :func:`~predictkit.simulate.simulate` arguments shared by all
+        runs (``max_runtime``, ``fairshare_decay`` ...).
+
+    Returns
+    -------
+    ScheduleSelection
+
+    Raises
+    ------
+    ConfigError
+        For an unknown metric, bad candidates, too few periods, or
+        ``simulate_kwargs`` that a candidate sets itself.
+    """
+    import time
+
+    from ..simulate import simulate
+
+    if metric not in SCHEDULE_METRICS:
+        raise ConfigError(f"metric must be one of {', '.join(SCHEDULE_METRICS)}, got {metric!r}")
+    owned = {"estimates", "selective", "on_underestimate", "backfill_order"} & set(simulate_kwargs)
+    if owned:
+        raise ConfigError(f"{', '.join(sorted(owned))} is set by each candidate, not for all runs")
+    for name, value, low in (("test_periods", test_periods, 1),
+                             ("warmup_periods", warmup_periods, 0)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+            raise ConfigError(f"{name} must be a whole number >= {low}, got {value!r}")
+    period_s = parse_duration(period, name="period")
+    if not period_s > 0:
+        raise ConfigError(f"period must be positive, got {period!r}")
+    candidates = _check_candidates(schedule_candidates() if candidates is None else candidates)
+    if baseline is not None:
+        _check_candidates([baseline])
+    if not isinstance(jobs, pd.DataFrame) or "submit_time" not in jobs.columns or not len(jobs):
+        raise JobTableError("jobs must be a non-empty job table with submit_time")
+    submit = jobs["submit_time"].to_numpy(dtype=float)
+    if np.isnan(submit).any():
+        raise JobTableError(f"jobs: {int(np.isnan(submit).sum())} job(s) have no submit_time")
+    t0 = float(submit.min())
+    n_periods = int(np.floor((submit.max() - t0) / period_s)) + 1
+    split_index = n_periods - test_periods
+    split_time = t0 + split_index * period_s
+    folds = list(range(warmup_periods, split_index))
+    if not folds:
+        raise ConfigError(
+            f"the jobs span {n_periods} period(s) of {period}: too few for {warmup_periods} "
+            f"warm-up period(s), at least one scored past period and {test_periods} following "
+            f"period(s); lower test_periods or warmup_periods, or shorten the period")
+    runs = [(c, False) for c in candidates]
+    if baseline is not None:
+        runs.append((baseline, True))
+    rows = []
+    for k, (candidate, is_baseline) in enumerate(runs):
+        began = time.perf_counter()
+        schedule = simulate(jobs, machine_procs=machine_procs, policy=policy, priority=priority,
+                            **candidate.simulate_kwargs(), **simulate_kwargs)
+        seconds = time.perf_counter() - began
+        rows.append(_score(schedule, candidate, is_baseline, metric, (t0, period_s), folds,
+                           split_index, seconds))
+        if progress is not None:
+            progress(k + 1, len(runs), candidate, seconds)
+    table = pd.DataFrame(rows)
+    scored = table[~table["is_baseline"]]
+    best = int(scored["cv_score"].to_numpy().argmin())
+    table["chosen"] = False
+    table.loc[scored.index[best], "chosen"] = True
+    return ScheduleSelection(table, candidates[best], baseline, float(split_time), metric)
+
+
+def _score(schedule, candidate, is_baseline, metric, cut, folds, split_index, seconds):
+    sim = schedule.jobs
+    t0, period_s = cut
+    period = np.floor((sim["submit_time"].to_numpy(dtype=float) - t0) / period_s)
+    values = SCHEDULE_METRICS[metric](sim["submit_time"].to_numpy(dtype=float),
+                                      sim["start_time"].to_numpy(dtype=float),
+                                      sim["end_time"].to_numpy(dtype=float))
+    fold_scores = {}
+    for fold in folds:
+        mask = period == fold
+        fold_scores[f"fold_{fold}"] = float(values[mask].mean()) if mask.any() else np.nan
+    test = period >= split_index
+    return dict(candidate=candidate.name, predictor=candidate.predictor,
+                params=", ".join(f"{k}={v}" for k, v in candidate.params),
+                selective=candidate.selective, on_underestimate=candidate.on_underestimate,
+                backfill_order=candidate.backfill_order,
+                cv_score=float(np.nanmean(list(fold_scores.values()))), **fold_scores,
+                test_score=float(values[test].mean()) if test.any() else np.nan,
+                is_baseline=is_baseline, seconds=seconds)

@@ -1,0 +1,101 @@
+"""``predictkit select``: the predictor chosen on past periods, scored on the following ones."""
+
+import io
+import json
+
+import pandas as pd
+import pytest
+
+from predictkit.cli import main
+from predictkit.datasets import make_workload
+from predictkit.io import read_swf, write_swf
+from predictkit.model_selection import ScheduleCandidate, select_by_schedule
+
+FEW = ["--predictors", "requested", "tang", "--keys", "user", "--quantiles", "0.85",
+       "--period", "3D", "--test-periods", "1"]
+
+
+@pytest.fixture(scope="module")
+def log(tmp_path_factory):
+    path = tmp_path_factory.mktemp("select") / "log.swf"
+    write_swf(make_workload(1200, machine_procs=32, random_state=4), path)
+    return path
+
+
+def test_select_prints_the_choice_and_its_score_next_to_easy_pp(log, capsys, tmp_path):
+    out = tmp_path / "scores.csv"
+    assert main(["select", str(log), *FEW, "-o", str(out)]) == 0
+    captured = capsys.readouterr()
+    table = pd.read_csv(out)
+    jobs = read_swf(log)
+    expected = select_by_schedule(
+        jobs, [ScheduleCandidate("requested"),
+               ScheduleCandidate("requested", on_underestimate="increments",
+                                 backfill_order="sjf"),
+               *[ScheduleCandidate("tang", (("keys", "user"), ("quantile", 0.85)), s, u, b)
+                 for s in (False, True) for u, b in (("double", "priority"),
+                                                     ("increments", "sjf"))]],
+        period="3D", test_periods=1)
+    assert len(table) == 7 and table["is_baseline"].sum() == 1
+    assert sorted(table["candidate"]) == sorted(expected.table["candidate"])
+    merged = table.merge(expected.table, on=["candidate", "is_baseline"])
+    assert merged["cv_score_x"].tolist() == pytest.approx(merged["cv_score_y"].tolist(), rel=1e-9)
+    assert f"chosen on the past periods: {expected.chosen.name}" in captured.out
+    assert f"chosen {expected.chosen_test_score:.4g}, EASY++ " \
+           f"{expected.baseline_test_score:.4g}" in captured.out
+    lines = captured.err.splitlines()
+    assert lines[0].startswith("predictkit select: policy=easy") and "candidates=6" in lines[0]
+    assert sum("simulated 1,200 jobs with" in line for line in lines) == 7
+
+
+def test_select_json(log, capsys):
+    assert main(["select", str(log), *FEW, "--predictors", "usage-max", "--no-easy-pp-style",
+                 "--json", "-q"]) == 0
+    assert capsys.readouterr().out == ""
+    assert main(["select", str(log), *FEW, "--predictors", "usage-max", "--no-easy-pp-style",
+                 "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["chosen"] in {"usage-max", "usage-max selective"}
+    assert len(data["candidates"]) == 3
+
+
+def test_select_table_to_standard_output(log, capsys):
+    assert main(["select", str(log), *FEW, "--predictors", "requested", "-o", "-"]) == 0
+    captured = capsys.readouterr()
+    assert len(pd.read_csv(io.StringIO(captured.out))) == 3
+    assert "chosen on the past periods" in captured.err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--test-periods", "0"], "--test-periods must be a whole number from 1"),
+    (["--warmup-periods", "-1"], "--warmup-periods must be a whole number from 0"),
+    (["--quantiles", "0.3"], "--quantiles must be in [0.5, 1], got 0.3"),
+    (["--quantiles", "nan"], "--quantiles must be in [0.5, 1], got nan"),
+    (["--quantiles", "0.9", "0.9"], "--quantiles gives a value twice"),
+    (["--predictors", "tang", "--keys", "user,shoe"], "--keys user,shoe: "),
+    (["--max-jobs", "0"], "--max-jobs must be positive"),
+    (["--machine-procs", "0"], "--machine-procs must be positive"),
+    (["--top", "0"], "--top must be a whole number from 1"),
+    (["--period=-3D"], "--period must look like"),
+    (["--period", "0"], "--period must be positive"),
+    (["--period", "soon"], "--period"),
+    (["--test-periods", "50"], "lower --test-periods or --warmup-periods, or shorten "
+                               "the period"),
+    (["-o", "scores.txt"], "-o scores.txt: use a .csv or .json file name"),
+])
+def test_bad_values_are_one_line_naming_the_flag(log, capsys, argv, message):
+    args = ["select", str(log), "--predictors", "requested", "--period", "3D",
+            "--test-periods", "1", *argv]
+    assert main(args) == 2
+    lines = capsys.readouterr().err.splitlines()
+    # progress lines may precede an error found in the log; the error is one line, the last
+    assert [line for line in lines if "error" in line] == lines[-1:] and message in lines[-1]
+
+
+def test_a_log_with_nothing_to_simulate_is_one_line(tmp_path, capsys):
+    path = tmp_path / "empty.swf"
+    path.write_text("; MaxProcs: 4\n1 0 0 -1 1 -1 -1 1 100 -1 1 1 1 -1 -1 -1 -1 -1\n")
+    assert main(["select", str(path)]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert [line for line in lines if "error" in line] == lines[-1:]
+    assert "no job can be simulated" in lines[-1]

@@ -1,0 +1,239 @@
+"""Scheduling-level model selection: select_by_schedule and the GridSearchCV scorer."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV
+
+from predictkit.datasets import make_workload
+from predictkit.exceptions import ConfigError, JobTableError
+from predictkit.metrics import bounded_slowdown
+from predictkit.model_selection import (EASY_PLUS_PLUS, ScheduleCandidate, TraceSplit,
+                                        make_schedule_scorer, replay, schedule_candidates,
+                                        select_by_schedule)
+from predictkit.runtime import RecentAverage, RecentUsageMax, WalltimeAdjuster
+from predictkit.simulate import simulate
+
+DAY = 86400.0
+
+
+@pytest.fixture(scope="module")
+def jobs():
+    """A workload with the waits of an EASY schedule (the "log" the training folds read)."""
+    from predictkit.simulate._observed_waits import with_observed_waits
+
+    return with_observed_waits(make_workload(n_jobs=1500, random_state=3))[0]
+
+
+SMALL = [ScheduleCandidate("requested"),
+         ScheduleCandidate("tang", (("keys", "user"), ("quantile", 0.7)), selective=True),
+         ScheduleCandidate("usage-max", (), on_underestimate="increments", backfill_order="sjf")]
+
+
+def _cut(jobs, period):
+    submit = jobs["submit_time"].to_numpy(dtype=float)
+    return np.floor((submit - submit.min()) / period)
+
+
+def test_scores_are_the_metric_means_of_whole_log_runs(jobs):
+    found = select_by_schedule(jobs, SMALL, period="3D", test_periods=1, warmup_periods=1)
+    period = _cut(jobs, 3 * DAY)
+    split = period.max()
+    assert found.split_time == pytest.approx(jobs["submit_time"].min() + split * 3 * DAY)
+    folds = [c for c in found.table.columns if c.startswith("fold_")]
+    assert folds == [f"fold_{k}" for k in range(1, int(split))]
+    for candidate, row in zip(SMALL + [EASY_PLUS_PLUS], found.table.itertuples()):
+        schedule = simulate(jobs, **candidate.simulate_kwargs())
+        values = bounded_slowdown(schedule)
+        sim_period = _cut(schedule.jobs, 3 * DAY)
+        for fold in folds:
+            k = int(fold[5:])
+            assert getattr(row, fold) == pytest.approx(values[sim_period == k].mean(), rel=1e-12)
+        assert row.cv_score == pytest.approx(np.mean([getattr(row, f) for f in folds]))
+        assert row.test_score == pytest.approx(values[sim_period >= split].mean(), rel=1e-12)
+    scored = found.table[~found.table["is_baseline"]]
+    assert found.table["chosen"].sum() == 1
+    assert scored.loc[scored["chosen"], "cv_score"].iloc[0] == scored["cv_score"].min()
+    assert found.chosen == SMALL[int(scored["cv_score"].to_numpy().argmin())]
+    assert found.table["is_baseline"].tolist() == [False] * 3 + [True]
+    assert found.baseline_test_score == found.table["test_score"].iloc[-1]
+
+
+def test_the_choice_never_sees_the_following_months(jobs):
+    """Jobs after the split (changed, or left out) change no past score and not the choice."""
+    found = select_by_schedule(jobs, SMALL, period="3D", test_periods=1)
+    future = jobs["submit_time"].to_numpy() >= found.split_time
+    assert future.any()
+    changed = jobs.copy()
+    changed.loc[future, "run_time"] = changed.loc[future, "req_time"]
+    changed.loc[future, "n_procs"] = 1
+    past = jobs[~future].reset_index(drop=True)
+    past.attrs = dict(jobs.attrs)
+    again = select_by_schedule(changed, SMALL, period="3D", test_periods=1)
+    folds = [c for c in found.table.columns if c.startswith("fold_")]
+    pd.testing.assert_frame_equal(again.table[["candidate", "cv_score", *folds, "chosen"]],
+                                  found.table[["candidate", "cv_score", *folds, "chosen"]])
+    assert again.chosen == found.chosen
+    assert not np.allclose(again.table["test_score"], found.table["test_score"])
+    # the same past scores from a simulation that stops at the split
+    for candidate, row in zip(SMALL, found.table.itertuples()):
+        schedule = simulate(past, machine_procs=jobs.attrs["max_procs"],
+                            **candidate.simulate_kwargs())
+        values = bounded_slowdown(schedule)
+        period = _cut(schedule.jobs, 3 * DAY)
+        assert row.fold_1 == pytest.approx(values[period == 1].mean(), rel=1e-12)
+
+
+def test_candidate_set_holds_every_builtin_predictor_once():
+    candidates = schedule_candidates()
+    assert len(set(candidates)) == len(candidates)
+    assert {c.predictor for c in candidates} == {"requested", "tang", "usage-max",
+                                                 "recent-average"}
+    assert EASY_PLUS_PLUS in candidates
+    assert {dict(c.params).get("keys") for c in candidates if c.predictor == "tang"} == {
+        "user", "group", "user,group", "user,group,request"}
+    assert any(c.selective for c in candidates)
+    assert {c.name for c in schedule_candidates(easy_pp_style=False)}.isdisjoint(
+        {c.name for c in candidates if c.backfill_order == "sjf"})
+    tang = ScheduleCandidate("tang", (("keys", "user,group"), ("quantile", 0.85)), True,
+                             "increments", "sjf")
+    assert tang.name == "tang keys=user,group quantile=0.85 selective +increments +sjf-backfill"
+    estimator = tang.estimates()
+    assert isinstance(estimator, WalltimeAdjuster)
+    assert estimator.keys == ("user_id", "group_id") and estimator.quantile == 0.85
+    assert ScheduleCandidate("requested").estimates() == "requested"
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"metric": "utilization"}, "metric must be one of"),
+    ({"candidates": []}, "candidates is empty"),
+    ({"candidates": ["tang"]}, r"candidates\[0\] must be a ScheduleCandidate"),
+    ({"candidates": [ScheduleCandidate("tang", (("quantile", 3.0),))]}, "quantile"),
+    ({"candidates": [ScheduleCandidate("oracle")]}, "oracle"),
+    ({"test_periods": 0}, "test_periods must be a whole number >= 1"),
+    ({"warmup_periods": -1}, "warmup_periods must be a whole number >= 0"),
+    ({"test_periods": 2.5}, "test_periods must be a whole number"),
+    ({"test_periods": 40}, r"span \d+ period\(s\) of 3D: too few"),
+    ({"period": "-3D"}, "period"),
+    ({"selective": True}, "selective is set by each candidate"),
+])
+def test_bad_values_are_one_clear_error(jobs, kwargs, message):
+    kwargs = {"candidates": SMALL[:1], "period": "3D", **kwargs}
+    with pytest.raises(ConfigError, match=message):
+        select_by_schedule(jobs, **kwargs)
+
+
+def test_bad_tables_are_refused(jobs):
+    with pytest.raises(JobTableError, match="non-empty job table"):
+        select_by_schedule(jobs.iloc[:0], SMALL[:1])
+    with pytest.raises(JobTableError, match="non-empty job table"):
+        select_by_schedule(np.zeros(3), SMALL[:1])
+    holed = jobs.copy()
+    holed.loc[5, "submit_time"] = np.nan
+    with pytest.raises(JobTableError, match="no submit_time"):
+        select_by_schedule(holed, SMALL[:1], period="3D")
+
+
+# --- the GridSearchCV scorer: what it simulates, exactly and without peeking ---------
+
+@pytest.mark.parametrize("estimator", [
+    WalltimeAdjuster(keys=("user_id",), quantile=0.7, window="2D", min_jobs=3),
+    RecentUsageMax(), RecentAverage()])
+@pytest.mark.parametrize("selective", [False, True])
+def test_scorer_simulates_the_test_fold_with_the_training_history_known_in_time(
+        jobs, estimator, selective):
+    """Job by job: each test job is planned with the prediction an online replay gives.
+
+    The replay's history holds the training jobs from the time the log says
+    they ended and the test jobs from the time they end in the simulated
+    fold, never earlier: the training jobs still running at a test job's
+    submission are not in its prediction.
+    """
+    cv = TraceSplit(n_splits=2, period="3D")
+    jobs = jobs.copy()
+    long = np.arange(len(jobs)) % 40 == 0  # jobs running across fold starts in the log
+    jobs.loc[long, ["run_time", "req_time"]] = 4 * DAY
+    y = jobs["run_time"].to_numpy(dtype=float)
+    scorer = make_schedule_scorer(policy="easy", metric="bounded_slowdown", selective=selective,
+                                  machine_procs=jobs.attrs["max_procs"])
+    search = GridSearchCV(estimator, {"clip_to_request": [True]}, cv=cv, scoring=scorer,
+                          refit=False).fit(jobs, y)
+    for k, (train, test) in enumerate(cv.split(jobs)):
+        fitted = clone(estimator).fit(jobs.iloc[train], y[train])
+        schedule = simulate(jobs.iloc[test], estimates=fitted, selective=selective,
+                            machine_procs=jobs.attrs["max_procs"])
+        assert search.cv_results_[f"split{k}_test_score"][0] == pytest.approx(
+            -bounded_slowdown(schedule).mean(), rel=1e-12)
+        # reference: replay over training (log end times) + test (simulated end times)
+        both = pd.concat([jobs.iloc[train], jobs.iloc[test]], ignore_index=True)
+        train_known = (jobs["submit_time"] + jobs["wait_time"] + jobs["run_time"]).to_numpy()[train]
+        sim = schedule.jobs
+        test_known = sim["end_time"].to_numpy(dtype=float)
+        run = np.concatenate([y[train], sim["sim_run_time"].to_numpy(dtype=float)])
+        expected = replay(clone(estimator), both, run, method="reference",
+                          known_time=np.concatenate([train_known, test_known]))[len(train):]
+        straddling = train_known > jobs["submit_time"].to_numpy()[test].min()
+        assert straddling.any()  # the check below covers jobs running across the fold start
+        np.testing.assert_allclose(sim["estimate"].to_numpy(dtype=float),
+                                   np.maximum(np.minimum(expected, sim["req_time"]), 1.0),
+                                   rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("warmup", [None, "2D"])
+def test_scorer_with_history_simulates_the_fold_after_the_jobs_before_it(jobs, warmup):
+    """history=: the fold is simulated after the earlier jobs, by a clone learning online."""
+    cv = TraceSplit(n_splits=2, period="3D")
+    y = jobs["run_time"].to_numpy(dtype=float)
+    estimator = WalltimeAdjuster(keys=("user_id",), quantile=0.7, window="2D", min_jobs=3)
+    scorer = make_schedule_scorer(policy="easy", metric="bounded_slowdown", history=jobs,
+                                  warmup=warmup, machine_procs=jobs.attrs["max_procs"])
+    search = GridSearchCV(estimator, {"quantile": [0.7, 0.9]}, cv=cv, scoring=scorer,
+                          refit=False).fit(jobs, y)
+    submit = jobs["submit_time"].to_numpy()
+    for k, (_, test) in enumerate(cv.split(jobs)):
+        first, last = submit[test].min(), submit[test].max()
+        keep = submit <= last
+        if warmup is not None:
+            keep &= submit >= first - 2 * DAY
+        before = jobs[keep].reset_index(drop=True)
+        for c, quantile in enumerate([0.7, 0.9]):
+            schedule = simulate(before, estimates=clone(estimator).set_params(quantile=quantile),
+                                selective=True, machine_procs=jobs.attrs["max_procs"])
+            fold = np.isin(before["job_id"], jobs["job_id"].to_numpy()[test])
+            assert fold.sum() == len(test)
+            expected = bounded_slowdown(schedule)[fold].mean()
+            assert search.cv_results_[f"split{k}_test_score"][c] == pytest.approx(
+                -expected, rel=1e-12)
+    # jobs after a fold are never simulated for it: changing them changes no earlier fold
+    later = submit > submit[list(cv.split(jobs))[0][1]].max()
+    changed = jobs.copy()
+    changed.loc[later, "run_time"] = changed.loc[later, "req_time"]
+    scorer2 = make_schedule_scorer(policy="easy", history=changed, warmup=warmup,
+                                   machine_procs=jobs.attrs["max_procs"])
+    again = GridSearchCV(estimator, {"quantile": [0.7, 0.9]}, cv=cv, scoring=scorer2,
+                         refit=False).fit(changed, changed["run_time"])
+    np.testing.assert_array_equal(again.cv_results_["split0_test_score"],
+                                  search.cv_results_["split0_test_score"])
+
+
+def test_scorer_history_errors(jobs):
+    with pytest.raises(ConfigError, match="warmup applies with history= only"):
+        make_schedule_scorer(warmup="1D")
+    with pytest.raises(ConfigError, match="history must be the job table"):
+        make_schedule_scorer(history=np.zeros(3))
+    with pytest.raises(ConfigError, match="repeated index labels"):
+        make_schedule_scorer(history=pd.concat([jobs, jobs]))
+    with pytest.raises(ConfigError, match="warmup must look like"):
+        make_schedule_scorer(history=jobs, warmup="soon")
+    scorer = make_schedule_scorer(history=jobs.iloc[:100], machine_procs=64)
+    fitted = RecentAverage().fit(jobs.iloc[:10], jobs["run_time"].iloc[:10])
+    with pytest.raises(ConfigError, match="not rows of history="):
+        scorer(fitted, jobs.iloc[200:300])
+    shifted = jobs.iloc[50:60].copy()
+    shifted["submit_time"] += 1.0
+    with pytest.raises(ConfigError, match="not rows of history="):
+        scorer(fitted, shifted)
+    assert "history=<100 jobs>" in repr(scorer)
+    value = scorer(fitted, jobs.iloc[50:60])
+    assert value < 0
