@@ -221,52 +221,6 @@ def profile_add(profile, start, end, delta):
 
 
 @njit(cache=True, _nrt=False)
-def _split_reusing(profile, t):
-    """:func:`_split`, but the new breakpoint takes the place of the first
-    redundant one after it (a breakpoint whose free count equals the one
-    before it), so only the breakpoints in between move."""
-    T = profile.times
-    F = profile.free
-    p = profile.length[0]
-    k = _segment(T, p, t)
-    if T[k] == t:
-        return k
-    r = k + 1
-    while r < p and F[r] != F[r - 1]:
-        r += 1
-    if r == p:
-        profile.length[0] = p + 1
-    shift_right(T, k + 1, r)
-    shift_right(F, k + 1, r)
-    T[k + 1] = t
-    F[k + 1] = F[k]
-    return k + 1
-
-
-@njit(cache=True, _nrt=False)
-def profile_add_reusing(profile, start, end, delta):
-    """:func:`profile_add` that reuses redundant breakpoints (see
-    :func:`_split_reusing`) instead of moving every later one.
-
-    The free count at every instant is the same as with :func:`profile_add`;
-    only the breakpoints differ (the profile may hold redundant ones until
-    :func:`profile_compact`). When the profile is edited many times between
-    compactions (a compression pass slides thousands of reservations, each
-    leaving redundant breakpoints where it was), each edit then moves the
-    breakpoints up to the nearest redundant one instead of all later ones.
-    """
-    if end <= start:
-        return
-    if profile.length[0] + 2 > len(profile.times):
-        profile_compact(profile)
-    ks = _split_reusing(profile, start)
-    ke = _split_reusing(profile, end)
-    F = profile.free
-    for k in range(ks, ke):
-        F[k] += delta
-
-
-@njit(cache=True, _nrt=False)
 def profile_min(profile, start, end):
     """Fewest free processors on ``[start, end)`` (at ``start`` if empty)."""
     T = profile.times

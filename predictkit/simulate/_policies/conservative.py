@@ -44,7 +44,7 @@ from numba import njit
 
 from .._engine import event_loop, start_job
 from .._profile import (
-    profile_add_reusing,
+    profile_add,
     profile_advance,
     profile_before,
     profile_compact,
@@ -72,7 +72,7 @@ def _advance(profile, now):
 @njit(cache=True, inline="always", _nrt=False)
 def _add(s, start, end, delta):
     """``profile_add``, recording processors given back in the gap index."""
-    profile_add_reusing(s.profile, start, end, delta)
+    profile_add(s.profile, start, end, delta)
     if delta > 0:
         gap_index_given_back(s.profile, s.reservations.gaps, start, end, _GAP_STEPS)
 
