@@ -21,7 +21,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.utils.validation import check_is_fitted
 
 from .._table import job_width, requested_width
-from .._validation import Interval, ParamsValidatedMixin, invalid_parameter
+from .._validation import HasMethods, Interval, ParamsValidatedMixin, StrOptions, invalid_parameter
 from ..exceptions import InvalidParameterError, JobTableError
 from ._conformal import ConformalCalibrator, job_class, score
 from ._forward import forecast_wait, replay_forecasts
@@ -111,7 +111,7 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
 
     _parameter_constraints = {
         "quantile": [Interval(Real, 0, 1, closed="neither")],
-        "runtime": [None, str, object],
+        "runtime": [None, StrOptions({"request"}), HasMethods(["fit", "predict"])],
         "capacity": [Interval(Real, 0, None, closed="neither"), None],
         "window": [Interval(Integral, 10, None, closed="left")],
         "step": [Interval(Real, 0, 1, closed="left")],
@@ -131,11 +131,6 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
 
     def _reset(self):
         self._validate_params()
-        if isinstance(self.runtime, str) and self.runtime != "request":
-            raise InvalidParameterError(
-                f"The 'runtime' parameter of WaitPredictor must be a runtime predictor, "
-                f"None or 'request'; got {self.runtime!r}", parameter="runtime",
-                owner="WaitPredictor")
         if not (self.runtime is None or isinstance(self.runtime, str)
                 or getattr(self.runtime, "target_known_at", None) == "end"):
             raise InvalidParameterError(

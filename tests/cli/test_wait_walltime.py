@@ -162,7 +162,8 @@ def test_wait_errors_are_one_line(capsys, tmp_path, argv, message):
 def test_walltime_chooses_the_most_accurate_predictor_within_the_risk(capsys):
     answer = run_json(capsys, ["walltime", SAMPLE, "--user", "eva", "--time", "4:00:00"])
     table = pd.DataFrame(answer["table"])
-    assert len(table) == 8 and table["predictor"].iloc[0] == "requested"
+    assert len(table) == 9 and table["predictor"].iloc[0] == "requested"
+    assert "learned" in set(table["predictor"])
     eligible = table[table["underestimated"] <= answer["risk_limit"]]
     assert answer["chosen"] == eligible.sort_values("accuracy", ascending=False,
                                                     kind="stable")["predictor"].iloc[0]

@@ -129,7 +129,8 @@ def test_realized_bad_share_follows_the_budget(budget):
 
 
 def test_a_larger_budget_buys_accuracy():
-    jobs = make_workload(4000, random_state=4, runtime_spread=1.0)
+    jobs = make_workload(4000, random_state=4, runtime_spread=1.0, runtimes="lublin",
+                         estimates="modal", load=None)
     y = jobs["run_time"].to_numpy()
     tight, loose = (replay(_small(max_bad_share=b), jobs, y, known_time=jobs["submit_time"] + y)
                     for b in (0.01, 0.2))
