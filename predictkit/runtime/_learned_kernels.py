@@ -30,7 +30,8 @@ state                     meaning
 import numpy as np
 from numba import njit
 
-__all__ = ["FEATURE_NAMES", "event_order", "submission_features", "budgeted_predictions"]
+__all__ = ["FEATURE_NAMES", "event_order", "submission_features", "budgeted_predictions",
+           "feature_state", "budget_state", "features_for", "decide_rows", "complete_row"]
 
 FEATURE_NAMES = (
     "log_request", "log_width", "user_log_n_done",
@@ -366,3 +367,46 @@ def decide_row(i, user, key, req, mu_i, modeled_i, u_res, u_count, k_res, k_coun
     if m == 0:
         return request
     return _decide(samples[:m], weights[:m], request, np.exp(log_lam), threshold, sentinel)
+
+
+@njit(cache=True)
+def features_for(rows, user, group, key, submit, req, width, u_ratio, u_run, u_submit, u_fail,
+                 u_count, u_end, k_last, k_mean, k_count, g_mean, ring, session):
+    """Features of the submissions of ``rows`` from the current feature state."""
+    out = np.full((rows.shape[0], len(FEATURE_NAMES)), np.nan)
+    for j in range(rows.shape[0]):
+        features_of(out[j], rows[j], user, group, key, submit, req, width, u_ratio, u_run,
+                    u_submit, u_fail, u_count, u_end, k_last, k_mean, k_count, g_mean, ring,
+                    session)
+    return out
+
+
+@njit(cache=True)
+def decide_rows(rows, mu, modeled, user, key, req, u_res, u_count, k_res, k_count, p_res,
+                p_count, log_lam, ring, pooled_size, pooled_weight, sentinel, min_user_jobs,
+                threshold):
+    """Budgeted estimates of the submissions of ``rows`` from the current state."""
+    out = np.empty(rows.shape[0])
+    samples = np.empty(ring + pooled_size)
+    weights = np.empty(ring + pooled_size)
+    for j in range(rows.shape[0]):
+        out[j] = decide_row(rows[j], user, key, req, mu[j], modeled[j], u_res, u_count, k_res,
+                            k_count, p_res, p_count[0], samples, weights, log_lam, ring,
+                            pooled_size, pooled_weight, sentinel, min_user_jobs, threshold)
+    return out
+
+
+@njit(cache=True)
+def complete_row(i, t, pred_i, mu_i, user, group, key, submit, req, run, fail, log_ratio,
+                 log_run, u_ratio, u_run, u_submit, u_fail, u_count, u_end, k_last, k_mean,
+                 k_count, g_mean, u_res, ub_count, k_res, kb_count, p_res, p_count, log_lam,
+                 ring, threshold, budget, step, log_lam_low, log_lam_high):
+    """Add the completion of row ``i`` at known time ``t`` to both states; the new ``log lam``."""
+    complete_features(i, t, user, group, key, submit, fail, log_ratio, log_run, u_ratio, u_run,
+                      u_submit, u_fail, u_count, u_end, k_last, k_mean, k_count, g_mean, ring)
+    log_lam = complete_budget(i, pred_i, user, key, req, run, log_ratio, mu_i, u_res, ub_count,
+                              k_res, kb_count, p_res, p_count, log_lam, ring, threshold, budget,
+                              step, log_lam_low, log_lam_high)
+    if log_ratio[i] - mu_i == log_ratio[i] - mu_i:
+        p_count[0] += 1
+    return log_lam
