@@ -210,8 +210,10 @@ def test_simulation_keeps_the_passes_state_and_predicts_as_the_reference(seed):
 
 
 def test_simulation_of_a_real_log_prefix_predicts_as_the_reference():
-    X = load_trace("SDSC-SP2-1998-4.2-cln", 600)
-    X.attrs = {}
+    from predictkit.jobs import clean_jobs
+
+    X = clean_jobs(load_trace("SDSC-SP2-1998-4.2-cln", 600), for_simulation=True,
+                   require_request=True)
     fast, est = _simulated(X, incremental=True)
     assert est._online is not None
     slow, _ = _simulated(X, incremental=False)
@@ -222,6 +224,8 @@ def test_simulation_of_a_real_log_prefix_predicts_as_the_reference():
 def test_a_history_fitted_before_the_simulation_is_served_by_the_passes():
     jobs = make_workload(400, random_state=14)
     before = make_workload(100, random_state=15)
+    before = before.assign(end_time=before["submit_time"] - 1e6 + before["run_time"],
+                           submit_time=before["submit_time"] - 1e6)
     fitted = (before, before["run_time"])
     fast, est = _simulated(jobs, incremental=True, fitted=fitted)
     assert est._online is None
