@@ -410,3 +410,31 @@ def complete_row(i, t, pred_i, mu_i, user, group, key, submit, req, run, fail, l
     if log_ratio[i] - mu_i == log_ratio[i] - mu_i:
         p_count[0] += 1
     return log_lam
+
+
+@njit(cache=True)
+def tree_ensemble_predict(X, baseline, roots, feature, threshold, missing_left, left, right,
+                          is_leaf, value):
+    """Sum of ``baseline`` and one leaf value per tree for each row of ``X``.
+
+    The trees of a fitted ``HistGradientBoostingRegressor`` (numeric features,
+    squared error), nodes flattened, tree ``t`` rooted at ``roots[t]``: the
+    same walk and the same sums, in the same order, as its ``predict``.
+    """
+    out = np.empty(X.shape[0])
+    for j in range(X.shape[0]):
+        total = 0.0
+        total += baseline
+        for t in range(roots.shape[0]):
+            node = roots[t]
+            while not is_leaf[node]:
+                v = X[j, feature[node]]
+                if v != v:
+                    node = left[node] if missing_left[node] else right[node]
+                elif v <= threshold[node]:
+                    node = left[node]
+                else:
+                    node = right[node]
+            total += value[node]
+        out[j] = total
+    return out

@@ -27,6 +27,7 @@ import numpy as np
 from ._base import group_codes
 from ._learned_kernels import (
     FEATURE_NAMES, budget_state, complete_row, decide_rows, feature_state, features_for,
+    tree_ensemble_predict,
 )
 
 __all__ = ["LearnedOnlineState"]
@@ -81,7 +82,7 @@ class LearnedOnlineState:
         self.version = 0
         self.done = np.empty(max(n, 1), dtype=np.int64)
         self.next_fit = int(estimator.min_train)
-        self.model, self.used = None, None
+        self.model, self.used, self.trees = None, None, None
         self.last = (-np.inf, -np.inf, -np.inf)
         self.applies = True
 
@@ -95,7 +96,10 @@ class LearnedOnlineState:
         mu = np.zeros(len(rows))
         modeled = np.zeros(len(rows), dtype=np.bool_)
         if self.model is not None and len(rows):
-            mu = np.minimum(self.model.predict(features[:, self.used]), 0.0)
+            subset = np.ascontiguousarray(features[:, self.used])
+            raw = tree_ensemble_predict(subset, *self.trees) if self.trees is not None \
+                else self.model.predict(subset)
+            mu = np.minimum(raw, 0.0)
             modeled[:] = True
         est = self.est
         pred = decide_rows(rows, mu, modeled, self.user, self.key, self.req, *self.bstate,
@@ -175,9 +179,32 @@ class LearnedOnlineState:
         train = self.done[:size][-int(self.est.max_train):]
         train = train[np.isfinite(self.log_ratio[train])]
         if len(train) < 2:
-            self.model, self.used = None, None
+            self.model, self.used, self.trees = None, None, None
             return
         used = np.flatnonzero(np.isfinite(self.features[train]).any(axis=0))
         self.model = self.est._fit_model(
             np.ascontiguousarray(self.features[np.ix_(train, used)]), self.log_ratio[train])
         self.used = used
+        self.trees = _tree_tables(self.model)
+
+
+def _tree_tables(model):
+    """The trees of a default-kind model as flat arrays (None: use its ``predict``)."""
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    if type(model) is not HistGradientBoostingRegressor or model.loss != "squared_error" \
+            or model.n_trees_per_iteration_ != 1:
+        return None
+    nodes = [predictors[0].nodes for predictors in model._predictors]
+    if any(n["is_categorical"].any() for n in nodes):
+        return None
+    offsets = np.cumsum([0] + [len(n) for n in nodes[:-1]]).astype(np.int64)
+    flat = np.concatenate(nodes)
+    shift = np.repeat(offsets, [len(n) for n in nodes])
+    baseline = np.asarray(model._baseline_prediction, dtype=np.float64).ravel()
+    if baseline.shape != (1,):
+        return None
+    return (float(baseline[0]), offsets, flat["feature_idx"].astype(np.int64),
+            flat["num_threshold"].astype(np.float64), flat["missing_go_to_left"].astype(np.bool_),
+            flat["left"].astype(np.int64) + shift, flat["right"].astype(np.int64) + shift,
+            flat["is_leaf"].astype(np.bool_), flat["value"].astype(np.float64))
