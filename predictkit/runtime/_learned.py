@@ -11,6 +11,7 @@ from .._table import requested_width
 from .._validation import HasMethods, Interval
 from ._base import OnlineRuntimeEstimator, check_jobs, group_codes
 from ._learned_kernels import budgeted_predictions, event_order, submission_features
+from ._learned_online import LearnedOnlineState
 from ._registered import RegisteredPredictor
 
 __all__ = ["LearnedRuntime"]
@@ -34,6 +35,11 @@ _LOG_LAM = (-7.0, 12.0)
 """Lowest and highest log multiplier of the bad-estimate penalty (it starts at
 1 / max_bad_share: a bad estimate weighs as much as the accuracy of the jobs
 the budget grants one to)."""
+
+_ONLINE_CONSTANTS = dict(ring=_RING, pooled=_POOLED, pooled_weight=_POOLED_WEIGHT,
+                         sentinel=_SENTINEL, min_user_jobs=5, session=_SESSION,
+                         log_lam_low=_LOG_LAM[0], log_lam_high=_LOG_LAM[1])
+"""Constants of the passes, for the state kept between simulator calls."""
 
 
 def _default_regressor():
@@ -124,6 +130,10 @@ class LearnedRuntime(OnlineRuntimeEstimator):
     True
     """
 
+    _incremental = True
+    """Whether ``start``/``observe``/``predict_for`` keep the passes' state between calls
+    (False: every ``predict_for`` runs the passes over the whole history, the reference)."""
+
     _parameter_constraints = {
         "max_bad_share": [Interval(Real, 0.0, 1.0, closed="neither")],
         "bad_threshold": [Interval(Real, 0.0, None, closed="left")],
@@ -187,7 +197,30 @@ class LearnedRuntime(OnlineRuntimeEstimator):
             self._setup()
             self._append({**{c: v[:0] for c, v in arrays.items()},
                           "known": np.empty(0), "run": np.empty(0)})
+        # the passes kept running between calls (_learned_online); a history fitted
+        # before is only served by the passes over the whole history
+        self._online = LearnedOnlineState(self, arrays, _ONLINE_CONSTANTS) \
+            if self._incremental and self.n_history_ == 0 else None
         return self
+
+    def observe(self, index, start_time, end_time, run_time):
+        """Add the completed jobs ``index`` of the :meth:`start` table to the history.
+
+        Each entry's known time is ``end_time``; ``start_time`` is not used.
+        """
+        super().observe(index, start_time, end_time, run_time)
+        online = getattr(self, "_online", None)
+        if online is not None and not online.observe(index, end_time, run_time):
+            self._online = None
+
+    def predict_for(self, index):
+        """Predict jobs ``index`` of the :meth:`start` table, as :meth:`predict` would."""
+        online = getattr(self, "_online", None)
+        raw = online.predict(index) if online is not None else None
+        if raw is None:
+            self._online = None
+            return super().predict_for(index)
+        return self._clip(raw, self._jobs["req_time"][index])
 
     def _history_for(self, query):
         # every entry matters: the model and the pooled residuals use all users

@@ -30,7 +30,8 @@ state                     meaning
 import numpy as np
 from numba import njit
 
-__all__ = ["FEATURE_NAMES", "event_order", "submission_features", "budgeted_predictions"]
+__all__ = ["FEATURE_NAMES", "event_order", "submission_features", "budgeted_predictions",
+           "feature_state", "budget_state", "features_for", "decide_rows", "complete_row"]
 
 FEATURE_NAMES = (
     "log_request", "log_width", "user_log_n_done",
@@ -83,6 +84,94 @@ def _nanmean(values):
 
 
 @njit(cache=True)
+def complete_features(i, t, user, group, key, submit, fail, log_ratio, log_run, u_ratio, u_run,
+                      u_submit, u_fail, u_count, u_end, k_last, k_mean, k_count, g_mean, ring):
+    """Add the completion of row ``i`` at known time ``t`` to the feature state."""
+    u, g, k, r = user[i], group[i], key[i], log_ratio[i]
+    if u >= 0:
+        slot = u_count[u] % ring
+        u_ratio[u, slot] = r
+        u_run[u, slot] = log_run[i]
+        u_submit[u, slot] = submit[i]
+        u_fail[u, slot] = fail[i]
+        u_count[u] += 1
+        u_end[u] = t
+    if r == r:
+        if k >= 0:
+            k_last[k] = r
+            k_mean[k] = r if k_count[k] == 0 else (
+                _KEY_WEIGHT * r + (1 - _KEY_WEIGHT) * k_mean[k])
+            k_count[k] += 1
+        if g >= 0:
+            g_mean[g] = r if g_mean[g] != g_mean[g] else (
+                _GROUP_WEIGHT * r + (1 - _GROUP_WEIGHT) * g_mean[g])
+
+
+@njit(cache=True)
+def features_of(f, i, user, group, key, submit, req, width, u_ratio, u_run, u_submit, u_fail,
+                u_count, u_end, k_last, k_mean, k_count, g_mean, ring, session):
+    """Write the features of the submission of row ``i`` into ``f`` (all NaN on entry)."""
+    u, g, k = user[i], group[i], key[i]
+    s = submit[i]
+    if req[i] > 0:
+        f[0] = np.log(req[i])
+    if width[i] > 0:
+        f[1] = np.log(width[i])
+    if g >= 0:
+        f[16] = g_mean[g]
+    if k >= 0 and k_count[k] > 0:
+        f[13] = k_last[k]
+        f[14] = k_mean[k]
+        f[15] = np.log1p(k_count[k])
+    if u < 0:
+        return
+    c = u_count[u]
+    f[2] = np.log1p(c)
+    m = min(c, ring)
+    if m == 0:
+        return
+    newest = np.empty(m)
+    last_submit, burst = -np.inf, 0
+    for j in range(m):
+        slot = (c - 1 - j) % ring
+        newest[j] = u_ratio[u, slot]
+        if u_submit[u, slot] > last_submit:
+            last_submit = u_submit[u, slot]
+        if s - u_submit[u, slot] <= session:
+            burst += 1
+    for j in range(min(m, 3)):
+        f[3 + j] = newest[j]
+    mean = _nanmean(newest)
+    f[6] = mean
+    if mean == mean:
+        total, count = 0.0, 0
+        for v in newest:
+            if v == v:
+                total += (v - mean) ** 2
+                count += 1
+        f[7] = np.sqrt(total / count)
+        f[8] = _nanmean(newest[:4]) - mean
+    f[9] = u_run[u, (c - 1) % ring]
+    f[10] = np.log1p(max(s - u_end[u], 0.0))
+    f[11] = np.log1p(max(s - last_submit, 0.0))
+    f[12] = burst
+    failed = np.empty(m)
+    for j in range(m):
+        failed[j] = u_fail[u, (c - 1 - j) % ring]
+    f[17] = _nanmean(failed)
+
+
+@njit(cache=True)
+def feature_state(n_users, n_groups, n_keys, ring):
+    """Empty feature state (see the module notes), in the order the kernels take it."""
+    nu, ng, nk = max(n_users, 1), max(n_groups, 1), max(n_keys, 1)
+    return (np.full((nu, ring), np.nan), np.full((nu, ring), np.nan),
+            np.full((nu, ring), np.nan), np.full((nu, ring), np.nan),
+            np.zeros(nu, dtype=np.int64), np.full(nu, np.nan), np.full(nk, np.nan),
+            np.full(nk, np.nan), np.zeros(nk, dtype=np.int64), np.full(ng, np.nan))
+
+
+@njit(cache=True)
 def submission_features(kind, row, time, user, group, key, submit, req, width, fail,
                         log_ratio, log_run, n_users, n_groups, n_keys, ring, session):
     """Features of every submission from the completions before it (:data:`FEATURE_NAMES`).
@@ -92,86 +181,18 @@ def submission_features(kind, row, time, user, group, key, submit, req, width, f
     """
     n = submit.shape[0]
     out = np.full((n, len(FEATURE_NAMES)), np.nan)
-    u_ratio = np.full((max(n_users, 1), ring), np.nan)
-    u_run = np.full((max(n_users, 1), ring), np.nan)
-    u_submit = np.full((max(n_users, 1), ring), np.nan)
-    u_fail = np.full((max(n_users, 1), ring), np.nan)
-    u_count = np.zeros(max(n_users, 1), dtype=np.int64)
-    u_end = np.full(max(n_users, 1), np.nan)
-    k_last = np.full(max(n_keys, 1), np.nan)
-    k_mean = np.full(max(n_keys, 1), np.nan)
-    k_count = np.zeros(max(n_keys, 1), dtype=np.int64)
-    g_mean = np.full(max(n_groups, 1), np.nan)
+    (u_ratio, u_run, u_submit, u_fail, u_count, u_end, k_last, k_mean, k_count,
+     g_mean) = feature_state(n_users, n_groups, n_keys, ring)
     for e in range(kind.shape[0]):
         i = row[e]
-        u, g, k, r = user[i], group[i], key[i], log_ratio[i]
         if kind[e] == 0:
-            if u >= 0:
-                slot = u_count[u] % ring
-                u_ratio[u, slot] = r
-                u_run[u, slot] = log_run[i]
-                u_submit[u, slot] = submit[i]
-                u_fail[u, slot] = fail[i]
-                u_count[u] += 1
-                u_end[u] = time[e]
-            if r == r:
-                if k >= 0:
-                    k_last[k] = r
-                    k_mean[k] = r if k_count[k] == 0 else (
-                        _KEY_WEIGHT * r + (1 - _KEY_WEIGHT) * k_mean[k])
-                    k_count[k] += 1
-                if g >= 0:
-                    g_mean[g] = r if g_mean[g] != g_mean[g] else (
-                        _GROUP_WEIGHT * r + (1 - _GROUP_WEIGHT) * g_mean[g])
-            continue
-        s = submit[i]
-        f = out[i]
-        if req[i] > 0:
-            f[0] = np.log(req[i])
-        if width[i] > 0:
-            f[1] = np.log(width[i])
-        if g >= 0:
-            f[16] = g_mean[g]
-        if k >= 0 and k_count[k] > 0:
-            f[13] = k_last[k]
-            f[14] = k_mean[k]
-            f[15] = np.log1p(k_count[k])
-        if u < 0:
-            continue
-        c = u_count[u]
-        f[2] = np.log1p(c)
-        m = min(c, ring)
-        if m == 0:
-            continue
-        newest = np.empty(m)
-        last_submit, burst = -np.inf, 0
-        for j in range(m):
-            slot = (c - 1 - j) % ring
-            newest[j] = u_ratio[u, slot]
-            if u_submit[u, slot] > last_submit:
-                last_submit = u_submit[u, slot]
-            if s - u_submit[u, slot] <= session:
-                burst += 1
-        for j in range(min(m, 3)):
-            f[3 + j] = newest[j]
-        mean = _nanmean(newest)
-        f[6] = mean
-        if mean == mean:
-            total, count = 0.0, 0
-            for v in newest:
-                if v == v:
-                    total += (v - mean) ** 2
-                    count += 1
-            f[7] = np.sqrt(total / count)
-            f[8] = _nanmean(newest[:4]) - mean
-        f[9] = u_run[u, (c - 1) % ring]
-        f[10] = np.log1p(max(s - u_end[u], 0.0))
-        f[11] = np.log1p(max(s - last_submit, 0.0))
-        f[12] = burst
-        failed = np.empty(m)
-        for j in range(m):
-            failed[j] = u_fail[u, (c - 1 - j) % ring]
-        f[17] = _nanmean(failed)
+            complete_features(i, time[e], user, group, key, submit, fail, log_ratio, log_run,
+                              u_ratio, u_run, u_submit, u_fail, u_count, u_end, k_last, k_mean,
+                              k_count, g_mean, ring)
+        else:
+            features_of(out[i], i, user, group, key, submit, req, width, u_ratio, u_run,
+                        u_submit, u_fail, u_count, u_end, k_last, k_mean, k_count, g_mean,
+                        ring, session)
     return out
 
 
@@ -255,67 +276,165 @@ def budgeted_predictions(kind, row, user, key, req, run, log_ratio, mu, modeled,
     for i in range(n):
         if user[i] + 1 > n_users:
             n_users = user[i] + 1
-    u_res = np.zeros((n_users, ring))
-    u_count = np.zeros(n_users, dtype=np.int64)
     n_keys = 1
     for i in range(n):
         if key[i] + 1 > n_keys:
             n_keys = key[i] + 1
-    k_res = np.zeros((n_keys, ring))
-    k_count = np.zeros(n_keys, dtype=np.int64)
-    p_res = np.zeros(pooled_size)
-    p_count = 0
+    u_res, u_count, k_res, k_count, p_res, p_count = budget_state(n_users, n_keys, ring,
+                                                                  pooled_size)
     samples = np.empty(ring + pooled_size)
     weights = np.empty(ring + pooled_size)
     log_lam = log_lam_start
     for e in range(kind.shape[0]):
         i = row[e]
-        u = user[i]
         if kind[e] == 0:
-            if pred[i] == pred[i] and req[i] > 0:
-                bad = 1.0 if pred[i] < req[i] and run[i] - pred[i] > threshold else 0.0
-                log_lam = min(max(log_lam + step * (bad - budget), log_lam_low), log_lam_high)
-            residual = log_ratio[i] - mu[i]
-            if residual == residual:
-                p_res[p_count % pooled_size] = residual
-                p_count += 1
-            if u >= 0 and log_ratio[i] == log_ratio[i]:
-                u_res[u, u_count[u] % ring] = log_ratio[i]
-                u_count[u] += 1
-            if key[i] >= 0 and log_ratio[i] == log_ratio[i]:
-                k_res[key[i], k_count[key[i]] % ring] = log_ratio[i]
-                k_count[key[i]] += 1
+            log_lam = complete_budget(i, pred[i], user, key, req, run, log_ratio, mu[i], u_res,
+                                      u_count, k_res, k_count, p_res, p_count, log_lam, ring,
+                                      threshold, budget, step, log_lam_low, log_lam_high)
+            if log_ratio[i] - mu[i] == log_ratio[i] - mu[i]:
+                p_count[0] += 1
             continue
         trace[i] = log_lam
-        request = req[i]
-        if not request > 0:
-            pred[i] = request
-            continue
-        m_user = min(u_count[u], ring) if u >= 0 else 0
-        if m_user < min_user_jobs and not modeled[i]:
-            pred[i] = request
-            continue
-        m = 0
-        kk = key[i]
-        m_key = min(k_count[kk], ring) if kk >= 0 else 0
-        if m_key >= min_user_jobs:
-            for k in range(m_key):
-                samples[m] = k_res[kk, k]
-                weights[m] = 1.0
-                m += 1
-        else:
-            for k in range(m_user):
-                samples[m] = u_res[u, k]
-                weights[m] = 1.0
-                m += 1
-        m_pooled = min(p_count, pooled_size)
-        for k in range(m_pooled):
-            samples[m] = mu[i] + p_res[k]
-            weights[m] = pooled_weight / m_pooled
-            m += 1
-        if m == 0:
-            pred[i] = request
-            continue
-        pred[i] = _decide(samples[:m], weights[:m], request, np.exp(log_lam), threshold,
-                          sentinel)
+        pred[i] = decide_row(i, user, key, req, mu[i], modeled[i], u_res, u_count, k_res,
+                             k_count, p_res, p_count[0], samples, weights, log_lam, ring,
+                             pooled_size, pooled_weight, sentinel, min_user_jobs, threshold)
     return pred, trace
+
+
+@njit(cache=True)
+def budget_state(n_users, n_keys, ring, pooled_size):
+    """Empty state of the budgeted decisions: residual rings per user, key, and pooled."""
+    return (np.zeros((max(n_users, 1), ring)), np.zeros(max(n_users, 1), dtype=np.int64),
+            np.zeros((max(n_keys, 1), ring)), np.zeros(max(n_keys, 1), dtype=np.int64),
+            np.zeros(pooled_size), np.zeros(1, dtype=np.int64))
+
+
+@njit(cache=True)
+def complete_budget(i, pred_i, user, key, req, run, log_ratio, mu_i, u_res, u_count, k_res,
+                    k_count, p_res, p_count, log_lam, ring, threshold, budget, step,
+                    log_lam_low, log_lam_high):
+    """Add the completion of row ``i`` (estimated ``pred_i`` at its submission) to the state.
+
+    Returns the new ``log lam``; the caller counts the pooled residual (``p_count[0]``)
+    when ``log_ratio[i] - mu_i`` is finite.
+    """
+    u = user[i]
+    if pred_i == pred_i and req[i] > 0:
+        bad = 1.0 if pred_i < req[i] and run[i] - pred_i > threshold else 0.0
+        log_lam = min(max(log_lam + step * (bad - budget), log_lam_low), log_lam_high)
+    residual = log_ratio[i] - mu_i
+    if residual == residual:
+        p_res[p_count[0] % p_res.shape[0]] = residual
+    if u >= 0 and log_ratio[i] == log_ratio[i]:
+        u_res[u, u_count[u] % ring] = log_ratio[i]
+        u_count[u] += 1
+    if key[i] >= 0 and log_ratio[i] == log_ratio[i]:
+        k_res[key[i], k_count[key[i]] % ring] = log_ratio[i]
+        k_count[key[i]] += 1
+    return log_lam
+
+
+@njit(cache=True)
+def decide_row(i, user, key, req, mu_i, modeled_i, u_res, u_count, k_res, k_count, p_res,
+               p_count, samples, weights, log_lam, ring, pooled_size, pooled_weight, sentinel,
+               min_user_jobs, threshold):
+    """The budgeted estimate of row ``i`` at its submission (see :func:`budgeted_predictions`)."""
+    u = user[i]
+    request = req[i]
+    if not request > 0:
+        return request
+    m_user = min(u_count[u], ring) if u >= 0 else 0
+    if m_user < min_user_jobs and not modeled_i:
+        return request
+    m = 0
+    kk = key[i]
+    m_key = min(k_count[kk], ring) if kk >= 0 else 0
+    if m_key >= min_user_jobs:
+        for k in range(m_key):
+            samples[m] = k_res[kk, k]
+            weights[m] = 1.0
+            m += 1
+    else:
+        for k in range(m_user):
+            samples[m] = u_res[u, k]
+            weights[m] = 1.0
+            m += 1
+    m_pooled = min(p_count, pooled_size)
+    for k in range(m_pooled):
+        samples[m] = mu_i + p_res[k]
+        weights[m] = pooled_weight / m_pooled
+        m += 1
+    if m == 0:
+        return request
+    return _decide(samples[:m], weights[:m], request, np.exp(log_lam), threshold, sentinel)
+
+
+@njit(cache=True)
+def features_for(rows, user, group, key, submit, req, width, u_ratio, u_run, u_submit, u_fail,
+                 u_count, u_end, k_last, k_mean, k_count, g_mean, ring, session):
+    """Features of the submissions of ``rows`` from the current feature state."""
+    out = np.full((rows.shape[0], len(FEATURE_NAMES)), np.nan)
+    for j in range(rows.shape[0]):
+        features_of(out[j], rows[j], user, group, key, submit, req, width, u_ratio, u_run,
+                    u_submit, u_fail, u_count, u_end, k_last, k_mean, k_count, g_mean, ring,
+                    session)
+    return out
+
+
+@njit(cache=True)
+def decide_rows(rows, mu, modeled, user, key, req, u_res, u_count, k_res, k_count, p_res,
+                p_count, log_lam, ring, pooled_size, pooled_weight, sentinel, min_user_jobs,
+                threshold):
+    """Budgeted estimates of the submissions of ``rows`` from the current state."""
+    out = np.empty(rows.shape[0])
+    samples = np.empty(ring + pooled_size)
+    weights = np.empty(ring + pooled_size)
+    for j in range(rows.shape[0]):
+        out[j] = decide_row(rows[j], user, key, req, mu[j], modeled[j], u_res, u_count, k_res,
+                            k_count, p_res, p_count[0], samples, weights, log_lam, ring,
+                            pooled_size, pooled_weight, sentinel, min_user_jobs, threshold)
+    return out
+
+
+@njit(cache=True)
+def complete_row(i, t, pred_i, mu_i, user, group, key, submit, req, run, fail, log_ratio,
+                 log_run, u_ratio, u_run, u_submit, u_fail, u_count, u_end, k_last, k_mean,
+                 k_count, g_mean, u_res, ub_count, k_res, kb_count, p_res, p_count, log_lam,
+                 ring, threshold, budget, step, log_lam_low, log_lam_high):
+    """Add the completion of row ``i`` at known time ``t`` to both states; the new ``log lam``."""
+    complete_features(i, t, user, group, key, submit, fail, log_ratio, log_run, u_ratio, u_run,
+                      u_submit, u_fail, u_count, u_end, k_last, k_mean, k_count, g_mean, ring)
+    log_lam = complete_budget(i, pred_i, user, key, req, run, log_ratio, mu_i, u_res, ub_count,
+                              k_res, kb_count, p_res, p_count, log_lam, ring, threshold, budget,
+                              step, log_lam_low, log_lam_high)
+    if log_ratio[i] - mu_i == log_ratio[i] - mu_i:
+        p_count[0] += 1
+    return log_lam
+
+
+@njit(cache=True)
+def tree_ensemble_predict(X, baseline, roots, feature, threshold, missing_left, left, right,
+                          is_leaf, value):
+    """Sum of ``baseline`` and one leaf value per tree for each row of ``X``.
+
+    The trees of a fitted ``HistGradientBoostingRegressor`` (numeric features,
+    squared error), nodes flattened, tree ``t`` rooted at ``roots[t]``: the
+    same walk and the same sums, in the same order, as its ``predict``.
+    """
+    out = np.empty(X.shape[0])
+    for j in range(X.shape[0]):
+        total = 0.0
+        total += baseline
+        for t in range(roots.shape[0]):
+            node = roots[t]
+            while not is_leaf[node]:
+                v = X[j, feature[node]]
+                if v != v:
+                    node = left[node] if missing_left[node] else right[node]
+                elif v <= threshold[node]:
+                    node = left[node]
+                else:
+                    node = right[node]
+            total += value[node]
+        out[j] = total
+    return out

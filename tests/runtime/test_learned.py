@@ -175,3 +175,78 @@ def test_command_line_refuses_a_bad_budget(tmp_path, capsys):
     assert main(["predict", "missing.swf", "--method", "learned", "--max-bad-share", "1.5"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--max-bad-share" in err[0]
+
+
+class _Recorded(LearnedRuntime):
+    """Keeps the copy the simulator drives (``simulate`` works on a copy)."""
+
+    driven = []
+
+    def start(self, jobs):
+        _Recorded.driven.append(self)
+        return super().start(jobs)
+
+
+def _simulated(jobs, *, incremental, fitted=None, **params):
+    est = _Recorded(**_small(**params).get_params(deep=False))
+    est._incremental = incremental
+    if fitted is not None:
+        est.fit(*fitted)
+    result = simulate(jobs, machine_procs=128, estimates=est)
+    return result.jobs, _Recorded.driven[-1]
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13])
+def test_simulation_keeps_the_passes_state_and_predicts_as_the_reference(seed):
+    rng = np.random.default_rng(seed)
+    jobs = make_workload(int(rng.integers(300, 700)), random_state=seed,
+                         runtime_spread=float(rng.uniform(0.3, 1.5)))
+    fast, est = _simulated(jobs, incremental=True, max_bad_share=float(rng.uniform(0.01, 0.2)))
+    assert est._online is not None  # the kept state served every call
+    assert est._online.model is not None  # and the model was refitted within the run
+    slow, _ = _simulated(jobs, incremental=False, max_bad_share=est.max_bad_share)
+    for column in ("estimate", "start_time", "end_time"):
+        assert_array_equal(fast[column].to_numpy(), slow[column].to_numpy())
+    assert (fast["estimate"] < fast["req_time"]).mean() > 0.1
+
+
+def test_simulation_of_a_real_log_prefix_predicts_as_the_reference():
+    from predictkit.jobs import clean_jobs
+
+    X = clean_jobs(load_trace("SDSC-SP2-1998-4.2-cln", 600), for_simulation=True,
+                   require_request=True)
+    fast, est = _simulated(X, incremental=True)
+    assert est._online is not None
+    slow, _ = _simulated(X, incremental=False)
+    for column in ("estimate", "start_time", "end_time"):
+        assert_array_equal(fast[column].to_numpy(), slow[column].to_numpy())
+
+
+def test_a_history_fitted_before_the_simulation_is_served_by_the_passes():
+    jobs = make_workload(400, random_state=14)
+    before = make_workload(100, random_state=15)
+    before = before.assign(end_time=before["submit_time"] - 1e6 + before["run_time"],
+                           submit_time=before["submit_time"] - 1e6)
+    fitted = (before, before["run_time"])
+    fast, est = _simulated(jobs, incremental=True, fitted=fitted)
+    assert est._online is None
+    slow, _ = _simulated(jobs, incremental=False, fitted=fitted)
+    assert_array_equal(fast["estimate"].to_numpy(), slow["estimate"].to_numpy())
+
+
+def test_the_kept_state_steps_aside_when_completions_come_out_of_order():
+    jobs = make_workload(300, random_state=16)
+    y = jobs["run_time"].to_numpy()
+    end = jobs["submit_time"].to_numpy() + y + 10.0
+    order = np.argsort(end, kind="stable")
+    ests = []
+    for incremental in (True, False):
+        est = _small()
+        est._incremental = incremental
+        est.start(jobs)
+        first, second = order[:150], order[150:200]
+        est.observe(second, end[second], end[second], y[second])
+        est.observe(first, end[first], end[first], y[first])  # earlier ends, observed later
+        ests.append(est.predict_for(np.arange(250, 300)))
+    assert ests and est._online is None
+    assert_array_equal(ests[0], ests[1])

@@ -1,0 +1,210 @@
+"""Incremental state of :class:`~predictkit.runtime.LearnedRuntime` inside a simulation.
+
+The passes of ``_learned_kernels`` walk the whole history at every
+prediction. Inside the simulator (``start``, ``observe``, ``predict_for``)
+the history only grows by completions in time order, and the jobs asked
+are submitted no earlier than every completion seen, so the same passes
+can be kept running instead: :class:`LearnedOnlineState` holds their state
+(feature rings and moving means, residual rings, the calibration ``log
+lam``), applies each completion once (O(1)), and processes the submission
+of each job of the table once, just before the first completion that comes
+after it, exactly where the pass puts it. Predictions asked by
+``predict_for`` are computed from the current state (one regressor call per
+call) and kept for that submission while no completion comes in between.
+The model is refitted when the number of completions reaches the same
+sizes as in the pass, on the same rows, so every prediction equals the
+pass's.
+
+Where the simulator breaks these assumptions (a completion out of time
+order, a job ending the second it is submitted, a job asked after a later
+completion, a history fitted before ``start``), :meth:`LearnedOnlineState.
+applies` is false and the estimator goes back to the passes over the whole
+history.
+"""
+
+import numpy as np
+
+from ._base import group_codes
+from ._learned_kernels import (
+    FEATURE_NAMES, budget_state, complete_row, decide_rows, feature_state, features_for,
+    tree_ensemble_predict,
+)
+
+__all__ = ["LearnedOnlineState"]
+
+
+class LearnedOnlineState:
+    """The passes of a :class:`~predictkit.runtime.LearnedRuntime`, kept between calls.
+
+    Parameters
+    ----------
+    estimator : LearnedRuntime
+        Its parameters and model cache (``_fit_model``, ``_refit_sizes``).
+    jobs : dict of ndarray
+        The ``start`` table's columns (``submit_time``, ``req_time``,
+        ``user_id``, ``group_id``, ``width``, ``status``, ``job_id``).
+    constants : dict
+        Ring and pool sizes and weights of the passes (``ring``, ``pooled``,
+        ``pooled_weight``, ``sentinel``, ``min_user_jobs``, ``session``,
+        ``log_lam_low``, ``log_lam_high``).
+    """
+
+    def __init__(self, estimator, jobs, constants):
+        self.est = estimator
+        self.c = constants
+        self.jobs = jobs
+        n = len(jobs["submit_time"])
+        self.user, = group_codes([jobs], ("user_id",))
+        self.group, = group_codes([jobs], ("group_id",))
+        self.key, = group_codes([jobs], ("user_id", "req_time"))
+        self.submit = np.ascontiguousarray(jobs["submit_time"], dtype=np.float64)
+        self.req = np.ascontiguousarray(jobs["req_time"], dtype=np.float64)
+        self.width = np.ascontiguousarray(jobs["width"], dtype=np.float64)
+        self.job_key = np.where(np.isnan(jobs["job_id"]), np.inf, jobs["job_id"])
+        self.run = np.full(n, np.nan)
+        self.log_ratio = np.full(n, np.nan)
+        self.log_run = np.full(n, np.nan)
+        self.fail = np.full(n, np.nan)
+        # values of each row's submission, computed after `version` completions
+        self.features = np.full((n, len(FEATURE_NAMES)), np.nan)
+        self.mu = np.zeros(n)
+        self.modeled = np.zeros(n, dtype=np.bool_)
+        self.pred = np.full(n, np.nan)
+        self.version_of = np.full(n, -1, dtype=np.int64)
+        self.order = np.argsort(self.submit, kind="stable")
+        self.sorted_submit = self.submit[self.order]
+        self.next_submission = 0
+        n_codes = [int(c.max(initial=-1) + 1) for c in (self.user, self.group, self.key)]
+        self.fstate = feature_state(*n_codes, constants["ring"])
+        self.bstate = budget_state(n_codes[0], n_codes[2], constants["ring"],
+                                   constants["pooled"])
+        self.log_lam = -np.log(estimator.max_bad_share)
+        self.version = 0
+        self.done = np.empty(max(n, 1), dtype=np.int64)
+        self.next_fit = int(estimator.min_train)
+        self.model, self.used, self.trees = None, None, None
+        self.last = (-np.inf, -np.inf, -np.inf)
+        self.applies = True
+
+    # -- submissions ---------------------------------------------------------------
+
+    def _compute(self, rows):
+        """Features, model prediction and estimate of the submissions of ``rows`` now."""
+        c = self.c
+        features = features_for(rows, self.user, self.group, self.key, self.submit, self.req,
+                                self.width, *self.fstate, c["ring"], c["session"])
+        mu = np.zeros(len(rows))
+        modeled = np.zeros(len(rows), dtype=np.bool_)
+        if self.model is not None and len(rows):
+            subset = np.ascontiguousarray(features[:, self.used])
+            raw = tree_ensemble_predict(subset, *self.trees) if self.trees is not None \
+                else self.model.predict(subset)
+            mu = np.minimum(raw, 0.0)
+            modeled[:] = True
+        est = self.est
+        pred = decide_rows(rows, mu, modeled, self.user, self.key, self.req, *self.bstate,
+                           self.log_lam, c["ring"], c["pooled"], c["pooled_weight"],
+                           c["sentinel"], c["min_user_jobs"], float(est.bad_threshold))
+        self.features[rows] = features
+        self.mu[rows] = mu
+        self.modeled[rows] = modeled
+        self.pred[rows] = pred
+        self.version_of[rows] = self.version
+
+    def _refresh(self, rows):
+        stale = rows[self.version_of[rows] != self.version]
+        if len(stale):
+            self._compute(stale)
+
+    def predict(self, index):
+        """Raw estimates of the jobs ``index`` (``None`` where the state no longer applies)."""
+        index = np.asarray(index, dtype=np.int64)
+        if len(index) and self.submit[index].min() < self.last[0]:
+            self.applies = False  # asked after a later completion: the passes decide
+            return None
+        self._refresh(index)
+        return self.pred[index]
+
+    # -- completions ---------------------------------------------------------------
+
+    def observe(self, index, end_time, run_time):
+        """Apply the completions of the jobs ``index`` in the passes' order.
+
+        Returns False (and applies nothing) when they break the assumptions
+        of the module notes.
+        """
+        index = np.asarray(index, dtype=np.int64)
+        known = np.asarray(end_time, dtype=np.float64)
+        run = np.asarray(run_time, dtype=np.float64)
+        if not len(index):
+            return True
+        order = np.lexsort((self.job_key[index], self.submit[index], known))
+        index, known, run = index[order], known[order], run[order]
+        first = (known[0], self.submit[index[0]], self.job_key[index[0]])
+        if first < self.last or not (known > self.submit[index]).all() \
+                or np.isnan(known).any():
+            self.applies = False
+            return False
+        req = self.req[index]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(req > 0, np.minimum(np.maximum(run, 1.0) / req, 2.0), np.nan)
+            self.log_ratio[index] = np.log(ratio)
+            self.log_run[index] = np.log(np.maximum(run, 1.0))
+        status = self.jobs["status"][index]
+        self.fail[index] = np.where(status >= 0, (status != 1).astype(np.float64), np.nan)
+        self.run[index] = run
+        est, c = self.est, self.c
+        targets = np.searchsorted(self.sorted_submit, known, side="left")
+        for i, t, target in zip(index.tolist(), known.tolist(), targets.tolist()):
+            if target > self.next_submission:
+                self._refresh(self.order[self.next_submission:target])
+                self.next_submission = target
+            self.log_lam = complete_row(
+                i, t, self.pred[i], self.mu[i], self.user, self.group, self.key, self.submit,
+                self.req, self.run, self.fail, self.log_ratio, self.log_run, *self.fstate,
+                *self.bstate, self.log_lam, c["ring"], float(est.bad_threshold),
+                float(est.max_bad_share), float(est.step), c["log_lam_low"],
+                c["log_lam_high"])
+            self.done[self.version] = i
+            self.version += 1
+            if self.version == self.next_fit:
+                self._refit()
+        self.last = (known[-1], self.submit[index[-1]], self.job_key[index[-1]])
+        return True
+
+    def _refit(self):
+        """Fit the model on the completions so far, as the passes do at this size."""
+        size = self.version
+        self.next_fit = min(2 * size, size + int(self.est.refit_every))
+        train = self.done[:size][-int(self.est.max_train):]
+        train = train[np.isfinite(self.log_ratio[train])]
+        if len(train) < 2:
+            self.model, self.used, self.trees = None, None, None
+            return
+        used = np.flatnonzero(np.isfinite(self.features[train]).any(axis=0))
+        self.model = self.est._fit_model(
+            np.ascontiguousarray(self.features[np.ix_(train, used)]), self.log_ratio[train])
+        self.used = used
+        self.trees = _tree_tables(self.model)
+
+
+def _tree_tables(model):
+    """The trees of a default-kind model as flat arrays (None: use its ``predict``)."""
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    if type(model) is not HistGradientBoostingRegressor or model.loss != "squared_error" \
+            or model.n_trees_per_iteration_ != 1:
+        return None
+    nodes = [predictors[0].nodes for predictors in model._predictors]
+    if any(n["is_categorical"].any() for n in nodes):
+        return None
+    offsets = np.cumsum([0] + [len(n) for n in nodes[:-1]]).astype(np.int64)
+    flat = np.concatenate(nodes)
+    shift = np.repeat(offsets, [len(n) for n in nodes])
+    baseline = np.asarray(model._baseline_prediction, dtype=np.float64).ravel()
+    if baseline.shape != (1,):
+        return None
+    return (float(baseline[0]), offsets, flat["feature_idx"].astype(np.int64),
+            flat["num_threshold"].astype(np.float64), flat["missing_go_to_left"].astype(np.bool_),
+            flat["left"].astype(np.int64) + shift, flat["right"].astype(np.int64) + shift,
+            flat["is_leaf"].astype(np.bool_), flat["value"].astype(np.float64))
