@@ -195,6 +195,13 @@ def _tree_tables(model):
     if type(model) is not HistGradientBoostingRegressor or model.loss != "squared_error" \
             or model.n_trees_per_iteration_ != 1:
         return None
+    try:
+        return _flatten_trees(model)
+    except (AttributeError, KeyError, IndexError, TypeError, ValueError):
+        return None  # a scikit-learn whose private tree layout differs: use ``predict``
+
+
+def _flatten_trees(model):
     nodes = [predictors[0].nodes for predictors in model._predictors]
     if any(n["is_categorical"].any() for n in nodes):
         return None
