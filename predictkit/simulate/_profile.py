@@ -244,27 +244,7 @@ def profile_fits(profile, start, width, duration):
 @njit(cache=True, _nrt=False)
 def profile_earliest(profile, width, duration):
     """Earliest start at or after ``times[0]`` with ``width`` free for ``duration``."""
-    T = profile.times
-    F = profile.free
-    p = profile.length[0]
-    k = 0
-    while k < p:
-        if F[k] >= width:
-            start = T[k]
-            end = start + duration
-            j = k + 1
-            ok = True
-            while j < p and T[j] < end:
-                if F[j] < width:
-                    ok = False
-                    break
-                j += 1
-            if ok:
-                return start
-            k = j + 1
-        else:
-            k += 1
-    return np.inf
+    return profile_earliest_before(profile, width, duration, np.inf)
 
 
 @njit(cache=True, _nrt=False)

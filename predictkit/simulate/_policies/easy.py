@@ -14,6 +14,30 @@ from .reservation_depth import run as run_with_depth
 
 
 @njit(cache=True, inline="always", _nrt=False)
+def shadow_time(s, need, now):
+    """EASY's reservation for a blocked job of width ``need`` (Tsafrir et al. 2005 section 1).
+
+    Returns ``(shadow, extra)``: the expected end of the running job whose
+    completion first frees ``need`` processors (``now`` if they are free),
+    and the processors still spare at that instant once the job starts,
+    counting every running job expected to end exactly then.
+    """
+    jobs = s.jobs
+    running = s.running
+    avail = s.counters[0].free
+    k = 0
+    shadow = now
+    while avail < need:
+        avail += jobs.width[running.jobs[k]]
+        shadow = running.end_times[k]
+        k += 1
+    while k < running.length[0] and running.end_times[k] == shadow:
+        avail += jobs.width[running.jobs[k]]
+        k += 1
+    return shadow, avail - need
+
+
+@njit(cache=True, inline="always", _nrt=False)
 def schedule(s, order, now, settings):
     """Start jobs in priority order until one does not fit; reserve for that one
     (its *shadow time*) and backfill others that do not delay it.
@@ -24,7 +48,6 @@ def schedule(s, order, now, settings):
     """
     jobs = s.jobs
     c = s.counters[0]
-    running = s.running
     q = len(order)
     pos = 0
     while pos < q and jobs.width[order[pos]] <= c.free:
@@ -33,18 +56,7 @@ def schedule(s, order, now, settings):
     # queue.narrowest is at most the narrowest waiting job: nothing can backfill below it
     if pos >= q - 1 or c.free < s.queue.narrowest[0]:
         return np.inf
-    need = jobs.width[order[pos]]
-    avail = c.free
-    k = 0
-    shadow = now
-    while avail < need:
-        avail += jobs.width[running.jobs[k]]
-        shadow = running.end_times[k]
-        k += 1
-    while k < running.length[0] and running.end_times[k] == shadow:
-        avail += jobs.width[running.jobs[k]]
-        k += 1
-    extra = avail - need
+    shadow, extra = shadow_time(s, jobs.width[order[pos]], now)
     for j in backfill_order(s, order[pos + 1:], settings.backfill_sjf):
         free = c.free
         if free == 0:

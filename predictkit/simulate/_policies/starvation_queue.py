@@ -28,6 +28,7 @@ import numpy as np
 from numba import njit
 
 from .._engine import backfill_order, event_loop, ignore_completion, ignore_extension, start_job
+from .easy import shadow_time
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -142,7 +143,6 @@ def schedule(s, order, now, settings):
     jobs = s.jobs
     c = s.counters[0]
     sq = s.starvation
-    running = s.running
     m = sq.length[0]
     starving = sq.jobs[:m]
     pos = 0
@@ -163,18 +163,7 @@ def schedule(s, order, now, settings):
                 start_job(s, j, now)
     else:
         head = starving[pos]
-        need = jobs.width[head]
-        avail = c.free
-        r = 0
-        shadow = now
-        while avail < need:
-            avail += jobs.width[running.jobs[r]]
-            shadow = running.end_times[r]
-            r += 1
-        while r < running.length[0] and running.end_times[r] == shadow:
-            avail += jobs.width[running.jobs[r]]
-            r += 1
-        extra = avail - need
+        shadow, extra = shadow_time(s, jobs.width[head], now)
         if np.isnan(s.reservations.promised[head]):
             s.reservations.promised[head] = shadow
         for j in starving[pos + 1:]:
