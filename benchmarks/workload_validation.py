@@ -54,6 +54,7 @@ from predictkit.workload._runtimes import PROBABILITIES
 from predictkit.workload._site import DefaultSite
 from predictkit.workload._tsafrir_modes import N_HEAD
 
+from benchmarks import _site_weights
 from benchmarks._common import (parse_or_render, provenance, provenance_lines, trace_file,
                                 write_json, write_text)
 
@@ -96,6 +97,8 @@ def mixture_quantiles(tables, weights):
     for row in range(tables[0].shape[0]):
         parts = []
         for table, weight in zip(tables, weights):
+            if weight <= 0:
+                continue
             points = max(int(round(weight * MIXTURE_POINTS * len(tables))), 1)
             grid = (np.arange(points) + 0.5) / points
             parts.append(np.interp(grid, PROBABILITIES, table[row]))
@@ -103,22 +106,27 @@ def mixture_quantiles(tables, weights):
     return np.array(rows)
 
 
-def default_site(sites):
-    """The built-in site: the equal-weight mixture of fitted sites, median consistency shares.
+def default_site(sites, *, weights=None):
+    """The built-in site: the mixture of fitted sites, median consistency shares.
 
-    The weights are fixed in advance (one per log), not chosen by how close
-    the generated workloads come to the logs: the logs that build the site are
-    also the ones it is compared with, and :func:`leave_one_out` measures it on
-    a log it was not built from.
+    ``weights`` (one per site, in the order of the sorted names; default
+    equal) are the mixture's. The shipped site uses equal weights, fixed in
+    advance (one per log), not chosen by how close the generated workloads
+    come to the logs: the logs that build the site are also the ones it is
+    compared with, and :func:`leave_one_out` measures it on a log it was not
+    built from. :func:`weight_rules` measures the alternative of the minimax
+    center.
     """
     names = sorted(sites)
     fitted = [sites[name] for name in names]
-    weights = np.full(len(names), 1 / len(names))
+    equal = weights is None
+    weights = (np.full(len(names), 1 / len(names)) if equal
+               else np.asarray(weights, dtype=float) / np.sum(weights))
     return {
         "sources": names, "weights": np.round(weights, 4).tolist(),
-        "method": "equal-weight mixture of the fitted runtime distributions (per size class) "
-                  "and padding distributions (per runtime bin) of the sources; median user "
-                  "and session shares",
+        "method": ("equal-weight" if equal else "weighted") + " mixture of the fitted runtime "
+                  "distributions (per size class) and padding distributions (per runtime bin) "
+                  "of the sources; median user and session shares",
         "runtime_log_quantiles": np.round(mixture_quantiles(
             [s.runtimes_.log_quantiles_ for s in fitted], weights), 4).tolist(),
         "padding_quantiles": np.round(mixture_quantiles(
@@ -158,6 +166,64 @@ def leave_one_out(sites, logs_accuracy, n_jobs, seeds=DEFAULT_SEEDS):
                 mean_acc.append(float(acc.mean()))
         out.append({"trace": name, "ks": ks, "mean_accuracy": mean_acc})
     return out
+
+
+def weight_rules(sites, logs_accuracy, n_jobs, seeds=DEFAULT_SEEDS):
+    """The minimax (Chebyshev) center against the equal weights, in-sample and held out.
+
+    The pairwise KS distances of the logs' accuracy distributions; each log's
+    site alone as the built-in site (the floor of the default workload's
+    machinery on that log: default ``t_max`` and sizes) and with ``t_max``
+    its own; the weights of :func:`benchmarks._site_weights.minimax_weights`
+    from all logs and, for each log, from the others, and the accuracy KS of
+    the default workloads they build (seeds ``seeds``) to each log (in-sample)
+    and to the log left out (held out).
+    """
+    names = sorted(sites)
+    order, matrix = _site_weights.pairwise_ks(logs_accuracy)
+    grid = _site_weights.comparison_grid(logs_accuracy)
+    targets = np.array([_site_weights.sorted_cdf(np.sort(logs_accuracy[name]), grid)
+                        for name in names])
+    alone = {name: default_site({name: sites[name]}) for name in names}
+
+    def generate(pad, run, seed):
+        data = dict(alone[pad], runtime_log_quantiles=alone[run]["runtime_log_quantiles"])
+        with built_in_site(data):
+            return accuracy(make_workload(_site_weights.PAIR_JOBS, random_state=seed))
+
+    pairs = _site_weights.pair_cdfs(names, generate, grid)
+
+    def measure(data, compared, **options):
+        with built_in_site(data):
+            accs = [accuracy(make_workload(n_jobs, random_state=seed, **options))
+                    for seed in seeds]
+        return {"ks": {name: [float(ks_2samp(logs_accuracy[name], acc, method="asymp").statistic)
+                              for acc in accs] for name in compared},
+                "mean_accuracy": [float(acc.mean()) for acc in accs]}
+
+    floor = {}
+    for name in names:
+        own = sites[name].estimates_.t_max_
+        floor[name] = {"t_max_h": own / 3600,
+                       "default_t_max": measure(alone[name], [name])["ks"][name],
+                       "own_t_max": measure(alone[name], [name], t_max=own)["ks"][name]}
+    weights, largest = _site_weights.minimax_weights(pairs, targets)
+    inside = measure(default_site(sites, weights=weights), names)
+    held = []
+    for h, name in enumerate(names):
+        rest = [i for i in range(len(names)) if i != h]
+        w, _ = _site_weights.minimax_weights(pairs[np.ix_(rest, rest)], targets[rest])
+        data = default_site({k: v for k, v in sites.items() if k != name}, weights=w)
+        row = measure(data, [name])
+        held.append({"trace": name, "weights": np.round(w, 4).tolist(), "ks": row["ks"][name],
+                     "mean_accuracy": row["mean_accuracy"]})
+    return {"names": order, "pairwise_ks": matrix, "grid_points": int(grid.size),
+            "single_site": floor,
+            "minimax": {"weights": np.round(weights, 4).tolist(), "grid_largest": largest,
+                        "grid_ks": _site_weights.distances(weights, pairs, targets).tolist(),
+                        "equal_grid_ks": _site_weights.distances(
+                            np.full(len(names), 1 / len(names)), pairs, targets).tolist(),
+                        "in_sample": inside, "held_out": held}}
 
 
 def accuracy(jobs):
@@ -361,6 +427,8 @@ def main(argv=None):
               "default_seeds": default_seeds(queued_accuracy, args.default_jobs),
               "leave_one_out": (leave_one_out(queued_sites, queued_accuracy, args.default_jobs)
                                 if len(queued_sites) == len(QUEUED_LOGS) else None),
+              "weight_rules": (weight_rules(queued_sites, queued_accuracy, args.default_jobs)
+                               if len(queued_sites) == len(QUEUED_LOGS) else None),
               "load_check": load_check(), "speed": speed_check(args.repeat),
               "seconds": round(time.perf_counter() - started, 1)}
     print(json.dumps(result, indent=1))
@@ -486,6 +554,94 @@ def loo_lines(result):
     return lines
 
 
+SHORT_NAMES = {"KTH-SP2-1996-2.1-cln": "KTH", "SDSC-SP2-1998-4.2-cln": "SP2",
+               "SDSC-BLUE-2000-4.2-cln": "BLUE", "Sandia-Ross-2001-1.1-cln": "Ross",
+               "RICC-2010-2": "RICC", "CEA-Curie-2011-2.1-cln": "Curie",
+               "LANL-CM5-1994-4.1-cln": "CM5", "SDSC-DS-2004-2.1-cln": "DS",
+               "ANL-Theta-2022": "Theta"}
+
+
+def _targets_met(per_seed):
+    """Seeds (columns of a logs x seeds array) meeting both KS targets."""
+    return sum(bool(col.max() <= KS_TARGET and np.median(col) <= KS_MEDIAN_TARGET)
+               for col in per_seed.T)
+
+
+def weight_lines(result):
+    """The section comparing the equal weights with the minimax center."""
+    rules = result.get("weight_rules")
+    if not rules:
+        return []
+    names = rules["names"]
+    short = [SHORT_NAMES.get(n, n) for n in names]
+    matrix = np.array(rules["pairwise_ks"])
+    upper = matrix[np.triu_indices(len(names), 1)]
+    a, b = np.unravel_index(np.argmax(matrix), matrix.shape)
+    lines = ["", "## Mixture weights: equal, or the minimax center", "",
+             "The real logs' accuracy distributions, KS distance between every two ("
+             + ", ".join(f"{s} = {n}" for s, n in zip(short, names)) + "):", "",
+             "| | " + " | ".join(short) + " |", "|---" * (len(names) + 1) + "|"]
+    for s, row in zip(short, matrix):
+        lines.append(f"| {s} | " + " | ".join(f"{v:.2f}" for v in row) + " |")
+    lines += ["", f"Median pair {np.median(upper):.3f}, largest {matrix.max():.3f} ({short[a]} - "
+              f"{short[b]}): no distribution is closer than {matrix.max() / 2:.3f} to both of those "
+              "two, so that is a floor for the largest KS distance of any default.", "",
+              "Each log's own site as the built-in site (weight 1), `make_workload("
+              f"{result['default_jobs']:,})` with the default `t_max` (18 h) and with the log's "
+              "own `t_max`, accuracy KS to that log (mean over the seeds): how close the default "
+              "workload's sizes, arrivals and modes let one site come to its log.", "",
+              "| log | t_max (h) | KS, t_max 18 h | KS, own t_max |", "|---|---|---|---|"]
+    for name in names:
+        f = rules["single_site"][name]
+        lines.append(f"| {name} | {f['t_max_h']:.4g} | {np.mean(f['default_t_max']):.3f} | "
+                     f"{np.mean(f['own_t_max']):.3f} |")
+    m = rules["minimax"]
+    seeds = result["default_seeds"]
+    loo = {row["trace"]: row for row in result.get("leave_one_out") or []}
+    held = {row["trace"]: row for row in m["held_out"]}
+    weights = ", ".join(f"{SHORT_NAMES.get(n, n)} {w:.2f}" for n, w in zip(names, m["weights"])
+                        if w > 0.005)
+    lines += ["", "Minimax (Chebyshev) center: the weights minimizing the largest accuracy KS "
+              "distance of the default workload to the source logs "
+              "(`benchmarks/_site_weights.py`: the mixture's accuracy CDF is quadratic in the "
+              "weights, measured from the workloads of every pair of sites, minimized by "
+              f"sequential linear programming on {rules['grid_points']} accuracy values). On "
+              f"the 9 logs: {weights} (grid KS {m['grid_largest']:.3f}, equal weights "
+              f"{max(m['equal_grid_ks']):.3f}). Held out: the same rule on the other 8 logs, "
+              "compared with the log left out. Accuracy KS mean / max over seeds "
+              f"{seeds[0]['seed']}-{seeds[-1]['seed']}.", "",
+              "| log | equal in-sample | minimax in-sample | equal held out | minimax held out |",
+              "|---|---|---|---|---|"]
+    for name in names:
+        eq_in = [s["ks"][name] for s in seeds]
+        mm_in = m["in_sample"]["ks"][name]
+        eq_out = loo[name]["ks"] if name in loo else [np.nan]
+        mm_out = held[name]["ks"]
+        lines.append(f"| {name} | " + " | ".join(
+            f"{np.mean(v):.3f} / {np.max(v):.3f}" for v in (eq_in, mm_in, eq_out, mm_out)) + " |")
+    mm_in = np.array([m["in_sample"]["ks"][n] for n in names])
+    mm_out = np.array([held[n]["ks"] for n in names])
+    eq_in = np.array([[s["ks"][n] for s in seeds] for n in names])
+    mean_acc = m["in_sample"]["mean_accuracy"]
+
+    def summary(per_seed):
+        return (f"largest KS {per_seed.max(axis=0).min():.3f}-{per_seed.max(axis=0).max():.3f}, "
+                f"median {np.median(per_seed, axis=0).min():.3f}-"
+                f"{np.median(per_seed, axis=0).max():.3f}, both targets on "
+                f"{_targets_met(per_seed)} of {per_seed.shape[1]} seeds")
+
+    lines += ["", f"Minimax in-sample: {summary(mm_in)}; mean accuracy {min(mean_acc):.2f}-"
+              f"{max(mean_acc):.2f}. Equal weights in-sample: {summary(eq_in)}."]
+    if loo:
+        eq_out = np.array([loo[n]["ks"] for n in names])
+        lines.append(f"Held out: minimax {summary(mm_out)}; equal weights {summary(eq_out)}.")
+    adopt = _targets_met(mm_in) == mm_in.shape[1] and _targets_met(mm_out) == mm_out.shape[1]
+    lines += ["", "The minimax center meets both KS targets at every seed, in-sample and held out."
+              if adopt else "The minimax center does not meet both KS targets at every seed "
+              "in-sample and held out; the built-in site keeps the equal weights."]
+    return lines
+
+
 def render(result, output_dir):
     lines = ["# Synthetic workloads against the shared logs", ""]
     lines += provenance_lines(result, "workload_validation")
@@ -521,6 +677,7 @@ def render(result, output_dir):
             f"{fd['ks_log_request']:.3f} / {dd['ks_log_request']:.3f} | "
             f"{real['k']} / {fit['k']} | {real['top20_share']:.2f} / {fit['top20_share']:.2f} |")
     lines += loo_lines(result)
+    lines += weight_lines(result)
     lines += ["", "## Fitted parameters", "",
               "| log | t_max (h) | modes | tail share | user share | session share |",
               "|---|---|---|---|---|---|"]

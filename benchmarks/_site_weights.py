@@ -1,0 +1,129 @@
+"""Mixture weights of the built-in site: the equal weights and the minimax (Chebyshev) center.
+
+The built-in site mixes the runtime distributions (per size class) and the
+padding distributions (per runtime bin) of several fitted sites with weights
+``w``. The accuracy distribution of the default workload it generates is then
+exactly quadratic in ``w``: a job's runtime comes from site ``j`` with
+probability ``w_j`` and its padding from site ``i`` with probability ``w_i``,
+independently, so
+
+    G_w(x) = sum_ij w_i w_j A_ij(x),
+
+where ``A_ij`` is the accuracy CDF of the default workload whose built-in
+site has the paddings of site ``i`` and the runtimes of site ``j``
+(:func:`pair_cdfs`, measured once by generating those workloads).
+:func:`minimax_weights` finds the weights of the *central* site: the
+``w`` on the simplex minimizing the largest KS distance
+``max_k sup_x |G_w(x) - F_k(x)|`` to the sources' own accuracy CDFs ``F_k``,
+by sequential linear programming with a trust region (the problem is a
+small non-convex quadratic minimax). The same rule applies to any set of
+fitted sites; rebuilt without one log, it is measured on the log left out.
+"""
+
+import numpy as np
+from scipy.optimize import linprog
+
+GRID_POINTS = 400
+"""Accuracy values at which the CDFs are compared (quantiles of the sources' pooled)."""
+PAIR_JOBS, PAIR_SEEDS = 50_000, (100, 101)
+"""Jobs and seeds of each pair workload (seeds apart from the ones that check the site)."""
+
+
+def sorted_cdf(sorted_values, x):
+    """Empirical CDF of ``sorted_values`` at ``x``."""
+    return np.searchsorted(sorted_values, x, side="right") / sorted_values.size
+
+
+def ks_distance(a, b):
+    """Two-sample KS distance (the statistic of ``scipy.stats.ks_2samp``)."""
+    a, b = np.sort(a), np.sort(b)
+    x = np.concatenate([a, b])
+    return float(np.max(np.abs(sorted_cdf(a, x) - sorted_cdf(b, x))))
+
+
+def pairwise_ks(accuracies):
+    """KS distance between every two logs' accuracy distributions (names sorted)."""
+    names = sorted(accuracies)
+    return names, [[ks_distance(accuracies[a], accuracies[b]) for b in names] for a in names]
+
+
+def comparison_grid(accuracies, points=GRID_POINTS):
+    """Accuracy values at which to compare CDFs: quantiles of all sources together."""
+    pooled = np.concatenate([np.quantile(a, np.linspace(0, 1, points))
+                             for a in accuracies.values()])
+    return np.unique(np.quantile(pooled, np.linspace(0, 1, points)))
+
+
+def pair_cdfs(names, generate, grid):
+    """``A[i, j]``: accuracy CDF on ``grid`` with paddings of site ``i``, runtimes of ``j``.
+
+    ``generate(padding_name, runtime_name, seed)`` returns the accuracies of
+    one such default workload; the CDF averages over :data:`PAIR_SEEDS`.
+    Returned symmetrized (``G_w`` only depends on the symmetric part).
+    """
+    k = len(names)
+    table = np.zeros((k, k, grid.size))
+    for i, pad in enumerate(names):
+        for j, run in enumerate(names):
+            table[i, j] = np.mean([sorted_cdf(np.sort(generate(pad, run, seed)), grid)
+                                   for seed in PAIR_SEEDS], axis=0)
+    return (table + table.transpose(1, 0, 2)) / 2
+
+
+def mixture_cdf(weights, pairs):
+    """``G_w = sum_ij w_i w_j A_ij`` on the grid."""
+    return np.einsum("i,ijx,j->x", weights, pairs, weights)
+
+
+def distances(weights, pairs, targets):
+    """KS distance (on the grid) of the mixture to each target CDF (rows of ``targets``)."""
+    return np.abs(mixture_cdf(weights, pairs)[None] - targets).max(axis=1)
+
+
+def minimax_weights(pairs, targets, *, iterations=200):
+    """Weights on the simplex minimizing the largest KS distance to the targets.
+
+    Sequential linear programming from equal weights: at ``w`` the mixture
+    CDF is linearized (``G_{w+d} ~ G_w + 2 A w . d``), the linear program
+    ``min t`` subject to ``|G_w + J d - F_k| <= t`` on the grid for every
+    target ``k``, ``sum d = 0``, ``w + d >= 0``, ``|d| <= r`` is solved, and
+    the step is kept if the true largest distance falls (the trust radius
+    ``r`` grows by 1.5), else ``r`` halves; stops below ``r = 1e-4``.
+
+    Returns
+    -------
+    weights : ndarray
+    largest : float
+        The largest grid KS distance at ``weights``.
+    """
+    k, m = pairs.shape[0], targets.shape[1]
+    w = np.full(k, 1.0 / k)
+    best = distances(w, pairs, targets).max()
+    radius = 0.2
+    cost = np.zeros(k + 1)
+    cost[-1] = 1.0
+    ones = np.ones((m, 1))
+    for _ in range(iterations):
+        mix = mixture_cdf(w, pairs)
+        jac = 2 * np.einsum("ijx,j->xi", pairs, w)
+        rows, bound = [], []
+        for target in targets:
+            gap = mix - target
+            rows += [np.hstack([jac, -ones]), np.hstack([-jac, -ones])]
+            bound += [-gap, gap]
+        res = linprog(cost, A_ub=np.vstack(rows), b_ub=np.concatenate(bound),
+                      A_eq=np.r_[np.ones(k), 0.0][None], b_eq=[0.0],
+                      bounds=[(max(-wi, -radius), radius) for wi in w] + [(0, None)],
+                      method="highs")
+        if res.status == 0:
+            step = np.maximum(w + res.x[:k], 0.0)
+            step /= step.sum()
+            value = distances(step, pairs, targets).max()
+        if res.status == 0 and value < best - 1e-6:
+            w, best = step, value
+            radius = min(radius * 1.5, 0.5)
+        else:
+            radius /= 2
+            if radius < 1e-4:
+                break
+    return w, float(best)
