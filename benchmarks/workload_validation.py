@@ -584,8 +584,8 @@ def weight_lines(result):
     for s, row in zip(short, matrix):
         lines.append(f"| {s} | " + " | ".join(f"{v:.2f}" for v in row) + " |")
     lines += ["", f"Median pair {np.median(upper):.3f}, largest {matrix.max():.3f} ({short[a]} - "
-              f"{short[b]}): no distribution is closer than {matrix.max() / 2:.3f} to both of those "
-              "two, so that is a floor for the largest KS distance of any default.", "",
+              f"{short[b]}): no distribution is closer than {matrix.max() / 2:.3f} to both of "
+              "those two, so that is a floor for the largest KS distance of any default.", "",
               "Each log's own site as the built-in site (weight 1), `make_workload("
               f"{result['default_jobs']:,})` with the default `t_max` (18 h) and with the log's "
               "own `t_max`, accuracy KS to that log (mean over the seeds): how close the default "
