@@ -95,3 +95,14 @@ def test_default_site_with_all_weight_on_one_site_is_that_site(two_sites):
 def test_default_site_weights_default_to_equal(two_sites):
     assert default_site(two_sites) == {**default_site(two_sites, weights=[1.0, 1.0]),
                                        "method": default_site(two_sites)["method"]}
+
+
+def test_frontier_finds_no_weights_below_the_minimax_distance():
+    grid = np.linspace(0, 1, 101)
+    cdfs = np.array([grid >= 0.2, grid >= 0.8, grid >= 0.5], dtype=float)
+    rows = sw.frontier(_linear_pairs(cdfs), cdfs, caps=(0.4, 0.6))
+    assert rows[0]["largest"] is None and rows[0]["weights"] is None
+    assert rows[1]["largest"] <= 0.6
+    weights = np.array(rows[1]["weights"])
+    found = sw.distances(weights / weights.sum(), _linear_pairs(cdfs), cdfs)
+    assert np.median(found) == pytest.approx(rows[1]["median"], abs=1e-3)
