@@ -62,16 +62,13 @@ from predictkit.workload._runtimes import PROBABILITIES, inverse_transform, quan
 from predictkit.workload._sessions import session_ids
 
 from benchmarks._common import parse_or_render, provenance, provenance_lines, write_json, write_text
-from benchmarks.workload_validation import (QUEUED_LOGS, SLOWDOWN_LOGS, SLOWDOWN_TOLERANCE, easy,
-                                            load_log)
+from benchmarks.workload_validation import (QUEUED_LOGS, SHORT_NAMES, SLOWDOWN_LOGS,
+                                            SLOWDOWN_TOLERANCE, easy, load_log)
 
 VARIANTS = ["base", "width", "ar", "ar+width", "req", "repeat", "lead", "leadfull", "chain",
             "chaingen", "chainw", "tail1"]
 THINK_TIME = 1200.0
-SHORT = {"KTH-SP2-1996-2.1-cln": "KTH", "SDSC-SP2-1998-4.2-cln": "SP2",
-         "SDSC-BLUE-2000-4.2-cln": "BLUE", "Sandia-Ross-2001-1.1-cln": "Ross",
-         "RICC-2010-2": "RICC", "CEA-Curie-2011-2.1-cln": "Curie",
-         "LANL-CM5-1994-4.1-cln": "CM5", "SDSC-DS-2004-2.1-cln": "DS", "ANL-Theta-2022": "Theta"}
+SHORT = SHORT_NAMES
 """Column labels of the logs in the page's wide tables."""
 N_BINS = joint.RUNTIME_BIN_EDGES.size + 1
 

@@ -563,6 +563,7 @@ SHORT_NAMES = {"KTH-SP2-1996-2.1-cln": "KTH", "SDSC-SP2-1998-4.2-cln": "SP2",
                "RICC-2010-2": "RICC", "CEA-Curie-2011-2.1-cln": "Curie",
                "LANL-CM5-1994-4.1-cln": "CM5", "SDSC-DS-2004-2.1-cln": "DS",
                "ANL-Theta-2022": "Theta"}
+"""Short labels of the logs with a queue in the pages' wide tables."""
 
 
 def _targets_met(per_seed):
