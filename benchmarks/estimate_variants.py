@@ -39,7 +39,11 @@ Variants (requests on real runtimes, EASY, mean over the seeds):
   from the paddings of the log's jobs that did not;
 * ``chaingen``: ``chain`` with the whole log's paddings for the fresh draws;
 * ``chainw``: ``chaingen`` with the ``width`` copula;
-* ``tail1``: every job may round to any of the log's modes (``tail_share=1``).
+* ``tail1``: every job may round to any of the log's modes (``tail_share=1``);
+* ``wbin``: paddings per runtime bin and job-size class (share of the machine,
+  as :class:`predictkit.workload.RuntimeDistribution` classes them; a cell
+  with fewer than 50 jobs uses its runtime bin's paddings), so the requests of
+  narrow and wide jobs of the same length differ as in the log.
 
 Run from the repository root: ``python -m benchmarks.estimate_variants
 [--jobs 10000] [--seeds 10] [--output-dir DIR] [--from-json PATH]``. Writes
@@ -58,7 +62,8 @@ from scipy.stats import ks_2samp
 
 from predictkit.workload import JointEstimates
 from predictkit.workload import _joint as joint
-from predictkit.workload._runtimes import PROBABILITIES, inverse_transform, quantile_table
+from predictkit.workload._runtimes import (PROBABILITIES, SIZE_CLASSES, inverse_transform,
+                                           quantile_table, size_class)
 from predictkit.workload._sessions import session_ids
 
 from benchmarks._common import parse_or_render, provenance, provenance_lines, write_json, write_text
@@ -66,7 +71,7 @@ from benchmarks.workload_validation import (QUEUED_LOGS, SHORT_NAMES, SLOWDOWN_L
                                             SLOWDOWN_TOLERANCE, easy, load_log)
 
 VARIANTS = ["base", "width", "ar", "ar+width", "req", "repeat", "lead", "leadfull", "chain",
-            "chaingen", "chainw", "tail1"]
+            "chaingen", "chainw", "tail1", "wbin"]
 THINK_TIME = 1200.0
 SHORT = SHORT_NAMES
 """Column labels of the logs in the page's wide tables."""
@@ -147,7 +152,20 @@ def fit_extra(jobs, measured):
         else 0.0,
         "chain_share": float(repeats.sum() / max(covers.sum(), 1)),
         "fresh_table": quantile_table(padding[fresh], bins[fresh], N_BINS, 50)[0],
+        **size_cells(jobs, padding, bins),
     }
+
+
+def size_cells(jobs, padding, bins):
+    """Paddings per (runtime bin, size class) cell; sparse cells take their bin's row."""
+    n_classes = len(SIZE_CLASSES)
+    machine = jobs.attrs.get("max_procs") or jobs["n_procs"].max()
+    cells = bins * n_classes + size_class(jobs["n_procs"].to_numpy(float), machine)
+    by_bin, _ = quantile_table(padding, bins, N_BINS, 50)
+    table, counts = quantile_table(padding, cells, N_BINS * n_classes, 50)
+    sparse = np.flatnonzero(counts < 50)
+    table[sparse] = by_bin[sparse // n_classes]
+    return {"cell_table": table[:N_BINS * n_classes], "cells": cells}
 
 
 def ar_scores(codes, submit, phi, rng):
@@ -166,8 +184,11 @@ def ar_scores(codes, submit, phi, rng):
     return out
 
 
-def draw(model, jobs, extra, rng, *, scores="base", table=None, width=False):
-    """Requests of the shipped model's steps with another score process or padding table."""
+def draw(model, jobs, extra, rng, *, scores="base", table=None, rows=None, width=False):
+    """Requests of the shipped model's steps with another score process or padding table.
+
+    ``rows``: the row of ``table`` of each job (default its runtime bin).
+    """
     run, users, submit, sessions = columns(jobs)
     n = run.size
     modes, weights, head, tail, padding_table, a, b = model._settings(n, rng)
@@ -193,7 +214,8 @@ def draw(model, jobs, extra, rng, *, scores="base", table=None, width=False):
         log_req = inverse_transform(extra["requests"], bins, lowest + ndtr(z) * (1 - lowest))
         padding = np.maximum(log_req - log_run, 0.0)
     else:
-        padding = np.maximum(inverse_transform(table, bins, ndtr(z)), 0.0)
+        padding = np.maximum(inverse_transform(table, bins if rows is None else rows,
+                                               ndtr(z)), 0.0)
     at_request = padding < np.log10(1 / joint.AT_REQUEST)
     target = np.log10(np.maximum(run, 1.0)) + padding
     use_tail = (rng.random(sessions.max() + 1)[sessions] < tail) | at_request
@@ -228,6 +250,8 @@ def variant_requests(name, model, jobs, extra, seed):
     if name in ("base", "width", "ar", "ar+width", "req"):
         return draw(model, jobs, extra, rng, scores={"ar+width": "ar"}.get(name, name),
                     width=name in ("width", "ar+width"))
+    if name == "wbin":
+        return draw(model, jobs, extra, rng, table=extra["cell_table"], rows=extra["cells"])
     if name in ("lead", "leadfull"):
         own = draw(model, jobs, extra, np.random.default_rng(seed))
         led = draw(model, jobs, extra, np.random.default_rng(seed), table=extra["lead_table"])
