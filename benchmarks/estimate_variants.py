@@ -45,6 +45,11 @@ Variants (requests on real runtimes, EASY, mean over the seeds):
   with fewer than 50 jobs uses its runtime bin's paddings), so the requests of
   narrow and wide jobs of the same length differ as in the log.
 
+Which jobs' requests move the schedule (first jobs only): the shipped
+model's requests for one subset of the jobs (short or long, narrow or wide,
+long and wide) and the real requests for the rest, EASY's bounded slowdown
+over the real requests', mean over the seeds.
+
 Run from the repository root: ``python -m benchmarks.estimate_variants
 [--jobs 10000] [--seeds 10] [--output-dir DIR] [--from-json PATH]``. Writes
 ``estimate_variants.json`` and the page ``estimate_variants.md``.
@@ -76,6 +81,16 @@ THINK_TIME = 1200.0
 SHORT = SHORT_NAMES
 """Column labels of the logs in the page's wide tables."""
 N_BINS = joint.RUNTIME_BIN_EDGES.size + 1
+SHORT_JOB, WIDE_JOB = 600.0, 1 / 16
+"""Longest short job (s) and narrowest wide job (share of the machine) in the attribution."""
+SUBSETS = {
+    "short (<= 10 min)": lambda run, wide: run <= SHORT_JOB,
+    "long (> 10 min)": lambda run, wide: run > SHORT_JOB,
+    "narrow (<= 1/16 of the machine)": lambda run, wide: ~wide,
+    "wide (> 1/16)": lambda run, wide: wide,
+    "long and wide": lambda run, wide: (run > SHORT_JOB) & wide,
+}
+"""Job subsets whose requests alone are generated in the attribution."""
 
 
 def log_slice(log, start, n_jobs):
@@ -270,7 +285,27 @@ def accuracy(run, req):
     return np.minimum(run / np.maximum(req, 1.0), 1.0)
 
 
-def run_slice(name, jobs, seeds):
+def attribution(model, jobs, extra, seeds, real_bsld):
+    """Bounded slowdown ratio with generated requests for one subset, real for the rest."""
+    run = jobs["run_time"].to_numpy(float)
+    machine = jobs.attrs.get("max_procs") or jobs["n_procs"].max()
+    wide = jobs["n_procs"].to_numpy(float) > WIDE_JOB * machine
+    real = jobs["req_time"].to_numpy(float)
+    generated = [variant_requests("base", model, jobs, extra, seed) for seed in seeds]
+    out = {}
+    for label, pick in SUBSETS.items():
+        mask = pick(run, wide)
+        values = []
+        for requests in generated:
+            mixed = jobs.copy()
+            mixed.attrs = jobs.attrs
+            mixed["req_time"] = np.where(mask, requests, real)
+            values.append(easy(mixed)[1])
+        out[label] = {"jobs": int(mask.sum()), "ratio": float(np.mean(values)) / real_bsld}
+    return out
+
+
+def run_slice(name, jobs, seeds, *, attribute=False):
     _, real_bsld = easy(jobs)
     model = JointEstimates().fit(jobs)
     measured = measure(jobs)
@@ -293,6 +328,8 @@ def run_slice(name, jobs, seeds):
                     row["base"] = measure(out)
             values.append(easy(out)[1])
         row["variants"][variant] = {"bsld": float(np.mean(values)), "ks_accuracy": ks}
+    if attribute:
+        row["attribution"] = attribution(model, jobs, extra, seeds, real_bsld)
     return row
 
 
@@ -311,7 +348,7 @@ def main(argv=None):
         t0 = time.perf_counter()
         log = load_log(name)
         seeds = list(range(args.seeds))
-        rows.append(run_slice(name, log_slice(log, 0, args.jobs), seeds))
+        rows.append(run_slice(name, log_slice(log, 0, args.jobs), seeds, attribute=True))
         later.append(run_slice(name, log_slice(log, args.jobs, args.jobs), seeds))
         print(f"{name}: {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     result = {"provenance": made, "jobs": args.jobs, "seeds": args.seeds, "logs": rows,
@@ -319,6 +356,39 @@ def main(argv=None):
     print(json.dumps(result, indent=1))
     write_json(args.output_dir / "estimate_variants.json", result)
     render(result, args.output_dir)
+
+
+def attribution_lines(result):
+    """The table of which jobs' generated requests move the schedule (first jobs)."""
+    rows = [r for r in result["logs"] if "attribution" in r]
+    if not rows:
+        return []
+    lines = ["", "## Which jobs' requests move the schedule", "",
+             f"First {result['jobs']:,} jobs: the shipped model's requests for one subset of "
+             "the jobs and the real requests for the rest; bounded slowdown ratio to the real "
+             "requests' (mean over the seeds; in brackets the subset's share of the jobs). "
+             "All = the shipped model for every job (`base` above).", "",
+             "| generated for | " + " | ".join(SHORT.get(r["trace"], r["trace"]) for r in rows)
+             + " |", "|---" * (len(rows) + 1) + "|",
+             "| all | " + " | ".join(f"{ratio(r, 'base'):.2f}" for r in rows) + " |"]
+    n_jobs = {r["trace"]: r["attribution"][next(iter(SUBSETS))]["jobs"]
+              + r["attribution"]["long (> 10 min)"]["jobs"] for r in rows}
+    for label in SUBSETS:
+        lines.append(f"| {label} | " + " | ".join(
+            f"{r['attribution'][label]['ratio']:.2f} "
+            f"({r['attribution'][label]['jobs'] / n_jobs[r['trace']]:.2f})" for r in rows) + " |")
+    parts = []
+    for r in rows:
+        if abs(ratio(r, "base") - 1) <= SLOWDOWN_TOLERANCE:
+            continue
+        moved = r["attribution"]
+        top = max(SUBSETS, key=lambda label: abs(np.log(moved[label]["ratio"])))
+        parts.append(f"{SHORT.get(r['trace'], r['trace'])} {ratio(r, 'base'):.2f}, {top} "
+                     f"{moved[top]['ratio']:.2f}")
+    lines += ["", f"Logs outside {SLOWDOWN_TOLERANCE:.0%} with every job's request generated, "
+              "and the subset whose generated requests alone move the slowdown most: "
+              + ("; ".join(parts) or "none") + "."]
+    return lines
 
 
 def ratio(row, variant):
@@ -390,6 +460,7 @@ def render(result, output_dir):
         cells = [f"{ratio(r, v):.2f}" for r in later]
         lines.append(f"| {v} | " + " | ".join(cells) + f" | {len(later_close[v])} of "
                      f"{len(later)} | {later_spread[v]:.3f} |")
+    lines += attribution_lines(result)
     winners = [v for v in VARIANTS if len(close[v]) == best]
     lines += ["", "## Findings", "",
               f"No variant meets the target: the most logs within {SLOWDOWN_TOLERANCE:.0%} is "
