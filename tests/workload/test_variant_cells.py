@@ -27,3 +27,30 @@ def test_dense_cells_keep_their_own_paddings_and_sparse_cells_their_bins():
     assert np.allclose(table[k + 3], np.quantile(padding, PROBABILITIES))
     # an empty cell of a dense bin takes that bin's paddings
     assert np.allclose(table[1], np.quantile(padding[:360], PROBABILITIES))
+
+
+def test_attribution_is_one_for_an_empty_subset_and_the_base_ratio_for_every_job():
+    from benchmarks.estimate_variants import attribution, fit_extra, measure, variant_requests
+    from benchmarks.workload_validation import easy
+    from predictkit.datasets import make_workload
+    from predictkit.workload import JointEstimates
+
+    jobs = make_workload(400, random_state=3, machine_procs=64)
+    jobs["run_time"] = np.minimum(jobs["run_time"], 600.0)  # every job short
+    jobs["req_time"] = np.maximum(jobs["req_time"], jobs["run_time"])
+    _, real = easy(jobs)
+    model = JointEstimates().fit(jobs)
+    extra = fit_extra(jobs, measure(jobs))
+    out = attribution(model, jobs, extra, [0, 1], real)
+    assert out["long (> 10 min)"]["jobs"] == 0
+    assert out["long (> 10 min)"]["ratio"] == 1.0
+    assert out["long and wide"]["ratio"] == 1.0
+    base = []
+    for seed in (0, 1):
+        generated = jobs.copy()
+        generated.attrs = jobs.attrs
+        generated["req_time"] = variant_requests("base", model, jobs, extra, seed)
+        base.append(easy(generated)[1])
+    assert out["short (<= 10 min)"]["jobs"] == len(jobs)
+    assert np.isclose(out["short (<= 10 min)"]["ratio"], np.mean(base) / real)
+    assert out["narrow (<= 1/16 of the machine)"]["jobs"] + out["wide (> 1/16)"]["jobs"] == len(jobs)
