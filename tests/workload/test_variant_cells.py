@@ -53,4 +53,5 @@ def test_attribution_is_one_for_an_empty_subset_and_the_base_ratio_for_every_job
         base.append(easy(generated)[1])
     assert out["short (<= 10 min)"]["jobs"] == len(jobs)
     assert np.isclose(out["short (<= 10 min)"]["ratio"], np.mean(base) / real)
-    assert out["narrow (<= 1/16 of the machine)"]["jobs"] + out["wide (> 1/16)"]["jobs"] == len(jobs)
+    widths = out["narrow (<= 1/16 of the machine)"]["jobs"] + out["wide (> 1/16)"]["jobs"]
+    assert widths == len(jobs)
