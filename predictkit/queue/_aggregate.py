@@ -8,7 +8,15 @@ on the log scale, ``rho_q(log(w + c) - log(b + c))`` (Koenker & Bassett
 1978), summed over the jobs whose waits are known, each weighted by
 ``gamma ** age`` with ``gamma = 1 - 1 / memory``; the expert with the
 smallest loss gives the bound (follow the leader on a discounted loss, the
-selection step of online aggregation of quantile experts).
+selection step of online aggregation of quantile experts). The miss side of
+the loss is bounded: a wait above the bound costs ``q min(u, log 2)``, so an
+expert is judged by how often its bounds fail, as their users see it, and by
+how loose they are when they hold, not by how far a wait overshot a failed
+bound. Without the bound, the forecast experts -- whose rare misses are far
+(the forecast said "now", the job waited a day) -- lose to QBETS on logs
+where they hold as often and are much tighter (SDSC-Par-1996: QBETS chosen
+for 18 of 31 thousand jobs, median bound / wait 0.88x QBETS's instead of
+0.62x).
 
 The selection only ever chooses a bound that one expert makes, but choosing
 by the loss of the recent past opens a gap in coverage when the ground moves.
@@ -30,6 +38,8 @@ import math
 __all__ = ["ExpertAggregator"]
 
 OFFSET = 60.0
+MISS_CAP = math.log(2.0)
+"""Largest charge (log units, before the factor ``q``) of a wait above a bound."""
 
 
 class ExpertAggregator:
@@ -69,7 +79,7 @@ class ExpertAggregator:
         charged = []
         for b in bounds:
             u = lw - math.log(b + OFFSET)
-            charged.append(q * u if u > 0 else (q - 1.0) * u)
+            charged.append(q * min(u, MISS_CAP) if u > 0 else (q - 1.0) * u)
         old = self.losses.get(key)
         if old is None:
             self.losses[key] = charged

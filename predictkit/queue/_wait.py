@@ -76,7 +76,7 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         forecast expert (see :mod:`predictkit.queue._conformal`): each miss
         multiplies its bounds by ``exp(eta q*)``, each hit by
         ``exp(-eta (1 - q*))``.
-    final_step : float, default=0.005
+    final_step : float, default=0.01
         Step (log units) of the final online raise of the chosen bound (see
         :mod:`predictkit.queue._aggregate`).
     memory : int, default=1000
@@ -142,7 +142,7 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
     }
 
     def __init__(self, *, quantile=0.95, runtime=None, capacity=None, window=1000,
-                 step=0.05, final_step=0.005, memory=1000, max_queue=512):
+                 step=0.05, final_step=0.01, memory=1000, max_queue=512):
         self.quantile = quantile
         self.runtime = runtime
         self.capacity = capacity
