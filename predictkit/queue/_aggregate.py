@@ -16,7 +16,7 @@ bound. Without the bound, the forecast experts -- whose rare misses are far
 (the forecast said "now", the job waited a day) -- lose to QBETS on logs
 where they hold as often and are much tighter (SDSC-Par-1996: QBETS chosen
 for 18 of 31 thousand jobs, median bound / wait 0.88x QBETS's instead of
-0.62x).
+0.64x).
 
 The selection only ever chooses a bound that one expert makes, but choosing
 by the loss of the recent past opens a gap in coverage when the ground moves.
