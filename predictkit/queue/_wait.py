@@ -7,8 +7,11 @@ with theirs -- is simulated forward (:mod:`._forward`, what Slurm's
 section 4.1 measure the same forecast inside a simulator). The forecast is
 then calibrated online on the waits of the jobs already started
 (:mod:`._conformal`): a per-class conformal quantile of the log ratio of
-wait to forecast, shifted online so that the share of misses stays at
-``1 - q`` whatever the drift.
+wait to forecast, with and without an online shift that keeps the share of
+misses at ``1 - q``. These two bounds and QBETS's history-only bound are
+experts: per forecast band, the one with the smallest recent pinball loss
+gives the bound, and a final online step on that bound keeps coverage
+(:mod:`._aggregate`).
 """
 
 import heapq
@@ -23,8 +26,10 @@ from sklearn.utils.validation import check_is_fitted
 from .._table import job_width, requested_width
 from .._validation import HasMethods, Interval, ParamsValidatedMixin, StrOptions, invalid_parameter
 from ..exceptions import InvalidParameterError, JobTableError
+from ._aggregate import ExpertAggregator
 from ._conformal import ConformalCalibrator, job_class, score
 from ._forward import forecast_wait, replay_forecasts
+from ._qbets import QBETS
 
 __all__ = ["WaitPredictor"]
 
@@ -37,14 +42,19 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
     queued jobs ahead of it (from :meth:`observe_queue`) are simulated forward
     with conservative backfilling on the predicted runtimes
     (:func:`predictkit.queue._forward.forecast_wait`); the new job's start in
-    that plan is the forecast ``F``. The bound is ``(F + 60) exp(s) - 60``,
-    ``s`` a conformal quantile of the scores ``log((w + 60) / (F + 60))`` of
-    recent jobs of the same class (forecast band, room for the job alone,
-    width, short request, the last score of the job's user), shifted online
-    (Gibbs & Candes 2021; Angelopoulos et al. 2023) so that the share of
-    jobs waiting longer than their bound stays at most ``1 - q`` (see
-    :mod:`predictkit.queue._conformal`). With ``quantile=0.5`` the bound is
-    the point forecast.
+    that plan is the forecast ``F``. Three bounds at ``q`` are made (experts):
+    ``(F + 60) exp(s) - 60``, ``s`` a conformal quantile of the scores
+    ``log((w + 60) / (F + 60))`` of recent jobs of the same class (forecast
+    band, room for the job alone, width, short request, the last score of
+    the job's user), as it is and shifted online (Gibbs & Candes 2021;
+    Angelopoulos et al. 2023) so that the share of jobs waiting longer than
+    it stays at ``1 - q`` (see :mod:`predictkit.queue._conformal`); and
+    :class:`QBETS`'s bound from the history of waits alone. Per forecast
+    band, the expert with the smallest discounted pinball loss on the
+    recent waits gives the bound, raised online (never lowered below it)
+    by the misses of the final bounds of the band (projected quantile
+    tracking, see :mod:`predictkit.queue._aggregate`). With
+    ``quantile=0.5`` the bound is the point forecast.
 
     Parameters
     ----------
@@ -62,9 +72,16 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
     window : int, default=1000
         Recent scores kept per class.
     step : float, default=0.05
-        Step ``eta`` (log units) of the online shift of the bound (see
-        :mod:`predictkit.queue._conformal`): each miss multiplies the bounds
-        by ``exp(eta q*)``, each hit by ``exp(-eta (1 - q*))``.
+        Step ``eta`` (log units) of the online shift of the shifted
+        forecast expert (see :mod:`predictkit.queue._conformal`): each miss
+        multiplies its bounds by ``exp(eta q*)``, each hit by
+        ``exp(-eta (1 - q*))``.
+    final_step : float, default=0.01
+        Step (log units) of the final online raise of the chosen bound (see
+        :mod:`predictkit.queue._aggregate`).
+    memory : int, default=1000
+        The experts' pinball losses are discounted by ``1 - 1 / memory``
+        per job of the band.
     max_queue : int, default=512
         Queued jobs placed ahead of a new job in the forward simulation, at
         most (the earliest submitted).
@@ -77,8 +94,12 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         Waits with a forecast, used for calibration.
     capacity_ : float
         The capacity used for the last forecast.
-    shift_ : float
-        The online shift of the score threshold now (log units).
+    shift_ : dict
+        The online shift of the shifted forecast expert per forecast band
+        now (log units).
+    final_shift_ : dict
+        The final raise of the chosen bound per forecast band now (log
+        units).
 
     Notes
     -----
@@ -115,16 +136,20 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         "capacity": [Interval(Real, 0, None, closed="neither"), None],
         "window": [Interval(Integral, 10, None, closed="left")],
         "step": [Interval(Real, 0, 1, closed="left")],
+        "final_step": [Interval(Real, 0, 1, closed="left")],
+        "memory": [Interval(Integral, 1, None, closed="left")],
         "max_queue": [Interval(Integral, 0, None, closed="left")],
     }
 
     def __init__(self, *, quantile=0.95, runtime=None, capacity=None, window=1000,
-                 step=0.05, max_queue=512):
+                 step=0.05, final_step=0.01, memory=1000, max_queue=512):
         self.quantile = quantile
         self.runtime = runtime
         self.capacity = capacity
         self.window = window
         self.step = step
+        self.final_step = final_step
+        self.memory = memory
         self.max_queue = max_queue
 
     # -- construction -------------------------------------------------------
@@ -140,13 +165,16 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         self._calibrator = ConformalCalibrator(
             float(self.quantile), window=int(self.window), step=float(self.step),
             min_scores=_min_scores(float(self.quantile)))
+        self._aggregator = ExpertAggregator(float(self.quantile), n_experts=3,
+                                            memory=int(self.memory), step=float(self.final_step))
+        self._history = _history_expert(float(self.quantile))
         self._runtime_model = None
         self._jobs = {}  # label -> dict of what is known about the job
         self._started = []  # labels of started jobs, in the order added
         self._ended_fed = set()
         self._pending = set()  # started, not predicted yet
         self._user_score = {}  # user -> score of the user's job that started last
-        self._outcomes = []  # (known time, missed, label) not applied yet
+        self._outcomes = []  # (known time, missed, label, kind) not applied yet
         self._queue = None
         self._cap = 0.0 if self.capacity is None else float(self.capacity)
         self.n_seen_ = 0
@@ -200,20 +228,25 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
                 self._score(job)
             else:
                 self._pending.add(label)
+        self._history.partial_fit(table, waits)
         self._queue = None
         return self
 
     def _score(self, job):
         value = score(job["wait"], job["forecast"])
         self._calibrator.add(job["class"], value)
+        self._aggregator.add(job["class"][:1], job["experts"], job["wait"])
         if job["user"] == job["user"]:
             self._user_score[job["user"]] = value
         self.n_scored_ += 1
-        if job.get("bound", math.nan) == job.get("bound", math.nan) and not job.get("told"):
-            job["told"] = True
-            missed = job["wait"] > job["bound"]
-            when = job["submit"] + job["bound"] if missed else job["start"]
-            self._outcomes.append((when, int(missed), job["label"]))
+        told = job.setdefault("told", [False, False])
+        for kind, key in enumerate(("shifted", "bound")):
+            b = job[key]
+            if b == b and not told[kind]:
+                told[kind] = True
+                missed = job["wait"] > b
+                when = job["submit"] + b if missed else job["start"]
+                self._outcomes.append((when, int(missed), job["label"], kind))
 
     def observe_queue(self, X, now):
         """Tell the estimator which jobs are waiting at ``now`` (the queue a new job joins).
@@ -237,6 +270,7 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         keep = np.flatnonzero(submit < now)
         keep = keep[np.argsort(submit[keep], kind="stable")]
         self._queue = (now, table.iloc[keep])
+        self._history.observe_queue(table, now)
         return self
 
     # -- prediction ---------------------------------------------------------
@@ -277,6 +311,8 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         labels = table.index.tolist()
         batch = set(labels)
         out = np.full(len(table), np.nan)
+        history = (self._history.predict(table) if hasattr(self._history, "n_seen_")
+                   else np.full(len(table), np.nan))
         for now in np.unique(submit).tolist():
             rows = np.flatnonzero(submit == now)
             runtime = self._predict_runtime(table.iloc[rows], request[rows], now)
@@ -312,9 +348,13 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
                            **{"class": job_class(f, float(alone), procs[r], self._cap,
                                                    request[r],
                                                    self._user_score.get(user, math.nan))})
-                job["bound"] = self._calibrator.bound(job["class"], f,
-                                                      self._calibrator.shift(job["class"]),
-                                                      self._class_queue(now, job["class"], batch))
+                queued = self._class_queue(now, job["class"], batch)
+                job["shifted"] = self._calibrator.bound(
+                    job["class"], f, self._calibrator.shift(job["class"]), queued)
+                job["experts"] = [job["shifted"],
+                                  self._calibrator.bound(job["class"], f, 0.0, queued),
+                                  float(history[r])]
+                job["bound"] = self._aggregator.bound(job["class"][:1], job["experts"])
                 out[r] = job["bound"]
             for r in rows.tolist():
                 if labels[r] in self._pending:
@@ -322,6 +362,7 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
                     self._score(self._jobs[labels[r]])
         self.capacity_ = self._cap
         self.shift_ = dict(self._calibrator.delta)
+        self.final_shift_ = dict(self._aggregator.delta)
         return out
 
     def _settle(self, now):
@@ -331,18 +372,28 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
             return
         for label in self._queue[1].index.tolist():
             job = self._jobs.get(label)
-            if job is None or "bound" not in job or job.get("told"):
+            if job is None or "bound" not in job:
                 continue
-            b = job["bound"]
-            if b == b and job["submit"] + b < now:
-                job["told"] = True
-                self._outcomes.append((job["submit"] + b, 1, label))
+            told = job.setdefault("told", [False, False])
+            for kind, key in enumerate(("shifted", "bound")):
+                b = job[key]
+                if b == b and not told[kind] and job["submit"] + b < now:
+                    told[kind] = True
+                    self._outcomes.append((job["submit"] + b, 1, label, kind))
         self._apply_outcomes()
 
     def _apply_outcomes(self):
-        """Move the shift by the outcomes learnt since the last prediction, in known order."""
-        for _, missed, label in sorted(self._outcomes, key=lambda e: (e[0], e[1], e[2])):
-            self._calibrator.outcome(self._jobs[label]["class"], bool(missed))
+        """Move the shifts by the outcomes learnt since the last prediction, in known order.
+
+        Kind 0 is an outcome of the shifted forecast expert (its own shift),
+        kind 1 one of the final bound (the aggregator's raise).
+        """
+        for _, missed, label, kind in sorted(self._outcomes):
+            klass = self._jobs[label]["class"]
+            if kind == 0:
+                self._calibrator.outcome(klass, bool(missed))
+            else:
+                self._aggregator.outcome(klass[:1], bool(missed))
         self._outcomes = []
 
     def _class_queue(self, now, label, batch):
@@ -441,12 +492,15 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         forecast, alone, caps = replay_forecasts(submit, start, end, requested_width(table),
                                           job_width(table), runtime, request,
                                           capacity=self.capacity, max_queue=self.max_queue)
-        out = calibrate_replay(self._calibrator, submit, start, waits, forecast, alone,
-                               requested_width(table), request, caps, _users(table))
+        history = self._history._replay(table, waits, start)
+        out = calibrate_replay(self._calibrator, self._aggregator, submit, start, waits,
+                               forecast, alone, requested_width(table), request, caps,
+                               _users(table), history)
         self.n_seen_ = int(np.isfinite(start).sum())
         self.n_scored_ = self.n_seen_
         self.capacity_ = float(caps[-1]) if len(caps) else self._cap
         self.shift_ = dict(self._calibrator.delta)
+        self.final_shift_ = dict(self._aggregator.delta)
         return out
 
     def _replay_runtimes(self, table, run_time, start, request):
@@ -463,16 +517,18 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         return tags
 
 
-def calibrate_replay(calibrator, submit, start, waits, forecast, alone, procs, request, caps,
-                     users):
+def calibrate_replay(calibrator, aggregator, submit, start, waits, forecast, alone, procs,
+                     request, caps, users, history):
     """The calibrated bound of every job, in one pass over the submissions.
 
-    Before the jobs submitted at ``t`` are bounded: the scores of the jobs
-    predicted earlier that started at or before ``t`` are added (start
-    order, ties by submission then row), and every outcome known by ``t``
-    (a hit at the start, a miss once ``submit + bound < t``) updates the
-    online shift. Scores of jobs starting at their own submission are
-    added right after their batch.
+    Before the jobs submitted at ``t`` are bounded: the scores (and the
+    experts' losses) of the jobs predicted earlier that started at or
+    before ``t`` are added (start order, ties by submission then row), and
+    every outcome known by ``t`` (a hit at the start, a miss once
+    ``submit + bound < t``) updates the online shift of the shifted expert
+    (its own bound's outcomes) or the final raise (the final bound's).
+    Scores of jobs starting at their own submission are added right after
+    their batch. ``history`` holds QBETS's bound of every job.
     """
     n = len(submit)
     out = np.full(n, np.nan)
@@ -484,13 +540,16 @@ def calibrate_replay(calibrator, submit, start, waits, forecast, alone, procs, r
     submit_l, start_l, wait_l = submit.tolist(), start.tolist(), waits.tolist()
     forecast_l, procs_l, caps_l = forecast.tolist(), procs.tolist(), caps.tolist()
     alone_l, request_l, users_l = alone.tolist(), request.tolist(), users.tolist()
+    history_l = np.asarray(history, dtype=np.float64).tolist()
     last_score = {}
     label = [0] * n
+    experts = [None] * n
     predicted = [False] * n
-    told = []  # (known time, missed, row): a hit is known at its start, a miss once past
+    told = []  # (known time, missed, row, kind): a hit is known at its start, a miss once past
     queues = {}  # class label -> _ClassQueue of its queued jobs
     add, bound, outcome, level = (calibrator.add, calibrator.bound, calibrator.outcome,
                                   calibrator.shift)
+    charge, combine, final = aggregator.add, aggregator.bound, aggregator.outcome
     i_start = 0
     n_started = len(by_start)
     by_start = by_start.tolist()
@@ -509,25 +568,35 @@ def calibrate_replay(calibrator, submit, start, waits, forecast, alone, procs, r
             if predicted[j]:
                 value = score(wait_l[j], forecast_l[j])
                 add(label[j], value)
+                charge(label[j][:1], experts[j], wait_l[j])
                 if users_l[j] == users_l[j]:
                     last_score[users_l[j]] = value
         while told and (told[0][0] < t or (told[0][0] == t and not told[0][1])):
-            _, missed, row = heapq.heappop(told)
-            outcome(label[row], bool(missed))
+            _, missed, row, kind = heapq.heappop(told)
+            if kind == 0:
+                outcome(label[row], bool(missed))
+            else:
+                final(label[row][:1], bool(missed))
         batch = order[pos:stop]
         for j in batch:
             f = forecast_l[j]
             label[j] = job_class(f, alone_l[j], procs_l[j], caps_l[j], request_l[j],
                                  last_score.get(users_l[j], math.nan))
             queue = queues.get(label[j])
-            b = bound(label[j], f, level(label[j]), None if queue is None else queue.arrays(t))
+            queued = None if queue is None else queue.arrays(t)
+            shifted = bound(label[j], f, level(label[j]), queued)
+            experts[j] = [shifted, bound(label[j], f, 0.0, queued), history_l[j]]
+            b = combine(label[j][:1], experts[j])
             out[j] = b
             predicted[j] = True
-            if b == b and has_start[j]:
-                if wait_l[j] > b:
-                    heapq.heappush(told, (submit_l[j] + b, 1, j))
-                else:
-                    heapq.heappush(told, (start_l[j], 0, j))
+            if has_start[j]:
+                for kind, value in ((0, shifted), (1, b)):
+                    if value != value:
+                        continue
+                    if wait_l[j] > value:
+                        heapq.heappush(told, (submit_l[j] + value, 1, j, kind))
+                    else:
+                        heapq.heappush(told, (start_l[j], 0, j, kind))
         for j in batch:
             if has_start[j] and start_l[j] > t:
                 queue = queues.get(label[j])
@@ -537,6 +606,7 @@ def calibrate_replay(calibrator, submit, start, waits, forecast, alone, procs, r
             if start_l[j] <= t:
                 value = score(wait_l[j], forecast_l[j])
                 add(label[j], value)
+                charge(label[j][:1], experts[j], wait_l[j])
                 if users_l[j] == users_l[j]:
                     last_score[users_l[j]] = value
         pos = stop
@@ -581,6 +651,11 @@ def _users(table):
     """The user of each job (NaN where unknown: such jobs have no user evidence)."""
     users = _column(table, "user_id")
     return np.where(np.isfinite(users) & (users >= 0), users, np.nan)
+
+
+def _history_expert(quantile):
+    """QBETS at ``quantile`` (its defaults, seeded): the history-only expert."""
+    return QBETS(quantile=quantile, random_state=0)
 
 
 def _min_scores(quantile):

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from predictkit.datasets import make_workload
 from predictkit.exceptions import ConfigError, JobTableError
 from predictkit.model_selection import replay
-from predictkit.queue import WaitPredictor
+from predictkit.queue import QBETS, WaitPredictor
 from predictkit.queue._conformal import ConformalCalibrator, score
 from predictkit.queue._forward import GRID, forecast_wait, replay_forecasts
 from predictkit.runtime import RecentUsageMax
@@ -160,7 +160,11 @@ def test_protocol_predict_start_probability_and_forecast(waited):
     model.observe_queue(queue, now=t)
     new = waited.iloc[[400]]
     bound = model.predict(new)
-    assert bound.shape == (1,) and np.isnan(bound[0])  # never calibrated: no bound yet
+    # the forecast is never calibrated (no job was predicted): QBETS's bound from the history
+    history = QBETS(quantile=0.9, random_state=0).fit(started.iloc[:0])
+    history.partial_fit(started[ends <= t], started["wait_time"][ends <= t])
+    history.observe_queue(queue, now=t)
+    assert bound.shape == (1,) and bound[0] == history.predict(new)[0]
     assert model.forecast(new)[0] >= 0.0
     p = model.start_probability(new, within=[600.0])
     assert np.isnan(p[0])
