@@ -84,15 +84,20 @@ last runtimes, increments on underestimation, shortest-first backfilling."""
 TANG_KEYS = ("user", "group", "user,group", "user,group,request")
 """Tang et al. (2013) section 4.2.2: the four similarity keys."""
 
+RECENT_COUNTS = (1, 2, 3)
+"""Runtimes averaged by the built-in recent-average candidates (EASY++: 2)."""
 
-def schedule_candidates(*, keys=TANG_KEYS, quantiles=(0.7, 0.85, 0.95), easy_pp_style=True):
+
+def schedule_candidates(*, keys=TANG_KEYS, quantiles=(0.7, 0.85, 0.95), easy_pp_style=True,
+                        recent=RECENT_COUNTS):
     """The built-in candidate set: every built-in predictor, selective or not.
 
     Requested times; EASY++; Tang's walltime adjuster for each key and
     quantile (30-day window); Klusacek's recent usage max; the recent
-    average of two -- each used regularly and selectively, and (with
-    ``easy_pp_style``) also with EASY++'s increments and shortest-first
-    backfilling. Perfect estimates are not a candidate: no scheduler has them.
+    average of the user's last one, two and three runtimes -- each used
+    regularly and selectively, and (with ``easy_pp_style``) also with
+    EASY++'s increments and shortest-first backfilling: 66 by default.
+    Perfect estimates are not a candidate: no scheduler has them.
 
     Parameters
     ----------
@@ -100,15 +105,30 @@ def schedule_candidates(*, keys=TANG_KEYS, quantiles=(0.7, 0.85, 0.95), easy_pp_
         Similarity keys of the walltime adjuster (short names).
     quantiles : sequence of float, default (0.7, 0.85, 0.95)
     easy_pp_style : bool, default True
+    recent : sequence of int, default (1, 2, 3)
+        How many of the user's last runtimes the recent-average candidates
+        average. EASY++ fixes two; how far back a user's runs still say
+        something about the next one is a setting of the site's workload,
+        like Tang's quantile, so the neighbours of two are candidates too
+        (``recent=(2,)`` gives the 58 candidates of earlier versions).
 
     Returns
     -------
     list of ScheduleCandidate
         No two alike; requested times first.
+
+    Raises
+    ------
+    ConfigError
+        For a ``recent`` count that is not a whole number >= 1.
     """
     predictors = [("tang", (("keys", k), ("quantile", float(q)))) for k in keys
                   for q in quantiles]
-    predictors += [("usage-max", ()), ("recent-average", (("n_recent", 2),))]
+    predictors += [("usage-max", ())]
+    for n in recent:
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ConfigError(f"recent must hold whole numbers >= 1, got {n!r}")
+    predictors += [("recent-average", (("n_recent", int(n)),)) for n in recent]
     styles = [("double", "priority")] + ([("increments", "sjf")] if easy_pp_style else [])
     out = [ScheduleCandidate("requested")]
     if easy_pp_style:
