@@ -132,6 +132,27 @@ def test_candidate_set_holds_every_builtin_predictor_once():
     assert ScheduleCandidate("requested").estimates() == "requested"
 
 
+def test_recent_averages_of_one_two_and_three_runtimes_are_candidates():
+    candidates = schedule_candidates()
+    assert len(candidates) == 66
+    counts = {dict(c.params)["n_recent"] for c in candidates if c.predictor == "recent-average"}
+    assert counts == {1, 2, 3}
+    for n in (1, 2, 3):  # each used four ways, like every other predictor
+        assert sum(c.params == (("n_recent", n),) for c in candidates) == 4
+    earlier = schedule_candidates(recent=(2,))
+    assert len(earlier) == 58 and set(earlier) < set(candidates)
+    assert EASY_PLUS_PLUS in earlier
+    assert not any(c.predictor == "recent-average" for c in schedule_candidates(recent=()))
+    assert isinstance(schedule_candidates(recent=(4,))[-1].estimates(), RecentAverage)
+    assert schedule_candidates(recent=(4,))[-1].estimates().n_recent == 4
+
+
+@pytest.mark.parametrize("recent", [(0,), (2, -1), (1.5,), ("2",), (True,)])
+def test_bad_recent_counts_are_one_clear_error(recent):
+    with pytest.raises(ConfigError, match="recent must hold whole numbers >= 1"):
+        schedule_candidates(recent=recent)
+
+
 @pytest.mark.parametrize("kwargs, message", [
     ({"metric": "utilization"}, "metric must be one of"),
     ({"candidates": []}, "candidates is empty"),
