@@ -86,15 +86,20 @@ TANG_PLUS = ScheduleCandidate("tang", (("keys", "user,group,request"), ("quantil
 EARLIER_CANDIDATES = frozenset(c.name for c in schedule_candidates(recent=(2,)))
 """The 58 candidates of earlier versions (recent average of two only)."""
 SELECTION_DESIGNS = [
-    ("58 candidates (recent average of 2 only), mean", True, "mean", {}),
-    ("66 candidates, mean (the default)", False, "mean", {}),
-    ("66, mean over the past jobs", False, "jobs", {}),
-    ("66, recent periods first (half-life 1 period)", False, "recent", {"half_life": 1.0}),
-    ("66, recent periods first (half-life 3 periods)", False, "recent", {"half_life": 3.0}),
-    ("66, recent periods first (half-life 6 periods)", False, "recent", {"half_life": 6.0}),
-    ("66, mean rank across the periods", False, "rank", {}),
+    ("58 mean", "the 58 candidates of earlier versions (recent average of 2 only), mean",
+     True, "mean", {}),
+    ("mean", "the 66 candidates, mean of the period scores (the default)", False, "mean", {}),
+    ("jobs", "the 66, mean over the past jobs", False, "jobs", {}),
+    ("recent 1", "the 66, recent periods weighted more, half-life 1 period", False, "recent",
+     {"half_life": 1.0}),
+    ("recent 3", "the 66, recent periods weighted more, half-life 3 periods", False, "recent",
+     {"half_life": 3.0}),
+    ("recent 6", "the 66, recent periods weighted more, half-life 6 periods", False, "recent",
+     {"half_life": 6.0}),
+    ("rank", "the 66, mean rank across the periods", False, "rank", {}),
 ]
-"""Ways of choosing compared on the page: (label, earlier candidates only, criterion, options)."""
+"""Ways of choosing compared on the page: (short name, description, earlier candidates only,
+criterion, criterion options)."""
 
 
 def estimate_sources():
@@ -289,7 +294,7 @@ def easypp_findings(rows):
 def design_choices(row):
     """Per design of :data:`SELECTION_DESIGNS`: the candidate it chooses on one log and its score."""
     out = []
-    for label, earlier, criterion, options in SELECTION_DESIGNS:
+    for label, _, earlier, criterion, options in SELECTION_DESIGNS:
         pool = [c for c in row["candidates"] if not earlier or c["candidate"] in EARLIER_CANDIDATES]
         scores = np.array([[np.nan if v is None else v for v in c["folds"]] for c in pool])
         cv = cross_validation_scores(scores, criterion=criterion, job_counts=row["fold_jobs"],
@@ -344,30 +349,39 @@ def selection_findings(rows, target=9):
 def design_section(sel):
     """The ways of choosing compared on the same runs: one row per design, one column per log."""
     designs = design_findings(sel)
-    short = [row["trace"].split("-")[0] + "-" + row["trace"].split("-")[1] for row in sel]
+    described = {d[0]: d[1] for d in SELECTION_DESIGNS}
     lines = ["", "### Other ways of choosing, on the same runs", "",
              "Each design picks from the same simulations by its own criterion "
-             "(`cross_validation_scores`): the candidate set of earlier versions (the recent "
-             "average of two runtimes only), and with the 66 candidates the mean of the "
-             "period scores (the default), the mean over the past jobs (each period weighted "
-             "by its jobs), a mean weighting recent periods more (the weight halves every "
-             "half-life) and the mean rank across periods. Cells: the chosen candidate's mean "
-             "bounded slowdown on the following months; `<` below EASY++, `=` the same, `>` "
-             "above.", "",
-             "| design | lower | same | higher | mean change | " + " | ".join(short) + " |",
-             "|---|---:|---:|---:|---:|" + "---:|" * len(sel),
-             "| EASY++ | | | | | " + " | ".join(f"{r['easypp_test']:.3f}" for r in sel) + " |"]
+             "(`cross_validation_scores`); the recent weighting halves a period's weight every "
+             "half-life.", "",
+             "| design | what it chooses from and how | lower than EASY++ | same | higher | "
+             "mean change |", "|---|---|---:|---:|---:|---:|"]
     for d in designs:
-        marks = ["<" if t < r["easypp_test"] else "=" if t == r["easypp_test"] else ">"
-                 for t, r in zip(d["tests"], sel)]
-        lines.append(f"| {d['design']} | {d['wins']} | {d['ties']} | {d['losses']} | "
-                     f"{d['change']:+.1%} | " + " | ".join(
-                         f"{t:.3f} {m}" for t, m in zip(d["tests"], marks)) + " |")
-    default = next(d for d in designs if "(the default)" in d["design"])
+        lines.append(f"| {d['design']} | {described[d['design']]} | {d['wins']} | {d['ties']} "
+                     f"| {d['losses']} | {d['change']:+.1%} |")
+    lines += ["", "The chosen candidate's mean bounded slowdown on the following months, per "
+              "design (`<` below EASY++, `=` the same, `>` above):", "",
+              "| trace | EASY++ | " + " | ".join(d["design"] for d in designs) + " |",
+              "|---|---:|" + "---:|" * len(designs)]
+    for k, row in enumerate(sel):
+        cells = []
+        for d in designs:
+            t = d["tests"][k]
+            mark = "<" if t < row["easypp_test"] else "=" if t == row["easypp_test"] else ">"
+            cells.append(f"{t:.3f} {mark}")
+        lines.append(f"| {row['trace']} | {row['easypp_test']:.3f} | " + " | ".join(cells)
+                     + " |")
+    default = next(d for d in designs if d["design"] == "mean")
     best = max(designs, key=lambda d: (d["wins"], -d["change"]))
-    lines += ["", f"- The default design is lower than EASY++ on {default['wins']} of "
-              f"{len(sel)} logs (mean change {default['change']:+.1%}); the most wins of any "
-              f"design: {best['wins']} ({best['design']}, {best['change']:+.1%})."]
+    others = [d["design"] for d in designs if d is not default
+              and (d["wins"], -d["change"]) > (default["wins"], -default["change"])]
+    lines += ["", f"- The default design (mean, 66 candidates) is lower than EASY++ on "
+              f"{default['wins']} of {len(sel)} logs (mean change {default['change']:+.1%}); "
+              f"the most wins of any design: {best['wins']} ({best['design']}, "
+              f"{best['change']:+.1%})."
+              + (f" Designs with more wins, or as many and a larger mean cut: "
+                 f"{', '.join(others)}." if others else
+                 " No other design has more wins, or as many with a larger mean cut.")]
     return lines
 
 
