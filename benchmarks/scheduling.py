@@ -324,6 +324,8 @@ def design_findings(rows):
 def selection_findings(rows, target=9):
     wins = [r for r in rows if r["chosen_test"] < r["easypp_test"]]
     ties = [r for r in rows if r["chosen_test"] == r["easypp_test"]]
+    losses = [r for r in rows if r["chosen_test"] > r["easypp_test"]]
+    alike = [r for r in ties if len({c["test"] for c in r["candidates"]}) == 1]
     change = np.mean([(r["chosen_test"] - r["easypp_test"]) / r["easypp_test"] for r in rows])
     hindsight = sum(r["chosen"] == r["hindsight"] for r in rows)
     if len(rows) == 11:
@@ -340,6 +342,15 @@ def selection_findings(rows, target=9):
         + (f" and the same on {len(ties)} ({', '.join(r['trace'] for r in ties)})" if ties
            else "")
         + f"; {verdict}.",
+        *([f"- Higher than EASY++ on {len(losses)}: " + ", ".join(
+            f"{r['trace']} ({r['chosen_test']:.5f} against {r['easypp_test']:.5f}, "
+            f"{(r['chosen_test'] - r['easypp_test']) / r['easypp_test']:+.3%}"
+            + ("; no candidate is lower than EASY++ there, even in hindsight"
+               if r["hindsight_test"] >= r["easypp_test"] else "") + ")"
+            for r in losses) + "."] if losses else []),
+        *([f"- Every candidate scores the same on the following months of "
+           f"{', '.join(r['trace'] for r in alike)}: the estimates change nothing there, and "
+           "no choice can beat EASY++."] if alike else []),
         f"- Mean relative change against EASY++ on the following months: {change:+.1%}.",
         f"- The choice is also the best candidate in hindsight on {hindsight} of {len(rows)} "
         "logs.",
