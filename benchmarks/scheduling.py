@@ -292,7 +292,7 @@ def easypp_findings(rows):
 
 
 def design_choices(row):
-    """Per design of :data:`SELECTION_DESIGNS`: the candidate it chooses on one log and its score."""
+    """Per design of :data:`SELECTION_DESIGNS`: the candidate it chooses on a log, its score."""
     out = []
     for label, _, earlier, criterion, options in SELECTION_DESIGNS:
         pool = [c for c in row["candidates"] if not earlier or c["candidate"] in EARLIER_CANDIDATES]
