@@ -473,8 +473,13 @@ def write_markdown(result, path):
                          f"{row['easy_test']:.3f} | {row['hindsight']} "
                          f"({row['hindsight_test']:.3f}) |")
         lines += ["", *selection_findings(sel)]
-        if all("folds" in c for row in sel for c in row["candidates"]):
-            lines += design_section(sel)
+        with_folds = [row for row in sel if "fold_jobs" in row]
+        if with_folds:
+            lines += design_section(with_folds)
+            if len(with_folds) < len(sel):
+                lines.append("- Left out of this comparison (their runs kept no period "
+                             "scores): " + ", ".join(r["trace"] for r in sel
+                                                    if "fold_jobs" not in r) + ".")
     if len(frame):
         findings = result["tang_findings"]
         lines += ["", "## Does selective adjustment beat regular adjustment?", "",
