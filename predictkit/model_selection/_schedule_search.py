@@ -265,10 +265,13 @@ def select_by_schedule(jobs, candidates=None, *, test_periods=3, period="30D", w
         :func:`~predictkit.model_selection.cross_validation_scores`): their
         mean; the mean over the past jobs; a mean weighting recent periods
         more (``half_life``); or the mean rank of the candidate across the
-        periods. The mean is the default: on the 11 shared logs with
-        requests no other criterion chose better against EASY++ (see
-        ``docs/results/scheduling.md``), and each period counting the same
-        keeps one busy month, or one month of many tiny jobs, from deciding.
+        periods. The mean is the default: it assumes least (each month one
+        equal vote, on its own size of slowdown), and on the 11 shared logs
+        with requests no other criterion beat EASY++ on more of them; the
+        mean rank did as well, and cut the mean slowdown a little more
+        through one log, too little to trade the mean's use of how much
+        better a candidate was, and its independence of the other
+        candidates, for it (``docs/results/scheduling.md``).
     half_life : float, default 3.0
         For ``criterion="recent"``: the age, in periods, that halves a
         period's weight (the last past period has age 0).
