@@ -16,10 +16,15 @@ For every shared trace with runtimes and requests, on the whole log:
   Tang p85 selective used the EASY++ way, next to the published reductions.
 * Scheduling-level model selection
   (:func:`predictkit.model_selection.select_by_schedule`): the built-in
-  candidates (``schedule_candidates()``, 58) are simulated under EASY; the one
+  candidates (``schedule_candidates()``, 66) are simulated under EASY; the one
   with the lowest mean bounded slowdown over the past 30-day periods (after a
   warm-up period) is chosen, and scored on the last ``--test-periods``
-  periods against EASY++ on the same periods.
+  periods against EASY++ on the same periods. Every candidate's score on
+  every past period is kept, so the page also compares other ways of
+  choosing (:data:`SELECTION_DESIGNS`: the earlier 58 candidates, the other
+  criteria of :func:`~predictkit.model_selection.cross_validation_scores`)
+  from the same runs. ``--update-selection PATH`` reruns only this part and
+  merges it into the result at ``PATH`` (the other sections are kept).
 
 Predictors are asked at each submission with every job completed before it
 (exact online; the built-in ones run compiled inside the simulator). Writes
@@ -30,7 +35,7 @@ the page again from a saved JSON without simulating.
 
 Run from the repository root: ``python -m benchmarks.scheduling [--max-jobs N]
 [--conservative-max-jobs N] [--test-periods 3] [--traces A B] [--no-matrix]
-[--no-selection] [--output-dir DIR] [--from-json PATH]``
+[--no-selection] [--update-selection PATH] [--output-dir DIR] [--from-json PATH]``
 """
 
 import argparse
@@ -46,7 +51,8 @@ from predictkit._format import format_number
 from predictkit._time import format_duration
 from predictkit.io import read_swf
 from predictkit.jobs import clean_jobs
-from predictkit.model_selection import (EASY_PLUS_PLUS, ScheduleCandidate, schedule_candidates,
+from predictkit.model_selection import (EASY_PLUS_PLUS, ScheduleCandidate,
+                                        cross_validation_scores, schedule_candidates,
                                         select_by_schedule)
 from predictkit.runtime import RecentUsageMax, WalltimeAdjuster
 from predictkit.simulate import simulate
@@ -77,6 +83,23 @@ TANG_PLUS = ScheduleCandidate("tang", (("keys", "user,group,request"), ("quantil
                               selective=True, on_underestimate="increments",
                               backfill_order="sjf")
 """Tang p85 selective, used the EASY++ way (increments, shortest-first backfilling)."""
+EARLIER_CANDIDATES = frozenset(c.name for c in schedule_candidates(recent=(2,)))
+"""The 58 candidates of earlier versions (recent average of two only)."""
+SELECTION_DESIGNS = [
+    ("58 mean", "the 58 candidates of earlier versions (recent average of 2 only), mean",
+     True, "mean", {}),
+    ("mean", "the 66 candidates, mean of the period scores (the default)", False, "mean", {}),
+    ("jobs", "the 66, mean over the past jobs", False, "jobs", {}),
+    ("recent 1", "the 66, recent periods weighted more, half-life 1 period", False, "recent",
+     {"half_life": 1.0}),
+    ("recent 3", "the 66, recent periods weighted more, half-life 3 periods", False, "recent",
+     {"half_life": 3.0}),
+    ("recent 6", "the 66, recent periods weighted more, half-life 6 periods", False, "recent",
+     {"half_life": 6.0}),
+    ("rank", "the 66, mean rank across the periods", False, "rank", {}),
+]
+"""Ways of choosing compared on the page: (short name, description, earlier candidates only,
+criterion, criterion options)."""
 
 
 def estimate_sources():
@@ -154,10 +177,16 @@ def run_easypp(name, jobs):
     return out
 
 
+def _folds(row, names):
+    """A table row's past-period scores, in period order (None for a period without jobs)."""
+    return [None if np.isnan(getattr(row, f)) else float(getattr(row, f)) for f in names]
+
+
 def run_selection(name, jobs, test_periods, period):
     began = time.perf_counter()
     found = select_by_schedule(jobs, schedule_candidates(), test_periods=test_periods,
                                period=period, policy="easy", metric="bounded_slowdown")
+    fold_names = list(found.fold_jobs)
     table = found.table
     candidates = table[~table["is_baseline"]]
     hindsight = candidates.loc[candidates["test_score"].idxmin()]
@@ -173,7 +202,10 @@ def run_selection(name, jobs, test_periods, period):
         easy_test=float(request["test_score"]), hindsight=str(hindsight["candidate"]),
         hindsight_test=float(hindsight["test_score"]),
         seconds=time.perf_counter() - began,
-        candidates=[dict(candidate=r.candidate, cv=float(r.cv_score), test=float(r.test_score))
+        fold_jobs=[found.fold_jobs[f] for f in fold_names],
+        easypp_folds=_folds(next(table[table["is_baseline"]].itertuples()), fold_names),
+        candidates=[dict(candidate=r.candidate, cv=float(r.cv_score), test=float(r.test_score),
+                         folds=_folds(r, fold_names))
                     for r in candidates.itertuples()])
 
 
@@ -259,9 +291,41 @@ def easypp_findings(rows):
     return lines
 
 
+def design_choices(row):
+    """Per design of :data:`SELECTION_DESIGNS`: the candidate it chooses on a log, its score."""
+    out = []
+    for label, _, earlier, criterion, options in SELECTION_DESIGNS:
+        pool = [c for c in row["candidates"] if not earlier or c["candidate"] in EARLIER_CANDIDATES]
+        scores = np.array([[np.nan if v is None else v for v in c["folds"]] for c in pool])
+        cv = cross_validation_scores(scores, criterion=criterion, job_counts=row["fold_jobs"],
+                                     **options)
+        chosen = pool[int(np.nanargmin(cv))]
+        out.append(dict(design=label, chosen=chosen["candidate"], test=chosen["test"]))
+    return out
+
+
+def design_findings(rows):
+    """Wins, ties and losses against EASY++ of every design, and its mean change."""
+    per_design = {}
+    for row in rows:
+        for choice in design_choices(row):
+            per_design.setdefault(choice["design"], []).append((choice, row))
+    summary = []
+    for label, pairs in per_design.items():
+        tests = np.array([c["test"] for c, _ in pairs])
+        base = np.array([r["easypp_test"] for _, r in pairs])
+        summary.append(dict(design=label, wins=int((tests < base).sum()),
+                            ties=int((tests == base).sum()), losses=int((tests > base).sum()),
+                            change=float(np.mean((tests - base) / base)),
+                            tests=[float(t) for t in tests]))
+    return summary
+
+
 def selection_findings(rows, target=9):
     wins = [r for r in rows if r["chosen_test"] < r["easypp_test"]]
     ties = [r for r in rows if r["chosen_test"] == r["easypp_test"]]
+    losses = [r for r in rows if r["chosen_test"] > r["easypp_test"]]
+    alike = [r for r in ties if len({c["test"] for c in r["candidates"]}) == 1]
     change = np.mean([(r["chosen_test"] - r["easypp_test"]) / r["easypp_test"] for r in rows])
     hindsight = sum(r["chosen"] == r["hindsight"] for r in rows)
     if len(rows) == 11:
@@ -278,10 +342,58 @@ def selection_findings(rows, target=9):
         + (f" and the same on {len(ties)} ({', '.join(r['trace'] for r in ties)})" if ties
            else "")
         + f"; {verdict}.",
+        *([f"- Higher than EASY++ on {len(losses)}: " + ", ".join(
+            f"{r['trace']} ({r['chosen_test']:.5f} against {r['easypp_test']:.5f}, "
+            f"{(r['chosen_test'] - r['easypp_test']) / r['easypp_test']:+.3%}"
+            + ("; no candidate is lower than EASY++ there, even in hindsight"
+               if r["hindsight_test"] >= r["easypp_test"] else "") + ")"
+            for r in losses) + "."] if losses else []),
+        *([f"- Every candidate scores the same on the following months of "
+           f"{', '.join(r['trace'] for r in alike)}: the estimates change nothing there, and "
+           "no choice can beat EASY++."] if alike else []),
         f"- Mean relative change against EASY++ on the following months: {change:+.1%}.",
         f"- The choice is also the best candidate in hindsight on {hindsight} of {len(rows)} "
         "logs.",
     ]
+
+
+def design_section(sel):
+    """The ways of choosing compared on the same runs: one row per design, one column per log."""
+    designs = design_findings(sel)
+    described = {d[0]: d[1] for d in SELECTION_DESIGNS}
+    lines = ["", "### Other ways of choosing, on the same runs", "",
+             "Each design picks from the same simulations by its own criterion "
+             "(`cross_validation_scores`); the recent weighting halves a period's weight every "
+             "half-life.", "",
+             "| design | what it chooses from and how | lower than EASY++ | same | higher | "
+             "mean change |", "|---|---|---:|---:|---:|---:|"]
+    for d in designs:
+        lines.append(f"| {d['design']} | {described[d['design']]} | {d['wins']} | {d['ties']} "
+                     f"| {d['losses']} | {d['change']:+.1%} |")
+    lines += ["", "The chosen candidate's mean bounded slowdown on the following months, per "
+              "design (`<` below EASY++, `=` the same, `>` above):", "",
+              "| trace | EASY++ | " + " | ".join(d["design"] for d in designs) + " |",
+              "|---|---:|" + "---:|" * len(designs)]
+    for k, row in enumerate(sel):
+        cells = []
+        for d in designs:
+            t = d["tests"][k]
+            mark = "<" if t < row["easypp_test"] else "=" if t == row["easypp_test"] else ">"
+            cells.append(f"{t:.3f} {mark}")
+        lines.append(f"| {row['trace']} | {row['easypp_test']:.3f} | " + " | ".join(cells)
+                     + " |")
+    default = next(d for d in designs if d["design"] == "mean")
+    best = max(designs, key=lambda d: (d["wins"], -d["change"]))
+    others = [d["design"] for d in designs if d is not default
+              and (d["wins"], -d["change"]) > (default["wins"], -default["change"])]
+    lines += ["", f"- The default design (mean, 66 candidates) is lower than EASY++ on "
+              f"{default['wins']} of {len(sel)} logs (mean change {default['change']:+.1%}); "
+              f"the most wins of any design: {best['wins']} ({best['design']}, "
+              f"{best['change']:+.1%})."
+              + (f" Designs with more wins, or as many and a larger mean cut: "
+                 f"{', '.join(others)}." if others else
+                 " No other design has more wins, or as many with a larger mean cut.")]
+    return lines
 
 
 def _run_text(result):
@@ -342,7 +454,9 @@ def write_markdown(result, path):
         lines += ["", "## The predictor chosen by scheduling-level cross-validation", "",
                   f"`select_by_schedule` under EASY with FCFS priority: the "
                   f"{sel[0]['n_candidates']} built-in candidates (requested times, Tang's four "
-                  "keys x p70/p85/p95, usage max, recent average; each regular and selective, "
+                  "keys x p70/p85/p95, usage max, recent average of the last "
+                  + ("one, two or three runtimes" if sel[0]["n_candidates"] == 66 else "two")
+                  + "; each regular and selective, "
                   "each with doubling and priority-order backfilling or with EASY++'s "
                   "increments and shortest-first backfilling) are simulated over the whole "
                   f"log. The past months are every 30-day period but the last "
@@ -359,6 +473,13 @@ def write_markdown(result, path):
                          f"{row['easy_test']:.3f} | {row['hindsight']} "
                          f"({row['hindsight_test']:.3f}) |")
         lines += ["", *selection_findings(sel)]
+        with_folds = [row for row in sel if "fold_jobs" in row]
+        if with_folds:
+            lines += design_section(with_folds)
+            if len(with_folds) < len(sel):
+                lines.append("- Left out of this comparison (their runs kept no period "
+                             "scores): " + ", ".join(r["trace"] for r in sel
+                                                    if "fold_jobs" not in r) + ".")
     if len(frame):
         findings = result["tang_findings"]
         lines += ["", "## Does selective adjustment beat regular adjustment?", "",
@@ -429,6 +550,34 @@ def render(result, out_dir):
     write_markdown(result, Path(out_dir) / "scheduling.md")
 
 
+def update_selection(args, argv):
+    """Rerun the selection of some logs and put it into an earlier result in their place."""
+    began = time.perf_counter()
+    result = read_json(args.update_selection)
+    names = args.traces or [row["trace"] for row in result["selection"]] or list(result["traces"])
+    unknown = [n for n in names if n not in result["traces"]]
+    if unknown:
+        raise SystemExit(f"--update-selection: {', '.join(unknown)} not in "
+                         f"{args.update_selection}; run them in full first")
+    earlier = result["provenance"]
+    result["provenance"] = provenance("scheduling", argv)
+    result["provenance"]["note"] = (
+        f"The model-selection section was rerun for {', '.join(names)}; the other sections "
+        f"are from the run of {earlier['date']} (commit `{earlier['commit']}`, "
+        f"`{earlier['command']}`)" + (f". {earlier['note']}" if earlier.get("note") else "."))
+    order = list(result["traces"])
+    kept = {row["trace"]: row for row in result["selection"]}
+    for name in names:
+        jobs, _ = load(name, result["max_jobs"])
+        kept[name] = run_selection(name, jobs, result["test_periods"], "30D")
+        result["selection"] = [kept[n] for n in order if n in kept]
+        write_json(args.output_dir / "scheduling.json", result)
+    result["provenance"]["note"] += (f" The rerun took {time.perf_counter() - began:.0f} s.")
+    write_json(args.output_dir / "scheduling.json", result)
+    render(result, args.output_dir)
+    print(json.dumps(result["selection"], indent=2))
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(description=__doc__)
@@ -447,8 +596,15 @@ def main(argv=None):
                         help="skip Tang's policy x priority x estimates matrix")
     parser.add_argument("--no-selection", action="store_true",
                         help="skip the scheduling-level model selection")
+    parser.add_argument("--update-selection", type=Path, metavar="PATH",
+                        help="rerun only the scheduling-level model selection (of --traces, "
+                             "default: the logs in PATH) and merge it into the result at PATH; "
+                             "the other sections are kept")
     args = parse_or_render(parser, argv, render)
     if args is None:
+        return
+    if args.update_selection is not None:
+        update_selection(args, argv)
         return
     began = time.perf_counter()
     names = args.traces or sorted(p.name.split(".swf")[0] for p in traces_dir().glob("*.swf*"))

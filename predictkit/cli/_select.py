@@ -5,7 +5,8 @@ import numpy as np
 from .._time import parse_duration
 from ..exceptions import ConfigError, JobTableError
 from ..model_selection import EASY_PLUS_PLUS, schedule_candidates, select_by_schedule
-from ..model_selection._schedule_search import SCHEDULE_METRICS, TANG_KEYS
+from ..model_selection._schedule_criteria import SCHEDULE_CRITERIA
+from ..model_selection._schedule_search import RECENT_COUNTS, SCHEDULE_METRICS, TANG_KEYS
 from ..simulate import POLICIES, PRIORITIES
 from ._checks import check_count, check_positive, check_procs, flag_names
 from ._common import (Progress, add_command, add_log_argument, add_output_options, print_json,
@@ -18,7 +19,8 @@ QUANTILES = (0.7, 0.85, 0.95)
 _FLAGS = {"test_periods": "--test-periods", "warmup_periods": "--warmup-periods",
           "machine_procs": "--machine-procs", "policy": "--policy",
           "priority": "--priority", "metric": "--metric", "quantile": "--quantiles",
-          "keys": "--keys"}
+          "keys": "--keys", "criterion": "--criterion", "half_life": "--half-life",
+          "recent": "--recent"}
 """Parameters of :func:`~predictkit.model_selection.select_by_schedule` and their flags."""
 
 
@@ -31,7 +33,8 @@ def register(subparsers):
             "walltime adjuster for each key and quantile, recent usage max, recent average; "
             "each regular and selective, and with EASY++'s increments and shortest-first "
             "backfilling) is simulated over the whole log, online. The one with the lowest "
-            "mean metric over the past periods (after the warm-up) is chosen, and its score "
+            "mean metric over the past periods (after the warm-up; --criterion for other "
+            "ways of combining them) is chosen, and its score "
             "on the last --test-periods periods is printed next to EASY++'s on the same "
             "periods. The choice reads only the schedule before the split. -o writes every "
             "candidate's scores (CSV or JSON)."))
@@ -56,6 +59,16 @@ def register(subparsers):
     parser.add_argument("--quantiles", nargs="+", type=float, default=None,
                         metavar="Q", help="quantiles of the tang candidates, in [0.5, 1] "
                                           "(default: 0.7 0.85 0.95)")
+    parser.add_argument("--recent", nargs="+", type=int, default=None, metavar="N",
+                        help="runtimes averaged by the recent-average candidates "
+                             f"(default: {' '.join(map(str, RECENT_COUNTS))})")
+    parser.add_argument("--criterion", default="mean", choices=SCHEDULE_CRITERIA,
+                        help="how the past periods' scores combine: their mean, the mean over "
+                             "the past jobs, a mean weighting recent periods more, or the mean "
+                             "rank across periods")
+    parser.add_argument("--half-life", type=float, default=3.0, metavar="PERIODS",
+                        help="for --criterion recent: the age in periods that halves a "
+                             "period's weight")
     parser.add_argument("--no-easy-pp-style", action="store_true",
                         help="leave out the candidates using EASY++'s increments and "
                              "shortest-first backfilling")
@@ -76,6 +89,15 @@ def _check_args(args):
     args.predictors = args.predictors or list(PREDICTOR_CHOICES)
     args.keys = args.keys or list(TANG_KEYS)
     args.quantiles = args.quantiles or list(QUANTILES)
+    args.recent = args.recent or list(RECENT_COUNTS)
+    for n in args.recent:
+        if n < 1:
+            raise ConfigError(f"--recent must be whole numbers from 1, got {n}")
+    if len(set(args.recent)) != len(args.recent):
+        raise ConfigError("--recent gives a value twice")
+    if not args.half_life > 0 or args.half_life == float("inf"):  # also refuses NaN
+        raise ConfigError(f"--half-life must be a positive number of periods, got "
+                          f"{args.half_life:g}")
     check_positive(args.max_jobs, "--max-jobs")
     check_procs(args.machine_procs)
     check_count(args.test_periods, "--test-periods")
@@ -99,7 +121,8 @@ def candidates_of(args):
     """The candidates the flags ask for (built-in set, filtered)."""
     with flag_names(_FLAGS):
         every = schedule_candidates(keys=tuple(args.keys), quantiles=tuple(args.quantiles),
-                                    easy_pp_style=not args.no_easy_pp_style)
+                                    easy_pp_style=not args.no_easy_pp_style,
+                                    recent=tuple(args.recent))
         for candidate in every:
             candidate.estimates()  # a bad --keys value fails here, before any work
     return [c for c in every if c.predictor in args.predictors]
@@ -124,6 +147,7 @@ def run(args):
     candidates = candidates_of(args)
     progress = Progress("select", quiet=args.quiet)
     progress.settings(policy=args.policy, priority=args.priority, metric=args.metric,
+                      criterion=args.criterion,
                       period=args.period, test_periods=args.test_periods,
                       warmup_periods=args.warmup_periods, candidates=len(candidates),
                       machine_procs=args.machine_procs or "from the log",
@@ -152,7 +176,7 @@ def run(args):
             jobs, candidates, test_periods=args.test_periods, period=args.period,
             warmup_periods=args.warmup_periods, policy=args.policy, priority=args.priority,
             metric=args.metric, machine_procs=args.machine_procs, baseline=EASY_PLUS_PLUS,
-            progress=each)
+            progress=each, criterion=args.criterion, half_life=args.half_life)
     table = found.table.sort_values(["is_baseline", "cv_score"], kind="stable")
     if args.output:
         write_table(table, args.output, fmt)
@@ -163,13 +187,16 @@ def run(args):
     change = (chosen - base) / base if base > 0 else np.nan
     if args.json:
         print_json({"chosen": found.chosen.name, "metric": args.metric,
+                    "criterion": args.criterion,
                     "split_time": found.split_time, "test_score": chosen,
                     "easy_pp_test_score": base, "relative_change_vs_easy_pp": change,
                     "candidates": table.to_dict(orient="records")}, stream)
         return 0
     shown = table[~table["is_baseline"]].head(args.top)
     shown = shown[["candidate", "cv_score", "test_score"]].rename(columns={
-        "cv_score": f"past mean {args.metric}", "test_score": f"following {args.metric}"})
+        "cv_score": (f"past mean {args.metric}" if args.criterion == "mean" else
+                     f"past {args.metric} ({args.criterion})"),
+        "test_score": f"following {args.metric}"})
     print(format_table(shown.reset_index(drop=True)), file=stream)
     print(f"chosen on the past periods: {found.chosen.name}", file=stream)
     print(f"mean {args.metric} on the last {args.test_periods} period(s) (submitted from "

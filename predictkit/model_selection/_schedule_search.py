@@ -18,9 +18,10 @@ import pandas as pd
 
 from .._time import parse_duration
 from ..exceptions import ConfigError, JobTableError
+from ._schedule_criteria import SCHEDULE_CRITERIA, cross_validation_scores
 
 __all__ = ["ScheduleCandidate", "EASY_PLUS_PLUS", "schedule_candidates", "select_by_schedule",
-           "ScheduleSelection", "SCHEDULE_METRICS"]
+           "ScheduleSelection", "SCHEDULE_METRICS", "SCHEDULE_CRITERIA"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,15 +84,20 @@ last runtimes, increments on underestimation, shortest-first backfilling."""
 TANG_KEYS = ("user", "group", "user,group", "user,group,request")
 """Tang et al. (2013) section 4.2.2: the four similarity keys."""
 
+RECENT_COUNTS = (1, 2, 3)
+"""Runtimes averaged by the built-in recent-average candidates (EASY++: 2)."""
 
-def schedule_candidates(*, keys=TANG_KEYS, quantiles=(0.7, 0.85, 0.95), easy_pp_style=True):
+
+def schedule_candidates(*, keys=TANG_KEYS, quantiles=(0.7, 0.85, 0.95), easy_pp_style=True,
+                        recent=RECENT_COUNTS):
     """The built-in candidate set: every built-in predictor, selective or not.
 
     Requested times; EASY++; Tang's walltime adjuster for each key and
     quantile (30-day window); Klusacek's recent usage max; the recent
-    average of two -- each used regularly and selectively, and (with
-    ``easy_pp_style``) also with EASY++'s increments and shortest-first
-    backfilling. Perfect estimates are not a candidate: no scheduler has them.
+    average of the user's last one, two and three runtimes -- each used
+    regularly and selectively, and (with ``easy_pp_style``) also with
+    EASY++'s increments and shortest-first backfilling: 66 by default.
+    Perfect estimates are not a candidate: no scheduler has them.
 
     Parameters
     ----------
@@ -99,15 +105,30 @@ def schedule_candidates(*, keys=TANG_KEYS, quantiles=(0.7, 0.85, 0.95), easy_pp_
         Similarity keys of the walltime adjuster (short names).
     quantiles : sequence of float, default (0.7, 0.85, 0.95)
     easy_pp_style : bool, default True
+    recent : sequence of int, default (1, 2, 3)
+        How many of the user's last runtimes the recent-average candidates
+        average. EASY++ fixes two; how far back a user's runs still say
+        something about the next one is a setting of the site's workload,
+        like Tang's quantile, so the neighbours of two are candidates too
+        (``recent=(2,)`` gives the 58 candidates of earlier versions).
 
     Returns
     -------
     list of ScheduleCandidate
         No two alike; requested times first.
+
+    Raises
+    ------
+    ConfigError
+        For a ``recent`` count that is not a whole number >= 1.
     """
     predictors = [("tang", (("keys", k), ("quantile", float(q)))) for k in keys
                   for q in quantiles]
-    predictors += [("usage-max", ()), ("recent-average", (("n_recent", 2),))]
+    predictors += [("usage-max", ())]
+    for n in recent:
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ConfigError(f"recent must hold whole numbers >= 1, got {n!r}")
+    predictors += [("recent-average", (("n_recent", int(n)),)) for n in recent]
     styles = [("double", "priority")] + ([("increments", "sjf")] if easy_pp_style else [])
     out = [ScheduleCandidate("requested")]
     if easy_pp_style:
@@ -148,17 +169,21 @@ class ScheduleSelection(NamedTuple):
     table : DataFrame
         One row per candidate (and the baseline, ``is_baseline``): ``candidate``
         (its name), ``predictor``, ``params``, ``selective``,
-        ``on_underestimate``, ``backfill_order``, ``cv_score`` (the mean of the
-        fold scores: lower is better), ``fold_<k>`` (the mean metric over the
-        jobs submitted in past period ``k``), ``test_score`` (the mean metric
-        over the jobs submitted in the following months), ``chosen``, and
-        ``seconds`` (simulation time).
+        ``on_underestimate``, ``backfill_order``, ``cv_score`` (the fold
+        scores combined by the criterion: lower is better), ``fold_<k>`` (the
+        mean metric over the jobs submitted in past period ``k``),
+        ``test_score`` (the mean metric over the jobs submitted in the
+        following months), ``chosen``, and ``seconds`` (simulation time).
     chosen : ScheduleCandidate
         The candidate with the lowest ``cv_score`` (ties: the earlier one).
     baseline : ScheduleCandidate or None
     split_time : float
         Submit time where the following months begin.
     metric : str
+    criterion : str
+        How the fold scores were combined (see :data:`SCHEDULE_CRITERIA`).
+    fold_jobs : dict
+        ``fold_<k>``: the number of jobs scored in past period ``k``.
     """
 
     table: pd.DataFrame
@@ -166,6 +191,8 @@ class ScheduleSelection(NamedTuple):
     baseline: object
     split_time: float
     metric: str
+    criterion: str = "mean"
+    fold_jobs: dict = {}
 
     @property
     def chosen_test_score(self):
@@ -193,7 +220,7 @@ def _check_candidates(candidates):
 def select_by_schedule(jobs, candidates=None, *, test_periods=3, period="30D", warmup_periods=1,
                        policy="easy", priority="fcfs", metric="bounded_slowdown",
                        machine_procs=None, baseline=EASY_PLUS_PLUS, progress=None,
-                       **simulate_kwargs):
+                       criterion="mean", half_life=3.0, **simulate_kwargs):
     """Pick the candidate with the best schedule on past months; score it on the following ones.
 
     The submit times are cut into periods of ``period`` from the first
@@ -201,10 +228,11 @@ def select_by_schedule(jobs, candidates=None, *, test_periods=3, period="30D", w
     last ``test_periods`` are the following months. Each candidate is
     simulated over the whole table (online, exact: its predictor sees the jobs
     completed in the simulation before each submission, never a later one).
-    Its cross-validation score is the mean, over the past periods after the
-    first ``warmup_periods`` (when the machine and the predictor's history
-    fill up), of the metric's mean over the jobs submitted in that period.
-    The chosen candidate is the one with the lowest score; its score on the
+    Its score on a past period after the first ``warmup_periods`` (when the
+    machine and the predictor's history fill up) is the metric's mean over
+    the jobs submitted in that period; its cross-validation score combines
+    those period scores by ``criterion`` (by default their mean). The chosen
+    candidate is the one with the lowest score (ties: the earlier one); its score on the
     following months is the metric's mean over the jobs submitted in them,
     read from the same run. Simulations are causal, so the choice depends
     only on the jobs submitted before the split (the test suite checks it).
@@ -232,6 +260,21 @@ def select_by_schedule(jobs, candidates=None, *, test_periods=3, period="30D", w
         (unless it is also among ``candidates``).
     progress : callable, optional
         Called with ``(k, n, candidate, seconds)`` after each simulation.
+    criterion : {"mean", "jobs", "recent", "rank"}, default "mean"
+        How the past periods' scores make the cross-validation score (see
+        :func:`~predictkit.model_selection.cross_validation_scores`): their
+        mean; the mean over the past jobs; a mean weighting recent periods
+        more (``half_life``); or the mean rank of the candidate across the
+        periods. The mean is the default: it assumes least (each month one
+        equal vote, on its own size of slowdown), and on the 11 shared logs
+        with requests no other criterion beat EASY++ on more of them; the
+        mean rank did as well, and cut the mean slowdown a little more
+        through one log, too little to trade the mean's use of how much
+        better a candidate was, and its independence of the other
+        candidates, for it (``docs/results/scheduling.md``).
+    half_life : float, default 3.0
+        For ``criterion="recent"``: the age, in periods, that halves a
+        period's weight (the last past period has age 0).
     **simulate_kwargs
         Further :func:`~predictkit.simulate.simulate` arguments shared by all
         runs (``max_runtime``, ``fairshare_decay`` ...).
@@ -243,8 +286,9 @@ def select_by_schedule(jobs, candidates=None, *, test_periods=3, period="30D", w
     Raises
     ------
     ConfigError
-        For an unknown metric, bad candidates, too few periods, or
-        ``simulate_kwargs`` that a candidate sets itself.
+        For an unknown metric or criterion, a bad ``half_life``, bad
+        candidates, too few periods, or ``simulate_kwargs`` that a candidate
+        sets itself.
     """
     import time
 
@@ -252,6 +296,8 @@ def select_by_schedule(jobs, candidates=None, *, test_periods=3, period="30D", w
 
     if metric not in SCHEDULE_METRICS:
         raise ConfigError(f"metric must be one of {', '.join(SCHEDULE_METRICS)}, got {metric!r}")
+    cross_validation_scores([[1.0]], criterion=criterion, job_counts=[1],
+                            half_life=half_life)  # a bad criterion or half_life fails here
     owned = {"estimates", "selective", "on_underestimate", "backfill_order"} & set(simulate_kwargs)
     if owned:
         raise ConfigError(f"{', '.join(sorted(owned))} is set by each candidate, not for all runs")
@@ -283,22 +329,45 @@ def select_by_schedule(jobs, candidates=None, *, test_periods=3, period="30D", w
     runs = [(c, False) for c in candidates]
     if baseline is not None:
         runs.append((baseline, True))
-    rows = []
+    rows, fold_jobs = [], None
     for k, (candidate, is_baseline) in enumerate(runs):
         began = time.perf_counter()
         schedule = simulate(jobs, machine_procs=machine_procs, policy=policy, priority=priority,
                             **candidate.simulate_kwargs(), **simulate_kwargs)
         seconds = time.perf_counter() - began
-        rows.append(_score(schedule, candidate, is_baseline, metric, (t0, period_s), folds,
-                           split_index, seconds))
+        row, counts = _score(schedule, candidate, is_baseline, metric, (t0, period_s), folds,
+                             split_index, seconds)
+        rows.append(row)
+        fold_jobs = counts if fold_jobs is None else fold_jobs
         if progress is not None:
             progress(k + 1, len(runs), candidate, seconds)
     table = pd.DataFrame(rows)
+    _combine(table, fold_jobs, criterion=criterion, half_life=half_life)
     scored = table[~table["is_baseline"]]
     best = int(scored["cv_score"].to_numpy().argmin())
     table["chosen"] = False
     table.loc[scored.index[best], "chosen"] = True
-    return ScheduleSelection(table, candidates[best], baseline, float(split_time), metric)
+    return ScheduleSelection(table, candidates[best], baseline, float(split_time), metric,
+                             criterion, fold_jobs)
+
+
+def _combine(table, fold_jobs, *, criterion, half_life):
+    """Fill ``cv_score``: the candidates' fold scores combined by the criterion.
+
+    The candidates are compared among themselves only (a rank never counts
+    the baseline); the baseline is scored as if it were one more candidate.
+    """
+    folds = list(fold_jobs)
+    scores = table[folds].to_numpy(dtype=float)
+    counts = np.array([fold_jobs[f] for f in folds], dtype=float)
+    is_baseline = table["is_baseline"].to_numpy()
+    cv = np.full(len(table), np.nan)
+    combine = dict(criterion=criterion, job_counts=counts, half_life=half_life)
+    cv[~is_baseline] = cross_validation_scores(scores[~is_baseline], **combine)
+    for k in np.flatnonzero(is_baseline):
+        with_it = np.vstack([scores[~is_baseline], scores[k]])
+        cv[k] = cross_validation_scores(with_it, **combine)[-1]
+    table["cv_score"] = cv
 
 
 def _score(schedule, candidate, is_baseline, metric, cut, folds, split_index, seconds):
@@ -308,15 +377,16 @@ def _score(schedule, candidate, is_baseline, metric, cut, folds, split_index, se
     values = SCHEDULE_METRICS[metric](sim["submit_time"].to_numpy(dtype=float),
                                       sim["start_time"].to_numpy(dtype=float),
                                       sim["end_time"].to_numpy(dtype=float))
-    fold_scores = {}
+    fold_scores, counts = {}, {}
     for fold in folds:
         mask = period == fold
         fold_scores[f"fold_{fold}"] = float(values[mask].mean()) if mask.any() else np.nan
+        counts[f"fold_{fold}"] = int(mask.sum())
     test = period >= split_index
     return dict(candidate=candidate.name, predictor=candidate.predictor,
                 params=", ".join(f"{k}={v}" for k, v in candidate.params),
                 selective=candidate.selective, on_underestimate=candidate.on_underestimate,
                 backfill_order=candidate.backfill_order,
-                cv_score=float(np.nanmean(list(fold_scores.values()))), **fold_scores,
+                cv_score=np.nan, **fold_scores,
                 test_score=float(values[test].mean()) if test.any() else np.nan,
-                is_baseline=is_baseline, seconds=seconds)
+                is_baseline=is_baseline, seconds=seconds), counts

@@ -59,6 +59,23 @@ def test_select_json(log, capsys):
     assert len(data["candidates"]) == 3
 
 
+def test_select_criterion_and_recent_counts(log, capsys):
+    argv = ["select", str(log), "--predictors", "recent-average", "--recent", "1", "3",
+            "--period", "3D", "--test-periods", "1", "--criterion", "recent", "--half-life",
+            "0.5", "--json"]
+    assert main(argv) == 0
+    data = json.loads(capsys.readouterr().out)
+    candidates = [ScheduleCandidate("recent-average", (("n_recent", n),), s, u, b)
+                  for n in (1, 3) for s in (False, True)
+                  for u, b in (("double", "priority"), ("increments", "sjf"))]
+    expected = select_by_schedule(read_swf(log), candidates, period="3D", test_periods=1,
+                                  criterion="recent", half_life=0.5)
+    assert data["criterion"] == "recent" and data["chosen"] == expected.chosen.name
+    got = {c["candidate"]: c["cv_score"] for c in data["candidates"] if not c["is_baseline"]}
+    assert got == pytest.approx(dict(zip(expected.table["candidate"][:-1],
+                                         expected.table["cv_score"][:-1])), rel=1e-9)
+
+
 def test_select_table_to_standard_output(log, capsys):
     assert main(["select", str(log), *FEW, "--predictors", "requested", "-o", "-"]) == 0
     captured = capsys.readouterr()
@@ -82,6 +99,10 @@ def test_select_table_to_standard_output(log, capsys):
     (["--test-periods", "50"], "lower --test-periods or --warmup-periods, or shorten "
                                "the period"),
     (["-o", "scores.txt"], "-o scores.txt: use a .csv or .json file name"),
+    (["--recent", "0"], "--recent must be whole numbers from 1, got 0"),
+    (["--recent", "2", "2"], "--recent gives a value twice"),
+    (["--half-life", "0"], "--half-life must be a positive number of periods, got 0"),
+    (["--half-life", "nan"], "--half-life must be a positive number of periods, got nan"),
 ])
 def test_bad_values_are_one_line_naming_the_flag(log, capsys, argv, message):
     args = ["select", str(log), "--predictors", "requested", "--period", "3D",

@@ -10,8 +10,8 @@ from predictkit.datasets import make_workload
 from predictkit.exceptions import ConfigError, JobTableError
 from predictkit.metrics import bounded_slowdown
 from predictkit.model_selection import (EASY_PLUS_PLUS, ScheduleCandidate, TraceSplit,
-                                        make_schedule_scorer, replay, schedule_candidates,
-                                        select_by_schedule)
+                                        cross_validation_scores, make_schedule_scorer, replay,
+                                        schedule_candidates, select_by_schedule)
 from predictkit.runtime import RecentAverage, RecentUsageMax, WalltimeAdjuster
 from predictkit.simulate import simulate
 
@@ -60,6 +60,33 @@ def test_scores_are_the_metric_means_of_whole_log_runs(jobs):
     assert found.baseline_test_score == found.table["test_score"].iloc[-1]
 
 
+@pytest.mark.parametrize("criterion, half_life", [("jobs", 3.0), ("recent", 0.5), ("rank", 3.0)])
+def test_the_criterion_combines_the_fold_scores(jobs, criterion, half_life):
+    """cv_score is the criterion over the fold columns; the baseline never shifts a rank."""
+    candidates = SMALL + [ScheduleCandidate("recent-average", (("n_recent", 1),), True)]
+    found = select_by_schedule(jobs, candidates, period="3D", test_periods=1,
+                               criterion=criterion, half_life=half_life)
+    plain = select_by_schedule(jobs, candidates, period="3D", test_periods=1)
+    folds = [c for c in found.table.columns if c.startswith("fold_")]
+    pd.testing.assert_frame_equal(found.table[folds], plain.table[folds])
+    period = _cut(jobs, 3 * DAY)
+    assert found.fold_jobs == {f: int((period == int(f[5:])).sum()) for f in folds}
+    assert found.criterion == criterion and plain.criterion == "mean"
+    scored = ~found.table["is_baseline"].to_numpy()
+    scores = found.table[folds].to_numpy()
+    counts = list(found.fold_jobs.values())
+    expected = cross_validation_scores(scores[scored], criterion=criterion, job_counts=counts,
+                                       half_life=half_life)
+    np.testing.assert_allclose(found.table["cv_score"].to_numpy()[scored], expected)
+    assert found.chosen == candidates[int(expected.argmin())]
+    with_baseline = cross_validation_scores(scores, criterion=criterion, job_counts=counts,
+                                            half_life=half_life)
+    assert found.table["cv_score"].iloc[-1] == pytest.approx(with_baseline[-1])
+    alone = select_by_schedule(jobs, candidates, period="3D", test_periods=1, baseline=None,
+                               criterion=criterion, half_life=half_life)
+    np.testing.assert_allclose(alone.table["cv_score"], expected)
+
+
 def test_the_choice_never_sees_the_following_months(jobs):
     """Jobs after the split (changed, or left out) change no past score and not the choice."""
     found = select_by_schedule(jobs, SMALL, period="3D", test_periods=1)
@@ -105,6 +132,27 @@ def test_candidate_set_holds_every_builtin_predictor_once():
     assert ScheduleCandidate("requested").estimates() == "requested"
 
 
+def test_recent_averages_of_one_two_and_three_runtimes_are_candidates():
+    candidates = schedule_candidates()
+    assert len(candidates) == 66
+    counts = {dict(c.params)["n_recent"] for c in candidates if c.predictor == "recent-average"}
+    assert counts == {1, 2, 3}
+    for n in (1, 2, 3):  # each used four ways, like every other predictor
+        assert sum(c.params == (("n_recent", n),) for c in candidates) == 4
+    earlier = schedule_candidates(recent=(2,))
+    assert len(earlier) == 58 and set(earlier) < set(candidates)
+    assert EASY_PLUS_PLUS in earlier
+    assert not any(c.predictor == "recent-average" for c in schedule_candidates(recent=()))
+    assert isinstance(schedule_candidates(recent=(4,))[-1].estimates(), RecentAverage)
+    assert schedule_candidates(recent=(4,))[-1].estimates().n_recent == 4
+
+
+@pytest.mark.parametrize("recent", [(0,), (2, -1), (1.5,), ("2",), (True,)])
+def test_bad_recent_counts_are_one_clear_error(recent):
+    with pytest.raises(ConfigError, match="recent must hold whole numbers >= 1"):
+        schedule_candidates(recent=recent)
+
+
 @pytest.mark.parametrize("kwargs, message", [
     ({"metric": "utilization"}, "metric must be one of"),
     ({"candidates": []}, "candidates is empty"),
@@ -117,6 +165,8 @@ def test_candidate_set_holds_every_builtin_predictor_once():
     ({"test_periods": 40}, r"span \d+ period\(s\) of 3D: too few"),
     ({"period": "-3D"}, "period"),
     ({"selective": True}, "selective is set by each candidate"),
+    ({"criterion": "best"}, "criterion must be one of mean, jobs, recent, rank"),
+    ({"criterion": "recent", "half_life": -1.0}, "half_life must be a positive number"),
 ])
 def test_bad_values_are_one_clear_error(jobs, kwargs, message):
     kwargs = {"candidates": SMALL[:1], "period": "3D", **kwargs}
