@@ -250,6 +250,31 @@ class LearnedRuntime(OnlineRuntimeEstimator):
 
     def _predict_raw(self, hist, query):
         nh = len(hist["run"])
+        inputs = self._pass_inputs(hist, query)
+        pred, self._log_lam_trace = budgeted_predictions(
+            *inputs, _RING, _POOLED, _POOLED_WEIGHT, _SENTINEL, 5,
+            float(self.bad_threshold), float(self.max_bad_share), float(self.step),
+            -np.log(self.max_bad_share), *_LOG_LAM)
+        return pred[nh:]
+
+    def _pass_inputs(self, hist, query):
+        """Events, codes, ratios and model predictions of the budgeted pass.
+
+        None of them depends on the budget: the last ones are kept, so that a
+        replay of the same jobs at another ``max_bad_share`` only reruns the pass.
+        """
+        digest = hashlib.blake2b(repr((self.min_train, self.refit_every, self.max_train,
+                                       self.regressor)).encode(), digest_size=16)
+        for name in ("submit_time", "req_time", "user_id", "group_id", "width", "run",
+                     "status", "known", "job_id", "seq"):
+            digest.update(np.ascontiguousarray(hist[name], dtype=np.float64).tobytes())
+        for name in ("submit_time", "req_time", "user_id", "group_id", "width"):
+            digest.update(np.ascontiguousarray(query[name], dtype=np.float64).tobytes())
+        digest = digest.digest()
+        kept = self.__dict__.get("_kept_inputs")
+        if kept is not None and kept[0] == digest:
+            return kept[1]
+        nh = len(hist["run"])
         both = {c: np.concatenate([hist[c], query[c]])
                 for c in ("submit_time", "req_time", "user_id", "group_id", "width")}
         user, group, key = group_codes([both], ("user_id",)) + group_codes(
@@ -269,12 +294,9 @@ class LearnedRuntime(OnlineRuntimeEstimator):
             log_ratio, log_run, int(user.max(initial=-1) + 1), int(group.max(initial=-1) + 1),
             int(key.max(initial=-1) + 1), _RING, _SESSION)
         mu, modeled = self._model_predictions(hist, features, log_ratio, both["submit_time"], nh)
-        pred, self._log_lam_trace = budgeted_predictions(
-            kind, row, user, key, req, run, log_ratio, mu, modeled, _RING, _POOLED,
-            _POOLED_WEIGHT, _SENTINEL, 5,
-            float(self.bad_threshold), float(self.max_bad_share), float(self.step),
-            -np.log(self.max_bad_share), *_LOG_LAM)
-        return pred[nh:]
+        inputs = (kind, row, user, key, req, run, log_ratio, mu, modeled)
+        self.__dict__["_kept_inputs"] = (digest, inputs)
+        return inputs
 
     def _model_predictions(self, hist, features, log_ratio, submit, nh):
         """The model's log ratio for every row, from the last fit before its submission."""
