@@ -139,6 +139,22 @@ def test_realized_bad_share_follows_the_budget(budget):
         assert share < budget
 
 
+def test_a_replay_at_another_budget_reuses_only_what_the_budget_leaves_unchanged():
+    jobs = make_workload(1500, random_state=6, runtime_spread=1.0)
+    y = jobs["run_time"].to_numpy()
+    known = (jobs["submit_time"] + y).to_numpy()
+    est = _small(max_bad_share=0.3)
+    est._replay(jobs, y, known)
+    for params in ({"max_bad_share": 0.01}, {"step": 0.5}, {"bad_threshold": 60.0},
+                   {"max_train": 100}):
+        again = est.set_params(**params)._replay(jobs, y, known)
+        assert_array_equal(again, clone(est)._replay(jobs, y, known))
+    # other jobs: nothing kept applies
+    head = jobs.iloc[:900]
+    assert_array_equal(est._replay(head, y[:900], known[:900]),
+                       clone(est)._replay(head, y[:900], known[:900]))
+
+
 def test_a_larger_budget_buys_accuracy():
     jobs = make_workload(4000, random_state=4, runtime_spread=1.0, runtimes="lublin",
                          estimates="modal", load=None)
