@@ -13,6 +13,8 @@ TARGET_BE_SLACK = 0.005
 BUDGET_SLACK = 0.01
 """Distance allowed between the default's BE share and its budget (1 point)."""
 DEFAULT_BUDGET = 0.02
+ROUNDING = 1e-4
+"""Resolution of the stored accuracy and shares (``score`` rounds to 4 decimals)."""
 TARGET_TRACES = 8
 """Traces (of the 11 shared logs with requests) on which the accuracy target must hold."""
 FIGURE = "runtime_frontier.svg"
@@ -74,11 +76,20 @@ def frontier_lines(done):
             f"{r['ratio']:.2f} | {target} | {'yes' if r['budget_ok'] else 'no'} | "
             f"{r['seconds']:.0f} s ({r['n_jobs']:,} jobs) |")
     met = [n for n, r in rows.items() if r["accuracy_ok"] and r["be_ok"]]
+    # shares are stored rounded to 0.01 point: a BE share equal to the limit may
+    # exceed it by less than that
+    edge = [n for n in met if rows[n]["tang"]["BE"] + TARGET_BE_SLACK
+            - rows[n]["ours"]["BE"] < ROUNDING]
+    sure = len(met) - len(edge)
     lines += ["", f"**Target** (accuracy at least {TARGET_RATIO:.2f}x Tang p85's at a BE "
               f"share no higher than Tang p85's + 0.5 point): met on {len(met)} of "
               f"{len(rows)} traces." + _failures(rows)
+              + _list(" At the limit within the rounding of the shares (0.01 point), so "
+                      "possibly missed", edge)
               + f" The issue asks for at least {TARGET_TRACES}: "
-              + ("**holds**." if len(met) >= TARGET_TRACES else "**does not hold**."), ""]
+              + ("**holds**" if sure >= TARGET_TRACES else "**does not hold**"
+                 if len(met) < TARGET_TRACES else "**holds only with the traces at the limit**")
+              + (f" (on {sure} without the traces at the limit)." if edge else "."), ""]
     held = [n for n, r in rows.items() if r["budget_ok"]]
     lines.append(
         f"**Budget held** (BE share within 1 point of the 2% budget): on {len(held)} of "
