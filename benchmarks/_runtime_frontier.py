@@ -13,6 +13,10 @@ TARGET_BE_SLACK = 0.005
 BUDGET_SLACK = 0.01
 """Distance allowed between the default's BE share and its budget (1 point)."""
 DEFAULT_BUDGET = 0.02
+ROUNDING = 1e-4
+"""Resolution of the stored accuracy and shares (``score`` rounds to 4 decimals)."""
+TARGET_TRACES = 8
+"""Traces (of the 11 shared logs with requests) on which the accuracy target must hold."""
 FIGURE = "runtime_frontier.svg"
 
 
@@ -72,15 +76,29 @@ def frontier_lines(done):
             f"{r['ratio']:.2f} | {target} | {'yes' if r['budget_ok'] else 'no'} | "
             f"{r['seconds']:.0f} s ({r['n_jobs']:,} jobs) |")
     met = [n for n, r in rows.items() if r["accuracy_ok"] and r["be_ok"]]
+    # shares are stored rounded to 0.01 point: a BE share equal to the limit may
+    # exceed it by less than that
+    edge = [n for n in met if rows[n]["tang"]["BE"] + TARGET_BE_SLACK
+            - rows[n]["ours"]["BE"] < ROUNDING]
+    sure = len(met) - len(edge)
     lines += ["", f"**Target** (accuracy at least {TARGET_RATIO:.2f}x Tang p85's at a BE "
               f"share no higher than Tang p85's + 0.5 point): met on {len(met)} of "
-              f"{len(rows)} traces." + _failures(rows), ""]
+              f"{len(rows)} traces." + _failures(rows)
+              + _list(" At the limit within the rounding of the shares (0.01 point), so "
+                      "possibly missed", edge)
+              + f" The issue asks for at least {TARGET_TRACES}: "
+              + ("**holds**" if sure >= TARGET_TRACES else "**does not hold**"
+                 if len(met) < TARGET_TRACES else "**holds only with the traces at the limit**")
+              + (f" (on {sure} without the traces at the limit)." if edge else "."), ""]
     held = [n for n, r in rows.items() if r["budget_ok"]]
     lines.append(
         f"**Budget held** (BE share within 1 point of the 2% budget): on {len(held)} of "
         f"{len(rows)} traces." + _list(
-            " Outside", [f"{n} ({_pct(r['ours']['BE'])})" for n, r in rows.items()
-                         if not r["budget_ok"]]))
+            " Outside", [f"{n} ({_pct(r['ours']['BE'])}" + _long(done[n]) + _exclusive(r) + ")"
+                         for n, r in rows.items() if not r["budget_ok"]])
+        + f" Above the budget: {_count_above(rows)} of {len(rows)} traces (the calibration "
+        "aims at 1.39%, the share whose 95% bound over 1,000 jobs is 2%). The issue asks "
+        "for every trace: " + ("**holds**." if len(held) == len(rows) else "**does not hold**."))
     matched = {n: _matched(done[n], r) for n, r in rows.items()}
     good = [n for n, m in matched.items() if m and m["accuracy"] >= TARGET_RATIO * rows[n][
         "tang"]["accuracy"]]
@@ -121,6 +139,24 @@ def frontier_lines(done):
               "accurate than the samples of the user's few recent jobs promise: the "
               "calibration holds the share, the decision overrates aggressive estimates.", ""]
     return lines
+
+
+def _long(trace):
+    share = trace["frontier"].get("long_share")
+    return "" if share is None else (f"; only {_pct(share)} of its jobs run longer than 30 "
+                                     "minutes, the only ones that can be bad estimates")
+
+
+def _exclusive(row):
+    limit = row["tang"]["BE"] + TARGET_BE_SLACK
+    if limit >= DEFAULT_BUDGET - BUDGET_SLACK:
+        return ""
+    return (f"; the accuracy target asks for at most {_pct(limit)} there, below the "
+            f"{_pct(DEFAULT_BUDGET - BUDGET_SLACK)} this band starts at: both cannot hold")
+
+
+def _count_above(rows):
+    return sum(r["ours"]["BE"] > DEFAULT_BUDGET + 1e-12 for r in rows.values())
 
 
 def _matched(trace, row):

@@ -148,7 +148,9 @@ def run_trace(path, args):
     has_group = np.isfinite(jobs["group_id"].to_numpy(dtype=float)).any()
     result = {"n_jobs": len(jobs), "n_scored": int(rows.sum()), "notes": notes, "grid": []}
     fold_rows = rows & last_folds(jobs, args.folds)
-    frontier = {"n_scored": int(fold_rows.sum()), "points": []}
+    frontier = {"n_scored": int(fold_rows.sum()), "points": [],
+                # the jobs that can be bad estimates at all (Tang's BE: 30 minutes)
+                "long_share": round(float(np.mean(y[fold_rows] > 1800.0)), 4)}
     if not has_group:
         notes.append("no group ids: group-based key types skipped")
     started = time.perf_counter()

@@ -49,6 +49,13 @@ _KEY_WEIGHT = 0.3
 """Weight of the newest job in the (user, request) key's moving mean."""
 _GROUP_WEIGHT = 0.05
 """Weight of the newest job in the group's moving mean."""
+_RECENCY = 0.7
+"""Weight of a sampled job relative to the next newer one of the same user or key: the
+samples follow a user's latest runs (half the weight two jobs back)."""
+_AIM_WINDOW = 1000
+"""Completions over which the bad share must stay under the budget (see :func:`aimed_share`)."""
+_AIM_Z = 1.645
+"""Normal quantile of that bound (one-sided 95%)."""
 
 
 def event_order(known, submit, job_id, seq, q_submit):
@@ -248,6 +255,22 @@ def _decide(log_ratios, weights, request, lam, threshold, sentinel):
 
 
 @njit(cache=True)
+def aimed_share(budget):
+    """The bad share the calibration aims at, so that ``budget`` is a maximum.
+
+    The share ``t`` whose one-sided 95% binomial upper bound over a stretch
+    of ``_AIM_WINDOW`` completions reaches the budget:
+    ``t + _AIM_Z * sqrt(t (1 - t) / _AIM_WINDOW) = budget`` (the smaller root
+    of the quadratic), e.g. 1.39% for a 2% budget, 3.97% for 5%, 18.0% for 20%.
+    Aiming at the budget itself would exceed it over half the stretches.
+    """
+    c = _AIM_Z * _AIM_Z / _AIM_WINDOW
+    b = budget
+    return ((2.0 * b + c) - np.sqrt((2.0 * b + c) ** 2 - 4.0 * (1.0 + c) * b * b)) / (
+        2.0 * (1.0 + c))
+
+
+@njit(cache=True)
 def budgeted_predictions(kind, row, user, key, req, run, log_ratio, mu, modeled, ring,
                          pooled_size, pooled_weight, sentinel, min_user_jobs, threshold, budget,
                          step, log_lam_start, log_lam_low, log_lam_high):
@@ -256,7 +279,8 @@ def budgeted_predictions(kind, row, user, key, req, run, log_ratio, mu, modeled,
     At each submission, the estimate minimises ``-E[accuracy] + lam * P(bad)``
     (:func:`_decide`) over sampled log ratios: those of the last ``ring``
     jobs of the job's ``key`` (user and request; of its user when the key
-    has fewer than ``min_user_jobs``), weight 1 each, mixed with the model's prediction ``mu``
+    has fewer than ``min_user_jobs``), the newest weighing 1 and each older
+    one ``_RECENCY`` times the next newer one, mixed with the model's prediction ``mu``
     plus each of the model's last ``pooled_size`` residuals over all users
     (weight ``pooled_weight`` in all: the learned prior, which also keeps
     the tail risk of a user's few jobs from vanishing) and a pseudo-job of
@@ -265,8 +289,9 @@ def budgeted_predictions(kind, row, user, key, req, run, log_ratio, mu, modeled,
     jobs and no model has been fitted yet (``modeled``). At each completion
     of an estimated job, ``log lam`` moves by ``step * (bad - budget)``, the
     adaptive conformal update of Gibbs & Candes (2021) eq. 2 applied to the
-    multiplier, so that the long-run share of bad estimates approaches
-    ``budget``. Returns the estimates (one per row, NaN where there is no
+    multiplier with the target :func:`aimed_share` of ``budget``, so that
+    the share of bad estimates over a long stretch stays below ``budget``
+    with high probability. Returns the estimates (one per row, NaN where there is no
     request) and ``log lam`` at each submission.
     """
     n = req.shape[0]
@@ -315,13 +340,15 @@ def complete_budget(i, pred_i, user, key, req, run, log_ratio, mu_i, u_res, u_co
                     log_lam_low, log_lam_high):
     """Add the completion of row ``i`` (estimated ``pred_i`` at its submission) to the state.
 
+    ``budget`` is the maximum bad share; the update aims at :func:`aimed_share`.
     Returns the new ``log lam``; the caller counts the pooled residual (``p_count[0]``)
     when ``log_ratio[i] - mu_i`` is finite.
     """
     u = user[i]
     if pred_i == pred_i and req[i] > 0:
         bad = 1.0 if pred_i < req[i] and run[i] - pred_i > threshold else 0.0
-        log_lam = min(max(log_lam + step * (bad - budget), log_lam_low), log_lam_high)
+        log_lam = min(max(log_lam + step * (bad - aimed_share(budget)), log_lam_low),
+                      log_lam_high)
     residual = log_ratio[i] - mu_i
     if residual == residual:
         p_res[p_count[0] % p_res.shape[0]] = residual
@@ -352,12 +379,12 @@ def decide_row(i, user, key, req, mu_i, modeled_i, u_res, u_count, k_res, k_coun
     if m_key >= min_user_jobs:
         for k in range(m_key):
             samples[m] = k_res[kk, k]
-            weights[m] = 1.0
+            weights[m] = _RECENCY ** ((k_count[kk] - 1 - k) % ring)  # the newest weighs 1
             m += 1
     else:
         for k in range(m_user):
             samples[m] = u_res[u, k]
-            weights[m] = 1.0
+            weights[m] = _RECENCY ** ((u_count[u] - 1 - k) % ring)
             m += 1
     m_pooled = min(p_count, pooled_size)
     for k in range(m_pooled):

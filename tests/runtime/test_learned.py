@@ -16,7 +16,8 @@ from predictkit.exceptions import ConfigError
 from predictkit.metrics import adjustment_outcomes, estimate_accuracy
 from predictkit.model_selection import replay
 from predictkit.runtime import LearnedRuntime, make_predictor
-from predictkit.runtime._learned_kernels import _LOG_OVERRUN, _decide
+from predictkit.runtime._learned_kernels import (_AIM_WINDOW, _AIM_Z, _LOG_OVERRUN, _decide,
+                                                  aimed_share)
 from predictkit.simulate import simulate
 
 
@@ -112,10 +113,20 @@ def test_budget_decision_equals_the_plain_reference(log_ratios, request, lam, th
     assert 1.0 <= ours <= request
 
 
+@given(st.floats(1e-4, 0.999))
+def test_the_aimed_share_puts_the_upper_bound_at_the_budget(budget):
+    aim = aimed_share(budget)
+    assert 0.0 < aim < budget
+    bound = aim + _AIM_Z * np.sqrt(aim * (1 - aim) / _AIM_WINDOW)
+    assert bound == pytest.approx(budget, rel=1e-9)
+    assert aimed_share(min(budget * 1.01, 0.9999)) >= aim
+
+
 @pytest.mark.parametrize("budget", [0.02, 0.05, 0.3])
 def test_realized_bad_share_follows_the_budget(budget):
-    # a budget above the bad share of the most accurate estimates is not filled: it is a
-    # maximum, and spending it would only lower the accuracy
+    # the calibration aims below the budget (a maximum over stretches of jobs); a budget
+    # above the bad share of the most accurate estimates is not filled: spending it would
+    # only lower the accuracy
     jobs = make_workload(6000, random_state=3, runtime_spread=1.0)
     y = jobs["run_time"].to_numpy()
     pred = replay(_small(max_bad_share=budget, step=0.1), jobs, y,
@@ -123,9 +134,25 @@ def test_realized_bad_share_follows_the_budget(budget):
     late = slice(2000, None)
     share = adjustment_outcomes(y[late], jobs["req_time"].to_numpy()[late], pred[late])["BE"]
     if budget < 0.1:
-        assert abs(share - budget) < 0.01
+        assert abs(share - aimed_share(budget)) < 0.006 and share <= budget
     else:
         assert share < budget
+
+
+def test_a_replay_at_another_budget_reuses_only_what_the_budget_leaves_unchanged():
+    jobs = make_workload(1500, random_state=6, runtime_spread=1.0)
+    y = jobs["run_time"].to_numpy()
+    known = (jobs["submit_time"] + y).to_numpy()
+    est = _small(max_bad_share=0.3)
+    est._replay(jobs, y, known)
+    for params in ({"max_bad_share": 0.01}, {"step": 0.5}, {"bad_threshold": 60.0},
+                   {"max_train": 100}):
+        again = est.set_params(**params)._replay(jobs, y, known)
+        assert_array_equal(again, clone(est)._replay(jobs, y, known))
+    # other jobs: nothing kept applies
+    head = jobs.iloc[:900]
+    assert_array_equal(est._replay(head, y[:900], known[:900]),
+                       clone(est)._replay(head, y[:900], known[:900]))
 
 
 def test_a_larger_budget_buys_accuracy():
