@@ -13,13 +13,24 @@ after it, exactly where the pass puts it. Predictions asked by
 call) and kept for that submission while no completion comes in between.
 The model is refitted when the number of completions reaches the same
 sizes as in the pass, on the same rows, so every prediction equals the
-pass's.
+pass's; the fit itself waits until a submission needs the model.
+
+A job that ends in the second it is submitted (known time equal to its
+submit time) completes, in the pass, *before* its own submission is
+processed: its completion moves no ``log lam`` (it has no estimate yet)
+and puts ``log(run / request) - mu`` into the pooled residuals, where
+``mu`` is the model's prediction for its submission, made after every
+completion of that second. The state applies such a completion at once,
+keeps its place in the pool open (:attr:`LearnedOnlineState.pending`), and
+fills it, with the features, model and ``mu`` of the completions seen so
+far, before any estimate is read from the state; once a later completion
+comes, the second is over and the entry is final.
 
 Where the simulator breaks these assumptions (a completion out of time
-order, a job ending the second it is submitted, a job asked after a later
-completion, a history fitted before ``start``), :meth:`LearnedOnlineState.
-applies` is false and the estimator goes back to the passes over the whole
-history.
+order or before its submission, a job asked after a later completion, a
+history fitted before ``start``), :meth:`LearnedOnlineState.applies` is
+false (:attr:`LearnedOnlineState.stopped` says why) and the estimator goes
+back to the passes over the whole history.
 """
 
 import numpy as np
@@ -27,8 +38,8 @@ import numpy as np
 from ._base import group_codes
 from ._learned_kernels import (
     FEATURE_NAMES, budget_state, complete_row, decide_rows, feature_state, features_for,
-    tree_ensemble_predict,
 )
+from ._learned_trees import model_predict
 
 __all__ = ["LearnedOnlineState"]
 
@@ -83,13 +94,23 @@ class LearnedOnlineState:
         self.done = np.empty(max(n, 1), dtype=np.int64)
         self.next_fit = int(estimator.min_train)
         self.model, self.used, self.trees = None, None, None
+        self.fit_size, self.fit_due = 0, False
+        # jobs ended in the second of their submission, while that second lasts:
+        # (row, completions before it, pooled residuals written before it or -1)
+        self.pending = []
+        self.settled = -1
         self.last = (-np.inf, -np.inf, -np.inf)
         self.applies = True
+        self.stopped = None
+
+    def _stop(self, reason):
+        self.applies = False
+        self.stopped = reason
 
     # -- submissions ---------------------------------------------------------------
 
-    def _compute(self, rows):
-        """Features, model prediction and estimate of the submissions of ``rows`` now."""
+    def _model_of(self, rows):
+        """Features and model predictions of the submissions of ``rows`` now."""
         c = self.c
         features = features_for(rows, self.user, self.group, self.key, self.submit, self.req,
                                 self.width, *self.fstate, c["ring"], c["session"])
@@ -97,10 +118,48 @@ class LearnedOnlineState:
         modeled = np.zeros(len(rows), dtype=np.bool_)
         if self.model is not None and len(rows):
             subset = np.ascontiguousarray(features[:, self.used])
-            raw = tree_ensemble_predict(subset, *self.trees) if self.trees is not None \
-                else self.model.predict(subset)
-            mu = np.minimum(raw, 0.0)
+            mu = np.minimum(model_predict(self.model, self.trees, subset), 0.0)
             modeled[:] = True
+        return features, mu, modeled
+
+    def _settle(self):
+        """Bring the model and the open pool entries up to the completions so far."""
+        if self.settled == self.version:
+            return
+        self.settled = self.version
+        pending = self.pending
+        if pending:
+            rows = np.array([p[0] for p in pending], dtype=np.int64)
+            c = self.c
+            # the submissions of these rows come after every completion of their second
+            self.features[rows] = features_for(
+                rows, self.user, self.group, self.key, self.submit, self.req, self.width,
+                *self.fstate, c["ring"], c["session"])
+            oldest = self.fit_size - int(self.est.max_train)
+            if any(oldest <= p[1] < self.fit_size for p in pending):
+                self.fit_due = True  # a training row's features moved
+        if self.fit_due:
+            self.fit_due = False
+            self._fit(self.fit_size)
+        if pending:
+            _, mu, _ = self._model_of(rows)
+            self.mu[rows] = mu
+            p_res, p_count = self.bstate[4], self.bstate[5][0]
+            for (row, _, written), m in zip(pending, mu.tolist()):
+                if written < 0 or p_count - written >= len(p_res):
+                    continue  # no residual, or a later one took its place
+                if not np.isfinite(m):
+                    self._stop("a model prediction that is not finite")
+                    return
+                p_res[written % len(p_res)] = self.log_ratio[row] - m
+
+    def _compute(self, rows):
+        """Features, model prediction and estimate of the submissions of ``rows`` now."""
+        self._settle()
+        if not self.applies:
+            return
+        c = self.c
+        features, mu, modeled = self._model_of(rows)
         est = self.est
         pred = decide_rows(rows, mu, modeled, self.user, self.key, self.req, *self.bstate,
                            self.log_lam, c["ring"], c["pooled"], c["pooled_weight"],
@@ -120,10 +179,10 @@ class LearnedOnlineState:
         """Raw estimates of the jobs ``index`` (``None`` where the state no longer applies)."""
         index = np.asarray(index, dtype=np.int64)
         if len(index) and self.submit[index].min() < self.last[0]:
-            self.applies = False  # asked after a later completion: the passes decide
+            self._stop("a job asked after a later completion")
             return None
         self._refresh(index)
-        return self.pred[index]
+        return self.pred[index] if self.applies else None
 
     # -- completions ---------------------------------------------------------------
 
@@ -141,9 +200,14 @@ class LearnedOnlineState:
         order = np.lexsort((self.job_key[index], self.submit[index], known))
         index, known, run = index[order], known[order], run[order]
         first = (known[0], self.submit[index[0]], self.job_key[index[0]])
-        if first < self.last or not (known > self.submit[index]).all() \
-                or np.isnan(known).any():
-            self.applies = False
+        if np.isnan(known).any():
+            self._stop("a completion without an end time")
+            return False
+        if first < self.last:
+            self._stop("a completion out of time order")
+            return False
+        if not (known >= self.submit[index]).all():
+            self._stop("a completion before its submission")
             return False
         req = self.req[index]
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -155,63 +219,48 @@ class LearnedOnlineState:
         self.run[index] = run
         est, c = self.est, self.c
         targets = np.searchsorted(self.sorted_submit, known, side="left")
+        p_count = self.bstate[5]
         for i, t, target in zip(index.tolist(), known.tolist(), targets.tolist()):
+            if self.pending and t > self.submit[self.pending[0][0]]:
+                # the second of the open entries is over: they are final once settled
+                self._settle()
+                self.pending = []
             if target > self.next_submission:
                 self._refresh(self.order[self.next_submission:target])
                 self.next_submission = target
+            if not self.applies:
+                return False
+            same_second = t == self.submit[i]
+            if same_second:
+                # the pass completes it before its submission: no estimate yet, and
+                # its pooled residual waits for the model's prediction (_settle)
+                written = int(p_count[0]) if np.isfinite(self.log_ratio[i]) else -1
+                self.pending.append((i, self.version, written))
+                self.settled = -1
             self.log_lam = complete_row(
-                i, t, self.pred[i], self.mu[i], self.user, self.group, self.key, self.submit,
-                self.req, self.run, self.fail, self.log_ratio, self.log_run, *self.fstate,
-                *self.bstate, self.log_lam, c["ring"], float(est.bad_threshold),
+                i, t, np.nan if same_second else self.pred[i],
+                0.0 if same_second else self.mu[i], self.user, self.group, self.key,
+                self.submit, self.req, self.run, self.fail, self.log_ratio, self.log_run,
+                *self.fstate, *self.bstate, self.log_lam, c["ring"], float(est.bad_threshold),
                 float(est.max_bad_share), float(est.step), c["log_lam_low"],
                 c["log_lam_high"])
             self.done[self.version] = i
             self.version += 1
             if self.version == self.next_fit:
-                self._refit()
+                self.next_fit = min(2 * self.version, self.version + int(est.refit_every))
+                self.fit_size, self.fit_due = self.version, True
         self.last = (known[-1], self.submit[index[-1]], self.job_key[index[-1]])
         return True
 
-    def _refit(self):
-        """Fit the model on the completions so far, as the passes do at this size."""
-        size = self.version
-        self.next_fit = min(2 * size, size + int(self.est.refit_every))
+    def _fit(self, size):
+        """Fit the model on the first ``size`` completions, as the passes do at this size."""
         train = self.done[:size][-int(self.est.max_train):]
         train = train[np.isfinite(self.log_ratio[train])]
         if len(train) < 2:
             self.model, self.used, self.trees = None, None, None
             return
         used = np.flatnonzero(np.isfinite(self.features[train]).any(axis=0))
-        self.model = self.est._fit_model(
+        self.model, self.trees = self.est._fit_model(
             np.ascontiguousarray(self.features[np.ix_(train, used)]), self.log_ratio[train])
         self.used = used
-        self.trees = _tree_tables(self.model)
 
-
-def _tree_tables(model):
-    """The trees of a default-kind model as flat arrays (None: use its ``predict``)."""
-    from sklearn.ensemble import HistGradientBoostingRegressor
-
-    if type(model) is not HistGradientBoostingRegressor or model.loss != "squared_error" \
-            or model.n_trees_per_iteration_ != 1:
-        return None
-    try:
-        return _flatten_trees(model)
-    except (AttributeError, KeyError, IndexError, TypeError, ValueError):
-        return None  # a scikit-learn whose private tree layout differs: use ``predict``
-
-
-def _flatten_trees(model):
-    nodes = [predictors[0].nodes for predictors in model._predictors]
-    if any(n["is_categorical"].any() for n in nodes):
-        return None
-    offsets = np.cumsum([0] + [len(n) for n in nodes[:-1]]).astype(np.int64)
-    flat = np.concatenate(nodes)
-    shift = np.repeat(offsets, [len(n) for n in nodes])
-    baseline = np.asarray(model._baseline_prediction, dtype=np.float64).ravel()
-    if baseline.shape != (1,):
-        return None
-    return (float(baseline[0]), offsets, flat["feature_idx"].astype(np.int64),
-            flat["num_threshold"].astype(np.float64), flat["missing_go_to_left"].astype(np.bool_),
-            flat["left"].astype(np.int64) + shift, flat["right"].astype(np.int64) + shift,
-            flat["is_leaf"].astype(np.bool_), flat["value"].astype(np.float64))
