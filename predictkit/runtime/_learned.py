@@ -167,6 +167,10 @@ class LearnedRuntime(OnlineRuntimeEstimator):
     def _required_columns(self):
         return ("submit_time", "req_time", "user_id")
 
+    def _group_keys(self):
+        # every prediction reads the whole history (_history_for): no rows by group
+        return ()
+
     @staticmethod
     def _optional(X, arrays, *, outcome):
         """Add the optional columns of ``X`` to ``arrays`` (NaN where absent)."""

@@ -39,7 +39,8 @@ from ._base import group_codes
 from ._learned_kernels import (
     FEATURE_NAMES, budget_state, complete_row, decide_rows, feature_state, features_for,
 )
-from ._learned_trees import model_predict
+from ._learned_kernels import tree_ensemble_predict
+from ._learned_trees import on_columns
 
 __all__ = ["LearnedOnlineState"]
 
@@ -114,13 +115,13 @@ class LearnedOnlineState:
         c = self.c
         features = features_for(rows, self.user, self.group, self.key, self.submit, self.req,
                                 self.width, *self.fstate, c["ring"], c["session"])
-        mu = np.zeros(len(rows))
-        modeled = np.zeros(len(rows), dtype=np.bool_)
-        if self.model is not None and len(rows):
-            subset = np.ascontiguousarray(features[:, self.used])
-            mu = np.minimum(model_predict(self.model, self.trees, subset), 0.0)
-            modeled[:] = True
-        return features, mu, modeled
+        if self.model is None or not len(rows):
+            return features, np.zeros(len(rows)), np.zeros(len(rows), dtype=np.bool_)
+        if self.trees is not None:  # their nodes read the columns of `features` directly
+            raw = tree_ensemble_predict(features, *self.trees)
+        else:
+            raw = self.model.predict(np.ascontiguousarray(features[:, self.used]))
+        return features, np.minimum(raw, 0.0), np.ones(len(rows), dtype=np.bool_)
 
     def _settle(self):
         """Bring the model and the open pool entries up to the completions so far."""
@@ -193,21 +194,20 @@ class LearnedOnlineState:
         of the module notes.
         """
         index = np.asarray(index, dtype=np.int64)
-        known = np.asarray(end_time, dtype=np.float64)
-        run = np.asarray(run_time, dtype=np.float64)
         if not len(index):
             return True
-        order = np.lexsort((self.job_key[index], self.submit[index], known))
-        index, known, run = index[order], known[order], run[order]
-        first = (known[0], self.submit[index[0]], self.job_key[index[0]])
-        if np.isnan(known).any():
-            self._stop("a completion without an end time")
+        known = np.asarray(end_time, dtype=np.float64)
+        run = np.asarray(run_time, dtype=np.float64)
+        submit = self.submit[index]
+        if len(index) > 1:
+            order = np.lexsort((self.job_key[index], submit, known))
+            index, known, run, submit = index[order], known[order], run[order], submit[order]
+        if not (known >= submit).all():
+            self._stop("a completion without an end time" if np.isnan(known).any()
+                       else "a completion before its submission")
             return False
-        if first < self.last:
+        if (known[0], submit[0], self.job_key[index[0]]) < self.last:
             self._stop("a completion out of time order")
-            return False
-        if not (known >= self.submit[index]).all():
-            self._stop("a completion before its submission")
             return False
         req = self.req[index]
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -249,7 +249,7 @@ class LearnedOnlineState:
             if self.version == self.next_fit:
                 self.next_fit = min(2 * self.version, self.version + int(est.refit_every))
                 self.fit_size, self.fit_due = self.version, True
-        self.last = (known[-1], self.submit[index[-1]], self.job_key[index[-1]])
+        self.last = (known[-1], submit[-1], self.job_key[index[-1]])
         return True
 
     def _fit(self, size):
@@ -260,7 +260,8 @@ class LearnedOnlineState:
             self.model, self.used, self.trees = None, None, None
             return
         used = np.flatnonzero(np.isfinite(self.features[train]).any(axis=0))
-        self.model, self.trees = self.est._fit_model(
+        self.model, trees = self.est._fit_model(
             np.ascontiguousarray(self.features[np.ix_(train, used)]), self.log_ratio[train])
         self.used = used
+        self.trees = None if trees is None else on_columns(trees, used)
 

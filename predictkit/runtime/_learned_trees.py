@@ -13,7 +13,7 @@ import numpy as np
 
 from ._learned_kernels import tree_ensemble_predict
 
-__all__ = ["tree_tables", "model_predict"]
+__all__ = ["tree_tables", "model_predict", "on_columns"]
 
 
 def tree_tables(model):
@@ -34,6 +34,17 @@ def model_predict(model, trees, X):
     if trees is None:
         return model.predict(X)
     return tree_ensemble_predict(np.ascontiguousarray(X, dtype=np.float64), *trees)
+
+
+def on_columns(trees, columns):
+    """The same trees (:func:`tree_tables`) reading column ``columns[j]`` for feature ``j``.
+
+    For a model fitted on ``X[:, columns]``: walking them over ``X`` reads the
+    same values as walking the original trees over ``X[:, columns]``.
+    """
+    columns = np.asarray(columns, dtype=np.int64)
+    feature = trees[2]
+    return trees[:2] + (columns[np.minimum(feature, len(columns) - 1)],) + trees[3:]
 
 
 def _flatten_trees(model):
