@@ -33,6 +33,8 @@ false (:attr:`LearnedOnlineState.stopped` says why) and the estimator goes
 back to the passes over the whole history.
 """
 
+from bisect import bisect_left
+
 import numpy as np
 
 from ._base import group_codes
@@ -96,9 +98,10 @@ class LearnedOnlineState:
         self.next_fit = int(estimator.min_train)
         self.model, self.used, self.trees = None, None, None
         self.fit_size, self.fit_due = 0, False
-        # jobs ended in the second of their submission, while that second lasts:
-        # (row, completions before it, pooled residuals written before it or -1)
-        self.pending = []
+        # jobs ended in the second of their submission, while that second lasts: their
+        # rows and positions in the history (both increasing), and those whose pooled
+        # residual may still be read: (row, pooled residuals written before it)
+        self.pending, self.pending_at, self.pending_pool = [], [], []
         self.settled = -1
         self.last = (-np.inf, -np.inf, -np.inf)
         self.applies = True
@@ -128,31 +131,34 @@ class LearnedOnlineState:
         if self.settled == self.version:
             return
         self.settled = self.version
-        pending = self.pending
-        if pending:
-            rows = np.array([p[0] for p in pending], dtype=np.int64)
-            c = self.c
-            # the submissions of these rows come after every completion of their second
-            self.features[rows] = features_for(
-                rows, self.user, self.group, self.key, self.submit, self.req, self.width,
-                *self.fstate, c["ring"], c["session"])
-            oldest = self.fit_size - int(self.est.max_train)
-            if any(oldest <= p[1] < self.fit_size for p in pending):
-                self.fit_due = True  # a training row's features moved
+        # the submissions of the pending rows come after every completion of their second
+        first = bisect_left(self.pending_at, self.fit_size - int(self.est.max_train))
+        if first < len(self.pending_at) and self.pending_at[first] < self.fit_size:
+            rows = np.array(self.pending, dtype=np.int64)
+            self.features[rows] = self._features(rows)
+            self.fit_due = True  # training rows' features moved
         if self.fit_due:
             self.fit_due = False
             self._fit(self.fit_size)
-        if pending:
-            _, mu, _ = self._model_of(rows)
+        p_res, p_count = self.bstate[4], int(self.bstate[5][0])
+        pool = self.pending_pool
+        live = bisect_left([w for _, w in pool], p_count - len(p_res) + 1)
+        del pool[:live]  # later residuals took their places
+        if pool:
+            rows = np.array([r for r, _ in pool], dtype=np.int64)
+            features, mu, _ = self._model_of(rows)
+            self.features[rows] = features
             self.mu[rows] = mu
-            p_res, p_count = self.bstate[4], self.bstate[5][0]
-            for (row, _, written), m in zip(pending, mu.tolist()):
-                if written < 0 or p_count - written >= len(p_res):
-                    continue  # no residual, or a later one took its place
-                if not np.isfinite(m):
-                    self._stop("a model prediction that is not finite")
-                    return
+            if not np.isfinite(mu).all():
+                self._stop("a model prediction that is not finite")
+                return
+            for (row, written), m in zip(pool, mu.tolist()):
                 p_res[written % len(p_res)] = self.log_ratio[row] - m
+
+    def _features(self, rows):
+        c = self.c
+        return features_for(rows, self.user, self.group, self.key, self.submit, self.req,
+                            self.width, *self.fstate, c["ring"], c["session"])
 
     def _compute(self, rows):
         """Features, model prediction and estimate of the submissions of ``rows`` now."""
@@ -221,10 +227,10 @@ class LearnedOnlineState:
         targets = np.searchsorted(self.sorted_submit, known, side="left")
         p_count = self.bstate[5]
         for i, t, target in zip(index.tolist(), known.tolist(), targets.tolist()):
-            if self.pending and t > self.submit[self.pending[0][0]]:
+            if self.pending and t > self.submit[self.pending[0]]:
                 # the second of the open entries is over: they are final once settled
                 self._settle()
-                self.pending = []
+                self.pending, self.pending_at, self.pending_pool = [], [], []
             if target > self.next_submission:
                 self._refresh(self.order[self.next_submission:target])
                 self.next_submission = target
@@ -234,8 +240,10 @@ class LearnedOnlineState:
             if same_second:
                 # the pass completes it before its submission: no estimate yet, and
                 # its pooled residual waits for the model's prediction (_settle)
-                written = int(p_count[0]) if np.isfinite(self.log_ratio[i]) else -1
-                self.pending.append((i, self.version, written))
+                self.pending.append(i)
+                self.pending_at.append(self.version)
+                if np.isfinite(self.log_ratio[i]):
+                    self.pending_pool.append((i, int(p_count[0])))
                 self.settled = -1
             self.log_lam = complete_row(
                 i, t, np.nan if same_second else self.pred[i],
