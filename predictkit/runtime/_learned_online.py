@@ -28,7 +28,9 @@ comes, the second is over and the entry is final.
 
 Where the simulator breaks these assumptions (a completion out of time
 order or before its submission, a job asked after a later completion, a
-history fitted before ``start``), :meth:`LearnedOnlineState.applies` is
+history fitted before ``start``; a zero-runtime job that waited in the
+queue ends at an instant where jobs submitted after it already ended and
+were applied, which the pass orders before them), :meth:`LearnedOnlineState.applies` is
 false (:attr:`LearnedOnlineState.stopped` says why) and the estimator goes
 back to the passes over the whole history.
 """
