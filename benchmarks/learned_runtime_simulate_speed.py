@@ -6,15 +6,21 @@ of 2% bad estimates) over every job of a shared log, loaded as
 between the simulator's calls (``_learned_online``). Reported: wall and CPU
 time (the machine may be shared: CPU time is the measure), jobs per CPU
 second, the target of the issue (a whole 200k-job log in under a minute),
-and whether the kept state served the whole run. ``--reference-jobs N``
-also simulates the first ``N`` jobs with the passes over the whole history
-at every call (the reference) and says whether the schedules are equal.
+whether the kept state served the whole run (and if not, why it stepped
+aside), how many jobs ended in the second they were submitted, and whether
+the kept state's estimate of every completed job equals the one a single
+pass over the history the simulation built gives (each estimate feeds the
+calibration when its job ends, so this checks every step of the kept
+state). ``--reference-jobs N`` also simulates the first ``N`` jobs with the
+passes over the whole history at every call (the reference) and says
+whether the schedules are equal.
 
-Prints JSON and writes it to ``build/benchmarks/learned_runtime_simulate_speed.json``.
-One OpenMP thread (``threadpool_limits(1)``).
+Prints JSON and writes it to ``build/benchmarks/learned_runtime_simulate_speed.json``
+(the committed copy: ``benchmarks/results/``). One OpenMP thread
+(``threadpool_limits(1)``); several traces run one after the other.
 
 Run from the repository root:
-``python -m benchmarks.learned_runtime_simulate_speed [--trace NAME] [--max-jobs N]``
+``python -m benchmarks.learned_runtime_simulate_speed [--trace NAME ...] [--max-jobs N]``
 """
 
 import argparse
@@ -24,6 +30,7 @@ import sys
 import time
 
 import numpy as np
+import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from benchmarks._common import BUILD, provenance, trace_file, write_json
@@ -63,6 +70,19 @@ def same_schedule(a, b):
                for c in ("estimate", "start_time", "end_time"))
 
 
+def same_as_one_pass(driven, jobs):
+    """Whether the kept state's estimates of the completed jobs equal one pass's (None: no ids)."""
+    ids = jobs["job_id"] if "job_id" in jobs.columns else None
+    online = driven._online
+    if online is None or ids is None or not ids.is_unique:
+        return None
+    hist = driven.history_
+    passes = driven._predict_raw(hist, {c: hist[c] for c in (
+        "submit_time", "req_time", "user_id", "group_id", "width")})
+    rows = np.asarray(pd.Index(ids.to_numpy(float)).get_indexer(hist["job_id"]))
+    return bool(np.array_equal(online.pred[rows], passes, equal_nan=True))
+
+
 def run(trace, *, max_jobs, reference_jobs):
     jobs = clean_jobs(read_swf(trace_file(trace)), for_simulation=True, require_request=True)
     if max_jobs is not None:
@@ -75,9 +95,15 @@ def run(trace, *, max_jobs, reference_jobs):
                "jobs_per_cpu_s": n / cpu, "target_cpu_s": TARGET_CPU_SECONDS,
                "meets_target": bool(cpu < TARGET_CPU_SECONDS * n / 200_000),
                "kept_state_served_whole_run": driven._online is not None,
+               "kept_state_stepped_aside_because": driven._online_stopped,
+               "jobs_ended_in_their_submit_second": int(
+                   (result.jobs["end_time"] == result.jobs["submit_time"]).sum()),
                "refits": int(len(driven._refit_sizes(int(driven.n_history_)))),
                "share_estimated_below_request": float(
                    (result.jobs["estimate"] < result.jobs["req_time"]).mean())}
+        (same, check_wall, check_cpu) = timed(lambda: same_as_one_pass(driven, jobs))
+        out["kept_state_equals_one_pass"] = same
+        out["one_pass_cpu_s"] = check_cpu
         if reference_jobs:
             prefix = jobs.iloc[:reference_jobs]
             fast, fast_wall, fast_cpu, _ = simulated(prefix, incremental=True)
@@ -91,16 +117,19 @@ def run(trace, *, max_jobs, reference_jobs):
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--trace", default="SDSC-BLUE-2000-4.2-cln")
+    parser.add_argument("--trace", nargs="+", default=["SDSC-BLUE-2000-4.2-cln"])
     parser.add_argument("--max-jobs", type=int, help="simulate only the first N jobs")
     parser.add_argument("--reference-jobs", type=int, default=0,
                         help="also compare with the reference path on the first N jobs")
     parser.add_argument("--output-dir", default=str(BUILD))
     args = parser.parse_args(argv)
-    result = {"provenance": provenance("learned_runtime_simulate_speed", argv),
-              "load_average_at_start": os.getloadavg()[0]}
-    result["run"] = run(args.trace, max_jobs=args.max_jobs, reference_jobs=args.reference_jobs)
-    result["load_average_at_end"] = os.getloadavg()[0]
+    result = {"provenance": provenance("learned_runtime_simulate_speed", argv), "runs": []}
+    for trace in args.trace:
+        load = os.getloadavg()[0]
+        result["runs"].append({**run(trace, max_jobs=args.max_jobs,
+                                     reference_jobs=args.reference_jobs),
+                               "load_average_at_start": load,
+                               "load_average_at_end": os.getloadavg()[0]})
     write_json(f"{args.output_dir}/learned_runtime_simulate_speed.json", result)
     print(json.dumps(result, indent=1))
     return result

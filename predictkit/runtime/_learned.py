@@ -12,6 +12,7 @@ from .._validation import HasMethods, Interval
 from ._base import OnlineRuntimeEstimator, check_jobs, group_codes
 from ._learned_kernels import budgeted_predictions, event_order, submission_features
 from ._learned_online import LearnedOnlineState
+from ._learned_trees import model_predict, tree_tables
 from ._registered import RegisteredPredictor
 
 __all__ = ["LearnedRuntime"]
@@ -172,6 +173,10 @@ class LearnedRuntime(OnlineRuntimeEstimator):
     def _required_columns(self):
         return ("submit_time", "req_time", "user_id")
 
+    def _group_keys(self):
+        # every prediction reads the whole history (_history_for): no rows by group
+        return ()
+
     @staticmethod
     def _optional(X, arrays, *, outcome):
         """Add the optional columns of ``X`` to ``arrays`` (NaN where absent)."""
@@ -207,6 +212,9 @@ class LearnedRuntime(OnlineRuntimeEstimator):
         # before is only served by the passes over the whole history
         self._online = LearnedOnlineState(self, arrays, _ONLINE_CONSTANTS) \
             if self._incremental and self.n_history_ == 0 else None
+        # why the passes over the whole history serve the calls (None: they do not)
+        self._online_stopped = None if self._online is not None else (
+            "a history fitted before start" if self._incremental else "not incremental")
         return self
 
     def observe(self, index, start_time, end_time, run_time):
@@ -217,14 +225,15 @@ class LearnedRuntime(OnlineRuntimeEstimator):
         super().observe(index, start_time, end_time, run_time)
         online = getattr(self, "_online", None)
         if online is not None and not online.observe(index, end_time, run_time):
-            self._online = None
+            self._online, self._online_stopped = None, online.stopped
 
     def predict_for(self, index):
         """Predict jobs ``index`` of the :meth:`start` table, as :meth:`predict` would."""
         online = getattr(self, "_online", None)
         raw = online.predict(index) if online is not None else None
         if raw is None:
-            self._online = None
+            if online is not None:
+                self._online, self._online_stopped = None, online.stopped
             return super().predict_for(index)
         return self._clip(raw, self._jobs["req_time"][index])
 
@@ -241,33 +250,45 @@ class LearnedRuntime(OnlineRuntimeEstimator):
         return sizes
 
     def _fit_model(self, features, target):
-        """The regressor fitted on ``features`` (cached by content: same data, same model)."""
+        """The regressor fitted on ``features`` and its flat trees (``_learned_trees``).
+
+        Cached by content: the same data gives the same model.
+        """
         digest = hashlib.blake2b(features.tobytes() + target.tobytes(), digest_size=16).digest()
         cache = self.__dict__.setdefault("_models", {})
-        model = cache.get(digest)
-        if model is None:
+        fitted = cache.get(digest)
+        if fitted is None:
             model = clone(self.regressor) if self.regressor is not None else _default_regressor()
             with threadpool_limits(1):  # one thread: the same model on any machine
                 model.fit(features, target)
             if len(cache) > 64:
                 cache.clear()
-            cache[digest] = model
-        return model
+            fitted = cache[digest] = (model, tree_tables(model))
+        return fitted
 
     def _predict_raw(self, hist, query):
         nh = len(hist["run"])
-        inputs = self._pass_inputs(hist, query)
-        pred, self._log_lam_trace = budgeted_predictions(
+        copy_of, inputs = self._pass_inputs(hist, query)
+        pred, trace = budgeted_predictions(
             *inputs, _RING, _POOLED, _POOLED_WEIGHT, _SENTINEL, 5,
             float(self.bad_threshold), float(self.max_bad_share), float(self.step),
             -np.log(self.max_bad_share), *_LOG_LAM)
-        return pred[nh:]
+        fresh = np.flatnonzero(copy_of < 0)
+        source = copy_of.copy()
+        source[fresh] = nh + np.arange(len(fresh))
+        self._log_lam_trace = trace[source]
+        return pred[source]
 
     def _pass_inputs(self, hist, query):
         """Events, codes, ratios and model predictions of the budgeted pass.
 
-        None of them depends on the budget: the last ones are kept, so that a
-        replay of the same jobs at another ``max_bad_share`` only reruns the pass.
+        A query submitted like a history entry (same time, user, group,
+        request and width) sees the same state at the same place in the
+        passes, so it takes that entry's estimate (in a replay, every query is
+        such a copy): the first value returned gives, per query, the history
+        row it copies, or -1 for a query that is a row of its own. None of the
+        inputs depends on the budget: the last ones are kept, so that a replay
+        of the same jobs at another ``max_bad_share`` only reruns the pass.
         """
         digest = hashlib.blake2b(repr((self.min_train, self.refit_every, self.max_train,
                                        self.regressor)).encode(), digest_size=16)
@@ -281,28 +302,31 @@ class LearnedRuntime(OnlineRuntimeEstimator):
         if kept is not None and kept[0] == digest:
             return kept[1]
         nh = len(hist["run"])
-        both = {c: np.concatenate([hist[c], query[c]])
+        copy_of = _same_submission(hist, query)
+        fresh = np.flatnonzero(copy_of < 0)
+        both = {c: np.concatenate([hist[c], query[c][fresh]])
                 for c in ("submit_time", "req_time", "user_id", "group_id", "width")}
+        nq = len(fresh)
         user, group, key = group_codes([both], ("user_id",)) + group_codes(
             [both], ("group_id",)) + group_codes([both], ("user_id", "req_time"))
         req = both["req_time"]
-        run = np.concatenate([hist["run"], np.full(len(query["submit_time"]), np.nan)])
+        run = np.concatenate([hist["run"], np.full(nq, np.nan)])
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(req > 0, np.minimum(np.maximum(run, 1.0) / req, 2.0), np.nan)
             log_ratio = np.log(ratio)
             log_run = np.log(np.maximum(run, 1.0))
-        status = np.concatenate([hist["status"], np.full(len(query["submit_time"]), np.nan)])
+        status = np.concatenate([hist["status"], np.full(nq, np.nan)])
         fail = np.where(status >= 0, (status != 1).astype(np.float64), np.nan)
         kind, row, time = event_order(hist["known"], hist["submit_time"], hist["job_id"],
-                                      hist["seq"], query["submit_time"])
+                                      hist["seq"], both["submit_time"][nh:])
         features = submission_features(
             kind, row, time, user, group, key, both["submit_time"], req, both["width"], fail,
             log_ratio, log_run, int(user.max(initial=-1) + 1), int(group.max(initial=-1) + 1),
             int(key.max(initial=-1) + 1), _RING, _SESSION)
         mu, modeled = self._model_predictions(hist, features, log_ratio, both["submit_time"], nh)
         inputs = (kind, row, user, key, req, run, log_ratio, mu, modeled)
-        self.__dict__["_kept_inputs"] = (digest, inputs)
-        return inputs
+        self.__dict__["_kept_inputs"] = (digest, (copy_of, inputs))
+        return copy_of, inputs
 
     def _model_predictions(self, hist, features, log_ratio, submit, nh):
         """The model's log ratio for every row, from the last fit before its submission."""
@@ -326,9 +350,10 @@ class LearnedRuntime(OnlineRuntimeEstimator):
                 continue
             # a feature the log cannot give (no groups, no status) is left out
             used = np.flatnonzero(np.isfinite(features[train]).any(axis=0))
-            model = self._fit_model(np.ascontiguousarray(features[np.ix_(train, used)]),
-                                    log_ratio[train])
-            mu[rows] = np.minimum(model.predict(features[np.ix_(rows, used)]), 0.0)
+            model, trees = self._fit_model(np.ascontiguousarray(features[np.ix_(train, used)]),
+                                           log_ratio[train])
+            mu[rows] = np.minimum(model_predict(model, trees, features[np.ix_(rows, used)]),
+                                  0.0)
             modeled[rows] = True
         return mu, modeled
 
@@ -336,6 +361,32 @@ class LearnedRuntime(OnlineRuntimeEstimator):
         tags = super().__sklearn_tags__()
         tags.non_deterministic = False
         return tags
+
+
+def _same_submission(hist, query):
+    """For each query, a history entry submitted with the same values (-1: none).
+
+    The values the passes read at a submission: submit time, user, group,
+    request and width (every NaN alike).
+    """
+    columns = ("submit_time", "user_id", "group_id", "req_time", "width")
+    nh, nq = len(hist["submit_time"]), len(query["submit_time"])
+    copy_of = np.full(nq, -1, dtype=np.int64)
+    if not nh or not nq:
+        return copy_of
+    values = np.stack([np.concatenate([hist[c], query[c]]).astype(np.float64)
+                       for c in columns])
+    bits = np.where(np.isnan(values), np.nan, values).view(np.int64)
+    # equal rows next to each other, each run led by its first history entry
+    order = np.lexsort((np.arange(nh + nq),) + tuple(bits))
+    ranked = bits[:, order]
+    starts = np.ones(nh + nq, dtype=np.bool_)
+    starts[1:] = (ranked[:, 1:] != ranked[:, :-1]).any(axis=0)
+    leader = order[np.maximum.accumulate(np.where(starts, np.arange(nh + nq), 0))]
+    is_query = order >= nh
+    found = is_query & (leader < nh)
+    copy_of[order[found] - nh] = leader[found]
+    return copy_of
 
 
 REGISTERED = (RegisteredPredictor(

@@ -13,22 +13,38 @@ after it, exactly where the pass puts it. Predictions asked by
 call) and kept for that submission while no completion comes in between.
 The model is refitted when the number of completions reaches the same
 sizes as in the pass, on the same rows, so every prediction equals the
-pass's.
+pass's; the fit itself waits until a submission needs the model.
+
+A job that ends in the second it is submitted (known time equal to its
+submit time) completes, in the pass, *before* its own submission is
+processed: its completion moves no ``log lam`` (it has no estimate yet)
+and puts ``log(run / request) - mu`` into the pooled residuals, where
+``mu`` is the model's prediction for its submission, made after every
+completion of that second. The state applies such a completion at once,
+keeps its place in the pool open (:attr:`LearnedOnlineState.pending`), and
+fills it, with the features, model and ``mu`` of the completions seen so
+far, before any estimate is read from the state; once a later completion
+comes, the second is over and the entry is final.
 
 Where the simulator breaks these assumptions (a completion out of time
-order, a job ending the second it is submitted, a job asked after a later
-completion, a history fitted before ``start``), :meth:`LearnedOnlineState.
-applies` is false and the estimator goes back to the passes over the whole
-history.
+order or before its submission, a job asked after a later completion, a
+history fitted before ``start``; a zero-runtime job that waited in the
+queue ends at an instant where jobs submitted after it already ended and
+were applied, which the pass orders before them), :meth:`LearnedOnlineState.applies` is
+false (:attr:`LearnedOnlineState.stopped` says why) and the estimator goes
+back to the passes over the whole history.
 """
+
+from bisect import bisect_left
 
 import numpy as np
 
 from ._base import group_codes
 from ._learned_kernels import (
     FEATURE_NAMES, budget_state, complete_row, decide_rows, feature_state, features_for,
-    tree_ensemble_predict,
 )
+from ._learned_kernels import tree_ensemble_predict
+from ._learned_trees import on_columns
 
 __all__ = ["LearnedOnlineState"]
 
@@ -83,24 +99,76 @@ class LearnedOnlineState:
         self.done = np.empty(max(n, 1), dtype=np.int64)
         self.next_fit = int(estimator.min_train)
         self.model, self.used, self.trees = None, None, None
+        self.fit_size, self.fit_due = 0, False
+        # jobs ended in the second of their submission, while that second lasts: their
+        # rows and positions in the history (both increasing), and those whose pooled
+        # residual may still be read: (row, pooled residuals written before it)
+        self.pending, self.pending_at, self.pending_pool = [], [], []
+        self.settled = -1
         self.last = (-np.inf, -np.inf, -np.inf)
         self.applies = True
+        self.stopped = None
+
+    def _stop(self, reason):
+        self.applies = False
+        self.stopped = reason
 
     # -- submissions ---------------------------------------------------------------
 
-    def _compute(self, rows):
-        """Features, model prediction and estimate of the submissions of ``rows`` now."""
+    def _model_of(self, rows):
+        """Features and model predictions of the submissions of ``rows`` now."""
         c = self.c
         features = features_for(rows, self.user, self.group, self.key, self.submit, self.req,
                                 self.width, *self.fstate, c["ring"], c["session"])
-        mu = np.zeros(len(rows))
-        modeled = np.zeros(len(rows), dtype=np.bool_)
-        if self.model is not None and len(rows):
-            subset = np.ascontiguousarray(features[:, self.used])
-            raw = tree_ensemble_predict(subset, *self.trees) if self.trees is not None \
-                else self.model.predict(subset)
-            mu = np.minimum(raw, 0.0)
-            modeled[:] = True
+        if self.model is None or not len(rows):
+            return features, np.zeros(len(rows)), np.zeros(len(rows), dtype=np.bool_)
+        if self.trees is not None:  # their nodes read the columns of `features` directly
+            raw = tree_ensemble_predict(features, *self.trees)
+        else:
+            raw = self.model.predict(np.ascontiguousarray(features[:, self.used]))
+        return features, np.minimum(raw, 0.0), np.ones(len(rows), dtype=np.bool_)
+
+    def _settle(self):
+        """Bring the model and the open pool entries up to the completions so far."""
+        if self.settled == self.version:
+            return
+        self.settled = self.version
+        # the submissions of the pending rows come after every completion of their second
+        first = bisect_left(self.pending_at, self.fit_size - int(self.est.max_train))
+        if first < len(self.pending_at) and self.pending_at[first] < self.fit_size:
+            rows = np.array(self.pending, dtype=np.int64)
+            self.features[rows] = self._features(rows)
+            self.fit_due = True  # training rows' features moved
+        if self.fit_due:
+            self.fit_due = False
+            self._fit(self.fit_size)
+        p_res, p_count = self.bstate[4], int(self.bstate[5][0])
+        pool = self.pending_pool
+        live = bisect_left([w for _, w in pool], p_count - len(p_res) + 1)
+        del pool[:live]  # later residuals took their places
+        if pool:
+            rows = np.array([r for r, _ in pool], dtype=np.int64)
+            features, mu, _ = self._model_of(rows)
+            self.features[rows] = features
+            self.mu[rows] = mu
+            if not np.isfinite(mu).all():
+                self._stop("a model prediction that is not finite")
+                return
+            for (row, written), m in zip(pool, mu.tolist()):
+                p_res[written % len(p_res)] = self.log_ratio[row] - m
+
+    def _features(self, rows):
+        c = self.c
+        return features_for(rows, self.user, self.group, self.key, self.submit, self.req,
+                            self.width, *self.fstate, c["ring"], c["session"])
+
+    def _compute(self, rows):
+        """Features, model prediction and estimate of the submissions of ``rows`` now."""
+        self._settle()
+        if not self.applies:
+            return
+        c = self.c
+        features, mu, modeled = self._model_of(rows)
         est = self.est
         pred = decide_rows(rows, mu, modeled, self.user, self.key, self.req, *self.bstate,
                            self.log_lam, c["ring"], c["pooled"], c["pooled_weight"],
@@ -120,10 +188,10 @@ class LearnedOnlineState:
         """Raw estimates of the jobs ``index`` (``None`` where the state no longer applies)."""
         index = np.asarray(index, dtype=np.int64)
         if len(index) and self.submit[index].min() < self.last[0]:
-            self.applies = False  # asked after a later completion: the passes decide
+            self._stop("a job asked after a later completion")
             return None
         self._refresh(index)
-        return self.pred[index]
+        return self.pred[index] if self.applies else None
 
     # -- completions ---------------------------------------------------------------
 
@@ -134,16 +202,20 @@ class LearnedOnlineState:
         of the module notes.
         """
         index = np.asarray(index, dtype=np.int64)
-        known = np.asarray(end_time, dtype=np.float64)
-        run = np.asarray(run_time, dtype=np.float64)
         if not len(index):
             return True
-        order = np.lexsort((self.job_key[index], self.submit[index], known))
-        index, known, run = index[order], known[order], run[order]
-        first = (known[0], self.submit[index[0]], self.job_key[index[0]])
-        if first < self.last or not (known > self.submit[index]).all() \
-                or np.isnan(known).any():
-            self.applies = False
+        known = np.asarray(end_time, dtype=np.float64)
+        run = np.asarray(run_time, dtype=np.float64)
+        submit = self.submit[index]
+        if len(index) > 1:
+            order = np.lexsort((self.job_key[index], submit, known))
+            index, known, run, submit = index[order], known[order], run[order], submit[order]
+        if not (known >= submit).all():
+            self._stop("a completion without an end time" if np.isnan(known).any()
+                       else "a completion before its submission")
+            return False
+        if (known[0], submit[0], self.job_key[index[0]]) < self.last:
+            self._stop("a completion out of time order")
             return False
         req = self.req[index]
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -155,63 +227,51 @@ class LearnedOnlineState:
         self.run[index] = run
         est, c = self.est, self.c
         targets = np.searchsorted(self.sorted_submit, known, side="left")
+        p_count = self.bstate[5]
         for i, t, target in zip(index.tolist(), known.tolist(), targets.tolist()):
+            if self.pending and t > self.submit[self.pending[0]]:
+                # the second of the open entries is over: they are final once settled
+                self._settle()
+                self.pending, self.pending_at, self.pending_pool = [], [], []
             if target > self.next_submission:
                 self._refresh(self.order[self.next_submission:target])
                 self.next_submission = target
+            if not self.applies:
+                return False
+            same_second = t == self.submit[i]
+            if same_second:
+                # the pass completes it before its submission: no estimate yet, and
+                # its pooled residual waits for the model's prediction (_settle)
+                self.pending.append(i)
+                self.pending_at.append(self.version)
+                if np.isfinite(self.log_ratio[i]):
+                    self.pending_pool.append((i, int(p_count[0])))
+                self.settled = -1
             self.log_lam = complete_row(
-                i, t, self.pred[i], self.mu[i], self.user, self.group, self.key, self.submit,
-                self.req, self.run, self.fail, self.log_ratio, self.log_run, *self.fstate,
-                *self.bstate, self.log_lam, c["ring"], float(est.bad_threshold),
+                i, t, np.nan if same_second else self.pred[i],
+                0.0 if same_second else self.mu[i], self.user, self.group, self.key,
+                self.submit, self.req, self.run, self.fail, self.log_ratio, self.log_run,
+                *self.fstate, *self.bstate, self.log_lam, c["ring"], float(est.bad_threshold),
                 float(est.max_bad_share), float(est.step), c["log_lam_low"],
                 c["log_lam_high"])
             self.done[self.version] = i
             self.version += 1
             if self.version == self.next_fit:
-                self._refit()
-        self.last = (known[-1], self.submit[index[-1]], self.job_key[index[-1]])
+                self.next_fit = min(2 * self.version, self.version + int(est.refit_every))
+                self.fit_size, self.fit_due = self.version, True
+        self.last = (known[-1], submit[-1], self.job_key[index[-1]])
         return True
 
-    def _refit(self):
-        """Fit the model on the completions so far, as the passes do at this size."""
-        size = self.version
-        self.next_fit = min(2 * size, size + int(self.est.refit_every))
+    def _fit(self, size):
+        """Fit the model on the first ``size`` completions, as the passes do at this size."""
         train = self.done[:size][-int(self.est.max_train):]
         train = train[np.isfinite(self.log_ratio[train])]
         if len(train) < 2:
             self.model, self.used, self.trees = None, None, None
             return
         used = np.flatnonzero(np.isfinite(self.features[train]).any(axis=0))
-        self.model = self.est._fit_model(
+        self.model, trees = self.est._fit_model(
             np.ascontiguousarray(self.features[np.ix_(train, used)]), self.log_ratio[train])
         self.used = used
-        self.trees = _tree_tables(self.model)
+        self.trees = None if trees is None else on_columns(trees, used)
 
-
-def _tree_tables(model):
-    """The trees of a default-kind model as flat arrays (None: use its ``predict``)."""
-    from sklearn.ensemble import HistGradientBoostingRegressor
-
-    if type(model) is not HistGradientBoostingRegressor or model.loss != "squared_error" \
-            or model.n_trees_per_iteration_ != 1:
-        return None
-    try:
-        return _flatten_trees(model)
-    except (AttributeError, KeyError, IndexError, TypeError, ValueError):
-        return None  # a scikit-learn whose private tree layout differs: use ``predict``
-
-
-def _flatten_trees(model):
-    nodes = [predictors[0].nodes for predictors in model._predictors]
-    if any(n["is_categorical"].any() for n in nodes):
-        return None
-    offsets = np.cumsum([0] + [len(n) for n in nodes[:-1]]).astype(np.int64)
-    flat = np.concatenate(nodes)
-    shift = np.repeat(offsets, [len(n) for n in nodes])
-    baseline = np.asarray(model._baseline_prediction, dtype=np.float64).ravel()
-    if baseline.shape != (1,):
-        return None
-    return (float(baseline[0]), offsets, flat["feature_idx"].astype(np.int64),
-            flat["num_threshold"].astype(np.float64), flat["missing_go_to_left"].astype(np.bool_),
-            flat["left"].astype(np.int64) + shift, flat["right"].astype(np.int64) + shift,
-            flat["is_leaf"].astype(np.bool_), flat["value"].astype(np.float64))

@@ -472,6 +472,12 @@ class _Feeder:
             horizon = now + self.refresh
         submit = s.jobs.submit[:self.n]
         last = int(np.searchsorted(submit, max(horizon, now), side="left"))
+        if self.refresh is None and last > first:
+            # a job arriving before the horizon may end before it, and every estimate
+            # asked after its submission would be asked again: stop at its earliest end
+            ends = submit[first:last] + s.jobs.duration[first:last]
+            horizon = min(horizon, float(ends.min()))
+            last = int(np.searchsorted(submit, max(horizon, now), side="left"))
         same = int(np.searchsorted(submit, now, side="right"))
         last = max(same, min(last, first + (_BATCH if self.refresh is None else len(submit))))
         if last > same:

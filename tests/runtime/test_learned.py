@@ -277,3 +277,66 @@ def test_the_kept_state_steps_aside_when_completions_come_out_of_order():
         ests.append(est.predict_for(np.arange(250, 300)))
     assert ests and est._online is None
     assert_array_equal(ests[0], ests[1])
+
+
+def _with_same_second_ends(seed, n=420):
+    """A workload where many jobs end in the second they are submitted, some in bursts.
+
+    A burst of 40 such jobs sits where the model's refit sizes (60, 120) fall,
+    and one of 140 (more than the 128 pooled residuals) later on.
+    """
+    rng = np.random.default_rng(seed)
+    jobs = make_workload(n, random_state=seed).sort_values("submit_time", kind="stable")
+    jobs = jobs.reset_index(drop=True).assign(job_id=np.arange(1.0, n + 1))
+    submit = jobs["submit_time"].to_numpy().copy()
+    run = jobs["run_time"].to_numpy().copy()
+    zero = rng.random(n) < 0.15
+    for first, size in ((45, 40), (230, 140)):
+        submit[first:first + size] = submit[first]
+        zero[first:first + size] = True
+    run[zero] = 0.0
+    return jobs.assign(submit_time=submit, run_time=run, wait_time=0.0)
+
+
+def _driven_by_hand(jobs, *, incremental):
+    """Estimates of each job at its submission; a job without runtime ends right then."""
+    est = _small()
+    est._incremental = incremental
+    est.start(jobs)
+    submit = jobs["submit_time"].to_numpy()
+    run = jobs["run_time"].to_numpy()
+    end = submit + np.where(run > 0, run + 7.0, 0.0)
+    done = np.zeros(len(jobs), dtype=bool)
+    out = np.empty(len(jobs))
+    for j in range(len(jobs)):
+        due = np.flatnonzero(~done[:j] & (end[:j] <= submit[j]))
+        if len(due):
+            est.observe(due, end[due], end[due], run[due])
+            done[due] = True
+        out[j] = est.predict_for(np.array([j]))[0]
+        if end[j] == submit[j]:
+            est.observe(np.array([j]), end[[j]], end[[j]], run[[j]])
+            done[j] = True
+    return out, est
+
+
+@pytest.mark.parametrize("seed", [21, 22])
+def test_jobs_ending_in_the_second_they_are_submitted_keep_the_kept_state(seed):
+    jobs = _with_same_second_ends(seed)
+    fast, est = _driven_by_hand(jobs, incremental=True)
+    assert est._online is not None, est._online_stopped
+    assert est._online.model is not None
+    slow, ref = _driven_by_hand(jobs, incremental=False)
+    assert ref._online is None
+    assert_array_equal(fast, slow)
+    assert (fast < jobs["req_time"].to_numpy()).mean() > 0.1
+
+
+def test_simulation_with_jobs_ending_as_they_are_submitted_predicts_as_the_reference():
+    jobs = _with_same_second_ends(23).drop(columns=["wait_time"])
+    fast, est = _simulated(jobs, incremental=True)
+    assert est._online is not None, est._online_stopped
+    assert (fast["end_time"] == fast["submit_time"]).sum() > 100
+    slow, _ = _simulated(jobs, incremental=False)
+    for column in ("estimate", "start_time", "end_time"):
+        assert_array_equal(fast[column].to_numpy(), slow[column].to_numpy())
