@@ -166,7 +166,8 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
             float(self.quantile), window=int(self.window), step=float(self.step),
             min_scores=_min_scores(float(self.quantile)))
         self._aggregator = ExpertAggregator(float(self.quantile), n_experts=3,
-                                            memory=int(self.memory), step=float(self.final_step))
+                                            memory=int(self.memory), step=float(self.final_step),
+                                            anchor=2)
         self._history = _history_expert(float(self.quantile))
         self._runtime_model = None
         self._jobs = {}  # label -> dict of what is known about the job
