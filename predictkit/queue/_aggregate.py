@@ -116,6 +116,9 @@ class ExpertAggregator:
     def bound(self, key, bounds):
         """The final bound (seconds) of a job of ``key`` from its experts' bounds.
 
+        The chosen expert's bound ``c``, moved in log units toward the
+        anchor's bound ``a`` by the weight ``min(1, delta)`` when ``a > c``.
+
         ``NaN`` when no expert has a bound yet, infinite when one says the
         level cannot be bounded and none has a finite bound.
         """
