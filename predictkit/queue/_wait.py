@@ -51,9 +51,10 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
     it stays at ``1 - q`` (see :mod:`predictkit.queue._conformal`); and
     :class:`QBETS`'s bound from the history of waits alone. Per forecast
     band, the expert with the smallest discounted pinball loss on the
-    recent waits gives the bound, raised online (never lowered below it)
-    by the misses of the final bounds of the band (projected quantile
-    tracking, see :mod:`predictkit.queue._aggregate`). With
+    recent waits gives the bound, raised online toward QBETS's (never
+    lowered below the chosen bound, never raised past QBETS's) by the
+    misses of the final bounds of the band (projected quantile tracking,
+    see :mod:`predictkit.queue._aggregate`). With
     ``quantile=0.5`` the bound is the point forecast.
 
     Parameters
@@ -166,7 +167,8 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
             float(self.quantile), window=int(self.window), step=float(self.step),
             min_scores=_min_scores(float(self.quantile)))
         self._aggregator = ExpertAggregator(float(self.quantile), n_experts=3,
-                                            memory=int(self.memory), step=float(self.final_step))
+                                            memory=int(self.memory), step=float(self.final_step),
+                                            anchor=2)
         self._history = _history_expert(float(self.quantile))
         self._runtime_model = None
         self._jobs = {}  # label -> dict of what is known about the job

@@ -57,16 +57,36 @@ def test_follows_the_expert_with_the_smallest_discounted_loss(history, bounds, q
 @given(outcomes=st.lists(st.booleans(), max_size=200),
        bounds=st.lists(st.floats(0.0, 1e6), min_size=3, max_size=3),
        wait=st.floats(0.0, 1e6))
-def test_final_raise_stays_between_the_chosen_expert_and_the_largest(outcomes, bounds, wait):
-    agg = ExpertAggregator(0.95, n_experts=3, memory=50, step=0.05)
+def test_final_raise_moves_toward_the_anchor_in_log_space(outcomes, bounds, wait):
+    """From the chosen bound c to max(c, anchor) by the weight min(1, delta), never beyond."""
+    agg = ExpertAggregator(0.95, n_experts=3, memory=50, step=0.05, anchor=2)
     agg.add("band", bounds, wait)
     for missed in outcomes:
         agg.outcome("band", missed)
         assert agg.delta["band"] >= 0.0
     chosen = agg.choose("band", bounds)
     final = agg.bound("band", bounds)
-    assert bounds[chosen] - 1e-9 * (1 + bounds[chosen]) <= final
-    assert final <= max(bounds) + 1e-9 * (1 + max(bounds))
+    low, top = bounds[chosen], max(bounds[chosen], bounds[2])
+    weight = min(1.0, agg.delta.get("band", 0.0))
+    expected = math.exp(math.log(low + OFFSET)
+                        + weight * (math.log(top + OFFSET) - math.log(low + OFFSET))) - OFFSET
+    assert math.isclose(final, expected, rel_tol=1e-9, abs_tol=1e-6)
+    assert low <= final <= top
+
+
+def test_final_raise_never_passes_the_anchor_nor_raises_above_it():
+    """A larger non-anchor expert is no ceiling; an anchor under the chosen bound means no raise."""
+    agg = ExpertAggregator(0.95, n_experts=3, memory=1000, step=0.5, anchor=2)
+    agg.add("band", [100.0, 1e5, 1000.0], 50.0)  # expert 0 leads
+    for _ in range(10):
+        agg.outcome("band", True)
+    assert agg.delta["band"] >= 1.0
+    assert agg.choose("band", [100.0, 1e5, 1000.0]) == 0
+    assert agg.bound("band", [100.0, 1e5, 1000.0]) == 1000.0  # at the anchor, not 1e5
+    assert agg.bound("band", [100.0, 1e5, 50.0]) == 100.0  # anchor below: the chosen bound
+    agg.delta["band"] = 0.5
+    halfway = math.sqrt((100.0 + OFFSET) * (1000.0 + OFFSET)) - OFFSET
+    assert math.isclose(agg.bound("band", [100.0, 1e5, 1000.0]), halfway, rel_tol=1e-12)
 
 
 def test_final_step_brings_coverage_back_when_the_chosen_expert_is_too_tight():
