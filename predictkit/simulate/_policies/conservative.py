@@ -49,10 +49,11 @@ from .._profile import (
     profile_before,
     profile_compact,
     profile_earliest,
-    profile_earliest_before,
+    profile_earliest_between,
     profile_min,
 )
-from .._profile import gap_index_answer, gap_index_build, gap_index_given_back
+from .._profile import (gap_index_answer, gap_index_build, gap_index_first_end,
+                        gap_index_given_back)
 from ._policy import Policy
 
 _GAP_STEPS = 1024
@@ -138,7 +139,14 @@ def _earliest_move(s, j):
             gap_index_build(profile, gaps)
             answer = gap_index_answer(gaps, w, d, limit)
     if answer > 0:
-        t = profile_earliest_before(profile, w, d, limit)
+        first = 0
+        end = gap_index_first_end(gaps, w, d, limit)
+        if end > -np.inf:
+            # a window ends after ``end``: no start before ``end - d`` can hold one
+            margin = 16.0 * np.spacing(max(abs(end), abs(limit), d))
+            first = profile_before(profile, end - d - margin) + 1 if end - d - margin > T[0] else 0
+            first = max(first - 1, 0)
+        t = profile_earliest_between(profile, w, d, first, limit)
         if t < limit:
             return t
     return limit
