@@ -35,8 +35,9 @@ scanned, and then only from where a window can end by the index: after the
 last indexed breakpoint before which no stretch that long was free when the
 index was built, or after what the record of given-back intervals allows
 (:func:`~.._profile.gap_index_first_end`), less ``d``. On the first 30,000
-jobs of RICC-2010-2 this cuts the breakpoints scanned by two thirds. Taking a slot only removes free processors, so the
-index stays an upper bound without further work.
+jobs of RICC-2010-2 this cuts the breakpoints scanned by two thirds. Taking
+a slot only removes free processors, so the index stays an upper bound
+without further work.
 
 Passes with nothing to do cost nothing per waiting job: the earliest
 reserved start (the next pass that must start jobs) and the number of
@@ -143,13 +144,10 @@ def _earliest_move(s, j):
             gap_index_build(profile, gaps)
             answer = gap_index_answer(gaps, w, d, limit)
     if answer > 0:
-        first = 0
+        # a window ends after ``end``, so it starts after ``end - d`` (less rounding)
         end = gap_index_first_end(gaps, w, d, limit)
-        if end > -np.inf:
-            # a window ends after ``end``: no start before ``end - d`` can hold one
-            margin = 16.0 * np.spacing(max(abs(end), abs(limit), d))
-            first = profile_before(profile, end - d - margin) + 1 if end - d - margin > T[0] else 0
-            first = max(first - 1, 0)
+        bound = end - d - 16.0 * np.spacing(max(abs(end), abs(limit), d))
+        first = profile_before(profile, bound) if bound > T[0] else 0
         t = profile_earliest_between(profile, w, d, first, limit)
         if t < limit:
             return t
