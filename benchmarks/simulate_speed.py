@@ -28,7 +28,10 @@ jobs); ``--traces``, ``--policies`` and ``--predictors`` choose a subset.
 ``--planning`` instead times only the policies that plan ahead (conservative,
 EASY with reservation depths 4 and 16) against EASY on the whole of the
 overloaded RICC-2010-2, in one process, and writes
-``build/benchmarks/simulate_planning.json`` (key ``"planning"``).
+``build/benchmarks/simulate_planning.json`` (key ``"planning"``);
+``--merge-planning THAT_JSON`` puts such a run, with its provenance, into the
+``simulate_speed.json`` of ``--output-dir`` and renders the page again (e.g.
+``--output-dir docs/results``), leaving the other parts as they were.
 
 ``--compare-with OTHER_CHECKOUT`` instead times every policy on one trace
 (``--trace``, default SDSC-BLUE) with this checkout and another one (e.g. the
@@ -52,7 +55,7 @@ import numpy as np
 import pandas as pd
 
 from benchmarks._common import (REPO, parse_or_render, provenance, provenance_lines,
-                                trace_file, traces_dir, write_json, write_text)
+                                read_json, trace_file, traces_dir, write_json, write_text)
 from predictkit.datasets import make_workload
 from predictkit.io import read_swf
 from predictkit.runtime import make_predictor
@@ -383,7 +386,43 @@ def findings(result):
                      f"it {verdict} the target of {TARGET_BLUE_S:g} s.")
     for key, reason in result.get("predictor_skipped", {}).items():
         lines.append(f"- Skipped {key}: {reason}.")
+    plan = result.get("planning")
+    if plan:
+        below = [r for r in plan["rows"] if not r["meets_target"]]
+        head = (f"- Policies that plan ahead, on the whole of {plan['rows'][0]['workload']} "
+                f"(target: {plan['target_ratio']:g} of EASY's jobs per CPU second): ")
+        lines.append(head + ("every one meets it." if not below else "below it: " + ", ".join(
+            f"{r['policy']} ({r['ratio_to_easy']:.3f})" for r in below) + "."))
     return lines
+
+
+def planning_lines(plan):
+    """The section of the page on the policies that plan ahead (``--planning``)."""
+    lines = [f"## Policies that plan ahead, whole {plan['rows'][0]['workload']}", ""]
+    made = plan.get("provenance")
+    if made:
+        lines += [f"Measured separately: predictkit {made['version']}, commit "
+                  f"`{made['commit']}`, {made['date']}: `{made['command']}`.", ""]
+    lines += ["| policy | jobs | CPU s | jobs/s (CPU) | ratio to EASY | target met |",
+              "|---|---:|---:|---:|---:|---|"]
+    for r in plan["rows"]:
+        lines.append(f"| {r['policy']} | {r['n_jobs']:,} | {r['cpu_s']:.1f} | "
+                     f"{_fmt_rate(r['jobs_per_s_cpu'])} | {r['ratio_to_easy']:.3f} | "
+                     f"{'yes' if r['meets_target'] else 'no'} |")
+    lines.append("")
+    return lines
+
+
+def merge_planning(path, out_dir):
+    """Put the ``--planning`` run stored at ``path`` into ``out_dir``'s
+    ``simulate_speed.json`` and render the page again."""
+    run = read_json(path)
+    target = Path(out_dir) / "simulate_speed.json"
+    result = read_json(target)
+    result["planning"] = dict(run["planning"], provenance=run["provenance"],
+                              dropped=run["dropped"])
+    write_json(target, result)
+    render(result, out_dir)
 
 
 def render(result, out_dir):
@@ -434,6 +473,8 @@ def render(result, out_dir):
             lines.append(f"| {r['policy']} | {r['n_jobs']:,} | {r['reference_cpu_s']:.2f} | "
                          f"{r['fast_cpu_s']:.3f} | {r['speedup']:.0f}x |")
         lines.append("")
+    if result.get("planning"):
+        lines += planning_lines(result["planning"])
     write_text(Path(out_dir) / "simulate_speed.md", "\n".join(lines))
 
 
@@ -462,12 +503,18 @@ def main(argv=None):
                         help="with --compare-with: only these (e.g. conservative easy-depth4)")
     parser.add_argument("--planning", action="store_true",
                         help="only conservative and depth-k against EASY on the whole RICC-2010-2")
+    parser.add_argument("--merge-planning", type=Path, metavar="PLANNING_JSON",
+                        help="put a --planning run into --output-dir's simulate_speed.json "
+                             "and render the page again")
     parser.add_argument("--worker", metavar="JOBS_PICKLE", help=argparse.SUPPRESS)
     args = parse_or_render(parser, argv, render)
     if args is None:
         return
     if args.worker:
         worker(args.worker)
+        return
+    if args.merge_planning:
+        merge_planning(args.merge_planning, args.output_dir)
         return
     if args.planning:
         simulate(synthetic(1000), policy="conservative")  # compile / load the cache

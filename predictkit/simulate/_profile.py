@@ -18,6 +18,8 @@ references to each of them at every inlined call cost about nine tenths of the
 run time. Kernels therefore never allocate; scratch space comes with the state.
 """
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -356,10 +358,16 @@ def profile_before(profile, t):
 @njit(cache=True, _nrt=False)
 def profile_earliest_before(profile, width, duration, limit):
     """:func:`profile_earliest` among starts before ``limit`` (``inf`` if none)."""
+    return profile_earliest_between(profile, width, duration, 0, limit)
+
+
+@njit(cache=True, _nrt=False)
+def profile_earliest_between(profile, width, duration, first, limit):
+    """:func:`profile_earliest_before` among starts at breakpoints ``first`` onwards."""
     T = profile.times
     F = profile.free
     p = profile.length[0]
-    k = 0
+    k = first
     while k < p and T[k] < limit:
         if F[k] >= width:
             start = T[k]
@@ -470,12 +478,7 @@ def gap_index_build(profile, index):
 @njit(cache=True, inline="always", _nrt=False)
 def _log2_floor(x):
     """``floor(log2(x))`` for ``x >= 1`` (capped at 62)."""
-    b = min(int(np.log2(x)), 62)
-    while b > 0 and 2.0 ** b > x:
-        b -= 1
-    while b < 62 and 2.0 ** (b + 1) <= x:
-        b += 1
-    return b
+    return min(math.frexp(x)[1] - 1, 62)
 
 
 @njit(cache=True, _nrt=False)
@@ -542,3 +545,39 @@ def gap_index_answer(index, width, duration, limit):
     if level >= index.levels[0]:
         return 0
     return 1 if index.longest[level, lo] >= need - 4.0 * np.spacing(abs(index.times[lo])) else 0
+
+
+@njit(cache=True, _nrt=False)
+def gap_index_first_end(index, width, duration, limit):
+    """Earliest instant at which a stretch with ``width`` free for ``duration``
+    may end, by ``index`` (``-inf`` when it cannot tell).
+
+    A stretch that was free when the index was built ends after the last
+    breakpoint before which the index holds no stretch that long
+    (``longest``); one that was not meets processors given back since, and
+    ends no earlier than ``changed`` records for its length. Taken with the
+    same rounding allowance as :func:`gap_index_answer`.
+    """
+    slack = 4.0 * np.spacing(abs(limit))
+    need = duration - slack
+    b = min(_log2_floor(max(need, 1.0)), index.changed.shape[1] - 1)
+    fresh = index.changed[0 if width == 1 else 1, b]
+    n = index.length[0]
+    level = 0
+    while level + 1 < index.longest.shape[0] and (2 << level) <= width:
+        level += 1
+    base = np.inf
+    if level < index.levels[0]:
+        row = index.longest[level]
+        lo = 0
+        hi = n
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if row[mid] >= need - 4.0 * np.spacing(abs(index.times[mid])):
+                hi = mid
+            else:
+                lo = mid + 1
+        if lo == 0:
+            return -np.inf
+        base = index.times[lo - 1]
+    return min(base, fresh)

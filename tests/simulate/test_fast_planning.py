@@ -137,6 +137,24 @@ def test_real_trace_prefix_conservative(name, priority):
                   estimates=jobs["run_time"].to_numpy() * 0.7 + 1.0)
 
 
+def queue_lengths(jobs, schedule):
+    """Jobs waiting just after each submit time."""
+    submit = jobs["submit_time"].to_numpy()
+    start = schedule.jobs["start_time"].to_numpy()
+    return np.array([np.sum((submit <= t) & (start > t)) for t in submit])
+
+
+@pytest.mark.traces
+@pytest.mark.parametrize("priority", ["fcfs", "wfp"])
+def test_long_queues_of_ricc_conservative(priority):
+    """RICC's first 6,000 jobs: queues of thousands, each compression moving hundreds."""
+    jobs, machine = prefix("RICC-2010-2", 6000)
+    fast = same_schedule(jobs, machine, policy="conservative", reference="conservative_reference",
+                         priority=priority)
+    assert queue_lengths(jobs, fast).max() > 2000
+    assert (fast.jobs["start_time"] < fast.jobs["promised_start"]).mean() > 0.5
+
+
 @pytest.mark.traces
 @pytest.mark.parametrize("name", TRACES)
 @pytest.mark.parametrize("depth", [2, 4, 16])
