@@ -9,8 +9,7 @@ import pandas as pd
 
 from ..exceptions import ConfigError, JobTableError
 from ..metrics import bound_summary
-from ..model_selection import replay
-from ..queue import QBETS, WaitPredictor
+from ..queue._replay import make_wait_model, replay_wait_bounds
 from ._checks import check_fraction, check_positive, check_seed
 from ._common import (Progress, add_command, add_output_options, print_json, read_trace_arg,
                       table_format, write_table)
@@ -102,16 +101,15 @@ def run(args):
         progress.say(f"left out {int((~usable).sum()):,} jobs without a known wait or "
                      "submit time")
     capacity = args.capacity or jobs.attrs.get("max_procs")
-    jobs = jobs[usable].reset_index(drop=True)
     if args.method == "wait":
         return _run_wait(jobs, args, progress, usable, capacity)
-    model = QBETS(quantile=args.quantile, confidence=args.confidence,
-                  changepoint=None if args.changepoint == "none" else args.changepoint,
-                  clustering=None if args.clustering == "none" else args.clustering,
-                  index=args.index, random_state=args.seed)
+    model = make_wait_model("qbets", quantile=args.quantile, confidence=args.confidence,
+                            changepoint=args.changepoint, clustering=args.clustering,
+                            index=args.index, random_state=args.seed)
+    with progress.step(f"bounded the waits of {int(usable.sum()):,} jobs online"):
+        _, bounds = replay_wait_bounds(model, jobs)
+    jobs = jobs[usable].reset_index(drop=True)
     waits = jobs["wait_time"].to_numpy()
-    with progress.step(f"bounded the waits of {len(jobs):,} jobs online"):
-        bounds = replay(model, jobs, waits)
     # the state at the end of the trace: every wait, in the order they became known
     submit = jobs["submit_time"].to_numpy()
     order = np.lexsort((np.arange(len(jobs)), submit, submit + waits))
@@ -143,10 +141,11 @@ def run(args):
 
 
 def _run_wait(jobs, args, progress, usable, capacity):
+    model = make_wait_model("wait", quantile=args.quantile, capacity=capacity)
+    with progress.step(f"bounded the waits of {int(usable.sum()):,} jobs online"):
+        _, bounds = replay_wait_bounds(model, jobs)
+    jobs = jobs[usable].reset_index(drop=True)
     waits = jobs["wait_time"].to_numpy()
-    model = WaitPredictor(quantile=args.quantile, capacity=capacity)
-    with progress.step(f"bounded the waits of {len(jobs):,} jobs online"):
-        bounds = replay(model, jobs, waits)
     summary = bound_summary(waits, bounds, quantile=args.quantile)
     summary["n_skipped_unknown_wait"] = int((~usable).sum())
     summary["capacity"] = capacity

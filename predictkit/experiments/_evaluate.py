@@ -72,6 +72,12 @@ def evaluate_cell(cell):
     shares. With a ``policy``, the trace is also simulated with the
     predictor's estimates (``options.selective``, ``on_underestimate``,
     ``backfill_order``) and ``priority``, adding every schedule metric.
+    With ``options.wait_bounds`` (``"qbets"`` or ``"wait"``), per-job wait
+    bounds at ``options.wait_quantile`` (default 0.95) are replayed online
+    as ``predictkit bounds --method`` does (method defaults; WaitPredictor's
+    capacity is ``options.machine_procs``, else the log header's), adding
+    :func:`predictkit.metrics.bound_summary` prefixed ``wait_``
+    (``wait_correctness``, ``wait_median_ratio``, ...).
     """
     from .._time import parse_duration
     from ..metrics import (adjustment_outcomes, estimate_accuracy, mean_absolute_error,
@@ -97,6 +103,8 @@ def evaluate_cell(cell):
     out.update(adjustment_outcomes(run, requested, estimate,
                                    bad_threshold=parse_duration(options.get("bad_threshold", 1800),
                                                                 name="bad_threshold")))
+    if "wait_bounds" in options:
+        out.update(_wait_bound_metrics(jobs, options))
     if cell.get("policy"):
         kwargs = {k: options[k] for k in ("on_underestimate", "backfill_order", "machine_procs",
                                           "max_runtime") if k in options}
@@ -111,3 +119,17 @@ def evaluate_cell(cell):
         table = schedule.metrics()
         out.update({f"schedule_{m}": float(v) for m, v in zip(table["metric"], table["value"])})
     return out
+
+
+def _wait_bound_metrics(jobs, options):
+    """``bound_summary`` of the cell's wait bounds, keys prefixed ``wait_``."""
+    from ..metrics import bound_summary
+    from ..queue._replay import make_wait_model, replay_wait_bounds
+
+    quantile = float(options.get("wait_quantile", 0.95))
+    capacity = options.get("machine_procs", options.get("n_procs")) or jobs.attrs.get("max_procs")
+    model = make_wait_model(options["wait_bounds"], quantile=quantile, capacity=capacity)
+    usable, bounds = replay_wait_bounds(model, jobs)
+    waits = np.asarray(jobs["wait_time"], dtype=float)[usable]
+    summary = bound_summary(waits, bounds, quantile=quantile)
+    return {f"wait_{name}": value for name, value in summary.items()}

@@ -55,6 +55,19 @@ def _positive_duration(value):
     return seconds
 
 
+def _fraction(value):
+    if (isinstance(value, bool) or not isinstance(value, numbers.Real)
+            or not 0 < value < 1):
+        raise ValueError("must be a number in (0, 1)")
+    return float(value)
+
+
+def _wait_method(value):
+    from ..queue._replay import WAIT_METHODS
+
+    return _choice(*WAIT_METHODS)(value)
+
+
 def _underestimate(value):
     from ..simulate._estimates import UNDERESTIMATE_RULES
 
@@ -75,6 +88,10 @@ OPTIONS = {
                                     "entered after this wait (simulate(starvation_after=...))"),
     "starvation_bar_heavy": (_flag, "no_guarantee cells with starvation_after: heavy users do "
                                     "not enter the starvation queue"),
+    "wait_bounds": (_wait_method, "also replay per-job wait bounds online, as 'predictkit "
+                                  "bounds --method' does: qbets or wait (WaitPredictor)"),
+    "wait_quantile": (_fraction, "wait_bounds cells: quantile of the wait to bound "
+                                 "(default 0.95)"),
 }
 """Options a grid may set: name -> (checker, meaning)."""
 
@@ -102,6 +119,9 @@ def _check_options(options, source):
     if options.get("starvation_bar_heavy") and "starvation_after" not in options:
         _fail(source, "options.starvation_bar_heavy", options["starvation_bar_heavy"],
               "needs options.starvation_after (it bars heavy users from the starvation queue)")
+    if "wait_quantile" in options and "wait_bounds" not in options:
+        _fail(source, "options.wait_quantile", options["wait_quantile"],
+              "needs options.wait_bounds (qbets or wait: the wait bound it sets the quantile of)")
 
 
 _BYTES_PER_SYNTHETIC_JOB = 2048
