@@ -399,3 +399,27 @@ def output_format(output, fmt, formats, *, default=None):
     if fmt not in formats:
         raise ConfigError(f"--format {fmt} is not available here; use {', '.join(formats)}")
     return fmt
+
+
+def read_jobs_to_simulate(args, progress, *, require_request, needs):
+    """The log of ``args.trace``, its first ``--max-jobs`` jobs, cleaned for a simulation.
+
+    Jobs left out by :func:`predictkit.clean_jobs` are reported on
+    ``progress``; ``needs`` completes the error raised when none is left
+    ("a job needs ...").
+    """
+    from ..exceptions import JobTableError
+    from ..jobs import clean_jobs, describe_cleaning
+
+    with progress.step(lambda: f"read {len(jobs):,} jobs from {args.trace}"):
+        jobs = read_trace_arg(args.trace)
+    if args.max_jobs is not None:
+        attrs = dict(jobs.attrs)
+        jobs = jobs.iloc[:args.max_jobs]
+        jobs.attrs = attrs
+    jobs = clean_jobs(jobs, for_simulation=True, require_request=require_request)
+    if describe_cleaning(jobs):
+        progress.say(f"left out {describe_cleaning(jobs)}")
+    if not len(jobs):
+        raise JobTableError(f"{args.trace}: no job can be simulated (a job needs {needs})")
+    return jobs

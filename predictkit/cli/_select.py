@@ -3,14 +3,14 @@
 import numpy as np
 
 from .._time import parse_duration
-from ..exceptions import ConfigError, JobTableError
+from ..exceptions import ConfigError
 from ..model_selection import EASY_PLUS_PLUS, schedule_candidates, select_by_schedule
 from ..model_selection._schedule_criteria import SCHEDULE_CRITERIA
 from ..model_selection._schedule_search import RECENT_COUNTS, SCHEDULE_METRICS, TANG_KEYS
 from ..simulate import POLICIES, PRIORITIES
 from ._checks import check_count, check_positive, check_procs, flag_names
 from ._common import (Progress, add_command, add_log_argument, add_output_options, print_json,
-                      read_trace_arg, result_stream, table_format, write_table)
+                      read_jobs_to_simulate, result_stream, table_format, write_table)
 from ._tables import format_table
 
 PREDICTOR_CHOICES = ("requested", "tang", "usage-max", "recent-average")
@@ -141,7 +141,6 @@ def _check_keys(candidates, jobs, trace):
 
 
 def run(args):
-    from ..jobs import clean_jobs, describe_cleaning
 
     fmt = _check_args(args)
     candidates = candidates_of(args)
@@ -152,18 +151,8 @@ def run(args):
                       warmup_periods=args.warmup_periods, candidates=len(candidates),
                       machine_procs=args.machine_procs or "from the log",
                       max_jobs=args.max_jobs or "all")
-    with progress.step(lambda: f"read {len(jobs):,} jobs from {args.trace}"):
-        jobs = read_trace_arg(args.trace)
-    if args.max_jobs is not None:
-        attrs = dict(jobs.attrs)
-        jobs = jobs.iloc[:args.max_jobs]
-        jobs.attrs = attrs
-    jobs = clean_jobs(jobs, for_simulation=True, require_request=True)
-    if describe_cleaning(jobs):
-        progress.say(f"left out {describe_cleaning(jobs)}")
-    if not len(jobs):
-        raise JobTableError(f"{args.trace}: no job can be simulated (a job needs a submit "
-                            "time, a runtime, a width and a request)")
+    jobs = read_jobs_to_simulate(args, progress, require_request=True,
+                                 needs="a submit time, a runtime, a width and a request")
 
     _check_keys(candidates, jobs, args.trace)
 

@@ -5,12 +5,12 @@ import numpy as np
 import pandas as pd
 
 from .._time import parse_duration
-from ..exceptions import ConfigError, JobTableError
+from ..exceptions import ConfigError
 from ..runtime._registry import ESTIMATE_NAMES, PERFECT
 from ..simulate import POLICIES, PRIORITIES
 from ._checks import check_positive, check_procs, flag_names
 from ._common import (DeprecatedAlias, Progress, add_command, add_output_options,
-                      output_format, print_json, read_trace_arg, result_stream,
+                      output_format, print_json, read_jobs_to_simulate, result_stream,
                       write_swf_output, write_table)
 from ._tables import format_table
 
@@ -155,7 +155,6 @@ def _check_policy_flags(args):
 
 def run(args):
     from ..simulate import simulate
-    from ..jobs import clean_jobs, describe_cleaning
 
     fmt = _check_args(args)
     progress = Progress("simulate", quiet=args.quiet)
@@ -170,19 +169,9 @@ def run(args):
     progress.settings(**settings, selective=args.selective,
                       on_underestimate=args.on_underestimate, backfill_order=args.backfill_order,
                       machine_procs=args.machine_procs or "from the log", max_jobs=args.max_jobs or "all")
-    with progress.step(lambda: f"read {len(jobs):,} jobs from {args.trace}"):
-        jobs = read_trace_arg(args.trace)
-    if args.max_jobs is not None:
-        attrs = dict(jobs.attrs)
-        jobs = jobs.iloc[:args.max_jobs]
-        jobs.attrs = attrs
-    jobs = clean_jobs(jobs, for_simulation=True, require_request=args.predictor != PERFECT)
-    if describe_cleaning(jobs):
-        progress.say(f"left out {describe_cleaning(jobs)}")
-    if not len(jobs):
-        raise JobTableError(f"{args.trace}: no job can be simulated (a job needs a submit "
-                            "time, a runtime, a width and, unless --predictor perfect, a "
-                            "request)")
+    jobs = read_jobs_to_simulate(args, progress, require_request=args.predictor != PERFECT,
+                                 needs="a submit time, a runtime, a width and, unless --predictor perfect, "
+                                       "a request")
     common = dict(machine_procs=args.machine_procs, policy=args.policy, priority=args.priority,
                   on_underestimate=args.on_underestimate, backfill_order=args.backfill_order,
                   reservation_depth=args.reservation_depth, max_runtime=args.max_runtime,
