@@ -50,33 +50,35 @@ def _sorted_mean(values, n):
     return total / n
 
 
-@njit(cache=True)
-def _insert(buf, m, value):
+@njit(cache=True, inline="always", _nrt=False)
+def sorted_insert(buf, start, m, value):
+    """Insert ``value`` into the ``m`` sorted values at ``buf[start:]`` (kept sorted)."""
     lo = 0
     hi = m
     while lo < hi:
         mid = (lo + hi) // 2
-        if buf[mid] <= value:
+        if buf[start + mid] <= value:
             lo = mid + 1
         else:
             hi = mid
     for i in range(m, lo, -1):
-        buf[i] = buf[i - 1]
-    buf[lo] = value
+        buf[start + i] = buf[start + i - 1]
+    buf[start + lo] = value
 
 
-@njit(cache=True)
-def _remove(buf, m, value):
+@njit(cache=True, inline="always", _nrt=False)
+def sorted_remove(buf, start, m, value):
+    """Remove one ``value`` from the ``m`` sorted values at ``buf[start:]`` (kept sorted)."""
     lo = 0
     hi = m
     while lo < hi:
         mid = (lo + hi) // 2
-        if buf[mid] < value:
+        if buf[start + mid] < value:
             lo = mid + 1
         else:
             hi = mid
     for i in range(lo, m - 1):
-        buf[i] = buf[i + 1]
+        buf[start + i] = buf[start + i + 1]
 
 
 @njit(cache=True)
@@ -112,11 +114,11 @@ def window_mean(h_group, h_known, h_value, q_group, q_time, window, min_jobs):
             hi = start
         t = q_time[qi]
         while hi < end and h_known[hi] <= t:
-            _insert(buf, hi - lo, h_value[hi])
+            sorted_insert(buf, 0, hi - lo, h_value[hi])
             hi += 1
         if window >= 0.0:
             while lo < hi and h_known[lo] < t - window:
-                _remove(buf, hi - lo, h_value[lo])
+                sorted_remove(buf, 0, hi - lo, h_value[lo])
                 lo += 1
         m = hi - lo
         if m >= min_jobs and m > 0:

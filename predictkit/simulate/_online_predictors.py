@@ -88,6 +88,7 @@ from numba import njit
 
 from ..exceptions import SimulationError
 from ..runtime._base import group_codes
+from ..runtime._kernels import sorted_insert, sorted_remove
 from ..runtime._recent import RecentAverage, RecentUsageMax
 from ..runtime._requested import RequestedTime
 from ..runtime._walltime_adjuster import WalltimeAdjuster
@@ -324,37 +325,6 @@ def _fenwick_add(p, g, rank, delta):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _sorted_insert(buf, lo_slot, m, value):
-    """Insert ``value`` into the ``m`` sorted values at ``buf[lo_slot:]``."""
-    lo = 0
-    hi = m
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if buf[lo_slot + mid] <= value:
-            lo = mid + 1
-        else:
-            hi = mid
-    for i in range(m, lo, -1):
-        buf[lo_slot + i] = buf[lo_slot + i - 1]
-    buf[lo_slot + lo] = value
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _sorted_remove(buf, lo_slot, m, value):
-    """Remove one ``value`` from the ``m`` sorted values at ``buf[lo_slot:]``."""
-    lo = 0
-    hi = m
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if buf[lo_slot + mid] < value:
-            lo = mid + 1
-        else:
-            hi = mid
-    for i in range(lo, m - 1):
-        buf[lo_slot + i] = buf[lo_slot + i + 1]
-
-
-@njit(cache=True, inline="always", _nrt=False)
 def _id_before(a, b):
     """``a < b`` for job ids, NaN last and equal to NaN (numpy's sort order)."""
     if np.isnan(a):
@@ -448,7 +418,7 @@ def observe_completion(p, jobs, piece, now):
         if kind == KIND_QUANTILE:
             _fenwick_add(p, g, p.rank[j], 1)
         else:
-            _sorted_insert(p.window_sorted, base, p.tail[g] - p.head[g], p.value[j])
+            sorted_insert(p.window_sorted, base, p.tail[g] - p.head[g], p.value[j])
         p.tail[g] += 1
     else:
         _recent_add(p, g, j)
@@ -493,7 +463,7 @@ def _window_statistic(p, g, t):
         while p.head[g] < p.tail[g] and p.known[p.fifo[base + p.head[g]]] < t - config.window:
             old = p.fifo[base + p.head[g]]
             if mean:
-                _sorted_remove(p.window_sorted, base, p.tail[g] - p.head[g], p.value[old])
+                sorted_remove(p.window_sorted, base, p.tail[g] - p.head[g], p.value[old])
             else:
                 _fenwick_add(p, g, p.rank[old], -1)
             p.head[g] += 1
