@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from numpy.testing import assert_array_equal
 from sklearn.base import clone
 from sklearn.linear_model import LinearRegression
+from naive_replay import naive_replay
 from tracedata import load_trace
 
 from predictkit.exceptions import ConfigError, JobTableError
@@ -24,18 +25,6 @@ ESTIMATORS = [
 IDS = ["requested", "tang-triple-30D", "tang-user-all-mean", "usage-max", "recent-average"]
 
 
-def _naive(estimator, X, y):
-    """For each job, a fresh clone fitted on exactly the jobs ended by its submission."""
-    known = (X["submit_time"] + X["wait_time"]).to_numpy() + y
-    submit = X["submit_time"].to_numpy()
-    out = np.empty(len(X))
-    for j in range(len(X)):
-        done = (known <= submit[j]) & np.isfinite(y)
-        model = clone(estimator).fit(X[done], y[done])
-        out[j] = model.predict(X.iloc[[j]])[0]
-    return out
-
-
 @pytest.fixture(scope="module")
 def sp2():
     X = load_trace("SDSC-SP2-1998-4.2-cln", 2000)
@@ -50,7 +39,8 @@ def test_naive_reference_and_fast_agree(estimator, sp2):
     reference = replay(estimator, X, y, method="reference")
     assert_array_equal(fast, reference)
     n = 1000
-    assert_array_equal(replay(estimator, X.iloc[:n], y[:n]), _naive(estimator, X.iloc[:n], y[:n]))
+    assert_array_equal(replay(estimator, X.iloc[:n], y[:n]),
+                       naive_replay(estimator, X.iloc[:n], y[:n]))
     assert not np.isnan(fast[np.isfinite(X["req_time"].to_numpy())]).any()
 
 
@@ -134,4 +124,4 @@ def test_replay_paths_agree_on_random_tables(data, which):
         **({"min_jobs": 1, "window": 20.0} if which in (1, 2) else {}))
     fast = replay(est, X, y, method="fast")
     assert_array_equal(fast, replay(est, X, y, method="reference"))
-    assert_array_equal(fast, _naive(est, X, y))
+    assert_array_equal(fast, naive_replay(est, X, y))

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
 from sklearn.ensemble import HistGradientBoostingRegressor
+from naive_replay import naive_replay
 from tracedata import load_trace
 
 from predictkit.datasets import make_workload
@@ -34,23 +35,12 @@ def sp2():
     return X, X["run_time"].to_numpy()
 
 
-def _naive(estimator, X, y):
-    """For each job, a fresh clone fitted on exactly the jobs ended by its submission."""
-    known = (X["submit_time"] + X["wait_time"]).to_numpy() + y
-    submit = X["submit_time"].to_numpy()
-    out = np.empty(len(X))
-    for j in range(len(X)):
-        done = (known <= submit[j]) & np.isfinite(y)
-        out[j] = clone(estimator).fit(X[done], y[done]).predict(X.iloc[[j]])[0]
-    return out
-
-
 def test_naive_reference_and_fast_replays_agree(sp2):
     X, y = sp2
     est = _small()
     fast = replay(est, X, y, method="fast")
     assert_array_equal(fast, replay(est, X, y, method="reference"))
-    assert_array_equal(fast, _naive(est, X, y))
+    assert_array_equal(fast, naive_replay(est, X, y))
     # the model is fitted within this prefix, and estimates do move off the requests
     req = X["req_time"].to_numpy()
     assert (fast < req).mean() > 0.2
