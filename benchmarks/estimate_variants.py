@@ -395,11 +395,27 @@ def ratio(row, variant):
     return row["variants"][variant]["bsld"] / row["bsld_real"]
 
 
-def render(result, output_dir):
-    rows = result["logs"]
+def ratio_table(rows):
+    """Slowdown ratio of every variant on ``rows``.
+
+    Returns the table's lines, each variant's logs within the target and its
+    mean absolute log ratio.
+    """
     close = {v: [r["trace"] for r in rows if abs(ratio(r, v) - 1) <= SLOWDOWN_TOLERANCE]
              for v in VARIANTS}
     spread = {v: float(np.mean([abs(np.log(ratio(r, v))) for r in rows])) for v in VARIANTS}
+    lines = ["| variant | " + " | ".join(SHORT.get(r["trace"], r["trace"]) for r in rows)
+             + " | within 10% | mean abs log ratio |", "|---" * (len(rows) + 3) + "|"]
+    for v in VARIANTS:
+        cells = [f"{ratio(r, v):.2f}" for r in rows]
+        lines.append(f"| {v} | " + " | ".join(cells) + f" | {len(close[v])} of {len(rows)} | "
+                     f"{spread[v]:.3f} |")
+    return lines, close, spread
+
+
+def render(result, output_dir):
+    rows = result["logs"]
+    first_table, close, spread = ratio_table(rows)
     best = max(len(names) for names in close.values())
     lines = ["# Variants of the joint request model: EASY's bounded slowdown", ""]
     lines += provenance_lines(result, "estimate_variants")
@@ -432,13 +448,8 @@ def render(result, output_dir):
               "section 11.4 of Tsafrir et al. 2005 names as missing); the width correlation "
               f"ranges {min(r['real']['width'] for r in rows):+.2f} to "
               f"{max(r['real']['width'] for r in rows):+.2f}, its sign varying between logs.",
-              "", f"## Bounded slowdown ratio per variant: jobs 1-{result['jobs']:,}", "",
-              "| variant | " + " | ".join(SHORT.get(r["trace"], r["trace"]) for r in rows) + " | within 10% | "
-              "mean abs log ratio |", "|---" * (len(rows) + 3) + "|"]
-    for v in VARIANTS:
-        cells = [f"{ratio(r, v):.2f}" for r in rows]
-        lines.append(f"| {v} | " + " | ".join(cells) + f" | {len(close[v])} of {len(rows)} | "
-                     f"{spread[v]:.3f} |")
+              "", f"## Bounded slowdown ratio per variant: jobs 1-{result['jobs']:,}", ""]
+    lines += first_table
     lines += ["", "Accuracy KS distance of each variant's requests (seed 0) to the real ones:",
               "", "| variant | " + " | ".join(SHORT.get(r["trace"], r["trace"]) for r in rows) + " |",
               "|---" * (len(rows) + 1) + "|"]
@@ -446,20 +457,12 @@ def render(result, output_dir):
         lines.append(f"| {v} | " + " | ".join(f"{r['variants'][v]['ks_accuracy']:.3f}"
                                               for r in rows) + " |")
     later = result["later_logs"]
-    later_close = {v: [r["trace"] for r in later
-                       if abs(ratio(r, v) - 1) <= SLOWDOWN_TOLERANCE] for v in VARIANTS}
-    later_spread = {v: float(np.mean([abs(np.log(ratio(r, v))) for r in later]))
-                    for v in VARIANTS}
+    later_table, later_close, _ = ratio_table(later)
     lines += ["", "## The next jobs of each log (a check on choosing among the variants)", "",
               f"Jobs {result['jobs'] + 1:,}-{2 * result['jobs']:,} of each log, each variant "
               "fitted to them, as above. A variant picked because it does best on the first "
-              "jobs should also do well here.", "",
-              "| variant | " + " | ".join(SHORT.get(r["trace"], r["trace"]) for r in later) + " | within 10% | "
-              "mean abs log ratio |", "|---" * (len(later) + 3) + "|"]
-    for v in VARIANTS:
-        cells = [f"{ratio(r, v):.2f}" for r in later]
-        lines.append(f"| {v} | " + " | ".join(cells) + f" | {len(later_close[v])} of "
-                     f"{len(later)} | {later_spread[v]:.3f} |")
+              "jobs should also do well here.", ""]
+    lines += later_table
     lines += attribution_lines(result)
     winners = [v for v in VARIANTS if len(close[v]) == best]
     lines += ["", "## Findings", "",
