@@ -18,7 +18,7 @@ from ..metrics import (adjustment_outcomes, bound_summary, estimate_accuracy,
                        fair_start_times, mean_absolute_error, underestimation_rate)
 from ..metrics._schedule import WIDTH_CATEGORIES, _WIDTH_EDGES
 from ..model_selection import replay
-from ..queue import QBETS, WaitPredictor
+from ..queue._replay import make_wait_model
 from ..runtime import make_predictor
 from ..simulate import simulate
 from ..simulate._observed_waits import with_observed_waits
@@ -213,9 +213,10 @@ def _predictors(result, jobs, predictors):
 
 def _bounds(result, jobs, quantile, random_state):
     waits = np.asarray(jobs["wait_time"], dtype=float)
-    result.bounds = replay(QBETS(quantile=quantile, random_state=random_state), jobs, waits)
-    result.wait_bounds = replay(
-        WaitPredictor(quantile=quantile, capacity=jobs.attrs.get("max_procs")), jobs, waits)
+    result.bounds = replay(make_wait_model("qbets", quantile=quantile,
+                                           random_state=random_state), jobs, waits)
+    result.wait_bounds = replay(make_wait_model("wait", quantile=quantile,
+                                                capacity=jobs.attrs.get("max_procs")), jobs, waits)
     rows = []
     for method, bounds in (("QBETS", result.bounds), ("WaitPredictor", result.wait_bounds)):
         summary = bound_summary(waits, bounds, quantile=quantile)

@@ -77,13 +77,14 @@ def test_same_seed_same_tables_and_page(synthetic_analysis, tmp_path):
 
 def test_the_seed_reaches_qbets(monkeypatch):
     seen = []
-    original = report_analysis.QBETS
+    original = report_analysis.make_wait_model
 
-    def recording(*args, **kwargs):
-        seen.append(kwargs.get("random_state", "missing"))
-        return original(*args, **kwargs)
+    def recording(method, **kwargs):
+        if method == "qbets":
+            seen.append(kwargs.get("random_state", "missing"))
+        return original(method, **kwargs)
 
-    monkeypatch.setattr(report_analysis, "QBETS", recording)
+    monkeypatch.setattr(report_analysis, "make_wait_model", recording)
     analyze(make_workload(n_jobs=300, random_state=2), policies=(), fairness=False,
             random_state=17)
     assert seen == [17]
