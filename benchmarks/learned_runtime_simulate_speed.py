@@ -18,9 +18,13 @@ whether the schedules are equal.
 Prints JSON and writes it to ``build/benchmarks/learned_runtime_simulate_speed.json``
 (the committed copy: ``benchmarks/results/``). One OpenMP thread
 (``threadpool_limits(1)``); several traces run one after the other.
+``--merge PATH`` keeps the runs of an earlier result for the other traces
+(each with the provenance of the run that made it) and replaces those of the
+traces run now.
 
 Run from the repository root:
-``python -m benchmarks.learned_runtime_simulate_speed [--trace NAME ...] [--max-jobs N]``
+``python -m benchmarks.learned_runtime_simulate_speed [--trace NAME ...] [--max-jobs N]
+[--merge benchmarks/results/learned_runtime_simulate_speed.json]``
 """
 
 import argparse
@@ -33,7 +37,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from benchmarks._common import BUILD, provenance, trace_file, write_json
+from benchmarks._common import BUILD, provenance, read_json, trace_file, write_json
 from predictkit.io import read_swf
 from predictkit.jobs import clean_jobs
 from predictkit.runtime import LearnedRuntime
@@ -114,6 +118,16 @@ def run(trace, *, max_jobs, reference_jobs):
     return out
 
 
+def merged_runs(path, traces):
+    """The runs of ``path`` for traces other than ``traces``, each with its provenance."""
+    try:
+        earlier = read_json(path)
+        return [{**r, "provenance": r.get("provenance", earlier["provenance"])}
+                for r in earlier["runs"] if r["trace"] not in traces]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise SystemExit(f"--merge {path}: not a result of this benchmark ({error})")
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -122,14 +136,20 @@ def main(argv=None):
     parser.add_argument("--reference-jobs", type=int, default=0,
                         help="also compare with the reference path on the first N jobs")
     parser.add_argument("--output-dir", default=str(BUILD))
+    parser.add_argument("--merge", metavar="PATH",
+                        help="an earlier result whose runs of other traces are kept")
     args = parser.parse_args(argv)
-    result = {"provenance": provenance("learned_runtime_simulate_speed", argv), "runs": []}
+    made = provenance("learned_runtime_simulate_speed", argv)
+    kept = merged_runs(args.merge, args.trace) if args.merge else []
+    result = {"provenance": made, "runs": []}
     for trace in args.trace:
         load = os.getloadavg()[0]
         result["runs"].append({**run(trace, max_jobs=args.max_jobs,
                                      reference_jobs=args.reference_jobs),
                                "load_average_at_start": load,
                                "load_average_at_end": os.getloadavg()[0]})
+    if args.merge:
+        result["runs"] = kept + [{**r, "provenance": made} for r in result["runs"]]
     write_json(f"{args.output_dir}/learned_runtime_simulate_speed.json", result)
     print(json.dumps(result, indent=1))
     return result

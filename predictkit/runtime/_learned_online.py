@@ -6,7 +6,7 @@ the history only grows by completions in time order, and the jobs asked
 are submitted no earlier than every completion seen, so the same passes
 can be kept running instead: :class:`LearnedOnlineState` holds their state
 (feature rings and moving means, residual rings, the calibration ``log
-lam``), applies each completion once (O(1)), and processes the submission
+lam``), applies each completion in O(1), and processes the submission
 of each job of the table once, just before the first completion that comes
 after it, exactly where the pass puts it. Predictions asked by
 ``predict_for`` are computed from the current state (one regressor call per
@@ -26,13 +26,23 @@ fills it, with the features, model and ``mu`` of the completions seen so
 far, before any estimate is read from the state; once a later completion
 comes, the second is over and the entry is final.
 
-Where the simulator breaks these assumptions (a completion out of time
-order or before its submission, a job asked after a later completion, a
-history fitted before ``start``; a zero-runtime job that waited in the
-queue ends at an instant where jobs submitted after it already ended and
-were applied, which the pass orders before them), :meth:`LearnedOnlineState.applies` is
-false (:attr:`LearnedOnlineState.stopped` says why) and the estimator goes
-back to the passes over the whole history.
+A completion may also arrive after completions of the same instant that
+the pass orders after it: a zero-runtime job that waited starts and ends at
+an instant where jobs submitted after it have already ended and been
+applied (the pass orders completions of an instant by submit time). Every
+completion of the current instant is applied with a record of what it
+overwrote (``complete_row``), so the state takes back those the late one
+precedes, newest first (``undo_row``, with their open pool entries and
+refit sizes), and applies them again after it: every estimate read at that
+instant, before or after, is the one the pass over the history seen so far
+gives. The state's version (completions applied) then ends above any it
+had before, so no estimate computed before the late completion is reused.
+
+Where the simulator breaks these assumptions (a completion at an earlier
+instant than one already applied or before its submission, a job asked
+after a later completion, a history fitted before ``start``),
+:meth:`LearnedOnlineState.applies` is false (:attr:`LearnedOnlineState.stopped`
+says why) and the estimator goes back to the passes over the whole history.
 """
 
 from bisect import bisect_left
