@@ -7,11 +7,13 @@ between the simulator's calls (``_learned_online``). Reported: wall and CPU
 time (the machine may be shared: CPU time is the measure), jobs per CPU
 second, the target of the issue (a whole 200k-job log in under a minute),
 whether the kept state served the whole run (and if not, why it stepped
-aside), how many jobs ended in the second they were submitted, and whether
-the kept state's estimate of every completed job equals the one a single
-pass over the history the simulation built gives (each estimate feeds the
-calibration when its job ends, so this checks every step of the kept
-state). ``--reference-jobs N`` also simulates the first ``N`` jobs with the
+aside), how many completions it took back to apply a late one of the same
+instant before them (a zero-runtime job that waited, ending where jobs
+submitted after it already ended), how many jobs ended in the second they
+were submitted, and whether the kept state's estimate of every completed
+job equals the one a single pass over the history the simulation built
+gives (each estimate feeds the calibration when its job ends, so this
+checks every step of the kept state). ``--reference-jobs N`` also simulates the first ``N`` jobs with the
 passes over the whole history at every call (the reference) and says
 whether the schedules are equal.
 
@@ -100,6 +102,8 @@ def run(trace, *, max_jobs, reference_jobs):
                "meets_target": bool(cpu < TARGET_CPU_SECONDS * n / 200_000),
                "kept_state_served_whole_run": driven._online is not None,
                "kept_state_stepped_aside_because": driven._online_stopped,
+               "completions_taken_back_and_applied_again": (
+                   None if driven._online is None else driven._online.n_taken_back),
                "jobs_ended_in_their_submit_second": int(
                    (result.jobs["end_time"] == result.jobs["submit_time"]).sum()),
                "refits": int(len(driven._refit_sizes(int(driven.n_history_)))),

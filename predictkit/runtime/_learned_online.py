@@ -123,6 +123,7 @@ class LearnedOnlineState:
         self.instant = -np.inf
         self.instant_log = []
         self.undo = np.empty((64, UNDO_SIZE))
+        self.n_taken_back = 0  # completions taken back and applied again, in all
         self.last = (-np.inf, -np.inf, -np.inf)
         self.applies = True
         self.stopped = None
@@ -325,6 +326,7 @@ class LearnedOnlineState:
             back.append(i)
         if back:
             self.settled = -1
+            self.n_taken_back += len(back)
         return back[::-1]
 
     def _fit(self, size):

@@ -125,6 +125,7 @@ def test_waited_zero_runtime_jobs_ending_after_later_ones_keep_the_kept_state(se
     assert late > 20  # the pattern: completions the passes put before applied ones
     est = _assert_kept_state_is_the_reference(jobs, end, calls, _params())
     assert est._online.model is not None
+    assert est._online.n_taken_back >= late
 
 
 def test_a_late_completion_before_more_than_the_pooled_residuals():
@@ -151,7 +152,8 @@ def test_a_late_completion_before_more_than_the_pooled_residuals():
     calls[at:at] = [("observe", others[:100]), ("predict", np.arange(200, 230)),
                     ("observe", others[100:]), ("predict", np.arange(200, 350)),
                     ("observe", np.array([199])), ("predict", np.arange(200, 350))]
-    _assert_kept_state_is_the_reference(jobs, end, calls, _params(min_train=60))
+    est = _assert_kept_state_is_the_reference(jobs, end, calls, _params(min_train=60))
+    assert est._online.n_taken_back >= 150
 
 
 @settings(max_examples=60, deadline=None)
@@ -208,6 +210,7 @@ def test_simulation_with_zero_runtime_jobs_that_waited_predicts_as_the_reference
     jobs = _waits_behind_a_wide_job()
     fast, est = _simulated(jobs, incremental=True)
     assert est._online_stopped is None
+    assert est._online.n_taken_back >= 15
     # the pattern: a waited zero-runtime job ends with a job submitted after it
     waited = fast[(fast["run_time"] == 0) & (fast["start_time"] > fast["submit_time"])]
     later = fast.merge(waited[["end_time", "submit_time"]], on="end_time", suffixes=("", "_z"))
