@@ -13,9 +13,9 @@ submitted after it already ended), how many jobs ended in the second they
 were submitted, and whether the kept state's estimate of every completed
 job equals the one a single pass over the history the simulation built
 gives (each estimate feeds the calibration when its job ends, so this
-checks every step of the kept state). ``--reference-jobs N`` also simulates the first ``N`` jobs with the
-passes over the whole history at every call (the reference) and says
-whether the schedules are equal.
+checks every step of the kept state). ``--reference-jobs N`` also
+simulates the first ``N`` jobs with the passes over the whole history at
+every call (the reference) and says whether the schedules are equal.
 
 Prints JSON and writes it to ``build/benchmarks/learned_runtime_simulate_speed.json``
 (the committed copy: ``benchmarks/results/``). One OpenMP thread

@@ -38,15 +38,14 @@ def _assert_equals_one_pass(est):
     assert_array_equal(est._online.pred[rows], raw)
 
 
-def _plan(submit, end, rng):
+def _plan(jobs, end, rng):
     """Calls as a simulator makes them: instants in order, completions of an instant in
     batches of any order, estimates asked of jobs submitted at the instant or after.
 
-    Every job is asked once more when its instant is over. Returns the calls and how
-    many batches came with a completion the passes order before one already applied.
+    Every job is asked once more when its submission instant is over. Returns the calls
+    and how many batches came with a completion the passes order before one applied.
     """
-    n = len(submit)
-    job_id = np.arange(n)
+    submit, job_id = jobs["submit_time"].to_numpy(), jobs["job_id"].to_numpy()
     calls, late = [], 0
     for now in np.unique(np.concatenate([submit, end])):
         ending = rng.permutation(np.flatnonzero(end == now))
@@ -96,13 +95,15 @@ def _assert_kept_state_is_the_reference(jobs, end, calls, params):
     return est
 
 
-def _jobs(submit, wait, run, req, user):
+def _jobs(submit, wait, run, req, user, rng):
+    """Jobs in submit order; their ids, which order completions of an instant that
+    were submitted together, in any order."""
     n = len(submit)
     order = np.argsort(submit, kind="stable")
     jobs = pd.DataFrame({"submit_time": submit[order], "wait_time": wait[order],
                          "run_time": run[order], "req_time": req[order],
                          "user_id": user[order], "req_procs": np.ones(n),
-                         "job_id": np.arange(float(n))})
+                         "job_id": rng.permutation(n).astype(float)})
     end = (jobs["submit_time"] + jobs["wait_time"] + jobs["run_time"]).to_numpy()
     return jobs, end
 
@@ -115,13 +116,13 @@ def _bursty(seed, n):
     wait = np.where(rng.random(n) < 0.3, 0.0, rng.integers(1, 30, n).astype(float))
     req = rng.choice([5.0, 20.0, 60.0, 3600.0], n)
     user = rng.integers(0, 5, n).astype(float)
-    return _jobs(submit, wait, run, req, user)
+    return _jobs(submit, wait, run, req, user, rng)
 
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_waited_zero_runtime_jobs_ending_after_later_ones_keep_the_kept_state(seed):
     jobs, end = _bursty(seed, 260)
-    calls, late = _plan(jobs["submit_time"].to_numpy(), end, np.random.default_rng(seed))
+    calls, late = _plan(jobs, end, np.random.default_rng(seed))
     assert late > 20  # the pattern: completions the passes put before applied ones
     est = _assert_kept_state_is_the_reference(jobs, end, calls, _params())
     assert est._online.model is not None
@@ -143,7 +144,7 @@ def test_a_late_completion_before_more_than_the_pooled_residuals():
     wait[199], run[199] = 50.0, 0.0  # waits until the burst, runs for zero seconds
     jobs = jobs.assign(submit_time=submit, wait_time=wait, run_time=run)
     end = submit + wait + run
-    calls, _ = _plan(submit, end, np.random.default_rng(3))
+    calls, _ = _plan(jobs, end, np.random.default_rng(3))
     now = submit[200]
     calls = [c for c in calls if not (c[0] == "observe" and (end[c[1]] == now).any())]
     at = next(k for k, c in enumerate(calls) if c[0] == "observe" and (end[c[1]] > now).any())
@@ -167,8 +168,8 @@ def test_random_calls_with_many_same_second_ends_predict_as_the_reference(n, spa
     wait = np.where(rng.random(n) < waited, rng.integers(1, 10, n).astype(float), 0.0)
     req = rng.choice([1.0, 4.0, 9.0, 2000.0], n)
     user = rng.integers(0, 3, n).astype(float)
-    jobs, end = _jobs(submit, wait, run, req, user)
-    calls, _ = _plan(jobs["submit_time"].to_numpy(), end, rng)
+    jobs, end = _jobs(submit, wait, run, req, user, rng)
+    calls, _ = _plan(jobs, end, rng)
     _assert_kept_state_is_the_reference(jobs, end, calls, _params(min_train=4, refit_every=5,
                                                                   max_train=12))
 
