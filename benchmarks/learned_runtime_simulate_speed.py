@@ -7,20 +7,26 @@ between the simulator's calls (``_learned_online``). Reported: wall and CPU
 time (the machine may be shared: CPU time is the measure), jobs per CPU
 second, the target of the issue (a whole 200k-job log in under a minute),
 whether the kept state served the whole run (and if not, why it stepped
-aside), how many jobs ended in the second they were submitted, and whether
-the kept state's estimate of every completed job equals the one a single
-pass over the history the simulation built gives (each estimate feeds the
-calibration when its job ends, so this checks every step of the kept
-state). ``--reference-jobs N`` also simulates the first ``N`` jobs with the
-passes over the whole history at every call (the reference) and says
-whether the schedules are equal.
+aside), how many completions it took back to apply a late one of the same
+instant before them (a zero-runtime job that waited, ending where jobs
+submitted after it already ended), how many jobs ended in the second they
+were submitted, and whether the kept state's estimate of every completed
+job equals the one a single pass over the history the simulation built
+gives (each estimate feeds the calibration when its job ends, so this
+checks every step of the kept state). ``--reference-jobs N`` also
+simulates the first ``N`` jobs with the passes over the whole history at
+every call (the reference) and says whether the schedules are equal.
 
 Prints JSON and writes it to ``build/benchmarks/learned_runtime_simulate_speed.json``
 (the committed copy: ``benchmarks/results/``). One OpenMP thread
 (``threadpool_limits(1)``); several traces run one after the other.
+``--merge PATH`` keeps the runs of an earlier result for the other traces
+(each with the provenance of the run that made it) and replaces those of the
+traces run now.
 
 Run from the repository root:
-``python -m benchmarks.learned_runtime_simulate_speed [--trace NAME ...] [--max-jobs N]``
+``python -m benchmarks.learned_runtime_simulate_speed [--trace NAME ...] [--max-jobs N]
+[--merge benchmarks/results/learned_runtime_simulate_speed.json]``
 """
 
 import argparse
@@ -33,7 +39,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from benchmarks._common import BUILD, provenance, trace_file, write_json
+from benchmarks._common import BUILD, provenance, read_json, trace_file, write_json
 from predictkit.io import read_swf
 from predictkit.jobs import clean_jobs
 from predictkit.runtime import LearnedRuntime
@@ -96,6 +102,8 @@ def run(trace, *, max_jobs, reference_jobs):
                "meets_target": bool(cpu < TARGET_CPU_SECONDS * n / 200_000),
                "kept_state_served_whole_run": driven._online is not None,
                "kept_state_stepped_aside_because": driven._online_stopped,
+               "completions_taken_back_and_applied_again": (
+                   None if driven._online is None else driven._online.n_taken_back),
                "jobs_ended_in_their_submit_second": int(
                    (result.jobs["end_time"] == result.jobs["submit_time"]).sum()),
                "refits": int(len(driven._refit_sizes(int(driven.n_history_)))),
@@ -114,6 +122,16 @@ def run(trace, *, max_jobs, reference_jobs):
     return out
 
 
+def merged_runs(path, traces):
+    """The runs of ``path`` for traces other than ``traces``, each with its provenance."""
+    try:
+        earlier = read_json(path)
+        return [{**r, "provenance": r.get("provenance", earlier["provenance"])}
+                for r in earlier["runs"] if r["trace"] not in traces]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise SystemExit(f"--merge {path}: not a result of this benchmark ({error})")
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -122,14 +140,20 @@ def main(argv=None):
     parser.add_argument("--reference-jobs", type=int, default=0,
                         help="also compare with the reference path on the first N jobs")
     parser.add_argument("--output-dir", default=str(BUILD))
+    parser.add_argument("--merge", metavar="PATH",
+                        help="an earlier result whose runs of other traces are kept")
     args = parser.parse_args(argv)
-    result = {"provenance": provenance("learned_runtime_simulate_speed", argv), "runs": []}
+    made = provenance("learned_runtime_simulate_speed", argv)
+    kept = merged_runs(args.merge, args.trace) if args.merge else []
+    result = {"provenance": made, "runs": []}
     for trace in args.trace:
         load = os.getloadavg()[0]
         result["runs"].append({**run(trace, max_jobs=args.max_jobs,
                                      reference_jobs=args.reference_jobs),
                                "load_average_at_start": load,
                                "load_average_at_end": os.getloadavg()[0]})
+    if args.merge:
+        result["runs"] = kept + [{**r, "provenance": made} for r in result["runs"]]
     write_json(f"{args.output_dir}/learned_runtime_simulate_speed.json", result)
     print(json.dumps(result, indent=1))
     return result

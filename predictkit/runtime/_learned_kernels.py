@@ -31,7 +31,8 @@ import numpy as np
 from numba import njit
 
 __all__ = ["FEATURE_NAMES", "event_order", "submission_features", "budgeted_predictions",
-           "feature_state", "budget_state", "features_for", "decide_rows", "complete_row"]
+           "feature_state", "budget_state", "features_for", "decide_rows", "complete_row",
+           "undo_row", "UNDO_SIZE"]
 
 FEATURE_NAMES = (
     "log_request", "log_width", "user_log_n_done",
@@ -423,12 +424,35 @@ def decide_rows(rows, mu, modeled, user, key, req, u_res, u_count, k_res, k_coun
     return out
 
 
+UNDO_SIZE = 13
+"""Values of one :func:`complete_row` record (what it overwrites, see :func:`undo_row`)."""
+
+
 @njit(cache=True)
 def complete_row(i, t, pred_i, mu_i, user, group, key, submit, req, run, fail, log_ratio,
                  log_run, u_ratio, u_run, u_submit, u_fail, u_count, u_end, k_last, k_mean,
                  k_count, g_mean, u_res, ub_count, k_res, kb_count, p_res, p_count, log_lam,
-                 ring, threshold, budget, step, log_lam_low, log_lam_high):
-    """Add the completion of row ``i`` at known time ``t`` to both states; the new ``log lam``."""
+                 ring, threshold, budget, step, log_lam_low, log_lam_high, undo):
+    """Add the completion of row ``i`` at known time ``t`` to both states; the new ``log lam``.
+
+    ``undo`` (:data:`UNDO_SIZE` values) receives what the completion
+    overwrites, so that :func:`undo_row` can take it back.
+    """
+    u, g, k = user[i], group[i], key[i]
+    nan = np.nan
+    undo[0] = u_ratio[u, u_count[u] % ring] if u >= 0 else nan
+    undo[1] = u_run[u, u_count[u] % ring] if u >= 0 else nan
+    undo[2] = u_submit[u, u_count[u] % ring] if u >= 0 else nan
+    undo[3] = u_fail[u, u_count[u] % ring] if u >= 0 else nan
+    undo[4] = u_end[u] if u >= 0 else nan
+    undo[5] = k_last[k] if k >= 0 else nan
+    undo[6] = k_mean[k] if k >= 0 else nan
+    undo[7] = g_mean[g] if g >= 0 else nan
+    undo[8] = u_res[u, ub_count[u] % ring] if u >= 0 else nan
+    undo[9] = k_res[k, kb_count[k] % ring] if k >= 0 else nan
+    undo[10] = p_res[p_count[0] % p_res.shape[0]]
+    undo[11] = log_lam
+    undo[12] = mu_i
     complete_features(i, t, user, group, key, submit, fail, log_ratio, log_run, u_ratio, u_run,
                       u_submit, u_fail, u_count, u_end, k_last, k_mean, k_count, g_mean, ring)
     log_lam = complete_budget(i, pred_i, user, key, req, run, log_ratio, mu_i, u_res, ub_count,
@@ -437,6 +461,41 @@ def complete_row(i, t, pred_i, mu_i, user, group, key, submit, req, run, fail, l
     if log_ratio[i] - mu_i == log_ratio[i] - mu_i:
         p_count[0] += 1
     return log_lam
+
+
+@njit(cache=True)
+def undo_row(i, undo, user, group, key, log_ratio, u_ratio, u_run, u_submit, u_fail, u_count,
+             u_end, k_last, k_mean, k_count, g_mean, u_res, ub_count, k_res, kb_count, p_res,
+             p_count, ring):
+    """Take back the last :func:`complete_row` of row ``i`` (its record ``undo``).
+
+    Completions are taken back newest first. Returns ``log lam`` before it.
+    """
+    u, g, k, r = user[i], group[i], key[i], log_ratio[i]
+    if r - undo[12] == r - undo[12]:
+        p_count[0] -= 1
+        p_res[p_count[0] % p_res.shape[0]] = undo[10]
+    if r == r:
+        if k >= 0:
+            kb_count[k] -= 1
+            k_res[k, kb_count[k] % ring] = undo[9]
+            k_count[k] -= 1
+            k_last[k] = undo[5]
+            k_mean[k] = undo[6]
+        if u >= 0:
+            ub_count[u] -= 1
+            u_res[u, ub_count[u] % ring] = undo[8]
+        if g >= 0:
+            g_mean[g] = undo[7]
+    if u >= 0:
+        u_count[u] -= 1
+        slot = u_count[u] % ring
+        u_ratio[u, slot] = undo[0]
+        u_run[u, slot] = undo[1]
+        u_submit[u, slot] = undo[2]
+        u_fail[u, slot] = undo[3]
+        u_end[u] = undo[4]
+    return undo[11]
 
 
 @njit(cache=True)

@@ -6,7 +6,7 @@ the history only grows by completions in time order, and the jobs asked
 are submitted no earlier than every completion seen, so the same passes
 can be kept running instead: :class:`LearnedOnlineState` holds their state
 (feature rings and moving means, residual rings, the calibration ``log
-lam``), applies each completion once (O(1)), and processes the submission
+lam``), applies each completion in O(1), and processes the submission
 of each job of the table once, just before the first completion that comes
 after it, exactly where the pass puts it. Predictions asked by
 ``predict_for`` are computed from the current state (one regressor call per
@@ -26,13 +26,23 @@ fills it, with the features, model and ``mu`` of the completions seen so
 far, before any estimate is read from the state; once a later completion
 comes, the second is over and the entry is final.
 
-Where the simulator breaks these assumptions (a completion out of time
-order or before its submission, a job asked after a later completion, a
-history fitted before ``start``; a zero-runtime job that waited in the
-queue ends at an instant where jobs submitted after it already ended and
-were applied, which the pass orders before them), :meth:`LearnedOnlineState.applies` is
-false (:attr:`LearnedOnlineState.stopped` says why) and the estimator goes
-back to the passes over the whole history.
+A completion may also arrive after completions of the same instant that
+the pass orders after it: a zero-runtime job that waited starts and ends at
+an instant where jobs submitted after it have already ended and been
+applied (the pass orders completions of an instant by submit time). Every
+completion of the current instant is applied with a record of what it
+overwrote (``complete_row``), so the state takes back those the late one
+precedes, newest first (``undo_row``, with their open pool entries and
+refit sizes), and applies them again after it: every estimate read at that
+instant, before or after, is the one the pass over the history seen so far
+gives. The state's version (completions applied) then ends above any it
+had before, so no estimate computed before the late completion is reused.
+
+Where the simulator breaks these assumptions (a completion at an earlier
+instant than one already applied or before its submission, a job asked
+after a later completion, a history fitted before ``start``),
+:meth:`LearnedOnlineState.applies` is false (:attr:`LearnedOnlineState.stopped`
+says why) and the estimator goes back to the passes over the whole history.
 """
 
 from bisect import bisect_left
@@ -41,7 +51,8 @@ import numpy as np
 
 from ._base import group_codes
 from ._learned_kernels import (
-    FEATURE_NAMES, budget_state, complete_row, decide_rows, feature_state, features_for,
+    FEATURE_NAMES, UNDO_SIZE, budget_state, complete_row, decide_rows, feature_state,
+    features_for, undo_row,
 )
 from ._learned_kernels import tree_ensemble_predict
 from ._learned_trees import on_columns
@@ -102,9 +113,17 @@ class LearnedOnlineState:
         self.fit_size, self.fit_due = 0, False
         # jobs ended in the second of their submission, while that second lasts: their
         # rows and positions in the history (both increasing), and those whose pooled
-        # residual may still be read: (row, pooled residuals written before it)
-        self.pending, self.pending_at, self.pending_pool = [], [], []
+        # residual may be read: rows and pooled residuals written before each
+        self.pending, self.pending_at = [], []
+        self.pool_rows, self.pool_written = [], []
         self.settled = -1
+        # completions of the current instant, in the passes' order, to take back when
+        # one that comes before them arrives late: what each overwrote (`complete_row`)
+        # and (row, next_fit, fit_size, fit_due, pending?, pooled?) before it
+        self.instant = -np.inf
+        self.instant_log = []
+        self.undo = np.empty((64, UNDO_SIZE))
+        self.n_taken_back = 0  # completions taken back and applied again, in all
         self.last = (-np.inf, -np.inf, -np.inf)
         self.applies = True
         self.stopped = None
@@ -143,18 +162,17 @@ class LearnedOnlineState:
             self.fit_due = False
             self._fit(self.fit_size)
         p_res, p_count = self.bstate[4], int(self.bstate[5][0])
-        pool = self.pending_pool
-        live = bisect_left([w for _, w in pool], p_count - len(p_res) + 1)
-        del pool[:live]  # later residuals took their places
-        if pool:
-            rows = np.array([r for r, _ in pool], dtype=np.int64)
+        # the entries before `live`: later residuals took their places
+        live = bisect_left(self.pool_written, p_count - len(p_res) + 1)
+        if live < len(self.pool_rows):
+            rows = np.array(self.pool_rows[live:], dtype=np.int64)
             features, mu, _ = self._model_of(rows)
             self.features[rows] = features
             self.mu[rows] = mu
             if not np.isfinite(mu).all():
                 self._stop("a model prediction that is not finite")
                 return
-            for (row, written), m in zip(pool, mu.tolist()):
+            for row, written, m in zip(rows.tolist(), self.pool_written[live:], mu.tolist()):
                 p_res[written % len(p_res)] = self.log_ratio[row] - m
 
     def _features(self, rows):
@@ -198,8 +216,10 @@ class LearnedOnlineState:
     def observe(self, index, end_time, run_time):
         """Apply the completions of the jobs ``index`` in the passes' order.
 
-        Returns False (and applies nothing) when they break the assumptions
-        of the module notes.
+        Completions of the current instant that the passes order after
+        these are taken back first and applied again after them. Returns
+        False (and applies nothing) when they break the assumptions of the
+        module notes.
         """
         index = np.asarray(index, dtype=np.int64)
         if not len(index):
@@ -207,16 +227,14 @@ class LearnedOnlineState:
         known = np.asarray(end_time, dtype=np.float64)
         run = np.asarray(run_time, dtype=np.float64)
         submit = self.submit[index]
-        if len(index) > 1:
-            order = np.lexsort((self.job_key[index], submit, known))
-            index, known, run, submit = index[order], known[order], run[order], submit[order]
         if not (known >= submit).all():
             self._stop("a completion without an end time" if np.isnan(known).any()
                        else "a completion before its submission")
             return False
-        if (known[0], submit[0], self.job_key[index[0]]) < self.last:
+        if known.min() < self.instant:
             self._stop("a completion out of time order")
             return False
+        self.run[index] = run
         req = self.req[index]
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(req > 0, np.minimum(np.maximum(run, 1.0) / req, 2.0), np.nan)
@@ -224,43 +242,92 @@ class LearnedOnlineState:
             self.log_run[index] = np.log(np.maximum(run, 1.0))
         status = self.jobs["status"][index]
         self.fail[index] = np.where(status >= 0, (status != 1).astype(np.float64), np.nan)
-        self.run[index] = run
-        est, c = self.est, self.c
+        if len(index) > 1:
+            order = np.lexsort((self.job_key[index], submit, known))
+            index, known, submit = index[order], known[order], submit[order]
+        back = self._take_back((known[0], submit[0], self.job_key[index[0]]))
+        if back:
+            # they were added first: they stay first among equal keys
+            index = np.concatenate([back, index])
+            known = np.concatenate([np.full(len(back), self.instant), known])
+            submit = self.submit[index]
+            order = np.lexsort((self.job_key[index], submit, known))
+            index, known, submit = index[order], known[order], submit[order]
         targets = np.searchsorted(self.sorted_submit, known, side="left")
-        p_count = self.bstate[5]
         for i, t, target in zip(index.tolist(), known.tolist(), targets.tolist()):
+            if t > self.instant:
+                self.instant = t
+                self.instant_log.clear()
             if self.pending and t > self.submit[self.pending[0]]:
                 # the second of the open entries is over: they are final once settled
                 self._settle()
-                self.pending, self.pending_at, self.pending_pool = [], [], []
+                self.pending, self.pending_at = [], []
+                self.pool_rows, self.pool_written = [], []
             if target > self.next_submission:
                 self._refresh(self.order[self.next_submission:target])
                 self.next_submission = target
             if not self.applies:
                 return False
-            same_second = t == self.submit[i]
-            if same_second:
-                # the pass completes it before its submission: no estimate yet, and
-                # its pooled residual waits for the model's prediction (_settle)
-                self.pending.append(i)
-                self.pending_at.append(self.version)
-                if np.isfinite(self.log_ratio[i]):
-                    self.pending_pool.append((i, int(p_count[0])))
-                self.settled = -1
-            self.log_lam = complete_row(
-                i, t, np.nan if same_second else self.pred[i],
-                0.0 if same_second else self.mu[i], self.user, self.group, self.key,
-                self.submit, self.req, self.run, self.fail, self.log_ratio, self.log_run,
-                *self.fstate, *self.bstate, self.log_lam, c["ring"], float(est.bad_threshold),
-                float(est.max_bad_share), float(est.step), c["log_lam_low"],
-                c["log_lam_high"])
-            self.done[self.version] = i
-            self.version += 1
-            if self.version == self.next_fit:
-                self.next_fit = min(2 * self.version, self.version + int(est.refit_every))
-                self.fit_size, self.fit_due = self.version, True
+            self._apply(i, t)
         self.last = (known[-1], submit[-1], self.job_key[index[-1]])
         return True
+
+    def _apply(self, i, t):
+        """Apply the completion of row ``i`` at ``t``, the current instant."""
+        est, c = self.est, self.c
+        p_count = self.bstate[5]
+        same_second = t == self.submit[i]
+        pooled = same_second and bool(np.isfinite(self.log_ratio[i]))
+        log = self.instant_log
+        log.append((i, self.next_fit, self.fit_size, self.fit_due, same_second, pooled))
+        if len(log) > len(self.undo):
+            self.undo = np.concatenate([self.undo, np.empty_like(self.undo)])
+        if same_second:
+            # the pass completes it before its submission: no estimate yet, and
+            # its pooled residual waits for the model's prediction (_settle)
+            self.pending.append(i)
+            self.pending_at.append(self.version)
+            if pooled:
+                self.pool_rows.append(i)
+                self.pool_written.append(int(p_count[0]))
+            self.settled = -1
+        self.log_lam = complete_row(
+            i, t, np.nan if same_second else self.pred[i],
+            0.0 if same_second else self.mu[i], self.user, self.group, self.key,
+            self.submit, self.req, self.run, self.fail, self.log_ratio, self.log_run,
+            *self.fstate, *self.bstate, self.log_lam, c["ring"], float(est.bad_threshold),
+            float(est.max_bad_share), float(est.step), c["log_lam_low"],
+            c["log_lam_high"], self.undo[len(log) - 1])
+        self.done[self.version] = i
+        self.version += 1
+        if self.version == self.next_fit:
+            self.next_fit = min(2 * self.version, self.version + int(est.refit_every))
+            self.fit_size, self.fit_due = self.version, True
+
+    def _take_back(self, key):
+        """Take back the completions of the current instant ordered after ``key``.
+
+        Newest first, each to the state before it (the model is fitted again
+        where a refit size is reached again). Returns their rows, oldest first.
+        """
+        log, back = self.instant_log, []
+        while log and key < (self.instant, self.submit[log[-1][0]],
+                             self.job_key[log[-1][0]]):
+            i, self.next_fit, self.fit_size, self.fit_due, same_second, pooled = log.pop()
+            self.log_lam = undo_row(i, self.undo[len(log)], self.user, self.group, self.key,
+                                    self.log_ratio, *self.fstate, *self.bstate, self.c["ring"])
+            self.version -= 1
+            if same_second:
+                self.pending.pop()
+                self.pending_at.pop()
+                if pooled:
+                    self.pool_rows.pop()
+                    self.pool_written.pop()
+            back.append(i)
+        if back:
+            self.settled = -1
+            self.n_taken_back += len(back)
+        return back[::-1]
 
     def _fit(self, size):
         """Fit the model on the first ``size`` completions, as the passes do at this size."""
