@@ -70,13 +70,14 @@ from predictkit.workload import _joint as joint
 from predictkit.workload._runtimes import (PROBABILITIES, SIZE_CLASSES, inverse_transform,
                                            quantile_table, size_class)
 from predictkit.workload._sessions import session_ids
+from predictkit.workload._user_requests import UserRequestTable
 
 from benchmarks._common import parse_or_render, provenance, provenance_lines, write_json, write_text
 from benchmarks.workload_validation import (QUEUED_LOGS, SHORT_NAMES, SLOWDOWN_LOGS,
                                             SLOWDOWN_TOLERANCE, easy, load_log)
 
 VARIANTS = ["base", "width", "ar", "ar+width", "req", "repeat", "lead", "leadfull", "chain",
-            "chaingen", "chainw", "tail1", "wbin"]
+            "chaingen", "chainw", "tail1", "wbin", "user", "userloo", "userar", "userarloo"]
 THINK_TIME = 1200.0
 SHORT = SHORT_NAMES
 """Column labels of the logs in the page's wide tables."""
@@ -168,6 +169,7 @@ def fit_extra(jobs, measured):
         "chain_share": float(repeats.sum() / max(covers.sum(), 1)),
         "fresh_table": quantile_table(padding[fresh], bins[fresh], N_BINS, 50)[0],
         **size_cells(jobs, padding, bins),
+        "user_table": UserRequestTable().fit(run, req, users, submit),
     }
 
 
@@ -259,12 +261,17 @@ def variant_requests(name, model, jobs, extra, seed):
     if name == "repeat":
         return JointEstimates(repeat_in_session=True, random_state=seed).fit(jobs).transform(
             jobs)["req_time"].to_numpy(float)
+    if name == "user":
+        return JointEstimates(user_requests=True, random_state=seed).fit(jobs).transform(
+            jobs)["req_time"].to_numpy(float)
     if name == "tail1":
         return JointEstimates(tail_share=1.0, random_state=seed).fit(jobs).transform(
             jobs)["req_time"].to_numpy(float)
     if name in ("base", "width", "ar", "ar+width", "req"):
         return draw(model, jobs, extra, rng, scores={"ar+width": "ar"}.get(name, name),
                     width=name in ("width", "ar+width"))
+    if name.startswith("user"):
+        return user_requests(name, model, jobs, extra, rng)
     if name == "wbin":
         return draw(model, jobs, extra, rng, table=extra["cell_table"], rows=extra["cells"])
     if name in ("lead", "leadfull"):
@@ -279,6 +286,24 @@ def variant_requests(name, model, jobs, extra, seed):
     fresh = draw(model, jobs, extra, rng, table=extra["fresh_table"] if name == "chain" else None,
                  width=name == "chainw")
     return chain(jobs, fresh, extra["chain_share"], np.random.default_rng(seed + 1000))
+
+
+def user_requests(name, model, jobs, extra, rng):
+    """Requests from the user's jobs of nearest runtime; the shipped model where none covers.
+
+    ``loo``: a job may not draw its own request (the model on jobs it was not
+    fitted to); ``ar``: a job repeats its user's previous request (fitted share).
+    """
+    run, users, submit, _ = columns(jobs)
+    table = extra["user_table"]
+    fallback = draw(model, jobs, extra, rng)
+    templates = table.templates(users, rng)
+    own = table.job_order_ if name.endswith("loo") else None
+    req = table.draw(run, templates, rng, exclude=own)
+    req = np.where(np.isnan(req), fallback, req)
+    if name.startswith("userar"):
+        req = table.chain(run, req, users, submit, rng)
+    return req
 
 
 def accuracy(run, req):
