@@ -43,7 +43,25 @@ Variants (requests on real runtimes, EASY, mean over the seeds):
 * ``wbin``: paddings per runtime bin and job-size class (share of the machine,
   as :class:`predictkit.workload.RuntimeDistribution` classes them; a cell
   with fewer than 50 jobs uses its runtime bin's paddings), so the requests of
-  narrow and wide jobs of the same length differ as in the log.
+  narrow and wide jobs of the same length differ as in the log;
+* ``user``: ``JointEstimates(user_requests=True)``: a job asks for the
+  request of one of the 10 jobs of its user with the nearest runtimes
+  (:class:`predictkit.workload._user_requests.UserRequestTable`; in a log
+  without users, of the log's 10 jobs of nearest runtime), the shipped
+  model's request where that one is below the runtime;
+* ``userloo``: ``user`` where a job may not draw its own request (the model
+  on jobs it was not fitted to: how much of ``user`` is copying);
+* ``userar``: ``user`` drawn from the table directly, then each job repeats
+  its user's previous request (when that covers it) with the log's share of
+  such repeats beyond those the draws make by themselves;
+* ``userarloo``: ``userar`` without a job's own request.
+
+Real requests perturbed (first jobs only), the noise floor of the target:
+the real requests reassigned at random within runtime bins, within a user's
+jobs of one runtime bin, within a session's jobs of one runtime bin (a request
+below its new job's runtime raised to it), or multiplied by ``exp(N(0, s))``
+per job (``s`` = 1% and 10%) or per session (30%), bounded below by the
+runtime; EASY's bounded slowdown over the real requests', mean over the seeds.
 
 Which jobs' requests move the schedule (first jobs only): the shipped
 model's requests for one subset of the jobs (short or long, narrow or wide,
@@ -77,7 +95,11 @@ from benchmarks.workload_validation import (QUEUED_LOGS, SHORT_NAMES, SLOWDOWN_L
                                             SLOWDOWN_TOLERANCE, easy, load_log)
 
 VARIANTS = ["base", "width", "ar", "ar+width", "req", "repeat", "lead", "leadfull", "chain",
-            "chaingen", "chainw", "tail1", "wbin", "user", "userloo", "userar", "userarloo"]
+            "chaingen", "chainw", "tail1", "wbin", "user", "userloo", "userar", "userarloo", "usersess", "usersessloo", "recent", "recentloo"]
+PERTURBATIONS = ["shuffle in runtime bin", "shuffle in user and bin", "shuffle in session and bin",
+                 "x exp(N(0, 1%)) per job", "x exp(N(0, 10%)) per job",
+                 "x exp(N(0, 30%)) per session"]
+"""Perturbations of the real requests whose slowdown ratio measures the target's noise floor."""
 THINK_TIME = 1200.0
 SHORT = SHORT_NAMES
 """Column labels of the logs in the page's wide tables."""
@@ -270,7 +292,7 @@ def variant_requests(name, model, jobs, extra, seed):
     if name in ("base", "width", "ar", "ar+width", "req"):
         return draw(model, jobs, extra, rng, scores={"ar+width": "ar"}.get(name, name),
                     width=name in ("width", "ar+width"))
-    if name.startswith("user"):
+    if name.startswith(("user", "recent")):
         return user_requests(name, model, jobs, extra, rng)
     if name == "wbin":
         return draw(model, jobs, extra, rng, table=extra["cell_table"], rows=extra["cells"])
@@ -294,16 +316,75 @@ def user_requests(name, model, jobs, extra, rng):
     ``loo``: a job may not draw its own request (the model on jobs it was not
     fitted to); ``ar``: a job repeats its user's previous request (fitted share).
     """
-    run, users, submit, _ = columns(jobs)
+    run, users, submit, sessions = columns(jobs)
     table = extra["user_table"]
     fallback = draw(model, jobs, extra, rng)
     templates = table.templates(users, rng)
     own = table.job_order_ if name.endswith("loo") else None
-    req = table.draw(run, templates, rng, exclude=own)
+    shared = (rng.random(sessions.max() + 1)[sessions] if name.startswith("usersess")
+              else None)
+    if name.startswith("recent"):
+        shared = rng.random(sessions.max() + 1)[sessions]
+        own = table.time_order_ if name.endswith("loo") else None
+        req = table.draw_recent(run, templates, user_positions(users, submit), rng,
+                                exclude=own, uniforms=shared)
+    else:
+        req = table.draw(run, templates, rng, exclude=own, uniforms=shared)
     req = np.where(np.isnan(req), fallback, req)
     if name.startswith("userar"):
         req = table.chain(run, req, users, submit, rng)
     return req
+
+
+def shuffled_within(values, groups, rng):
+    """``values`` permuted at random within each group."""
+    by_group = np.argsort(groups, kind="stable")
+    shuffled = np.lexsort((rng.random(values.size), groups))
+    out = np.empty_like(values)
+    out[by_group] = values[shuffled]
+    return out
+
+
+def perturbed_requests(name, jobs, rng):
+    """The real requests perturbed as ``name`` (one of :data:`PERTURBATIONS`)."""
+    run, users, _, sessions = columns(jobs)
+    req = jobs["req_time"].to_numpy(float)
+    bins = joint.runtime_bin(run)
+    if name.startswith("shuffle"):
+        groups = {"shuffle in runtime bin": bins,
+                  "shuffle in user and bin": joint._codes(users) * N_BINS + bins,
+                  "shuffle in session and bin": sessions * N_BINS + bins}[name]
+        return np.maximum(shuffled_within(req, groups, rng), run)
+    if name.endswith("per session"):
+        noise = rng.normal(0.0, 0.3, sessions.max() + 1)[sessions]
+    else:
+        noise = rng.normal(0.0, 0.01 if "1%" in name else 0.1, run.size)
+    return np.maximum(req * np.exp(noise), run)
+
+
+def perturbation(jobs, seeds, real_bsld):
+    """Bounded slowdown ratio of each perturbation of the real requests."""
+    out = {}
+    for name in PERTURBATIONS:
+        values = []
+        for seed in seeds:
+            moved = jobs.copy()
+            moved.attrs = jobs.attrs
+            moved["req_time"] = perturbed_requests(name, jobs, np.random.default_rng(seed))
+            values.append(easy(moved)[1])
+        out[name] = float(np.mean(values)) / real_bsld
+    return out
+
+
+def user_positions(users, submit):
+    """Each job's place in its user's jobs in time (0 first, 1 last; no user: the log's)."""
+    codes = np.where(np.isnan(users), -1, joint._codes(np.nan_to_num(users, nan=-1.0)))
+    order = np.lexsort((submit, codes))
+    counts = np.bincount(codes + 1)
+    start = np.cumsum(counts) - counts
+    rank = np.empty(users.size)
+    rank[order] = np.arange(users.size) - start[codes[order] + 1]
+    return rank / np.maximum(counts[codes + 1] - 1, 1)
 
 
 def accuracy(run, req):
@@ -355,6 +436,7 @@ def run_slice(name, jobs, seeds, *, attribute=False):
         row["variants"][variant] = {"bsld": float(np.mean(values)), "ks_accuracy": ks}
     if attribute:
         row["attribution"] = attribution(model, jobs, extra, seeds, real_bsld)
+        row["perturbation"] = perturbation(jobs, seeds, real_bsld)
     return row
 
 

@@ -91,8 +91,15 @@ class UserRequestTable:
         self.job_order_[order] = np.arange(run.size)
         self.weights_ = counts[:-1] / max(counts[:-1].sum(), 1)
         self.repeat_share_ = 0.0
-        if submit_times is not None and known.any():
+        self.time_order_ = None
+        if submit_times is not None:
             submit = np.asarray(submit_times, dtype=float)
+            by_time = np.lexsort((submit, template))
+            self.time_order_ = np.empty(run.size, dtype=np.int64)
+            self.time_order_[by_time] = np.arange(run.size)
+            self.time_log_runtime_ = log_run[by_time]
+            self.time_request_ = req[by_time]
+        if submit_times is not None and known.any():
             observed = _repeat_share(run, req, template, submit, known)
             # the draws repeat by themselves as often as a user's values coincide
             drawn = self.draw(run, template, np.random.default_rng(0))
@@ -124,13 +131,15 @@ class UserRequestTable:
         out[known] = chosen[codes]
         return out
 
-    def draw(self, runtimes, templates, rng, *, exclude=None):
+    def draw(self, runtimes, templates, rng, *, exclude=None, uniforms=None):
         """A neighbor's request per job, NaN where it does not cover the runtime.
 
         ``templates``: from :meth:`templates` (None: every job pooled, or the
         whole table when the pooled template is empty). ``exclude``: a
         position in the table each job may not draw (its own fitted entry),
-        or -1.
+        or -1. ``uniforms``: the uniform draw that picks each job's neighbor
+        (default independent per job; shared by a session, its jobs of similar
+        length ask alike).
         """
         run = np.asarray(runtimes, dtype=float)
         n = run.size
@@ -156,12 +165,56 @@ class UserRequestTable:
         size = np.where(has_own, np.minimum(self.neighbors + 1, stop - start), size)
         low = np.clip(at - size // 2, start, stop - size)
         take = np.where(has_own & (size > 1), size - 1, size)
-        pick = low + np.floor(rng.random(n) * take).astype(np.int64)
+        u = rng.random(n) if uniforms is None else np.asarray(uniforms, dtype=float)
+        pick = low + np.minimum(np.floor(u * take).astype(np.int64), take - 1)
         pick = np.where(has_own & (size > 1) & (pick >= excluded) & (excluded >= low)
                         & (excluded < low + size), pick + 1, pick)
         request = self.request_[pick]
         lone = has_own & (size <= 1)
         return np.where((request >= run) & ~lone, request, np.nan)
+
+    def draw_recent(self, runtimes, templates, positions, rng, *, window=50, exclude=None,
+                    uniforms=None):
+        """A request of the template's jobs near in time and runtime; NaN where below the runtime.
+
+        ``positions`` in [0, 1]: where each job falls in its user's jobs in
+        time (0 the first, 1 the last); it is mapped to the same point of the
+        template's jobs. The job draws among the ``neighbors`` jobs of nearest
+        runtime among the template's ``2 * window + 1`` jobs around that point,
+        so a user's values follow the user's habits of the time. Needs a
+        table fitted with submit times. ``exclude``: a position in the table's
+        time order each job may not draw (:attr:`time_order_`), or -1.
+        """
+        run = np.asarray(runtimes, dtype=float)
+        n = run.size
+        if templates is None:
+            templates = np.full(n, self.users_.size, dtype=np.int64)
+        log_run = np.log10(np.maximum(run, 1.0))
+        u = rng.random(n) if uniforms is None else np.asarray(uniforms, dtype=float)
+        jitter = rng.random((n, 2 * window + 1)) * 1e-9  # ties broken at random
+        excluded = np.full(n, -1, dtype=np.int64) if exclude is None else np.asarray(exclude)
+        out = np.full(n, np.nan)
+        for t in np.unique(templates):
+            jobs = np.flatnonzero(templates == t)
+            s, e = int(self.start_[t]), int(self.stop_[t])
+            if e <= s:
+                s, e = 0, self.request_.size
+            m = e - s
+            width = min(2 * window + 1, m)
+            centre = np.rint(np.clip(positions[jobs], 0.0, 1.0) * (m - 1)).astype(np.int64)
+            low = s + np.clip(centre - window, 0, m - width)
+            index = low[:, None] + np.arange(width)
+            distance = np.abs(self.time_log_runtime_[index] - log_run[jobs, None])
+            distance = distance + jitter[jobs, :width]
+            distance[index == excluded[jobs, None]] = np.inf
+            usable = np.isfinite(distance).sum(axis=1)
+            k = np.minimum(self.neighbors, usable)
+            nearest = np.argsort(distance, axis=1)
+            column = np.minimum(np.floor(u[jobs] * k).astype(np.int64), np.maximum(k - 1, 0))
+            chosen = index[np.arange(jobs.size), nearest[np.arange(jobs.size), column]]
+            request = self.time_request_[chosen]
+            out[jobs] = np.where((k > 0) & (request >= run[jobs]), request, np.nan)
+        return out
 
     def chain(self, runtimes, requests, users, submit_times, rng):
         """Each job repeats its user's previous request, when that covers it, with the share."""

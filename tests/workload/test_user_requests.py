@@ -1,0 +1,147 @@
+"""UserRequestTable and JointEstimates(user_requests=True): requests from the user's own jobs."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.stats import ks_2samp
+from tracedata import load_trace
+
+from predictkit.jobs import clean_jobs
+from predictkit.workload import JointEstimates
+from predictkit.workload._user_requests import UserRequestTable
+
+
+def _window_reference(log_runs, requests, x, neighbors):
+    """Requests of the window of one template, as the draw's docstring says (one job)."""
+    order = np.lexsort((log_runs,))
+    keys, values = log_runs[order], requests[order]
+    at = (np.searchsorted(keys, x, side="left") + np.searchsorted(keys, x, side="right")) // 2
+    size = min(neighbors, keys.size)
+    low = min(max(at - size // 2, 0), keys.size - size)
+    return set(values[low:low + size].tolist())
+
+
+jobs_strategy = st.lists(st.tuples(st.integers(0, 3), st.integers(1, 10**5),
+                                   st.integers(0, 10**5)), min_size=1, max_size=300)
+
+
+@settings(max_examples=80, deadline=None)
+@given(jobs_strategy, st.lists(st.tuples(st.integers(0, 4), st.integers(1, 10**5)), min_size=1,
+                               max_size=30), st.integers(1, 6), st.integers(0, 2**31))
+def test_draws_come_from_the_users_window_of_nearest_runtimes(fitted, asked, neighbors, seed):
+    users = np.array([u for u, _, _ in fitted], dtype=float)
+    run = np.array([r for _, r, _ in fitted], dtype=float)
+    req = run + np.array([p for _, _, p in fitted], dtype=float)
+    table = UserRequestTable(neighbors=neighbors).fit(run, req, users)
+    new_users = np.array([u for u, _ in asked], dtype=float)
+    new_run = np.array([r for _, r in asked], dtype=float)
+    rng = np.random.default_rng(seed)
+    templates = table.templates(new_users, rng)
+    drawn = table.draw(new_run, templates, rng)
+    for k in range(new_run.size):
+        template_user = table.users_[templates[k]]
+        mine = users == template_user
+        window = _window_reference(np.log10(run[mine]), req[mine], np.log10(new_run[k]),
+                                   neighbors)
+        if np.isnan(drawn[k]):
+            # only a neighbor's request below the runtime is left to the fallback
+            assert any(value < new_run[k] for value in window)
+        else:
+            assert drawn[k] in window
+            assert drawn[k] >= new_run[k]
+        if new_users[k] in users:
+            assert template_user == new_users[k]
+
+
+def test_a_job_may_be_kept_from_drawing_its_own_request():
+    run = np.arange(1.0, 201.0) * 60
+    req = run * 2 + np.arange(200)  # every request distinct
+    users = np.zeros(200)
+    table = UserRequestTable(neighbors=4).fit(run, req, users)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        drawn = table.draw(run, table.templates(users, rng), rng, exclude=table.job_order_)
+        assert not np.any(drawn == req)
+    with_own = table.draw(run, table.templates(users, rng), rng)
+    assert np.any(with_own == req)
+
+
+def test_unseen_users_take_one_fitted_user_each_by_job_count():
+    run = np.full(1000, 100.0)
+    users = np.r_[np.zeros(900), np.ones(100)]
+    req = np.where(users == 0, 3600.0, 7200.0)
+    table = UserRequestTable().fit(run, req, users)
+    rng = np.random.default_rng(1)
+    new_users = np.repeat(np.arange(10.0, 2010.0), 3)
+    templates = table.templates(new_users, rng)
+    per_user = templates.reshape(-1, 3)
+    assert (per_user == per_user[:, :1]).all()  # a user keeps one template
+    assert 0.85 < np.mean(per_user[:, 0] == 0) < 0.95
+    drawn = table.draw(np.full(new_users.size, 100.0), templates, rng).reshape(-1, 3)
+    assert (drawn == drawn[:, :1]).all()  # each user asks for its template's value
+
+
+def test_without_user_ids_the_table_is_the_runtime_conditional_requests():
+    rng = np.random.default_rng(2)
+    run = np.exp(rng.uniform(np.log(10), np.log(50_000), 5000))
+    req = np.where(run < 1000, 3600.0, 86400.0)
+    table = UserRequestTable().fit(run, req)
+    drawn = table.draw(run, table.templates(np.full(run.size, np.nan), rng), rng)
+    far = np.abs(np.log10(run) - 3) > 0.05
+    np.testing.assert_array_equal(drawn[far], req[far])
+
+
+def test_repeat_share_counts_only_repeats_beyond_the_users_own_coincidences():
+    rng = np.random.default_rng(3)
+    n = 4000
+    users = rng.integers(0, 20, n).astype(float)
+    submit = np.sort(rng.uniform(0, 1e6, n))
+    run = rng.uniform(10, 600, n)
+    constant = UserRequestTable().fit(run, np.full(n, 3600.0), users, submit)
+    assert constant.observed_repeat_share_ == 1.0
+    assert constant.repeat_share_ == 0.0  # every draw already repeats
+    fresh = UserRequestTable().fit(run, run * rng.uniform(1, 10, n), users, submit)
+    assert fresh.repeat_share_ < 0.05
+    chained = fresh.chain(run, np.full(n, 7200.0), users, submit, rng)
+    assert (chained >= run).all()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 6), st.integers(1, 50_000)), min_size=2, max_size=150),
+       st.integers(0, 2**31))
+def test_joint_requests_with_user_requests_cover_runtimes_and_reproduce(jobs, seed):
+    users = np.array([u for u, _ in jobs], dtype=float)
+    run = np.array([r for _, r in jobs], dtype=float)
+    req = run * np.random.default_rng(seed).uniform(1, 20, run.size)
+    import pandas as pd
+
+    log = pd.DataFrame({"run_time": run, "req_time": req, "user_id": users})
+    model = JointEstimates(user_requests=True, random_state=seed).fit(log)
+    assert model.user_table_ is not None
+    new_run = np.minimum(run[::-1], model.largest_request())
+    first = model.sample(new_run, users=users + 3)
+    assert (first >= new_run).all()
+    np.testing.assert_array_equal(first, model.sample(new_run, users=users + 3))
+    assert JointEstimates(random_state=seed).fit(log).user_table_ is None
+
+
+def test_fitted_to_a_real_log_with_user_requests_its_requests_look_like_the_log():
+    log = clean_jobs(load_trace("SDSC-SP2-1998-4.2-cln"), for_simulation=True,
+                     require_request=True)
+    log = log.iloc[:10_000].reset_index(drop=True)
+    log["run_time"] = np.minimum(log["run_time"], log["req_time"])
+    model = JointEstimates(user_requests=True, random_state=0).fit(log)
+    out = model.transform(log)
+
+    def accuracy(frame):
+        return np.minimum(frame.run_time / np.maximum(frame.req_time, 1.0), 1.0)
+
+    assert (out.req_time >= out.run_time).all()
+    assert ks_2samp(accuracy(log), accuracy(out)).statistic < 0.05
+    padded = JointEstimates(random_state=0).fit(log).transform(log)
+
+    def distinct_per_user(frame):
+        return frame.groupby("user_id")["req_time"].nunique().mean()
+
+    # a user asks for fewer distinct values than the padding model gives it
+    assert distinct_per_user(out) < distinct_per_user(padded)
