@@ -27,15 +27,18 @@ request. :class:`JointEstimates` models it in three steps, all fitted to a log:
    its request (a session also shares its rounding draws). The marginal
    distribution is unchanged by ``a`` and ``b``.
 4. **The user's own values** (``user_requests=True``, off by default).
-   A user asks for a few habitual values whatever the job's length; drawn
-   from the pooled paddings, a user's burst of short jobs gets one random
-   request from the log's whole range. A fitted model keeps each user's
-   ``(runtime, request)`` pairs (:class:`._user_requests.UserRequestTable`):
-   a job asks for the request of one of the 10 jobs of its user (a user not
-   in the log takes a fitted user, chosen by job count, as template) with the
-   nearest runtimes; steps 1-3 give the request only where that neighbor's
-   request does not cover the runtime. In a log without user ids every job
-   draws among the log's 10 jobs of nearest runtime.
+   A user asks for a few habitual values, which change over time, whatever
+   the job's length; drawn from the pooled paddings, a user's burst of short
+   jobs gets one random request from the log's whole range. A fitted model
+   keeps each user's ``(submit time, runtime, request)`` jobs
+   (:class:`._user_requests.UserRequestTable`): a job at the ``f``-th point of
+   its user's jobs in time asks for the request of one of the 10 jobs of
+   nearest runtime among the 101 jobs of its user around the same point (a
+   user not in the log takes a fitted user, chosen by job count, as
+   template; a session's jobs share the pick); steps 1-3 give the request
+   only where that request does not cover the runtime. In a log without user
+   ids the log's jobs form one sequence; fitted without submit times, the
+   nearest runtimes among all the user's jobs.
 
 Fitted to a log, the modes are the log's own request values (the head: its 20
 most popular ones), the paddings its paddings per runtime bin, and ``a``, ``b``
@@ -59,7 +62,7 @@ from ._base import EstimateModel, as_rng, check_runtimes
 from ._runtimes import inverse_transform, quantile_table
 from ._sessions import DEFAULT_THINK_TIME, session_ids
 from ._tsafrir_modes import N_HEAD
-from ._user_requests import UserRequestTable
+from ._user_requests import UserRequestTable, positions_in_time
 
 __all__ = ["JointEstimates", "RUNTIME_BIN_EDGES", "runtime_bin", "AT_REQUEST"]
 
@@ -289,7 +292,8 @@ class JointEstimates(EstimateModel):
         user, session = self._fit_consistency(X, keep, run, padding, bins)
         self.user_table_ = None
         if self.user_requests:
-            self.user_table_ = UserRequestTable().fit(run, req, _column(X, "user_id", keep))
+            self.user_table_ = UserRequestTable().fit(run, req, _column(X, "user_id", keep),
+                                                      _column(X, "submit_time", keep))
         self.user_share_ = float(self.user_share) if self.user_share is not None else user
         self.session_share_ = (float(self.session_share) if self.session_share is not None
                                else min(session, _MAX_SHARE - self.user_share_))
@@ -379,15 +383,17 @@ class JointEstimates(EstimateModel):
                 session_codes = session_ids(users, submit, run,
                                             parse_duration(self.think_time, name="think_time"))
         return self.draw(run, user_codes, session_codes, as_rng(self.random_state),
-                         users=users)[0]
+                         users=users, submit_times=submit_times)[0]
 
-    def draw(self, runtimes, user_codes, session_codes, rng, *, precise=True, users=None):
+    def draw(self, runtimes, user_codes, session_codes, rng, *, precise=True, users=None,
+             submit_times=None):
         """Requests and at-request flags for runtimes, users and sessions (integer codes).
 
         ``user_codes`` and ``session_codes`` may be None (independent jobs).
         ``users``: the jobs' user ids, matched to the fitted log's users for
         ``user_requests`` (without them, each user code takes a random fitted
-        user as template).
+        user as template); ``submit_times`` order a user's jobs for it
+        (without them, the jobs' order).
         The flags mark jobs whose padding is below ``1 / AT_REQUEST`` (the
         spike of jobs at their request). With ``precise``, such a job whose
         runtime no mode fits within that margin asks for its runtime itself
@@ -441,7 +447,15 @@ class JointEstimates(EstimateModel):
         if table is not None and self.user_requests:
             labels = users if users is not None else (
                 None if user_codes is None else user_codes + table.users_.max(initial=0) + 1.0)
-            own = table.draw(run, table.templates(labels, rng), rng)
+            templates = table.templates(labels, rng)
+            shared = (None if session_codes is None
+                      else rng.random(session_codes.max() + 1)[session_codes])
+            if table.time_order_ is None:
+                own = table.draw(run, templates, rng, uniforms=shared)
+            else:
+                place = positions_in_time(np.full(n, np.nan) if labels is None else labels,
+                                          submit_times)
+                own = table.draw_recent(run, templates, place, rng, uniforms=shared)
             # a generated runtime drawn at its request (not precise) keeps that draw
             covered = ~np.isnan(own) & (precise | ~at_request)
             request = np.where(covered, own, request)

@@ -30,7 +30,7 @@ choice among the user's values.
 
 import numpy as np
 
-__all__ = ["UserRequestTable"]
+__all__ = ["UserRequestTable", "positions_in_time"]
 
 _POOLED = -1
 """Template index of jobs without a user."""
@@ -231,6 +231,26 @@ class UserRequestTable:
             if users[i] == users[p] and repeat[i] and out[p] >= run[i]:
                 out[i] = out[p]
         return out
+
+
+def positions_in_time(users, times=None):
+    """Each job's place among its user's jobs in time: 0 the first, 1 the last.
+
+    Jobs without a user (NaN) are placed among all such jobs; without
+    ``times`` the jobs' order is their time order.
+    """
+    users = np.asarray(users, dtype=float)
+    n = users.size
+    times = np.arange(n, dtype=float) if times is None else np.asarray(times, dtype=float)
+    known = ~np.isnan(users)
+    codes = np.zeros(n, dtype=np.int64)
+    codes[known] = np.unique(users[known], return_inverse=True)[1] + 1
+    order = np.lexsort((np.arange(n), times, codes))
+    counts = np.bincount(codes)
+    start = np.cumsum(counts) - counts
+    rank = np.empty(n)
+    rank[order] = np.arange(n) - start[codes[order]]
+    return rank / np.maximum(counts[codes] - 1, 1)
 
 
 def _repeat_share(run, req, template, submit, known):
