@@ -91,6 +91,7 @@ from scipy.signal import lfilter
 from scipy.special import ndtr
 from scipy.stats import ks_2samp
 
+from predictkit.simulate import simulate
 from predictkit.workload import JointEstimates
 from predictkit.workload import _joint as joint
 from predictkit.workload._runtimes import (PROBABILITIES, SIZE_CLASSES, inverse_transform,
@@ -408,8 +409,39 @@ def attribution(model, jobs, extra, seeds, real_bsld):
     return out
 
 
+WEEK = 7 * 86400.0
+WEEK_VARIANTS = ("base", "recent")
+"""Variants whose excess slowdown is traced to the weeks it comes from."""
+
+
+def job_slowdowns(jobs):
+    """EASY's bounded slowdown of each job (input order), as ``easy`` averages them."""
+    done = simulate(jobs, policy="easy", estimates="requested").jobs
+    wait = done["wait_time"].to_numpy(float)
+    run = done["run_time"].to_numpy(float)
+    out = np.empty(run.size)
+    out[np.argsort(done["job_id"].to_numpy(), kind="stable")] = np.maximum(
+        (wait + run) / np.maximum(run, 10.0), 1.0)
+    return out[np.argsort(np.argsort(jobs["job_id"].to_numpy(), kind="stable"))]
+
+
+def heaviest_week(jobs, real, generated):
+    """The week whose jobs account for most of the difference in mean slowdown.
+
+    Returns its share of the jobs and its part of the difference (mean over
+    all jobs of ``generated - real``).
+    """
+    week = (jobs["submit_time"].to_numpy(float) // WEEK).astype(np.int64)
+    diff = np.bincount(week, weights=generated - real)
+    total = float(diff.sum())
+    top = int(np.argmax(np.abs(diff)))
+    return {"jobs": float(np.mean(week == top)),
+            "part": float(diff[top] / total) if total else 0.0}
+
+
 def run_slice(name, jobs, seeds, *, attribute=False):
-    _, real_bsld = easy(jobs)
+    real_jobs = job_slowdowns(jobs)
+    real_bsld = float(real_jobs.mean())
     model = JointEstimates().fit(jobs)
     measured = measure(jobs)
     extra = fit_extra(jobs, measured)
@@ -418,8 +450,9 @@ def run_slice(name, jobs, seeds, *, attribute=False):
     row = {"trace": name, "bsld_real": real_bsld, "real": measured,
            "lead_share": extra["lead_share"], "chain_share": extra["chain_share"],
            "variants": {}}
+    row["weeks"] = {}
     for variant in VARIANTS:
-        values, ks = [], None
+        values, ks, per_job = [], None, np.zeros(run.size)
         for seed in seeds:
             out = jobs.copy()
             out.attrs = jobs.attrs
@@ -429,8 +462,12 @@ def run_slice(name, jobs, seeds, *, attribute=False):
                                     method="asymp").statistic)
                 if variant == "base":
                     row["base"] = measure(out)
-            values.append(easy(out)[1])
+            slowdowns = job_slowdowns(out)
+            per_job += slowdowns / len(seeds)
+            values.append(float(slowdowns.mean()))
         row["variants"][variant] = {"bsld": float(np.mean(values)), "ks_accuracy": ks}
+        if variant in WEEK_VARIANTS:
+            row["weeks"][variant] = heaviest_week(jobs, real_jobs, per_job)
     if attribute:
         row["attribution"] = attribution(model, jobs, extra, seeds, real_bsld)
         row["perturbation"] = perturbation(jobs, seeds, real_bsld)
@@ -492,6 +529,31 @@ def attribution_lines(result):
     lines += ["", f"Logs outside {SLOWDOWN_TOLERANCE:.0%} with every job's request generated, "
               "and the subset whose generated requests alone move the slowdown most: "
               + ("; ".join(parts) or "none") + "."]
+    return lines
+
+
+def weeks_lines(result):
+    """Where in time the difference from the real requests' slowdown comes from."""
+    rows = [r for r in result["logs"] if "weeks" in r]
+    if not rows:
+        return []
+    lines = ["", "## When the difference arises", "",
+             f"First {result['jobs']:,} jobs: the week (of submission) whose jobs account for "
+             "most of the difference between a variant's mean bounded slowdown (per job, mean "
+             "over the seeds) and the real requests': its share of the jobs / its part of the "
+             "difference (above 1 where other weeks partly cancel it).", "",
+             "| log | " + " | ".join(WEEK_VARIANTS) + " |", "|---" * (len(WEEK_VARIANTS) + 1)
+             + "|"]
+    for r in rows:
+        lines.append(f"| {r['trace']} | " + " | ".join(
+            f"{r['weeks'][v]['jobs']:.2f} / {r['weeks'][v]['part']:.2f}" for v in WEEK_VARIANTS)
+            + " |")
+    single = [f"{SHORT.get(r['trace'], r['trace'])} ({r['weeks']['base']['jobs']:.0%} of the "
+              f"jobs, {r['weeks']['base']['part']:.0%}; ratio {ratio(r, 'base'):.2f})"
+              for r in rows if r["weeks"]["base"]["part"] > 0.5
+              and abs(ratio(r, "base") - 1) > SLOWDOWN_TOLERANCE]
+    lines += ["", "Logs outside the target with base whose difference comes mostly (over half) "
+              "from one week: " + (", ".join(single) or "none") + "."]
     return lines
 
 
@@ -634,6 +696,7 @@ def render(result, output_dir):
               "jobs should also do well here.", ""]
     lines += later_table
     lines += attribution_lines(result)
+    lines += weeks_lines(result)
     lines += perturbation_lines(result)
     lines += findings_lines(result, close, later_close, spread)
     write_text(output_dir / "estimate_variants.md", "\n".join(lines))

@@ -8,7 +8,7 @@ from tracedata import load_trace
 
 from predictkit.jobs import clean_jobs
 from predictkit.workload import JointEstimates
-from predictkit.workload._user_requests import UserRequestTable
+from predictkit.workload._user_requests import UserRequestTable, positions_in_time
 
 
 def _window_reference(log_runs, requests, x, neighbors):
@@ -51,6 +51,44 @@ def test_draws_come_from_the_users_window_of_nearest_runtimes(fitted, asked, nei
             assert drawn[k] >= new_run[k]
         if new_users[k] in users:
             assert template_user == new_users[k]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(1, 10**5), st.integers(0, 10**5),
+                          st.integers(0, 10**6)), min_size=1, max_size=200),
+       st.integers(1, 5), st.integers(1, 8), st.integers(0, 2**31))
+def test_recent_draws_come_from_the_nearest_runtimes_of_the_users_jobs_of_the_time(
+        fitted, neighbors, window, seed):
+    users = np.array([u for u, _, _, _ in fitted], dtype=float)
+    run = np.array([r for _, r, _, _ in fitted], dtype=float)
+    req = run + np.array([p for _, _, p, _ in fitted], dtype=float)
+    submit = np.array([t for _, _, _, t in fitted], dtype=float)
+    table = UserRequestTable(neighbors=neighbors).fit(run, req, users, submit)
+    rng = np.random.default_rng(seed)
+    place = positions_in_time(users, submit)
+    drawn = table.draw_recent(run, table.templates(users, rng), place, rng, window=window)
+    for k in range(run.size):
+        mine = np.flatnonzero(users == users[k])
+        mine = mine[np.lexsort((submit[mine],))]
+        m = mine.size
+        width = min(2 * window + 1, m)
+        centre = int(np.rint(place[k] * (m - 1)))
+        low = min(max(centre - window, 0), m - width)
+        near = mine[low:low + width]
+        distance = np.abs(np.log10(run[near]) - np.log10(run[k]))
+        kth = np.sort(distance)[min(neighbors, width) - 1]
+        allowed = set(req[near][distance <= kth + 1e-6].tolist())
+        if np.isnan(drawn[k]):
+            assert any(value < run[k] for value in allowed)
+        else:
+            assert drawn[k] in allowed and drawn[k] >= run[k]
+
+
+def test_positions_run_from_a_users_first_job_to_its_last():
+    users = np.array([1.0, 2.0, 1.0, np.nan, 1.0, np.nan])
+    submit = np.array([50.0, 0.0, 10.0, 5.0, 30.0, 1.0])
+    np.testing.assert_allclose(positions_in_time(users, submit), [1.0, 0.0, 0.0, 1.0, 0.5, 0.0])
+    np.testing.assert_allclose(positions_in_time(users), [0.0, 0.0, 0.5, 0.0, 1.0, 1.0])
 
 
 def test_a_job_may_be_kept_from_drawing_its_own_request():
@@ -115,13 +153,20 @@ def test_joint_requests_with_user_requests_cover_runtimes_and_reproduce(jobs, se
     req = run * np.random.default_rng(seed).uniform(1, 20, run.size)
     import pandas as pd
 
-    log = pd.DataFrame({"run_time": run, "req_time": req, "user_id": users})
-    model = JointEstimates(user_requests=True, random_state=seed).fit(log)
-    assert model.user_table_ is not None
-    new_run = np.minimum(run[::-1], model.largest_request())
-    first = model.sample(new_run, users=users + 3)
-    assert (first >= new_run).all()
-    np.testing.assert_array_equal(first, model.sample(new_run, users=users + 3))
+    submit = np.arange(run.size) * 600.0
+    log = pd.DataFrame({"run_time": run, "req_time": req, "user_id": users,
+                        "submit_time": submit})
+    for columns in (["run_time", "req_time", "user_id"], list(log.columns)):
+        model = JointEstimates(user_requests=True, random_state=seed).fit(log[columns])
+        assert model.user_table_ is not None
+        assert (model.user_table_.time_order_ is None) == ("submit_time" not in columns)
+        new_run = np.minimum(run[::-1], model.largest_request())
+        for new_users in (users, users + 3):  # the log's users, and users it has not seen
+            first = model.sample(new_run, users=new_users, submit_times=submit)
+            assert (first >= new_run).all()
+            np.testing.assert_array_equal(
+                first, model.sample(new_run, users=new_users, submit_times=submit))
+        assert (model.sample(new_run) >= new_run).all()
     assert JointEstimates(random_state=seed).fit(log).user_table_ is None
 
 
