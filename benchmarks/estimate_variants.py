@@ -104,7 +104,8 @@ from benchmarks.workload_validation import (QUEUED_LOGS, SHORT_NAMES, SLOWDOWN_L
                                             SLOWDOWN_TOLERANCE, easy, load_log)
 
 VARIANTS = ["base", "width", "ar", "ar+width", "req", "repeat", "lead", "leadfull", "chain",
-            "chaingen", "chainw", "tail1", "wbin", "user", "userloo", "userar", "userarloo", "usersess", "usersessloo", "recent", "recentloo"]
+            "chaingen", "chainw", "tail1", "wbin", "user", "userloo", "userar", "userarloo",
+            "usersess", "usersessloo", "recent", "recentloo"]
 PERTURBATIONS = ["shuffle in runtime bin", "shuffle in user and bin", "shuffle in session and bin",
                  "x exp(N(0, 1%)) per job", "x exp(N(0, 10%)) per job",
                  "x exp(N(0, 30%)) per session"]
@@ -648,7 +649,6 @@ def ratio_table(rows):
 def render(result, output_dir):
     rows = result["logs"]
     first_table, close, spread = ratio_table(rows)
-    best = max(len(names) for names in close.values())
     lines = ["# Variants of the joint request model: EASY's bounded slowdown", ""]
     lines += provenance_lines(result, "estimate_variants")
     lines += [

@@ -2,13 +2,14 @@
 
 Tsafrir, Etsion and Feitelson (JSSPP 2005, section 11.4) name the
 repetitiveness of users as what a request model leaves out. In the archive
-logs a user asks for a few habitual values whatever the job's length: on
-Sandia-Ross one user's 53 jobs of about a minute all ask for 8 h, another's
-73 ask for 30 min, while the log's requests for one-minute jobs range from
-minutes to days. A model that draws a user's padding from the pooled
-distribution (even with a shared user score) gives such a burst of short jobs
-one random value from that whole range, and EASY's bounded slowdown is
-dominated by the bursts that draw a long one.
+logs a user asks for a few habitual values whatever the job's length: in
+one busy week of Sandia-Ross one user's 73 jobs of a few minutes all ask for
+30 min and another's 53 one-minute jobs ask for 2-12 h, while the log's
+requests for jobs of 30 s to 2 min range from 10 min to 200 h (5% and 95%
+quantiles). A model that draws a user's padding from the pooled distribution
+(even with a shared user score) gives such a burst of short jobs requests
+from that whole range, and EASY's bounded slowdown is driven by the bursts
+that draw long ones.
 
 :class:`UserRequestTable` is the empirical model of those habits: fitted to a
 log, it keeps every job's ``(user, runtime, request)``; a job of runtime
@@ -22,18 +23,18 @@ synthetic users too. Jobs without a user (a log without user ids) share one
 pooled template: the model is then the empirical request distribution
 conditional on the runtime alone.
 
-With ``repeat`` (the share of a user's jobs asking for the request of the
-user's previous job when it covers them, fitted from the log), a job repeats
-its predecessor's request instead of drawing its own, an autoregressive
-choice among the user's values.
+Fitted with submit times, :meth:`UserRequestTable.draw_recent` follows the
+user's habits of the time: the neighbors come from the user's jobs around
+the same point of the user's activity. :meth:`UserRequestTable.chain` makes a
+job repeat its user's previous request with a fitted share (an autoregressive
+choice among the user's values).
 """
 
 import numpy as np
 
-__all__ = ["UserRequestTable", "positions_in_time"]
+from ..exceptions import ConfigError
 
-_POOLED = -1
-"""Template index of jobs without a user."""
+__all__ = ["UserRequestTable", "positions_in_time"]
 
 
 class UserRequestTable:
@@ -57,14 +58,20 @@ class UserRequestTable:
         and runtime.
     job_order_ : ndarray of int
         Position in those arrays of each fitted job (input order).
+    time_order_ : ndarray of int or None
+        Position of each fitted job among its template's jobs in time order
+        (``time_log_runtime_``, ``time_request_``); None when fitted without
+        submit times.
     repeat_share_ : float
-        Share of a user's consecutive jobs (in submit order) asking for the
-        previous job's request among those the previous request covers.
+        Share of a user's jobs that :meth:`chain` makes repeat the previous
+        job's request (when that covers them): the log's share of such
+        repeats (``observed_repeat_share_``, among a user's consecutive jobs
+        in submit order) beyond the share the draws repeat by themselves.
     """
 
     def __init__(self, *, neighbors=10):
         if int(neighbors) < 1:
-            raise ValueError("neighbors must be at least 1")
+            raise ConfigError(f"neighbors must be at least 1, got {neighbors!r}")
         self.neighbors = int(neighbors)
 
     def fit(self, runtimes, requests, users=None, submit_times=None):
