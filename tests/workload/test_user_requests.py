@@ -1,11 +1,14 @@
 """UserRequestTable and JointEstimates(user_requests=True): requests from the user's own jobs."""
 
 import numpy as np
+import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import ks_2samp
 from tracedata import load_trace
 
+from predictkit.exceptions import ConfigError
 from predictkit.jobs import clean_jobs
 from predictkit.workload import JointEstimates
 from predictkit.workload._user_requests import UserRequestTable, positions_in_time
@@ -151,8 +154,6 @@ def test_joint_requests_with_user_requests_cover_runtimes_and_reproduce(jobs, se
     users = np.array([u for u, _ in jobs], dtype=float)
     run = np.array([r for _, r in jobs], dtype=float)
     req = run * np.random.default_rng(seed).uniform(1, 20, run.size)
-    import pandas as pd
-
     submit = np.arange(run.size) * 600.0
     log = pd.DataFrame({"run_time": run, "req_time": req, "user_id": users,
                         "submit_time": submit})
@@ -190,3 +191,33 @@ def test_fitted_to_a_real_log_with_user_requests_its_requests_look_like_the_log(
 
     # a user asks for fewer distinct values than the padding model gives it
     assert distinct_per_user(out) < distinct_per_user(padded)
+
+
+def test_generated_workload_draws_use_fitted_users_as_templates():
+    rng = np.random.default_rng(5)
+    n = 3000
+    users = rng.integers(0, 30, n).astype(float)
+    users[:100] = np.nan  # jobs without a user join the pooled template
+    run = np.exp(rng.uniform(np.log(10), np.log(40_000), n))
+    log = pd.DataFrame({"run_time": run, "req_time": run * rng.uniform(1, 5, n),
+                        "user_id": users, "submit_time": np.sort(rng.uniform(0, 1e7, n))})
+    model = JointEstimates(user_requests=True).fit(log)
+    codes = rng.integers(0, 50, 500)
+    sessions = np.arange(500) // 4
+    new_run = np.minimum(np.exp(rng.uniform(np.log(10), np.log(40_000), 500)),
+                         model.largest_request())
+    for precise in (True, False):
+        requests, at_request = model.draw(new_run, codes, sessions, np.random.default_rng(1),
+                                          precise=precise)
+        assert (requests >= new_run).all()
+        assert at_request.dtype == bool
+    fitted = set(log["req_time"]) | set(model.mode_values_)
+    assert set(requests) <= fitted | set(new_run)
+
+
+def test_user_requests_must_be_a_boolean():
+    log = pd.DataFrame({"run_time": [10.0, 20.0], "req_time": [60.0, 60.0]})
+    with pytest.raises(ConfigError, match="user_requests"):
+        JointEstimates(user_requests="yes").fit(log)
+    with pytest.raises(ConfigError, match="neighbors"):
+        UserRequestTable(neighbors=0)
