@@ -64,6 +64,11 @@ Variants (requests on real runtimes, EASY, mean over the seeds):
   session), the shipped model's request where that one is below the runtime;
   ``recentloo`` without a job's own request.
 
+When the difference arises (first jobs only): for ``base`` and ``recent``,
+the week of submission whose jobs account for most of the difference between
+the variant's per-job bounded slowdown (mean over the seeds) and the real
+requests', its share of the jobs and its part of the difference.
+
 Real requests perturbed (first jobs only), the noise floor of the target:
 the real requests reassigned at random within runtime bins, within a user's
 jobs of one runtime bin, within a session's jobs of one runtime bin (a request
