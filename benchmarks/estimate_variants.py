@@ -43,7 +43,38 @@ Variants (requests on real runtimes, EASY, mean over the seeds):
 * ``wbin``: paddings per runtime bin and job-size class (share of the machine,
   as :class:`predictkit.workload.RuntimeDistribution` classes them; a cell
   with fewer than 50 jobs uses its runtime bin's paddings), so the requests of
-  narrow and wide jobs of the same length differ as in the log.
+  narrow and wide jobs of the same length differ as in the log;
+* ``user``: a job asks for the
+  request of one of the 10 jobs of its user with the nearest runtimes
+  (:class:`predictkit.workload._user_requests.UserRequestTable`; in a log
+  without users, of the log's 10 jobs of nearest runtime), the shipped
+  model's request where that one is below the runtime;
+* ``userloo``: ``user`` where a job may not draw its own request (the model
+  on jobs it was not fitted to: how much of ``user`` is copying);
+* ``userar``: ``user`` drawn from the table directly, then each job repeats
+  its user's previous request (when that covers it) with the log's share of
+  such repeats beyond those the draws make by themselves;
+* ``userarloo``: ``userar`` without a job's own request;
+* ``usersess``: ``user`` with one pick per session (a session's jobs of
+  similar length ask alike); ``usersessloo`` without a job's own request;
+* ``recent``: ``JointEstimates(user_requests=True)``, the user's habits of
+  the time: a job at the ``f``-th point of its user's jobs in time draws
+  among the 10 jobs of nearest runtime among the 101 jobs of its user around
+  the same point (:meth:`UserRequestTable.draw_recent`; one pick per
+  session), the shipped model's request where that one is below the runtime;
+  ``recentloo`` without a job's own request.
+
+When the difference arises (first jobs only): for ``base`` and ``recent``,
+the week of submission whose jobs account for most of the difference between
+the variant's per-job bounded slowdown (mean over the seeds) and the real
+requests', its share of the jobs and its part of the difference.
+
+Real requests perturbed (first jobs only), the noise floor of the target:
+the real requests reassigned at random within runtime bins, within a user's
+jobs of one runtime bin, within a session's jobs of one runtime bin (a request
+below its new job's runtime raised to it), or multiplied by ``exp(N(0, s))``
+per job (``s`` = 1% and 10%) or per session (30%), bounded below by the
+runtime; EASY's bounded slowdown over the real requests', mean over the seeds.
 
 Which jobs' requests move the schedule (first jobs only): the shipped
 model's requests for one subset of the jobs (short or long, narrow or wide,
@@ -65,18 +96,25 @@ from scipy.signal import lfilter
 from scipy.special import ndtr
 from scipy.stats import ks_2samp
 
+from predictkit.simulate import simulate
 from predictkit.workload import JointEstimates
 from predictkit.workload import _joint as joint
 from predictkit.workload._runtimes import (PROBABILITIES, SIZE_CLASSES, inverse_transform,
                                            quantile_table, size_class)
 from predictkit.workload._sessions import session_ids
+from predictkit.workload._user_requests import UserRequestTable, positions_in_time
 
 from benchmarks._common import parse_or_render, provenance, provenance_lines, write_json, write_text
 from benchmarks.workload_validation import (QUEUED_LOGS, SHORT_NAMES, SLOWDOWN_LOGS,
                                             SLOWDOWN_TOLERANCE, easy, load_log)
 
 VARIANTS = ["base", "width", "ar", "ar+width", "req", "repeat", "lead", "leadfull", "chain",
-            "chaingen", "chainw", "tail1", "wbin"]
+            "chaingen", "chainw", "tail1", "wbin", "user", "userloo", "userar", "userarloo",
+            "usersess", "usersessloo", "recent", "recentloo"]
+PERTURBATIONS = ["shuffle in runtime bin", "shuffle in user and bin", "shuffle in session and bin",
+                 "x exp(N(0, 1%)) per job", "x exp(N(0, 10%)) per job",
+                 "x exp(N(0, 30%)) per session"]
+"""Perturbations of the real requests whose slowdown ratio measures the target's noise floor."""
 THINK_TIME = 1200.0
 SHORT = SHORT_NAMES
 """Column labels of the logs in the page's wide tables."""
@@ -168,6 +206,7 @@ def fit_extra(jobs, measured):
         "chain_share": float(repeats.sum() / max(covers.sum(), 1)),
         "fresh_table": quantile_table(padding[fresh], bins[fresh], N_BINS, 50)[0],
         **size_cells(jobs, padding, bins),
+        "user_table": UserRequestTable().fit(run, req, users, submit),
     }
 
 
@@ -259,12 +298,17 @@ def variant_requests(name, model, jobs, extra, seed):
     if name == "repeat":
         return JointEstimates(repeat_in_session=True, random_state=seed).fit(jobs).transform(
             jobs)["req_time"].to_numpy(float)
+    if name == "recent":
+        return JointEstimates(user_requests=True, random_state=seed).fit(jobs).transform(
+            jobs)["req_time"].to_numpy(float)
     if name == "tail1":
         return JointEstimates(tail_share=1.0, random_state=seed).fit(jobs).transform(
             jobs)["req_time"].to_numpy(float)
     if name in ("base", "width", "ar", "ar+width", "req"):
         return draw(model, jobs, extra, rng, scores={"ar+width": "ar"}.get(name, name),
                     width=name in ("width", "ar+width"))
+    if name.startswith(("user", "recent")):
+        return user_requests(name, model, jobs, extra, rng)
     if name == "wbin":
         return draw(model, jobs, extra, rng, table=extra["cell_table"], rows=extra["cells"])
     if name in ("lead", "leadfull"):
@@ -279,6 +323,72 @@ def variant_requests(name, model, jobs, extra, seed):
     fresh = draw(model, jobs, extra, rng, table=extra["fresh_table"] if name == "chain" else None,
                  width=name == "chainw")
     return chain(jobs, fresh, extra["chain_share"], np.random.default_rng(seed + 1000))
+
+
+def user_requests(name, model, jobs, extra, rng):
+    """Requests from the user's jobs of nearest runtime; the shipped model where none covers.
+
+    ``loo``: a job may not draw its own request (the model on jobs it was not
+    fitted to); ``ar``: a job repeats its user's previous request (fitted share).
+    """
+    run, users, submit, sessions = columns(jobs)
+    table = extra["user_table"]
+    fallback = draw(model, jobs, extra, rng)
+    templates = table.templates(users, rng)
+    own = table.job_order_ if name.endswith("loo") else None
+    shared = (rng.random(sessions.max() + 1)[sessions] if name.startswith("usersess")
+              else None)
+    if name.startswith("recent"):
+        shared = rng.random(sessions.max() + 1)[sessions]
+        own = table.time_order_ if name.endswith("loo") else None
+        req = table.draw_recent(run, templates, positions_in_time(users, submit), rng,
+                                exclude=own, uniforms=shared)
+    else:
+        req = table.draw(run, templates, rng, exclude=own, uniforms=shared)
+    req = np.where(np.isnan(req), fallback, req)
+    if name.startswith("userar"):
+        req = table.chain(run, req, users, submit, rng)
+    return req
+
+
+def shuffled_within(values, groups, rng):
+    """``values`` permuted at random within each group."""
+    by_group = np.argsort(groups, kind="stable")
+    shuffled = np.lexsort((rng.random(values.size), groups))
+    out = np.empty_like(values)
+    out[by_group] = values[shuffled]
+    return out
+
+
+def perturbed_requests(name, jobs, rng):
+    """The real requests perturbed as ``name`` (one of :data:`PERTURBATIONS`)."""
+    run, users, _, sessions = columns(jobs)
+    req = jobs["req_time"].to_numpy(float)
+    bins = joint.runtime_bin(run)
+    if name.startswith("shuffle"):
+        groups = {"shuffle in runtime bin": bins,
+                  "shuffle in user and bin": joint._codes(users) * N_BINS + bins,
+                  "shuffle in session and bin": sessions * N_BINS + bins}[name]
+        return np.maximum(shuffled_within(req, groups, rng), run)
+    if name.endswith("per session"):
+        noise = rng.normal(0.0, 0.3, sessions.max() + 1)[sessions]
+    else:
+        noise = rng.normal(0.0, 0.01 if "1%" in name else 0.1, run.size)
+    return np.maximum(req * np.exp(noise), run)
+
+
+def perturbation(jobs, seeds, real_bsld):
+    """Bounded slowdown ratio of each perturbation of the real requests."""
+    out = {}
+    for name in PERTURBATIONS:
+        values = []
+        for seed in seeds:
+            moved = jobs.copy()
+            moved.attrs = jobs.attrs
+            moved["req_time"] = perturbed_requests(name, jobs, np.random.default_rng(seed))
+            values.append(easy(moved)[1])
+        out[name] = float(np.mean(values)) / real_bsld
+    return out
 
 
 def accuracy(run, req):
@@ -305,8 +415,39 @@ def attribution(model, jobs, extra, seeds, real_bsld):
     return out
 
 
+WEEK = 7 * 86400.0
+WEEK_VARIANTS = ("base", "recent")
+"""Variants whose excess slowdown is traced to the weeks it comes from."""
+
+
+def job_slowdowns(jobs):
+    """EASY's bounded slowdown of each job (input order), as ``easy`` averages them."""
+    done = simulate(jobs, policy="easy", estimates="requested").jobs
+    wait = done["wait_time"].to_numpy(float)
+    run = done["run_time"].to_numpy(float)
+    out = np.empty(run.size)
+    out[np.argsort(done["job_id"].to_numpy(), kind="stable")] = np.maximum(
+        (wait + run) / np.maximum(run, 10.0), 1.0)
+    return out[np.argsort(np.argsort(jobs["job_id"].to_numpy(), kind="stable"))]
+
+
+def heaviest_week(jobs, real, generated):
+    """The week whose jobs account for most of the difference in mean slowdown.
+
+    Returns its share of the jobs and its part of the difference (mean over
+    all jobs of ``generated - real``).
+    """
+    week = (jobs["submit_time"].to_numpy(float) // WEEK).astype(np.int64)
+    diff = np.bincount(week, weights=generated - real)
+    total = float(diff.sum())
+    top = int(np.argmax(np.abs(diff)))
+    return {"jobs": float(np.mean(week == top)),
+            "part": float(diff[top] / total) if total else 0.0}
+
+
 def run_slice(name, jobs, seeds, *, attribute=False):
-    _, real_bsld = easy(jobs)
+    real_jobs = job_slowdowns(jobs)
+    real_bsld = float(real_jobs.mean())
     model = JointEstimates().fit(jobs)
     measured = measure(jobs)
     extra = fit_extra(jobs, measured)
@@ -315,8 +456,9 @@ def run_slice(name, jobs, seeds, *, attribute=False):
     row = {"trace": name, "bsld_real": real_bsld, "real": measured,
            "lead_share": extra["lead_share"], "chain_share": extra["chain_share"],
            "variants": {}}
+    row["weeks"] = {}
     for variant in VARIANTS:
-        values, ks = [], None
+        values, ks, per_job = [], None, np.zeros(run.size)
         for seed in seeds:
             out = jobs.copy()
             out.attrs = jobs.attrs
@@ -326,10 +468,15 @@ def run_slice(name, jobs, seeds, *, attribute=False):
                                     method="asymp").statistic)
                 if variant == "base":
                     row["base"] = measure(out)
-            values.append(easy(out)[1])
+            slowdowns = job_slowdowns(out)
+            per_job += slowdowns / len(seeds)
+            values.append(float(slowdowns.mean()))
         row["variants"][variant] = {"bsld": float(np.mean(values)), "ks_accuracy": ks}
+        if variant in WEEK_VARIANTS:
+            row["weeks"][variant] = heaviest_week(jobs, real_jobs, per_job)
     if attribute:
         row["attribution"] = attribution(model, jobs, extra, seeds, real_bsld)
+        row["perturbation"] = perturbation(jobs, seeds, real_bsld)
     return row
 
 
@@ -391,6 +538,97 @@ def attribution_lines(result):
     return lines
 
 
+def weeks_lines(result):
+    """Where in time the difference from the real requests' slowdown comes from."""
+    rows = [r for r in result["logs"] if "weeks" in r]
+    if not rows:
+        return []
+    lines = ["", "## When the difference arises", "",
+             f"First {result['jobs']:,} jobs: the week (of submission) whose jobs account for "
+             "most of the difference between a variant's mean bounded slowdown (per job, mean "
+             "over the seeds) and the real requests': its share of the jobs / its part of the "
+             "difference (above 1 where other weeks partly cancel it).", "",
+             "| log | " + " | ".join(WEEK_VARIANTS) + " |", "|---" * (len(WEEK_VARIANTS) + 1)
+             + "|"]
+    for r in rows:
+        lines.append(f"| {r['trace']} | " + " | ".join(
+            f"{r['weeks'][v]['jobs']:.2f} / {r['weeks'][v]['part']:.2f}" for v in WEEK_VARIANTS)
+            + " |")
+    single = [f"{SHORT.get(r['trace'], r['trace'])} ({r['weeks']['base']['jobs']:.0%} of the "
+              f"jobs, {r['weeks']['base']['part']:.0%}; ratio {ratio(r, 'base'):.2f})"
+              for r in rows if r["weeks"]["base"]["part"] > 0.5
+              and abs(ratio(r, "base") - 1) > SLOWDOWN_TOLERANCE]
+    lines += ["", "Logs outside the target with base whose difference comes mostly (over half) "
+              "from one week: " + (", ".join(single) or "none") + "."]
+    return lines
+
+
+def perturbation_lines(result):
+    """The table of the real requests perturbed (first jobs): the target's noise floor."""
+    rows = [r for r in result["logs"] if "perturbation" in r]
+    if not rows:
+        return []
+    lines = ["", "## The real requests perturbed: how far the target is from noise", "",
+             f"First {result['jobs']:,} jobs, the real requests reassigned or multiplied at "
+             "random (defined in the script's documentation), bounded slowdown over the real "
+             "requests', mean over the seeds. A log whose slowdown moves by more than "
+             f"{SLOWDOWN_TOLERANCE:.0%} under a small perturbation is one where no model "
+             "that does not copy its requests can be expected within the target but by chance.",
+             "", "| perturbation | " + " | ".join(SHORT.get(r["trace"], r["trace"])
+                                                 for r in rows) + " |",
+             "|---" * (len(rows) + 1) + "|"]
+    for name in PERTURBATIONS:
+        lines.append(f"| {name} | " + " | ".join(f"{r['perturbation'][name]:.2f}"
+                                                  for r in rows) + " |")
+    fragile = []
+    for r in rows:
+        moved = [name for name in PERTURBATIONS[3:]
+                 if abs(r["perturbation"][name] - 1) > SLOWDOWN_TOLERANCE]
+        if moved:
+            fragile.append(f"{SHORT.get(r['trace'], r['trace'])} ({moved[0]}: "
+                           f"{r['perturbation'][moved[0]]:.2f})")
+    session = [f"{SHORT.get(r['trace'], r['trace'])} "
+               f"{r['perturbation']['shuffle in session and bin']:.2f}" for r in rows
+               if abs(r["perturbation"]["shuffle in session and bin"] - 1) > SLOWDOWN_TOLERANCE]
+    lines += ["", "Logs whose slowdown leaves the target when every real request is only "
+              "multiplied by a random factor (the smallest such perturbation): "
+              + (", ".join(fragile) or "none") + ". Logs whose slowdown leaves it when a "
+              "session's requests are only reassigned among its jobs of the same runtime bin: "
+              + (", ".join(session) or "none") + "."]
+    return lines
+
+
+def findings_lines(result, close, later_close, spread):
+    """The page's findings: which variants meet the target on both job slices."""
+    rows, later = result["logs"], result["later_logs"]
+    best = max(len(names) for names in close.values())
+    winners = [v for v in VARIANTS if len(close[v]) == best]
+    both = [v for v in VARIANTS
+            if len(close[v]) >= SLOWDOWN_LOGS and len(later_close[v]) >= SLOWDOWN_LOGS]
+    lines = ["", "## Findings", "",
+             f"Jobs 1-{result['jobs']:,}: the most logs within {SLOWDOWN_TOLERANCE:.0%} is "
+             f"{best} of {len(rows)} ({', '.join(winners)}); the shipped model (base) gets "
+             f"{len(close['base'])}. Closest on average (mean absolute log ratio): "
+             f"{min(spread, key=spread.get)} ({min(spread.values()):.3f}; base "
+             f"{spread['base']:.3f}). Logs no variant brings within "
+             f"{SLOWDOWN_TOLERANCE:.0%}: "
+             + (", ".join(r["trace"] for r in rows
+                          if not any(r["trace"] in close[v] for v in VARIANTS)) or "none")
+             + ".", "",
+             f"Jobs {result['jobs'] + 1:,}-{2 * result['jobs']:,}: " + "; ".join(
+                 f"{v} {len(later_close[v])} of {len(later)}" for v in winners + ["base"])
+             + f"; the most there is {max(len(c) for c in later_close.values())} ("
+             + ", ".join(v for v in VARIANTS if len(later_close[v]) == max(
+                 len(c) for c in later_close.values())) + ").", "",
+             f"Variants within {SLOWDOWN_TOLERANCE:.0%} on at least {SLOWDOWN_LOGS} of "
+             f"{len(rows)} logs on both slices: " + (", ".join(
+                 f"{v} ({len(close[v])} and {len(later_close[v])})" for v in both) or "none")
+             + ". Variants below that on either slice: " + ", ".join(
+                 f"{v} ({len(close[v])} and {len(later_close[v])})" for v in VARIANTS
+                 if v not in both) + ".", ""]
+    return lines
+
+
 def ratio(row, variant):
     return row["variants"][variant]["bsld"] / row["bsld_real"]
 
@@ -416,7 +654,6 @@ def ratio_table(rows):
 def render(result, output_dir):
     rows = result["logs"]
     first_table, close, spread = ratio_table(rows)
-    best = max(len(names) for names in close.values())
     lines = ["# Variants of the joint request model: EASY's bounded slowdown", ""]
     lines += provenance_lines(result, "estimate_variants")
     lines += [
@@ -464,25 +701,9 @@ def render(result, output_dir):
               "jobs should also do well here.", ""]
     lines += later_table
     lines += attribution_lines(result)
-    winners = [v for v in VARIANTS if len(close[v]) == best]
-    lines += ["", "## Findings", "",
-              f"No variant meets the target: the most logs within {SLOWDOWN_TOLERANCE:.0%} is "
-              f"{best} of {len(rows)} ({', '.join(winners)}); the shipped model gets "
-              f"{len(close['base'])}. Closest on average (mean absolute log ratio): "
-              f"{min(spread, key=spread.get)} ({min(spread.values()):.3f}; base "
-              f"{spread['base']:.3f}). Logs no variant brings within "
-              f"{SLOWDOWN_TOLERANCE:.0%}: "
-              + (", ".join(r["trace"] for r in rows
-                           if not any(r["trace"] in close[v] for v in VARIANTS)) or "none")
-              + ".", ""] if best < SLOWDOWN_LOGS else ["", "## Findings", "",
-              f"Variants meeting the target: {', '.join(winners)} ({best} of {len(rows)}).", ""]
-    lines[-1:] = [
-        "", f"On the next {result['jobs']:,} jobs: " + "; ".join(
-            f"{v} {len(later_close[v])} of {len(later)}" for v in winners + ["base"]
-            if v in VARIANTS) + f" within {SLOWDOWN_TOLERANCE:.0%}; the most there is "
-        f"{max(len(c) for c in later_close.values())} ("
-        + ", ".join(v for v in VARIANTS if len(later_close[v]) == max(
-            len(c) for c in later_close.values())) + ").", ""]
+    lines += weeks_lines(result)
+    lines += perturbation_lines(result)
+    lines += findings_lines(result, close, later_close, spread)
     write_text(output_dir / "estimate_variants.md", "\n".join(lines))
 
 

@@ -26,6 +26,19 @@ request. :class:`JointEstimates` models it in three steps, all fitted to a log:
    others always pad) and a share ``b`` to the session, so a session repeats
    its request (a session also shares its rounding draws). The marginal
    distribution is unchanged by ``a`` and ``b``.
+4. **The user's own values** (``user_requests=True``, off by default).
+   A user asks for a few habitual values, which change over time, whatever
+   the job's length; drawn from the pooled paddings, a user's burst of short
+   jobs gets one random request from the log's whole range. A fitted model
+   keeps each user's ``(submit time, runtime, request)`` jobs
+   (:class:`._user_requests.UserRequestTable`): a job at the ``f``-th point of
+   its user's jobs in time asks for the request of one of the 10 jobs of
+   nearest runtime among the 101 jobs of its user around the same point (a
+   user not in the log takes a fitted user, chosen by job count, as
+   template; a session's jobs share the pick); steps 1-3 give the request
+   only where that request does not cover the runtime. In a log without user
+   ids the log's jobs form one sequence; fitted without submit times, the
+   nearest runtimes among all the user's jobs.
 
 Fitted to a log, the modes are the log's own request values (the head: its 20
 most popular ones), the paddings its paddings per runtime bin, and ``a``, ``b``
@@ -49,6 +62,7 @@ from ._base import EstimateModel, as_rng, check_runtimes
 from ._runtimes import inverse_transform, quantile_table
 from ._sessions import DEFAULT_THINK_TIME, session_ids
 from ._tsafrir_modes import N_HEAD
+from ._user_requests import UserRequestTable, positions_in_time
 
 __all__ = ["JointEstimates", "RUNTIME_BIN_EDGES", "runtime_bin", "AT_REQUEST"]
 
@@ -162,6 +176,11 @@ class JointEstimates(EstimateModel):
     truncate : bool
         Runtimes above the largest mode are an error by default; with ``True``
         they are capped at it (and ``transform`` caps ``run_time``).
+    user_requests : bool
+        With ``True``, a fitted model draws each job's request from the
+        requests of its user's jobs of nearest runtime (step 4 of the module
+        documentation); by default every request comes from the paddings
+        (steps 1-3). An unfitted model has no users' requests and ignores it.
     random_state : int, RandomState, Generator or None
 
     Attributes
@@ -174,6 +193,8 @@ class JointEstimates(EstimateModel):
     padding_quantiles_ : ndarray, shape (10, 101)
         ``log10`` padding quantiles per runtime bin (the last row pooled).
     user_share_, session_share_, tail_share_ : float
+    user_table_ : UserRequestTable or None
+        The log's requests by user and runtime (None with ``user_requests=False``).
     n_jobs_seen_ : int
 
     Examples
@@ -196,14 +217,16 @@ class JointEstimates(EstimateModel):
         "min_jobs": [Interval(Integral, 1, None, closed="left")],
         "truncate": ["boolean"],
         "repeat_in_session": ["boolean"],
+        "user_requests": ["boolean"],
         "random_state": [RANDOM_STATE],
     }
     _stateless = False
 
     def __init__(self, *, t_max=None, p_max=None, user_share=None, session_share=None,
                  tail_share=None, think_time=DEFAULT_THINK_TIME, min_jobs=50, truncate=False,
-                 repeat_in_session=False, random_state=None):
+                 repeat_in_session=False, user_requests=False, random_state=None):
         self.repeat_in_session = repeat_in_session
+        self.user_requests = user_requests
         self.t_max = t_max
         self.p_max = p_max
         self.user_share = user_share
@@ -267,6 +290,10 @@ class JointEstimates(EstimateModel):
         self.padding_quantiles_, self.bin_jobs_ = quantile_table(
             padding, bins, RUNTIME_BIN_EDGES.size + 1, self.min_jobs)
         user, session = self._fit_consistency(X, keep, run, padding, bins)
+        self.user_table_ = None
+        if self.user_requests:
+            self.user_table_ = UserRequestTable().fit(run, req, _column(X, "user_id", keep),
+                                                      _column(X, "submit_time", keep))
         self.user_share_ = float(self.user_share) if self.user_share is not None else user
         self.session_share_ = (float(self.session_share) if self.session_share is not None
                                else min(session, _MAX_SHARE - self.user_share_))
@@ -355,12 +382,18 @@ class JointEstimates(EstimateModel):
                     raise ConfigError("submit_times must have one value per runtime")
                 session_codes = session_ids(users, submit, run,
                                             parse_duration(self.think_time, name="think_time"))
-        return self.draw(run, user_codes, session_codes, as_rng(self.random_state))[0]
+        return self.draw(run, user_codes, session_codes, as_rng(self.random_state),
+                         users=users, submit_times=submit_times)[0]
 
-    def draw(self, runtimes, user_codes, session_codes, rng, *, precise=True):
+    def draw(self, runtimes, user_codes, session_codes, rng, *, precise=True, users=None,
+             submit_times=None):
         """Requests and at-request flags for runtimes, users and sessions (integer codes).
 
         ``user_codes`` and ``session_codes`` may be None (independent jobs).
+        ``users``: the jobs' user ids, matched to the fitted log's users for
+        ``user_requests`` (without them, each user code takes a random fitted
+        user as template); ``submit_times`` order a user's jobs for it
+        (without them, the jobs' order).
         The flags mark jobs whose padding is below ``1 / AT_REQUEST`` (the
         spike of jobs at their request). With ``precise``, such a job whose
         runtime no mode fits within that margin asks for its runtime itself
@@ -410,7 +443,29 @@ class JointEstimates(EstimateModel):
             pick[session_codes[lead]] = request[lead]
             request = pick[session_codes]
             at_request = run >= AT_REQUEST * request
+        table = getattr(self, "user_table_", None)
+        if table is not None and self.user_requests:
+            labels = users if users is not None else (
+                None if user_codes is None else user_codes + table.users_.max(initial=0) + 1.0)
+            templates = table.templates(labels, rng)
+            shared = (None if session_codes is None
+                      else rng.random(session_codes.max() + 1)[session_codes])
+            if table.time_order_ is None:
+                own = table.draw(run, templates, rng, uniforms=shared)
+            else:
+                place = positions_in_time(np.full(n, np.nan) if labels is None else labels,
+                                          submit_times)
+                own = table.draw_recent(run, templates, place, rng, uniforms=shared)
+            # a generated runtime drawn at its request (not precise) keeps that draw
+            covered = ~np.isnan(own) & (precise | ~at_request)
+            request = np.where(covered, own, request)
+            at_request = np.where(covered, run >= AT_REQUEST * request, at_request)
         return request, at_request
+
+
+def _column(X, name, keep):
+    """A column of the kept jobs as floats, or None when the table has none."""
+    return X[name].to_numpy(dtype=float)[keep] if name in X.columns else None
 
 
 def _round_to_mode(values, weights, run, target, u):
