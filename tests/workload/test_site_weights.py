@@ -118,7 +118,6 @@ def test_shortfall_is_the_smaller_margin_below_both_caps():
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_margin_weights_match_a_brute_force_search_over_the_simplex(seed):
     rng = np.random.default_rng(seed)
-    grid = np.linspace(0, 1, 60)
     cdfs = np.array([np.sort(rng.random(60)) for _ in range(3)])
     cdfs[:, -1] = 1.0
     pairs = _linear_pairs(cdfs)
