@@ -70,3 +70,50 @@ def test_leave_one_out_compares_each_log_with_a_site_built_without_it(sites, mon
     assert built == [["b", "c"], ["a", "c"], ["a", "b"]]
     assert all(len(row["ks"]) == 2 and 0 <= min(row["ks"]) <= max(row["ks"]) <= 1
                for row in rows)
+
+
+def _run(ks_by_log, accuracy=0.4):
+    """An in-sample run of two seeds with the given KS distances per log."""
+    return {"ks": {name: [ks, ks] for name, ks in ks_by_log.items()},
+            "mean_accuracy": [accuracy, accuracy]}
+
+
+def _held(ks_by_log):
+    return [{"trace": name, "ks": [ks, ks]} for name, ks in ks_by_log.items()]
+
+
+def test_candidates_adopt_only_a_site_meeting_both_targets_in_sample_and_not_worse_held_out():
+    from benchmarks.workload_validation import candidate_lines
+
+    names = ["a", "b", "c"]
+    shipped = {"a": 0.40, "b": 0.15, "c": 0.10}
+    good = {"a": 0.30, "b": 0.18, "c": 0.10}
+    seeds = [{"seed": s, "ks": shipped, "mean_accuracy": 0.4} for s in (0, 1)]
+    rules = {"names": names, "minimax": {"in_sample": _run({"a": 0.3, "b": 0.25, "c": 0.25}),
+                                         "held_out": _held(shipped)},
+             "margin": {"weights": [0.5, 0.5, 0.0], "grid_shortfall": -0.02,
+                        "grid_ks": [0.3, 0.18, 0.1], "in_sample": _run(good),
+                        "held_out": _held({"a": 0.39, "b": 0.2, "c": 0.1})},
+             "ceilings": []}
+    result = {"default_seeds": seeds, "default_jobs": 1000, "leave_one_out": _held(shipped),
+              "weight_rules": rules}
+    text = "\n".join(candidate_lines(result))
+    assert "Meeting that: margin rule, t_max 18 h." in text
+    # held out worse than the shipped site: not adopted
+    rules["margin"]["held_out"] = _held({"a": 0.45, "b": 0.2, "c": 0.1})
+    text = "\n".join(candidate_lines(result))
+    assert "None does: the closest in-sample, margin rule, t_max 18 h" in text
+    # the mean accuracy outside its band: not adopted either
+    rules["margin"]["held_out"] = _held(shipped)
+    rules["margin"]["in_sample"] = _run(good, accuracy=0.7)
+    assert "None does" in "\n".join(candidate_lines(result))
+
+
+def test_seed_spread_measures_every_variant_on_every_log_and_seed(sites):
+    from benchmarks.workload_validation import SPREAD_VARIANTS, seed_spread
+
+    accuracy = {name: np.linspace(0.01, 1.0, 50) for name in sites}
+    rows = seed_spread(sites, accuracy, 2000, seeds=(0, 1))
+    assert [row["variant"] for row in rows] == [label for label, _, _ in SPREAD_VARIANTS]
+    assert all(sorted(row["ks"]) == ["a", "b", "c"] and all(len(v) == 2 for v in row["ks"].values())
+               for row in rows)

@@ -106,3 +106,40 @@ def test_frontier_finds_no_weights_below_the_minimax_distance():
     weights = np.array(rows[1]["weights"])
     found = sw.distances(weights / weights.sum(), _linear_pairs(cdfs), cdfs)
     assert np.median(found) == pytest.approx(rows[1]["median"], abs=1e-3)
+
+
+def test_shortfall_is_the_smaller_margin_below_both_caps():
+    d = np.array([0.1, 0.2, 0.3])
+    assert sw.shortfall(d, largest=0.35, median=0.25) == pytest.approx(-0.05)
+    assert sw.shortfall(d, largest=0.25, median=0.25) == pytest.approx(0.05)
+    assert sw.shortfall(d, largest=0.5, median=0.1) == pytest.approx(0.1)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_margin_weights_match_a_brute_force_search_over_the_simplex(seed):
+    rng = np.random.default_rng(seed)
+    cdfs = np.array([np.sort(rng.random(60)) for _ in range(3)])
+    cdfs[:, -1] = 1.0
+    pairs = _linear_pairs(cdfs)
+    pairs[0, 1] = pairs[1, 0] = np.maximum(cdfs[0], cdfs[1])
+    caps = {"largest": 0.4, "median": 0.2}
+    weights, value = sw.margin_weights(pairs, cdfs, **caps)
+    step = 0.01
+    best = min(sw.shortfall(sw.distances(np.array([a, b, 1 - a - b]), pairs, cdfs), **caps)
+               for a, b in itertools.product(np.arange(0, 1 + step / 2, step), repeat=2)
+               if a + b <= 1 + 1e-9)
+    assert weights.sum() == pytest.approx(1.0) and (weights >= 0).all()
+    assert value == pytest.approx(sw.shortfall(sw.distances(weights, pairs, cdfs), **caps))
+    assert value <= best + 0.01
+
+
+def test_margin_weights_leave_the_largest_distance_for_the_median():
+    # three point masses: the middle one is the median target's natural center,
+    # but a loose median cap lets the rule balance the two outer ones
+    grid = np.linspace(0, 1, 101)
+    cdfs = np.array([grid >= 0.2, grid >= 0.8, grid >= 0.5], dtype=float)
+    pairs = _linear_pairs(cdfs)
+    weights, value = sw.margin_weights(pairs, cdfs, largest=0.6, median=0.6)
+    d = sw.distances(weights, pairs, cdfs)
+    assert value < 0 and d.max() <= 0.6 and np.median(d) <= 0.6
+    assert weights[0] == pytest.approx(weights[1], abs=0.05)
