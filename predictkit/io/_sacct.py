@@ -39,11 +39,8 @@ found by comparing ``run_time`` with ``req_time``. ``CPUTime`` is not used:
 it is the *allocated* CPU time (elapsed times CPUs), not the CPU time used.
 """
 
-import gzip
-import os
 import re
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -57,6 +54,7 @@ from ._slurm_fields import (
     parse_local_timestamps,
     parse_raw_durations,
 )
+from ._source import read_source
 
 __all__ = ["read_sacct", "looks_like_sacct"]
 
@@ -166,7 +164,12 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
     SacctFormatError
         On a malformed line (with ``errors="raise"``), the same run of a job
         listed twice, an empty input, a header without any job line after it,
-        or a header that lacks required fields (the message names them).
+        or a header that lacks required fields (the message names them); on
+        text that is not UTF-8 (UTF-16 included), corrupt or truncated gzip
+        data, or a path that cannot be read (a symlink loop, a file used as a
+        folder), naming the file.
+    FileNotFoundError, IsADirectoryError, PermissionError
+        If the file does not exist, is a folder or cannot be opened.
     ConfigError
         If ``time_zone`` is not a known zone.
 
@@ -264,22 +267,8 @@ def looks_like_sacct(head):
 
 
 def _read_text(path_or_buffer):
-    if isinstance(path_or_buffer, (str, os.PathLike)):
-        source = str(path_or_buffer)
-        raw = Path(path_or_buffer).read_bytes()
-    elif hasattr(path_or_buffer, "read"):
-        raw = path_or_buffer.read()
-        name = getattr(path_or_buffer, "name", None)
-        source = name if isinstance(name, str) else "<buffer>"
-    else:
-        raise TypeError(f"read_sacct needs a path or a file object, "
-                        f"got {type(path_or_buffer).__name__}")
+    source, raw = read_source(path_or_buffer, SacctFormatError, reader="read_sacct")
     if isinstance(raw, bytes):
-        if raw[:2] == b"\x1f\x8b":
-            try:
-                raw = gzip.decompress(raw)
-            except (OSError, EOFError) as exc:
-                raise SacctFormatError(f"corrupt gzip data ({exc})", source=source) from None
         try:
             raw = raw.decode("utf-8-sig")
         except UnicodeDecodeError as exc:

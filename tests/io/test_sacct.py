@@ -421,10 +421,23 @@ def test_header_with_repeated_field_and_empty_input():
         read(EXAMPLE, errors="ignore")
     with pytest.raises(TypeError, match="path or a file object"):
         read_sacct(42)
-    with pytest.raises(SacctFormatError, match="corrupt gzip"):
+    with pytest.raises(SacctFormatError, match="corrupt or truncated gzip"):
         read_sacct(io.BytesIO(gzip.compress(EXAMPLE.encode())[:40]))
     with pytest.raises(SacctFormatError, match="not UTF-8"):
         read_sacct(io.BytesIO(b"JobID\xff|Submit\n"))
+
+
+def test_unreadable_sources_are_one_line_errors_naming_them(tmp_path):
+    compressed = bytearray(gzip.compress(EXAMPLE.encode() * 20, mtime=0))
+    compressed[30:60] = bytes(b ^ 0x55 for b in compressed[30:60])  # a broken deflate stream
+    with pytest.raises(SacctFormatError, match=r"<buffer>: corrupt or truncated gzip data"):
+        read_sacct(io.BytesIO(bytes(compressed)))
+    loop = tmp_path / "loop.txt"
+    loop.symlink_to(loop)
+    with pytest.raises(SacctFormatError, match=f"{loop}: cannot read the file: Too many levels"):
+        read_sacct(loop)
+    with pytest.raises(SacctFormatError, match="is UTF-16 text; job logs are read as UTF-8"):
+        read_sacct(io.BytesIO(EXAMPLE.encode("utf-16")))
 
 
 def test_header_only_is_an_error_naming_the_header_line():
