@@ -112,6 +112,13 @@ def test_a_queue_of_long_waiting_jobs_raises_the_bound(capsys, tmp_path):
     assert crowded["bound_with_queue"] >= 6 * 86400  # they have waited a week already
 
 
+def test_an_empty_queue_snapshot_is_a_queue_without_pending_jobs(capsys, tmp_path):
+    base = ["wait", SAMPLE, "--procs", "64", "--time", "4:00:00", "--partition", "cpu"]
+    empty = run_json(capsys, base + snapshot(tmp_path / "q.txt", [], "2024-04-03T12:00:00"))
+    assert empty["n_pending"] == 0 and empty["queue_source"] == "the --queue snapshot"
+    assert empty["bound_with_queue"] == empty["bound_history"]
+
+
 def test_wait_script_gives_the_same_answer_as_flags(capsys, tmp_path):
     job = tmp_path / "job.sh"
     job.write_text("#!/bin/bash\n#SBATCH --ntasks=32 --cpus-per-task=2\n#SBATCH -t 4:00:00\n"
