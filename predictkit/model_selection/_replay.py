@@ -6,6 +6,7 @@ from sklearn.base import clone
 
 from .._validation import StrOptions, invalid_parameter, validate_params
 from .._table import known_time as _known_time
+from .._table import validate_jobs
 from ..exceptions import ConfigError, JobTableError
 
 __all__ = ["replay", "known_times"]
@@ -81,7 +82,9 @@ def replay(estimator, X, y, *, method="auto", known_time=None):
     Raises
     ------
     JobTableError
-        Missing columns or submit times, a target without a known time.
+        Missing columns or submit times, an SWF column of ``X`` holding text,
+        an infinite value or one of 2**53 or more in magnitude (naming the
+        column and first row), a target without a known time.
     InvalidParameterError
         Unknown ``method``, an estimator that is not online (a ``ConfigError``).
     ConfigError
@@ -106,6 +109,8 @@ def replay(estimator, X, y, *, method="auto", known_time=None):
         raise JobTableError(f"X must be a pandas DataFrame job table, got {type(X).__name__}")
     if "submit_time" not in X.columns:
         raise JobTableError("job table lacks required column submit_time")
+    # every SWF column present holds numbers, none infinite nor beyond float64's exact range
+    validate_jobs(X, check_values=False, name="X")
     y = np.asarray(y, dtype=np.float64)
     if y.shape != (len(X),):
         raise JobTableError(f"y must have one value per job ({len(X)}), got shape {y.shape}")
