@@ -5,7 +5,6 @@ comment lines starting with ``;`` and one job per line with 18
 whitespace-separated numeric fields, ``-1`` meaning unknown.
 """
 
-import gzip
 import io
 import re
 import warnings
@@ -14,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._atomic import open_output
+from .._atomic import gzip_if_named, open_output
 from ..exceptions import ConfigError, JobTableError, SWFFormatError
 from ..jobs import INTEGER_COLUMNS, MAX_EXACT, SWF_COLUMNS, validate_jobs
 from ._header import format_header, parse_header
@@ -323,14 +322,8 @@ def write_swf(jobs, path, *, comments=(), header=None):
     text = ("\n".join(lines) + "\n" if lines else "") + body
     payload = text.encode("utf-8")
     path = Path(path)
-    if path.suffix == ".gz":
-        buffer = io.BytesIO()
-        with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0,
-                           compresslevel=6) as stream:
-            stream.write(payload)
-        payload = buffer.getvalue()
     with open_output(path) as stream:
-        stream.write(payload)
+        stream.write(gzip_if_named(path, payload))
     return path
 
 
