@@ -303,3 +303,46 @@ def test_wait_error_before_reading_prints_no_progress(capsys):
     assert main(["wait", SAMPLE, "--procs", "0", "--time", "1:00:00"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--procs must be at least 1" in err
+
+
+@pytest.fixture(scope="module")
+def swf_with_waits(tmp_path_factory):
+    """An SWF log with waits (an EASY schedule) and the job lines to put under a header."""
+    from predictkit.io import write_swf
+    from predictkit.simulate import simulate
+    from predictkit.workload import make_workload
+
+    jobs = simulate(make_workload(300, machine_procs=64, random_state=5)).jobs
+    path = tmp_path_factory.mktemp("swf") / "body.swf"
+    write_swf(jobs, path, header=[])
+    return path.read_text()
+
+
+def swf_log(folder, body, header):
+    path = folder / "log.swf"
+    path.write_text("".join(f"; {line}\n" for line in header) + body)
+    return str(path)
+
+
+@pytest.mark.parametrize("zone", ["Europe/Paris", "US/Pacific", None])
+def test_now_is_read_and_shown_in_the_zone_of_an_swf_log(capsys, tmp_path, swf_with_waits, zone):
+    header = ["UnixStartTime: 1704067200", "MaxProcs: 64"]
+    header += [f"TimeZoneString: {zone}"] if zone else []
+    log = swf_log(tmp_path, swf_with_waits, header)
+    taken = "2024-01-20T09:30:00"
+    answer = run_json(capsys, ["wait", log, "--procs", "4", "--time", "1:00:00",
+                               *snapshot(tmp_path / "q.txt", ["2024-01-20T08:00:00"], taken)])
+    assert answer["now"] == taken and answer["n_pending"] == 1
+
+
+@pytest.mark.parametrize(("header", "message"), [
+    (["UnixStartTime: 1704067200", "TimeZoneString: Mars/Olympus"],
+     "the log's time zone 'Mars/Olympus' (SWF header TimeZoneString) is not a known zone"),
+    (["UnixStartTime: 99999999999999"],
+     "the log time UnixStartTime 99999999999999 + "),
+])
+def test_a_log_clock_that_cannot_be_shown_is_one_line(capsys, tmp_path, swf_with_waits, header,
+                                                       message):
+    log = swf_log(tmp_path, swf_with_waits, header)
+    err = fails(capsys, ["wait", log, "--procs", "4", "--time", "1:00:00"])
+    assert err.startswith(f"predictkit wait: error: {log}: {message}")
