@@ -194,6 +194,11 @@ def estimate_wait(jobs, *, procs, req_time, user=None, partition=None, within=(3
     else:
         pending = _snapshot_rows(queue[0], jobs, partition, user if own_waits else None)
         queue_source = queue[2]
+        later = int((pending["submit_time"].to_numpy(dtype=float) >= now).sum())
+        if later:
+            notes.append(f"{later} job(s) of the snapshot were submitted at or after "
+                         f"{clock_time(jobs, now)} (--now), so were not pending then: not "
+                         f"counted")
     model.observe_queue(pending, now)
     queued = {"bound": float(model.predict(job)[0]),
               "proba": model.start_probability(jobs_asked, within=within).tolist()}

@@ -346,3 +346,13 @@ def test_a_log_clock_that_cannot_be_shown_is_one_line(capsys, tmp_path, swf_with
     log = swf_log(tmp_path, swf_with_waits, header)
     err = fails(capsys, ["wait", log, "--procs", "4", "--time", "1:00:00"])
     assert err.startswith(f"predictkit wait: error: {log}: {message}")
+
+
+def test_snapshot_jobs_submitted_after_now_are_said_not_counted(capsys, tmp_path):
+    base = ["wait", SAMPLE, "--procs", "64", "--time", "4:00:00", "--partition", "cpu"]
+    taken = "2024-04-03T12:00:00"
+    rows = ["2024-04-03T11:00:00", "2024-04-03T12:00:00", "2024-04-03T13:00:00"]
+    answer = run_json(capsys, base + snapshot(tmp_path / "q.txt", rows, taken))
+    assert answer["n_pending"] == 1
+    assert ("2 job(s) of the snapshot were submitted at or after 2024-04-03T12:00:00 (--now), "
+            "so were not pending then: not counted") in answer["notes"]
