@@ -134,7 +134,9 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
 
     *Job identifiers*. With a ``JobIDRaw`` column every allocation has
     Slurm's own unique integer (array tasks ``123_4`` and heterogeneous-job
-    components ``123+1`` have their own raw ids), which becomes ``job_id``.
+    components ``123+1`` have their own raw ids), which becomes ``job_id``;
+    a plain ``JobID`` must equal its ``JobIDRaw`` (a line where it does not
+    is malformed).
     Without it a plain ``JobID`` keeps its number, and array tasks,
     unexpanded pending arrays (``123_[5-9]``) and heterogeneous components
     are numbered after the largest plain id, in file order. Each
@@ -419,6 +421,11 @@ def _id_problems(parsed):
             [float(m["job"]) if m and m["job"].isdigit() else np.nan for m in raw_matches])
         raw_step = np.array([bool(m and m["step"] is not None) for m in raw_matches], dtype=bool)
         bad_raw = (np.isnan(parsed.raw_id) | (raw_step != parsed.is_step)) & ~invalid
+        # a plain job id (not an array task nor a heterogeneous component) is its raw id
+        plain = np.array([float(k) if k is not None and k.isdigit() else np.nan
+                          for k in parsed.job_key])
+        with np.errstate(invalid="ignore"):
+            bad_raw |= (plain != parsed.raw_id) & ~np.isnan(plain) & ~invalid
         parsed._flag(bad_raw, "field JobIDRaw is not an integer job id matching JobID",
                      "JobIDRaw")
     seen = set()

@@ -356,6 +356,10 @@ BAD_LINES = [
      "2023-01-05T11:01:00|01:00:00|02:00:00|1|4|4|COMPLETED|0:0||", "not a Slurm job id"),
     ("7|x7|sim|alice|chem|batch|normal|2023-01-05T10:00:00|2023-01-05T10:01:00|"
      "2023-01-05T11:01:00|01:00:00|02:00:00|1|4|4|COMPLETED|0:0||", "JobIDRaw is not an integer"),
+    # a plain job id is its own raw id: another raw id would silently renumber the job
+    ("200|100|sim|alice|chem|batch|normal|2023-01-05T10:00:00|2023-01-05T10:01:00|"
+     "2023-01-05T11:01:00|01:00:00|02:00:00|1|4|4|COMPLETED|0:0||",
+     "JobIDRaw is not an integer job id matching JobID"),
     ("555.batch|555.batch|batch||chem||||2023-01-05T10:01:00|2023-01-05T11:01:00|01:00:00||1|4||"
      "COMPLETED|0:0|00:01|", r"job step before \(or without\) its job"),
     ("300|300|sim|alice|chem|batch|normal|Unknown|2023-01-05T10:01:00|"
