@@ -120,7 +120,8 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
         (``n_unlimited_req_time``), the number of earlier runs of requeued
         jobs left out (``n_earlier_runs_dropped``) and of times in a repeated
         local hour (``n_ambiguous_local_times``), both only when not zero, the count of each state that has no SWF
-        code (``unmapped_states``), ``processor_unit`` (``"cpus"`` or
+        code (``unmapped_states``; a state that is no Slurm job state, such
+        as an empty field, is also warned about), ``processor_unit`` (``"cpus"`` or
         ``"nodes"``) and ``source``.
 
     Notes
@@ -217,6 +218,15 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
         lines = [line for line, drop in zip(lines, bad) if not drop]
     jobs = _build(parsed, time_zone)
     jobs.attrs["source"] = source
+    unknown = {state: count for state, count in jobs.attrs["unmapped_states"].items()
+               if state not in _UNFINISHED}
+    if unknown:
+        shown = ", ".join(f"{state or '(empty)'}: {count}" for state, count in unknown.items())
+        warnings.warn(
+            f"{source}: {sum(unknown.values())} job(s) have a State that is no Slurm job "
+            f"state ({shown}); their status is unknown (NaN), the text is kept in slurm_state",
+            UserWarning, stacklevel=2,
+        )
     if n_dropped_runs:
         jobs.attrs["n_earlier_runs_dropped"] = n_dropped_runs
         warnings.warn(

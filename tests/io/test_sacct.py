@@ -503,6 +503,23 @@ def test_a_step_starting_before_its_jobs_submit_is_not_an_error():
     assert read("\n".join(lines))["wait_time"].iloc[0] == 60
 
 
+def test_a_state_that_is_no_slurm_state_is_warned_about_and_kept():
+    text = (HEADER + "\n"
+            "302|302|done|dave|chem|batch|normal|2023-01-05T10:01:00|2023-01-05T10:02:00|"
+            "2023-01-05T10:03:00|00:01:00|01:00:00|1|8|8|COMPLETED|0:0|00:00:00|0\n"
+            "303|303|done|dave|chem|batch|normal|2023-01-05T10:01:00|2023-01-05T10:02:00|"
+            "2023-01-05T10:03:00|00:01:00|01:00:00|1|8|8|COMPLETE|0:0|00:00:00|0\n"
+            "304|304|done|dave|chem|batch|normal|2023-01-05T10:01:00|2023-01-05T10:02:00|"
+            "2023-01-05T10:03:00|00:01:00|01:00:00|1|8|8||0:0|00:00:00|0\n"
+            "305|305|wait|dave|chem|batch|normal|2023-01-05T10:01:00|Unknown|"
+            "Unknown|00:00:00|01:00:00|0|8|8|PENDING|0:0|00:00:00|\n")
+    with pytest.warns(UserWarning, match=r"<buffer>: 2 job\(s\) have a State that is no Slurm "
+                                         r"job state \(COMPLETE: 1, \(empty\): 1\)"):
+        jobs = read(text)
+    np.testing.assert_array_equal(jobs["status"], [1, np.nan, np.nan, np.nan])
+    assert jobs["slurm_state"].tolist() == ["COMPLETED", "COMPLETE", "", "PENDING"]
+
+
 def test_pending_and_running_jobs_have_unknown_results_not_zero():
     text = (HEADER + "\n"
             "300|300|run|dave|chem|batch|normal|2023-01-05T10:00:00|2023-01-05T10:05:00|"
