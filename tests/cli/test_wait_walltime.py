@@ -356,3 +356,16 @@ def test_snapshot_jobs_submitted_after_now_are_said_not_counted(capsys, tmp_path
     assert answer["n_pending"] == 1
     assert ("2 job(s) of the snapshot were submitted at or after 2024-04-03T12:00:00 (--now), "
             "so were not pending then: not counted") in answer["notes"]
+
+
+def test_walltime_leaves_out_and_counts_jobs_without_a_submit_time(capsys, tmp_path,
+                                                                     swf_with_waits):
+    lines = swf_with_waits.splitlines(keepends=True)
+    for k in (5, 17, 40):  # SWF -1: submit time unknown
+        fields = lines[k].split()
+        fields[1] = "-1"
+        lines[k] = " ".join(fields) + "\n"
+    answer = run_json(capsys, ["walltime", swf_log(tmp_path, "".join(lines), ["MaxProcs: 64"]),
+                               "--user", "1", "--time", "1:00:00"])
+    assert "3 job(s) have no submit time: left out" in answer["notes"]
+    assert answer["table"][0]["n_judged"] > 0
