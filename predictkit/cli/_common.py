@@ -265,8 +265,7 @@ def table_format(output, fmt=None):
         elif name.endswith(".json"):
             fmt = "json"
         else:
-            raise ConfigError(f"-o {output}: use a .csv or .json file name (.gz to compress), "
-                              f"or --format")
+            raise ConfigError(f"-o {output}: use a .csv or .json file name, or --format")
     if fmt not in ("csv", "json"):
         raise ConfigError(f"--format {fmt} is not available here; use csv or json")
     return fmt
