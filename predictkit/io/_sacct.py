@@ -284,7 +284,15 @@ def _read_text(path_or_buffer):
         try:
             raw = raw.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
-            raise SacctFormatError(f"not UTF-8 text ({exc})", source=source) from None
+            number = raw.count(b"\n", 0, exc.start) + 1
+            begin = raw.rfind(b"\n", 0, exc.start) + 1
+            end = raw.find(b"\n", exc.start)
+            line = raw[begin:None if end < 0 else end].rstrip(b"\r")
+            raise SacctFormatError(
+                f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at column "
+                f"{exc.start - begin + 1}; sacct prints UTF-8: convert the file, e.g. with "
+                f"iconv -f LATIN1 -t UTF-8)", source=source, line_number=number,
+                line=line.decode("utf-8", errors="replace")) from None
     # A byte-order mark (written by some editors and Windows tools) is not text.
     return source, raw.removeprefix("\ufeff")
 

@@ -444,6 +444,16 @@ def test_unreadable_sources_are_one_line_errors_naming_them(tmp_path):
         read_sacct(io.BytesIO(EXAMPLE.encode("utf-16")))
 
 
+def test_bytes_that_are_not_utf8_are_named_by_line_and_column():
+    text = EXAMPLE.encode().replace(b"alice", b"al\xefce", 1)
+    number = EXAMPLE[:EXAMPLE.index("alice")].count("\n") + 1
+    column = len(EXAMPLE[:EXAMPLE.index("alice")].rsplit("\n", 1)[-1]) + 3
+    with pytest.raises(SacctFormatError, match=rf"<buffer>, line {number}: not UTF-8 text "
+                                               rf"\(byte 0xef at column {column};") as info:
+        read_sacct(io.BytesIO(text))
+    assert len(str(info.value).splitlines()) == 1 and "al\ufffdce" in str(info.value)
+
+
 def test_header_only_is_an_error_naming_the_header_line():
     with pytest.raises(SacctFormatError, match=r"<buffer>, line 2: no job lines after the "
                                                r"header") as info:
