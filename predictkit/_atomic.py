@@ -33,6 +33,7 @@ each other: the last rename wins.
 """
 
 import contextlib
+import gzip
 import hashlib
 import io
 import os
@@ -46,7 +47,7 @@ from pathlib import Path
 
 from .exceptions import OutputError
 
-__all__ = ["open_output", "atomic_write", "check_output", "is_stream", "same_file",
+__all__ = ["open_output", "atomic_write", "check_output", "is_stream", "same_file", "gzip_if_named",
            "refuse_inputs", "remove_stale_temporaries", "create_temporary",
            "STALE_AFTER_SECONDS"]
 
@@ -105,6 +106,22 @@ def open_output(path, mode="wb", *, inputs=()):
 
 atomic_write = open_output
 """The former name of :func:`open_output`, kept for existing callers."""
+
+
+def gzip_if_named(path, payload):
+    """``payload`` gzip-compressed when ``path``'s name ends in ``.gz``, else unchanged.
+
+    The gzip stream stores no file name nor time stamp, so equal payloads give
+    equal bytes. Every writer whose output may be named ``*.gz`` passes its
+    bytes through here, so that a ``.gz`` name always holds gzip data.
+    """
+    if not os.fspath(path).lower().endswith(".gz"):
+        return payload
+    buffer = io.BytesIO()
+    with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0,
+                       compresslevel=6) as stream:
+        stream.write(payload)
+    return buffer.getvalue()
 
 
 def check_output(path):

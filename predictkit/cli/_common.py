@@ -236,15 +236,16 @@ def write_table(frame, output, fmt=None):
     """Write a result table as CSV or JSON records (:func:`predictkit._atomic.open_output`).
 
     ``-`` writes to standard output. The format is ``fmt`` (from
-    ``--format``), else the file extension (``.json`` or ``.csv``), else CSV
-    for standard output, a FIFO or a device.
+    ``--format``), else the file extension (``.json`` or ``.csv``, either
+    followed by ``.gz``), else CSV for standard output, a FIFO or a device. A
+    name ending in ``.gz`` is gzip-compressed.
     """
-    from .._atomic import open_output
+    from .._atomic import gzip_if_named, open_output
 
     fmt = table_format(output, fmt)
     text = frame.to_csv(index=False) if fmt == "csv" else frame.to_json(orient="records")
     with os_errors("-o", output), open_output(output) as stream:
-        stream.write(text.encode("utf-8"))
+        stream.write(gzip_if_named(output, text.encode("utf-8")))
 
 
 def table_format(output, fmt=None):
@@ -257,7 +258,7 @@ def table_format(output, fmt=None):
     from .._atomic import is_stream
     from ..exceptions import ConfigError
 
-    name = str(output).lower()
+    name = str(output).lower().removesuffix(".gz")
     if fmt is None:
         if name.endswith(".csv") or is_stream(output):
             fmt = "csv"
@@ -378,11 +379,18 @@ def write_swf_output(jobs, output, *, comments=()):
         write_swf(jobs, output, comments=comments)
 
 
+_TABLE_EXTENSIONS = ("parquet", "csv", "json", "swf")
+"""Extensions that name a format: an output so named is never written in another one."""
+
+
 def output_format(output, fmt, formats, *, default=None):
     """The format of ``-o output``: ``--format``, else the file extension, else ``default``.
 
-    Refuses a format the command cannot write, and an output whose extension
-    says nothing when there is no default.
+    Refuses a format the command cannot write, an output named for a table
+    format the command does not write (``.parquet``, or ``.json`` / ``.csv``
+    where those are not among ``formats``) unless ``--format`` says what to
+    write, and an output whose extension says nothing when there is no
+    default.
     """
     from ..exceptions import ConfigError
 
@@ -393,6 +401,12 @@ def output_format(output, fmt, formats, *, default=None):
                 fmt = candidate
                 break
         else:
+            other = next((kind for kind in _TABLE_EXTENSIONS
+                          if name.endswith((f".{kind}", f".{kind}.gz"))), None)
+            if other is not None:
+                raise ConfigError(f"-o {output}: this command does not write {other}; give "
+                                  f"a file name ending in {', '.join('.' + f for f in formats)}, "
+                                  f"or --format")
             fmt = default
     if fmt is None:
         raise ConfigError(f"-o {output}: give a file name ending in "

@@ -5,8 +5,8 @@ from .._time import parse_duration
 from ..exceptions import ConfigError
 from ..workload import make_workload
 from ._checks import check_positive, check_procs, check_seed, flag_names, os_errors
-from ._common import (DeprecatedAlias, Progress, add_command, add_output_options, read_trace_arg,
-                      write_swf_output, write_table)
+from ._common import (DeprecatedAlias, Progress, add_command, add_output_options, output_format,
+                      read_trace_arg, write_swf_output, write_table)
 
 MAX_TMAX = 3650 * 86400
 """Longest --tmax accepted (ten years; real limits are days or weeks)."""
@@ -205,10 +205,10 @@ def _check_args(args):
     if args.site is not None and args.estimates_for is not None:
         raise ConfigError("--site fits a synthetic workload; it cannot be combined with "
                           "--estimates-for")
-    name = str(args.output).lower()
-    fmt = args.format or ("csv" if name.endswith((".csv", ".csv.gz")) else
-                          "batsim" if name.endswith(".json") else "swf")
-    return fmt
+    fmt = args.format
+    if fmt is None and str(args.output).lower().endswith(".json"):
+        fmt = "batsim"  # Batsim workloads are JSON
+    return output_format(args.output, fmt, ("swf", "csv", "batsim"), default="swf")
 
 
 def run(args):

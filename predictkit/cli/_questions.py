@@ -1,14 +1,14 @@
 """What ``predictkit wait`` and ``predictkit walltime`` share: the job, names, the log's clock."""
 
-import datetime as dt
 import math
 
 import numpy as np
+import pandas as pd
 
 from ..exceptions import ConfigError
 
-__all__ = ["add_request_options", "job_request", "resolve_name", "log_end", "clock_time",
-           "with_start_and_end"]
+__all__ = ["add_request_options", "job_request", "resolve_name", "log_end", "log_zone",
+           "clock_time", "with_start_and_end"]
 
 _NAME_MAPS = {"user_id": ("user_ids",), "partition_id": ("partition_ids",),
               "group_id": ("account_ids", "group_ids")}
@@ -95,16 +95,45 @@ def log_end(jobs):
     return float(times.max())
 
 
+def log_zone(jobs):
+    """The zone of the log's clock: sacct's ``--time-zone``, an SWF log's ``TimeZoneString``, else UTC.
+
+    The one zone in which ``wait`` reads ``--now`` and a ``--queue`` snapshot
+    and shows the log's dates, so that a time given is shown back unchanged.
+
+    Raises
+    ------
+    ConfigError
+        When the zone is not one pandas knows, naming the log and the zone.
+    """
+    zone = str(jobs.attrs.get("time_zone_string") or "UTC")
+    try:
+        pd.Timestamp(0, unit="s", tz="UTC").tz_convert(zone)
+    except Exception:  # pandas raises several types for an unknown zone
+        source = jobs.attrs.get("source", "the log")
+        raise ConfigError(f"{source}: the log's time zone {zone!r} (SWF header TimeZoneString) "
+                          f"is not a known zone such as Europe/Paris, so its dates can be "
+                          f"neither shown nor read") from None
+    return zone
+
+
 def clock_time(jobs, seconds):
-    """A log time as a date in the log's zone (as sacct prints it), else ``t+SECONDS``."""
+    """A log time as a date in the log's zone (:func:`log_zone`), else ``t+SECONDS``.
+
+    Raises
+    ------
+    ConfigError
+        For a zone :func:`log_zone` refuses, or a moment outside the dates
+        pandas can show (years 1677 to 2262), naming the log.
+    """
     origin = jobs.attrs.get("unix_start_time")
     if origin is None or not np.isfinite(seconds):
         return f"t+{seconds:,.0f} s"
+    zone = log_zone(jobs)
     try:
-        from zoneinfo import ZoneInfo
-
-        zone = ZoneInfo(str(jobs.attrs.get("time_zone_string") or "UTC"))
-    except (ValueError, KeyError, OSError):
-        zone = dt.UTC
-    moment = dt.datetime.fromtimestamp(origin + seconds, tz=zone)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S")
+        moment = pd.Timestamp(origin + seconds, unit="s", tz="UTC")
+    except (OverflowError, ValueError):  # OutOfBoundsDatetime is a ValueError
+        source = jobs.attrs.get("source", "the log")
+        raise ConfigError(f"{source}: the log time UnixStartTime {origin} + {seconds:,.0f} s "
+                          f"is not a date (years 1677 to 2262 can be shown)") from None
+    return moment.tz_convert(zone).strftime("%Y-%m-%dT%H:%M:%S")

@@ -21,8 +21,8 @@ from ..io._slurm_fields import format_slurm_duration, parse_time_request
 from ..queue import QBETS, min_history
 from ._checks import check_fraction, check_seed
 from ._common import Progress, add_log_argument, print_json, read_trace_arg
-from ._questions import (add_request_options, clock_time, job_request, log_end, resolve_name,
-                         with_start_and_end)
+from ._questions import (add_request_options, clock_time, job_request, log_end, log_zone,
+                         resolve_name, with_start_and_end)
 
 USER_HISTORY_MIN = 100
 """Fewest waits of a user for ``--user`` to use that user's waits alone."""
@@ -63,7 +63,8 @@ def register(subparsers):
                              "at its end")
     parser.add_argument("--now", metavar="TIME",
                         help="with --queue: when the snapshot was taken, as "
-                             "2024-03-04T10:00:00 in the log's --time-zone (default: the "
+                             "2024-03-04T10:00:00 in the log's time zone (sacct: --time-zone; "
+                             "SWF: its TimeZoneString header; else UTC) (default: the "
                              "file's modification time)")
     parser.add_argument("--seed", type=int, default=0,
                         help="random state of QBETS's job classes (default: %(default)s, so "
@@ -109,8 +110,7 @@ def _snapshot(args, jobs):
     if origin is None:
         raise ConfigError("--queue needs a log with dates (sacct output, or SWF with a "
                           "UnixStartTime header) to put the snapshot on the log's clock")
-    zone = (args.trace.option("time_zone", None) if hasattr(args.trace, "option")
-            else None) or "UTC"
+    zone = log_zone(jobs)
     if args.queue == "-":
         queue = read_squeue(sys.stdin.buffer, time_zone=zone)
     else:
@@ -194,6 +194,11 @@ def estimate_wait(jobs, *, procs, req_time, user=None, partition=None, within=(3
     else:
         pending = _snapshot_rows(queue[0], jobs, partition, user if own_waits else None)
         queue_source = queue[2]
+        later = int((pending["submit_time"].to_numpy(dtype=float) >= now).sum())
+        if later:
+            notes.append(f"{later} job(s) of the snapshot were submitted at or after "
+                         f"{clock_time(jobs, now)} (--now), so were not pending then: not "
+                         f"counted")
     model.observe_queue(pending, now)
     queued = {"bound": float(model.predict(job)[0]),
               "proba": model.start_probability(jobs_asked, within=within).tolist()}

@@ -111,9 +111,16 @@ def recommend_walltime(jobs, *, user, req_time, procs=None, account=None, max_ri
     underestimated jobs, advice for this request) and the ``chosen`` one with
     its ``advice`` (seconds, rounded up to whole minutes as Slurm counts).
     """
+    notes = []
+    unplaced = jobs["submit_time"].isna().to_numpy()
+    if unplaced.any():
+        # without a submit time a job has no place in the online history
+        notes.append(f"{int(unplaced.sum()):,} job(s) have no submit time: left out")
+        attrs = jobs.attrs
+        jobs = jobs[~unplaced]
+        jobs.attrs = attrs
     jobs = jobs.sort_values("submit_time", kind="stable").reset_index(drop=True)
     user_id = resolve_name(jobs, user, "user_id", "--user")
-    notes = []
     run_time = jobs["run_time"].to_numpy(dtype=float)
     wait = jobs["wait_time"].to_numpy(dtype=float)
     submit = jobs["submit_time"].to_numpy(dtype=float)

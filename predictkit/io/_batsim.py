@@ -135,6 +135,25 @@ def write_batsim(jobs, path, *, machine_procs=None, description=None):
     return Path(path)
 
 
+def _read_number(value, what, source, *, whole=False, least=0, unknown=None):
+    """A number of the file that a job table can hold, or an SWFFormatError naming it.
+
+    Finite (JSON as Python reads it allows NaN and Infinity), at least
+    ``least``, whole when ``whole``; ``unknown`` is also accepted as is.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise SWFFormatError(f"{what} {value!r} is not a number", source=source)
+    value = float(value)
+    if unknown is not None and value == unknown:
+        return value
+    if not np.isfinite(value) or value < least or (whole and not value.is_integer()):
+        kind = "a whole number" if whole else "a finite number"
+        extra = f" or {unknown:g} (unknown)" if unknown is not None else ""
+        raise SWFFormatError(f"{what} {value!r} must be {kind} >= {least}{extra}",
+                             source=source)
+    return value
+
+
 def read_batsim(path):
     """Read a Batsim JSON workload whose profiles are delays into a job table.
 
@@ -147,7 +166,9 @@ def read_batsim(path):
     ------
     SWFFormatError
         A file that is not JSON, lacks a member, names an unknown profile or
-        one that is not a delay, naming the file and the job.
+        one that is not a delay, or holds a value a job table cannot (text
+        for a number, NaN or Infinity, a negative time, a fractional or
+        zero ``res``, ``id`` or ``nb_res``), naming the file and the job.
     """
     source = str(path)
     try:
@@ -160,27 +181,35 @@ def read_batsim(path):
     if not isinstance(data, dict) or not {"nb_res", "jobs", "profiles"} <= set(data):
         raise SWFFormatError("a Batsim workload needs the members nb_res, jobs and profiles",
                              source=source)
+    if not isinstance(data["jobs"], list) or not isinstance(data["profiles"], dict):
+        raise SWFFormatError("a Batsim workload's jobs must be a list and its profiles an "
+                             "object", source=source)
+    nb_res = _read_number(data["nb_res"], "nb_res", source, whole=True, least=1)
     profiles = data["profiles"]
     rows = []
     for position, job in enumerate(data["jobs"]):
+        if not isinstance(job, dict):
+            raise SWFFormatError(f"job {position} is not an object", source=source)
         missing = [k for k in ("id", "subtime", "res", "profile") if k not in job]
         if missing:
             raise SWFFormatError(f"job {position} lacks {', '.join(missing)}", source=source)
-        profile = profiles.get(job["profile"])
-        if profile is None or profile.get("type") != "delay" or "delay" not in profile:
-            raise SWFFormatError(f"job {job['id']!r}: profile {job['profile']!r} is not a "
+        where = f"job {position} (id {job['id']!r})"
+        profile = profiles.get(job["profile"]) if isinstance(job["profile"], str) else None
+        if not isinstance(profile, dict) or profile.get("type") != "delay" \
+                or "delay" not in profile:
+            raise SWFFormatError(f"{where}: profile {job['profile']!r} is not a "
                                  "delay profile of the file", source=source)
-        walltime = float(job.get("walltime", -1))
-        try:
-            job_id = float(job["id"])
-        except (TypeError, ValueError):
-            raise SWFFormatError(f"job {position}: id {job['id']!r} is not a number",
-                                 source=source) from None
-        rows.append((job_id, float(job["subtime"]), float(profile["delay"]),
-                     float(job["res"]), np.nan if walltime < 0 else walltime))
+        job_id = _read_number(job["id"], f"{where}: id", source, whole=True)
+        walltime = _read_number(job.get("walltime", -1), f"{where}: walltime", source,
+                                unknown=-1)
+        rows.append((job_id, _read_number(job["subtime"], f"{where}: subtime", source),
+                     _read_number(profile["delay"], f"{where}: delay of profile "
+                                  f"{job['profile']!r}", source),
+                     _read_number(job["res"], f"{where}: res", source, whole=True, least=1),
+                     np.nan if walltime == -1 else walltime))
     frame = pd.DataFrame(rows, columns=["job_id", "submit_time", "run_time", "n_procs",
                                         "req_time"])
     frame["req_procs"] = frame["n_procs"]
     frame = frame.sort_values("submit_time", kind="stable")
     return as_job_table({name: frame[name].to_numpy() for name in frame.columns},
-                        attrs={"max_procs": int(data["nb_res"])})
+                        attrs={"max_procs": int(nb_res)})

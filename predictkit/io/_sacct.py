@@ -39,11 +39,8 @@ found by comparing ``run_time`` with ``req_time``. ``CPUTime`` is not used:
 it is the *allocated* CPU time (elapsed times CPUs), not the CPU time used.
 """
 
-import gzip
-import os
 import re
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -57,6 +54,7 @@ from ._slurm_fields import (
     parse_local_timestamps,
     parse_raw_durations,
 )
+from ._source import read_source
 
 __all__ = ["read_sacct", "looks_like_sacct"]
 
@@ -122,7 +120,8 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
         (``n_unlimited_req_time``), the number of earlier runs of requeued
         jobs left out (``n_earlier_runs_dropped``) and of times in a repeated
         local hour (``n_ambiguous_local_times``), both only when not zero, the count of each state that has no SWF
-        code (``unmapped_states``), ``processor_unit`` (``"cpus"`` or
+        code (``unmapped_states``; a state that is no Slurm job state, such
+        as an empty field, is also warned about), ``processor_unit`` (``"cpus"`` or
         ``"nodes"``) and ``source``.
 
     Notes
@@ -136,7 +135,9 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
 
     *Job identifiers*. With a ``JobIDRaw`` column every allocation has
     Slurm's own unique integer (array tasks ``123_4`` and heterogeneous-job
-    components ``123+1`` have their own raw ids), which becomes ``job_id``.
+    components ``123+1`` have their own raw ids), which becomes ``job_id``;
+    a plain ``JobID`` must equal its ``JobIDRaw`` (a line where it does not
+    is malformed).
     Without it a plain ``JobID`` keeps its number, and array tasks,
     unexpanded pending arrays (``123_[5-9]``) and heterogeneous components
     are numbered after the largest plain id, in file order. Each
@@ -166,7 +167,12 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
     SacctFormatError
         On a malformed line (with ``errors="raise"``), the same run of a job
         listed twice, an empty input, a header without any job line after it,
-        or a header that lacks required fields (the message names them).
+        or a header that lacks required fields (the message names them); on
+        text that is not UTF-8 (UTF-16 included), corrupt or truncated gzip
+        data, or a path that cannot be read (a symlink loop, a file used as a
+        folder), naming the file.
+    FileNotFoundError, IsADirectoryError, PermissionError
+        If the file does not exist, is a folder or cannot be opened.
     ConfigError
         If ``time_zone`` is not a known zone.
 
@@ -212,6 +218,15 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
         lines = [line for line, drop in zip(lines, bad) if not drop]
     jobs = _build(parsed, time_zone)
     jobs.attrs["source"] = source
+    unknown = {state: count for state, count in jobs.attrs["unmapped_states"].items()
+               if state not in _UNFINISHED}
+    if unknown:
+        shown = ", ".join(f"{state or '(empty)'}: {count}" for state, count in unknown.items())
+        warnings.warn(
+            f"{source}: {sum(unknown.values())} job(s) have a State that is no Slurm job "
+            f"state ({shown}); their status is unknown (NaN), the text is kept in slurm_state",
+            UserWarning, stacklevel=2,
+        )
     if n_dropped_runs:
         jobs.attrs["n_earlier_runs_dropped"] = n_dropped_runs
         warnings.warn(
@@ -264,26 +279,20 @@ def looks_like_sacct(head):
 
 
 def _read_text(path_or_buffer):
-    if isinstance(path_or_buffer, (str, os.PathLike)):
-        source = str(path_or_buffer)
-        raw = Path(path_or_buffer).read_bytes()
-    elif hasattr(path_or_buffer, "read"):
-        raw = path_or_buffer.read()
-        name = getattr(path_or_buffer, "name", None)
-        source = name if isinstance(name, str) else "<buffer>"
-    else:
-        raise TypeError(f"read_sacct needs a path or a file object, "
-                        f"got {type(path_or_buffer).__name__}")
+    source, raw = read_source(path_or_buffer, SacctFormatError, reader="read_sacct")
     if isinstance(raw, bytes):
-        if raw[:2] == b"\x1f\x8b":
-            try:
-                raw = gzip.decompress(raw)
-            except (OSError, EOFError) as exc:
-                raise SacctFormatError(f"corrupt gzip data ({exc})", source=source) from None
         try:
             raw = raw.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
-            raise SacctFormatError(f"not UTF-8 text ({exc})", source=source) from None
+            number = raw.count(b"\n", 0, exc.start) + 1
+            begin = raw.rfind(b"\n", 0, exc.start) + 1
+            end = raw.find(b"\n", exc.start)
+            line = raw[begin:None if end < 0 else end].rstrip(b"\r")
+            raise SacctFormatError(
+                f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at column "
+                f"{exc.start - begin + 1}; sacct prints UTF-8: convert the file, e.g. with "
+                f"iconv -f LATIN1 -t UTF-8)", source=source, line_number=number,
+                line=line.decode("utf-8", errors="replace")) from None
     # A byte-order mark (written by some editors and Windows tools) is not text.
     return source, raw.removeprefix("\ufeff")
 
@@ -430,6 +439,11 @@ def _id_problems(parsed):
             [float(m["job"]) if m and m["job"].isdigit() else np.nan for m in raw_matches])
         raw_step = np.array([bool(m and m["step"] is not None) for m in raw_matches], dtype=bool)
         bad_raw = (np.isnan(parsed.raw_id) | (raw_step != parsed.is_step)) & ~invalid
+        # a plain job id (not an array task nor a heterogeneous component) is its raw id
+        plain = np.array([float(k) if k is not None and k.isdigit() else np.nan
+                          for k in parsed.job_key])
+        with np.errstate(invalid="ignore"):
+            bad_raw |= (plain != parsed.raw_id) & ~np.isnan(plain) & ~invalid
         parsed._flag(bad_raw, "field JobIDRaw is not an integer job id matching JobID",
                      "JobIDRaw")
     seen = set()

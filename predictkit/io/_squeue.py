@@ -7,7 +7,9 @@ The snapshot this module reads is what
     squeue --all --array --states=PENDING --format='%i|%u|%a|%P|%C|%D|%l|%V|%T'
 
 prints: one header line naming the columns, then one ``|``-separated line per
-job. ``--array`` lists each pending array task on its own line. Columns are
+job. ``--array`` lists each pending array task on its own line (a line standing for
+several tasks, ``123_[4-9]``, is refused, as is a job listed twice). A
+snapshot of only the header is an empty queue. Columns are
 found by their header names in any order and case; the ones used are
 
 ==============  =====  ==================================================
@@ -86,7 +88,10 @@ def read_squeue(path_or_buffer, *, time_zone="UTC"):
     SqueueFormatError
         An empty snapshot, a header without the required columns (named), or a
         line with a wrong field count or an unreadable time or count (with
-        its line number), or a submit time that does not exist in ``time_zone``.
+        its line number), a submit time that does not exist in ``time_zone``,
+        a job listed twice, or a job array's pending tasks on one line
+        (``squeue`` without ``--array``). A header without job lines is an
+        empty queue, not an error.
     ConfigError
         An unknown ``time_zone``.
     """
@@ -122,6 +127,7 @@ def read_squeue(path_or_buffer, *, time_zone="UTC"):
     columns = {key: np.array([row[k] for row in rows], dtype=object) if k is not None
                else None for key, k in where.items()}
     lines = dict(zip(numbers, (line for _, line in numbered[1:])))
+    _check_job_ids(columns["job_id"], numbers, lines, source)
 
     def check(bad, what):
         if bad.any():
@@ -144,11 +150,34 @@ def read_squeue(path_or_buffer, *, time_zone="UTC"):
            for key in ("user", "account", "partition")},
     })
     if columns["state"] is not None:
-        frame = frame[[s.upper() in _PENDING for s in columns["state"]]]
+        # A boolean array, not a list: an empty list would select no columns.
+        frame = frame[np.array([s.upper() in _PENDING for s in columns["state"]], dtype=bool)]
     frame.attrs["source"] = source
     if n_repeated:
         frame.attrs["n_ambiguous_local_times"] = n_repeated
     return frame.reset_index(drop=True)
+
+
+def _check_job_ids(job_ids, numbers, lines, source):
+    """Refuse a job listed twice and an unexpanded array: each would miscount the queue.
+
+    ``squeue`` lists a job once; a repeat comes from concatenated snapshots.
+    Without ``--array`` it prints the pending tasks of an array as one line
+    (``123_[4-9%2]``), which stands for several jobs.
+    """
+    first_line = {}
+    for job_id, number in zip(job_ids, numbers):
+        if "[" in job_id:
+            raise SqueueFormatError(
+                f"JOBID {job_id} is a job array's pending tasks on one line (run squeue "
+                f"with --array, which lists each task on its own line)", source=source,
+                line_number=number, line=lines[number])
+        if job_id in first_line:
+            raise SqueueFormatError(
+                f"lines {first_line[job_id]} and {number} both list JOBID {job_id} (squeue "
+                f"lists a job once; concatenated snapshots repeat jobs)", source=source,
+                line_number=number, line=lines[number])
+        first_line[job_id] = number
 
 
 def _submit_times(column, time_zone, check, actual):

@@ -5,21 +5,19 @@ comment lines starting with ``;`` and one job per line with 18
 whitespace-separated numeric fields, ``-1`` meaning unknown.
 """
 
-import gzip
 import io
-import os
 import re
 import warnings
-import zlib
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from .._atomic import open_output
+from .._atomic import gzip_if_named, open_output
 from ..exceptions import ConfigError, JobTableError, SWFFormatError
 from ..jobs import INTEGER_COLUMNS, MAX_EXACT, SWF_COLUMNS, validate_jobs
 from ._header import format_header, parse_header
+from ._source import read_source
 
 __all__ = ["read_swf", "write_swf"]
 
@@ -118,36 +116,11 @@ def read_swf(path_or_buffer, *, errors="raise"):
 
 
 def _read_bytes(path_or_buffer):
-    if isinstance(path_or_buffer, (str, os.PathLike)):
-        path = Path(path_or_buffer)
-        source = str(path)
-        try:
-            raw = path.read_bytes()
-        except (FileNotFoundError, PermissionError, IsADirectoryError):
-            raise
-        except OSError as exc:  # a symlink loop, a file used as a folder, a too long name...
-            raise SWFFormatError(f"cannot read the file: {exc.strerror or exc}",
-                                 source=source) from None
-    elif hasattr(path_or_buffer, "read"):
-        raw = path_or_buffer.read()
-        if isinstance(raw, str):
-            raw = raw.encode()
-        source = getattr(path_or_buffer, "name", None)
-        source = source if isinstance(source, str) else "<buffer>"
-    else:
-        raise TypeError(
-            f"read_swf needs a path or a binary file object, got {type(path_or_buffer).__name__}"
-        )
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise SWFFormatError(f"corrupt or truncated gzip data ({exc})", source=source) from None
+    source, raw = read_source(path_or_buffer, SWFFormatError, reader="read_swf")
+    if isinstance(raw, str):
+        raw = raw.encode()
     if raw.startswith(_BOM):
         raw = raw[len(_BOM):]
-    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        raise SWFFormatError("is UTF-16 text; SWF is ASCII (convert it, e.g. with iconv -t UTF-8)",
-                             source=source)
     if b"\x00" in raw[:65536]:
         raise SWFFormatError("is a binary file (it holds NUL bytes), not SWF text", source=source)
     return source, raw
@@ -349,14 +322,8 @@ def write_swf(jobs, path, *, comments=(), header=None):
     text = ("\n".join(lines) + "\n" if lines else "") + body
     payload = text.encode("utf-8")
     path = Path(path)
-    if path.suffix == ".gz":
-        buffer = io.BytesIO()
-        with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0,
-                           compresslevel=6) as stream:
-            stream.write(payload)
-        payload = buffer.getvalue()
     with open_output(path) as stream:
-        stream.write(payload)
+        stream.write(gzip_if_named(path, payload))
     return path
 
 

@@ -18,6 +18,11 @@ def _table(schedule):
         raise JobTableError(
             f"schedule lacks column(s) {', '.join(missing)}; pass the result of simulate()")
     if len(jobs) == 0:
+        rejected = getattr(schedule, "rejected", None)
+        if rejected is not None and len(rejected):
+            machine = getattr(schedule, "params", {}).get("machine_procs")
+            raise JobTableError(f"the schedule has no jobs: all {len(rejected):,} job(s) are "
+                                f"wider than the machine ({machine} processors)")
         raise JobTableError("the schedule has no jobs")
     return jobs
 

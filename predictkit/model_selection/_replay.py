@@ -6,6 +6,7 @@ from sklearn.base import clone
 
 from .._validation import StrOptions, invalid_parameter, validate_params
 from .._table import known_time as _known_time
+from .._table import validate_jobs
 from ..exceptions import ConfigError, JobTableError
 
 __all__ = ["replay", "known_times"]
@@ -27,6 +28,10 @@ def known_times(X, y, target="end"):
         what to assume through ``known_time=``.
     """
     return _known_time(X, target, y=y)
+
+
+_OWN_COLUMNS = ("job_id", "submit_time", "wait_time", "run_time")
+"""The columns replay itself reads (the job id only to name a bad row)."""
 
 
 @validate_params({"method": [StrOptions({"auto", "reference", "fast"})],
@@ -81,7 +86,10 @@ def replay(estimator, X, y, *, method="auto", known_time=None):
     Raises
     ------
     JobTableError
-        Missing columns or submit times, a target without a known time.
+        Missing columns or submit times, a column replay reads (``submit_time``,
+        ``wait_time``, ``run_time``) holding text, an infinite value or one of
+        2**53 or more in magnitude (naming the column and first row), a target
+        without a known time.
     InvalidParameterError
         Unknown ``method``, an estimator that is not online (a ``ConfigError``).
     ConfigError
@@ -106,6 +114,9 @@ def replay(estimator, X, y, *, method="auto", known_time=None):
         raise JobTableError(f"X must be a pandas DataFrame job table, got {type(X).__name__}")
     if "submit_time" not in X.columns:
         raise JobTableError("job table lacks required column submit_time")
+    # the columns replay reads hold numbers, none infinite nor beyond float64's exact
+    # range (the estimator checks those it reads itself)
+    validate_jobs(X[[c for c in _OWN_COLUMNS if c in X.columns]], check_values=False, name="X")
     y = np.asarray(y, dtype=np.float64)
     if y.shape != (len(X),):
         raise JobTableError(f"y must have one value per job ({len(X)}), got shape {y.shape}")

@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from .._table import requested_width
+from .._table import requested_width, validate_jobs
 from ..exceptions import ConfigError, JobTableError
 
 __all__ = ["job_features", "SingleClass", "BinClasses", "GaussianMixtureClasses",
@@ -40,7 +40,8 @@ def job_features(X):
     Raises
     ------
     JobTableError
-        If ``X`` has neither ``req_procs`` nor ``n_procs``, or no ``req_time``.
+        If ``X`` has neither ``req_procs`` nor ``n_procs``, or no ``req_time``,
+        or one of them holds text, an infinite value or one of 2**53 or more.
     """
     columns = getattr(X, "columns", ())
     if "req_procs" not in columns and "n_procs" not in columns:
@@ -49,6 +50,9 @@ def job_features(X):
     if "req_time" not in columns:
         raise JobTableError("job table lacks 'req_time' (needed to classify jobs "
                             "by requested time)")
+    # text, infinite or inexact values would make classes of nonsense
+    validate_jobs(X[[c for c in ("job_id", "req_procs", "n_procs", "req_time") if c in columns]],
+                  check_values=False)
     nodes = requested_width(X)
     req = np.asarray(X["req_time"], dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -23,7 +23,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils.validation import check_is_fitted
 
-from .._table import job_width, requested_width
+from .._table import job_width, requested_width, validate_jobs
 from .._validation import HasMethods, Interval, ParamsValidatedMixin, StrOptions, invalid_parameter
 from ..exceptions import InvalidParameterError, JobTableError
 from ._aggregate import ExpertAggregator
@@ -673,11 +673,19 @@ def _check_table(X, where):
         raise JobTableError(f"WaitPredictor.{where}: job table lacks submit_time")
     if "req_procs" not in X.columns and "n_procs" not in X.columns:
         raise JobTableError(f"WaitPredictor.{where}: job table lacks both req_procs and n_procs")
+    # the columns it reads hold numbers, none infinite nor beyond float64's exact range
+    validate_jobs(X[[c for c in _READ_COLUMNS if c in X.columns]], check_values=False,
+                  name=f"WaitPredictor.{where}: job table")
     submit = X["submit_time"].to_numpy(dtype=np.float64)
     if np.isnan(submit).any():
         raise JobTableError(f"WaitPredictor.{where}: {int(np.isnan(submit).sum())} job(s) "
                             f"have no submit_time")
     return X
+
+
+_READ_COLUMNS = ("job_id", "submit_time", "wait_time", "run_time", "n_procs", "req_procs",
+                 "req_time", "user_id")
+"""The SWF columns WaitPredictor reads (the job id only to name a bad row)."""
 
 
 def _column(table, name):

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..jobs import clean_jobs, estimate_modes, summarize
+from ..exceptions import JobTableError
+from ..jobs import clean_jobs, describe_cleaning, estimate_modes, summarize
 from ..metrics import (adjustment_outcomes, bound_summary, estimate_accuracy,
                        fair_start_times, mean_absolute_error, underestimation_rate)
 from ..metrics._schedule import WIDTH_CATEGORIES, _WIDTH_EDGES
@@ -113,6 +114,13 @@ def analyze(jobs, *, name=None, max_jobs=None, predictors=None, quantile=0.95,
     Analysis
         Sections that cannot be computed (no requests, no waits) are left
         ``None`` and the reason is in ``notes``.
+
+    Raises
+    ------
+    JobTableError
+        When cleaning leaves no job (every runtime, submit time or width
+        unknown: a log of pending jobs, say), naming the log and what was
+        left out.
     """
     predictors = dict(DEFAULT_PREDICTORS if predictors is None else predictors)
     bar = _steps(progress, 5)
@@ -121,6 +129,10 @@ def analyze(jobs, *, name=None, max_jobs=None, predictors=None, quantile=0.95,
     summary = summarize(jobs, name=name)
     name = summary.name
     clean = clean_jobs(jobs)
+    if not len(clean):
+        raise JobTableError(f"{jobs.attrs.get('source', name)}: no job can be analysed: "
+                            f"every job was left out ({describe_cleaning(clean) or 'no jobs'}); "
+                            f"a job needs a submit time, a runtime and a width")
     notes = []
     cleaning = clean.attrs["cleaning"]
     if max_jobs is not None and len(clean) > max_jobs:

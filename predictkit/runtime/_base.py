@@ -28,7 +28,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import ParamsValidatedMixin
-from .._table import known_time
+from .._table import MAX_EXACT, known_time
 from ..exceptions import JobTableError
 
 __all__ = ["OnlineRuntimeEstimator", "group_codes", "as_target", "check_jobs",
@@ -67,6 +67,12 @@ def check_jobs(X, required, *, name, owner):
             arrays[column] = values = np.array(X[column], dtype=np.float64)
         except (TypeError, ValueError):
             raise JobTableError(f"{name}: column {column!r} is not numeric") from None
+        huge = np.abs(values) >= MAX_EXACT  # infinite values included
+        if huge.any():
+            what = ("infinite values" if np.isinf(values[np.argmax(huge)]) else
+                    "values of 2**53 or more in magnitude, which float64 cannot hold exactly")
+            raise JobTableError(f"{name}: column {column!r} holds {what} ({int(huge.sum())} "
+                                f"row(s); first at row {int(np.argmax(huge))}) for {owner}")
         if column == "submit_time" and np.isnan(values).any():
             bad = np.isnan(values)
             raise JobTableError(

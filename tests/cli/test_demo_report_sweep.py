@@ -225,3 +225,15 @@ def test_sweep_writes_csv_to_a_device_or_a_fifo(tmp_path, capsys):
     table = pd.read_csv(io.StringIO(received[0]))
     assert len(table) == 1 and table["policy"].iloc[0] == "easy"
     assert not (tmp_path / "pipe.parts").exists()
+
+
+def test_report_on_a_log_of_pending_jobs_names_the_log(tmp_path, capsys):
+    log = tmp_path / "pending.txt"
+    log.write_text("JobID|Submit|Start|End|Elapsed|Timelimit|NCPUS|State\n"
+                   + "".join(f"{k}|2024-01-01T00:0{k}:00|Unknown|Unknown|00:00:00|01:00:00|4|"
+                             f"PENDING\n" for k in range(1, 4)))
+    assert main(["report", str(log), "-o", str(tmp_path / "out"), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"predictkit report: error: {log}: no job can be analysed: every job was "
+                   f"left out (3 with run_time unknown or negative); a job needs a submit time, "
+                   f"a runtime and a width\n")

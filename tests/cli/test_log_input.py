@@ -171,6 +171,10 @@ def test_plain_string_paths_are_detected(pair):
     (["{bom_bad}"], "line 2: field Start (2024-03-04T07:00:00) is before Submit"),
     (["{missing}"], "header lacks required sacct field(s): Submit"),
     (["{folder}"], "Is a directory"),
+    (["--input-format", "sacct", "{corrupt_gz}"], "corrupt or truncated gzip data"),
+    (["{corrupt_gz}"], "corrupt or truncated gzip data"),
+    (["--input-format", "sacct", "{loop}"], "cannot read the file: Too many levels"),
+    (["{utf16}"], "is UTF-16 text; job logs are read as UTF-8"),
 ])
 def test_bad_input_is_one_line_with_status_2(capsys, pair, tmp_path, argv, message):
     sacct, swf = pair
@@ -179,7 +183,14 @@ def test_bad_input_is_one_line_with_status_2(capsys, pair, tmp_path, argv, messa
     first[8] = "2024-03-04T07:00:00"
     files = {"swf": swf, "sacct": sacct, "empty": tmp_path / "empty.txt",
              "header_only": tmp_path / "header.txt", "bom_bad": tmp_path / "bom.txt",
-             "missing": tmp_path / "missing.txt", "folder": tmp_path}
+             "missing": tmp_path / "missing.txt", "folder": tmp_path,
+             "corrupt_gz": tmp_path / "corrupt.txt.gz", "loop": tmp_path / "loop.txt",
+             "utf16": tmp_path / "utf16.txt"}
+    compressed = bytearray(gzip.compress(SAMPLE.read_bytes(), mtime=0))
+    compressed[30:60] = bytes(b ^ 0x55 for b in compressed[30:60])  # a broken deflate stream
+    files["corrupt_gz"].write_bytes(bytes(compressed))
+    files["loop"].symlink_to(files["loop"])
+    files["utf16"].write_bytes(SAMPLE.read_text().encode("utf-16"))
     files["empty"].write_text("")
     files["header_only"].write_text(header + "\n")
     files["bom_bad"].write_bytes(b"\xef\xbb\xbf" + (header + "\n" + "|".join(first)).encode())

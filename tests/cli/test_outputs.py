@@ -193,3 +193,37 @@ def test_report_output_that_is_a_file_is_a_one_line_error(log, tmp_path, capsys)
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "is not a folder" in err
     assert existing.read_text() == "keep me"
+
+
+# every command writing a table or a log under a name it chose from the extension
+COMPRESSIBLE = {
+    "predict": (["predict", "INPUT", "-q", "-o", "OUTPUT"], ("csv", "json", "swf")),
+    "simulate": (["simulate", "INPUT", "-q", "-o", "OUTPUT"], ("csv", "json", "swf")),
+    "bounds": (["bounds", "INPUT", "-q", "-o", "OUTPUT"], ("csv", "json")),
+    "generate": (["generate", "--estimates-for", "INPUT", "--model", "x2", "-q", "-o", "OUTPUT"],
+                 ("csv", "swf")),
+}
+
+
+@pytest.mark.parametrize("command", sorted(COMPRESSIBLE))
+def test_a_gz_output_holds_gzip_data_of_the_same_result(log, tmp_path, capsys, command):
+    import gzip
+
+    argv, kinds = COMPRESSIBLE[command]
+    for kind in kinds:
+        plain, packed = tmp_path / f"out.{kind}", tmp_path / f"out.{kind}.gz"
+        assert main(fill(argv, log, plain)) == 0, capsys.readouterr().err
+        assert main(fill(argv, log, packed)) == 0, capsys.readouterr().err
+        assert packed.read_bytes()[:2] == b"\x1f\x8b", kind
+        assert gzip.decompress(packed.read_bytes()) == plain.read_bytes(), kind
+
+
+@pytest.mark.parametrize("command", sorted(COMPRESSIBLE))
+@pytest.mark.parametrize("name", ["out.parquet", "out.parquet.gz"])
+def test_an_output_named_for_a_format_the_command_does_not_write_is_refused(
+        log, tmp_path, capsys, command, name):
+    argv, _ = COMPRESSIBLE[command]
+    assert main(fill(argv, log, tmp_path / name)) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"-o {tmp_path / name}: " in err
+    assert not (tmp_path / name).exists()

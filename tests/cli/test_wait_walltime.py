@@ -112,6 +112,13 @@ def test_a_queue_of_long_waiting_jobs_raises_the_bound(capsys, tmp_path):
     assert crowded["bound_with_queue"] >= 6 * 86400  # they have waited a week already
 
 
+def test_an_empty_queue_snapshot_is_a_queue_without_pending_jobs(capsys, tmp_path):
+    base = ["wait", SAMPLE, "--procs", "64", "--time", "4:00:00", "--partition", "cpu"]
+    empty = run_json(capsys, base + snapshot(tmp_path / "q.txt", [], "2024-04-03T12:00:00"))
+    assert empty["n_pending"] == 0 and empty["queue_source"] == "the --queue snapshot"
+    assert empty["bound_with_queue"] == empty["bound_history"]
+
+
 def test_wait_script_gives_the_same_answer_as_flags(capsys, tmp_path):
     job = tmp_path / "job.sh"
     job.write_text("#!/bin/bash\n#SBATCH --ntasks=32 --cpus-per-task=2\n#SBATCH -t 4:00:00\n"
@@ -296,3 +303,69 @@ def test_wait_error_before_reading_prints_no_progress(capsys):
     assert main(["wait", SAMPLE, "--procs", "0", "--time", "1:00:00"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--procs must be at least 1" in err
+
+
+@pytest.fixture(scope="module")
+def swf_with_waits(tmp_path_factory):
+    """An SWF log with waits (an EASY schedule) and the job lines to put under a header."""
+    from predictkit.io import write_swf
+    from predictkit.simulate import simulate
+    from predictkit.workload import make_workload
+
+    jobs = simulate(make_workload(300, machine_procs=64, random_state=5)).jobs
+    path = tmp_path_factory.mktemp("swf") / "body.swf"
+    write_swf(jobs, path, header=[])
+    return path.read_text()
+
+
+def swf_log(folder, body, header):
+    path = folder / "log.swf"
+    path.write_text("".join(f"; {line}\n" for line in header) + body)
+    return str(path)
+
+
+@pytest.mark.parametrize("zone", ["Europe/Paris", "US/Pacific", None])
+def test_now_is_read_and_shown_in_the_zone_of_an_swf_log(capsys, tmp_path, swf_with_waits, zone):
+    header = ["UnixStartTime: 1704067200", "MaxProcs: 64"]
+    header += [f"TimeZoneString: {zone}"] if zone else []
+    log = swf_log(tmp_path, swf_with_waits, header)
+    taken = "2024-01-20T09:30:00"
+    answer = run_json(capsys, ["wait", log, "--procs", "4", "--time", "1:00:00",
+                               *snapshot(tmp_path / "q.txt", ["2024-01-20T08:00:00"], taken)])
+    assert answer["now"] == taken and answer["n_pending"] == 1
+
+
+@pytest.mark.parametrize(("header", "message"), [
+    (["UnixStartTime: 1704067200", "TimeZoneString: Mars/Olympus"],
+     "the log's time zone 'Mars/Olympus' (SWF header TimeZoneString) is not a known zone"),
+    (["UnixStartTime: 99999999999999"],
+     "the log time UnixStartTime 99999999999999 + "),
+])
+def test_a_log_clock_that_cannot_be_shown_is_one_line(capsys, tmp_path, swf_with_waits, header,
+                                                       message):
+    log = swf_log(tmp_path, swf_with_waits, header)
+    err = fails(capsys, ["wait", log, "--procs", "4", "--time", "1:00:00"])
+    assert err.startswith(f"predictkit wait: error: {log}: {message}")
+
+
+def test_snapshot_jobs_submitted_after_now_are_said_not_counted(capsys, tmp_path):
+    base = ["wait", SAMPLE, "--procs", "64", "--time", "4:00:00", "--partition", "cpu"]
+    taken = "2024-04-03T12:00:00"
+    rows = ["2024-04-03T11:00:00", "2024-04-03T12:00:00", "2024-04-03T13:00:00"]
+    answer = run_json(capsys, base + snapshot(tmp_path / "q.txt", rows, taken))
+    assert answer["n_pending"] == 1
+    assert ("2 job(s) of the snapshot were submitted at or after 2024-04-03T12:00:00 (--now), "
+            "so were not pending then: not counted") in answer["notes"]
+
+
+def test_walltime_leaves_out_and_counts_jobs_without_a_submit_time(capsys, tmp_path,
+                                                                     swf_with_waits):
+    lines = swf_with_waits.splitlines(keepends=True)
+    for k in (5, 17, 40):  # SWF -1: submit time unknown
+        fields = lines[k].split()
+        fields[1] = "-1"
+        lines[k] = " ".join(fields) + "\n"
+    answer = run_json(capsys, ["walltime", swf_log(tmp_path, "".join(lines), ["MaxProcs: 64"]),
+                               "--user", "1", "--time", "1:00:00"])
+    assert "3 job(s) have no submit time: left out" in answer["notes"]
+    assert answer["table"][0]["n_judged"] > 0

@@ -129,6 +129,10 @@ def test_a_folder_as_output_is_an_output_error(tmp_path):
         write_batsim(make_workload(10, random_state=0), tmp_path)
 
 
+JOB = ('{{"nb_res": 2, "jobs": [{{"id": 1, "subtime": {subtime}, "walltime": 60, "res": 1, '
+       '"profile": "d"}}], "profiles": {{"d": {{"type": "delay", "delay": 30}}}}}}')
+
+
 @pytest.mark.parametrize(("text", "message"), [
     ("{not json", r"not JSON"),
     ('{"jobs": []}', r"needs the members nb_res, jobs and profiles"),
@@ -136,6 +140,19 @@ def test_a_folder_as_output_is_an_output_error(tmp_path):
      '"profiles": {}}', r"profile 'x' is not a delay profile"),
     ('{"nb_res": 2, "jobs": [{"id": 1, "res": 1, "profile": "x"}], "profiles": {}}',
      r"job 0 lacks subtime"),
+    ('{"nb_res": 2, "jobs": {"id": 1}, "profiles": {}}', r"jobs must be a list"),
+    ('{"nb_res": 2, "jobs": [7], "profiles": {}}', r"job 0 is not an object"),
+    ('{"nb_res": "two", "jobs": [], "profiles": {}}', r"nb_res 'two' is not a number"),
+    ('{"nb_res": 0, "jobs": [], "profiles": {}}', r"nb_res 0.0 must be a whole number >= 1"),
+    (JOB.format(subtime='"soon"'), r"job 0 \(id 1\): subtime 'soon' is not a number"),
+    (JOB.format(subtime="NaN"), r"job 0 \(id 1\): subtime nan must be a finite number"),
+    (JOB.format(subtime="-5"), r"job 0 \(id 1\): subtime -5.0 must be a finite number >= 0"),
+    (JOB.format(subtime="0").replace('"res": 1', '"res": 1.5'),
+     r"job 0 \(id 1\): res 1.5 must be a whole number >= 1"),
+    (JOB.format(subtime="0").replace('"walltime": 60', '"walltime": -7'),
+     r"job 0 \(id 1\): walltime -7.0 must be a finite number >= 0 or -1 \(unknown\)"),
+    (JOB.format(subtime="0").replace('"delay": 30', '"delay": Infinity'),
+     r"job 0 \(id 1\): delay of profile 'd' inf must be a finite number"),
 ])
 def test_reading_a_broken_file_names_it(tmp_path, text, message):
     path = tmp_path / "bad.json"

@@ -356,6 +356,10 @@ BAD_LINES = [
      "2023-01-05T11:01:00|01:00:00|02:00:00|1|4|4|COMPLETED|0:0||", "not a Slurm job id"),
     ("7|x7|sim|alice|chem|batch|normal|2023-01-05T10:00:00|2023-01-05T10:01:00|"
      "2023-01-05T11:01:00|01:00:00|02:00:00|1|4|4|COMPLETED|0:0||", "JobIDRaw is not an integer"),
+    # a plain job id is its own raw id: another raw id would silently renumber the job
+    ("200|100|sim|alice|chem|batch|normal|2023-01-05T10:00:00|2023-01-05T10:01:00|"
+     "2023-01-05T11:01:00|01:00:00|02:00:00|1|4|4|COMPLETED|0:0||",
+     "JobIDRaw is not an integer job id matching JobID"),
     ("555.batch|555.batch|batch||chem||||2023-01-05T10:01:00|2023-01-05T11:01:00|01:00:00||1|4||"
      "COMPLETED|0:0|00:01|", r"job step before \(or without\) its job"),
     ("300|300|sim|alice|chem|batch|normal|Unknown|2023-01-05T10:01:00|"
@@ -421,10 +425,33 @@ def test_header_with_repeated_field_and_empty_input():
         read(EXAMPLE, errors="ignore")
     with pytest.raises(TypeError, match="path or a file object"):
         read_sacct(42)
-    with pytest.raises(SacctFormatError, match="corrupt gzip"):
+    with pytest.raises(SacctFormatError, match="corrupt or truncated gzip"):
         read_sacct(io.BytesIO(gzip.compress(EXAMPLE.encode())[:40]))
     with pytest.raises(SacctFormatError, match="not UTF-8"):
         read_sacct(io.BytesIO(b"JobID\xff|Submit\n"))
+
+
+def test_unreadable_sources_are_one_line_errors_naming_them(tmp_path):
+    compressed = bytearray(gzip.compress(EXAMPLE.encode() * 20, mtime=0))
+    compressed[30:60] = bytes(b ^ 0x55 for b in compressed[30:60])  # a broken deflate stream
+    with pytest.raises(SacctFormatError, match=r"<buffer>: corrupt or truncated gzip data"):
+        read_sacct(io.BytesIO(bytes(compressed)))
+    loop = tmp_path / "loop.txt"
+    loop.symlink_to(loop)
+    with pytest.raises(SacctFormatError, match=f"{loop}: cannot read the file: Too many levels"):
+        read_sacct(loop)
+    with pytest.raises(SacctFormatError, match="is UTF-16 text; job logs are read as UTF-8"):
+        read_sacct(io.BytesIO(EXAMPLE.encode("utf-16")))
+
+
+def test_bytes_that_are_not_utf8_are_named_by_line_and_column():
+    text = EXAMPLE.encode().replace(b"alice", b"al\xefce", 1)
+    number = EXAMPLE[:EXAMPLE.index("alice")].count("\n") + 1
+    column = len(EXAMPLE[:EXAMPLE.index("alice")].rsplit("\n", 1)[-1]) + 3
+    with pytest.raises(SacctFormatError, match=rf"<buffer>, line {number}: not UTF-8 text "
+                                               rf"\(byte 0xef at column {column};") as info:
+        read_sacct(io.BytesIO(text))
+    assert len(str(info.value).splitlines()) == 1 and "al\ufffdce" in str(info.value)
 
 
 def test_header_only_is_an_error_naming_the_header_line():
@@ -484,6 +511,23 @@ def test_a_step_starting_before_its_jobs_submit_is_not_an_error():
     lines[2] = lines[2].replace("|2023-01-05T10:01:00|2023-01-05T11:01:00|",
                                 "|2023-01-05T09:00:00|2023-01-05T11:01:00|", 1)
     assert read("\n".join(lines))["wait_time"].iloc[0] == 60
+
+
+def test_a_state_that_is_no_slurm_state_is_warned_about_and_kept():
+    text = (HEADER + "\n"
+            "302|302|done|dave|chem|batch|normal|2023-01-05T10:01:00|2023-01-05T10:02:00|"
+            "2023-01-05T10:03:00|00:01:00|01:00:00|1|8|8|COMPLETED|0:0|00:00:00|0\n"
+            "303|303|done|dave|chem|batch|normal|2023-01-05T10:01:00|2023-01-05T10:02:00|"
+            "2023-01-05T10:03:00|00:01:00|01:00:00|1|8|8|COMPLETE|0:0|00:00:00|0\n"
+            "304|304|done|dave|chem|batch|normal|2023-01-05T10:01:00|2023-01-05T10:02:00|"
+            "2023-01-05T10:03:00|00:01:00|01:00:00|1|8|8||0:0|00:00:00|0\n"
+            "305|305|wait|dave|chem|batch|normal|2023-01-05T10:01:00|Unknown|"
+            "Unknown|00:00:00|01:00:00|0|8|8|PENDING|0:0|00:00:00|\n")
+    with pytest.warns(UserWarning, match=r"<buffer>: 2 job\(s\) have a State that is no Slurm "
+                                         r"job state \(COMPLETE: 1, \(empty\): 1\)"):
+        jobs = read(text)
+    np.testing.assert_array_equal(jobs["status"], [1, np.nan, np.nan, np.nan])
+    assert jobs["slurm_state"].tolist() == ["COMPLETED", "COMPLETE", "", "PENDING"]
 
 
 def test_pending_and_running_jobs_have_unknown_results_not_zero():

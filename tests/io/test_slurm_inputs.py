@@ -123,11 +123,22 @@ def test_sacct_output_of_pending_jobs_is_a_snapshot_too():
     (SNAPSHOT.replace("2024-04-01T11:30:00", "yesterday"), "line 3: SUBMIT_TIME is not"),
     (SNAPSHOT.replace("1-00:00:00", "one day"), "line 3: TIME_LIMIT is not"),
     (SNAPSHOT.replace("|8|1|", "|eight|1|"), "line 3: CPUS is not a count"),
+    (SNAPSHOT + SNAPSHOT.split("\n", 1)[1], r"line 6: lines 2 and 6 both list JOBID 501"),
+    (SNAPSHOT.replace("502_3", "502_[3-9%2]"),
+     r"line 3: JOBID 502_\[3-9%2\] is a job array's pending tasks on one line"),
 ])
 def test_squeue_errors_are_one_line_with_place(text, message):
     with pytest.raises(SqueueFormatError, match=message) as info:
         read_squeue(io.StringIO(text))
     assert len(str(info.value).splitlines()) == 1
+
+
+@pytest.mark.parametrize("states", [False, True])
+def test_a_snapshot_of_only_the_header_is_an_empty_queue(states):
+    header = SNAPSHOT.splitlines()[0] if states else "JOBID|CPUS|TIME_LIMIT|SUBMIT_TIME"
+    queue = read_squeue(io.StringIO(header + "\n"))
+    assert len(queue) == 0
+    assert {"job_id", "submit", "req_procs", "req_time", "user", "partition"} <= set(queue)
 
 
 def test_squeue_refuses_a_submit_time_skipped_when_clocks_move_forward():

@@ -100,6 +100,37 @@ def test_bad_arguments():
         replay(RecentAverage(), X.to_numpy(), [1.0, 2.0])
 
 
+@pytest.mark.parametrize("method", ["reference", "fast"])
+@pytest.mark.parametrize(("column", "value", "message"), [
+    ("submit_time", "x", r"X: column 'submit_time' is not numeric \(1 row\(s\) hold something "
+                         r"else; first at row 1, job_id 2: 'x'\)"),
+    ("submit_time", np.inf, r"X: column 'submit_time' holds infinite values \(1 row\(s\); "
+                            r"first at row 1, job_id 2\)"),
+    ("wait_time", np.inf, r"X: column 'wait_time' holds infinite values"),
+    ("wait_time", 2.0**60, r"X: column 'wait_time' holds values of 2\*\*53 or more"),
+    # columns the estimator reads are its own to check
+    ("req_time", np.inf, r"jobs( to predict)?: column 'req_time' holds infinite values "
+                         r"\(1 row\(s\); first at row [01]\) for WalltimeAdjuster"),
+    ("user_id", 2.0**60, r"column 'user_id' holds values of 2\*\*53 or more"),
+    ("user_id", "alice", r"column 'user_id' is not numeric"),
+])
+def test_values_no_estimator_can_use_are_named(method, column, value, message):
+    X = pd.DataFrame({"job_id": [1, 2, 3], "submit_time": [0.0, 10.0, 20.0],
+                      "wait_time": [0.0] * 3, "req_time": [50.0] * 3, "user_id": [1.0] * 3,
+                      "group_id": [1.0] * 3})
+    X[column] = X[column].astype(object)
+    X.loc[1, column] = value
+    with pytest.raises(JobTableError, match=message):
+        replay(WalltimeAdjuster(), X, [5.0, 5.0, 5.0], method=method)
+
+
+def test_a_column_no_one_reads_may_hold_anything():
+    X = pd.DataFrame({"submit_time": [0.0, 10.0, 20.0], "wait_time": [0.0] * 3,
+                      "req_time": [50.0] * 3, "user_id": [1.0] * 3,
+                      "app_id": ["namd", "vasp", "namd"], "used_memory": [np.inf] * 3})
+    assert_array_equal(replay(RequestedTime(), X, [5.0, 5.0, 5.0]), [50.0] * 3)
+
+
 @st.composite
 def _tables(draw):
     n = draw(st.integers(1, 30))

@@ -288,3 +288,26 @@ def test_queued_jobs_older_than_the_threshold_raise_the_bound_as_in_qbets():
     k2 = math.ceil(cal.target * 56)
     assert k2 == 51 and raised == pytest.approx((600.0 + 60.0) * math.exp(aged) - 60.0)
     assert raised > plain
+
+
+@pytest.mark.parametrize("make", [lambda: QBETS(random_state=0),
+                                  lambda: WaitPredictor(capacity=64)], ids=["QBETS", "wait"])
+@pytest.mark.parametrize(("column", "value", "message"), [
+    ("n_procs", "x", r"column 'n_procs' is not numeric \(1 row\(s\) hold something else; "
+                     r"first at row 2, job_id 3: 'x'\)"),
+    ("req_procs", "x", r"column 'req_procs' is not numeric"),
+    ("req_time", np.inf, r"column 'req_time' holds infinite values \(1 row\(s\); first at "
+                         r"row 2, job_id 3\)"),
+    ("req_time", 2.0**60, r"column 'req_time' holds values of 2\*\*53 or more"),
+])
+def test_a_column_the_bounds_read_holding_nonsense_is_named(make, column, value, message):
+    jobs = pd.DataFrame({"job_id": [1, 2, 3, 4], "submit_time": [0.0, 5.0, 9.0, 20.0],
+                         "wait_time": [1.0, 2.0, 3.0, 4.0], "run_time": [10.0] * 4,
+                         "n_procs": [1.0, 2.0, 4.0, 8.0], "req_procs": [1.0, 2.0, 4.0, 8.0],
+                         "req_time": [60.0] * 4})
+    jobs = jobs.assign(start_time=jobs["submit_time"] + jobs["wait_time"],
+                       end_time=jobs["submit_time"] + jobs["wait_time"] + jobs["run_time"])
+    jobs[column] = jobs[column].astype(object)
+    jobs.loc[2, column] = value
+    with pytest.raises(JobTableError, match=message):
+        make().fit(jobs, jobs["wait_time"])

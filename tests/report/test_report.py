@@ -139,3 +139,14 @@ def test_equal_random_states_give_equal_analyses_and_progress_is_reported():
     assert [s for s, _ in steps[:4]] == ["prepare", "predictors", "bounds", "schedules"]
     assert "fairness" not in [s for s, _ in steps]
     assert all(seconds >= 0 for _, seconds in steps)
+
+
+def test_a_log_whose_every_job_is_left_out_is_an_error_naming_it():
+    from predictkit.exceptions import JobTableError
+
+    jobs = make_workload(50, random_state=0)
+    jobs["run_time"] = np.nan  # a log of jobs still pending
+    jobs.attrs["source"] = "pending.txt"
+    with pytest.raises(JobTableError, match=r"^pending\.txt: no job can be analysed: every job "
+                                            r"was left out \(50 with run_time unknown"):
+        analyze(jobs, fairness=False)

@@ -1,0 +1,79 @@
+"""The bytes of a log, whatever it comes as: a path or a file object, plain or gzip.
+
+One home for what every text reader (SWF, ``sacct``, ``squeue``) must do
+before it parses a line: read the path (turning a path that cannot be read
+into the reader's one-line error), read a file object, and decompress gzip
+data found by its magic bytes, refusing corrupt or truncated gzip and UTF-16
+text (which no reader here parses) by name.
+"""
+
+import gzip
+import os
+import zlib
+from pathlib import Path
+
+__all__ = ["read_source"]
+
+_GZIP_MAGIC = b"\x1f\x8b"
+_UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def read_source(path_or_buffer, error, *, reader):
+    """``(source, data)``: the name of a log and its (decompressed) content.
+
+    Parameters
+    ----------
+    path_or_buffer : str, path or file-like
+        The log. A file object may give bytes or text.
+    error : type
+        The reader's error class (:class:`~predictkit.exceptions.SWFFormatError`
+        or a subclass), called as ``error(message, source=...)``.
+    reader : str
+        The reader's name, for the message when the argument is neither a
+        path nor a file object.
+
+    Returns
+    -------
+    source : str
+        The path, the file object's ``name``, or ``"<buffer>"``.
+    data : bytes or str
+        The content: bytes (gzip already decompressed) or, from a text file
+        object, str.
+
+    Raises
+    ------
+    FileNotFoundError, IsADirectoryError, PermissionError
+        As ``open`` raises them (the command line prints them as one line).
+    error
+        For another path that cannot be read (a symbolic link loop, a file
+        used as a folder, a name too long), corrupt or truncated gzip data, or
+        UTF-16 text, naming the source.
+    TypeError
+        When ``path_or_buffer`` is neither a path nor a file object.
+    """
+    if isinstance(path_or_buffer, (str, os.PathLike)):
+        path = Path(path_or_buffer)
+        source = str(path)
+        try:
+            data = path.read_bytes()
+        except (FileNotFoundError, PermissionError, IsADirectoryError):
+            raise
+        except OSError as exc:  # a symlink loop, a file used as a folder, a too long name...
+            raise error(f"cannot read the file: {exc.strerror or exc}", source=source) from None
+    elif hasattr(path_or_buffer, "read"):
+        data = path_or_buffer.read()
+        name = getattr(path_or_buffer, "name", None)
+        source = name if isinstance(name, str) else "<buffer>"
+    else:
+        raise TypeError(f"{reader} needs a path or a file object, "
+                        f"got {type(path_or_buffer).__name__}")
+    if isinstance(data, bytes):
+        if data[:2] == _GZIP_MAGIC:
+            try:
+                data = gzip.decompress(data)
+            except (OSError, EOFError, zlib.error) as exc:
+                raise error(f"corrupt or truncated gzip data ({exc})", source=source) from None
+        if data[:2] in _UTF16_MARKS:
+            raise error("is UTF-16 text; job logs are read as UTF-8 or ASCII (convert it, "
+                        "e.g. with iconv -f UTF-16 -t UTF-8)", source=source)
+    return source, data
