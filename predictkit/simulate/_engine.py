@@ -197,6 +197,8 @@ class GapIndex(NamedTuple):
     could have lasted that long, and ``changed[0, b]``, the same but no
     earlier than the start of what was given back (``-inf``: nothing indexed
     yet). ``stale[0]`` counts the queries that record could not answer.
+    ``run``: ``[left, right)``, the run of segments with a free processor
+    last walked to bound such stretches (empty after indexing).
     """
 
     times: np.ndarray
@@ -205,6 +207,7 @@ class GapIndex(NamedTuple):
     levels: np.ndarray
     changed: np.ndarray
     stale: np.ndarray
+    run: np.ndarray
 
 
 class Reservations(NamedTuple):
@@ -332,7 +335,8 @@ def new_state(*, submit, duration, width, request, user, successor, n_users, fre
                                       longest=np.empty((GAP_LEVELS, GAP_SEGMENTS)),
                                       length=one(), levels=one(),
                                       changed=np.full((2, GAP_SPANS), -np.inf),
-                                      stale=one())),
+                                      stale=one(),
+                                      run=np.array([np.inf, -np.inf]))),
         scratch=Scratch(sort_keys=np.empty(n), sort_index=ints(), sort_buffer=ints(),
                         priority_order=ints(), backfill_order=ints()),
         counters=counters,

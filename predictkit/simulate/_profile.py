@@ -18,10 +18,10 @@ references to each of them at every inlined call cost about nine tenths of the
 run time. Kernels therefore never allocate; scratch space comes with the state.
 """
 
-import math
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import viewer
 
 # --------------------------------------------------------------------- heaps
 # Binary min-heaps of (time, job) pairs; ties in time are broken by job index
@@ -424,8 +424,8 @@ def profile_run_around(profile, start, end, steps):
         steps -= 1
         if steps < 0:
             return -np.inf, np.inf
-    right = left
-    while right < p and (T[right] < end or F[right] >= 1):
+    right = max(profile_before(profile, end) + 1, left)
+    while right < p and F[right] >= 1:
         right += 1
         steps -= 1
         if steps < 0:
@@ -473,12 +473,30 @@ def gap_index_build(profile, index):
     index.levels[0] = levels
     index.changed[:, :] = np.inf
     index.stale[0] = 0
+    index.run[0] = np.inf
+    index.run[1] = -np.inf
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _biased_exponent(x):
+    """The exponent field of the float ``x`` (1023 for ``1 <= |x| < 2``)."""
+    return (viewer(x, np.int64) >> 52) & 0x7FF
 
 
 @njit(cache=True, inline="always", _nrt=False)
 def _log2_floor(x):
-    """``floor(log2(x))`` for ``x >= 1`` (capped at 62)."""
-    return min(math.frexp(x)[1] - 1, 62)
+    """``floor(log2(x))`` for finite ``x >= 0.5`` (capped at 62), read off the exponent."""
+    return min(_biased_exponent(x) - 1023, 62)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def float_spacing(x):
+    """``np.spacing(x)`` for ``x >= 0``: below ``2**1023`` and for normal ``x``, a power
+    of two built from its exponent (``np.spacing`` itself calls ``nextafter``)."""
+    e = _biased_exponent(x)
+    if 53 < e < 0x7FE:
+        return viewer((e - 52) << 52, np.float64)
+    return np.spacing(x)
 
 
 @njit(cache=True, _nrt=False)
@@ -491,27 +509,48 @@ def gap_index_given_back(profile, index, start, end, steps):
     ``index.changed[0, b]`` to the same but no earlier than ``start`` (for
     a job of width 1, whose stretch must end before its limit, hence meet
     the interval before it).
+
+    The stretches are bounded by the run of segments with a free processor
+    around the interval (:func:`profile_run_around`). ``index.run`` keeps
+    the last run walked: while every interval given back lies inside it,
+    its ends still have no processor free (taking only lowers the free
+    counts), so it bounds the stretches again without a walk. An interval
+    reaching outside it is walked and becomes the new run.
     """
     if end <= start:
         return
     one = index.changed[0]
     wide = index.changed[1]
-    left, right = profile_run_around(profile, start, end, steps)
+    if index.run[0] <= start and end <= index.run[1]:
+        left = index.run[0]
+        right = index.run[1]
+    else:
+        left, right = profile_run_around(profile, start, end, steps)
+        index.run[0] = left
+        index.run[1] = right
     # a window "fits" when start + duration <= end in floating point, which
     # can hold for a stretch a few units in the last place shorter
     span = right - left
     if span < np.inf:
-        span += 4.0 * np.spacing(max(abs(right), abs(end)))
+        span += 4.0 * float_spacing(max(abs(right), abs(end)))
     if span < 0.5:
         return
     top = len(one) - 1 if span == np.inf else min(_log2_floor(span), len(one) - 1)
+    length = 1.0
     for b in range(top + 1):
-        by = left + 2.0 ** b
+        by = left + length
+        length *= 2.0
         if by < wide[b]:
             wide[b] = by
         by = max(by, start)
         if by < one[b]:
             one[b] = by
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _gap_level(index, width):
+    """Row of ``index.longest`` for jobs of ``width`` (``floor(log2(width))``, capped)."""
+    return min(_log2_floor(float(width)), index.longest.shape[0] - 1)
 
 
 @njit(cache=True, _nrt=False)
@@ -523,7 +562,7 @@ def gap_index_answer(index, width, duration, limit):
     index was built cannot be ruled out. With ``width == 1`` the caller
     guarantees that no processor is free just before ``limit``.
     """
-    slack = 4.0 * np.spacing(abs(limit))
+    slack = 4.0 * float_spacing(abs(limit))
     need = duration - slack
     b = min(_log2_floor(max(need, 1.0)), index.changed.shape[1] - 1)
     if index.changed[0 if width == 1 else 1, b] <= limit + slack:
@@ -539,12 +578,10 @@ def gap_index_answer(index, width, duration, limit):
             hi = mid
     if lo >= n:
         return 1
-    level = 0
-    while level + 1 < index.longest.shape[0] and (2 << level) <= width:
-        level += 1
+    level = _gap_level(index, width)
     if level >= index.levels[0]:
         return 0
-    return 1 if index.longest[level, lo] >= need - 4.0 * np.spacing(abs(index.times[lo])) else 0
+    return 1 if index.longest[level, lo] >= need - 4.0 * float_spacing(abs(index.times[lo])) else 0
 
 
 @njit(cache=True, _nrt=False)
@@ -558,14 +595,12 @@ def gap_index_first_end(index, width, duration, limit):
     ends no earlier than ``changed`` records for its length. Taken with the
     same rounding allowance as :func:`gap_index_answer`.
     """
-    slack = 4.0 * np.spacing(abs(limit))
+    slack = 4.0 * float_spacing(abs(limit))
     need = duration - slack
     b = min(_log2_floor(max(need, 1.0)), index.changed.shape[1] - 1)
     fresh = index.changed[0 if width == 1 else 1, b]
     n = index.length[0]
-    level = 0
-    while level + 1 < index.longest.shape[0] and (2 << level) <= width:
-        level += 1
+    level = _gap_level(index, width)
     base = np.inf
     if level < index.levels[0]:
         row = index.longest[level]
@@ -573,7 +608,7 @@ def gap_index_first_end(index, width, duration, limit):
         hi = n
         while lo < hi:
             mid = (lo + hi) // 2
-            if row[mid] >= need - 4.0 * np.spacing(abs(index.times[mid])):
+            if row[mid] >= need - 4.0 * float_spacing(abs(index.times[mid])):
                 hi = mid
             else:
                 lo = mid + 1

@@ -57,7 +57,7 @@ from .._profile import (
     profile_earliest_between,
     profile_min,
 )
-from .._profile import (gap_index_answer, gap_index_build, gap_index_first_end,
+from .._profile import (float_spacing, gap_index_answer, gap_index_build, gap_index_first_end,
                         gap_index_given_back)
 from ._policy import Policy
 
@@ -146,7 +146,7 @@ def _earliest_move(s, j):
     if answer > 0:
         # a window ends after ``end``, so it starts after ``end - d`` (less rounding)
         end = gap_index_first_end(gaps, w, d, limit)
-        bound = end - d - 16.0 * np.spacing(max(abs(end), abs(limit), d))
+        bound = end - d - 16.0 * float_spacing(max(abs(end), abs(limit), d))
         first = profile_before(profile, bound) if bound > T[0] else 0
         t = profile_earliest_between(profile, w, d, first, limit)
         if t < limit:
