@@ -20,8 +20,10 @@ run time. Kernels therefore never allocate; scratch space comes with the state.
 
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.core import cgutils
 from numba.cpython.unsafe.numbers import viewer
+from numba.extending import intrinsic
 
 # --------------------------------------------------------------------- heaps
 # Binary min-heaps of (time, job) pairs; ties in time are broken by job index
@@ -79,18 +81,36 @@ def heap_pop(heap):
     return key, val
 
 
+@intrinsic
+def _move_items(typingctx, a, dst, src, count):
+    """``a[dst:dst + count] = a[src:src + count]`` in one ``memmove`` (the ranges may
+    overlap; ``a`` is a contiguous 1-d array, ``count >= 0``)."""
+    if not (isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C"):
+        return None
+    sig = types.void(a, types.intp, types.intp, types.intp)
+
+    def codegen(context, builder, signature, args):
+        array = context.make_array(signature.args[0])(context, builder, args[0])
+        itemsize = context.get_abi_sizeof(context.get_data_type(signature.args[0].dtype))
+        cgutils.raw_memmove(builder, builder.gep(array.data, [args[1]]),
+                            builder.gep(array.data, [args[2]]), args[3], itemsize)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
 @njit(cache=True, inline="always", _nrt=False)
 def shift_right(a, pos, n):
     """Move ``a[pos:n]`` one place right (``a`` needs room for ``n + 1``)."""
-    for k in range(n, pos, -1):
-        a[k] = a[k - 1]
+    if n > pos:
+        _move_items(a, pos + 1, pos, n - pos)
 
 
 @njit(cache=True, inline="always", _nrt=False)
 def shift_left(a, pos, n, by):
     """Move ``a[pos + by:n]`` to ``a[pos:n - by]``."""
-    for k in range(pos, n - by):
-        a[k] = a[k + by]
+    if n - by > pos:
+        _move_items(a, pos, pos + by, n - by - pos)
 
 
 # ------------------------------------------------------- running jobs (sorted)
@@ -355,6 +375,38 @@ def profile_before(profile, t):
     return lo - 1
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def first_at_or_after(a, n, t, hint):
+    """Index of the first of ``a[:n]`` (ascending) at or after ``t`` (``n``: none),
+    searched outwards from ``hint``: a few steps when the answer is near it."""
+    h = min(max(hint, 0), n)
+    if h < n and a[h] < t:
+        lo = h  # a[lo] < t
+        step = 1
+        hi = h + 1
+        while hi < n and a[hi] < t:
+            lo = hi
+            step *= 2
+            hi = lo + step
+        hi = min(hi, n)  # hi == n or a[hi] >= t
+    else:
+        hi = h  # hi == n or a[hi] >= t
+        step = 1
+        lo = h - 1
+        while lo >= 0 and a[lo] >= t:
+            hi = lo
+            step *= 2
+            lo = hi - step
+        lo = max(lo, -1)  # lo == -1 or a[lo] < t
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if a[mid] < t:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
 @njit(cache=True, _nrt=False)
 def profile_earliest_before(profile, width, duration, limit):
     """:func:`profile_earliest` among starts before ``limit`` (``inf`` if none)."""
@@ -553,14 +605,15 @@ def _gap_level(index, width):
     return min(_log2_floor(float(width)), index.longest.shape[0] - 1)
 
 
-@njit(cache=True, _nrt=False)
-def gap_index_answer(index, width, duration, limit):
+@njit(cache=True, inline="always", _nrt=False)
+def gap_index_answer(index, width, duration, limit, hint):
     """Whether ``width`` processors may be free for ``duration`` somewhere before ``limit``.
 
     0: no stretch of the profile before ``limit`` has ``width`` free for that
     long; 1: the index cannot rule one out; 2: what was given back since the
     index was built cannot be ruled out. With ``width == 1`` the caller
-    guarantees that no processor is free just before ``limit``.
+    guarantees that no processor is free just before ``limit``. The search
+    for ``limit`` among the indexed breakpoints starts at ``hint``.
     """
     slack = 4.0 * float_spacing(abs(limit))
     need = duration - slack
@@ -568,14 +621,7 @@ def gap_index_answer(index, width, duration, limit):
     if index.changed[0 if width == 1 else 1, b] <= limit + slack:
         return 2
     n = index.length[0]
-    lo = 0
-    hi = n
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if index.times[mid] < limit:
-            lo = mid + 1
-        else:
-            hi = mid
+    lo = first_at_or_after(index.times, n, limit, hint)
     if lo >= n:
         return 1
     level = _gap_level(index, width)

@@ -1,5 +1,6 @@
 """Building blocks of the availability profile (``predictkit/simulate/_profile.py``)
-against plain Python: float helpers and the gap index's record of what was given back."""
+against plain Python: float helpers, searches and shifts of sorted arrays, and the gap
+index's record of what was given back."""
 
 import math
 
@@ -9,8 +10,9 @@ from hypothesis import strategies as st
 from numba import njit
 
 from predictkit.simulate._engine import GAP_LEVELS, GAP_SEGMENTS, GAP_SPANS, GapIndex, Profile
-from predictkit.simulate._profile import (_log2_floor, float_spacing, gap_index_build,
-                                          gap_index_given_back, profile_add, profile_compact)
+from predictkit.simulate._profile import (_log2_floor, first_at_or_after, float_spacing,
+                                          gap_index_build, gap_index_given_back, profile_add,
+                                          profile_compact, shift_left, shift_right)
 
 
 @njit(cache=True)
@@ -129,3 +131,42 @@ def test_the_record_of_what_was_given_back_bounds_every_new_stretch(seed, n_ops,
                         continue
                     end = t + length
                     assert index.changed[1, b] <= end, (width, a, e, b, t)
+
+
+@njit(cache=True)
+def _searches(a, n, ts, hints, out):
+    for i in range(len(ts)):
+        out[i] = first_at_or_after(a, n, ts[i], hints[i])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(-50, 50), max_size=40, unique=True), st.integers(0, 2 ** 32 - 1))
+def test_the_search_from_a_hint_finds_what_searchsorted_finds(values, seed):
+    rng = np.random.default_rng(seed)
+    a = np.array(sorted(values) + [0] * 5, dtype=np.float64)
+    n = len(values)
+    ts = rng.integers(-60, 60, 30).astype(np.float64)
+    ts[:len(values)] = a[:n][:30] if n else ts[:0]
+    hints = rng.integers(-3, n + 4, 30)
+    out = np.empty(30, dtype=np.int64)
+    _searches(a, n, ts, hints, out)
+    np.testing.assert_array_equal(out, np.searchsorted(a[:n], ts, side="left"))
+
+
+@njit(cache=True)
+def _shifts(a, pos, n, by):
+    shift_right(a, pos, n)
+    shift_left(a, pos, n + 1, by)
+
+
+@given(st.integers(1, 30), st.data())
+def test_shifts_move_what_a_plain_loop_moves(n, data):
+    pos = data.draw(st.integers(0, n))
+    by = data.draw(st.integers(1, n + 1 - pos))
+    for dtype in (np.float64, np.int64):
+        a = np.arange(n + 1, dtype=dtype) * 3 + 1
+        expected = a.copy()
+        expected[pos + 1:n + 1] = expected[pos:n].copy()
+        expected[pos:n + 1 - by] = expected[pos + by:n + 1].copy()
+        _shifts(a, pos, n, by)
+        np.testing.assert_array_equal(a, expected)

@@ -49,6 +49,7 @@ from numba import njit
 
 from .._engine import event_loop, start_job
 from .._profile import (
+    first_at_or_after,
     profile_add,
     profile_advance,
     profile_before,
@@ -120,29 +121,31 @@ def _move(s, j):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _earliest_move(s, j):
-    """Where removing and re-inserting ``j`` would put it (see the module docstring)."""
+def _earliest_move(s, j, hint):
+    """Where removing and re-inserting ``j`` would put it (see the module docstring),
+    and the segment just before its reservation (searched from ``hint``)."""
     profile = s.profile
     T = profile.times
     F = profile.free
     at = s.reservations.start[j]
     w = s.jobs.width[j]
     d = s.jobs.estimate[j]
-    k = profile_before(profile, at)
+    k = first_at_or_after(T, profile.length[0], at, hint) - 1
+    before = k
     limit = at
     if F[k] >= w:
         while k > 0 and F[k - 1] >= w:
             k -= 1
         limit = T[k]
     if k == 0:
-        return limit
+        return limit, before
     gaps = s.reservations.gaps
-    answer = gap_index_answer(gaps, w, d, limit)
+    answer = gap_index_answer(gaps, w, d, limit, k)
     if answer == 2:
         gaps.stale[0] += 1
         if gaps.stale[0] >= _GAP_REBUILD:
             gap_index_build(profile, gaps)
-            answer = gap_index_answer(gaps, w, d, limit)
+            answer = gap_index_answer(gaps, w, d, limit, k)
     if answer > 0:
         # a window ends after ``end``, so it starts after ``end - d`` (less rounding)
         end = gap_index_first_end(gaps, w, d, limit)
@@ -150,8 +153,8 @@ def _earliest_move(s, j):
         first = profile_before(profile, bound) if bound > T[0] else 0
         t = profile_earliest_between(profile, w, d, first, limit)
         if t < limit:
-            return t
-    return limit
+            return t, before
+    return limit, before
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -179,10 +182,11 @@ def _compress(s, order, now):
     """
     gap_index_build(s.profile, s.reservations.gaps)
     first = np.inf
+    hint = 0
     for j in order:
         t = s.reservations.start[j]
         if t > now:
-            new = _earliest_move(s, j)
+            new, hint = _earliest_move(s, j, hint)
             if new < t:
                 _slide(s, j, new)
                 t = new
