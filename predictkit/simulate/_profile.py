@@ -494,7 +494,9 @@ def gap_index_build(profile, index):
     ``index.longest[level, k]``: the longest time within ``[times[0],
     times[k])`` with at least ``2**level`` free throughout; levels above the
     most free processors on the indexed part are left out (``index.levels``).
-    Clears the record of processors given back since (``index.changed``).
+    A level's row is computed when first asked for (:func:`_gap_row`), from
+    the breakpoints and free counts copied here. Clears the record of
+    processors given back since (``index.changed``).
     """
     T = profile.times
     F = profile.free
@@ -502,31 +504,48 @@ def gap_index_build(profile, index):
     most = 0
     for k in range(count):
         index.times[k] = T[k]
+        index.free[k] = F[k]
         if F[k] > most:
             most = F[k]
     levels = 0
     while levels < index.longest.shape[0] and (1 << levels) <= most:
-        h = 1 << levels
-        row = index.longest[levels]
-        best = 0.0
-        begin = np.inf
-        for k in range(count):
-            current = T[k] - begin if begin < np.inf else 0.0
-            row[k] = best if best > current else current
-            if F[k] >= h:
-                if begin == np.inf:
-                    begin = T[k]
-            elif begin < np.inf:
-                if T[k] - begin > best:
-                    best = T[k] - begin
-                begin = np.inf
         levels += 1
     index.length[0] = count
     index.levels[0] = levels
+    index.built[0] = 0
     index.changed[:, :] = np.inf
     index.stale[0] = 0
     index.run[0] = np.inf
     index.run[1] = -np.inf
+
+
+@njit(cache=True, _nrt=False)
+def _gap_row_build(index, level):
+    T = index.times
+    F = index.free
+    h = 1 << level
+    row = index.longest[level]
+    best = 0.0
+    begin = np.inf
+    for k in range(index.length[0]):
+        current = T[k] - begin if begin < np.inf else 0.0
+        row[k] = best if best > current else current
+        if F[k] >= h:
+            if begin == np.inf:
+                begin = T[k]
+        elif begin < np.inf:
+            if T[k] - begin > best:
+                best = T[k] - begin
+            begin = np.inf
+    index.built[0] |= np.int64(1) << level
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _gap_row(index, level):
+    """``index.longest[level]``, computed first if it was not since the index was built."""
+    if not (index.built[0] >> level) & 1:
+        _gap_row_build(index, level)
+    return index.longest[level]
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -627,7 +646,8 @@ def gap_index_answer(index, width, duration, limit, hint):
     level = _gap_level(index, width)
     if level >= index.levels[0]:
         return 0
-    return 1 if index.longest[level, lo] >= need - 4.0 * float_spacing(abs(index.times[lo])) else 0
+    return 1 if _gap_row(index, level)[lo] >= need - 4.0 * float_spacing(abs(index.times[lo])) \
+        else 0
 
 
 @njit(cache=True, _nrt=False)
@@ -649,7 +669,7 @@ def gap_index_first_end(index, width, duration, limit):
     level = _gap_level(index, width)
     base = np.inf
     if level < index.levels[0]:
-        row = index.longest[level]
+        row = _gap_row(index, level)
         lo = 0
         hi = n
         while lo < hi:

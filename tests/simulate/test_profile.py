@@ -55,8 +55,10 @@ def _profile(size):
 
 
 def _index():
-    return GapIndex(times=np.empty(GAP_SEGMENTS), longest=np.empty((GAP_LEVELS, GAP_SEGMENTS)),
+    return GapIndex(times=np.empty(GAP_SEGMENTS), free=np.empty(GAP_SEGMENTS, dtype=np.int64),
+                    longest=np.empty((GAP_LEVELS, GAP_SEGMENTS)),
                     length=np.zeros(1, dtype=np.int64), levels=np.zeros(1, dtype=np.int64),
+                    built=np.zeros(1, dtype=np.int64),
                     changed=np.full((2, GAP_SPANS), -np.inf), stale=np.zeros(1, dtype=np.int64),
                     run=np.array([np.inf, -np.inf]))
 

@@ -27,8 +27,11 @@ re-inserting gives, without touching the profile unless ``j`` moves.
 Looking for a whole window is the costly part (a scan of the profile), and on
 overloaded logs it almost never succeeds. The gap index, built at the start
 of each compression, holds for widths 1, 2, 4, ... the longest stretch with
-that many processors free before each breakpoint; every interval given back
-since is recorded with a bound on the free stretches it may be part of (see
+that many processors free before each breakpoint (a width's row is computed
+when a reservation of that width first asks); every interval given back
+since is recorded with a bound on the free stretches it may be part of: the
+run of segments with a free processor around it, walked again only when an
+interval reaches outside the last run walked (see
 :func:`~.._profile.gap_index_given_back`). Only when the index cannot rule
 out a window of ``d`` with ``w`` free before the limit is the profile
 scanned, and then only from where a window can end by the index: after the
@@ -38,6 +41,10 @@ index was built, or after what the record of given-back intervals allows
 jobs of RICC-2010-2 this cuts the breakpoints scanned by two thirds. Taking
 a slot only removes free processors, so the index stays an upper bound
 without further work.
+
+Reservations in priority order mostly start in ascending order, so the
+search for a reservation's segment in the profile, and for its limit in the
+index, starts from the previous reservation's segment.
 
 Passes with nothing to do cost nothing per waiting job: the earliest
 reserved start (the next pass that must start jobs) and the number of
