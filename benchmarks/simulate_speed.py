@@ -517,8 +517,8 @@ def main(argv=None):
         merge_planning(args.merge_planning, args.output_dir)
         return
     if args.planning:
-        simulate(synthetic(1000), policy="conservative")  # compile / load the cache
-        simulate(synthetic(1000), policy="easy", reservation_depth=4)
+        for policy, depth in PLANNING:  # compile / load the cache
+            simulate(synthetic(1000), policy=policy, reservation_depth=depth)
         ricc, dropped = load("RICC-2010-2")
         out = {"provenance": provenance("simulate_speed", argv),
                "dropped": {"RICC-2010-2": dropped}, "planning": planning(ricc, "RICC-2010-2")}

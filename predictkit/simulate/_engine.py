@@ -191,20 +191,26 @@ class GapIndex(NamedTuple):
     ``longest[level, k]``: the longest time, within ``[times[0], times[k])``,
     during which at least ``2**level`` processors are free throughout, for
     the first ``length[0]`` breakpoints ``times`` of the profile when it was
-    indexed. Processors given back since then are summarised, for each
+    indexed (``free``: the free counts then; bit ``level`` of ``built[0]``:
+    that row is computed). Processors given back since then are summarised, for each
     length ``2**b`` seconds (``b < GAP_SPANS``) of a free stretch meeting
     them, by ``changed[1, b]``, the earliest instant by which such a stretch
     could have lasted that long, and ``changed[0, b]``, the same but no
     earlier than the start of what was given back (``-inf``: nothing indexed
     yet). ``stale[0]`` counts the queries that record could not answer.
+    ``run``: ``[left, right)``, the run of segments with a free processor
+    last walked to bound such stretches (empty after indexing).
     """
 
     times: np.ndarray
+    free: np.ndarray
     longest: np.ndarray
     length: np.ndarray
     levels: np.ndarray
+    built: np.ndarray
     changed: np.ndarray
     stale: np.ndarray
+    run: np.ndarray
 
 
 class Reservations(NamedTuple):
@@ -329,10 +335,12 @@ def new_state(*, submit, duration, width, request, user, successor, n_users, fre
                                   next_start=one(np.inf, np.float64), count=one(),
                                   gaps=GapIndex(
                                       times=np.empty(GAP_SEGMENTS),
+                                      free=np.empty(GAP_SEGMENTS, dtype=np.int64),
                                       longest=np.empty((GAP_LEVELS, GAP_SEGMENTS)),
-                                      length=one(), levels=one(),
+                                      length=one(), levels=one(), built=one(),
                                       changed=np.full((2, GAP_SPANS), -np.inf),
-                                      stale=one())),
+                                      stale=one(),
+                                      run=np.array([np.inf, -np.inf]))),
         scratch=Scratch(sort_keys=np.empty(n), sort_index=ints(), sort_buffer=ints(),
                         priority_order=ints(), backfill_order=ints()),
         counters=counters,

@@ -18,10 +18,12 @@ references to each of them at every inlined call cost about nine tenths of the
 run time. Kernels therefore never allocate; scratch space comes with the state.
 """
 
-import math
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.core import cgutils
+from numba.cpython.unsafe.numbers import viewer
+from numba.extending import intrinsic
 
 # --------------------------------------------------------------------- heaps
 # Binary min-heaps of (time, job) pairs; ties in time are broken by job index
@@ -79,18 +81,36 @@ def heap_pop(heap):
     return key, val
 
 
+@intrinsic
+def _move_items(typingctx, a, dst, src, count):
+    """``a[dst:dst + count] = a[src:src + count]`` in one ``memmove`` (the ranges may
+    overlap; ``a`` is a contiguous 1-d array, ``count >= 0``)."""
+    if not (isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C"):
+        return None
+    sig = types.void(a, types.intp, types.intp, types.intp)
+
+    def codegen(context, builder, signature, args):
+        array = context.make_array(signature.args[0])(context, builder, args[0])
+        itemsize = context.get_abi_sizeof(context.get_data_type(signature.args[0].dtype))
+        cgutils.raw_memmove(builder, builder.gep(array.data, [args[1]]),
+                            builder.gep(array.data, [args[2]]), args[3], itemsize)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
 @njit(cache=True, inline="always", _nrt=False)
 def shift_right(a, pos, n):
     """Move ``a[pos:n]`` one place right (``a`` needs room for ``n + 1``)."""
-    for k in range(n, pos, -1):
-        a[k] = a[k - 1]
+    if n > pos:
+        _move_items(a, pos + 1, pos, n - pos)
 
 
 @njit(cache=True, inline="always", _nrt=False)
 def shift_left(a, pos, n, by):
     """Move ``a[pos + by:n]`` to ``a[pos:n - by]``."""
-    for k in range(pos, n - by):
-        a[k] = a[k + by]
+    if n - by > pos:
+        _move_items(a, pos, pos + by, n - by - pos)
 
 
 # ------------------------------------------------------- running jobs (sorted)
@@ -355,6 +375,38 @@ def profile_before(profile, t):
     return lo - 1
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def first_at_or_after(a, n, t, hint):
+    """Index of the first of ``a[:n]`` (ascending) at or after ``t`` (``n``: none),
+    searched outwards from ``hint``: a few steps when the answer is near it."""
+    h = min(max(hint, 0), n)
+    if h < n and a[h] < t:
+        lo = h  # a[lo] < t
+        step = 1
+        hi = h + 1
+        while hi < n and a[hi] < t:
+            lo = hi
+            step *= 2
+            hi = lo + step
+        hi = min(hi, n)  # hi == n or a[hi] >= t
+    else:
+        hi = h  # hi == n or a[hi] >= t
+        step = 1
+        lo = h - 1
+        while lo >= 0 and a[lo] >= t:
+            hi = lo
+            step *= 2
+            lo = hi - step
+        lo = max(lo, -1)  # lo == -1 or a[lo] < t
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if a[mid] < t:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
 @njit(cache=True, _nrt=False)
 def profile_earliest_before(profile, width, duration, limit):
     """:func:`profile_earliest` among starts before ``limit`` (``inf`` if none)."""
@@ -424,8 +476,8 @@ def profile_run_around(profile, start, end, steps):
         steps -= 1
         if steps < 0:
             return -np.inf, np.inf
-    right = left
-    while right < p and (T[right] < end or F[right] >= 1):
+    right = max(profile_before(profile, end) + 1, left)
+    while right < p and F[right] >= 1:
         right += 1
         steps -= 1
         if steps < 0:
@@ -442,7 +494,9 @@ def gap_index_build(profile, index):
     ``index.longest[level, k]``: the longest time within ``[times[0],
     times[k])`` with at least ``2**level`` free throughout; levels above the
     most free processors on the indexed part are left out (``index.levels``).
-    Clears the record of processors given back since (``index.changed``).
+    A level's row is computed when first asked for (:func:`_gap_row`), from
+    the breakpoints and free counts copied here. Clears the record of
+    processors given back since (``index.changed``).
     """
     T = profile.times
     F = profile.free
@@ -450,35 +504,70 @@ def gap_index_build(profile, index):
     most = 0
     for k in range(count):
         index.times[k] = T[k]
+        index.free[k] = F[k]
         if F[k] > most:
             most = F[k]
     levels = 0
     while levels < index.longest.shape[0] and (1 << levels) <= most:
-        h = 1 << levels
-        row = index.longest[levels]
-        best = 0.0
-        begin = np.inf
-        for k in range(count):
-            current = T[k] - begin if begin < np.inf else 0.0
-            row[k] = best if best > current else current
-            if F[k] >= h:
-                if begin == np.inf:
-                    begin = T[k]
-            elif begin < np.inf:
-                if T[k] - begin > best:
-                    best = T[k] - begin
-                begin = np.inf
         levels += 1
     index.length[0] = count
     index.levels[0] = levels
+    index.built[0] = 0
     index.changed[:, :] = np.inf
     index.stale[0] = 0
+    index.run[0] = np.inf
+    index.run[1] = -np.inf
+
+
+@njit(cache=True, _nrt=False)
+def _gap_row_build(index, level):
+    T = index.times
+    F = index.free
+    h = 1 << level
+    row = index.longest[level]
+    best = 0.0
+    begin = np.inf
+    for k in range(index.length[0]):
+        current = T[k] - begin if begin < np.inf else 0.0
+        row[k] = best if best > current else current
+        if F[k] >= h:
+            if begin == np.inf:
+                begin = T[k]
+        elif begin < np.inf:
+            if T[k] - begin > best:
+                best = T[k] - begin
+            begin = np.inf
+    index.built[0] |= np.int64(1) << level
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _gap_row(index, level):
+    """``index.longest[level]``, computed first if it was not since the index was built."""
+    if not (index.built[0] >> level) & 1:
+        _gap_row_build(index, level)
+    return index.longest[level]
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _biased_exponent(x):
+    """The exponent field of the float ``x`` (1023 for ``1 <= |x| < 2``)."""
+    return (viewer(x, np.int64) >> 52) & 0x7FF
 
 
 @njit(cache=True, inline="always", _nrt=False)
 def _log2_floor(x):
-    """``floor(log2(x))`` for ``x >= 1`` (capped at 62)."""
-    return min(math.frexp(x)[1] - 1, 62)
+    """``floor(log2(x))`` for finite ``x >= 0.5`` (capped at 62), read off the exponent."""
+    return min(_biased_exponent(x) - 1023, 62)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def float_spacing(x):
+    """``np.spacing(x)`` for ``x >= 0``: below ``2**1023`` and for normal ``x``, a power
+    of two built from its exponent (``np.spacing`` itself calls ``nextafter``)."""
+    e = _biased_exponent(x)
+    if 53 < e < 0x7FE:
+        return viewer((e - 52) << 52, np.float64)
+    return np.spacing(x)
 
 
 @njit(cache=True, _nrt=False)
@@ -491,22 +580,37 @@ def gap_index_given_back(profile, index, start, end, steps):
     ``index.changed[0, b]`` to the same but no earlier than ``start`` (for
     a job of width 1, whose stretch must end before its limit, hence meet
     the interval before it).
+
+    The stretches are bounded by the run of segments with a free processor
+    around the interval (:func:`profile_run_around`). ``index.run`` keeps
+    the last run walked: while every interval given back lies inside it,
+    its ends still have no processor free (taking only lowers the free
+    counts), so it bounds the stretches again without a walk. An interval
+    reaching outside it is walked and becomes the new run.
     """
     if end <= start:
         return
     one = index.changed[0]
     wide = index.changed[1]
-    left, right = profile_run_around(profile, start, end, steps)
+    if index.run[0] <= start and end <= index.run[1]:
+        left = index.run[0]
+        right = index.run[1]
+    else:
+        left, right = profile_run_around(profile, start, end, steps)
+        index.run[0] = left
+        index.run[1] = right
     # a window "fits" when start + duration <= end in floating point, which
     # can hold for a stretch a few units in the last place shorter
     span = right - left
     if span < np.inf:
-        span += 4.0 * np.spacing(max(abs(right), abs(end)))
+        span += 4.0 * float_spacing(max(abs(right), abs(end)))
     if span < 0.5:
         return
     top = len(one) - 1 if span == np.inf else min(_log2_floor(span), len(one) - 1)
+    length = 1.0
     for b in range(top + 1):
-        by = left + 2.0 ** b
+        by = left + length
+        length *= 2.0
         if by < wide[b]:
             wide[b] = by
         by = max(by, start)
@@ -514,37 +618,36 @@ def gap_index_given_back(profile, index, start, end, steps):
             one[b] = by
 
 
-@njit(cache=True, _nrt=False)
-def gap_index_answer(index, width, duration, limit):
+@njit(cache=True, inline="always", _nrt=False)
+def _gap_level(index, width):
+    """Row of ``index.longest`` for jobs of ``width`` (``floor(log2(width))``, capped)."""
+    return min(_log2_floor(float(width)), index.longest.shape[0] - 1)
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def gap_index_answer(index, width, duration, limit, hint):
     """Whether ``width`` processors may be free for ``duration`` somewhere before ``limit``.
 
     0: no stretch of the profile before ``limit`` has ``width`` free for that
     long; 1: the index cannot rule one out; 2: what was given back since the
     index was built cannot be ruled out. With ``width == 1`` the caller
-    guarantees that no processor is free just before ``limit``.
+    guarantees that no processor is free just before ``limit``. The search
+    for ``limit`` among the indexed breakpoints starts at ``hint``.
     """
-    slack = 4.0 * np.spacing(abs(limit))
+    slack = 4.0 * float_spacing(abs(limit))
     need = duration - slack
     b = min(_log2_floor(max(need, 1.0)), index.changed.shape[1] - 1)
     if index.changed[0 if width == 1 else 1, b] <= limit + slack:
         return 2
     n = index.length[0]
-    lo = 0
-    hi = n
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if index.times[mid] < limit:
-            lo = mid + 1
-        else:
-            hi = mid
+    lo = first_at_or_after(index.times, n, limit, hint)
     if lo >= n:
         return 1
-    level = 0
-    while level + 1 < index.longest.shape[0] and (2 << level) <= width:
-        level += 1
+    level = _gap_level(index, width)
     if level >= index.levels[0]:
         return 0
-    return 1 if index.longest[level, lo] >= need - 4.0 * np.spacing(abs(index.times[lo])) else 0
+    return 1 if _gap_row(index, level)[lo] >= need - 4.0 * float_spacing(abs(index.times[lo])) \
+        else 0
 
 
 @njit(cache=True, _nrt=False)
@@ -558,22 +661,20 @@ def gap_index_first_end(index, width, duration, limit):
     ends no earlier than ``changed`` records for its length. Taken with the
     same rounding allowance as :func:`gap_index_answer`.
     """
-    slack = 4.0 * np.spacing(abs(limit))
+    slack = 4.0 * float_spacing(abs(limit))
     need = duration - slack
     b = min(_log2_floor(max(need, 1.0)), index.changed.shape[1] - 1)
     fresh = index.changed[0 if width == 1 else 1, b]
     n = index.length[0]
-    level = 0
-    while level + 1 < index.longest.shape[0] and (2 << level) <= width:
-        level += 1
+    level = _gap_level(index, width)
     base = np.inf
     if level < index.levels[0]:
-        row = index.longest[level]
+        row = _gap_row(index, level)
         lo = 0
         hi = n
         while lo < hi:
             mid = (lo + hi) // 2
-            if row[mid] >= need - 4.0 * np.spacing(abs(index.times[mid])):
+            if row[mid] >= need - 4.0 * float_spacing(abs(index.times[mid])):
                 hi = mid
             else:
                 lo = mid + 1

@@ -27,8 +27,11 @@ re-inserting gives, without touching the profile unless ``j`` moves.
 Looking for a whole window is the costly part (a scan of the profile), and on
 overloaded logs it almost never succeeds. The gap index, built at the start
 of each compression, holds for widths 1, 2, 4, ... the longest stretch with
-that many processors free before each breakpoint; every interval given back
-since is recorded with a bound on the free stretches it may be part of (see
+that many processors free before each breakpoint (a width's row is computed
+when a reservation of that width first asks); every interval given back
+since is recorded with a bound on the free stretches it may be part of: the
+run of segments with a free processor around it, walked again only when an
+interval reaches outside the last run walked (see
 :func:`~.._profile.gap_index_given_back`). Only when the index cannot rule
 out a window of ``d`` with ``w`` free before the limit is the profile
 scanned, and then only from where a window can end by the index: after the
@@ -38,6 +41,10 @@ index was built, or after what the record of given-back intervals allows
 jobs of RICC-2010-2 this cuts the breakpoints scanned by two thirds. Taking
 a slot only removes free processors, so the index stays an upper bound
 without further work.
+
+Reservations in priority order mostly start in ascending order, so the
+search for a reservation's segment in the profile, and for its limit in the
+index, starts from the previous reservation's segment.
 
 Passes with nothing to do cost nothing per waiting job: the earliest
 reserved start (the next pass that must start jobs) and the number of
@@ -49,6 +56,7 @@ from numba import njit
 
 from .._engine import event_loop, start_job
 from .._profile import (
+    first_at_or_after,
     profile_add,
     profile_advance,
     profile_before,
@@ -57,7 +65,7 @@ from .._profile import (
     profile_earliest_between,
     profile_min,
 )
-from .._profile import (gap_index_answer, gap_index_build, gap_index_first_end,
+from .._profile import (float_spacing, gap_index_answer, gap_index_build, gap_index_first_end,
                         gap_index_given_back)
 from ._policy import Policy
 
@@ -120,38 +128,40 @@ def _move(s, j):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _earliest_move(s, j):
-    """Where removing and re-inserting ``j`` would put it (see the module docstring)."""
+def _earliest_move(s, j, hint):
+    """Where removing and re-inserting ``j`` would put it (see the module docstring),
+    and the segment just before its reservation (searched from ``hint``)."""
     profile = s.profile
     T = profile.times
     F = profile.free
     at = s.reservations.start[j]
     w = s.jobs.width[j]
     d = s.jobs.estimate[j]
-    k = profile_before(profile, at)
+    k = first_at_or_after(T, profile.length[0], at, hint) - 1
+    before = k
     limit = at
     if F[k] >= w:
         while k > 0 and F[k - 1] >= w:
             k -= 1
         limit = T[k]
     if k == 0:
-        return limit
+        return limit, before
     gaps = s.reservations.gaps
-    answer = gap_index_answer(gaps, w, d, limit)
+    answer = gap_index_answer(gaps, w, d, limit, k)
     if answer == 2:
         gaps.stale[0] += 1
         if gaps.stale[0] >= _GAP_REBUILD:
             gap_index_build(profile, gaps)
-            answer = gap_index_answer(gaps, w, d, limit)
+            answer = gap_index_answer(gaps, w, d, limit, k)
     if answer > 0:
         # a window ends after ``end``, so it starts after ``end - d`` (less rounding)
         end = gap_index_first_end(gaps, w, d, limit)
-        bound = end - d - 16.0 * np.spacing(max(abs(end), abs(limit), d))
+        bound = end - d - 16.0 * float_spacing(max(abs(end), abs(limit), d))
         first = profile_before(profile, bound) if bound > T[0] else 0
         t = profile_earliest_between(profile, w, d, first, limit)
         if t < limit:
-            return t
-    return limit
+            return t, before
+    return limit, before
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -179,10 +189,11 @@ def _compress(s, order, now):
     """
     gap_index_build(s.profile, s.reservations.gaps)
     first = np.inf
+    hint = 0
     for j in order:
         t = s.reservations.start[j]
         if t > now:
-            new = _earliest_move(s, j)
+            new, hint = _earliest_move(s, j, hint)
             if new < t:
                 _slide(s, j, new)
                 t = new
