@@ -120,7 +120,7 @@ def run(args):
     summary["n_skipped_unknown_wait"] = int((~usable).sum())
     if args.output:
         _write(jobs, bounds, args)
-    if args.quiet:
+    if args.quiet and not args.json:
         return 0
     stream = sys.stderr if args.output == "-" else sys.stdout
     if args.json:
@@ -151,7 +151,7 @@ def _run_wait(jobs, args, progress, usable, capacity):
     summary["capacity"] = capacity
     if args.output:
         _write(jobs, bounds, args)
-    if args.quiet:
+    if args.quiet and not args.json:
         return 0
     stream = sys.stderr if args.output == "-" else sys.stdout
     if args.json:

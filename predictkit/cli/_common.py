@@ -24,7 +24,7 @@ def add_output_options(parser, *, formats=("swf", "csv", "json"), default=None):
     parser.add_argument("--format", choices=formats, default=default,
                         help="output format (default: from the file extension)")
     parser.add_argument("-q", "--quiet", action="store_true",
-                        help="print nothing but errors")
+                        help="print nothing but errors (and the JSON --json asks for)")
 
 
 def print_json(obj, stream=None):

@@ -65,7 +65,8 @@ def register(subparsers):
                              ".json; swf for '-', a FIFO or a device)")
     parser.add_argument("--json", action="store_true",
                         help="print the accuracy summary as JSON")
-    parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="print nothing but errors (and the JSON --json asks for)")
     parser.set_defaults(func=run)
 
 

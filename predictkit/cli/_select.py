@@ -169,7 +169,7 @@ def run(args):
     table = found.table.sort_values(["is_baseline", "cv_score"], kind="stable")
     if args.output:
         write_table(table, args.output, fmt)
-    if args.quiet:
+    if args.quiet and not args.json:
         return 0
     stream = result_stream(args.output)
     chosen, base = found.chosen_test_score, found.baseline_test_score

@@ -193,7 +193,7 @@ def run(args):
     if args.output:
         with progress.step(f"wrote {len(schedule.jobs):,} simulated jobs to {args.output}"):
             _write(schedule, args, fmt)
-    if args.quiet:
+    if args.quiet and not args.json:
         return 0
     stream = result_stream(args.output)
     if args.json:

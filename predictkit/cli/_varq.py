@@ -96,7 +96,7 @@ def run(args):
         progress.say(f"left out {describe_cleaning(table.attrs['cleaning'])}")
     if args.output:
         write_table(table, args.output, args.format)
-    if args.quiet:
+    if args.quiet and not args.json:
         return 0
     stream = result_stream(args.output)
     if args.json:

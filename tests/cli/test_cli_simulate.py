@@ -77,6 +77,8 @@ def test_simulate_cplant_starvation_queue_flags(capsys, tmp_path):
                  "--priority", "fairshare", "--starvation-after", "6h",
                  "--starvation-bar-heavy", "--max-runtime", "72h", "--json", "-q",
                  "-o", str(out)]) == 0
+    quiet = capsys.readouterr()
+    assert quiet.err == "" and "metrics" in json.loads(quiet.out)
     schedule = pd.read_csv(out)
     assert "starving_since" in schedule and schedule["starving_since"].notna().any()
     assert main(["simulate", path, "--max-jobs", "500", "--policy", "no_guarantee",

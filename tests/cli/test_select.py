@@ -51,10 +51,12 @@ def test_select_prints_the_choice_and_its_score_next_to_easy_pp(log, capsys, tmp
 def test_select_json(log, capsys):
     assert main(["select", str(log), *FEW, "--predictors", "usage-max", "--no-easy-pp-style",
                  "--json", "-q"]) == 0
-    assert capsys.readouterr().out == ""
+    quiet = capsys.readouterr()
+    assert quiet.err == ""
     assert main(["select", str(log), *FEW, "--predictors", "usage-max", "--no-easy-pp-style",
                  "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
+    assert json.loads(quiet.out)["chosen"] == data["chosen"]
     assert data["chosen"] in {"usage-max", "usage-max selective"}
     assert len(data["candidates"]) == 3
 
