@@ -25,7 +25,11 @@ request. :class:`JointEstimates` models it in three steps, all fitted to a log:
    padding's variation belongs to the user (some users are always accurate,
    others always pad) and a share ``b`` to the session, so a session repeats
    its request (a session also shares its rounding draws). The marginal
-   distribution is unchanged by ``a`` and ``b``.
+   distribution is unchanged by ``a`` and ``b``. The user scores are drawn
+   stratified by activity (:func:`stratified_user_scores`): a user keeps one
+   score, and the job-weighted distribution of the user scores is exactly
+   standard normal, so the heaviest users do not shift the whole
+   distribution from one draw to the next.
 4. **The user's own values** (``user_requests=True``, off by default).
    A user asks for a few habitual values, which change over time, whatever
    the job's length; drawn from the pooled paddings, a user's burst of short
@@ -110,6 +114,40 @@ def _normal_scores(values, groups):
     rank = run_start[run_id] - group_start[group_id] + (run_len[run_id] + 1) / 2.0
     scores = np.empty(n)
     scores[order] = ndtri(rank / (group_len[group_id] + 1.0))
+    return scores
+
+
+def stratified_user_scores(user_codes, rng):
+    """One normal score per user, stratified by the users' job counts.
+
+    The users, in a random order, share out the unit interval in proportion
+    to their jobs; each user's score is ``Phi^-1`` of a uniform point within
+    its own stretch. Every user keeps one score, and the job-weighted
+    distribution of the scores is the standard normal law whatever the users
+    draw: under a Zipf law of activity the heaviest user (a sixth of the jobs)
+    no longer moves the whole padding distribution from one seed to another,
+    as independent scores per user do.
+
+    Parameters
+    ----------
+    user_codes : ndarray of int
+        Each job's user (non-negative codes; codes without jobs are allowed).
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray, shape (user_codes.max() + 1,)
+        The score of each user code (a code without jobs gets a score of a
+        stretch of length 0, never used).
+    """
+    counts = np.bincount(user_codes).astype(float)
+    if counts.size == 0:
+        return counts
+    order = rng.permutation(counts.size)
+    share = counts[order] / counts.sum()
+    low = np.cumsum(share) - share
+    scores = np.empty(counts.size)
+    scores[order] = ndtri(np.clip(low + rng.random(counts.size) * share, 1e-12, 1.0 - 1e-12))
     return scores
 
 
@@ -394,6 +432,11 @@ class JointEstimates(EstimateModel):
         ``user_requests`` (without them, each user code takes a random fitted
         user as template); ``submit_times`` order a user's jobs for it
         (without them, the jobs' order).
+        Each user's padding score is drawn once for all its jobs, stratified
+        by activity (:func:`stratified_user_scores`): the job-weighted
+        distribution of the user scores is exactly standard normal, so
+        ``user_share`` stays the user's share of the variance of ``z`` and the
+        heaviest users do not move the whole distribution between seeds.
         The flags mark jobs whose padding is below ``1 / AT_REQUEST`` (the
         spike of jobs at their request). With ``precise``, such a job whose
         runtime no mode fits within that margin asks for its runtime itself
@@ -417,7 +460,7 @@ class JointEstimates(EstimateModel):
         session_share = session_share if session_codes is not None else 0.0
         scores = np.sqrt(max(1.0 - user_share - session_share, 0.0)) * rng.standard_normal(n)
         if user_share > 0:
-            scores += np.sqrt(user_share) * rng.standard_normal(user_codes.max() + 1)[user_codes]
+            scores += np.sqrt(user_share) * stratified_user_scores(user_codes, rng)[user_codes]
         if session_share > 0:
             scores += np.sqrt(session_share) * rng.standard_normal(
                 session_codes.max() + 1)[session_codes]
