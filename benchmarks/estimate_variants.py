@@ -252,11 +252,11 @@ def draw(model, jobs, extra, rng, *, scores="base", table=None, rows=None, width
     if scores == "ar":
         lag = extra["lag1"]
         phi = float(np.clip((lag - a) / max(1 - a, 1e-9), 0.0, 0.99)) if lag > a else 0.0
-        z = (np.sqrt(a) * rng.standard_normal(codes.max() + 1)[codes]
+        z = (np.sqrt(a) * joint.stratified_user_scores(codes, rng)[codes]
              + np.sqrt(1 - a) * ar_scores(codes, submit, phi, rng))
     else:
         z = (np.sqrt(max(1 - a - b, 0.0)) * rng.standard_normal(n)
-             + np.sqrt(a) * rng.standard_normal(codes.max() + 1)[codes]
+             + np.sqrt(a) * joint.stratified_user_scores(codes, rng)[codes]
              + np.sqrt(b) * rng.standard_normal(sessions.max() + 1)[sessions])
     if width:
         c = extra["width"]
