@@ -511,7 +511,8 @@ def main(argv=None):
     parser.add_argument("--repeat", type=int, default=3,
                         help="runs of make_workload(1_000_000) to time (the best counts)")
     parser.add_argument("--default-site", metavar="PATH",
-                        help="also write the built-in site fitted to the nine logs with a queue")
+                        help="also write the built-in site: the sites fitted to the nine logs with "
+                             "a queue, mixed by the margin rule")
     args = parse_or_render(parser, argv, render)
     if args is None:
         return
