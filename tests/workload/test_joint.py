@@ -148,19 +148,44 @@ def test_a_dominant_user_does_not_move_the_padding_between_seeds():
     rng = np.random.default_rng(0)
     users = np.where(rng.random(30_000) < 1 / 6, 0.0, rng.integers(1, 300, 30_000))
     run = np.full(users.size, 600.0)
-    model = JointEstimates(t_max="18h", user_share=0.9, session_share=0.0)
-    means = [np.mean(np.log10(model.set_params(random_state=seed).sample(run, users=users)))
-             for seed in range(6)]
-    # the job-weighted user scores are normal whatever the heaviest user draws (independent
-    # scores per user: 0.15-0.36 between the lowest and highest of six seeds)
-    assert np.ptp(means) < 0.1
+
+    def spread(kind):
+        model = JointEstimates(t_max="18h", user_share=0.9, session_share=0.0, user_scores=kind)
+        return np.ptp([np.mean(np.log10(model.set_params(random_state=seed).sample(
+            run, users=users))) for seed in range(6)])
+
+    # stratified, the job-weighted user scores are normal whatever the heaviest user draws;
+    # independent scores per user (the default) let that user move the whole distribution
+    assert spread("stratified") < 0.1
+    assert spread("independent") > 0.1
+
+
+@pytest.mark.parametrize("value", ["Stratified", "", None, 1])
+def test_a_bad_user_scores_value_is_one_config_error(value):
+    model = JointEstimates(t_max="18h", user_scores=value)
+    with pytest.raises(ConfigError, match="user_scores"):
+        model.sample(np.full(10, 60.0), users=np.arange(10.0))
+    with pytest.raises(ConfigError, match="user_scores"):
+        model.draw(np.full(10, 60.0), np.arange(10), None, np.random.default_rng(0))
+
+
+def test_default_user_scores_are_independent_normal_draws_per_user():
+    run = np.full(40, 600.0)
+    users = np.arange(40.0)
+    default = JointEstimates(t_max="18h", random_state=1).sample(run, users=users)
+    independent = JointEstimates(t_max="18h", user_scores="independent",
+                                 random_state=1).sample(run, users=users)
+    stratified = JointEstimates(t_max="18h", user_scores="stratified",
+                                random_state=1).sample(run, users=users)
+    assert np.array_equal(default, independent)
+    assert not np.array_equal(default, stratified)
 
 
 def test_a_user_keeps_one_padding_score_and_draws_repeat():
     run = np.full(3000, 600.0)
     users = np.repeat([3.0, 70.0, 71.0, 500.0], 750)  # labels far apart
     model = JointEstimates(t_max="18h", user_share=0.95, session_share=0.0, tail_share=0.0,
-                           random_state=4)
+                           user_scores="stratified", random_state=4)
     first = model.sample(run, users=users)
     assert np.array_equal(first, model.sample(run, users=users))
     # nearly all the variation lies with the user: a user's jobs of one length ask for
