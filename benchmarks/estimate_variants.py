@@ -248,11 +248,11 @@ def user_scores(codes, rng, kind):
 
 
 def draw(model, jobs, extra, rng, *, scores="base", table=None, rows=None, width=False,
-         users="independent"):
+         user_scores_kind="independent"):
     """Requests of the shipped model's steps with another score process or padding table.
 
     ``rows``: the row of ``table`` of each job (default its runtime bin);
-    ``users``: how the user scores are drawn (``JointEstimates.user_scores``).
+    ``user_scores_kind``: how the user scores are drawn (``JointEstimates.user_scores``).
     """
     run, users, submit, sessions = columns(jobs)
     n = run.size
@@ -263,11 +263,11 @@ def draw(model, jobs, extra, rng, *, scores="base", table=None, rows=None, width
     if scores == "ar":
         lag = extra["lag1"]
         phi = float(np.clip((lag - a) / max(1 - a, 1e-9), 0.0, 0.99)) if lag > a else 0.0
-        z = (np.sqrt(a) * user_scores(codes, rng, users)[codes]
+        z = (np.sqrt(a) * user_scores(codes, rng, user_scores_kind)[codes]
              + np.sqrt(1 - a) * ar_scores(codes, submit, phi, rng))
     else:
         z = (np.sqrt(max(1 - a - b, 0.0)) * rng.standard_normal(n)
-             + np.sqrt(a) * user_scores(codes, rng, users)[codes]
+             + np.sqrt(a) * user_scores(codes, rng, user_scores_kind)[codes]
              + np.sqrt(b) * rng.standard_normal(sessions.max() + 1)[sessions])
     if width:
         c = extra["width"]
@@ -316,7 +316,7 @@ def variant_requests(name, model, jobs, extra, seed):
         return JointEstimates(tail_share=1.0, random_state=seed).fit(jobs).transform(
             jobs)["req_time"].to_numpy(float)
     if name == "stratified":
-        return draw(model, jobs, extra, rng, users="stratified")
+        return draw(model, jobs, extra, rng, user_scores_kind="stratified")
     if name in ("base", "width", "ar", "ar+width", "req"):
         return draw(model, jobs, extra, rng, scores={"ar+width": "ar"}.get(name, name),
                     width=name in ("width", "ar+width"))
