@@ -1,9 +1,7 @@
 """The built-in site's parameters: :func:`default_site`.
 
-Read from ``predictkit/workload/data/default_site.json`` (the mixture of the
-sites fitted to nine archive logs, weighted by the margin rule of
-``benchmarks/workload_validation.py``, which writes it with its ``method``;
-see ``docs/workload.md``),
+Read from ``predictkit/workload/data/default_site.json`` (the equal-weight
+mixture of the sites fitted to nine archive logs, see ``docs/workload.md``),
 apart from :mod:`._site` so that the unfitted :class:`JointEstimates` can read
 it without importing the models that fit it.
 """
