@@ -110,8 +110,8 @@ from benchmarks._common import parse_or_render, provenance, provenance_lines, wr
 from benchmarks.workload_validation import (QUEUED_LOGS, SHORT_NAMES, SLOWDOWN_LOGS,
                                             SLOWDOWN_TOLERANCE, easy, load_log)
 
-VARIANTS = ["base", "stratified", "width", "ar", "ar+width", "req", "repeat", "lead", "leadfull", "chain",
-            "chaingen", "chainw", "tail1", "wbin", "user", "userloo", "userar", "userarloo",
+VARIANTS = ["base", "stratified", "width", "ar", "ar+width", "req", "repeat", "lead", "leadfull",
+            "chain", "chaingen", "chainw", "tail1", "wbin", "user", "userloo", "userar", "userarloo",
             "usersess", "usersessloo", "recent", "recentloo"]
 PERTURBATIONS = ["shuffle in runtime bin", "shuffle in user and bin", "shuffle in session and bin",
                  "x exp(N(0, 1%)) per job", "x exp(N(0, 10%)) per job",

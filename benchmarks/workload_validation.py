@@ -134,9 +134,9 @@ def default_site(sites, *, weights=None, rule=None):
                else np.asarray(weights, dtype=float) / np.sum(weights))
     return {
         "sources": names, "weights": np.round(weights, 4).tolist(),
-        "method": ("equal-weight" if equal else rule or "weighted") + " mixture of the fitted runtime "
-                  "distributions (per size class) and padding distributions (per runtime bin) "
-                  "of the sources; median user and session shares",
+        "method": ("equal-weight" if equal else rule or "weighted")
+                  + " mixture of the fitted runtime distributions (per size class) and padding "
+                  "distributions (per runtime bin) of the sources; median user and session shares",
         "runtime_log_quantiles": np.round(mixture_quantiles(
             [s.runtimes_.log_quantiles_ for s in fitted], weights), 4).tolist(),
         "padding_quantiles": np.round(mixture_quantiles(
