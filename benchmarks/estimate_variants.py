@@ -20,7 +20,9 @@ Measured per log (real requests, and the shipped model's for seed 0):
 
 Variants (requests on real runtimes, EASY, mean over the seeds):
 
-* ``base``: ``JointEstimates`` as shipped;
+* ``base``: ``JointEstimates`` as shipped (an independent score per user);
+* ``stratified``: ``base`` with ``user_scores="stratified"`` (the user
+  scores stratified by activity, the candidate of ``docs/workload.md``);
 * ``width``: the padding score also correlates with the job's width score
   (Gaussian copula, correlation fitted as ``width``);
 * ``ar``: the part of the score not the user's follows an AR(1) process over
@@ -108,8 +110,8 @@ from benchmarks._common import parse_or_render, provenance, provenance_lines, wr
 from benchmarks.workload_validation import (QUEUED_LOGS, SHORT_NAMES, SLOWDOWN_LOGS,
                                             SLOWDOWN_TOLERANCE, easy, load_log)
 
-VARIANTS = ["base", "width", "ar", "ar+width", "req", "repeat", "lead", "leadfull", "chain",
-            "chaingen", "chainw", "tail1", "wbin", "user", "userloo", "userar", "userarloo",
+VARIANTS = ["base", "stratified", "width", "ar", "ar+width", "req", "repeat", "lead", "leadfull",
+            "chain", "chaingen", "chainw", "tail1", "wbin", "user", "userloo", "userar", "userarloo",
             "usersess", "usersessloo", "recent", "recentloo"]
 PERTURBATIONS = ["shuffle in runtime bin", "shuffle in user and bin", "shuffle in session and bin",
                  "x exp(N(0, 1%)) per job", "x exp(N(0, 10%)) per job",
@@ -238,10 +240,19 @@ def ar_scores(codes, submit, phi, rng):
     return out
 
 
-def draw(model, jobs, extra, rng, *, scores="base", table=None, rows=None, width=False):
+def user_scores(codes, rng, kind):
+    """One normal score per user code, drawn as ``JointEstimates(user_scores=kind)`` does."""
+    if kind == "stratified":
+        return joint.stratified_user_scores(codes, rng)
+    return rng.standard_normal(codes.max() + 1)
+
+
+def draw(model, jobs, extra, rng, *, scores="base", table=None, rows=None, width=False,
+         user_scores_kind="independent"):
     """Requests of the shipped model's steps with another score process or padding table.
 
-    ``rows``: the row of ``table`` of each job (default its runtime bin).
+    ``rows``: the row of ``table`` of each job (default its runtime bin);
+    ``user_scores_kind``: how the user scores are drawn (``JointEstimates.user_scores``).
     """
     run, users, submit, sessions = columns(jobs)
     n = run.size
@@ -252,11 +263,11 @@ def draw(model, jobs, extra, rng, *, scores="base", table=None, rows=None, width
     if scores == "ar":
         lag = extra["lag1"]
         phi = float(np.clip((lag - a) / max(1 - a, 1e-9), 0.0, 0.99)) if lag > a else 0.0
-        z = (np.sqrt(a) * rng.standard_normal(codes.max() + 1)[codes]
+        z = (np.sqrt(a) * user_scores(codes, rng, user_scores_kind)[codes]
              + np.sqrt(1 - a) * ar_scores(codes, submit, phi, rng))
     else:
         z = (np.sqrt(max(1 - a - b, 0.0)) * rng.standard_normal(n)
-             + np.sqrt(a) * rng.standard_normal(codes.max() + 1)[codes]
+             + np.sqrt(a) * user_scores(codes, rng, user_scores_kind)[codes]
              + np.sqrt(b) * rng.standard_normal(sessions.max() + 1)[sessions])
     if width:
         c = extra["width"]
@@ -304,6 +315,8 @@ def variant_requests(name, model, jobs, extra, seed):
     if name == "tail1":
         return JointEstimates(tail_share=1.0, random_state=seed).fit(jobs).transform(
             jobs)["req_time"].to_numpy(float)
+    if name == "stratified":
+        return draw(model, jobs, extra, rng, user_scores_kind="stratified")
     if name in ("base", "width", "ar", "ar+width", "req"):
         return draw(model, jobs, extra, rng, scores={"ar+width": "ar"}.get(name, name),
                     width=name in ("width", "ar+width"))

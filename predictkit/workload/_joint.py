@@ -25,7 +25,13 @@ request. :class:`JointEstimates` models it in three steps, all fitted to a log:
    padding's variation belongs to the user (some users are always accurate,
    others always pad) and a share ``b`` to the session, so a session repeats
    its request (a session also shares its rounding draws). The marginal
-   distribution is unchanged by ``a`` and ``b``.
+   distribution is unchanged by ``a`` and ``b``. By default each user draws
+   an independent score; ``user_scores="stratified"`` (a measured candidate,
+   not the default: see ``docs/workload.md``) draws them stratified by
+   activity (:func:`stratified_user_scores`), so the job-weighted
+   distribution of the user scores is exactly standard normal and the
+   heaviest users do not shift the whole distribution from one draw to the
+   next.
 4. **The user's own values** (``user_requests=True``, off by default).
    A user asks for a few habitual values, which change over time, whatever
    the job's length; drawn from the pooled paddings, a user's burst of short
@@ -54,7 +60,7 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 
 from .._time import parse_duration
-from .._validation import RANDOM_STATE, Duration, Interval, invalid_parameter
+from .._validation import RANDOM_STATE, Duration, Interval, StrOptions, invalid_parameter
 from ..exceptions import ConfigError
 from ..jobs import validate_jobs
 from . import _default_site
@@ -113,6 +119,40 @@ def _normal_scores(values, groups):
     return scores
 
 
+def stratified_user_scores(user_codes, rng):
+    """One normal score per user, stratified by the users' job counts.
+
+    The users, in a random order, share out the unit interval in proportion
+    to their jobs; each user's score is ``Phi^-1`` of a uniform point within
+    its own stretch. Every user keeps one score, and the job-weighted
+    distribution of the scores is the standard normal law whatever the users
+    draw: under a Zipf law of activity the heaviest user (a sixth of the jobs)
+    no longer moves the whole padding distribution from one seed to another,
+    as independent scores per user do.
+
+    Parameters
+    ----------
+    user_codes : ndarray of int
+        Each job's user (non-negative codes; codes without jobs are allowed).
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray, shape (user_codes.max() + 1,)
+        The score of each user code (a code without jobs gets a score of a
+        stretch of length 0, never used).
+    """
+    counts = np.bincount(user_codes).astype(float)
+    if counts.size == 0:
+        return counts
+    order = rng.permutation(counts.size)
+    share = counts[order] / counts.sum()
+    low = np.cumsum(share) - share
+    scores = np.empty(counts.size)
+    scores[order] = ndtri(np.clip(low + rng.random(counts.size) * share, 1e-12, 1.0 - 1e-12))
+    return scores
+
+
 def _within_variance(scores, groups):
     """Pooled within-group variance (groups of one job carry no information)."""
     counts = np.bincount(groups)
@@ -167,6 +207,14 @@ class JointEstimates(EstimateModel):
     tail_share : float, optional
         Share of jobs whose request may be a tail mode (beyond the 20 most
         popular). ``fit`` learns it unless given; default 0.11 (the modal model).
+    user_scores : {"independent", "stratified"}
+        How each user's padding score (drawn once for all its jobs) is drawn:
+        ``"independent"`` (default), a standard normal draw per user;
+        ``"stratified"``, stratified by the users' job counts
+        (:func:`stratified_user_scores`), so that the job-weighted
+        distribution of the user scores is exactly standard normal whatever
+        the heaviest users draw. The stratified scores are a measured
+        candidate, not the default (``docs/workload.md``).
     think_time : float or str
         Session threshold when sessions are found from users and submit times
         (default 20 min, Zilber et al. 2005).
@@ -218,15 +266,18 @@ class JointEstimates(EstimateModel):
         "truncate": ["boolean"],
         "repeat_in_session": ["boolean"],
         "user_requests": ["boolean"],
+        "user_scores": [StrOptions({"independent", "stratified"})],
         "random_state": [RANDOM_STATE],
     }
     _stateless = False
 
     def __init__(self, *, t_max=None, p_max=None, user_share=None, session_share=None,
                  tail_share=None, think_time=DEFAULT_THINK_TIME, min_jobs=50, truncate=False,
-                 repeat_in_session=False, user_requests=False, random_state=None):
+                 repeat_in_session=False, user_requests=False, user_scores="independent",
+                 random_state=None):
         self.repeat_in_session = repeat_in_session
         self.user_requests = user_requests
+        self.user_scores = user_scores
         self.t_max = t_max
         self.p_max = p_max
         self.user_share = user_share
@@ -394,6 +445,11 @@ class JointEstimates(EstimateModel):
         ``user_requests`` (without them, each user code takes a random fitted
         user as template); ``submit_times`` order a user's jobs for it
         (without them, the jobs' order).
+        Each user's padding score is drawn once for all its jobs: an
+        independent normal draw per user, or, with
+        ``user_scores="stratified"``, stratified by activity
+        (:func:`stratified_user_scores`), so that the job-weighted
+        distribution of the user scores is exactly standard normal.
         The flags mark jobs whose padding is below ``1 / AT_REQUEST`` (the
         spike of jobs at their request). With ``precise``, such a job whose
         runtime no mode fits within that margin asks for its runtime itself
@@ -401,6 +457,7 @@ class JointEstimates(EstimateModel):
         ``precise=False`` and ends those jobs at their (modal) request instead,
         as jobs killed at their limit.
         """
+        self._check_params()
         run = np.asarray(runtimes, dtype=float)
         n = run.size
         modes, weights, head, tail, table, user_share, session_share = self._settings(n, rng)
@@ -417,7 +474,10 @@ class JointEstimates(EstimateModel):
         session_share = session_share if session_codes is not None else 0.0
         scores = np.sqrt(max(1.0 - user_share - session_share, 0.0)) * rng.standard_normal(n)
         if user_share > 0:
-            scores += np.sqrt(user_share) * rng.standard_normal(user_codes.max() + 1)[user_codes]
+            per_user = (stratified_user_scores(user_codes, rng)
+                        if self.user_scores == "stratified"
+                        else rng.standard_normal(user_codes.max() + 1))
+            scores += np.sqrt(user_share) * per_user[user_codes]
         if session_share > 0:
             scores += np.sqrt(session_share) * rng.standard_normal(
                 session_codes.max() + 1)[session_codes]

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.special import ndtr
 from scipy.stats import ks_2samp
 from tracedata import load_trace
 
@@ -11,7 +12,8 @@ from predictkit.exceptions import ConfigError, JobTableError
 from predictkit.jobs import clean_jobs
 from predictkit.workload import JointEstimates, make_workload
 from predictkit.workload._joint import (AT_REQUEST, RUNTIME_BIN_EDGES, _normal_scores,
-                                        _round_to_mode, consistency_shares, runtime_bin)
+                                        _round_to_mode, consistency_shares, runtime_bin,
+                                        stratified_user_scores)
 
 
 def _accuracy(run, req):
@@ -115,6 +117,81 @@ def test_users_repeat_their_padding():
 
     assert distinct_per_user(consistent) < 0.75 * distinct_per_user(independent)
     assert ks_2samp(consistent, independent).statistic < 0.1  # same marginal
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.integers(0, 40), min_size=1, max_size=300), st.integers(0, 2**31))
+def test_user_scores_are_job_weighted_normal_within_each_stratum(codes, seed):
+    # codes may skip values: those users have no jobs
+    user_codes = np.array(codes)
+    z = stratified_user_scores(user_codes, np.random.default_rng(seed))
+    counts = np.bincount(user_codes)
+    assert z.shape == (user_codes.max() + 1,) and np.isfinite(z).all()
+    # in score order, each user's Phi(score) lies in its own share of the jobs
+    active = np.flatnonzero(counts)
+    order = active[np.argsort(z[active], kind="stable")]
+    share = counts[order] / counts.sum()
+    upper = np.cumsum(share)
+    p = ndtr(z[order])
+    assert (p >= upper - share - 1e-9).all() and (p <= upper + 1e-9).all()
+    # so the job-weighted distribution of the scores is the normal law within the
+    # largest user's share
+    jobs_z = np.sort(z[user_codes])
+    empirical = np.arange(1, jobs_z.size + 1) / jobs_z.size
+    assert np.max(np.abs(empirical - ndtr(jobs_z))) <= share.max() + 1e-9
+    # the same random state gives the same scores
+    assert np.array_equal(z, stratified_user_scores(user_codes, np.random.default_rng(seed)))
+
+
+def test_a_dominant_user_does_not_move_the_padding_between_seeds():
+    # one user submits a sixth of the jobs, as the heaviest user under the Zipf law
+    rng = np.random.default_rng(0)
+    users = np.where(rng.random(30_000) < 1 / 6, 0.0, rng.integers(1, 300, 30_000))
+    run = np.full(users.size, 600.0)
+
+    def spread(kind):
+        model = JointEstimates(t_max="18h", user_share=0.9, session_share=0.0, user_scores=kind)
+        return np.ptp([np.mean(np.log10(model.set_params(random_state=seed).sample(
+            run, users=users))) for seed in range(6)])
+
+    # stratified, the job-weighted user scores are normal whatever the heaviest user draws;
+    # independent scores per user (the default) let that user move the whole distribution
+    assert spread("stratified") < 0.1
+    assert spread("independent") > 0.1
+
+
+@pytest.mark.parametrize("value", ["Stratified", "", None, 1])
+def test_a_bad_user_scores_value_is_one_config_error(value):
+    model = JointEstimates(t_max="18h", user_scores=value)
+    with pytest.raises(ConfigError, match="user_scores"):
+        model.sample(np.full(10, 60.0), users=np.arange(10.0))
+    with pytest.raises(ConfigError, match="user_scores"):
+        model.draw(np.full(10, 60.0), np.arange(10), None, np.random.default_rng(0))
+
+
+def test_default_user_scores_are_independent_normal_draws_per_user():
+    run = np.full(40, 600.0)
+    users = np.arange(40.0)
+    default = JointEstimates(t_max="18h", random_state=1).sample(run, users=users)
+    independent = JointEstimates(t_max="18h", user_scores="independent",
+                                 random_state=1).sample(run, users=users)
+    stratified = JointEstimates(t_max="18h", user_scores="stratified",
+                                random_state=1).sample(run, users=users)
+    assert np.array_equal(default, independent)
+    assert not np.array_equal(default, stratified)
+
+
+def test_a_user_keeps_one_padding_score_and_draws_repeat():
+    run = np.full(3000, 600.0)
+    users = np.repeat([3.0, 70.0, 71.0, 500.0], 750)  # labels far apart
+    model = JointEstimates(t_max="18h", user_share=0.95, session_share=0.0, tail_share=0.0,
+                           user_scores="stratified", random_state=4)
+    first = model.sample(run, users=users)
+    assert np.array_equal(first, model.sample(run, users=users))
+    # nearly all the variation lies with the user: a user's jobs of one length ask for
+    # few requests, the log's jobs for many
+    few = np.mean([np.unique(first[users == u]).size for u in np.unique(users)])
+    assert few < 0.5 * np.unique(model.set_params(user_share=0.0).sample(run, users=users)).size
 
 
 def test_accuracy_rises_with_runtime_as_in_real_logs():
