@@ -132,9 +132,9 @@ def _check_args(args):
                           f"got {args.bad_threshold:g}")
     if args.method == "tang":
         parse_duration(args.window, name="--window", allow_none=True)
-        if not _keys(args.keys):
-            raise ConfigError(f"--keys must name at least one key, got {args.keys!r}")
     with flag_names(_FLAGS):
+        if args.method == "tang" and not _keys(args.keys):
+            raise ConfigError(f"--keys must name at least one key, got {args.keys!r}")
         return build_estimator(args)
 
 

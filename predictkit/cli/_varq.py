@@ -39,8 +39,10 @@ def register(subparsers):
 
 
 def _unit_list(text, name):
+    if any(not v.strip() for v in text.split(",")):
+        raise ConfigError(f"--{name} has an empty item in {text!r}")
     try:
-        values = [float(v) for v in text.split(",") if v.strip()]
+        values = [float(v) for v in text.split(",")]
     except ValueError:
         raise ConfigError(f"--{name} must be comma-separated numbers, got {text!r}") from None
     if not values or any(not 0.0 < v <= 1.0 for v in values):

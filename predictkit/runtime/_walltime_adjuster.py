@@ -5,6 +5,7 @@ from numbers import Integral, Real
 import numpy as np
 from .._time import parse_duration
 from .._validation import ColumnNames, Duration, Interval, StrOptions
+from ..exceptions import ConfigError
 from ._base import OnlineRuntimeEstimator
 from ._kernels import window_mean, window_quantile
 from ._registered import RegisteredPredictor
@@ -135,7 +136,9 @@ _KEY_NAMES = {"user": "user_id", "group": "group_id", "project": "group_id",
 def _keys(value):
     """Key columns from short names or column names (a comma-separated string or a list)."""
     if isinstance(value, str):
-        value = [k for k in value.split(",") if k.strip()]
+        value = value.split(",") if value.strip() else []
+        if any(not k.strip() for k in value):
+            raise ConfigError(f"keys: empty key name in {','.join(value)!r}")
     return tuple(_KEY_NAMES.get(k.strip(), k.strip()) for k in value)
 
 

@@ -42,6 +42,9 @@ def _one_line_error(capsys, argv, flag):
 
 # (argv, flag the message must name); "{x}" are filled from the logs fixture.
 BAD_FLAGS = [
+    (["predict", "{waits}", "--method", "tang", "--keys", "user,,group"], "--keys"),
+    (["select", "{waits}", "--keys", "user, ,request"], "--keys"),
+    (["varq", "{waits}", "--fractions", "0.1,,0.5"], "--fractions"),
     (["simulate", "{plain}", "--predictor", "tang", "--quantile", "7"], "--quantile"),
     (["simulate", "{plain}", "--predictor", "tang", "--quantile", "0"], "--quantile"),
     (["simulate", "{plain}", "--predictor", "tang", "--quantile", "nan"], "--quantile"),

@@ -64,3 +64,9 @@ def test_a_new_module_with_registered_adds_a_predictor(tmp_path, monkeypatch):
 def test_tang_parameters_in_text_form():
     tang = make_predictor("tang", keys="user,group", window="all")
     assert tang.keys == ("user_id", "group_id") and tang.window is None
+
+
+@pytest.mark.parametrize("keys", ["user,,group", "user,", " ,request"])
+def test_an_empty_key_name_is_refused_not_dropped(keys):
+    with pytest.raises(ConfigError, match="empty key name"):
+        make_predictor("tang", keys=keys)
