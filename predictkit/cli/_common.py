@@ -158,7 +158,7 @@ def read_trace_arg(path, **kwargs):
         source = str(path)
     if fmt == "auto":
         fmt = detect_format(source)
-    jobs = read_log(source, format=fmt, time_zone=zone or "UTC", **kwargs)
+    jobs = read_log(source, format=fmt, time_zone="UTC" if zone is None else zone, **kwargs)
     if zone is not None and fmt == "swf":
         print(f"{path.prog}: warning: --time-zone applies to sacct input only; {path} is "
               "SWF", file=sys.stderr)

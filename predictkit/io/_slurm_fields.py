@@ -247,8 +247,9 @@ def parse_local_timestamps(strings, time_zone):
                                      nonexistent="NaT")
         second = naive.dt.tz_localize(time_zone, ambiguous=np.zeros(n, dtype=bool),
                                       nonexistent="NaT")
-    except Exception as exc:  # pandas raises several types for an unknown zone
-        raise ConfigError(f"unknown time zone {time_zone!r} ({exc})") from None
+    except Exception:  # pandas raises several types (with internal wording) for an unknown zone
+        raise ConfigError(f"unknown time zone {time_zone!r} (use an IANA name such as "
+                          "'Europe/Paris', or 'UTC')") from None
     values = _epoch_seconds(first.dt.tz_convert("UTC").dt.tz_localize(None))
     second_values = _epoch_seconds(second.dt.tz_convert("UTC").dt.tz_localize(None))
     nonexistent = (first.isna() & naive.notna()).to_numpy()

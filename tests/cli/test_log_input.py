@@ -166,6 +166,7 @@ def test_plain_string_paths_are_detected(pair):
     (["--input-format", "swf", "{sacct}"], "line 1: expected 18 fields"),
     (["--input-format", "sacct", "--time-zone", "Mars/Olympus", "{sacct}"],
      "unknown time zone 'Mars/Olympus'"),
+    (["--input-format", "sacct", "--time-zone", "", "{sacct}"], "unknown time zone ''"),
     (["--input-format", "sacct", "{empty}"], "no header line"),
     (["{header_only}"], "line 1: no job lines after the header"),
     (["{bom_bad}"], "line 2: field Start (2024-03-04T07:00:00) is before Submit"),
