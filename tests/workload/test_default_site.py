@@ -140,21 +140,31 @@ def _held(ks_by_log):
     return [{"trace": name, "ks": [ks, ks]} for name, ks in ks_by_log.items()]
 
 
+_NAMES = ["a", "b", "c"]
+_SHIPPED_KS = {"a": 0.40, "b": 0.15, "c": 0.10}
+_GOOD_KS = {"a": 0.30, "b": 0.18, "c": 0.10}
+
+
+def _validation_result(margin_in_sample, margin_held_out):
+    """A page result with the shipped site at ``_SHIPPED_KS`` and the margin rule's runs."""
+    seeds = [{"seed": s, "ks": _SHIPPED_KS, "mean_accuracy": 0.4} for s in (0, 1)]
+    rules = {"names": _NAMES,
+             "minimax": {"in_sample": _run({"a": 0.3, "b": 0.25, "c": 0.25}),
+                         "held_out": _held(_SHIPPED_KS)},
+             "margin": {"weights": [0.5, 0.5, 0.0], "grid_shortfall": -0.02,
+                        "grid_ks": [0.3, 0.18, 0.1], "in_sample": margin_in_sample,
+                        "held_out": margin_held_out},
+             "ceilings": []}
+    return {"default_seeds": seeds, "default_jobs": 1000,
+            "leave_one_out": _held(_SHIPPED_KS), "weight_rules": rules}
+
+
 def test_candidates_adopt_only_a_site_meeting_both_targets_in_sample_and_not_worse_held_out():
     from benchmarks.workload_validation import candidate_lines
 
-    names = ["a", "b", "c"]
-    shipped = {"a": 0.40, "b": 0.15, "c": 0.10}
-    good = {"a": 0.30, "b": 0.18, "c": 0.10}
-    seeds = [{"seed": s, "ks": shipped, "mean_accuracy": 0.4} for s in (0, 1)]
-    rules = {"names": names, "minimax": {"in_sample": _run({"a": 0.3, "b": 0.25, "c": 0.25}),
-                                         "held_out": _held(shipped)},
-             "margin": {"weights": [0.5, 0.5, 0.0], "grid_shortfall": -0.02,
-                        "grid_ks": [0.3, 0.18, 0.1], "in_sample": _run(good),
-                        "held_out": _held({"a": 0.39, "b": 0.2, "c": 0.1})},
-             "ceilings": []}
-    result = {"default_seeds": seeds, "default_jobs": 1000, "leave_one_out": _held(shipped),
-              "weight_rules": rules}
+    shipped, good = _SHIPPED_KS, _GOOD_KS
+    result = _validation_result(_run(good), _held({"a": 0.39, "b": 0.2, "c": 0.1}))
+    rules = result["weight_rules"]
     text = "\n".join(candidate_lines(result))
     assert "Meeting that: margin rule, t_max 18 h." in text
     # held out worse than the shipped site: not adopted
@@ -186,22 +196,13 @@ def _demo(correctness, request=0.33, best=0.34):
 def test_the_candidate_is_reported_apart_and_never_adopted_by_the_ks_rule():
     from benchmarks.workload_validation import candidate_lines
 
-    names = ["a", "b", "c"]
-    shipped = {"a": 0.40, "b": 0.15, "c": 0.10}
-    good = {"a": 0.30, "b": 0.18, "c": 0.10}
-    seeds = [{"seed": s, "ks": shipped, "mean_accuracy": 0.4} for s in (0, 1)]
-    rules = {"names": names, "minimax": {"in_sample": _run({"a": 0.3, "b": 0.25, "c": 0.25}),
-                                         "held_out": _held(shipped)},
-             "margin": {"weights": [0.5, 0.5, 0.0], "grid_shortfall": -0.02,
-                        "grid_ks": [0.3, 0.18, 0.1], "in_sample": _run(shipped),
-                        "held_out": _held(shipped)},
-             "ceilings": []}
-    cand = {"user_scores": "stratified", "rule": CANDIDATE_RULE, "names": names,
+    shipped, good = _SHIPPED_KS, _GOOD_KS
+    result = _validation_result(_run(shipped), _held(shipped))
+    cand = {"user_scores": "stratified", "rule": CANDIDATE_RULE, "names": _NAMES,
             "weights": [0.6, 0.4, 0.0],
             "in_sample": [{"seed": s, "ks": good, "mean_accuracy": 0.4} for s in (0, 1)],
             "held_out": _held({"a": 0.39, "b": 0.2, "c": 0.1}), "demo": _demo(0.9488)}
-    result = {"default_seeds": seeds, "default_jobs": 1000, "leave_one_out": _held(shipped),
-              "weight_rules": rules, "candidate": cand, "shipped_demo": _demo(0.952, 0.35, 0.36)}
+    result.update(candidate=cand, shipped_demo=_demo(0.952, 0.35, 0.36))
     text = "\n".join(candidate_lines(result))
     assert f"| {CANDIDATE_LABEL} | 0.300-0.300 | 0.180-0.180 | 2 of 2 |" in text
     # it meets the KS rule, yet is not adopted: the demo's headline fails with it
