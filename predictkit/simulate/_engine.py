@@ -200,6 +200,13 @@ class GapIndex(NamedTuple):
     yet). ``stale[0]`` counts the queries that record could not answer.
     ``run``: ``[left, right)``, the run of segments with a free processor
     last walked to bound such stretches (empty after indexing).
+
+    ``ruled_out[level, b]``: no start before it has ``2**level`` processors
+    free for ``ruled_length[level, b]`` seconds (within ``[2**b, 2**(b +
+    1))``), as searches of the profile that came back empty found; kept
+    through every change since and through indexing (``-inf``: nothing
+    known; see :func:`~._profile.gap_index_rule_out`). Bit ``level`` of
+    ``ruling[0]``: that row holds something.
     """
 
     times: np.ndarray
@@ -211,6 +218,9 @@ class GapIndex(NamedTuple):
     changed: np.ndarray
     stale: np.ndarray
     run: np.ndarray
+    ruled_out: np.ndarray
+    ruled_length: np.ndarray
+    ruling: np.ndarray
 
 
 class Reservations(NamedTuple):
@@ -340,7 +350,10 @@ def new_state(*, submit, duration, width, request, user, successor, n_users, fre
                                       length=one(), levels=one(), built=one(),
                                       changed=np.full((2, GAP_SPANS), -np.inf),
                                       stale=one(),
-                                      run=np.array([np.inf, -np.inf]))),
+                                      run=np.array([np.inf, -np.inf]),
+                                      ruled_out=np.full((GAP_LEVELS, GAP_SPANS), -np.inf),
+                                      ruled_length=np.full((GAP_LEVELS, GAP_SPANS), np.inf),
+                                      ruling=one())),
         scratch=Scratch(sort_keys=np.empty(n), sort_index=ints(), sort_buffer=ints(),
                         priority_order=ints(), backfill_order=ints()),
         counters=counters,

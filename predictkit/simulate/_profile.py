@@ -607,6 +607,7 @@ def gap_index_given_back(profile, index, start, end, steps):
     if span < 0.5:
         return
     top = len(one) - 1 if span == np.inf else min(_log2_floor(span), len(one) - 1)
+    _forget_ruled_out(index, left, top)
     length = 1.0
     for b in range(top + 1):
         by = left + length
@@ -616,6 +617,70 @@ def gap_index_given_back(profile, index, start, end, steps):
         by = max(by, start)
         if by < one[b]:
             one[b] = by
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def _forget_ruled_out(index, left, top):
+    """Processors were given back within a free stretch that starts at
+    ``left`` and lasts less than ``2**(top + 1)`` seconds.
+
+    A start they make possible has its whole window inside that stretch
+    (taking since only lowers free counts), so what ``index.ruled_out``
+    holds for lengths below ``2**(top + 1)`` stays true only before ``left``.
+    """
+    ruling = index.ruling[0]
+    level = 0
+    while ruling:
+        if ruling & 1:
+            row = index.ruled_out[level]
+            for b in range(top + 1):
+                if row[b] > left:
+                    row[b] = left
+        ruling >>= 1
+        level += 1
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def gap_index_ruled_out(index, width, duration):
+    """Time before which no start has ``width`` processors free for ``duration``,
+    by :attr:`GapIndex.ruled_out` (``-inf`` when it cannot tell)."""
+    if duration < 1.0:
+        return -np.inf
+    level = min(_log2_floor(float(width)), index.ruled_out.shape[0] - 1)
+    b = min(_log2_floor(duration), index.ruled_out.shape[1] - 1)
+    if index.ruled_length[level, b] <= duration:
+        return index.ruled_out[level, b]
+    return -np.inf
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def gap_index_rule_out(index, width, duration, limit):
+    """Record that no start before ``limit`` has ``width`` processors free for
+    ``duration`` (a search of the profile found none).
+
+    Kept at the smallest ``level`` with ``2**level >= width`` (a wider job
+    needs more free): in the row of lengths ``[2**b, 2**(b + 1))`` holding
+    ``duration``, and as ``2**c`` in every longer row (a longer window holds
+    a shorter one). Later searches start at ``limit`` instead of the start
+    of the profile; processors given back lower it again
+    (:func:`_forget_ruled_out`).
+    """
+    level = _log2_floor(float(width))
+    if (1 << level) < width:
+        level += 1
+    if level >= index.ruled_out.shape[0]:
+        return
+    row = index.ruled_out[level]
+    lengths = index.ruled_length[level]
+    b = min(_log2_floor(max(duration, 1.0)), len(row) - 1)
+    if row[b] < limit or (row[b] == limit and duration < lengths[b]):
+        row[b] = limit
+        lengths[b] = max(duration, 1.0)
+    for c in range(b + 1, len(row)):
+        if row[c] < limit:
+            row[c] = limit
+            lengths[c] = float(np.int64(1) << c)
+    index.ruling[0] |= np.int64(1) << level
 
 
 @njit(cache=True, inline="always", _nrt=False)

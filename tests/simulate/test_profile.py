@@ -1,6 +1,7 @@
 """Building blocks of the availability profile (``predictkit/simulate/_profile.py``)
-against plain Python: float helpers, searches and shifts of sorted arrays, and the gap
-index's record of what was given back."""
+against plain Python: float helpers, searches and shifts of sorted arrays, the gap
+index's record of what was given back, and what it keeps of the searches that found
+nothing."""
 
 import math
 
@@ -11,8 +12,10 @@ from numba import njit
 
 from predictkit.simulate._engine import GAP_LEVELS, GAP_SEGMENTS, GAP_SPANS, GapIndex, Profile
 from predictkit.simulate._profile import (_log2_floor, first_at_or_after, float_spacing,
-                                          gap_index_build, gap_index_given_back, profile_add,
-                                          profile_compact, shift_left, shift_right)
+                                          gap_index_build, gap_index_given_back,
+                                          gap_index_rule_out, gap_index_ruled_out, profile_add,
+                                          profile_advance, profile_compact,
+                                          profile_earliest_between, shift_left, shift_right)
 
 
 @njit(cache=True)
@@ -60,7 +63,10 @@ def _index():
                     length=np.zeros(1, dtype=np.int64), levels=np.zeros(1, dtype=np.int64),
                     built=np.zeros(1, dtype=np.int64),
                     changed=np.full((2, GAP_SPANS), -np.inf), stale=np.zeros(1, dtype=np.int64),
-                    run=np.array([np.inf, -np.inf]))
+                    run=np.array([np.inf, -np.inf]),
+                    ruled_out=np.full((GAP_LEVELS, GAP_SPANS), -np.inf),
+                    ruled_length=np.full((GAP_LEVELS, GAP_SPANS), np.inf),
+                    ruling=np.zeros(1, dtype=np.int64))
 
 
 @njit(cache=True)
@@ -133,6 +139,97 @@ def test_the_record_of_what_was_given_back_bounds_every_new_stretch(seed, n_ops,
                         continue
                     end = t + length
                     assert index.changed[1, b] <= end, (width, a, e, b, t)
+
+
+ADD, SEARCH, COMPACT, ADVANCE = 0, 1, 2, 3
+
+
+@njit(cache=True)
+def _first_false_claim(profile, index):
+    """``(level, b)`` of a claim of ``index.ruled_out`` that the profile contradicts
+    (a start before it with ``2**level`` free for ``ruled_length``), or ``(-1, -1)``."""
+    for level in range(GAP_LEVELS):
+        for b in range(GAP_SPANS):
+            before = index.ruled_out[level, b]
+            if before > -np.inf:
+                length = index.ruled_length[level, b]
+                if profile_earliest_between(profile, 1 << level, length, 0, before) < before:
+                    return level, b
+    return -1, -1
+
+
+@njit(cache=True)
+def _run_and_check(profile, index, ops, steps, asked, found):
+    """Apply ``ops`` (kind, a, b, amount), checking every claim after each one;
+    ``asked[k]``: what :func:`gap_index_ruled_out` answered before search ``k``,
+    ``found[k]``: the first start that search found.
+    Returns the first op after which a claim is false (``-1``: none)."""
+    for k in range(len(ops)):
+        kind, a, b, amount = np.int64(ops[k, 0]), ops[k, 1], ops[k, 2], np.int64(ops[k, 3])
+        if kind == ADD:
+            profile_add(profile, max(a, profile.times[0]), b, amount)
+            if amount > 0:
+                gap_index_given_back(profile, index, max(a, profile.times[0]), b, steps)
+        elif kind == SEARCH:
+            # width ``amount`` for ``b`` seconds starting before ``a``
+            asked[k] = gap_index_ruled_out(index, amount, b)
+            t = profile_earliest_between(profile, amount, b, 0, a)
+            found[k] = t
+            gap_index_rule_out(index, amount, b, min(t, a))
+        elif kind == COMPACT:
+            profile_compact(profile)
+        elif a > profile.times[0]:
+            profile_advance(profile, a)
+        level, _ = _first_false_claim(profile, index)
+        if level >= 0:
+            return k
+    return -1
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2 ** 32 - 1), st.integers(1, 60), st.sampled_from([2, 8, 1024]))
+def test_what_searches_rule_out_stays_true_through_taking_giving_back_and_time(
+        seed, n_ops, steps):
+    """A search that found no start before ``limit`` (or found the first at
+    ``limit``) rules out starts before it for that width and longer windows;
+    taking processors, compacting and advancing keep that true, and giving
+    back lowers it just enough (checked against a fresh search after every step).
+    What it answers before a search never excludes the start that search finds."""
+    rng = np.random.default_rng(seed)
+    machine = 8
+    profile = _profile(2 * (12 + n_ops) + 8)
+    profile.times[0] = 0.0
+    profile.free[0] = machine
+    index = _index()
+    for _ in range(12):
+        a = float(rng.integers(0, 40))
+        profile_add(profile, a, a + float(rng.integers(1, 20)), -int(rng.integers(1, 6)))
+    profile_compact(profile)
+    gap_index_build(profile, index)
+    ops = []
+    clock = 0.0
+    for _ in range(n_ops):
+        kind = rng.choice([ADD, SEARCH, SEARCH, COMPACT, ADVANCE], p=[0.4, 0.2, 0.2, 0.1, 0.1])
+        if kind == ADD:
+            a = float(rng.integers(0, 60))
+            ops.append((ADD, a, a + float(rng.integers(1, 25)),
+                        int(rng.integers(1, 4)) * (1 if rng.random() < 0.5 else -1)))
+        elif kind == SEARCH:
+            ops.append((SEARCH, float(rng.integers(1, 70)),
+                        float(rng.choice([0.5, 1.0, 2.0, 3.0, 5.0, 8.0, 13.0, 30.0])),
+                        int(rng.integers(1, 6))))
+        elif kind == ADVANCE:
+            clock += float(rng.integers(0, 5))
+            ops.append((ADVANCE, clock, 0.0, 0))
+        else:
+            ops.append((COMPACT, 0.0, 0.0, 0))
+    ops = np.array(ops, dtype=np.float64)
+    asked = np.full(len(ops), -np.inf)
+    found = np.full(len(ops), np.inf)
+    before = (profile.times[:profile.length[0]].copy(), profile.free[:profile.length[0]].copy())
+    assert _run_and_check(profile, index, ops, steps, asked, found) == -1, (before, ops)
+    assert (asked <= found).all()
+    assert index.ruling[0] > 0 or not (ops[:, 0] == SEARCH).any()
 
 
 @njit(cache=True)

@@ -42,6 +42,18 @@ jobs of RICC-2010-2 this cuts the breakpoints scanned by two thirds. Taking
 a slot only removes free processors, so the index stays an upper bound
 without further work.
 
+The index is an upper bound, so after a completion opens a gap every
+reservation it is long enough for, until the index is rebuilt, asks for a
+scan, and once an earlier one has taken the gap these scans find nothing.
+What such a scan finds is kept (:attr:`~.._engine.GapIndex.ruled_out`: no
+start before ``limit`` has ``w`` free for ``d``): a later reservation that
+needs as many processors for at least as long is answered without a scan
+when its limit is no later, and otherwise scans only from there. Taking
+keeps this true; processors given back lower it to the start of the free
+stretch around them, for windows that stretch can hold
+(:func:`~.._profile.gap_index_rule_out`). On the whole RICC-2010-2 log this
+cuts the breakpoints scanned from 12.2 to 1.8 billion.
+
 Reservations in priority order mostly start in ascending order, so the
 search for a reservation's segment in the profile, and for its limit in the
 index, starts from the previous reservation's segment.
@@ -66,7 +78,7 @@ from .._profile import (
     profile_min,
 )
 from .._profile import (float_spacing, gap_index_answer, gap_index_build, gap_index_first_end,
-                        gap_index_given_back)
+                        gap_index_given_back, gap_index_rule_out, gap_index_ruled_out)
 from ._policy import Policy
 
 _GAP_STEPS = 1024
@@ -147,6 +159,9 @@ def _earliest_move(s, j, hint):
     if k == 0:
         return limit, before
     gaps = s.reservations.gaps
+    ruled_out = gap_index_ruled_out(gaps, w, d)
+    if ruled_out >= limit:
+        return limit, before
     answer = gap_index_answer(gaps, w, d, limit, k)
     if answer == 2:
         gaps.stale[0] += 1
@@ -158,7 +173,10 @@ def _earliest_move(s, j, hint):
         end = gap_index_first_end(gaps, w, d, limit)
         bound = end - d - 16.0 * float_spacing(max(abs(end), abs(limit), d))
         first = profile_before(profile, bound) if bound > T[0] else 0
+        if ruled_out > T[first]:
+            first = first_at_or_after(T, profile.length[0], ruled_out, first)
         t = profile_earliest_between(profile, w, d, first, limit)
+        gap_index_rule_out(gaps, w, d, min(t, limit))
         if t < limit:
             return t, before
     return limit, before
