@@ -213,11 +213,18 @@ def _segment(T, p, t):
 
 
 @njit(cache=True, _nrt=False)
-def _split(profile, t):
+def _split(profile, t, hint):
+    """Make ``t`` a breakpoint; returns its index. Searched outwards from segment
+    ``hint`` (the start of an interval, for its end), else by bisection."""
     T = profile.times
     F = profile.free
     p = profile.length[0]
-    k = _segment(T, p, t)
+    if hint < 0:
+        k = _segment(T, p, t)
+    else:
+        k = first_at_or_after(T, p, t, hint)
+        if k == p or T[k] > t:
+            k -= 1
     if T[k] == t:
         return k
     shift_right(T, k + 1, p)
@@ -235,8 +242,8 @@ def profile_add(profile, start, end, delta):
         return
     if profile.length[0] + 2 > len(profile.times):
         profile_compact(profile)
-    ks = _split(profile, start)
-    ke = _split(profile, end)
+    ks = _split(profile, start, -1)
+    ke = _split(profile, end, ks)
     F = profile.free
     for k in range(ks, ke):
         F[k] += delta
