@@ -93,6 +93,21 @@ def _free_stretches(times, free, width):
     return out
 
 
+def _crowded(rng, n_ops, machine=8):
+    """A profile of ``machine`` processors with 12 random reservations (room for
+    ``n_ops`` more edits), compacted, and its gap index."""
+    profile = _profile(2 * (12 + n_ops) + 8)
+    profile.times[0] = 0.0
+    profile.free[0] = machine
+    index = _index()
+    for _ in range(12):
+        a = float(rng.integers(0, 40))
+        profile_add(profile, a, a + float(rng.integers(1, 20)), -int(rng.integers(1, 5)))
+    profile_compact(profile)
+    gap_index_build(profile, index)
+    return profile, index
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.integers(0, 2 ** 32 - 1), st.integers(1, 40), st.sampled_from([2, 8, 1024]))
 def test_the_record_of_what_was_given_back_bounds_every_new_stretch(seed, n_ops, steps):
@@ -102,19 +117,7 @@ def test_the_record_of_what_was_given_back_bounds_every_new_stretch(seed, n_ops,
     when it meets what was given back before ``e``); the run bounds kept between records
     (``index.run``) must not break this."""
     rng = np.random.default_rng(seed)
-    machine = 8
-    profile = _profile(2 * (12 + n_ops) + 8)
-    profile.times[0] = 0.0
-    profile.free[0] = machine
-    index = _index()
-    # a crowded start: reservations on a grid
-    setup = []
-    for _ in range(12):
-        a = float(rng.integers(0, 40))
-        setup.append((a, a + float(rng.integers(1, 20)), -int(rng.integers(1, 5)), 0))
-    _apply(profile, index, np.array(setup, dtype=np.float64), steps)
-    profile_compact(profile)
-    gap_index_build(profile, index)
+    profile, index = _crowded(rng, n_ops)
     before = (profile.times[:profile.length[0]].copy(), profile.free[:profile.length[0]].copy())
     ops = []
     for _ in range(n_ops):
@@ -196,16 +199,7 @@ def test_what_searches_rule_out_stays_true_through_taking_giving_back_and_time(
     back lowers it just enough (checked against a fresh search after every step).
     What it answers before a search never excludes the start that search finds."""
     rng = np.random.default_rng(seed)
-    machine = 8
-    profile = _profile(2 * (12 + n_ops) + 8)
-    profile.times[0] = 0.0
-    profile.free[0] = machine
-    index = _index()
-    for _ in range(12):
-        a = float(rng.integers(0, 40))
-        profile_add(profile, a, a + float(rng.integers(1, 20)), -int(rng.integers(1, 6)))
-    profile_compact(profile)
-    gap_index_build(profile, index)
+    profile, index = _crowded(rng, n_ops)
     ops = []
     clock = 0.0
     for _ in range(n_ops):
