@@ -96,6 +96,12 @@ def provenance(script, argv):
             "date": now.strftime("%Y-%m-%d %H:%M UTC")}
 
 
+def markdown_table(header, rows):
+    """Lines of a markdown table: ``header`` and each of ``rows`` are lists of cells."""
+    return ["| " + " | ".join(header) + " |", "|---" * len(header) + "|"] + [
+        "| " + " | ".join(row) + " |" for row in rows]
+
+
 def provenance_lines(result, script):
     """The Markdown block opening a results page: who made it and how to make it again."""
     made = result["provenance"]

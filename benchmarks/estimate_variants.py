@@ -106,7 +106,8 @@ from predictkit.workload._runtimes import (PROBABILITIES, SIZE_CLASSES, inverse_
 from predictkit.workload._sessions import session_ids
 from predictkit.workload._user_requests import UserRequestTable, positions_in_time
 
-from benchmarks._common import parse_or_render, provenance, provenance_lines, write_json, write_text
+from benchmarks._common import (markdown_table, parse_or_render, provenance, provenance_lines,
+                               write_json, write_text)
 from benchmarks.workload_validation import (QUEUED_LOGS, SHORT_NAMES, SLOWDOWN_LOGS,
                                             SLOWDOWN_TOLERANCE, easy, load_log)
 
@@ -518,25 +519,30 @@ def main(argv=None):
     render(result, args.output_dir)
 
 
+def heading(title, intro):
+    """Lines opening a section of the page: its title and what it shows."""
+    return ["", f"## {title}", "", intro, ""]
+
+
 def attribution_lines(result):
     """The table of which jobs' generated requests move the schedule (first jobs)."""
     rows = [r for r in result["logs"] if "attribution" in r]
     if not rows:
         return []
-    lines = ["", "## Which jobs' requests move the schedule", "",
-             f"First {result['jobs']:,} jobs: the shipped model's requests for one subset of "
-             "the jobs and the real requests for the rest; bounded slowdown ratio to the real "
-             "requests' (mean over the seeds; in brackets the subset's share of the jobs). "
-             "All = the shipped model for every job (`base` above).", "",
-             "| generated for | " + " | ".join(SHORT.get(r["trace"], r["trace"]) for r in rows)
-             + " |", "|---" * (len(rows) + 1) + "|",
-             "| all | " + " | ".join(f"{ratio(r, 'base'):.2f}" for r in rows) + " |"]
+    lines = heading(
+        "Which jobs' requests move the schedule",
+        f"First {result['jobs']:,} jobs: the shipped model's requests for one subset of "
+        "the jobs and the real requests for the rest; bounded slowdown ratio to the real "
+        "requests' (mean over the seeds; in brackets the subset's share of the jobs). "
+        "All = the shipped model for every job (`base` above).")
     n_jobs = {r["trace"]: r["attribution"][next(iter(SUBSETS))]["jobs"]
               + r["attribution"]["long (> 10 min)"]["jobs"] for r in rows}
-    for label in SUBSETS:
-        lines.append(f"| {label} | " + " | ".join(
-            f"{r['attribution'][label]['ratio']:.2f} "
-            f"({r['attribution'][label]['jobs'] / n_jobs[r['trace']]:.2f})" for r in rows) + " |")
+    lines += markdown_table(
+        ["generated for"] + [SHORT.get(r["trace"], r["trace"]) for r in rows],
+        [["all"] + [f"{ratio(r, 'base'):.2f}" for r in rows]]
+        + [[label] + [f"{r['attribution'][label]['ratio']:.2f} "
+                      f"({r['attribution'][label]['jobs'] / n_jobs[r['trace']]:.2f})"
+                      for r in rows] for label in SUBSETS])
     parts = []
     for r in rows:
         if abs(ratio(r, "base") - 1) <= SLOWDOWN_TOLERANCE:
@@ -556,17 +562,16 @@ def weeks_lines(result):
     rows = [r for r in result["logs"] if "weeks" in r]
     if not rows:
         return []
-    lines = ["", "## When the difference arises", "",
-             f"First {result['jobs']:,} jobs: the week (of submission) whose jobs account for "
-             "most of the difference between a variant's mean bounded slowdown (per job, mean "
-             "over the seeds) and the real requests': its share of the jobs / its part of the "
-             "difference (above 1 where other weeks partly cancel it).", "",
-             "| log | " + " | ".join(WEEK_VARIANTS) + " |", "|---" * (len(WEEK_VARIANTS) + 1)
-             + "|"]
-    for r in rows:
-        lines.append(f"| {r['trace']} | " + " | ".join(
-            f"{r['weeks'][v]['jobs']:.2f} / {r['weeks'][v]['part']:.2f}" for v in WEEK_VARIANTS)
-            + " |")
+    lines = heading(
+        "When the difference arises",
+        f"First {result['jobs']:,} jobs: the week (of submission) whose jobs account for "
+        "most of the difference between a variant's mean bounded slowdown (per job, mean "
+        "over the seeds) and the real requests': its share of the jobs / its part of the "
+        "difference (above 1 where other weeks partly cancel it).")
+    lines += markdown_table(
+        ["log"] + list(WEEK_VARIANTS),
+        [[r["trace"]] + [f"{r['weeks'][v]['jobs']:.2f} / {r['weeks'][v]['part']:.2f}"
+                         for v in WEEK_VARIANTS] for r in rows])
     single = [f"{SHORT.get(r['trace'], r['trace'])} ({r['weeks']['base']['jobs']:.0%} of the "
               f"jobs, {r['weeks']['base']['part']:.0%}; ratio {ratio(r, 'base'):.2f})"
               for r in rows if r["weeks"]["base"]["part"] > 0.5
@@ -581,18 +586,16 @@ def perturbation_lines(result):
     rows = [r for r in result["logs"] if "perturbation" in r]
     if not rows:
         return []
-    lines = ["", "## The real requests perturbed: how far the target is from noise", "",
-             f"First {result['jobs']:,} jobs, the real requests reassigned or multiplied at "
-             "random (defined in the script's documentation), bounded slowdown over the real "
-             "requests', mean over the seeds. A log whose slowdown moves by more than "
-             f"{SLOWDOWN_TOLERANCE:.0%} under a small perturbation is one where no model "
-             "that does not copy its requests can be expected within the target but by chance.",
-             "", "| perturbation | " + " | ".join(SHORT.get(r["trace"], r["trace"])
-                                                 for r in rows) + " |",
-             "|---" * (len(rows) + 1) + "|"]
-    for name in PERTURBATIONS:
-        lines.append(f"| {name} | " + " | ".join(f"{r['perturbation'][name]:.2f}"
-                                                  for r in rows) + " |")
+    lines = heading(
+        "The real requests perturbed: how far the target is from noise",
+        f"First {result['jobs']:,} jobs, the real requests reassigned or multiplied at "
+        "random (defined in the script's documentation), bounded slowdown over the real "
+        "requests', mean over the seeds. A log whose slowdown moves by more than "
+        f"{SLOWDOWN_TOLERANCE:.0%} under a small perturbation is one where no model "
+        "that does not copy its requests can be expected within the target but by chance.")
+    lines += markdown_table(
+        ["perturbation"] + [SHORT.get(r["trace"], r["trace"]) for r in rows],
+        [[name] + [f"{r['perturbation'][name]:.2f}" for r in rows] for name in PERTURBATIONS])
     fragile = []
     for r in rows:
         moved = [name for name in PERTURBATIONS[3:]
@@ -655,12 +658,11 @@ def ratio_table(rows):
     close = {v: [r["trace"] for r in rows if abs(ratio(r, v) - 1) <= SLOWDOWN_TOLERANCE]
              for v in VARIANTS}
     spread = {v: float(np.mean([abs(np.log(ratio(r, v))) for r in rows])) for v in VARIANTS}
-    lines = ["| variant | " + " | ".join(SHORT.get(r["trace"], r["trace"]) for r in rows)
-             + " | within 10% | mean abs log ratio |", "|---" * (len(rows) + 3) + "|"]
-    for v in VARIANTS:
-        cells = [f"{ratio(r, v):.2f}" for r in rows]
-        lines.append(f"| {v} | " + " | ".join(cells) + f" | {len(close[v])} of {len(rows)} | "
-                     f"{spread[v]:.3f} |")
+    lines = markdown_table(
+        ["variant"] + [SHORT.get(r["trace"], r["trace"]) for r in rows]
+        + ["within 10%", "mean abs log ratio"],
+        [[v] + [f"{ratio(r, v):.2f}" for r in rows]
+         + [f"{len(close[v])} of {len(rows)}", f"{spread[v]:.3f}"] for v in VARIANTS])
     return lines, close, spread
 
 
@@ -701,11 +703,10 @@ def render(result, output_dir):
               "", f"## Bounded slowdown ratio per variant: jobs 1-{result['jobs']:,}", ""]
     lines += first_table
     lines += ["", "Accuracy KS distance of each variant's requests (seed 0) to the real ones:",
-              "", "| variant | " + " | ".join(SHORT.get(r["trace"], r["trace"]) for r in rows) + " |",
-              "|---" * (len(rows) + 1) + "|"]
-    for v in VARIANTS:
-        lines.append(f"| {v} | " + " | ".join(f"{r['variants'][v]['ks_accuracy']:.3f}"
-                                              for r in rows) + " |")
+              ""]
+    lines += markdown_table(
+        ["variant"] + [SHORT.get(r["trace"], r["trace"]) for r in rows],
+        [[v] + [f"{r['variants'][v]['ks_accuracy']:.3f}" for r in rows] for v in VARIANTS])
     later = result["later_logs"]
     later_table, later_close, _ = ratio_table(later)
     lines += ["", "## The next jobs of each log (a check on choosing among the variants)", "",
