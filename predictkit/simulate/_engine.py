@@ -199,7 +199,9 @@ class GapIndex(NamedTuple):
     earlier than the start of what was given back (``-inf``: nothing indexed
     yet). ``stale[0]`` counts the queries that record could not answer.
     ``run``: ``[left, right)``, the run of segments with a free processor
-    last walked to bound such stretches (empty after indexing).
+    last walked to bound such stretches (empty after indexing), and the
+    earliest start given back within it whose record is complete
+    (``run[2]``; see :func:`~._profile.gap_index_given_back`).
 
     ``ruled_out[level, b]``: no start before it has ``2**level`` processors
     free for ``ruled_length[level, b]`` seconds (within ``[2**b, 2**(b +
@@ -350,7 +352,7 @@ def new_state(*, submit, duration, width, request, user, successor, n_users, fre
                                       length=one(), levels=one(), built=one(),
                                       changed=np.full((2, GAP_SPANS), -np.inf),
                                       stale=one(),
-                                      run=np.array([np.inf, -np.inf]),
+                                      run=np.array([np.inf, -np.inf, np.inf]),
                                       ruled_out=np.full((GAP_LEVELS, GAP_SPANS), -np.inf),
                                       ruled_length=np.full((GAP_LEVELS, GAP_SPANS), np.inf),
                                       ruling=one())),

@@ -238,11 +238,19 @@ def _split(profile, t, hint):
 @njit(cache=True, _nrt=False)
 def profile_add(profile, start, end, delta):
     """Add ``delta`` free processors on ``[start, end)`` (``start >= times[0]``)."""
+    profile_add_near(profile, start, end, delta, -1)
+
+
+@njit(cache=True, _nrt=False)
+def profile_add_near(profile, start, end, delta, hint):
+    """:func:`profile_add`, searching for ``start`` from segment ``hint`` (``-1``:
+    by bisection)."""
     if end <= start:
         return
     if profile.length[0] + 2 > len(profile.times):
         profile_compact(profile)
-    ks = _split(profile, start, -1)
+        hint = -1
+    ks = _split(profile, start, hint)
     ke = _split(profile, end, ks)
     F = profile.free
     for k in range(ks, ke):
@@ -524,6 +532,7 @@ def gap_index_build(profile, index):
     index.stale[0] = 0
     index.run[0] = np.inf
     index.run[1] = -np.inf
+    index.run[2] = np.inf
 
 
 @njit(cache=True, _nrt=False)
@@ -594,18 +603,27 @@ def gap_index_given_back(profile, index, start, end, steps):
     its ends still have no processor free (taking only lowers the free
     counts), so it bounds the stretches again without a walk. An interval
     reaching outside it is walked and becomes the new run.
+
+    Within one run the record depends on the interval only through its
+    start, and only to lower ``changed[0]``: ``index.run[2]``, the earliest
+    start recorded since the run was walked and since anything was ruled out
+    (which :func:`_forget_ruled_out` may have to lower again), makes an
+    interval starting no earlier a no-op.
     """
     if end <= start:
         return
     one = index.changed[0]
     wide = index.changed[1]
     if index.run[0] <= start and end <= index.run[1]:
+        if start >= index.run[2]:
+            return
         left = index.run[0]
         right = index.run[1]
     else:
         left, right = profile_run_around(profile, start, end, steps)
         index.run[0] = left
         index.run[1] = right
+    index.run[2] = start
     # a window "fits" when start + duration <= end in floating point, which
     # can hold for a stretch a few units in the last place shorter
     span = right - left
@@ -688,6 +706,7 @@ def gap_index_rule_out(index, width, duration, limit):
             row[c] = limit
             lengths[c] = float(np.int64(1) << c)
     index.ruling[0] |= np.int64(1) << level
+    index.run[2] = np.inf
 
 
 @njit(cache=True, inline="always", _nrt=False)

@@ -63,7 +63,7 @@ def _index():
                     length=np.zeros(1, dtype=np.int64), levels=np.zeros(1, dtype=np.int64),
                     built=np.zeros(1, dtype=np.int64),
                     changed=np.full((2, GAP_SPANS), -np.inf), stale=np.zeros(1, dtype=np.int64),
-                    run=np.array([np.inf, -np.inf]),
+                    run=np.array([np.inf, -np.inf, np.inf]),
                     ruled_out=np.full((GAP_LEVELS, GAP_SPANS), -np.inf),
                     ruled_length=np.full((GAP_LEVELS, GAP_SPANS), np.inf),
                     ruling=np.zeros(1, dtype=np.int64))

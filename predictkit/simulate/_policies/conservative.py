@@ -69,7 +69,7 @@ from numba import njit
 from .._engine import event_loop, start_job
 from .._profile import (
     first_at_or_after,
-    profile_add,
+    profile_add_near,
     profile_advance,
     profile_before,
     profile_compact,
@@ -96,9 +96,10 @@ def _advance(profile, now):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _add(s, start, end, delta):
-    """``profile_add``, recording processors given back in the gap index."""
-    profile_add(s.profile, start, end, delta)
+def _add(s, start, end, delta, hint=-1):
+    """``profile_add``, recording processors given back in the gap index (``start``
+    is searched for from segment ``hint``; ``-1``: by bisection)."""
+    profile_add_near(s.profile, start, end, delta, hint)
     if delta > 0:
         gap_index_given_back(s.profile, s.reservations.gaps, start, end, _GAP_STEPS)
 
@@ -183,16 +184,17 @@ def _earliest_move(s, j, hint):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _slide(s, j, t):
-    """Move ``j``'s reservation earlier, to ``t``."""
+def _slide(s, j, t, hint):
+    """Move ``j``'s reservation earlier, to ``t`` (segment ``hint`` is near its
+    start)."""
     at = s.reservations.start[j]
     w = s.jobs.width[j]
     d = s.jobs.estimate[j]
     if t + d <= at:
-        _add(s, t, t + d, -w)
-        _add(s, at, at + d, w)
+        _add(s, t, t + d, -w, hint)
+        _add(s, at, at + d, w, hint)
     else:
-        _add(s, t, at, -w)
+        _add(s, t, at, -w, hint)
         _add(s, t + d, at + d, w)
     s.reservations.start[j] = t
 
@@ -213,7 +215,7 @@ def _compress(s, order, now):
         if t > now:
             new, hint = _earliest_move(s, j, hint)
             if new < t:
-                _slide(s, j, new)
+                _slide(s, j, new, hint)
                 t = new
         if t < first:
             first = t
