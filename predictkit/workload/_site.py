@@ -36,6 +36,9 @@ class SiteModel(ParamsValidatedMixin, BaseEstimator):
     ----------
     runtimes_ : RuntimeDistribution
     estimates_ : JointEstimates
+        Fitted with ``user_requests=False``: the site's requests come from its
+        paddings per runtime bin and its users' consistency, which carry to
+        synthetic users, not from copies of the log's users' requests.
     machine_procs_ : int
 
     Examples
@@ -62,7 +65,10 @@ class SiteModel(ParamsValidatedMixin, BaseEstimator):
         self._validate_params()
         self.runtimes_ = RuntimeDistribution(min_jobs=self.min_jobs,
                                              random_state=self.random_state).fit(X)
+        # the site describes a population, not the log's users: its synthetic users
+        # draw from the paddings rather than copy a real user's requests
         self.estimates_ = JointEstimates(min_jobs=self.min_jobs, think_time=self.think_time,
+                                         user_requests=False,
                                          random_state=self.random_state).fit(X)
         self.machine_procs_ = self.runtimes_.machine_procs_
         return self

@@ -96,7 +96,7 @@ def test_fit_recovers_planted_user_and_session_shares(user, session):
 
 def test_fitted_model_reproduces_the_accuracy_of_its_log():
     log = make_workload(20_000, random_state=11)
-    model = JointEstimates(random_state=0).fit(log)
+    model = JointEstimates(user_requests=False, random_state=0).fit(log)
     out = model.transform(log)
     real, fake = _accuracy(log.run_time, log.req_time), _accuracy(out.run_time, out.req_time)
     assert ks_2samp(real, fake).statistic < 0.1

@@ -10,7 +10,8 @@ from tracedata import load_trace
 
 from predictkit.exceptions import ConfigError
 from predictkit.jobs import clean_jobs
-from predictkit.workload import JointEstimates
+from predictkit.datasets import make_workload
+from predictkit.workload import JointEstimates, SiteModel
 from predictkit.workload._user_requests import UserRequestTable, positions_in_time
 
 
@@ -168,7 +169,7 @@ def test_joint_requests_with_user_requests_cover_runtimes_and_reproduce(jobs, se
             np.testing.assert_array_equal(
                 first, model.sample(new_run, users=new_users, submit_times=submit))
         assert (model.sample(new_run) >= new_run).all()
-    assert JointEstimates(random_state=seed).fit(log).user_table_ is None
+    assert JointEstimates(user_requests=False, random_state=seed).fit(log).user_table_ is None
 
 
 def test_fitted_to_a_real_log_with_user_requests_its_requests_look_like_the_log():
@@ -184,7 +185,7 @@ def test_fitted_to_a_real_log_with_user_requests_its_requests_look_like_the_log(
 
     assert (out.req_time >= out.run_time).all()
     assert ks_2samp(accuracy(log), accuracy(out)).statistic < 0.05
-    padded = JointEstimates(random_state=0).fit(log).transform(log)
+    padded = JointEstimates(user_requests=False, random_state=0).fit(log).transform(log)
 
     def distinct_per_user(frame):
         return frame.groupby("user_id")["req_time"].nunique().mean()
@@ -221,3 +222,9 @@ def test_user_requests_must_be_a_boolean():
         JointEstimates(user_requests="yes").fit(log)
     with pytest.raises(ConfigError, match="neighbors"):
         UserRequestTable(neighbors=0)
+
+
+def test_a_fitted_model_uses_the_users_requests_by_default_and_a_site_does_not():
+    log = make_workload(2000, random_state=4)
+    assert JointEstimates(random_state=0).fit(log).user_table_ is not None
+    assert SiteModel(random_state=0).fit(log).estimates_.user_table_ is None

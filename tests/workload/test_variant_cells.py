@@ -39,7 +39,7 @@ def test_attribution_is_one_for_an_empty_subset_and_the_base_ratio_for_every_job
     jobs["run_time"] = np.minimum(jobs["run_time"], 600.0)  # every job short
     jobs["req_time"] = np.maximum(jobs["req_time"], jobs["run_time"])
     _, real = easy(jobs)
-    model = JointEstimates().fit(jobs)
+    model = JointEstimates(user_requests=False).fit(jobs)
     extra = fit_extra(jobs, measure(jobs))
     out = attribution(model, jobs, extra, [0, 1], real)
     assert out["long (> 10 min)"]["jobs"] == 0
