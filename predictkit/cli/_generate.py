@@ -53,8 +53,12 @@ def register(subparsers):
     parser.add_argument("--model", choices=MODELS, default="tsafrir",
                         help="estimate model for --estimates-for: tsafrir (modal model fitted "
                              "to the log), joint (requests chosen from the runtime, user and "
-                             "session, fitted to the log), fmodel, phi, x2 (doubled), shuffle, "
+                             "session, fitted to the log: by default from the user's own "
+                             "requests of the time), fmodel, phi, x2 (doubled), shuffle, "
                              "sessions (modal model with session-aware assignment)")
+    parser.add_argument("--padding-only", action="store_true",
+                        help="with --model joint: draw every request from the log's paddings "
+                             "per runtime bin, not from its users' own requests")
     parser.add_argument("--f", type=float, default=1.0, dest="f",
                         help="f of the f-model")
     parser.add_argument("--fit-modes", type=int, default=3, metavar="K",
@@ -72,7 +76,8 @@ def _model(args):
                             ShuffledEstimates, TsafrirEstimates)
 
     if args.model == "joint":
-        return JointEstimates(t_max=args.tmax, truncate=args.truncate, random_state=args.seed)
+        return JointEstimates(t_max=args.tmax, truncate=args.truncate,
+                              user_requests=not args.padding_only, random_state=args.seed)
     if args.model in ("tsafrir", "sessions"):
         return TsafrirEstimates(
             t_max=args.tmax, p_max=args.pmax, n_fit_modes=args.fit_modes,
@@ -192,6 +197,8 @@ def _check_args(args):
     if not 0 <= args.f < float("inf"):
         raise ConfigError(f"--f must be a number >= 0, got {args.f:g}")
     check_positive(args.fit_modes, "--fit-modes", allow_zero=True)
+    if args.padding_only and (args.estimates_for is None or args.model != "joint"):
+        raise ConfigError("--padding-only applies to --estimates-for with --model joint")
     with flag_names(_FLAGS):
         if args.tmax is not None and (args.estimates_for is None
                                       or args.model in ("tsafrir", "sessions", "joint")):

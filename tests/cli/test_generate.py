@@ -46,6 +46,31 @@ def test_generate_estimates_for_a_trace(tmp_path, model):
         assert not np.array_equal(jobs["req_time"], source["req_time"].iloc[:3000])
 
 
+def test_generate_joint_padding_only_draws_from_the_paddings(tmp_path, capsys):
+    from predictkit.workload import JointEstimates
+
+    source = read_swf(trace_file("KTH-SP2-1996-2.1-cln")).iloc[:3000]
+    small = tmp_path / "small.swf"
+    write_swf(source, small)
+    outputs = {}
+    for flags in ([], ["--padding-only"]):
+        out = tmp_path / f"out{len(flags)}.swf"
+        assert main(["generate", "--estimates-for", str(small), "--model", "joint",
+                     "--truncate", "--seed", "1", "-q", "-o", str(out), *flags]) == 0
+        outputs[len(flags)] = read_swf(out)["req_time"].to_numpy()
+    known = read_swf(small)
+    known = known[known["req_time"] > 0]
+    for padding_only, flag in ((False, 0), (True, 1)):
+        model = JointEstimates(truncate=True, user_requests=not padding_only,
+                               random_state=1).fit(known)
+        np.testing.assert_array_equal(outputs[flag], model.transform(known)["req_time"])
+    assert not np.array_equal(outputs[0], outputs[1])
+    assert main(["generate", "--estimates-for", str(small), "--model", "tsafrir",
+                 "--padding-only", "-o", str(tmp_path / "x.swf")]) == 2
+    assert "--padding-only applies to --estimates-for with --model joint" in (
+        capsys.readouterr().err)
+
+
 def test_generate_errors_are_one_line(tmp_path, capsys):
     assert main(["generate", "--jobs", "10", "--tmax", "10min", "-o", str(tmp_path / "x.swf")]) == 2
     assert "at least 1 h" in capsys.readouterr().err
