@@ -14,6 +14,7 @@ from predictkit.simulate._engine import GAP_LEVELS, GAP_SEGMENTS, GAP_SPANS, Gap
 from predictkit.simulate._profile import (_log2_floor, first_at_or_after, float_spacing,
                                           gap_index_build, gap_index_given_back,
                                           gap_index_rule_out, gap_index_ruled_out, profile_add,
+                                          profile_add_near,
                                           profile_advance, profile_compact,
                                           profile_earliest_between, shift_left, shift_right)
 
@@ -263,3 +264,24 @@ def test_shifts_move_what_a_plain_loop_moves(n, data):
         expected[pos:n + 1 - by] = expected[pos + by:n + 1].copy()
         _shifts(a, pos, n, by)
         np.testing.assert_array_equal(a, expected)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2 ** 32 - 1), st.integers(1, 30))
+def test_an_edit_searched_from_any_hint_is_the_edit_by_bisection(seed, n_edits):
+    rng = np.random.default_rng(seed)
+    near, _ = _crowded(rng, n_edits)
+    plain = _profile(len(near.times))
+    for name in ("times", "free", "length"):
+        getattr(plain, name)[:] = getattr(near, name)
+    for _ in range(n_edits):
+        a = float(rng.integers(0, 60)) + rng.choice([0.0, 0.5])
+        b = a + float(rng.integers(0, 25))
+        delta = int(rng.integers(-3, 4))
+        hint = int(rng.integers(-1, near.length[0] + 3))
+        profile_add_near(near, a, b, delta, hint)
+        profile_add(plain, a, b, delta)
+        n = plain.length[0]
+        assert near.length[0] == n
+        np.testing.assert_array_equal(near.times[:n], plain.times[:n])
+        np.testing.assert_array_equal(near.free[:n], plain.free[:n])
