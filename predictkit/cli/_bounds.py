@@ -11,8 +11,8 @@ from ..exceptions import ConfigError, JobTableError
 from ..metrics import bound_summary
 from ..queue._replay import make_wait_model, replay_wait_bounds
 from ._checks import check_fraction, check_positive, check_seed
-from ._common import (Progress, add_command, add_output_options, print_json, read_trace_arg,
-                      table_format, write_table)
+from ._common import (Progress, add_command, add_output_options, print_json, read_done,
+                      read_trace_arg, table_format, write_table)
 from ._tables import format_number, format_table
 
 
@@ -91,7 +91,7 @@ def run(args):
         progress.settings(quantile=args.quantile, confidence=args.confidence,
                           changepoint=args.changepoint, clustering=args.clustering,
                           index=args.index, seed=args.seed)
-    with progress.step(lambda: f"read {len(jobs):,} jobs from {args.trace}"):
+    with progress.step(lambda: read_done(jobs, args.trace)):
         jobs = read_trace_arg(args.trace)
     usable = np.isfinite(jobs["wait_time"]) & np.isfinite(jobs["submit_time"])
     if not usable.any():

@@ -11,7 +11,7 @@ from ..io._log import LOG_FORMATS  # the values of --input-format
 from ._checks import os_errors
 
 __all__ = ["add_output_options", "add_log_argument", "print_json", "read_trace_arg",
-           "read_jobs_to_simulate",
+           "read_jobs_to_simulate", "count", "source_name", "read_done",
            "write_table", "table_format", "check_output_arg", "check_stdin_once", "result_stream", "LOG_FORMATS",
            "add_command",
            "HelpFormatter", "DeprecatedAlias", "Progress", "write_swf_output", "output_format"]
@@ -23,8 +23,9 @@ def add_output_options(parser, *, formats=("swf", "csv", "json"), default=None):
                         help="where to write the result ('-' for standard output)")
     parser.add_argument("--format", choices=formats, default=default,
                         help="output format (default: from the file extension)")
+    json = " (and the JSON --json asks for)" if "--json" in parser._option_string_actions else ""
     parser.add_argument("-q", "--quiet", action="store_true",
-                        help="print nothing but errors (and the JSON --json asks for)")
+                        help=f"print nothing but errors{json}")
 
 
 def print_json(obj, stream=None):
@@ -123,6 +124,20 @@ def add_log_argument(parser, *, dest="trace", flag=None, nargs=None, help=None):
              "Europe/Paris (default: UTC); a warning says when the log is SWF")
 
 
+def check_time_zone(zone, flag="--time-zone"):
+    """Refuse a time zone pandas does not know, before any log is read."""
+    import pandas as pd
+
+    from ..exceptions import ConfigError
+
+    try:
+        pd.Timestamp("2000-01-01").tz_localize(zone)
+    except Exception:  # pandas raises several types (with internal wording) for an unknown zone
+        raise ConfigError(f"{flag}: unknown time zone {zone!r} (use an IANA name such as "
+                          "'Europe/Paris', or 'UTC')") from None
+    return zone
+
+
 def read_trace_arg(path, **kwargs):
     """Read the log named on the command line: SWF or ``sacct`` output, a file or ``-`` (stdin).
 
@@ -145,6 +160,8 @@ def read_trace_arg(path, **kwargs):
 
     fmt = path.option("input_format", "auto") if isinstance(path, LogPath) else "auto"
     zone = path.option("time_zone", None) if isinstance(path, LogPath) else None
+    if zone is not None:
+        check_time_zone(zone)
     if path == "-" or not _is_regular_file(str(path)):
         # A stream (stdin, a pipe such as <(sacct ...)) can be read only once.
         if path == "-":
@@ -280,7 +297,8 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 
     def _get_help_string(self, action):
         text = action.help or ""
-        if ("%(default)" in text or action.default in (None, argparse.SUPPRESS)
+        if ("%(default)" in text or "(default" in text
+                or action.default in (None, argparse.SUPPRESS)
                 or isinstance(action, (argparse._StoreTrueAction, argparse._StoreFalseAction))
                 or not action.option_strings):
             return text
@@ -359,6 +377,21 @@ class Progress:
         self.say(f"{text} in {_seconds(time.perf_counter() - started)}")
 
 
+def count(n, noun):
+    """``n`` things with the noun in the right number: ``"1 job"``, ``"2,000 jobs"``."""
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
+def read_done(jobs, path):
+    """The progress line of a log read: ``read 1 job from standard input``."""
+    return f"read {count(len(jobs), 'job')} from {source_name(path)}"
+
+
+def source_name(path):
+    """How progress lines name a log or output: ``-`` is standard input or output."""
+    return "standard input" if str(path) == "-" else str(path)
+
+
 def _setting(value):
     if isinstance(value, float):
         return f"{value:g}"
@@ -426,7 +459,7 @@ def read_jobs_to_simulate(args, progress, *, require_request, needs):
     from ..exceptions import JobTableError
     from ..jobs import clean_jobs, describe_cleaning
 
-    with progress.step(lambda: f"read {len(jobs):,} jobs from {args.trace}"):
+    with progress.step(lambda: read_done(jobs, args.trace)):
         jobs = read_trace_arg(args.trace)
     if args.max_jobs is not None:
         attrs = dict(jobs.attrs)

@@ -12,7 +12,8 @@ from ..jobs import SUMMARY_LABELS
 from ..jobs import describe_cleaning
 from ..report import analyze, build_report
 from ._checks import check_procs, check_seed, flag_names, os_errors
-from ._common import DeprecatedAlias, Progress, add_command, read_trace_arg, result_stream
+from ._common import (DeprecatedAlias, Progress, add_command, read_done, read_trace_arg,
+                      result_stream)
 from ._tables import format_table
 from ._info import _value
 
@@ -123,7 +124,7 @@ def run(args):
     if args.trace:
         progress.settings(trace=args.trace, max_jobs=max_jobs, seed=args.seed,
                           output=args.output)
-        with progress.step(lambda: f"read {len(jobs):,} jobs from {args.trace}"):
+        with progress.step(lambda: read_done(jobs, args.trace)):
             jobs, name = read_trace_arg(args.trace), None
         if not len(jobs):
             raise JobTableError(f"--trace {args.trace}: the log has no jobs")

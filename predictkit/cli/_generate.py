@@ -1,12 +1,15 @@
 """``predictkit generate``: synthetic workloads, or synthetic estimates for a real log."""
 
 
+import numpy as np
+import pandas as pd
+
 from .._time import parse_duration
 from ..exceptions import ConfigError
 from ..workload import make_workload
 from ._checks import check_positive, check_procs, check_seed, flag_names, os_errors
-from ._common import (DeprecatedAlias, Progress, add_command, add_output_options, output_format,
-                      read_trace_arg, write_swf_output, write_table)
+from ._common import (DeprecatedAlias, Progress, add_command, add_output_options, count,
+                      output_format, read_done, read_trace_arg, write_swf_output, write_table)
 
 MAX_TMAX = 3650 * 86400
 """Longest --tmax accepted (ten years; real limits are days or weeks)."""
@@ -26,19 +29,22 @@ def register(subparsers):
             "model's estimates (SWF output drops the original requests; CSV output keeps "
             "them in orig_req_time)."),
     )
-    parser.add_argument("--jobs", type=int, default=10_000, metavar="N",
-                        help="number of synthetic jobs")
-    parser.add_argument("--machine-procs", type=int, default=128, metavar="P",
-                        help="processors of the synthetic machine")
+    parser.add_argument("--jobs", type=int, default=None, metavar="N",
+                        help="number of synthetic jobs (default: 10000)")
+    parser.add_argument("--machine-procs", type=int, default=None, metavar="P",
+                        help="processors of the synthetic machine (default: 128)")
     parser.add_argument("--n-procs", "--procs", type=int, dest="machine_procs",
                         action=DeprecatedAlias, new="--machine-procs")
     parser.add_argument("--tmax", default=None, metavar="DURATION",
-                        help="maximal estimate, e.g. 18h (synthetic default 18h; with "
-                             "--estimates-for, learned from the log when omitted)")
+                        help="maximal estimate, e.g. 18h (synthetic default 18h, with --site "
+                             "the log's longest request; with --estimates-for, learned from "
+                             "the log when omitted; given, the log's longer requests become "
+                             "it and runtimes up to it are kept)")
     parser.add_argument("--pmax", type=float, default=None, metavar="PERCENT",
-                        help="percent of jobs estimating tmax, in [0, 100] (default: the model's, "
-                             "about 22); jobs no shorter estimate covers get tmax anyway")
-    parser.add_argument("--load", type=float, default=0.7,
+                        help="percent of jobs estimating tmax, in [0, 100], for the modal "
+                             "model (default: the log's share, or about 22 for the built-in "
+                             "site); jobs no shorter estimate covers get tmax anyway")
+    parser.add_argument("--load", type=float, default=None,
                         help="offered load of every week of the synthetic workload "
                              "(default: 0.7)")
     parser.add_argument("--site", default=None, metavar="LOG",
@@ -50,8 +56,9 @@ def register(subparsers):
     from ._common import add_log_argument
     add_log_argument(parser, dest="estimates_for", flag="--estimates-for",
                      help="the log whose estimates to replace")
-    parser.add_argument("--model", choices=MODELS, default="tsafrir",
-                        help="estimate model for --estimates-for: tsafrir (modal model fitted "
+    parser.add_argument("--model", choices=MODELS, default=None,
+                        help="estimate model for --estimates-for (default: tsafrir): tsafrir "
+                             "(modal model fitted "
                              "to the log), joint (requests chosen from the runtime, user and "
                              "session, fitted to the log: by default from the user's own "
                              "requests of the time), fmodel, phi, x2 (doubled), shuffle, "
@@ -59,16 +66,66 @@ def register(subparsers):
     parser.add_argument("--padding-only", action="store_true",
                         help="with --model joint: draw every request from the log's paddings "
                              "per runtime bin, not from its users' own requests")
-    parser.add_argument("--f", type=float, default=1.0, dest="f",
-                        help="f of the f-model")
-    parser.add_argument("--fit-modes", type=int, default=3, metavar="K",
+    parser.add_argument("--f", type=float, default=None, dest="f",
+                        help="f of the f-model (default: 1)")
+    parser.add_argument("--fit-modes", type=int, default=None, metavar="K",
                         help="popular estimates of the log the modal model keeps besides "
-                             "tmax (0 = vanilla)")
+                             "tmax (0 = vanilla; default: 3)")
     parser.add_argument("--truncate", action="store_true",
-                        help="cap runtimes above the longest estimate at it (default: leave "
-                             "those jobs out, and say so)")
+                        help="cap runtimes above the longest estimate at it, as jobs killed "
+                             "at their limit (status 0) (default: leave those jobs out, and "
+                             "say so)")
     add_output_options(parser, formats=("swf", "csv", "batsim"))
     parser.set_defaults(func=run)
+
+
+_DEFAULTS = {"jobs": 10_000, "machine_procs": 128, "load": 0.7, "model": "tsafrir",
+             "f": 1.0, "fit_modes": 3}
+"""Defaults of the options whose use is checked (they default to None on the parser)."""
+
+_SYNTHETIC_ONLY = (("jobs", "--jobs"), ("machine_procs", "--machine-procs"),
+                   ("load", "--load"))
+_ESTIMATES_ONLY = (("model", "--model"), ("f", "--f"), ("fit_modes", "--fit-modes"),
+                   ("truncate", "--truncate"), ("padding_only", "--padding-only"))
+_MODEL_OPTIONS = (
+    ("tmax", "--tmax", ("tsafrir", "sessions", "joint", "phi")),
+    ("pmax", "--pmax", ("tsafrir", "sessions", "joint")),
+    ("f", "--f", ("fmodel",)),
+    ("fit_modes", "--fit-modes", ("tsafrir", "sessions")),
+    ("truncate", "--truncate", ("tsafrir", "sessions", "joint", "shuffle")),
+    ("padding_only", "--padding-only", ("joint",)),
+)
+"""Options of --estimates-for and the models that use them; the others would ignore them."""
+
+
+def _given(args, dest):
+    value = getattr(args, dest)
+    return value is not None and value is not False
+
+
+def _refuse_unused_options(args):
+    """Refuse an option the chosen mode would ignore, naming it and where it applies."""
+    if args.estimates_for is None:
+        for dest, flag in _ESTIMATES_ONLY:
+            if _given(args, dest):
+                raise ConfigError(f"{flag} applies to --estimates-for (new requests for a real "
+                                  "log); a synthetic workload takes its requests from its site")
+        if args.site is not None and args.pmax is not None:
+            raise ConfigError(f"--pmax sets the built-in site's modal requests; --site "
+                              f"{args.site} takes the log's requests (--tmax caps them)")
+        return
+    if args.site is not None:
+        raise ConfigError("--site fits a synthetic workload; it cannot be combined with "
+                          "--estimates-for")
+    for dest, flag in _SYNTHETIC_ONLY:
+        if _given(args, dest):
+            raise ConfigError(f"{flag} applies to synthetic workloads; --estimates-for keeps "
+                              f"the jobs of {args.estimates_for}")
+    model = args.model or _DEFAULTS["model"]
+    for dest, flag, models in _MODEL_OPTIONS:
+        if _given(args, dest) and model not in models:
+            raise ConfigError(f"{flag} does not apply to --model {model}; it applies to "
+                              f"--model {', '.join(models)}")
 
 
 def _model(args):
@@ -76,7 +133,7 @@ def _model(args):
                             ShuffledEstimates, TsafrirEstimates)
 
     if args.model == "joint":
-        return JointEstimates(t_max=args.tmax, truncate=args.truncate,
+        return JointEstimates(t_max=args.tmax, p_max=args.pmax, truncate=args.truncate,
                               user_requests=not args.padding_only, random_state=args.seed)
     if args.model in ("tsafrir", "sessions"):
         return TsafrirEstimates(
@@ -93,18 +150,58 @@ def _model(args):
     return ShuffledEstimates(truncate=args.truncate, random_state=args.seed)
 
 
-def _clean_source(args, source, progress):
+def _work_share(jobs, mask):
+    """Share of the processor-seconds of ``jobs`` held by the jobs in ``mask``, as text."""
+    work = (jobs["run_time"].to_numpy(dtype=float)
+            * jobs["n_procs"].to_numpy(dtype=float)) if "n_procs" in jobs.columns else None
+    if work is None or not np.nansum(work) > 0:
+        return f"{mask.mean():.1%} of the jobs"
+    return (f"{mask.mean():.1%} of the jobs, {np.nansum(work[mask]) / np.nansum(work):.1%} of "
+            "the processor-seconds")
+
+
+def _clean_source(args, source, note):
     """The jobs of the log the model can give estimates to, saying what was left out."""
     from ..jobs import clean_jobs, describe_cleaning
 
-    kept = clean_jobs(source, for_simulation=True, require_request=args.model == "shuffle")
+    needs_request = args.model in ("shuffle", "x2")
+    kept = clean_jobs(source, for_simulation=True, require_request=needs_request)
     if describe_cleaning(kept):
-        progress.say(f"left out {describe_cleaning(kept)} "
-                     f"(of {len(source):,} jobs in {args.estimates_for})")
+        note(f"left out {describe_cleaning(kept)} "
+             f"(of {len(source):,} jobs in {args.estimates_for})")
     if not len(kept):
+        needed = "runtime, submit time, width" + (" and request" if needs_request else "")
         raise ConfigError(f"--estimates-for {args.estimates_for}: no job has a known "
-                          "runtime, submit time and width")
+                          f"{needed} (--model {args.model} needs them)")
     return kept
+
+
+def _fit_to_requests(args, model, source, note):
+    """Fit the modal or joint model to the log's requests (or refuse what cannot be done)."""
+    log = args.estimates_for
+    known = (source["req_time"].notna() & (source["req_time"] > 0)
+             if "req_time" in source.columns else pd.Series(False, index=source.index))
+    if not known.any():
+        if args.tmax is None:
+            raise ConfigError(f"--estimates-for {log}: the log has no requested times to learn "
+                              f"the {args.model} model from; give --tmax (e.g. --tmax 18h) for "
+                              "its built-in settings")
+        if "fit_modes" in args.given:
+            raise ConfigError(f"--fit-modes takes popular requests of the log, and {log} has "
+                              "none; leave it out (the vanilla modal model)")
+        note(f"{log} has no requested times: the {args.model} model's built-in "
+             f"settings with --tmax {args.tmax}")
+        return
+    if args.model == "joint" and args.pmax is not None:
+        raise ConfigError(f"--pmax sets the built-in modal requests; --model joint fitted to "
+                          f"{log} takes every request share from the log")
+    if not known.all():
+        note(f"learning the estimate model from the {int(known.sum()):,} of "
+             f"{len(source):,} jobs that have a requested time")
+    learned = {**_FLAGS, "t_max": "the maximal estimate learned from the log's longest "
+                                  "request (--tmax sets it)"}
+    with flag_names(learned):
+        model.fit(source[known])
 
 
 def _longest_estimate(args, model, jobs):
@@ -118,41 +215,54 @@ def _longest_estimate(args, model, jobs):
     return None
 
 
-def _estimate(args, source, progress):
-    """Replace the requests of ``source``; the modal model learns from the known ones."""
+def _estimate(args, source, note):
+    """Replace the requests of ``source``; the modal and joint models learn from the known ones.
+
+    ``note(text)`` reports each change to the log's jobs (the command prints
+    it and writes it into the SWF header).
+    """
     model = _model(args)
-    source = _clean_source(args, source, progress)
-    if args.model in ("tsafrir", "sessions", "joint") and (args.tmax is None
-                                                           or args.model == "joint"):
-        known = source["req_time"].notna() if "req_time" in source.columns else None
-        if (known is None or not known.any()) and args.model == "joint":
-            raise ConfigError(f"--model joint: --estimates-for {args.estimates_for} has no "
-                              "requested times to learn from; use --model tsafrir with --tmax")
-        if known is None or not known.any():
-            raise ConfigError("the log has no requested times to learn t_max from; "
-                              "give --tmax (e.g. --tmax 18h)")
-        if not known.all():
-            progress.say(f"learning the estimate model from the {int(known.sum()):,} of "
-                         f"{len(source):,} jobs that have a requested time")
-        learned = {**_FLAGS, "t_max": "the maximal estimate learned from the log's longest "
-                                      "request (--tmax sets it)"}
-        with flag_names(learned):
-            model.fit(source[known])
+    source = _clean_source(args, source, note)
+    if args.model in ("tsafrir", "sessions", "joint"):
+        _fit_to_requests(args, model, source, note)
     longest = _longest_estimate(args, model, source)
-    if longest is not None and not args.truncate:
-        over = source["run_time"].to_numpy(dtype=float) > longest
+    over = (source["run_time"].to_numpy(dtype=float) > longest if longest is not None
+            else np.zeros(len(source), dtype=bool))
+    if over.any() and not args.truncate:
         if over.all():
             raise ConfigError(f"every job ran longer than the longest estimate ({longest:g} s); "
                               "raise --tmax or give --truncate")
-        if over.any():
-            progress.say(f"left out {int(over.sum()):,} jobs that ran longer than the longest "
-                         f"estimate ({longest:g} s); --truncate keeps them with runtimes "
-                         "capped at it, --tmax raises it")
-            attrs = dict(source.attrs)
-            source = source.loc[~over].reset_index(drop=True)
-            source.attrs = attrs
+        note(f"left out {count(int(over.sum()), 'job')} ({_work_share(source, over)}) that "
+             f"ran longer than the longest estimate ({longest:g} s); --truncate keeps "
+             "them with runtimes capped at it"
+             + (", --tmax raises it" if "tmax" in _options_of(args.model) else ""))
+        attrs = dict(source.attrs)
+        source = source.loc[~over].reset_index(drop=True)
+        source.attrs = attrs
+    elif over.any():
+        note(f"capped the runtimes of {count(int(over.sum()), 'job')} "
+             f"({_work_share(source, over)}) at the longest estimate ({longest:g} s), "
+             "as killed at their limit (status 0)")
     with flag_names(_FLAGS):
-        return model.transform(source)
+        jobs = model.transform(source)
+    return _whole_seconds(jobs, note)
+
+
+def _options_of(model):
+    return {dest for dest, _, models in _MODEL_OPTIONS if model in models}
+
+
+def _whole_seconds(jobs, note):
+    """Requests rounded up to whole seconds, as schedulers and SWF take them."""
+    requests = jobs["req_time"].to_numpy(dtype=float)
+    whole = np.ceil(requests)
+    fractional = np.isfinite(requests) & (whole != requests)
+    if fractional.any():
+        note(f"rounded {count(int(fractional.sum()), 'fractional request')} up to whole "
+             "seconds")
+        jobs = jobs.copy()
+        jobs["req_time"] = whole
+    return jobs
 
 
 _FLAGS = {"n_jobs": "--jobs", "machine_procs": "--machine-procs", "t_max": "--tmax", "p_max": "--pmax",
@@ -163,16 +273,19 @@ _FLAGS = {"n_jobs": "--jobs", "machine_procs": "--machine-procs", "t_max": "--tm
 
 def _fit_site(args, progress):
     """The site model of ``--site LOG``: runtimes and requests fitted to the log."""
-    from ..jobs import clean_jobs
+    from ..jobs import clean_jobs, describe_cleaning
     from ..workload import SiteModel
 
-    with progress.step(lambda: f"read {len(log):,} jobs from {args.site}"):
+    with progress.step(lambda: read_done(log, args.site)):
         log = read_trace_arg(args.site)
     kept = clean_jobs(log, for_simulation=True, require_request=True)
+    if describe_cleaning(kept):
+        progress.say(f"left out {describe_cleaning(kept)} (of {len(log):,} jobs in {args.site})")
     if not len(kept):
         raise ConfigError(f"--site {args.site}: no job has a known runtime, width and "
                           "requested time to fit the site to")
-    with progress.step(f"fitted the site to {len(kept):,} jobs with a request"):
+    with progress.step(f"fitted the site to {len(kept):,} jobs with a runtime, width and "
+                       "request"):
         return SiteModel(random_state=args.seed).fit(kept)
 
 
@@ -180,6 +293,11 @@ def _check_args(args):
     """Refuse bad values before any work, each naming its flag."""
     if not args.output:
         raise ConfigError("give the output file with -o/--output (e.g. -o synth.swf)")
+    _refuse_unused_options(args)
+    args.given = {dest for dest in _DEFAULTS if getattr(args, dest) is not None}
+    for dest, default in _DEFAULTS.items():
+        if getattr(args, dest) is None:
+            setattr(args, dest, default)
     check_positive(args.jobs, "--jobs")
     if args.estimates_for is None:
         from ..workload._synthetic import _check_memory
@@ -197,8 +315,6 @@ def _check_args(args):
     if not 0 <= args.f < float("inf"):
         raise ConfigError(f"--f must be a number >= 0, got {args.f:g}")
     check_positive(args.fit_modes, "--fit-modes", allow_zero=True)
-    if args.padding_only and (args.estimates_for is None or args.model != "joint"):
-        raise ConfigError("--padding-only applies to --estimates-for with --model joint")
     with flag_names(_FLAGS):
         if args.tmax is not None and (args.estimates_for is None
                                       or args.model in ("tsafrir", "sessions", "joint")):
@@ -209,38 +325,52 @@ def _check_args(args):
             check_params = getattr(_model(args), "_check_params", None)
             if check_params is not None:
                 check_params()
-    if args.site is not None and args.estimates_for is not None:
-        raise ConfigError("--site fits a synthetic workload; it cannot be combined with "
-                          "--estimates-for")
     fmt = args.format
-    if fmt is None and str(args.output).lower().endswith(".json"):
+    if fmt is None and str(args.output).lower().endswith((".json", ".json.gz")):
         fmt = "batsim"  # Batsim workloads are JSON
     return output_format(args.output, fmt, ("swf", "csv", "batsim"), default="swf")
+
+
+def _settings(args):
+    """The settings in effect, only those the chosen mode uses."""
+    if args.estimates_for is None:
+        tmax = args.tmax or ("the site's longest request" if args.site else "18h")
+        settings = dict(jobs=args.jobs, machine_procs=args.machine_procs, tmax=tmax)
+        if args.site is None:
+            settings["pmax"] = args.pmax
+        return {**settings, "load": args.load, "site": args.site, "seed": args.seed}
+    used = _options_of(args.model)
+    settings = dict(estimates_for=args.estimates_for, model=args.model)
+    for dest, value in (("tmax", args.tmax or "from the log"), ("pmax", args.pmax),
+                        ("fit_modes", args.fit_modes), ("f", args.f),
+                        ("truncate", args.truncate), ("padding_only", args.padding_only)):
+        if dest in used:
+            settings[dest] = value
+    return {**settings, "seed": args.seed}
 
 
 def run(args):
     fmt = _check_args(args)
     progress = Progress("generate", quiet=args.quiet)
+    progress.settings(**_settings(args))
     if args.estimates_for is None:
-        progress.settings(jobs=args.jobs, machine_procs=args.machine_procs, tmax=args.tmax or "18h",
-                          pmax=args.pmax, load=args.load, site=args.site, seed=args.seed)
         site = _fit_site(args, progress) if args.site is not None else None
-        with flag_names(_FLAGS), progress.step(f"generated {args.jobs:,} jobs"):
+        with flag_names(_FLAGS), progress.step(f"generated {count(args.jobs, 'job')}"):
             jobs = make_workload(args.jobs, machine_procs=args.machine_procs, random_state=args.seed,
                                  t_max=args.tmax, p_max=args.pmax, load=args.load, site=site)
         comments = []
     else:
-        progress.settings(estimates_for=args.estimates_for, model=args.model,
-                          tmax=args.tmax or "from the log",
-                          pmax=args.pmax, fit_modes=args.fit_modes, f=args.f,
-                          truncate=args.truncate, seed=args.seed)
-        with progress.step(lambda: f"read {len(source):,} jobs from {args.estimates_for}"):
+        with progress.step(lambda: read_done(source, args.estimates_for)):
             source = read_trace_arg(args.estimates_for)
-        with progress.step(lambda: f"gave {len(jobs):,} jobs {args.model} estimates"):
-            jobs = _estimate(args, source, progress)
         comments = [f"requested times replaced by the {args.model} estimate model (predictkit)"]
-    where = "standard output" if args.output == "-" else args.output
-    with progress.step(f"wrote {len(jobs):,} jobs to {where}"):
+
+        def note(text):
+            progress.say(text)
+            comments.append(text)
+
+        with progress.step(lambda: f"gave {count(len(jobs), 'job')} {args.model} estimates"):
+            jobs = _estimate(args, source, note)
+    with progress.step(f"wrote {count(len(jobs), 'job')} to {_output_name(args.output)}"):
         if fmt == "csv":
             with os_errors("-o", args.output):
                 write_table(jobs, args.output, "csv")
@@ -252,3 +382,7 @@ def run(args):
         else:
             write_swf_output(jobs, args.output, comments=comments)
     return 0
+
+
+def _output_name(output):
+    return "standard output" if output == "-" else output

@@ -10,8 +10,8 @@ from .._time import parse_duration
 from ..runtime._registry import PREDICTORS, make_predictor
 from ..runtime._walltime_adjuster import _keys
 from ._checks import check_count, check_fraction, flag_names, os_errors
-from ._common import (Progress, add_command, print_json, read_trace_arg, result_stream,
-                      output_format, write_table)
+from ._common import (Progress, add_command, output_format, print_json, read_done,
+                      read_trace_arg, result_stream, write_table)
 from ._tables import format_number
 
 def register(subparsers):
@@ -167,7 +167,7 @@ def run(args):
         settings["n_recent"] = args.n_recent if args.n_recent is not None else "default"
     settings.update(assume_no_wait=args.assume_no_wait, bad_threshold=args.bad_threshold)
     progress.settings(**settings)
-    with progress.step(lambda: f"read {len(jobs):,} jobs from {args.trace}"):
+    with progress.step(lambda: read_done(jobs, args.trace)):
         jobs = read_trace_arg(args.trace)
     if args.method == "tang":
         _check_keys(args, jobs)

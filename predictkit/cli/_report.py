@@ -1,7 +1,7 @@
 """``predictkit report TRACE -o DIR``: the static HTML report of a log."""
 
 from ._checks import check_fraction, check_seed
-from ._common import Progress, add_command, read_trace_arg
+from ._common import Progress, add_command, read_done, read_trace_arg
 from ._demo import analyze_and_write
 
 
@@ -40,7 +40,7 @@ def run(args):
     progress = Progress("report", quiet=args.quiet)
     progress.settings(max_jobs=args.max_jobs or "all", quantile=args.quantile,
                       fairness=not args.no_fairness, seed=args.seed, output=args.output)
-    with progress.step(lambda: f"read {len(jobs):,} jobs from {args.trace}"):
+    with progress.step(lambda: read_done(jobs, args.trace)):
         jobs = read_trace_arg(args.trace)
     if not len(jobs):
         raise JobTableError(f"{args.trace}: the log has no jobs")

@@ -7,8 +7,8 @@ from ..exceptions import ConfigError, JobTableError
 from ..experiments import varq_experiment
 from ..jobs import describe_cleaning
 from ._checks import check_seed, flag_names
-from ._common import (Progress, add_command, add_output_options, print_json, read_trace_arg,
-                      result_stream, write_table)
+from ._common import (Progress, add_command, add_output_options, print_json, read_done,
+                      read_trace_arg, result_stream, write_table)
 from ._tables import format_table
 
 
@@ -74,7 +74,7 @@ def run(args):
     progress = Progress("varq", quiet=args.quiet)
     progress.settings(fractions=fractions, probabilities=probabilities, period=args.period,
                       start=args.start, days=args.days, step=args.step, seed=args.seed)
-    with progress.step(lambda: f"read {len(jobs):,} jobs from {args.trace}"):
+    with progress.step(lambda: read_done(jobs, args.trace)):
         jobs = read_trace_arg(args.trace)
     submit = jobs["submit_time"].to_numpy(dtype=float)
     if not np.isfinite(submit).any():

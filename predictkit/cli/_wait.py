@@ -20,7 +20,7 @@ from ..exceptions import ConfigError, JobTableError
 from ..io._slurm_fields import format_slurm_duration, parse_time_request
 from ..queue import QBETS, min_history
 from ._checks import check_fraction, check_seed
-from ._common import Progress, add_log_argument, print_json, read_trace_arg
+from ._common import Progress, add_log_argument, print_json, read_done, read_trace_arg
 from ._questions import (add_request_options, clock_time, job_request, log_end, log_zone,
                          resolve_name, with_start_and_end)
 
@@ -85,7 +85,7 @@ def run(args):
     progress = Progress("wait", quiet=args.quiet)
     progress.settings(procs=procs, time=format_slurm_duration(req_time),
                       quantile=args.quantile, confidence=args.confidence, seed=args.seed)
-    with progress.step(lambda: f"read {len(jobs):,} jobs from {args.trace}"):
+    with progress.step(lambda: read_done(jobs, args.trace)):
         jobs = with_start_and_end(read_trace_arg(args.trace))
     _check_fits(procs, jobs, args.trace)
     with progress.step("bounded the wait"):

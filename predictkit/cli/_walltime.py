@@ -23,7 +23,7 @@ from ..metrics import estimate_accuracy
 from ..model_selection import replay
 from ..runtime import make_predictor
 from ..runtime._registry import REGISTRY
-from ._common import Progress, add_log_argument, print_json, read_trace_arg
+from ._common import Progress, add_log_argument, print_json, read_done, read_trace_arg
 from ._questions import add_request_options, job_request, log_end, resolve_name
 
 _DESCRIPTIONS = {
@@ -89,7 +89,7 @@ def run(args):
     progress = Progress("walltime", quiet=args.quiet)
     progress.settings(user=args.user, time=format_slurm_duration(req_time),
                       max_risk=args.max_risk, min_history=args.min_history)
-    with progress.step(lambda: f"read {len(jobs):,} jobs from {args.trace}"):
+    with progress.step(lambda: read_done(jobs, args.trace)):
         jobs = read_trace_arg(args.trace)
     with progress.step(f"compared {len(CANDIDATES)} predictors"):
         answer = recommend_walltime(jobs, user=args.user, req_time=req_time, procs=procs,

@@ -96,7 +96,8 @@ class EstimateModel(ParamsValidatedMixin, TransformerMixin, BaseEstimator):
 
         The original requests move to ``orig_req_time``. Models with
         ``truncate=True`` also cap ``run_time`` at their maximal estimate and keep
-        the original runtimes in ``orig_run_time``.
+        the original runtimes in ``orig_run_time``; a capped job ran into its
+        limit, so its ``status`` becomes 0 (killed), as in :func:`make_workload`.
         """
         self._check_table(X)
         run = np.asarray(X["run_time"], dtype=float)
@@ -111,6 +112,8 @@ class EstimateModel(ParamsValidatedMixin, TransformerMixin, BaseEstimator):
         if getattr(self, "truncate", False):
             out["orig_run_time"] = run
             out["run_time"] = np.minimum(run, estimates)
+            if "status" in out.columns:
+                out.loc[run > estimates, "status"] = 0.0
         return out
 
     def _sessions_input(self, users, submit_times, n):

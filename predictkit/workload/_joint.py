@@ -55,10 +55,12 @@ modes come from :class:`TsafrirEstimates` (``t_max``, ``p_max``) and the
 paddings from the default site of :mod:`._site`.
 """
 
+import copy
 from numbers import Integral, Real
 
 import numpy as np
 from scipy.special import ndtr, ndtri
+from sklearn.utils.validation import check_is_fitted
 
 from .._time import parse_duration
 from .._validation import RANDOM_STATE, Duration, Interval, StrOptions, invalid_parameter
@@ -196,8 +198,13 @@ class JointEstimates(EstimateModel):
     Parameters
     ----------
     t_max : float or str, optional
-        Maximal request of the unfitted model (at least 1 h). ``fit`` learns it
-        (the longest of the log's 20 most popular requests) unless given.
+        Maximal request (at least 1 h). Unfitted, the modal model's maximum.
+        ``fit`` learns ``t_max_`` (the longest of the log's 20 most popular
+        requests) and keeps every request of the log up to its longest;
+        given, ``t_max`` is the largest request of the fitted model: the
+        log's requests above it (modes and users' own) become it, and a
+        ``t_max`` above the log's longest request is added as a mode, so
+        runtimes up to it are covered.
     p_max : float, optional
         Percent of jobs at ``t_max`` in the unfitted model's modes
         (:class:`TsafrirEstimates`); ignored by a fitted model.
@@ -329,16 +336,14 @@ class JointEstimates(EstimateModel):
         popular = np.argsort(-counts, kind="stable")
         head = np.zeros(values.size, dtype=bool)
         head[popular[:N_HEAD]] = True
-        if self.t_max is not None:
-            t_max = parse_duration(self.t_max, name="t_max")
-        else:
-            t_max = float(values[head].max())
         used = (counts >= 2) | head
         used[-1] = True  # the longest request covers every runtime of the log
-        self.t_max_ = float(t_max)
+        self.t_max_ = float(values[head].max())
         self.mode_values_ = values[used]
         self.mode_head_ = head[used]
         self.mode_weights_ = counts[used] / req.size
+        if self.t_max is not None:
+            self._limit_modes(parse_duration(self.t_max, name="t_max"))
         self.tail_share_ = (float(self.tail_share) if self.tail_share is not None
                             else float(1.0 - counts[head].sum() / req.size))
         padding = np.log10(np.maximum(req / run, 1.0))
@@ -355,6 +360,42 @@ class JointEstimates(EstimateModel):
                                else min(session, _MAX_SHARE - self.user_share_))
         self.n_jobs_seen_ = int(req.size)
         return self
+
+    def _limit_modes(self, t_max):
+        """Make ``t_max`` the largest request of the fitted modes.
+
+        The modes above ``t_max`` are folded into it (their jobs asked for
+        more than the limit allows: they ask for the limit, as a site's
+        maximal request gathers the jobs that would ask for more); a
+        ``t_max`` above every mode is added as a popular mode of weight 0,
+        asked for only by runtimes no other mode covers.
+        """
+        above = self.mode_values_ >= t_max
+        keep = ~above
+        self.mode_values_ = np.r_[self.mode_values_[keep], t_max]
+        self.mode_weights_ = np.r_[self.mode_weights_[keep], self.mode_weights_[above].sum()]
+        self.mode_head_ = np.r_[self.mode_head_[keep], True]
+        self.t_max_ = float(t_max)
+
+    def limited(self, t_max):
+        """A copy of this fitted model whose largest request is ``t_max``.
+
+        Parameters
+        ----------
+        t_max : float or str
+            The maximal request (at least 1 h): the modes above it fold into
+            it, the users' own requests above it become it (see ``t_max``).
+
+        Returns
+        -------
+        JointEstimates
+        """
+        check_is_fitted(self, "mode_values_")
+        model = copy.copy(self)
+        model.t_max = t_max
+        model._check_params()
+        model._limit_modes(parse_duration(t_max, name="t_max"))
+        return model
 
     def _fit_consistency(self, X, keep, run, padding, bins):
         if "user_id" not in X.columns:
@@ -521,6 +562,7 @@ class JointEstimates(EstimateModel):
                 place = positions_in_time(np.full(n, np.nan) if labels is None else labels,
                                           submit_times)
                 own = table.draw_recent(run, templates, place, rng, uniforms=shared)
+            own = np.minimum(own, largest)
             # a generated runtime drawn at its request (not precise) keeps that draw
             covered = ~np.isnan(own) & (precise | ~at_request)
             request = np.where(covered, own, request)

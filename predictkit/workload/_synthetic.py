@@ -91,7 +91,8 @@ def make_workload(n_jobs, *, machine_procs=128, random_state=None, t_max=None, p
     random_state : int, RandomState, Generator or None
     t_max : float or str, optional
         Maximal runtime and request (at least 1 h). Default: 18 h, or the
-        largest request of ``site``.
+        largest request of ``site``; with ``site``, the site's requests
+        above it become it (:meth:`JointEstimates.limited`).
     p_max : float, optional
         Percent of jobs requesting ``t_max`` in the modal model's modes
         (default about 22%); with ``site``, ignored.
@@ -225,7 +226,7 @@ def make_workload(n_jobs, *, machine_procs=128, random_state=None, t_max=None, p
 def _joint_model(site, t_max, p_max):
     """The request model: the site's fitted one, or the built-in site's for ``t_max``."""
     if site is not None:
-        return site.estimates_
+        return site.estimates_ if t_max is None else site.estimates_.limited(t_max)
     return JointEstimates(t_max=DEFAULT_T_MAX if t_max is None else t_max, p_max=p_max)
 
 

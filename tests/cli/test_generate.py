@@ -36,10 +36,12 @@ def test_generate_estimates_for_a_trace(tmp_path, model):
     small = tmp_path / "small.swf"
     write_swf(source.iloc[:3000], small)
     out = tmp_path / "out.swf"
-    assert main(["generate", "--estimates-for", str(small), "--model", model, "--truncate",
+    truncate = ["--truncate"] if model in ("tsafrir", "sessions", "joint", "shuffle") else []
+    assert main(["generate", "--estimates-for", str(small), "--model", model, *truncate,
                  "--seed", "1", "-o", str(out)]) == 0
     jobs = read_swf(out)
     assert len(jobs) == 3000
+    assert (jobs["req_time"] == np.ceil(jobs["req_time"])).all()
     if model != "x2":
         assert (jobs["req_time"] >= jobs["run_time"]).all()
     if model in ("tsafrir", "sessions", "shuffle"):
@@ -67,7 +69,7 @@ def test_generate_joint_padding_only_draws_from_the_paddings(tmp_path, capsys):
     assert not np.array_equal(outputs[0], outputs[1])
     assert main(["generate", "--estimates-for", str(small), "--model", "tsafrir",
                  "--padding-only", "-o", str(tmp_path / "x.swf")]) == 2
-    assert "--padding-only applies to --estimates-for with --model joint" in (
+    assert "--padding-only does not apply to --model tsafrir; it applies to --model joint" in (
         capsys.readouterr().err)
 
 
@@ -177,3 +179,129 @@ def test_generate_batsim_refuses_a_log_wider_than_its_machine(tmp_path, capsys):
                  "-o", str(out)]) == 2
     assert "exceeds the machine's 4 resources" in capsys.readouterr().err
     assert not out.exists()
+
+
+def _err_lines(capsys):
+    return capsys.readouterr().err.strip().splitlines()
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--estimates-for", "LOG", "--jobs", "10"], "--jobs applies to synthetic workloads"),
+    (["--estimates-for", "LOG", "--machine-procs", "0"], "--machine-procs applies to synthetic"),
+    (["--estimates-for", "LOG", "--load", "0.5"], "--load applies to synthetic workloads"),
+    (["--model", "joint"], "--model applies to --estimates-for"),
+    (["--truncate"], "--truncate applies to --estimates-for"),
+    (["--fit-modes", "2"], "--fit-modes applies to --estimates-for"),
+    (["--site", "LOG", "--pmax", "5"], "--pmax sets the built-in site's modal requests"),
+    (["--estimates-for", "LOG", "--model", "joint", "--f", "3"],
+     "--f does not apply to --model joint; it applies to --model fmodel"),
+    (["--estimates-for", "LOG", "--model", "joint", "--fit-modes", "1"],
+     "--fit-modes does not apply to --model joint"),
+    (["--estimates-for", "LOG", "--model", "fmodel", "--tmax", "20h"],
+     "--tmax does not apply to --model fmodel"),
+    (["--estimates-for", "LOG", "--model", "phi", "--truncate"],
+     "--truncate does not apply to --model phi"),
+    (["--estimates-for", "LOG", "--model", "x2", "--pmax", "10"],
+     "--pmax does not apply to --model x2"),
+    (["--estimates-for", "LOG", "--model", "joint", "--pmax", "10"],
+     "--model joint fitted to LOG takes every request share from the log"),
+    (["--estimates-for", "NOREQ", "--fit-modes", "2", "--tmax", "20h"],
+     "--fit-modes takes popular requests of the log, and NOREQ has none"),
+    (["--estimates-for", "LOG", "--time-zone", "Mars/Base"],
+     "--time-zone: unknown time zone 'Mars/Base'"),
+])
+def test_generate_refuses_an_option_its_mode_would_ignore(tmp_path, capsys, args, message):
+    log = str(trace_file("KTH-SP2-1996-2.1-cln"))
+    noreq = tmp_path / "noreq.swf"
+    write_swf(read_swf(trace_file("lublin_256")).iloc[:100], noreq)
+    args = [log if a == "LOG" else str(noreq) if a == "NOREQ" else a for a in args]
+    message = message.replace("NOREQ", str(noreq)).replace("LOG", log)
+    out = tmp_path / "x.swf"
+    assert main(["generate", *args, "-o", str(out)]) == 2
+    lines = _err_lines(capsys)
+    assert message in lines[-1] and "Traceback" not in "".join(lines)
+    assert not out.exists()
+
+
+def test_generate_joint_tmax_sets_the_largest_request(tmp_path, capsys):
+    """--tmax with the fitted joint model: longer requests become it, longer jobs are kept."""
+    log = trace_file("KTH-SP2-1996-2.1-cln")
+    source = read_swf(log)
+    learned = tmp_path / "learned.swf"
+    assert main(["generate", "--estimates-for", str(log), "--model", "joint", "--seed", "0",
+                 "-o", str(learned)]) == 0
+    err = capsys.readouterr().err
+    assert "ran longer than the longest estimate" in err and "of the processor-seconds" in err
+    longest = read_swf(learned)["req_time"].max()
+    assert longest == source["req_time"].max()
+    assert source["run_time"].max() > longest
+
+    raised = tmp_path / "raised.swf"
+    assert main(["generate", "--estimates-for", str(log), "--model", "joint", "--tmax", "100h",
+                 "--seed", "0", "-o", str(raised)]) == 0
+    assert "ran longer" not in capsys.readouterr().err
+    jobs = read_swf(raised)
+    assert len(jobs) == len(read_swf(learned)) + int((source["run_time"] > longest).sum())
+    assert (jobs["req_time"] >= jobs["run_time"]).all() and jobs["req_time"].max() <= 100 * 3600
+
+    lowered = tmp_path / "lowered.swf"
+    assert main(["generate", "--estimates-for", str(log), "--model", "joint", "--tmax", "4h",
+                 "--truncate", "--seed", "0", "-o", str(lowered)]) == 0
+    assert "capped the runtimes of" in capsys.readouterr().err
+    jobs = read_swf(lowered)
+    assert jobs["req_time"].max() == 4 * 3600 and jobs["run_time"].max() == 4 * 3600
+    capped = source.set_index("job_id").loc[jobs["job_id"], "run_time"].to_numpy() > 4 * 3600
+    assert capped.any() and (jobs["status"].to_numpy()[capped] == 0).all()
+    assert any("capped the runtimes" in line for line in jobs.attrs["header"])
+
+
+def test_generate_tsafrir_with_tmax_keeps_the_log_modes(tmp_path):
+    log = trace_file("SDSC-SP2-1998-4.2-cln")
+    out = tmp_path / "t.swf"
+    assert main(["generate", "--estimates-for", str(log), "--tmax", "36h", "--seed", "1", "-q",
+                 "-o", str(out)]) == 0
+    requests = read_swf(out)["req_time"]
+    popular = requests.value_counts()
+    real = read_swf(log)["req_time"].value_counts()
+    assert requests.max() == 36 * 3600 and real.index[0] in popular.index[:3]
+    # the log's own maximum (18 h) moved to the given one
+    assert popular.get(18 * 3600, 0) < popular[36 * 3600] / 5
+
+
+def test_generate_site_tmax_caps_runtimes_and_requests(tmp_path, capsys):
+    out = tmp_path / "s.swf"
+    assert main(["generate", "--jobs", "3000", "--site", str(trace_file("KTH-SP2-1996-2.1-cln")),
+                 "--tmax", "10h", "--seed", "1", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "tmax=10h" in err and "pmax" not in err
+    jobs = read_swf(out)
+    assert jobs["req_time"].max() == 36000 and jobs["run_time"].max() <= 36000
+    assert (jobs["req_time"] >= jobs["run_time"]).all()
+
+
+def test_generate_joint_without_requests_uses_the_built_in_site(tmp_path, capsys):
+    source = tmp_path / "lublin.swf"
+    write_swf(read_swf(trace_file("lublin_256")).iloc[:2000], source)
+    out = tmp_path / "j.swf"
+    assert main(["generate", "--estimates-for", str(source), "--model", "joint", "-o", str(out)]) == 2
+    assert "give --tmax" in _err_lines(capsys)[-1]
+    assert main(["generate", "--estimates-for", str(source), "--model", "joint", "--tmax", "36h",
+                 "--seed", "1", "-o", str(out)]) == 0
+    assert "has no requested times" in capsys.readouterr().err
+    jobs = read_swf(out)
+    assert len(jobs) == 2000 and jobs["req_time"].max() == 36 * 3600
+    assert (jobs["req_time"] >= jobs["run_time"]).all()
+
+
+def test_generate_progress_counts_and_help(tmp_path, capsys):
+    one = tmp_path / "one.swf"
+    one.write_text("1 0 -1 100 8 -1 -1 8 600 -1 1 1 1 -1 1 1 -1 -1\n")
+    out = tmp_path / "o.swf"
+    assert main(["generate", "--estimates-for", str(one), "--model", "fmodel", "--seed", "1",
+                 "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "read 1 job from" in err and "wrote 1 job to" in err and "1 jobs" not in err
+    with pytest.raises(SystemExit):
+        main(["generate", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "(default: 0.7) (default: 0.7)" not in text and "--json" not in text

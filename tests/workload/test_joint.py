@@ -229,3 +229,60 @@ def test_fitted_to_a_real_log_its_requests_look_like_the_log():
     real, fake = _accuracy(log.run_time, log.req_time), _accuracy(out.run_time, out.req_time)
     assert ks_2samp(real, fake).statistic < 0.1
     assert ks_2samp(np.log(log.req_time), np.log(out.req_time)).statistic < 0.15
+
+
+def _log_with_users(seed=0, n=3000):
+    rng = np.random.default_rng(seed)
+    run = np.floor(np.exp(rng.uniform(1, 10, n)))
+    req = np.choose(rng.integers(0, 4, n), [np.full(n, 3600.0), np.full(n, 7200.0),
+                                           np.full(n, 14400.0), np.full(n, 36000.0)])
+    req = np.maximum(req, run)
+    return make_table(run, req, users=rng.integers(1, 30, n).astype(float),
+                      submit=np.sort(rng.uniform(0, 1e7, n)))
+
+
+def make_table(run, req, users, submit):
+    import pandas as pd
+
+    return pd.DataFrame({"run_time": run, "req_time": req, "user_id": users,
+                         "submit_time": submit})
+
+
+@given(st.integers(0, 2**31), st.sampled_from([5000.0, 7200.0, 20000.0, 50000.0, 400000.0]))
+@settings(max_examples=15, deadline=None)
+def test_given_t_max_is_the_largest_request_of_the_fitted_model(seed, t_max):
+    """Requests above t_max (modes and users' own) become it; a larger one covers more."""
+    log = _log_with_users(seed)
+    fitted = JointEstimates(t_max=t_max, truncate=True, random_state=seed).fit(log)
+    assert fitted.largest_request() == t_max == fitted.t_max_
+    assert fitted.mode_values_.max() == t_max and fitted.mode_head_[-1]
+    unlimited = JointEstimates(random_state=seed).fit(log)
+    folded = unlimited.mode_weights_[unlimited.mode_values_ >= t_max].sum()
+    assert fitted.mode_weights_[-1] == pytest.approx(folded)
+    run = np.r_[log["run_time"].to_numpy(), t_max]
+    users = np.r_[log["user_id"].to_numpy(), 1.0]
+    submit = np.r_[log["submit_time"].to_numpy(), 1e7]
+    req = fitted.sample(run, users=users, submit_times=submit)
+    assert (req <= t_max).all() and (req >= np.minimum(run, t_max)).all()
+    assert req[-1] == t_max
+    limited = unlimited.limited(t_max)
+    np.testing.assert_array_equal(limited.mode_values_, fitted.mode_values_)
+    assert unlimited.largest_request() == 36000.0  # the copy leaves the model alone
+
+
+def test_limited_needs_a_fitted_model_and_a_valid_t_max():
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        JointEstimates(t_max="18h").limited("20h")
+    with pytest.raises(ConfigError, match="t_max"):
+        JointEstimates().fit(_log_with_users()).limited("10min")
+
+
+def test_truncated_transform_marks_capped_jobs_killed():
+    log = _log_with_users().assign(status=1.0)
+    out = JointEstimates(t_max="4h", truncate=True, random_state=0).fit(log).transform(log)
+    capped = log["run_time"].to_numpy() > 4 * 3600
+    assert capped.any()
+    np.testing.assert_array_equal(out["status"].to_numpy(), np.where(capped, 0.0, 1.0))
+    np.testing.assert_array_equal(out["orig_run_time"], log["run_time"])

@@ -187,3 +187,17 @@ def test_twenty_user_modes_fill_the_head():
     assert len(head) == 20 and head["percent"].sum() == pytest.approx(86)
     with pytest.raises(ConfigError, match="at most 20"):
         TsafrirEstimates(t_max="18h", modes=modes[1:] + [(7 * 3600, 1)]).mode_table(100)
+
+
+def test_fit_with_a_given_t_max_moves_the_log_limit_to_it():
+    """A given maximum above the log's takes the jobs at the log's own; modes stay below."""
+    requests = np.r_[np.full(500, 64800.0), np.full(300, 3600.0), np.full(200, 600.0)]
+    log = pd.DataFrame({"req_time": requests})
+    own = TsafrirEstimates().fit(log)
+    assert own.t_max_ == 64800.0 and own.p_max_ == pytest.approx(50.0)
+    raised = TsafrirEstimates(t_max="36h").fit(log)
+    assert raised.t_max_ == 129600.0 and raised.p_max_ == pytest.approx(50.0)
+    assert [t for t, _ in raised.modes_] == [3600.0, 600.0]
+    lowered = TsafrirEstimates(t_max="2h").fit(log)
+    assert lowered.p_max_ == pytest.approx(50.0)
+    assert [t for t, _ in lowered.modes_] == [3600.0, 600.0]
