@@ -160,15 +160,24 @@ def test_generate_with_a_site_fitted_to_a_log(tmp_path, capsys):
     (["--site", "NOREQ"], "--site NOREQ: no job has a known runtime, width and requested time"),
 ])
 def test_generate_site_and_load_errors_are_one_line(tmp_path, capsys, args, message):
+    _assert_refused(tmp_path, capsys, ["--jobs", "100", *args], message)
+
+
+def _assert_refused(tmp_path, capsys, args, message):
+    """``generate`` with ``args`` (LOG: a log with requests, NOREQ: one without) fails with
+    ``message`` (names substituted alike) on its last line, writing nothing."""
     log = str(trace_file("KTH-SP2-1996-2.1-cln"))
     noreq = tmp_path / "noreq.swf"
     write_swf(read_swf(trace_file("lublin_256")).iloc[:100], noreq)
-    args = [log if a == "LOG" else str(noreq) if a == "NOREQ" else a for a in args]
-    message = message.replace("NOREQ", str(noreq))
-    assert main(["generate", "--jobs", "100", *args, "-o", str(tmp_path / "x.swf")]) == 2
-    err = capsys.readouterr().err
-    assert message in err and len(err.strip().splitlines()) >= 1
-    assert "Traceback" not in err
+    names = {"LOG": log, "NOREQ": str(noreq)}
+    args = [names.get(a, a) for a in args]
+    for name, path in names.items():
+        message = message.replace(name, path)
+    out = tmp_path / "x.swf"
+    assert main(["generate", *args, "-o", str(out)]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert message in lines[-1] and "Traceback" not in "".join(lines)
+    assert not out.exists()
 
 
 def test_generate_batsim_refuses_a_log_wider_than_its_machine(tmp_path, capsys):
@@ -179,10 +188,6 @@ def test_generate_batsim_refuses_a_log_wider_than_its_machine(tmp_path, capsys):
                  "-o", str(out)]) == 2
     assert "exceeds the machine's 4 resources" in capsys.readouterr().err
     assert not out.exists()
-
-
-def _err_lines(capsys):
-    return capsys.readouterr().err.strip().splitlines()
 
 
 @pytest.mark.parametrize(("args", "message"), [
@@ -211,16 +216,7 @@ def _err_lines(capsys):
      "--time-zone: unknown time zone 'Mars/Base'"),
 ])
 def test_generate_refuses_an_option_its_mode_would_ignore(tmp_path, capsys, args, message):
-    log = str(trace_file("KTH-SP2-1996-2.1-cln"))
-    noreq = tmp_path / "noreq.swf"
-    write_swf(read_swf(trace_file("lublin_256")).iloc[:100], noreq)
-    args = [log if a == "LOG" else str(noreq) if a == "NOREQ" else a for a in args]
-    message = message.replace("NOREQ", str(noreq)).replace("LOG", log)
-    out = tmp_path / "x.swf"
-    assert main(["generate", *args, "-o", str(out)]) == 2
-    lines = _err_lines(capsys)
-    assert message in lines[-1] and "Traceback" not in "".join(lines)
-    assert not out.exists()
+    _assert_refused(tmp_path, capsys, args, message)
 
 
 def test_generate_joint_tmax_sets_the_largest_request(tmp_path, capsys):
@@ -284,7 +280,7 @@ def test_generate_joint_without_requests_uses_the_built_in_site(tmp_path, capsys
     write_swf(read_swf(trace_file("lublin_256")).iloc[:2000], source)
     out = tmp_path / "j.swf"
     assert main(["generate", "--estimates-for", str(source), "--model", "joint", "-o", str(out)]) == 2
-    assert "give --tmax" in _err_lines(capsys)[-1]
+    assert "give --tmax" in capsys.readouterr().err.strip().splitlines()[-1]
     assert main(["generate", "--estimates-for", str(source), "--model", "joint", "--tmax", "36h",
                  "--seed", "1", "-o", str(out)]) == 0
     assert "has no requested times" in capsys.readouterr().err
