@@ -202,9 +202,9 @@ class TsafrirEstimates(EstimateModel):
         ``t_max_`` is the longest of the log's 20 most popular estimates (the
         maximal estimate is always a popular value, section 2), unless given;
         ``p_max_`` its share of jobs, unless given (with ``t_max`` given, the
-        share of jobs asking for at least the smaller of it and the log's
-        maximum: the jobs at the log's limit ask for the given one, and the
-        modes are below both); ``modes_`` the
+        share of jobs at the log's maximum, or, for a ``t_max`` below it, of
+        jobs asking for ``t_max`` or more: the jobs at the log's limit ask for
+        the given one, and the modes are below both); ``modes_`` the
         ``n_fit_modes`` most popular other estimates (the "improved" setting,
         section 11.1), unless ``modes`` is given.
 
@@ -227,13 +227,12 @@ class TsafrirEstimates(EstimateModel):
         else:
             t_max = self._check_t_max(values[by_popularity[:N_HEAD]].max())
         # a given maximum takes the jobs at the log's own (or above the given one)
-        at_limit = t_max if self.t_max is None else min(
-            t_max, float(values[by_popularity[:N_HEAD]].max()))
+        log_max = float(values[by_popularity[:N_HEAD]].max())
+        at_limit = min(t_max, log_max)
         p_max = self._check_p_max(self.p_max)
-        if p_max is None and self.t_max is None:
-            p_max = 100.0 * float(np.mean(requests == t_max))
-        elif p_max is None:
-            p_max = 100.0 * float(np.mean(requests >= at_limit))
+        if p_max is None:
+            at_max = requests == log_max if t_max >= log_max else requests >= t_max
+            p_max = 100.0 * float(np.mean(at_max))
         if self.modes is not None:
             modes = self._check_modes(self.modes, t_max, p_max)
         else:
