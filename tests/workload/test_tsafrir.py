@@ -201,3 +201,12 @@ def test_fit_with_a_given_t_max_moves_the_log_limit_to_it():
     lowered = TsafrirEstimates(t_max="2h").fit(log)
     assert lowered.p_max_ == pytest.approx(50.0)
     assert [t for t, _ in lowered.modes_] == [3600.0, 600.0]
+
+
+def test_fit_with_the_log_own_t_max_equals_the_fit_without():
+    log = load_trace("SDSC-SP2-1998-4.2-cln")
+    log = log[log["req_time"] > 0]
+    own = TsafrirEstimates().fit(log)
+    assert (log["req_time"] > own.t_max_).any()  # requests beyond the 20 most popular's maximum
+    given = TsafrirEstimates(t_max=own.t_max_).fit(log)
+    assert (given.t_max_, given.p_max_, given.modes_) == (own.t_max_, own.p_max_, own.modes_)
