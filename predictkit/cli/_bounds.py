@@ -11,7 +11,7 @@ from ..exceptions import ConfigError, JobTableError
 from ..metrics import bound_summary
 from ..queue._replay import make_wait_model, replay_wait_bounds
 from ._checks import check_fraction, check_positive, check_seed
-from ._common import (Progress, add_command, add_output_options, print_json, read_done,
+from ._common import (Progress, add_command, add_output_options, count, print_json, read_done,
                       read_trace_arg, table_format, write_table)
 from ._tables import format_number, format_table
 
@@ -98,7 +98,7 @@ def run(args):
         raise JobTableError(f"{args.trace}: no job has a known wait time; QBETS needs waits "
                             "(predictkit simulate TRACE -o waits.swf gives a log simulated ones)")
     if not usable.all():
-        progress.say(f"left out {int((~usable).sum()):,} jobs without a known wait or "
+        progress.say(f"left out {count(int((~usable).sum()), 'job')} without a known wait or "
                      "submit time")
     capacity = args.capacity or jobs.attrs.get("max_procs")
     if args.method == "wait":
@@ -132,7 +132,7 @@ def run(args):
     for column in ("nodes", "requested_time"):
         shown[column] = [_numbers_in(text) for text in shown[column].astype(str)]
     shown["bound"] = shown["bound"] / 3600.0
-    shown = shown.rename(columns={"nodes": "nodes (requested)",
+    shown = shown.rename(columns={"nodes": "processors (requested)",
                                   "requested_time": "requested_time (s)",
                                   "n_history": "history (jobs)", "bound": "bound (h)"})
     print(format_table(shown), file=stream)

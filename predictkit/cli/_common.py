@@ -17,12 +17,17 @@ __all__ = ["add_output_options", "add_log_argument", "print_json", "read_trace_a
            "HelpFormatter", "DeprecatedAlias", "Progress", "write_swf_output", "output_format"]
 
 
-def add_output_options(parser, *, formats=("swf", "csv", "json"), default=None):
-    """Add ``-o/--output``, ``--format`` and ``--quiet`` to a subcommand parser."""
+def add_output_options(parser, *, formats=("swf", "csv", "json"), default=None, fallback=None):
+    """Add ``-o/--output``, ``--format`` and ``--quiet`` to a subcommand parser.
+
+    ``fallback``: the format written when the output's extension names none
+    (the ``default`` of :func:`output_format`), for the help text.
+    """
     parser.add_argument("-o", "--output", metavar="PATH",
                         help="where to write the result ('-' for standard output)")
+    otherwise = f", else {fallback}" if fallback else ""
     parser.add_argument("--format", choices=formats, default=default,
-                        help="output format (default: from the file extension)")
+                        help=f"output format (default: from the file extension{otherwise})")
     json = " (and the JSON --json asks for)" if "--json" in parser._option_string_actions else ""
     parser.add_argument("-q", "--quiet", action="store_true",
                         help=f"print nothing but errors{json}")
@@ -208,6 +213,11 @@ def check_output_arg(args):
     from ..exceptions import OutputError
 
     output = getattr(args, "output", None)
+    if getattr(args, "format", None) is not None and not output:
+        from ..exceptions import ConfigError
+
+        raise ConfigError(f"--format {args.format} sets the format of -o/--output; give -o "
+                          "too (without it the result is printed as a table)")
     if not isinstance(output, str):
         return
     values = []

@@ -75,7 +75,7 @@ def register(subparsers):
                         help="cap runtimes above the longest estimate at it, as jobs killed "
                              "at their limit (status 0) (default: leave those jobs out, and "
                              "say so)")
-    add_output_options(parser, formats=("swf", "csv", "batsim"))
+    add_output_options(parser, formats=("swf", "csv", "batsim"), fallback="swf (.json: batsim)")
     parser.set_defaults(func=run)
 
 

@@ -34,25 +34,25 @@ def register(subparsers):
                              "RecentUsageMax (Klusacek & Soysal 2019); recent-average: "
                              "RecentAverage (Tsafrir et al. 2007); requested: the request "
                              "(default: %(default)s)")
-    parser.add_argument("--keys", default="user,group,request",
+    parser.add_argument("--keys", default=None,
                         help="tang: similarity keys, comma-separated: user, group (project), "
-                             "request, or column names (default: %(default)s)")
-    parser.add_argument("--window", default="30D",
-                        help="tang: history window such as 30D, or 'all' (default: %(default)s)")
-    parser.add_argument("--quantile", default="0.85",
+                             "request, or column names (default: user,group,request)")
+    parser.add_argument("--window", default=None,
+                        help="tang: history window such as 30D, or 'all' (default: 30D)")
+    parser.add_argument("--quantile", default=None,
                         help="tang: percentile of run/request in [0.5, 1] or 'mean' "
-                             "(default: %(default)s)")
-    parser.add_argument("--floor", default="0.5",
+                             "(default: 0.85)")
+    parser.add_argument("--floor", default=None,
                         help="tang: lower bound of the adjustment factor, or 'none' "
-                             "(default: %(default)s)")
-    parser.add_argument("--min-jobs", type=int, default=10,
-                        help="tang: fewest similar jobs needed to adjust (default: %(default)s)")
+                             "(default: 0.5)")
+    parser.add_argument("--min-jobs", type=int, default=None,
+                        help="tang: fewest similar jobs needed to adjust (default: 10)")
     parser.add_argument("--n-recent", type=int, default=None,
                         help="usage-max / recent-average: number of recent jobs "
                              "(default: 5 / 2)")
-    parser.add_argument("--max-bad-share", type=float, default=0.02,
+    parser.add_argument("--max-bad-share", type=float, default=None,
                         help="learned: share of bad estimates the predictor holds "
-                             "(default: %(default)s)")
+                             "(default: 0.02)")
     parser.add_argument("--assume-no-wait", action="store_true",
                         help="for logs without wait times: treat each job as ending at "
                              "submit + run (otherwise such logs are refused)")
@@ -122,8 +122,31 @@ def summarize_predictions(run, requested, predicted, *, bad_threshold=1800.0):
     return summary
 
 
+_METHOD_OPTIONS = (
+    ("keys", "--keys", "user,group,request", ("tang",)),
+    ("window", "--window", "30D", ("tang",)),
+    ("quantile", "--quantile", "0.85", ("tang",)),
+    ("floor", "--floor", "0.5", ("tang",)),
+    ("min_jobs", "--min-jobs", 10, ("tang",)),
+    ("n_recent", "--n-recent", None, ("usage-max", "recent-average")),
+    ("max_bad_share", "--max-bad-share", 0.02, ("learned",)),
+)
+"""Options that set one predictor's parameters: (dest, flag, default, methods using it)."""
+
+
+def _method_options(args):
+    """Refuse an option the chosen method would ignore; then set the defaults."""
+    for dest, flag, default, methods in _METHOD_OPTIONS:
+        if getattr(args, dest) is not None and args.method not in methods:
+            raise ConfigError(f"{flag} applies to --method {' or '.join(methods)} only, not "
+                              f"--method {args.method}")
+        if getattr(args, dest) is None:
+            setattr(args, dest, default)
+
+
 def _check_args(args):
     """Refuse bad values before any work, each naming its flag."""
+    _method_options(args)
     check_count(args.n_recent, "--n-recent")
     check_count(args.min_jobs, "--min-jobs")
     check_fraction(args.max_bad_share, "--max-bad-share")
@@ -131,7 +154,10 @@ def _check_args(args):
         raise ConfigError(f"--bad-threshold must be a number of seconds >= 0, "
                           f"got {args.bad_threshold:g}")
     if args.method == "tang":
-        parse_duration(args.window, name="--window", allow_none=True)
+        window = parse_duration(args.window, name="--window", allow_none=True)
+        if window is not None and not window > 0:
+            raise ConfigError(f"--window must be a positive duration or 'all', got "
+                              f"{args.window!r} (a window of 0 holds no history)")
     with flag_names(_FLAGS):
         if args.method == "tang" and not _keys(args.keys):
             raise ConfigError(f"--keys must name at least one key, got {args.keys!r}")
@@ -179,6 +205,8 @@ def run(args):
             f"{int(no_wait.sum())} job(s) have no wait time, so their end time (when "
             "their runtime becomes known) is unknown; rerun with --assume-no-wait to "
             "treat them as ending at submit + run")
+    if args.assume_no_wait and not no_wait.any():
+        progress.say("--assume-no-wait: every job has a wait time, so nothing is assumed")
     if args.assume_no_wait:
         wait = jobs["wait_time"].to_numpy(dtype=float)
         known = jobs["submit_time"].to_numpy(dtype=float) + np.where(np.isnan(wait), 0.0, wait) + y

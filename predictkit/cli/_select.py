@@ -2,15 +2,16 @@
 
 import numpy as np
 
-from .._time import parse_duration
+from .._time import format_duration, parse_duration
 from ..exceptions import ConfigError
 from ..model_selection import EASY_PLUS_PLUS, schedule_candidates, select_by_schedule
 from ..model_selection._schedule_criteria import SCHEDULE_CRITERIA
 from ..model_selection._schedule_search import RECENT_COUNTS, SCHEDULE_METRICS, TANG_KEYS
 from ..simulate import POLICIES, PRIORITIES
 from ._checks import check_count, check_positive, check_procs, flag_names
-from ._common import (Progress, add_command, add_log_argument, add_output_options, print_json,
-                      read_jobs_to_simulate, result_stream, table_format, write_table)
+from ._common import (Progress, add_command, add_log_argument, add_output_options, count,
+                      print_json, read_jobs_to_simulate, result_stream, table_format,
+                      write_table)
 from ._tables import format_table
 
 PREDICTOR_CHOICES = ("requested", "tang", "usage-max", "recent-average")
@@ -66,9 +67,9 @@ def register(subparsers):
                         help="how the past periods' scores combine: their mean, the mean over "
                              "the past jobs, a mean weighting recent periods more, or the mean "
                              "rank across periods")
-    parser.add_argument("--half-life", type=float, default=3.0, metavar="PERIODS",
+    parser.add_argument("--half-life", type=float, default=None, metavar="PERIODS",
                         help="for --criterion recent: the age in periods that halves a "
-                             "period's weight")
+                             "period's weight (default: 3)")
     parser.add_argument("--no-easy-pp-style", action="store_true",
                         help="leave out the candidates using EASY++'s increments and "
                              "shortest-first backfilling")
@@ -95,6 +96,11 @@ def _check_args(args):
             raise ConfigError(f"--recent must be whole numbers from 1, got {n}")
     if len(set(args.recent)) != len(args.recent):
         raise ConfigError("--recent gives a value twice")
+    if args.half_life is not None and args.criterion != "recent":
+        raise ConfigError(f"--half-life applies to --criterion recent only, not --criterion "
+                          f"{args.criterion}")
+    if args.half_life is None:
+        args.half_life = 3.0
     if not args.half_life > 0 or args.half_life == float("inf"):  # also refuses NaN
         raise ConfigError(f"--half-life must be a positive number of periods, got "
                           f"{args.half_life:g}")
@@ -157,8 +163,7 @@ def run(args):
     _check_keys(candidates, jobs, args.trace)
 
     def each(k, n, candidate, seconds):
-        progress.say(f"simulated {len(jobs):,} jobs with {candidate.name} ({k}/{n}) in "
-                     f"{seconds:.1f} s")
+        progress.say(f"simulated {candidate.name} ({k}/{n}) in {seconds:.1f} s")
 
     with flag_names(_FLAGS):
         found = select_by_schedule(
@@ -166,6 +171,11 @@ def run(args):
             warmup_periods=args.warmup_periods, policy=args.policy, priority=args.priority,
             metric=args.metric, machine_procs=args.machine_procs, baseline=EASY_PLUS_PLUS,
             progress=each, criterion=args.criterion, half_life=args.half_life)
+    n_rejected = len(found.rejected)
+    progress.say(f"simulated {count(len(jobs) - n_rejected, 'job')} with each candidate"
+                 + (f"; {count(n_rejected, 'job')} wider than the machine "
+                    f"({count(found.machine_procs, 'processor')}) were not simulated and are "
+                    "not scored" if n_rejected else ""))
     table = found.table.sort_values(["is_baseline", "cv_score"], kind="stable")
     if args.output:
         write_table(table, args.output, fmt)
@@ -182,13 +192,15 @@ def run(args):
                     "candidates": table.to_dict(orient="records")}, stream)
         return 0
     shown = table[~table["is_baseline"]].head(args.top)
+    unit = " (s)" if args.metric in ("wait", "response") else ""
     shown = shown[["candidate", "cv_score", "test_score"]].rename(columns={
-        "cv_score": (f"past mean {args.metric}" if args.criterion == "mean" else
+        "cv_score": (f"past mean {args.metric}{unit}" if args.criterion == "mean" else
                      f"past {args.metric} ({args.criterion})"),
-        "test_score": f"following {args.metric}"})
+        "test_score": f"following {args.metric}{unit}"})
     print(format_table(shown.reset_index(drop=True)), file=stream)
     print(f"chosen on the past periods: {found.chosen.name}", file=stream)
-    print(f"mean {args.metric} on the last {args.test_periods} period(s) (submitted from "
-          f"{found.split_time:.0f} s): chosen {chosen:.4g}, EASY++ {base:.4g} "
+    into = format_duration(found.split_time - float(jobs["submit_time"].min()))
+    print(f"mean {args.metric}{unit} on the last {count(args.test_periods, 'period')} (jobs "
+          f"submitted from {into} into the log on): chosen {chosen:,.2f}, EASY++ {base:,.2f} "
           f"({change:+.1%})", file=stream)
     return 0

@@ -9,7 +9,7 @@ from ..exceptions import ConfigError
 from ..runtime._registry import ESTIMATE_NAMES, PERFECT
 from ..simulate import POLICIES, PRIORITIES
 from ._checks import check_positive, check_procs, flag_names
-from ._common import (DeprecatedAlias, Progress, add_command, add_output_options,
+from ._common import (DeprecatedAlias, Progress, add_command, add_output_options, count,
                       output_format, print_json, read_jobs_to_simulate, result_stream,
                       write_swf_output, write_table)
 from ._tables import format_table
@@ -54,15 +54,16 @@ def register(subparsers):
                         help="runtime estimates: the request, the actual runtime, Tang's "
                              "walltime adjuster (user+group+request keys, 30-day window), "
                              "Klusacek's recent usage max, or the recent average")
-    parser.add_argument("--quantile", type=float, default=0.85,
-                        help="aggressiveness of --predictor tang, in [0.5, 1]")
+    parser.add_argument("--quantile", type=float, default=None,
+                        help="aggressiveness of --predictor tang, in [0.5, 1] (default: 0.85)")
     parser.add_argument("--selective", action="store_true",
                         help="use predictions for waiting jobs only (Tang 5.2)")
     parser.add_argument("--on-underestimate", default="double",
                         choices=("double", "increments", "request"),
                         help="what a job that outlives its estimate gets")
-    parser.add_argument("--backfill-order", default="priority", choices=("priority", "sjf"),
-                        help="order in which waiting jobs are tried for backfilling")
+    parser.add_argument("--backfill-order", default=None, choices=("priority", "sjf"),
+                        help="order in which waiting jobs are tried for backfilling, with "
+                             "--policy easy or no_guarantee (default: priority)")
     parser.add_argument("--machine-procs", type=int, default=None, metavar="P",
                         help="machine size in processors (default: the header's MaxProcs, "
                              "else the widest job)")
@@ -72,7 +73,7 @@ def register(subparsers):
     parser.add_argument("--max-jobs", type=int, default=None,
                         help="simulate only the first N jobs (default: all)")
     parser.add_argument("--json", action="store_true", help="print the metrics as JSON")
-    add_output_options(parser, formats=("swf", "csv", "json"))
+    add_output_options(parser, formats=("swf", "csv", "json"), fallback="swf")
     parser.set_defaults(func=run)
 
 
@@ -85,7 +86,8 @@ def estimate_source(name, quantile=0.85):
     return make_predictor(name, **({"quantile": quantile} if name == "tang" else {}))
 
 
-_HOURS = ("mean_wait", "weighted_wait", "mean_response", "makespan")
+_HOURS = ("mean_wait", "weighted_wait", "mean_response", "makespan",
+          "mean_wait_prediction_error")
 """Metrics in seconds that the table shows in hours (besides the wait percentiles)."""
 
 
@@ -121,6 +123,7 @@ def _check_args(args):
     check_positive(args.max_jobs, "--max-jobs")
     check_procs(args.machine_procs)
     _check_policy_flags(args)
+    _check_predictor_flags(args)
     if args.predictor == "tang" and not 0.5 <= args.quantile <= 1.0:
         raise ConfigError(f"--quantile must be in [0.5, 1] for --predictor tang, "
                           f"got {args.quantile:g}")
@@ -129,8 +132,30 @@ def _check_args(args):
     return None
 
 
+def _check_predictor_flags(args):
+    """The flags that apply to some predictors only (then set their defaults)."""
+    if args.quantile is not None and args.predictor != "tang":
+        raise ConfigError(f"--quantile applies to --predictor tang only, not --predictor "
+                          f"{args.predictor}")
+    if args.selective and args.predictor == "requested":
+        raise ConfigError("--selective uses predictions for waiting jobs and requests for "
+                          "running ones; with --predictor requested there is nothing to "
+                          "select (give another --predictor)")
+    if args.quantile is None:
+        args.quantile = 0.85
+
+
 def _check_policy_flags(args):
     """The flags that apply to one policy only, and their durations."""
+    from ..simulate._policies import REGISTRY
+
+    if args.backfill_order is not None:
+        takers = [name for name, p in REGISTRY.items() if p.takes_backfill_order]
+        if args.policy not in takers:
+            raise ConfigError(f"--backfill-order applies to --policy {' or '.join(takers)} "
+                              f"only, not --policy {args.policy} (it does not backfill)")
+    else:
+        args.backfill_order = "priority"
     if args.reservation_depth is not None:
         if args.policy != "easy":
             raise ConfigError(f"--reservation-depth applies to --policy easy only, not "
@@ -182,8 +207,8 @@ def run(args):
         schedule = simulate(jobs, estimates=estimate_source(args.predictor, args.quantile),
                             selective=args.selective, **common)
     if len(schedule.rejected):
-        progress.say(f"{len(schedule.rejected):,} job(s) wider than the machine "
-                     f"({schedule.machine_procs:,} processors) were not simulated")
+        progress.say(f"{count(len(schedule.rejected), 'job')} wider than the machine "
+                     f"({count(schedule.machine_procs, 'processor')}) were not simulated")
     table = schedule.metrics().rename(columns={"value": args.predictor})
     if args.predictor != "requested" or args.selective:
         with flag_names(_FLAGS), progress.step(
@@ -243,6 +268,6 @@ def _write(schedule, args, fmt):
         f"machine_procs={p['machine_procs']}; run_time of jobs killed at their request is the time they ran",
     ]
     if len(schedule.rejected):
-        comments.append(f"{len(schedule.rejected)} job(s) wider than the machine were not "
+        comments.append(f"{count(len(schedule.rejected), 'job')} wider than the machine were not "
                         "simulated and are left out")
     write_swf_output(schedule_as_log(schedule), args.output, comments=comments)

@@ -5,7 +5,7 @@ import numbers
 
 import pandas as pd
 
-__all__ = ["format_number", "format_table"]
+__all__ = ["format_number", "format_table", "fill"]
 
 
 def format_number(value):
@@ -36,3 +36,10 @@ def format_table(frame):
     with pd.option_context("display.width", 200, "display.max_rows", 200,
                            "display.max_columns", 50):
         return shown.to_string(index=False)
+
+
+def fill(text, **kwargs):
+    """``textwrap.fill`` that never breaks a word at a hyphen (so ``--min-history`` stays whole)."""
+    import textwrap
+
+    return textwrap.fill(text, break_on_hyphens=False, **kwargs)

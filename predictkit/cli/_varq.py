@@ -8,7 +8,7 @@ from ..experiments import varq_experiment
 from ..jobs import describe_cleaning
 from ._checks import check_seed, flag_names
 from ._common import (Progress, add_command, add_output_options, print_json, read_done,
-                      read_trace_arg, result_stream, write_table)
+                      read_trace_arg, result_stream, table_format, write_table)
 from ._tables import format_table
 
 
@@ -71,6 +71,7 @@ def run(args):
     if not 0 < args.step < float("inf"):
         raise ConfigError(f"--step must be > 0, got {args.step!r}")
     check_seed(args.seed)
+    fmt = table_format(args.output, args.format) if args.output else None
     progress = Progress("varq", quiet=args.quiet)
     progress.settings(fractions=fractions, probabilities=probabilities, period=args.period,
                       start=args.start, days=args.days, step=args.step, seed=args.seed)
@@ -97,7 +98,7 @@ def run(args):
     if describe_cleaning(table.attrs.get("cleaning", [])):
         progress.say(f"left out {describe_cleaning(table.attrs['cleaning'])}")
     if args.output:
-        write_table(table, args.output, args.format)
+        write_table(table, args.output, fmt)
     if args.quiet and not args.json:
         return 0
     stream = result_stream(args.output)

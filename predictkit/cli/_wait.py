@@ -11,7 +11,6 @@ bound is a miss known before it starts, and raises the bound.
 
 import os
 import sys
-import textwrap
 
 import numpy as np
 import pandas as pd
@@ -20,9 +19,11 @@ from ..exceptions import ConfigError, JobTableError
 from ..io._slurm_fields import format_slurm_duration, parse_time_request
 from ..queue import QBETS, min_history
 from ._checks import check_fraction, check_seed
-from ._common import Progress, add_log_argument, print_json, read_done, read_trace_arg
+from ._common import (Progress, add_log_argument, count, print_json, read_done,
+                      read_trace_arg)
 from ._questions import (add_request_options, clock_time, job_request, log_end, log_zone,
                          resolve_name, with_start_and_end)
+from ._tables import fill
 
 USER_HISTORY_MIN = 100
 """Fewest waits of a user for ``--user`` to use that user's waits alone."""
@@ -80,6 +81,9 @@ def run(args):
     check_fraction(args.quantile, "--quantile")
     check_fraction(args.confidence, "--confidence")
     check_seed(args.seed)
+    if args.now is not None and not args.queue:
+        raise ConfigError("--now is when the --queue snapshot was taken; give --queue too "
+                          "(without it the job is asked about at the end of the log)")
     req_time, procs, script = job_request(args, need_procs=True)
     within = [parse_time_request(w, name="--within") for w in (args.within or DEFAULT_WITHIN)]
     progress = Progress("wait", quiet=args.quiet)
@@ -196,7 +200,7 @@ def estimate_wait(jobs, *, procs, req_time, user=None, partition=None, within=(3
         queue_source = queue[2]
         later = int((pending["submit_time"].to_numpy(dtype=float) >= now).sum())
         if later:
-            notes.append(f"{later} job(s) of the snapshot were submitted at or after "
+            notes.append(f"{count(later, 'job')} of the snapshot were submitted at or after "
                          f"{clock_time(jobs, now)} (--now), so were not pending then: not "
                          f"counted")
     model.observe_queue(pending, now)
@@ -204,7 +208,9 @@ def estimate_wait(jobs, *, procs, req_time, user=None, partition=None, within=(3
               "proba": model.start_probability(jobs_asked, within=within).tolist()}
     return {
         "procs": int(procs), "req_time": float(req_time), "partition": partition,
-        "user": user, "now": clock_time(jobs, now), "quantile": quantile,
+        "user": user, "now": clock_time(jobs, now),
+        "time_zone": log_zone(jobs) if "unix_start_time" in jobs.attrs else None,
+        "quantile": quantile,
         "confidence": confidence, "population": population, "n_waits": len(history),
         "min_history": int(min_history(quantile, confidence)),
         "queue_source": queue_source, "n_pending": int((pending["submit_time"] < now).sum()),
@@ -250,19 +256,23 @@ def _share(value):
     return "n/a" if value is None or not np.isfinite(value) else f"{value:.0%}"
 
 
+def _zone_text(zone):
+    return f" ({zone})" if zone else ""
+
+
 def print_answer(answer, stream):
     """Print :func:`estimate_wait`'s answer as sentences and a small table."""
     q, c = answer["quantile"], answer["confidence"]
     where = f" in partition {answer['partition']}" if answer["partition"] else ""
     print(f"A job of {answer['procs']:,} processors asking for "
           f"{format_slurm_duration(answer['req_time'])}{where}, submitted at "
-          f"{answer['now']}:", file=stream)
-    print(textwrap.fill(
+          f"{answer['now']}{_zone_text(answer.get('time_zone'))}:", file=stream)
+    print(fill(
         f"learned from {answer['n_waits']:,} waits ({answer['population']}); queue: "
-        f"{answer['n_pending']:,} pending job(s), {answer['queue_source']}.", width=88,
+        f"{count(answer['n_pending'], 'pending job')}, {answer['queue_source']}.", width=88,
         initial_indent="  ", subsequent_indent="  "), file=stream)
     for note in answer["notes"]:
-        print(textwrap.fill(f"note: {note}", width=88, initial_indent="  ",
+        print(fill(f"note: {note}", width=88, initial_indent="  ",
                             subsequent_indent="    "), file=stream)
     rows = [("wait bound (hh:mm:ss)", _bound_text(answer["bound_history"]),
              _bound_text(answer["bound_with_queue"]))]
@@ -279,12 +289,12 @@ def print_answer(answer, stream):
     print("", file=stream)
     bound = answer["bound_with_queue"]
     if np.isnan(bound):
-        print(textwrap.fill(
+        print(fill(
             f"No bound: the class of jobs like this one has fewer than "
             f"{answer['min_history']} waits (QBETS needs that many for q={q:g}, c={c:g}).",
             width=88), file=stream)
     else:
-        print(textwrap.fill(
+        print(fill(
             f"Meaning: with {c:.0%} confidence, at least {q:.0%} of jobs like this one "
             f"start within {format_slurm_duration(bound)}; a P(start within T) of 60% "
             f"means at least 60% of them start within T (same confidence). 'history "

@@ -12,7 +12,6 @@ log, is the advice.
 
 import math
 import sys
-import textwrap
 
 import numpy as np
 import pandas as pd
@@ -23,8 +22,10 @@ from ..metrics import estimate_accuracy
 from ..model_selection import replay
 from ..runtime import make_predictor
 from ..runtime._registry import REGISTRY
-from ._common import Progress, add_log_argument, print_json, read_done, read_trace_arg
+from ._common import (Progress, add_log_argument, count, print_json, read_done,
+                      read_trace_arg)
 from ._questions import add_request_options, job_request, log_end, resolve_name
+from ._tables import fill
 
 _DESCRIPTIONS = {
     "requested": "the request itself",
@@ -115,7 +116,7 @@ def recommend_walltime(jobs, *, user, req_time, procs=None, account=None, max_ri
     unplaced = jobs["submit_time"].isna().to_numpy()
     if unplaced.any():
         # without a submit time a job has no place in the online history
-        notes.append(f"{int(unplaced.sum()):,} job(s) have no submit time: left out")
+        notes.append(f"{count(int(unplaced.sum()), 'job')} without a submit time: left out")
         attrs = jobs.attrs
         jobs = jobs[~unplaced]
         jobs.attrs = attrs
@@ -126,7 +127,7 @@ def recommend_walltime(jobs, *, user, req_time, procs=None, account=None, max_ri
     submit = jobs["submit_time"].to_numpy(dtype=float)
     no_wait = np.isfinite(run_time) & np.isnan(wait)
     if no_wait.any():
-        notes.append(f"{int(no_wait.sum()):,} job(s) have no wait time: taken as ending at "
+        notes.append(f"{count(int(no_wait.sum()), 'job')} without a wait time: taken as ending at "
                      "submit + run")
     known = submit + np.where(np.isnan(wait), 0.0, wait) + run_time
     requested = jobs["req_time"].to_numpy(dtype=float)
@@ -135,7 +136,7 @@ def recommend_walltime(jobs, *, user, req_time, procs=None, account=None, max_ri
     judged = scorable & mine
     judged_on = f"user {user}'s {int(judged.sum()):,} past jobs"
     if judged.sum() < min_history:
-        notes.append(f"user {user} has {int(judged.sum())} past job(s) with a runtime and a "
+        notes.append(f"user {user} has {count(int(judged.sum()), 'past job')} with a runtime and a "
                      f"request (fewer than --min-history {min_history}): the predictors are "
                      f"judged on the site's jobs")
         judged = scorable
@@ -220,7 +221,7 @@ def print_answer(answer, stream):
         f"({answer['n_underestimated']:,} of {answer['n_judged']:,}{one_in}), with mean "
         f"accuracy {answer['accuracy']:.2f} (1 is exact) against "
         f"{answer['accuracy_requested']:.2f} for the requests.")
-    print(textwrap.fill(sentence, width=88), file=stream)
+    print(fill(sentence, width=88), file=stream)
     table = pd.DataFrame(answer["table"])
     shown = pd.DataFrame({
         "predictor": table["predictor"],
@@ -232,4 +233,4 @@ def print_answer(answer, stream):
     print("", file=stream)
     print(shown.to_string(index=False), file=stream)
     for note in answer["notes"]:
-        print(textwrap.fill(f"note: {note}", width=88, subsequent_indent="  "), file=stream)
+        print(fill(f"note: {note}", width=88, subsequent_indent="  "), file=stream)

@@ -184,6 +184,11 @@ class ScheduleSelection(NamedTuple):
         How the fold scores were combined (see :data:`SCHEDULE_CRITERIA`).
     fold_jobs : dict
         ``fold_<k>``: the number of jobs scored in past period ``k``.
+    rejected : DataFrame or None
+        The jobs wider than the machine, which no run simulated (none are
+        scored); None when built by hand.
+    machine_procs : int or None
+        The machine the runs simulated.
     """
 
     table: pd.DataFrame
@@ -193,6 +198,8 @@ class ScheduleSelection(NamedTuple):
     metric: str
     criterion: str = "mean"
     fold_jobs: dict = {}
+    rejected: object = None
+    machine_procs: object = None
 
     @property
     def chosen_test_score(self):
@@ -329,7 +336,7 @@ def select_by_schedule(jobs, candidates=None, *, test_periods=3, period="30D", w
     runs = [(c, False) for c in candidates]
     if baseline is not None:
         runs.append((baseline, True))
-    rows, fold_jobs = [], None
+    rows, fold_jobs, schedule = [], None, None
     for k, (candidate, is_baseline) in enumerate(runs):
         began = time.perf_counter()
         schedule = simulate(jobs, machine_procs=machine_procs, policy=policy, priority=priority,
@@ -348,7 +355,7 @@ def select_by_schedule(jobs, candidates=None, *, test_periods=3, period="30D", w
     table["chosen"] = False
     table.loc[scored.index[best], "chosen"] = True
     return ScheduleSelection(table, candidates[best], baseline, float(split_time), metric,
-                             criterion, fold_jobs)
+                             criterion, fold_jobs, schedule.rejected, schedule.machine_procs)
 
 
 def _combine(table, fold_jobs, *, criterion, half_life):

@@ -126,7 +126,8 @@ def simulate(jobs, *, machine_procs=None, policy="easy", reservation_depth=None,
         Feitelson 2007), or the request; always capped at the request.
     backfill_order : {"priority", "sjf"}
         Order in which waiting jobs are tried for backfilling; ``"sjf"`` with
-        predictions and ``"increments"`` is EASY++.
+        predictions and ``"increments"`` is EASY++. Policies that do not
+        backfill (``"fcfs"``, ``"conservative"``) ignore it.
     kill_at_request : bool, default True
         Jobs run ``min(run_time, req_time)``.
     max_runtime : duration, optional

@@ -42,6 +42,22 @@ def _one_line_error(capsys, argv, flag):
 
 # (argv, flag the message must name); "{x}" are filled from the logs fixture.
 BAD_FLAGS = [
+    # options the chosen mode would ignore
+    (["simulate", "{plain}", "--predictor", "usage-max", "--quantile", "0.9"], "--quantile"),
+    (["simulate", "{plain}", "--selective"], "--selective"),
+    (["simulate", "{plain}", "--policy", "fcfs", "--backfill-order", "sjf"],
+     "--backfill-order"),
+    (["simulate", "{plain}", "--policy", "conservative", "--backfill-order", "priority"],
+     "--backfill-order"),
+    (["simulate", "{plain}", "--format", "csv"], "--format"),
+    (["bounds", "{waits}", "--format", "json"], "--format"),
+    (["predict", "{waits}", "--method", "requested", "--keys", "user"], "--keys"),
+    (["predict", "{waits}", "--method", "usage-max", "--window", "5D"], "--window"),
+    (["predict", "{waits}", "--method", "tang", "--n-recent", "3"], "--n-recent"),
+    (["predict", "{waits}", "--max-bad-share", "0.5"], "--max-bad-share"),
+    (["predict", "{waits}", "--window", "0"], "--window"),
+    (["select", "{waits}", "--half-life", "5"], "--half-life"),
+    (["varq", "{waits}", "-o", "{folder}/v.swf"], "-o"),
     (["predict", "{waits}", "--method", "tang", "--keys", "user,,group"], "--keys"),
     (["select", "{waits}", "--keys", "user, ,request"], "--keys"),
     (["varq", "{waits}", "--fractions", "0.1,,0.5"], "--fractions"),

@@ -41,11 +41,13 @@ def test_select_prints_the_choice_and_its_score_next_to_easy_pp(log, capsys, tmp
     merged = table.merge(expected.table, on=["candidate", "is_baseline"])
     assert merged["cv_score_x"].tolist() == pytest.approx(merged["cv_score_y"].tolist(), rel=1e-9)
     assert f"chosen on the past periods: {expected.chosen.name}" in captured.out
-    assert f"chosen {expected.chosen_test_score:.4g}, EASY++ " \
-           f"{expected.baseline_test_score:.4g}" in captured.out
+    assert f"chosen {expected.chosen_test_score:,.2f}, EASY++ " \
+           f"{expected.baseline_test_score:,.2f}" in captured.out
     lines = captured.err.splitlines()
     assert lines[0].startswith("predictkit select: policy=easy") and "candidates=6" in lines[0]
-    assert sum("simulated 1,200 jobs with" in line for line in lines) == 7
+    assert sum(line.startswith("predictkit select: simulated ") and "/7) in" in line
+               for line in lines) == 7
+    assert "simulated 1,200 jobs with each candidate" in captured.err
 
 
 def test_select_json(log, capsys):
@@ -103,8 +105,11 @@ def test_select_table_to_standard_output(log, capsys):
     (["-o", "scores.txt"], "-o scores.txt: use a .csv or .json file name"),
     (["--recent", "0"], "--recent must be whole numbers from 1, got 0"),
     (["--recent", "2", "2"], "--recent gives a value twice"),
-    (["--half-life", "0"], "--half-life must be a positive number of periods, got 0"),
-    (["--half-life", "nan"], "--half-life must be a positive number of periods, got nan"),
+    (["--criterion", "recent", "--half-life", "0"],
+     "--half-life must be a positive number of periods, got 0"),
+    (["--criterion", "recent", "--half-life", "nan"],
+     "--half-life must be a positive number of periods, got nan"),
+    (["--half-life", "5"], "--half-life applies to --criterion recent only, not --criterion mean"),
 ])
 def test_bad_values_are_one_line_naming_the_flag(log, capsys, argv, message):
     args = ["select", str(log), "--predictors", "requested", "--period", "3D",
@@ -122,3 +127,19 @@ def test_a_log_with_nothing_to_simulate_is_one_line(tmp_path, capsys):
     lines = capsys.readouterr().err.splitlines()
     assert [line for line in lines if "error" in line] == lines[-1:]
     assert "no job can be simulated" in lines[-1]
+
+
+def test_select_says_which_jobs_no_run_simulated(log, capsys):
+    """Jobs wider than the machine are counted out of the runs, not silently dropped."""
+    jobs = read_swf(log)
+    procs = 8
+    wide = int((jobs["n_procs"] > procs).sum())
+    assert 0 < wide < len(jobs)
+    assert main(["select", str(log), *FEW, "--machine-procs", str(procs), "-q", "--json"]) == 0
+    assert main(["select", str(log), *FEW, "--machine-procs", str(procs)]) == 0
+    err = capsys.readouterr().err
+    assert (f"simulated {len(jobs) - wide:,} jobs with each candidate; {wide:,} jobs wider "
+            f"than the machine (8 processors) were not simulated and are not scored") in err
+    found = select_by_schedule(jobs, [ScheduleCandidate("requested")], period="3D",
+                               test_periods=1, machine_procs=procs)
+    assert len(found.rejected) == wide and found.machine_procs == procs

@@ -354,7 +354,7 @@ def test_snapshot_jobs_submitted_after_now_are_said_not_counted(capsys, tmp_path
     rows = ["2024-04-03T11:00:00", "2024-04-03T12:00:00", "2024-04-03T13:00:00"]
     answer = run_json(capsys, base + snapshot(tmp_path / "q.txt", rows, taken))
     assert answer["n_pending"] == 1
-    assert ("2 job(s) of the snapshot were submitted at or after 2024-04-03T12:00:00 (--now), "
+    assert ("2 jobs of the snapshot were submitted at or after 2024-04-03T12:00:00 (--now), "
             "so were not pending then: not counted") in answer["notes"]
 
 
@@ -367,5 +367,12 @@ def test_walltime_leaves_out_and_counts_jobs_without_a_submit_time(capsys, tmp_p
         lines[k] = " ".join(fields) + "\n"
     answer = run_json(capsys, ["walltime", swf_log(tmp_path, "".join(lines), ["MaxProcs: 64"]),
                                "--user", "1", "--time", "1:00:00"])
-    assert "3 job(s) have no submit time: left out" in answer["notes"]
+    assert "3 jobs without a submit time: left out" in answer["notes"]
     assert answer["table"][0]["n_judged"] > 0
+
+
+def test_wait_refuses_now_without_a_queue(capsys):
+    assert main(["wait", SAMPLE, "--procs", "4", "--time", "1:00:00",
+                 "--now", "2024-03-04T10:00:00"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--now is when the --queue snapshot was taken" in err[0]

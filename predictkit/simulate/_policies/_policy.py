@@ -35,6 +35,11 @@ class Policy:
     takes_reservation_depth = False
     """Whether ``simulate(reservation_depth=...)`` applies to this policy."""
 
+    takes_backfill_order = False
+    """Whether the policy backfills waiting jobs in an order that
+    ``simulate(backfill_order=...)`` sets (others ignore it: a search over
+    policies may pass it to every one)."""
+
     takes_starvation_after = False
     """Whether ``simulate(starvation_after=...)`` applies to this policy: only
     policies that take it are given it in :meth:`loop`."""

@@ -78,6 +78,7 @@ def run(s, settings):
 
 class _Easy(Policy):
     takes_reservation_depth = True
+    takes_backfill_order = True
 
     def loop(self, reservation_depth):
         """EASY's own pass for depth 1 (the default), the depth-k pass otherwise."""

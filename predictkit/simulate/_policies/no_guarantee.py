@@ -10,6 +10,7 @@ from ._policy import Policy
 
 class _NoGuarantee(Policy):
     takes_starvation_after = True
+    takes_backfill_order = True
 
     def loop(self, reservation_depth, starvation_after=None):
         """The depth-0 pass, or the starvation-queue pass with ``starvation_after``."""
