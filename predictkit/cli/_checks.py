@@ -6,7 +6,7 @@ import re
 from ..exceptions import ConfigError, PredictkitError
 
 __all__ = ["flag_names", "cli_wording", "check_positive", "check_procs", "check_seed",
-           "check_count", "os_errors", "MAX_PROCS", "MAX_SEED"]
+           "check_count", "os_errors", "refuse_inapplicable", "MAX_PROCS", "MAX_SEED"]
 
 
 @contextlib.contextmanager
@@ -107,6 +107,22 @@ def check_count(value, flag, *, low=1):
     return value
 
 
+
+
+def refuse_inapplicable(args, options, chosen, choice_flag):
+    """Refuse an option given on the command line that the chosen variant would ignore.
+
+    ``options`` holds ``(dest, flag, variants that use it)``; an option counts
+    as given when its value is neither None nor False (so such options
+    default to None and get their default after this check). ``chosen`` is
+    the value of ``choice_flag`` (``--model``, ``--method``, ``--policy``).
+    """
+    for dest, flag, users in options:
+        value = getattr(args, dest)
+        if value is not None and value is not False and chosen not in users:
+            named = " or ".join([", ".join(users[:-1]), users[-1]] if len(users) > 1 else users)
+            raise ConfigError(f"{flag} applies to {choice_flag} {named} only, "
+                              f"not {choice_flag} {chosen}")
 
 
 @contextlib.contextmanager

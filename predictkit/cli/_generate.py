@@ -7,7 +7,8 @@ import pandas as pd
 from .._time import parse_duration
 from ..exceptions import ConfigError
 from ..workload import make_workload
-from ._checks import check_positive, check_procs, check_seed, flag_names, os_errors
+from ._checks import (check_positive, check_procs, check_seed, flag_names, os_errors,
+                      refuse_inapplicable)
 from ._common import (DeprecatedAlias, Progress, add_command, add_output_options, count,
                       output_format, read_done, read_trace_arg, write_swf_output, write_table)
 
@@ -121,11 +122,7 @@ def _refuse_unused_options(args):
         if _given(args, dest):
             raise ConfigError(f"{flag} applies to synthetic workloads; --estimates-for keeps "
                               f"the jobs of {args.estimates_for}")
-    model = args.model or _DEFAULTS["model"]
-    for dest, flag, models in _MODEL_OPTIONS:
-        if _given(args, dest) and model not in models:
-            raise ConfigError(f"{flag} does not apply to --model {model}; it applies to "
-                              f"--model {', '.join(models)}")
+    refuse_inapplicable(args, _MODEL_OPTIONS, args.model or _DEFAULTS["model"], "--model")
 
 
 def _model(args):

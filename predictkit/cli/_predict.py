@@ -9,7 +9,7 @@ from ..model_selection import replay
 from .._time import parse_duration
 from ..runtime._registry import PREDICTORS, make_predictor
 from ..runtime._walltime_adjuster import _keys
-from ._checks import check_count, check_fraction, flag_names, os_errors
+from ._checks import check_count, check_fraction, flag_names, os_errors, refuse_inapplicable
 from ._common import (Progress, add_command, output_format, print_json, read_done,
                       read_trace_arg, result_stream, write_table)
 from ._tables import format_number
@@ -123,23 +123,24 @@ def summarize_predictions(run, requested, predicted, *, bad_threshold=1800.0):
 
 
 _METHOD_OPTIONS = (
-    ("keys", "--keys", "user,group,request", ("tang",)),
-    ("window", "--window", "30D", ("tang",)),
-    ("quantile", "--quantile", "0.85", ("tang",)),
-    ("floor", "--floor", "0.5", ("tang",)),
-    ("min_jobs", "--min-jobs", 10, ("tang",)),
-    ("n_recent", "--n-recent", None, ("usage-max", "recent-average")),
-    ("max_bad_share", "--max-bad-share", 0.02, ("learned",)),
+    ("keys", "--keys", ("tang",)),
+    ("window", "--window", ("tang",)),
+    ("quantile", "--quantile", ("tang",)),
+    ("floor", "--floor", ("tang",)),
+    ("min_jobs", "--min-jobs", ("tang",)),
+    ("n_recent", "--n-recent", ("usage-max", "recent-average")),
+    ("max_bad_share", "--max-bad-share", ("learned",)),
 )
-"""Options that set one predictor's parameters: (dest, flag, default, methods using it)."""
+"""Options that set one predictor's parameters, and the methods that use them."""
+
+_METHOD_DEFAULTS = {"keys": "user,group,request", "window": "30D", "quantile": "0.85",
+                    "floor": "0.5", "min_jobs": 10, "max_bad_share": 0.02}
 
 
 def _method_options(args):
     """Refuse an option the chosen method would ignore; then set the defaults."""
-    for dest, flag, default, methods in _METHOD_OPTIONS:
-        if getattr(args, dest) is not None and args.method not in methods:
-            raise ConfigError(f"{flag} applies to --method {' or '.join(methods)} only, not "
-                              f"--method {args.method}")
+    refuse_inapplicable(args, _METHOD_OPTIONS, args.method, "--method")
+    for dest, default in _METHOD_DEFAULTS.items():
         if getattr(args, dest) is None:
             setattr(args, dest, default)
 

@@ -8,7 +8,7 @@ from .._time import parse_duration
 from ..exceptions import ConfigError
 from ..runtime._registry import ESTIMATE_NAMES, PERFECT
 from ..simulate import POLICIES, PRIORITIES
-from ._checks import check_positive, check_procs, flag_names
+from ._checks import check_positive, check_procs, flag_names, refuse_inapplicable
 from ._common import (DeprecatedAlias, Progress, add_command, add_output_options, count,
                       output_format, print_json, read_jobs_to_simulate, result_stream,
                       write_swf_output, write_table)
@@ -134,9 +134,8 @@ def _check_args(args):
 
 def _check_predictor_flags(args):
     """The flags that apply to some predictors only (then set their defaults)."""
-    if args.quantile is not None and args.predictor != "tang":
-        raise ConfigError(f"--quantile applies to --predictor tang only, not --predictor "
-                          f"{args.predictor}")
+    refuse_inapplicable(args, [("quantile", "--quantile", ("tang",))], args.predictor,
+                        "--predictor")
     if args.selective and args.predictor == "requested":
         raise ConfigError("--selective uses predictions for waiting jobs and requests for "
                           "running ones; with --predictor requested there is nothing to "
@@ -149,12 +148,10 @@ def _check_policy_flags(args):
     """The flags that apply to one policy only, and their durations."""
     from ..simulate._policies import REGISTRY
 
-    if args.backfill_order is not None:
-        takers = [name for name, p in REGISTRY.items() if p.takes_backfill_order]
-        if args.policy not in takers:
-            raise ConfigError(f"--backfill-order applies to --policy {' or '.join(takers)} "
-                              f"only, not --policy {args.policy} (it does not backfill)")
-    else:
+    takers = tuple(name for name, p in REGISTRY.items() if p.takes_backfill_order)
+    refuse_inapplicable(args, [("backfill_order", "--backfill-order", takers)], args.policy,
+                        "--policy")
+    if args.backfill_order is None:
         args.backfill_order = "priority"
     if args.reservation_depth is not None:
         if args.policy != "easy":

@@ -69,7 +69,7 @@ def test_generate_joint_padding_only_draws_from_the_paddings(tmp_path, capsys):
     assert not np.array_equal(outputs[0], outputs[1])
     assert main(["generate", "--estimates-for", str(small), "--model", "tsafrir",
                  "--padding-only", "-o", str(tmp_path / "x.swf")]) == 2
-    assert "--padding-only does not apply to --model tsafrir; it applies to --model joint" in (
+    assert "--padding-only applies to --model joint only, not --model tsafrir" in (
         capsys.readouterr().err)
 
 
@@ -199,15 +199,15 @@ def test_generate_batsim_refuses_a_log_wider_than_its_machine(tmp_path, capsys):
     (["--fit-modes", "2"], "--fit-modes applies to --estimates-for"),
     (["--site", "LOG", "--pmax", "5"], "--pmax sets the built-in site's modal requests"),
     (["--estimates-for", "LOG", "--model", "joint", "--f", "3"],
-     "--f does not apply to --model joint; it applies to --model fmodel"),
+     "--f applies to --model fmodel only, not --model joint"),
     (["--estimates-for", "LOG", "--model", "joint", "--fit-modes", "1"],
-     "--fit-modes does not apply to --model joint"),
+     "--fit-modes applies to --model tsafrir or sessions only, not --model joint"),
     (["--estimates-for", "LOG", "--model", "fmodel", "--tmax", "20h"],
-     "--tmax does not apply to --model fmodel"),
+     "--tmax applies to --model tsafrir, sessions, joint or phi only, not --model fmodel"),
     (["--estimates-for", "LOG", "--model", "phi", "--truncate"],
-     "--truncate does not apply to --model phi"),
+     "not --model phi"),
     (["--estimates-for", "LOG", "--model", "x2", "--pmax", "10"],
-     "--pmax does not apply to --model x2"),
+     "not --model x2"),
     (["--estimates-for", "LOG", "--model", "joint", "--pmax", "10"],
      "--model joint fitted to LOG takes every request share from the log"),
     (["--estimates-for", "NOREQ", "--fit-modes", "2", "--tmax", "20h"],
