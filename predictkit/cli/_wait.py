@@ -94,9 +94,11 @@ def run(args):
     _check_fits(procs, jobs, args.trace)
     with progress.step("bounded the wait"):
         answer = estimate_wait(
-        jobs, procs=procs, req_time=req_time, user=args.user,
-        partition=args.partition or script.get("partition"), within=within,
-        quantile=args.quantile, confidence=args.confidence, seed=args.seed,
+            jobs, procs=procs, req_time=req_time, user=args.user,
+            partition=args.partition or script.get("partition"), within=within,
+            partition_flag=("--partition" if args.partition or not script.get("partition")
+                            else f"{args.script}: #SBATCH --partition"),
+            quantile=args.quantile, confidence=args.confidence, seed=args.seed,
             queue=_snapshot(args, jobs) if args.queue else None)
     if args.json:
         print_json(answer)
@@ -148,21 +150,27 @@ def _check_fits(procs, jobs, trace):
 
 
 def estimate_wait(jobs, *, procs, req_time, user=None, partition=None, within=(3600.0,),
-                  quantile=0.95, confidence=0.95, seed=0, queue=None):
+                  quantile=0.95, confidence=0.95, seed=0, queue=None,
+                  partition_flag="--partition"):
     """QBETS's answer for one job shape, from a job table with start and end times.
 
-    ``queue`` is ``(pending jobs, time on the log's clock, description)`` of a
-    snapshot, or None for the log's own pending jobs at its end. Returns a
-    dictionary (see :func:`print_answer`).
+    ``partition`` may list several partitions, comma-separated as for
+    ``sbatch --partition`` (the job may run in any of them): the waits and
+    queue of all of them are used. ``queue`` is ``(pending jobs, time on the
+    log's clock, description)`` of a snapshot, or None for the log's own
+    pending jobs at its end. ``partition_flag`` names where the partition
+    came from in errors. Returns a dictionary (see :func:`print_answer`).
     """
     notes = []
-    partition_id = None if partition is None else resolve_name(
-        jobs, partition, "partition_id", "--partition")
-    if partition_id is not None:
-        jobs = jobs[jobs["partition_id"].to_numpy() == partition_id]
+    if partition is not None:
+        ids = [resolve_name(jobs, name, "partition_id", partition_flag)
+               for name in partition.split(",")]
+        jobs = jobs[np.isin(jobs["partition_id"].to_numpy(), ids)]
     now = log_end(jobs) if queue is None else float(queue[1])
     started = jobs["start_time"].to_numpy(dtype=float) <= now
-    population = f"partition {partition}" if partition is not None else "every partition"
+    population = ("every partition" if partition is None else
+                  f"partition {partition}" if "," not in partition else
+                  f"partitions {partition.replace(',', ', ')}")
     own_waits = False
     if user is not None:
         user_id = resolve_name(jobs, user, "user_id", "--user")
@@ -235,7 +243,7 @@ def _snapshot_rows(queue, jobs, partition, user):
     """A snapshot's pending jobs as a job table on the log's clock."""
     keep = np.ones(len(queue), dtype=bool)
     if partition is not None:
-        keep &= (queue["partition"] == partition).to_numpy()
+        keep &= queue["partition"].isin(partition.split(",")).to_numpy()
     if user is not None:
         keep &= (queue["user"] == user).to_numpy()
     queue = queue[keep]
@@ -263,7 +271,9 @@ def _zone_text(zone):
 def print_answer(answer, stream):
     """Print :func:`estimate_wait`'s answer as sentences and a small table."""
     q, c = answer["quantile"], answer["confidence"]
-    where = f" in partition {answer['partition']}" if answer["partition"] else ""
+    partition = answer["partition"]
+    where = ("" if not partition else f" in partition {partition}" if "," not in partition
+             else f" in partitions {partition.replace(',', ', ')}")
     print(f"A job of {answer['procs']:,} processors asking for "
           f"{format_slurm_duration(answer['req_time'])}{where}, submitted at "
           f"{answer['now']}{_zone_text(answer.get('time_zone'))}:", file=stream)

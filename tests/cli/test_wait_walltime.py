@@ -376,3 +376,20 @@ def test_wait_refuses_now_without_a_queue(capsys):
                  "--now", "2024-03-04T10:00:00"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--now is when the --queue snapshot was taken" in err[0]
+
+
+def test_wait_takes_a_script_listing_several_partitions(capsys, tmp_path):
+    script = tmp_path / "job.sh"
+    script.write_text("#!/bin/bash\n#SBATCH --partition=gpu,cpu\n#SBATCH --ntasks=8\n"
+                      "#SBATCH --time=1:00:00\nsrun x\n")
+    both = run_json(capsys, ["wait", SAMPLE, "--script", str(script)])
+    alone = {name: run_json(capsys, ["wait", SAMPLE, "--script", str(script),
+                                     "--partition", name]) for name in ("gpu", "cpu")}
+    assert both["population"] == "partitions gpu, cpu, every user"
+    assert both["n_waits"] == alone["gpu"]["n_waits"] + alone["cpu"]["n_waits"]
+    assert both["n_pending"] == alone["gpu"]["n_pending"] + alone["cpu"]["n_pending"]
+    script.write_text(script.read_text().replace("gpu,cpu", "gpux"))
+    assert main(["wait", SAMPLE, "--script", str(script)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].endswith(f"{script}: #SBATCH --partition gpux: no job of the log has it "
+                            "(3 known: cpu, debug, gpu)")
