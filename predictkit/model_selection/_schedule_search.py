@@ -152,6 +152,9 @@ def _bounded_slowdown(submit, start, end):
     return np.maximum(1.0, (end - submit) / np.maximum(end - start, BOUNDED_SLOWDOWN_THRESHOLD))
 
 
+MAX_PERIODS = 2_000
+"""Most periods a selection splits the jobs into (a year of days, three months of hours)."""
+
 SCHEDULE_METRICS = {
     "bounded_slowdown": _bounded_slowdown,
     "slowdown": lambda submit, start, end: (end - submit) / np.maximum(end - start, 1.0),
@@ -294,8 +297,8 @@ def select_by_schedule(jobs, candidates=None, *, test_periods=3, period="30D", w
     ------
     ConfigError
         For an unknown metric or criterion, a bad ``half_life``, bad
-        candidates, too few periods, or ``simulate_kwargs`` that a candidate
-        sets itself.
+        candidates, too few periods or more than ``MAX_PERIODS``, or
+        ``simulate_kwargs`` that a candidate sets itself.
     """
     import time
 
@@ -325,6 +328,10 @@ def select_by_schedule(jobs, candidates=None, *, test_periods=3, period="30D", w
         raise JobTableError(f"jobs: {int(np.isnan(submit).sum())} job(s) have no submit_time")
     t0 = float(submit.min())
     n_periods = int(np.floor((submit.max() - t0) / period_s)) + 1
+    if n_periods > MAX_PERIODS:
+        raise ConfigError(f"period {period} splits the jobs into {n_periods:,} periods; at most "
+                          f"{MAX_PERIODS:,} are scored (each is a column of the result): give "
+                          "a longer period")
     split_index = n_periods - test_periods
     split_time = t0 + split_index * period_s
     folds = list(range(warmup_periods, split_index))

@@ -110,6 +110,7 @@ def test_select_table_to_standard_output(log, capsys):
     (["--criterion", "recent", "--half-life", "nan"],
      "--half-life must be a positive number of periods, got nan"),
     (["--half-life", "5"], "--half-life applies to --criterion recent only, not --criterion mean"),
+    (["--period", "1min"], "period 1min splits the jobs into"),
 ])
 def test_bad_values_are_one_line_naming_the_flag(log, capsys, argv, message):
     args = ["select", str(log), "--predictors", "requested", "--period", "3D",
