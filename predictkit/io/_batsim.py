@@ -26,9 +26,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._atomic import open_output
+from .._atomic import gzip_if_named, open_output
 from ..exceptions import JobTableError, SWFFormatError
 from ..jobs import as_job_table, validate_jobs
+from ._source import read_source
 
 __all__ = ["write_batsim", "read_batsim"]
 
@@ -56,7 +57,8 @@ def write_batsim(jobs, path, *, machine_procs=None, description=None):
         becomes the walltime (``-1`` where unknown).
     path : str or path
         Destination (``"-"`` is standard output), written as
-        :func:`predictkit._atomic.open_output` writes.
+        :func:`predictkit._atomic.open_output` writes; a name ending in
+        ``.gz`` is gzip-compressed.
     machine_procs : int, optional
         ``nb_res``; default ``jobs.attrs["max_procs"]``, else the widest job.
     description : str, optional
@@ -130,9 +132,10 @@ def write_batsim(jobs, path, *, machine_procs=None, description=None):
         "nb_res": int(nb_res), "jobs": records, "profiles": profiles,
     }
     payload = json.dumps(workload, separators=(",", ":"), allow_nan=False) + "\n"
-    with open_output(path, "w") as stream:
-        stream.write(payload)
-    return Path(path)
+    path = Path(path)
+    with open_output(path) as stream:
+        stream.write(gzip_if_named(path, payload.encode("utf-8")))
+    return path
 
 
 def _read_number(value, what, source, *, whole=False, least=0, unknown=None):
@@ -157,6 +160,9 @@ def _read_number(value, what, source, *, whole=False, least=0, unknown=None):
 def read_batsim(path):
     """Read a Batsim JSON workload whose profiles are delays into a job table.
 
+    ``path`` is a file name or a file object, plain or gzip (found by its
+    magic bytes).
+
     Returns a canonical job table (``job_id``, ``submit_time``, ``run_time``
     from the delay, ``n_procs`` and ``req_procs`` from ``res``, ``req_time``
     from ``walltime``, missing when ``-1``) sorted by submit time, with
@@ -170,9 +176,9 @@ def read_batsim(path):
         for a number, NaN or Infinity, a negative time, a fractional or
         zero ``res``, ``id`` or ``nb_res``), naming the file and the job.
     """
-    source = str(path)
+    source, content = read_source(path, SWFFormatError, reader="read_batsim")
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = json.loads(content.decode("utf-8") if isinstance(content, bytes) else content)
     except json.JSONDecodeError as exc:
         raise SWFFormatError(f"not JSON ({exc.msg})", source=source,
                              line_number=exc.lineno) from None

@@ -160,3 +160,17 @@ def test_reading_a_broken_file_names_it(tmp_path, text, message):
     with pytest.raises(SWFFormatError, match=message) as info:
         read_batsim(path)
     assert str(path) in str(info.value)
+
+
+def test_a_gz_name_is_gzip_and_reads_back(tmp_path):
+    import gzip
+
+    jobs = make_workload(200, machine_procs=16, random_state=3)
+    plain, packed = tmp_path / "w.json", tmp_path / "w.json.gz"
+    write_batsim(jobs, plain)
+    write_batsim(jobs, packed)
+    assert packed.read_bytes()[:2] == b"\x1f\x8b"
+    assert gzip.decompress(packed.read_bytes()) == plain.read_bytes()
+    pd.testing.assert_frame_equal(read_batsim(packed), read_batsim(plain))
+    with open(plain, "rb") as stream:
+        pd.testing.assert_frame_equal(read_batsim(stream), read_batsim(plain), check_like=True)
