@@ -20,10 +20,10 @@ def add_request_options(parser, *, procs_required):
                         help="requested time limit as for sbatch --time: 2:00:00, 1-12:00:00, "
                              "90 (minutes), 90min (default: the --script's #SBATCH --time)")
     parser.add_argument("--procs", type=int, metavar="N",
-                        help="processors (CPUs) requested" + (
-                            "" if not procs_required else
-                            " (default: from the --script's #SBATCH --ntasks/--nodes/"
-                            "--cpus-per-task)"))
+                        help="processors (CPUs) requested (default: from the --script's "
+                             "#SBATCH --ntasks/--nodes/--cpus-per-task" + (
+                                 ")" if procs_required else ", else the user's latest job's; "
+                                 "a predictor keyed on the width uses it)"))
     parser.add_argument("--script", metavar="FILE",
                         help="a batch script whose #SBATCH lines give --time, --procs, "
                              "--partition and --account when those are not given")
@@ -75,6 +75,18 @@ def resolve_name(jobs, value, column, flag):
     shown = ", ".join(known[:8]) + (", ..." if len(known) > 8 else "")
     raise ConfigError(f"{flag} {value}: no job of the log has it ({len(known)} known: "
                       f"{shown or 'none'})")
+
+
+def name_of(jobs, value, column):
+    """The name of id ``value`` in ``column`` (the inverse of :func:`resolve_name`):
+    a sacct name, else the SWF number as text; None for an unknown id."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    mapping = next((jobs.attrs[k] for k in _NAME_MAPS.get(column, ())
+                    if isinstance(jobs.attrs.get(k), dict)), None)
+    if mapping is not None:
+        return next((name for name, number in mapping.items() if float(number) == value), None)
+    return f"{value:g}"
 
 
 def with_start_and_end(jobs):

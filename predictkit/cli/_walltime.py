@@ -24,7 +24,7 @@ from ..runtime import make_predictor
 from ..runtime._registry import REGISTRY
 from ._common import (Progress, add_log_argument, count, print_json, read_done,
                       read_trace_arg)
-from ._questions import add_request_options, job_request, log_end, resolve_name
+from ._questions import add_request_options, job_request, log_end, name_of, resolve_name
 from ._tables import fill
 
 _DESCRIPTIONS = {
@@ -146,6 +146,10 @@ def recommend_walltime(jobs, *, user, req_time, procs=None, account=None, max_ri
                             "to judge the predictors on")
     now = log_end(jobs.assign(start_time=submit + wait, end_time=known))
     query = _query(jobs, mine, user_id, now, req_time, procs, account)
+    if account is None:
+        account = name_of(jobs, float(query["group_id"].iloc[0]), "group_id")
+    if procs is None and np.isfinite(query["req_procs"].iloc[0]):
+        procs = int(query["req_procs"].iloc[0])
     rows = []
     for name, predictor, params, what in CANDIDATES:
         estimator = make_predictor(predictor, **params)

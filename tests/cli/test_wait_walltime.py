@@ -393,3 +393,14 @@ def test_wait_takes_a_script_listing_several_partitions(capsys, tmp_path):
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].endswith(f"{script}: #SBATCH --partition gpux: no job of the log has it "
                             "(3 known: cpu, debug, gpu)")
+
+
+def test_walltime_reports_the_account_and_width_it_took_from_the_user(capsys, jobs):
+    answer = run_json(capsys, ["walltime", SAMPLE, "--user", "eva", "--time", "4:00:00"])
+    mine = jobs[jobs["user_id"] == float(jobs.attrs["user_ids"]["eva"])]
+    accounts = {number: name for name, number in jobs.attrs["account_ids"].items()}
+    assert answer["account"] == accounts[mine["group_id"].dropna().iloc[-1]]
+    assert answer["procs"] == int(mine["req_procs"].dropna().iloc[-1])
+    given = run_json(capsys, ["walltime", SAMPLE, "--user", "eva", "--time", "4:00:00",
+                              "--procs", "3"])
+    assert given["procs"] == 3
