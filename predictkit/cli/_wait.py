@@ -15,6 +15,7 @@ import sys
 import numpy as np
 import pandas as pd
 
+from .._time import format_duration
 from ..exceptions import ConfigError, JobTableError
 from ..io._slurm_fields import format_slurm_duration, parse_time_request
 from ..queue import QBETS, min_history
@@ -27,6 +28,8 @@ from ._tables import fill
 
 USER_HISTORY_MIN = 100
 """Fewest waits of a user for ``--user`` to use that user's waits alone."""
+STALE_HISTORY = 7 * 86400.0
+"""A snapshot taken longer than this after the log's last event gets a note."""
 DEFAULT_WITHIN = ("10min", "1h", "6h", "1d")
 
 
@@ -167,6 +170,10 @@ def estimate_wait(jobs, *, procs, req_time, user=None, partition=None, within=(3
                for name in partition.split(",")]
         jobs = jobs[np.isin(jobs["partition_id"].to_numpy(), ids)]
     now = log_end(jobs) if queue is None else float(queue[1])
+    if queue is not None and now - log_end(jobs) > STALE_HISTORY:
+        notes.append(f"the snapshot is {format_duration(now - log_end(jobs))} after the "
+                     "last event of the log: the waits learned may no longer describe the "
+                     "machine (give a recent log)")
     started = jobs["start_time"].to_numpy(dtype=float) <= now
     population = ("every partition" if partition is None else
                   f"partition {partition}" if "," not in partition else

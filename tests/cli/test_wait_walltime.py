@@ -404,3 +404,12 @@ def test_walltime_reports_the_account_and_width_it_took_from_the_user(capsys, jo
     given = run_json(capsys, ["walltime", SAMPLE, "--user", "eva", "--time", "4:00:00",
                               "--procs", "3"])
     assert given["procs"] == 3
+
+
+def test_a_snapshot_long_after_the_log_says_so(capsys, tmp_path):
+    base = ["wait", SAMPLE, "--procs", "64", "--time", "4:00:00", "--partition", "cpu"]
+    recent = run_json(capsys, base + snapshot(tmp_path / "q1.txt", [], "2024-04-03T12:00:00"))
+    assert not any("after the last event of the log" in n for n in recent["notes"])
+    late = run_json(capsys, base + snapshot(tmp_path / "q2.txt", [], "2030-01-01T00:00:00"))
+    assert any(n.startswith("the snapshot is ") and "after the last event of the log" in n
+               for n in late["notes"])
