@@ -6,7 +6,8 @@ import re
 from ..exceptions import ConfigError, PredictkitError
 
 __all__ = ["flag_names", "cli_wording", "check_positive", "check_procs", "check_seed",
-           "check_count", "os_errors", "refuse_inapplicable", "MAX_PROCS", "MAX_SEED"]
+           "check_count", "os_errors", "is_given", "refuse_inapplicable", "MAX_PROCS",
+           "MAX_SEED"]
 
 
 @contextlib.contextmanager
@@ -109,6 +110,12 @@ def check_count(value, flag, *, low=1):
 
 
 
+def is_given(args, dest):
+    """Whether an option that defaults to None (or a flag) was given on the command line."""
+    value = getattr(args, dest)
+    return value is not None and value is not False
+
+
 def refuse_inapplicable(args, options, chosen, choice_flag):
     """Refuse an option given on the command line that the chosen variant would ignore.
 
@@ -118,8 +125,7 @@ def refuse_inapplicable(args, options, chosen, choice_flag):
     the value of ``choice_flag`` (``--model``, ``--method``, ``--policy``).
     """
     for dest, flag, users in options:
-        value = getattr(args, dest)
-        if value is not None and value is not False and chosen not in users:
+        if is_given(args, dest) and chosen not in users:
             named = " or ".join([", ".join(users[:-1]), users[-1]] if len(users) > 1 else users)
             raise ConfigError(f"{flag} applies to {choice_flag} {named} only, "
                               f"not {choice_flag} {chosen}")

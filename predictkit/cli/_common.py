@@ -129,17 +129,24 @@ def add_log_argument(parser, *, dest="trace", flag=None, nargs=None, help=None):
              "Europe/Paris (default: UTC); a warning says when the log is SWF")
 
 
-def check_time_zone(zone, flag="--time-zone"):
-    """Refuse a time zone pandas does not know, before any log is read."""
+def is_time_zone(zone):
+    """Whether pandas knows ``zone`` (an IANA name such as ``Europe/Paris``)."""
     import pandas as pd
 
+    try:
+        pd.Timestamp(0, unit="s", tz="UTC").tz_convert(zone)
+    except Exception:  # pandas raises several types (with internal wording) for an unknown zone
+        return False
+    return True
+
+
+def check_time_zone(zone, flag="--time-zone"):
+    """Refuse a time zone pandas does not know, before any log is read."""
     from ..exceptions import ConfigError
 
-    try:
-        pd.Timestamp("2000-01-01").tz_localize(zone)
-    except Exception:  # pandas raises several types (with internal wording) for an unknown zone
+    if not is_time_zone(zone):
         raise ConfigError(f"{flag}: unknown time zone {zone!r} (use an IANA name such as "
-                          "'Europe/Paris', or 'UTC')") from None
+                          "'Europe/Paris', or 'UTC')")
     return zone
 
 
@@ -397,9 +404,9 @@ def read_done(jobs, path):
     return f"read {count(len(jobs), 'job')} from {source_name(path)}"
 
 
-def source_name(path):
-    """How progress lines name a log or output: ``-`` is standard input or output."""
-    return "standard input" if str(path) == "-" else str(path)
+def source_name(path, stream="input"):
+    """How progress lines name a log or an output: ``-`` is standard input (or output)."""
+    return f"standard {stream}" if str(path) == "-" else str(path)
 
 
 def _setting(value):

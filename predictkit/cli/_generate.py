@@ -7,10 +7,11 @@ import pandas as pd
 from .._time import parse_duration
 from ..exceptions import ConfigError
 from ..workload import make_workload
-from ._checks import (check_positive, check_procs, check_seed, flag_names, os_errors,
-                      refuse_inapplicable)
+from ._checks import (check_positive, check_procs, check_seed, flag_names, is_given,
+                      os_errors, refuse_inapplicable)
 from ._common import (DeprecatedAlias, Progress, add_command, add_output_options, count,
-                      output_format, read_done, read_trace_arg, write_swf_output, write_table)
+                      output_format, read_done, read_trace_arg, source_name, write_swf_output,
+                      write_table)
 
 MAX_TMAX = 3650 * 86400
 """Longest --tmax accepted (ten years; real limits are days or weeks)."""
@@ -99,16 +100,11 @@ _MODEL_OPTIONS = (
 """Options of --estimates-for and the models that use them; the others would ignore them."""
 
 
-def _given(args, dest):
-    value = getattr(args, dest)
-    return value is not None and value is not False
-
-
 def _refuse_unused_options(args):
     """Refuse an option the chosen mode would ignore, naming it and where it applies."""
     if args.estimates_for is None:
         for dest, flag in _ESTIMATES_ONLY:
-            if _given(args, dest):
+            if is_given(args, dest):
                 raise ConfigError(f"{flag} applies to --estimates-for (new requests for a real "
                                   "log); a synthetic workload takes its requests from its site")
         if args.site is not None and args.pmax is not None:
@@ -119,7 +115,7 @@ def _refuse_unused_options(args):
         raise ConfigError("--site fits a synthetic workload; it cannot be combined with "
                           "--estimates-for")
     for dest, flag in _SYNTHETIC_ONLY:
-        if _given(args, dest):
+        if is_given(args, dest):
             raise ConfigError(f"{flag} applies to synthetic workloads; --estimates-for keeps "
                               f"the jobs of {args.estimates_for}")
     refuse_inapplicable(args, _MODEL_OPTIONS, args.model or _DEFAULTS["model"], "--model")
@@ -367,7 +363,7 @@ def run(args):
 
         with progress.step(lambda: f"gave {count(len(jobs), 'job')} {args.model} estimates"):
             jobs = _estimate(args, source, note)
-    with progress.step(f"wrote {count(len(jobs), 'job')} to {_output_name(args.output)}"):
+    with progress.step(f"wrote {count(len(jobs), 'job')} to {source_name(args.output, 'output')}"):
         if fmt == "csv":
             with os_errors("-o", args.output):
                 write_table(jobs, args.output, "csv")
@@ -380,6 +376,3 @@ def run(args):
             write_swf_output(jobs, args.output, comments=comments)
     return 0
 
-
-def _output_name(output):
-    return "standard output" if output == "-" else output

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import ConfigError
+from ._common import is_time_zone
 
 __all__ = ["add_request_options", "job_request", "resolve_name", "log_end", "log_zone",
            "clock_time", "with_start_and_end"]
@@ -119,13 +120,11 @@ def log_zone(jobs):
         When the zone is not one pandas knows, naming the log and the zone.
     """
     zone = str(jobs.attrs.get("time_zone_string") or "UTC")
-    try:
-        pd.Timestamp(0, unit="s", tz="UTC").tz_convert(zone)
-    except Exception:  # pandas raises several types for an unknown zone
+    if not is_time_zone(zone):
         source = jobs.attrs.get("source", "the log")
         raise ConfigError(f"{source}: the log's time zone {zone!r} (SWF header TimeZoneString) "
                           f"is not a known zone such as Europe/Paris, so its dates can be "
-                          f"neither shown nor read") from None
+                          f"neither shown nor read")
     return zone
 
 

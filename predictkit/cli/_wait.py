@@ -169,15 +169,14 @@ def estimate_wait(jobs, *, procs, req_time, user=None, partition=None, within=(3
         ids = [resolve_name(jobs, name, "partition_id", partition_flag)
                for name in partition.split(",")]
         jobs = jobs[np.isin(jobs["partition_id"].to_numpy(), ids)]
-    now = log_end(jobs) if queue is None else float(queue[1])
-    if queue is not None and now - log_end(jobs) > STALE_HISTORY:
-        notes.append(f"the snapshot is {format_duration(now - log_end(jobs))} after the "
+    last = log_end(jobs)
+    now = last if queue is None else float(queue[1])
+    if now - last > STALE_HISTORY:
+        notes.append(f"the snapshot is {format_duration(now - last)} after the "
                      "last event of the log: the waits learned may no longer describe the "
                      "machine (give a recent log)")
     started = jobs["start_time"].to_numpy(dtype=float) <= now
-    population = ("every partition" if partition is None else
-                  f"partition {partition}" if "," not in partition else
-                  f"partitions {partition.replace(',', ', ')}")
+    population = _partition_text(partition) or "every partition"
     own_waits = False
     if user is not None:
         user_id = resolve_name(jobs, user, "user_id", "--user")
@@ -271,6 +270,14 @@ def _share(value):
     return "n/a" if value is None or not np.isfinite(value) else f"{value:.0%}"
 
 
+def _partition_text(partition):
+    """``partition cpu`` or ``partitions gpu, cpu``; None for every partition."""
+    if not partition:
+        return None
+    names = partition.split(",")
+    return f"partition{'s' if len(names) > 1 else ''} {', '.join(names)}"
+
+
 def _zone_text(zone):
     return f" ({zone})" if zone else ""
 
@@ -278,9 +285,7 @@ def _zone_text(zone):
 def print_answer(answer, stream):
     """Print :func:`estimate_wait`'s answer as sentences and a small table."""
     q, c = answer["quantile"], answer["confidence"]
-    partition = answer["partition"]
-    where = ("" if not partition else f" in partition {partition}" if "," not in partition
-             else f" in partitions {partition.replace(',', ', ')}")
+    where = f" in {_partition_text(answer['partition'])}" if answer["partition"] else ""
     print(f"A job of {answer['procs']:,} processors asking for "
           f"{format_slurm_duration(answer['req_time'])}{where}, submitted at "
           f"{answer['now']}{_zone_text(answer.get('time_zone'))}:", file=stream)

@@ -370,11 +370,10 @@ class JointEstimates(EstimateModel):
         ``t_max`` above every mode is added as a popular mode of weight 0,
         asked for only by runtimes no other mode covers.
         """
-        above = self.mode_values_ >= t_max
-        keep = ~above
-        self.mode_values_ = np.r_[self.mode_values_[keep], t_max]
-        self.mode_weights_ = np.r_[self.mode_weights_[keep], self.mode_weights_[above].sum()]
-        self.mode_head_ = np.r_[self.mode_head_[keep], True]
+        below = self.mode_values_ < t_max
+        self.mode_values_ = np.r_[self.mode_values_[below], t_max]
+        self.mode_weights_ = np.r_[self.mode_weights_[below], self.mode_weights_[~below].sum()]
+        self.mode_head_ = np.r_[self.mode_head_[below], True]
         self.t_max_ = float(t_max)
 
     def limited(self, t_max):
