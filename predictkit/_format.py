@@ -5,7 +5,7 @@ Durations have their own formatter, :func:`predictkit._time.format_duration`.
 
 import math
 
-__all__ = ["format_number"]
+__all__ = ["format_count", "format_number"]
 
 
 def format_number(value):
@@ -41,3 +41,19 @@ def format_number(value):
     if size >= 1:
         return f"{value:.2f}"
     return f"{value:.3f}"
+
+
+def format_count(n, noun):
+    """``n`` things with the noun in the right number: ``"1 job"``, ``"2,000 jobs"``.
+
+    Parameters
+    ----------
+    n : int
+    noun : str
+        The singular; the plural adds an ``s``.
+
+    Returns
+    -------
+    str
+    """
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")

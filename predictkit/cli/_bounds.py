@@ -7,11 +7,12 @@ import sys
 import numpy as np
 import pandas as pd
 
+from .._format import format_count
 from ..exceptions import ConfigError, JobTableError
 from ..metrics import bound_summary
 from ..queue._replay import make_wait_model, replay_wait_bounds
 from ._checks import check_fraction, check_positive, check_seed
-from ._common import (Progress, add_command, add_output_options, count, print_json, read_done,
+from ._common import (Progress, add_command, add_output_options, print_json, read_done,
                       read_trace_arg, table_format, write_table)
 from ._tables import format_number, format_table
 
@@ -98,8 +99,8 @@ def run(args):
         raise JobTableError(f"{args.trace}: no job has a known wait time; QBETS needs waits "
                             "(predictkit simulate TRACE -o waits.swf gives a log simulated ones)")
     if not usable.all():
-        progress.say(f"left out {count(int((~usable).sum()), 'job')} without a known wait or "
-                     "submit time")
+        progress.say(f"left out {format_count(int((~usable).sum()), 'job')} without a known "
+                     "wait or submit time")
     capacity = args.capacity or jobs.attrs.get("max_procs")
     if args.method == "wait":
         return _run_wait(jobs, args, progress, usable, capacity)
@@ -165,12 +166,19 @@ def _run_wait(jobs, args, progress, usable, capacity):
 
 
 def _print_summary(summary, stream):
-    print(f"\nper-job bounds: {summary['n_bounded']:,} of {summary['n_jobs']:,} jobs got one; "
-          f"correct {format_number(summary['correctness'])} (95% CI "
+    if summary["n_bounded"] == 0:
+        print(f"\nper-job bounds: none of the {format_count(summary['n_jobs'], 'job')} got one "
+              "(too little history before each)", file=stream)
+        return
+    if np.isnan(summary["median_ratio"]):
+        ratios = "no bounded job waited more than 60 s"
+    else:
+        ratios = (f"bound/actual median {format_number(summary['median_ratio'])}, mean "
+                  f"{format_number(summary['mean_ratio'])} (jobs waiting > 60 s)")
+    print(f"\nper-job bounds: {summary['n_bounded']:,} of {format_count(summary['n_jobs'], 'job')} "
+          f"got one; correct {format_number(summary['correctness'])} (95% CI "
           f"{format_number(summary['correctness_low'])}-"
-          f"{format_number(summary['correctness_high'])}); bound/actual median "
-          f"{format_number(summary['median_ratio'])}, mean "
-          f"{format_number(summary['mean_ratio'])} (jobs waiting > 60 s)", file=stream)
+          f"{format_number(summary['correctness_high'])}); {ratios}", file=stream)
 
 
 def _numbers_in(text):

@@ -7,11 +7,12 @@ import os
 import sys
 import time
 
+from .._format import format_count
 from ..io._log import LOG_FORMATS  # the values of --input-format
 from ._checks import os_errors
 
 __all__ = ["add_output_options", "add_log_argument", "print_json", "read_trace_arg",
-           "read_jobs_to_simulate", "count", "source_name", "read_done",
+           "read_jobs_to_simulate", "source_name", "read_done",
            "write_table", "table_format", "check_output_arg", "check_stdin_once", "result_stream", "LOG_FORMATS",
            "add_command",
            "HelpFormatter", "DeprecatedAlias", "Progress", "write_swf_output", "output_format"]
@@ -394,14 +395,11 @@ class Progress:
         self.say(f"{text} in {_seconds(time.perf_counter() - started)}")
 
 
-def count(n, noun):
-    """``n`` things with the noun in the right number: ``"1 job"``, ``"2,000 jobs"``."""
-    return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
 
 def read_done(jobs, path):
     """The progress line of a log read: ``read 1 job from standard input``."""
-    return f"read {count(len(jobs), 'job')} from {source_name(path)}"
+    return f"read {format_count(len(jobs), 'job')} from {source_name(path)}"
 
 
 def source_name(path, stream="input"):

@@ -4,14 +4,14 @@
 import numpy as np
 import pandas as pd
 
+from .._format import format_count
 from .._time import parse_duration
 from ..exceptions import ConfigError
 from ..workload import make_workload
 from ._checks import (check_positive, check_procs, check_seed, flag_names, is_given,
                       os_errors, refuse_inapplicable)
-from ._common import (DeprecatedAlias, Progress, add_command, add_output_options, count,
-                      output_format, read_done, read_trace_arg, source_name, write_swf_output,
-                      write_table)
+from ._common import (DeprecatedAlias, Progress, add_command, add_output_options, output_format,
+                      read_done, read_trace_arg, source_name, write_swf_output, write_table)
 
 MAX_TMAX = 3650 * 86400
 """Longest --tmax accepted (ten years; real limits are days or weeks)."""
@@ -225,7 +225,7 @@ def _estimate(args, source, note):
         if over.all():
             raise ConfigError(f"every job ran longer than the longest estimate ({longest:g} s); "
                               "raise --tmax or give --truncate")
-        note(f"left out {count(int(over.sum()), 'job')} ({_work_share(source, over)}) that "
+        note(f"left out {format_count(int(over.sum()), 'job')} ({_work_share(source, over)}) that "
              f"ran longer than the longest estimate ({longest:g} s); --truncate keeps "
              "them with runtimes capped at it"
              + (", --tmax raises it" if "tmax" in _options_of(args.model) else ""))
@@ -233,7 +233,7 @@ def _estimate(args, source, note):
         source = source.loc[~over].reset_index(drop=True)
         source.attrs = attrs
     elif over.any():
-        note(f"capped the runtimes of {count(int(over.sum()), 'job')} "
+        note(f"capped the runtimes of {format_count(int(over.sum()), 'job')} "
              f"({_work_share(source, over)}) at the longest estimate ({longest:g} s), "
              "as killed at their limit (status 0)")
     with flag_names(_FLAGS):
@@ -251,7 +251,7 @@ def _whole_seconds(jobs, note):
     whole = np.ceil(requests)
     fractional = np.isfinite(requests) & (whole != requests)
     if fractional.any():
-        note(f"rounded {count(int(fractional.sum()), 'fractional request')} up to whole "
+        note(f"rounded {format_count(int(fractional.sum()), 'fractional request')} up to whole "
              "seconds")
         jobs = jobs.copy()
         jobs["req_time"] = whole
@@ -348,7 +348,7 @@ def run(args):
     progress.settings(**_settings(args))
     if args.estimates_for is None:
         site = _fit_site(args, progress) if args.site is not None else None
-        with flag_names(_FLAGS), progress.step(f"generated {count(args.jobs, 'job')}"):
+        with flag_names(_FLAGS), progress.step(f"generated {format_count(args.jobs, 'job')}"):
             jobs = make_workload(args.jobs, machine_procs=args.machine_procs, random_state=args.seed,
                                  t_max=args.tmax, p_max=args.pmax, load=args.load, site=site)
         comments = []
@@ -361,9 +361,11 @@ def run(args):
             progress.say(text)
             comments.append(text)
 
-        with progress.step(lambda: f"gave {count(len(jobs), 'job')} {args.model} estimates"):
+        with progress.step(
+                lambda: f"gave {format_count(len(jobs), 'job')} {args.model} estimates"):
             jobs = _estimate(args, source, note)
-    with progress.step(f"wrote {count(len(jobs), 'job')} to {source_name(args.output, 'output')}"):
+    wrote = f"wrote {format_count(len(jobs), 'job')} to {source_name(args.output, 'output')}"
+    with progress.step(wrote):
         if fmt == "csv":
             with os_errors("-o", args.output):
                 write_table(jobs, args.output, "csv")

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from .._format import format_count
 from .._time import format_duration, parse_duration
 from ..exceptions import ConfigError
 from ..model_selection import EASY_PLUS_PLUS, schedule_candidates, select_by_schedule
@@ -9,9 +10,8 @@ from ..model_selection._schedule_criteria import SCHEDULE_CRITERIA
 from ..model_selection._schedule_search import RECENT_COUNTS, SCHEDULE_METRICS, TANG_KEYS
 from ..simulate import POLICIES, PRIORITIES
 from ._checks import check_count, check_positive, check_procs, flag_names
-from ._common import (Progress, add_command, add_log_argument, add_output_options, count,
-                      print_json, read_jobs_to_simulate, result_stream, table_format,
-                      write_table)
+from ._common import (Progress, add_command, add_log_argument, add_output_options, print_json,
+                      read_jobs_to_simulate, result_stream, table_format, write_table)
 from ._tables import format_table
 
 PREDICTOR_CHOICES = ("requested", "tang", "usage-max", "recent-average")
@@ -172,10 +172,10 @@ def run(args):
             metric=args.metric, machine_procs=args.machine_procs, baseline=EASY_PLUS_PLUS,
             progress=each, criterion=args.criterion, half_life=args.half_life)
     n_rejected = len(found.rejected)
-    progress.say(f"simulated {count(len(jobs) - n_rejected, 'job')} with each candidate"
-                 + (f"; {count(n_rejected, 'job')} wider than the machine "
-                    f"({count(found.machine_procs, 'processor')}) were not simulated and are "
-                    "not scored" if n_rejected else ""))
+    progress.say(f"simulated {format_count(len(jobs) - n_rejected, 'job')} with each candidate"
+                 + (f"; {format_count(n_rejected, 'job')} wider than the machine "
+                    f"({format_count(found.machine_procs, 'processor')}) were not simulated and "
+                    "are not scored" if n_rejected else ""))
     table = found.table.sort_values(["is_baseline", "cv_score"], kind="stable")
     if args.output:
         write_table(table, args.output, fmt)
@@ -200,7 +200,8 @@ def run(args):
     print(format_table(shown.reset_index(drop=True)), file=stream)
     print(f"chosen on the past periods: {found.chosen.name}", file=stream)
     into = format_duration(found.split_time - float(jobs["submit_time"].min()))
-    print(f"mean {args.metric}{unit} on the last {count(args.test_periods, 'period')} (jobs "
-          f"submitted from {into} into the log on): chosen {chosen:,.2f}, EASY++ {base:,.2f} "
+    print(f"mean {args.metric}{unit} on the last {format_count(args.test_periods, 'period')} "
+          f"(jobs submitted from {into} into the log on): chosen {chosen:,.2f}, "
+          f"EASY++ {base:,.2f} "
           f"({change:+.1%})", file=stream)
     return 0

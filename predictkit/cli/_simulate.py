@@ -4,14 +4,15 @@
 import numpy as np
 import pandas as pd
 
+from .._format import format_count
 from .._time import parse_duration
 from ..exceptions import ConfigError
 from ..runtime._registry import ESTIMATE_NAMES, PERFECT
 from ..simulate import POLICIES, PRIORITIES
 from ._checks import check_positive, check_procs, flag_names, refuse_inapplicable
-from ._common import (DeprecatedAlias, Progress, add_command, add_output_options, count,
-                      output_format, print_json, read_jobs_to_simulate, result_stream,
-                      write_swf_output, write_table)
+from ._common import (DeprecatedAlias, Progress, add_command, add_output_options, output_format,
+                      print_json, read_jobs_to_simulate, result_stream, write_swf_output,
+                      write_table)
 from ._tables import format_table
 
 PREDICTORS = ESTIMATE_NAMES
@@ -204,8 +205,8 @@ def run(args):
         schedule = simulate(jobs, estimates=estimate_source(args.predictor, args.quantile),
                             selective=args.selective, **common)
     if len(schedule.rejected):
-        progress.say(f"{count(len(schedule.rejected), 'job')} wider than the machine "
-                     f"({count(schedule.machine_procs, 'processor')}) were not simulated")
+        progress.say(f"{format_count(len(schedule.rejected), 'job')} wider than the machine "
+                     f"({format_count(schedule.machine_procs, 'processor')}) were not simulated")
     table = schedule.metrics().rename(columns={"value": args.predictor})
     if args.predictor != "requested" or args.selective:
         with flag_names(_FLAGS), progress.step(
@@ -265,6 +266,6 @@ def _write(schedule, args, fmt):
         f"machine_procs={p['machine_procs']}; run_time of jobs killed at their request is the time they ran",
     ]
     if len(schedule.rejected):
-        comments.append(f"{count(len(schedule.rejected), 'job')} wider than the machine were not "
-                        "simulated and are left out")
+        comments.append(f"{format_count(len(schedule.rejected), 'job')} wider than the machine "
+                        "were not simulated and are left out")
     write_swf_output(schedule_as_log(schedule), args.output, comments=comments)

@@ -3,6 +3,7 @@
 import sys
 import warnings
 
+from .._format import format_count
 from .._time import format_duration
 from ..exceptions import ConfigError
 from ..experiments import check_cells, evaluate_cell, expand_grid, load_grid, run_grid
@@ -55,7 +56,7 @@ def _cell_lines(progress):
     def report(state):
         if state.row is None:
             reused = f", {state.reused} reused from earlier runs" if state.reused else ""
-            progress.say(f"{state.total} cells to compute{reused}")
+            progress.say(f"{format_count(state.total, 'cell')} to compute{reused}")
         else:
             progress.say(f"cell {state.done}/{state.total} done, elapsed "
                          f"{format_duration(state.elapsed)}: {_describe(state.row)}")

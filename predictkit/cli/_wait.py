@@ -15,13 +15,13 @@ import sys
 import numpy as np
 import pandas as pd
 
+from .._format import format_count
 from .._time import format_duration
 from ..exceptions import ConfigError, JobTableError
 from ..io._slurm_fields import format_slurm_duration, parse_time_request
 from ..queue import QBETS, min_history
 from ._checks import check_fraction, check_seed
-from ._common import (Progress, add_log_argument, count, print_json, read_done,
-                      read_trace_arg)
+from ._common import (Progress, add_log_argument, print_json, read_done, read_trace_arg)
 from ._questions import (add_request_options, clock_time, job_request, log_end, log_zone,
                          resolve_name, with_start_and_end)
 from ._tables import fill
@@ -214,8 +214,8 @@ def estimate_wait(jobs, *, procs, req_time, user=None, partition=None, within=(3
         queue_source = queue[2]
         later = int((pending["submit_time"].to_numpy(dtype=float) >= now).sum())
         if later:
-            notes.append(f"{count(later, 'job')} of the snapshot were submitted at or after "
-                         f"{clock_time(jobs, now)} (--now), so were not pending then: not "
+            notes.append(f"{format_count(later, 'job')} of the snapshot were submitted at or "
+                         f"after {clock_time(jobs, now)} (--now), so were not pending then: not "
                          f"counted")
     model.observe_queue(pending, now)
     queued = {"bound": float(model.predict(job)[0]),
@@ -291,7 +291,7 @@ def print_answer(answer, stream):
           f"{answer['now']}{_zone_text(answer.get('time_zone'))}:", file=stream)
     print(fill(
         f"learned from {answer['n_waits']:,} waits ({answer['population']}); queue: "
-        f"{count(answer['n_pending'], 'pending job')}, {answer['queue_source']}.", width=88,
+        f"{format_count(answer['n_pending'], 'pending job')}, {answer['queue_source']}.", width=88,
         initial_indent="  ", subsequent_indent="  "), file=stream)
     for note in answer["notes"]:
         print(fill(f"note: {note}", width=88, initial_indent="  ",

@@ -16,14 +16,14 @@ import sys
 import numpy as np
 import pandas as pd
 
+from .._format import format_count
 from ..exceptions import ConfigError, JobTableError
 from ..io._slurm_fields import format_slurm_duration
 from ..metrics import estimate_accuracy
 from ..model_selection import replay
 from ..runtime import make_predictor
 from ..runtime._registry import REGISTRY
-from ._common import (Progress, add_log_argument, count, print_json, read_done,
-                      read_trace_arg)
+from ._common import (Progress, add_log_argument, print_json, read_done, read_trace_arg)
 from ._questions import add_request_options, job_request, log_end, name_of, resolve_name
 from ._tables import fill
 
@@ -116,7 +116,7 @@ def recommend_walltime(jobs, *, user, req_time, procs=None, account=None, max_ri
     unplaced = jobs["submit_time"].isna().to_numpy()
     if unplaced.any():
         # without a submit time a job has no place in the online history
-        notes.append(f"{count(int(unplaced.sum()), 'job')} without a submit time: left out")
+        notes.append(f"{format_count(int(unplaced.sum()), 'job')} without a submit time: left out")
         attrs = jobs.attrs
         jobs = jobs[~unplaced]
         jobs.attrs = attrs
@@ -127,8 +127,8 @@ def recommend_walltime(jobs, *, user, req_time, procs=None, account=None, max_ri
     submit = jobs["submit_time"].to_numpy(dtype=float)
     no_wait = np.isfinite(run_time) & np.isnan(wait)
     if no_wait.any():
-        notes.append(f"{count(int(no_wait.sum()), 'job')} without a wait time: taken as ending at "
-                     "submit + run")
+        notes.append(f"{format_count(int(no_wait.sum()), 'job')} without a wait time: taken as "
+                     "ending at submit + run")
     known = submit + np.where(np.isnan(wait), 0.0, wait) + run_time
     requested = jobs["req_time"].to_numpy(dtype=float)
     scorable = np.isfinite(run_time) & np.isfinite(requested) & (requested > 0)
@@ -136,9 +136,9 @@ def recommend_walltime(jobs, *, user, req_time, procs=None, account=None, max_ri
     judged = scorable & mine
     judged_on = f"user {user}'s {int(judged.sum()):,} past jobs"
     if judged.sum() < min_history:
-        notes.append(f"user {user} has {count(int(judged.sum()), 'past job')} with a runtime and a "
-                     f"request (fewer than --min-history {min_history}): the predictors are "
-                     f"judged on the site's jobs")
+        notes.append(f"user {user} has {format_count(int(judged.sum()), 'past job')} with a "
+                     f"runtime and a request (fewer than --min-history {min_history}): the "
+                     "predictors are judged on the site's jobs")
         judged = scorable
         judged_on = f"the site's {int(judged.sum()):,} past jobs"
     if not judged.any():

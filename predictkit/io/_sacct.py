@@ -45,6 +45,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from .._format import format_count
 from ..exceptions import ConfigError, SacctFormatError
 from ..jobs import as_job_table
 from ._slurm_fields import (
@@ -54,11 +55,10 @@ from ._slurm_fields import (
     parse_local_timestamps,
     parse_raw_durations,
 )
-from ._source import read_source
+from ._source import read_source, report_skipped_lines
 
 __all__ = ["read_sacct", "looks_like_sacct"]
 
-_MAX_REPORTED = 10
 _ELAPSED_TOLERANCE = 1.0
 """Seconds by which Elapsed may exceed End - Start (times are printed to the second)."""
 _JOB_ID = re.compile(r"^(?P<job>\d+(?:_(?:\d+|\[[^\]]*\]))?(?:\+\d+)?)(?:\.(?P<step>[^.]+))?$")
@@ -223,27 +223,18 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
     if unknown:
         shown = ", ".join(f"{state or '(empty)'}: {count}" for state, count in unknown.items())
         warnings.warn(
-            f"{source}: {sum(unknown.values())} job(s) have a State that is no Slurm job "
-            f"state ({shown}); their status is unknown (NaN), the text is kept in slurm_state",
+            f"{source}: {format_count(sum(unknown.values()), 'job')} with a State that is no "
+            f"Slurm job state ({shown}): status unknown (NaN), the text kept in slurm_state",
             UserWarning, stacklevel=2,
         )
     if n_dropped_runs:
         jobs.attrs["n_earlier_runs_dropped"] = n_dropped_runs
         warnings.warn(
             f"{source}: kept the last run of each requeued job listed more than once "
-            f"(sacct --duplicates); dropped {n_dropped_runs} earlier run(s)",
+            f"(sacct --duplicates); dropped {format_count(n_dropped_runs, 'earlier run')}",
             UserWarning, stacklevel=2,
         )
-    if skipped:
-        skipped.sort()
-        jobs.attrs["skipped_lines"] = len(skipped)
-        jobs.attrs["skipped_line_numbers"] = skipped[:_MAX_REPORTED]
-        more = ", ..." if len(skipped) > _MAX_REPORTED else ""
-        warnings.warn(
-            f"{source}: skipped {len(skipped)} malformed line(s) "
-            f"(lines {', '.join(map(str, skipped[:_MAX_REPORTED]))}{more})",
-            UserWarning, stacklevel=2,
-        )
+    report_skipped_lines(source, sorted(skipped), jobs.attrs, stacklevel=2)
     return jobs
 
 

@@ -4,15 +4,22 @@ One home for what every text reader (SWF, ``sacct``, ``squeue``) must do
 before it parses a line: read the path (turning a path that cannot be read
 into the reader's one-line error), read a file object, and decompress gzip
 data found by its magic bytes, refusing corrupt or truncated gzip and UTF-16
-text (which no reader here parses) by name.
+text (which no reader here parses) by name; and, after parsing, what every
+reader reports of the malformed lines it skipped.
 """
 
 import gzip
 import os
+import warnings
 import zlib
 from pathlib import Path
 
-__all__ = ["read_source"]
+from .._format import format_count
+
+__all__ = ["read_source", "report_skipped_lines"]
+
+MAX_REPORTED = 10
+"""Line numbers of skipped lines kept in ``attrs`` and shown in the warning."""
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
@@ -77,3 +84,29 @@ def read_source(path_or_buffer, error, *, reader):
             raise error("is UTF-16 text; job logs are read as UTF-8 or ASCII (convert it, "
                         "e.g. with iconv -f UTF-16 -t UTF-8)", source=source)
     return source, data
+
+
+def report_skipped_lines(source, skipped, attrs, *, stacklevel):
+    """Record and warn about the malformed lines a reader skipped.
+
+    Parameters
+    ----------
+    source : str
+        The log's name, as :func:`read_source` gives it.
+    skipped : list of int
+        Line numbers (1-based), ascending; nothing is done when empty.
+    attrs : dict
+        The job table's ``attrs``: gains ``skipped_lines`` (how many) and
+        ``skipped_line_numbers`` (the first :data:`MAX_REPORTED`).
+    stacklevel : int
+        Of the :class:`UserWarning`, counted from the caller.
+    """
+    if not skipped:
+        return
+    attrs["skipped_lines"] = len(skipped)
+    attrs["skipped_line_numbers"] = skipped[:MAX_REPORTED]
+    shown = ", ".join(map(str, skipped[:MAX_REPORTED]))
+    more = ", ..." if len(skipped) > MAX_REPORTED else ""
+    warnings.warn(f"{source}: skipped {format_count(len(skipped), 'malformed line')} "
+                  f"(line{'s' if len(skipped) > 1 else ''} {shown}{more})",
+                  UserWarning, stacklevel=stacklevel + 1)

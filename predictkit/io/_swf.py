@@ -7,7 +7,6 @@ whitespace-separated numeric fields, ``-1`` meaning unknown.
 
 import io
 import re
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -17,13 +16,12 @@ from .._atomic import gzip_if_named, open_output
 from ..exceptions import ConfigError, JobTableError, SWFFormatError
 from ..jobs import INTEGER_COLUMNS, MAX_EXACT, SWF_COLUMNS, validate_jobs
 from ._header import format_header, parse_header
-from ._source import read_source
+from ._source import read_source, report_skipped_lines
 
 __all__ = ["read_swf", "write_swf"]
 
 _N_FIELDS = len(SWF_COLUMNS)
 _NUMBER = re.compile(rb"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
-_MAX_REPORTED = 10
 _BOM = b"\xef\xbb\xbf"
 _NOT_NEGATIVE = frozenset({"submit_time", "wait_time", "run_time", "n_procs", "avg_cpu_time",
                            "used_memory", "req_procs", "req_time", "req_memory",
@@ -102,15 +100,7 @@ def read_swf(path_or_buffer, *, errors="raise"):
     jobs = _to_job_table(values)
     attrs["header"] = header_lines
     attrs["source"] = source
-    if skipped:
-        attrs["skipped_lines"] = len(skipped)
-        attrs["skipped_line_numbers"] = skipped[:_MAX_REPORTED]
-        shown = ", ".join(map(str, skipped[:_MAX_REPORTED]))
-        more = ", ..." if len(skipped) > _MAX_REPORTED else ""
-        warnings.warn(
-            f"{source}: skipped {len(skipped)} malformed line(s) (lines {shown}{more})",
-            UserWarning, stacklevel=2,
-        )
+    report_skipped_lines(source, skipped, attrs, stacklevel=2)
     jobs.attrs = attrs
     return jobs
 

@@ -58,6 +58,25 @@ def test_bounds_method_wait_json_and_capacity(small_trace, capsys):
     assert 0.9 < summary["correctness"] <= 1.0
 
 
+def test_a_log_too_short_for_any_bound_says_so_without_n_a(tmp_path, capsys):
+    short = tmp_path / "short.swf"
+    write_swf(load_trace("KTH-SP2-1996-2.1-cln", 20), short)
+    assert main(["bounds", str(short)]) == 0
+    text = capsys.readouterr().out
+    assert "per-job bounds: none of the 20 jobs got one (too little history before each)" in text
+    assert "n/a" not in text.split("per-job bounds")[1]
+
+
+def test_bounds_without_a_long_wait_leave_out_the_ratios(tmp_path, capsys):
+    jobs = load_trace("KTH-SP2-1996-2.1-cln", 400)
+    quick = tmp_path / "quick.swf"
+    write_swf(jobs.assign(wait_time=np.minimum(jobs["wait_time"], 30.0)), quick)
+    assert main(["bounds", str(quick), "--clustering", "none"]) == 0
+    summary = capsys.readouterr().out.split("per-job bounds: ")[1]
+    assert "of 400 jobs got one; correct " in summary
+    assert summary.rstrip().endswith("no bounded job waited more than 60 s")
+
+
 @pytest.mark.parametrize("args, message", [
     (["--quantile", "1.5"], "--quantile must be in (0, 1)"),
     (["--quantile", "0"], "--quantile must be in (0, 1)"),

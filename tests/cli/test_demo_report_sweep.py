@@ -133,7 +133,7 @@ def test_sweep_names_a_corrupt_cell_file_in_one_warning_line(tmp_path, capsys):
     victim.write_text("")
     assert main(["sweep", str(grid), "-o", str(out)]) == 0
     err = capsys.readouterr().err.splitlines()
-    assert err[0] == "predictkit sweep: 1 cells to compute, 1 reused from earlier runs"
+    assert err[0] == "predictkit sweep: 1 cell to compute, 1 reused from earlier runs"
     assert err[-1] == (f"predictkit sweep: warning: {victim}: unreadable cell result (Expecting "
                        f"value: line 1 column 1 (char 0)); the cell is computed again")
     pd.testing.assert_frame_equal(pd.read_csv(out), expected)

@@ -392,7 +392,7 @@ def test_malformed_line_raises_with_place(line, message):
 def test_malformed_line_skipped_with_warning(line, message):
     lines = EXAMPLE.splitlines()
     text = "\n".join(lines[:3] + [line] + lines[3:]) + "\n"
-    with pytest.warns(UserWarning, match=r"skipped 1 malformed line\(s\) \(lines 4\)"):
+    with pytest.warns(UserWarning, match=r"skipped 1 malformed line \(line 4\)"):
         jobs = read(text, errors="skip")
     assert jobs.attrs["skipped_lines"] == 1 and jobs.attrs["skipped_line_numbers"] == [4]
     expected = read(EXAMPLE)
@@ -403,7 +403,7 @@ def test_malformed_line_skipped_with_warning(line, message):
 def test_skipping_an_allocation_line_skips_its_steps():
     lines = EXAMPLE.splitlines()
     lines[1] = lines[1].replace("01:00:00|02:00:00", "01:00:00|soon")
-    with pytest.warns(UserWarning, match=r"skipped 4 malformed line\(s\) \(lines 2, 3, 4, 5\)"):
+    with pytest.warns(UserWarning, match=r"skipped 4 malformed lines \(lines 2, 3, 4, 5\)"):
         jobs = read("\n".join(lines), errors="skip")
     assert jobs["job_id"].tolist() == [102, 101, 103, 104]
 
@@ -498,7 +498,7 @@ def test_negative_wait_or_runtime_is_a_malformed_line(line, message):
     with pytest.raises(SacctFormatError, match=message) as info:
         read(text)
     assert info.value.line_number == 10 and len(str(info.value).splitlines()) == 1
-    with pytest.warns(UserWarning, match=r"skipped 1 malformed line\(s\) \(lines 10\)"):
+    with pytest.warns(UserWarning, match=r"skipped 1 malformed line \(line 10\)"):
         jobs = read(text, errors="skip")
     assert jobs.attrs["skipped_line_numbers"] == [10]
     assert (jobs["wait_time"].dropna() >= 0).all() and (jobs["run_time"].dropna() >= 0).all()
@@ -523,7 +523,7 @@ def test_a_state_that_is_no_slurm_state_is_warned_about_and_kept():
             "2023-01-05T10:03:00|00:01:00|01:00:00|1|8|8||0:0|00:00:00|0\n"
             "305|305|wait|dave|chem|batch|normal|2023-01-05T10:01:00|Unknown|"
             "Unknown|00:00:00|01:00:00|0|8|8|PENDING|0:0|00:00:00|\n")
-    with pytest.warns(UserWarning, match=r"<buffer>: 2 job\(s\) have a State that is no Slurm "
+    with pytest.warns(UserWarning, match=r"<buffer>: 2 jobs with a State that is no Slurm "
                                          r"job state \(COMPLETE: 1, \(empty\): 1\)"):
         jobs = read(text)
     np.testing.assert_array_equal(jobs["status"], [1, np.nan, np.nan, np.nan])

@@ -106,7 +106,7 @@ def test_skip_reports_count_and_line_numbers(tmp_path):
     path = tmp_path / "bad.swf"
     lines = [LINE] * 3 + ["garbage"] + [LINE] * 2 + ["1 2 3"]
     path.write_text("\n".join(lines) + "\n")
-    with pytest.warns(UserWarning, match=r"skipped 2 malformed line\(s\) \(lines 4, 7\)"):
+    with pytest.warns(UserWarning, match=r"skipped 2 malformed lines \(lines 4, 7\)"):
         jobs = read_swf(path, errors="skip")
     assert len(jobs) == 5
     assert jobs.attrs["skipped_lines"] == 2
@@ -286,7 +286,7 @@ def test_a_value_swf_cannot_hold_names_the_line(tmp_path, field, token, problem)
     assert str(info.value).startswith(f"{path}, line 3: {problem}")
     assert info.value.line_number == 3 and info.value.line == bad
     assert len(str(info.value).splitlines()) == 1
-    with pytest.warns(UserWarning, match=r"skipped 1 malformed line\(s\) \(lines 3\)"):
+    with pytest.warns(UserWarning, match=r"skipped 1 malformed line \(line 3\)"):
         jobs = read_swf(path, errors="skip")
     assert list(jobs["job_id"]) == [1, 3] and jobs.attrs["skipped_line_numbers"] == [3]
 
@@ -327,7 +327,7 @@ def test_the_first_problem_in_file_order_is_reported():
 def test_skip_reports_every_skipped_line_and_refuses_to_skip_everything():
     lines = [f"; MaxProcs: 8", LINE, _with_field(4, "inf"), "junk", _with_field(1, str(2**63)),
              _with_field(3, "-2"), LINE.replace("1 0", "2 0", 1)]
-    with pytest.warns(UserWarning, match=r"skipped 4 malformed line\(s\) \(lines 3, 4, 5, 6\)"):
+    with pytest.warns(UserWarning, match=r"skipped 4 malformed lines \(lines 3, 4, 5, 6\)"):
         jobs = read_swf(io.BytesIO("\n".join(lines).encode()), errors="skip")
     assert list(jobs["job_id"]) == [1, 2]
     assert jobs.attrs["skipped_lines"] == 4 and jobs.attrs["skipped_line_numbers"] == [3, 4, 5, 6]
