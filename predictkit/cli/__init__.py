@@ -14,14 +14,13 @@ or that cannot be written (``_common.check_output_arg``); every output goes
 through :func:`predictkit._atomic.open_output`, where ``-`` is standard output.
 """
 
-import argparse
 import importlib
 import sys
 import warnings
 
 from .. import __version__
 from ..exceptions import PredictkitError
-from ._common import check_output_arg, check_stdin_once
+from ._common import ArgumentParser, check_output_arg, check_stdin_once
 
 __all__ = ["main", "console_main", "build_parser"]
 
@@ -31,8 +30,8 @@ COMMANDS = ("info", "fetch", "predict", "simulate", "bounds", "varq", "generate"
 
 
 def build_parser():
-    """Return the top-level :class:`argparse.ArgumentParser`."""
-    parser = argparse.ArgumentParser(
+    """Return the top-level parser (an :class:`argparse.ArgumentParser`)."""
+    parser = ArgumentParser(
         prog="predictkit",
         description=(
             "Runtime prediction, queue-delay bounds and workload modeling for "

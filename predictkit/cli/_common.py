@@ -15,7 +15,7 @@ __all__ = ["add_output_options", "add_log_argument", "print_json", "read_trace_a
            "read_jobs_to_simulate", "source_name", "read_done",
            "write_table", "table_format", "check_output_arg", "check_stdin_once", "result_stream", "LOG_FORMATS",
            "add_command",
-           "HelpFormatter", "DeprecatedAlias", "Progress", "write_swf_output", "output_format"]
+           "ArgumentParser", "HelpFormatter", "DeprecatedAlias", "Progress", "write_swf_output", "output_format"]
 
 
 def add_output_options(parser, *, formats=("swf", "csv", "json"), default=None, fallback=None):
@@ -304,6 +304,17 @@ def table_format(output, fmt=None):
     if fmt not in ("csv", "json"):
         raise ConfigError(f"--format {fmt} is not available here; use csv or json")
     return fmt
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """A parser whose usage errors are one line, like every other error of the
+    command line: ``predictkit CMD: error: ...; see predictkit CMD --help``
+    (argparse prints the whole usage synopsis first). Subcommand parsers
+    inherit the class."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {' '.join(message.split())}; "
+                     f"see {self.prog} --help\n")
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):

@@ -206,7 +206,26 @@ def test_an_unknown_option_is_reported_with_its_subcommand(capsys):
         main(["info", "--bogus", "x.swf"])
     assert stopped.value.code == 2
     err = capsys.readouterr().err
-    assert "usage: predictkit info" in err and "unrecognized arguments: --bogus" in err
+    assert err == ("predictkit info: error: unrecognized arguments: --bogus; "
+                   "see predictkit info --help\n")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["simulate", "x.swf", "--policy", "foo"],
+     "predictkit simulate: error: argument --policy: invalid choice: 'foo' (choose from "
+     "'fcfs', 'easy', 'conservative', 'no_guarantee'); see predictkit simulate --help"),
+    (["simulate"], "predictkit simulate: error: the following arguments are required: TRACE; "
+                   "see predictkit simulate --help"),
+    (["nosuch"], "predictkit: error: argument COMMAND: invalid choice: 'nosuch' (choose from "),
+    (["predict", "x.swf", "--window"], "predictkit predict: error: argument --window: expected "
+                                       "one argument; see predictkit predict --help"),
+])
+def test_usage_errors_are_one_line_with_a_pointer_to_help(capsys, argv, message):
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(message)
 
 
 def test_standard_input_named_twice_is_refused(capsys):
