@@ -174,6 +174,7 @@ def validate_jobs(X, required=(), *, present=(), sorted_by="", positive=(), chec
         raise JobTableError(
             f"{name} must be a pandas DataFrame with SWF columns, got {type(X).__name__}"
         )
+    check_unique_columns(X, name)
     required = tuple(required)
     missing = [c for c in dict.fromkeys(required + tuple(present)) if c not in X.columns]
     if missing:
@@ -222,6 +223,114 @@ def validate_jobs(X, required=(), *, present=(), sorted_by="", positive=(), chec
                 f"X.sort_values({sorted_by!r}, kind='stable')"
             )
     return X
+
+
+def check_unique_columns(X, name="job table"):
+    """Refuse a table that names a column twice (``pd.concat(axis=1)`` of two
+    tables): which of the two a computation reads would be an accident.
+
+    Raises
+    ------
+    JobTableError
+        Naming the first repeated column and how often it appears.
+    """
+    repeated = X.columns[X.columns.duplicated()]
+    if len(repeated):
+        first = repeated[0]
+        raise JobTableError(f"{name} has column {first!r} {int((X.columns == first).sum())} "
+                            "times; keep one (e.g. X.loc[:, ~X.columns.duplicated()])")
+
+
+def check_aligned(values, X, name, table="X"):
+    """Refuse a pandas Series whose index differs from the job table's.
+
+    Per-job arrays (targets, known times, estimates) are taken by position,
+    as scikit-learn takes ``y``; a Series labelled for other rows, or for
+    the same rows in another order, would pair each job with another job's
+    value.
+
+    Parameters
+    ----------
+    values : array-like
+        The per-job values; only a Series is checked.
+    X : DataFrame
+        The job table.
+    name, table : str
+        How to call the values and the table in the message.
+
+    Raises
+    ------
+    JobTableError
+        Naming the first position where the labels differ.
+    """
+    if isinstance(values, pd.Series) and len(values) == len(X) \
+            and not values.index.equals(X.index):
+        differs = values.index.to_numpy() != X.index.to_numpy()
+        first = int(np.argmax(differs))
+        theirs, ours = (_plain(labels[first]) for labels in (values.index, X.index))
+        raise JobTableError(
+            f"{name} is a Series whose index differs from the index of {table} (first at "
+            f"position {first}: label {theirs!r} against {ours!r}); align it "
+            f"({name}.loc[{table}.index]) or pass {name}.to_numpy() to pair by position")
+
+
+def _plain(value):
+    """A NumPy scalar as the Python value it holds (for messages)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def as_numbers(values, name):
+    """Per-job values (seconds, estimates) as a float64 array, or a one-line error.
+
+    Raises
+    ------
+    JobTableError
+        Naming the first value that is not a number (missing values are fine).
+    """
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        flat = pd.Series(np.asarray(values, dtype=object).ravel())
+        bad = (pd.to_numeric(flat, errors="coerce").isna() & flat.notna()).to_numpy()
+        first = int(np.argmax(bad)) if bad.any() else 0
+        raise JobTableError(f"{name} must hold numbers; position {first} holds "
+                            f"{flat.iloc[first]!r}") from None
+
+
+KNOWN_TIME_SLACK = 1.0
+"""Seconds a known time may fall short of ``submit_time`` + the target: ``sacct``
+prints times to the second, and its ``Elapsed`` may exceed ``End - Start`` by
+that much."""
+
+
+def check_known_after_target(known, submit, y, what):
+    """Refuse a clock that makes a job's target known before it can be.
+
+    A runtime is known when the job ends and a wait when it starts, both no
+    earlier than ``submit_time + y``; an earlier known time would put a job
+    (or one submitted with it) in the history that predicts it.
+
+    Parameters
+    ----------
+    known, submit, y : ndarray of float64
+        Known times, submit times, targets (``NaN`` where unknown: not checked).
+    what : str
+        Where the known times come from, for the message.
+
+    Raises
+    ------
+    JobTableError
+        Naming the first such row, by how much and how many there are.
+    """
+    with np.errstate(invalid="ignore"):
+        early = known < submit + y - KNOWN_TIME_SLACK
+    if early.any():
+        first = int(np.argmax(early))
+        raise JobTableError(
+            f"{what} is {submit[first] + y[first] - known[first]:,.0f} s before submit_time + "
+            f"the target at row {first} ({int(early.sum()):,} row(s)): a target cannot be "
+            "known before the job has run (or waited) that long, and replay would show jobs "
+            "their own answer")
 
 
 def _numeric(X, column, name):
@@ -330,6 +439,9 @@ def known_time(X, target="end", *, y=None):
         return known
     y = np.asarray(y, dtype=np.float64)
     known[np.isnan(y)] = np.nan
+    check_known_after_target(known, np.asarray(X["submit_time"], dtype=np.float64), y,
+                             f"column {column}" if column in X.columns
+                             else f"submit_time + wait_time{' + y' if target == 'end' else ''}")
     lost = np.isnan(known) & ~np.isnan(y)
     if lost.any():
         raise JobTableError(

@@ -19,10 +19,12 @@ from typing import NamedTuple
 import joblib
 import pandas as pd
 
-from .._atomic import open_output
+from .._atomic import check_output, open_output
 from .._deprecation import UNSET, renamed_argument
 from ..exceptions import ConfigError
+from ._evaluate import evaluate_cell
 from ._grid import cell_key
+from ._validate import check_cells
 
 __all__ = ["run_grid", "SweepProgress"]
 
@@ -96,16 +98,20 @@ def _backend(backend, scheduler, n_workers):
             yield n_workers
 
 
+def _check_results(path):
+    """Refuse, before any work, a results file :func:`_write_table` could not write."""
+    if Path(path).suffix not in (".csv", ".parquet"):
+        raise ConfigError(f"results must be a .csv or .parquet file, got {Path(path).name!r}")
+    check_output(path)
+
+
 def _write_table(table, path):
     path = Path(path)
-    if path.suffix == ".parquet":
-        with open_output(path) as stream:
+    with open_output(path) as stream:
+        if path.suffix == ".parquet":
             table.to_parquet(stream, index=False)
-    elif path.suffix == ".csv":
-        with open_output(path) as stream:
+        else:
             stream.write(table.to_csv(index=False).encode())
-    else:
-        raise ConfigError(f"results must be a .csv or .parquet file, got {path.name!r}")
 
 
 def _finished_cells(parts):
@@ -162,6 +168,14 @@ def run_grid(cells, evaluate, *, results=None, backend=None, scheduler=None, n_w
         ``param_*``, ``policy``, ``priority``, ``option_*``) and its metrics,
         in the order of ``cells``.
 
+    Raises
+    ------
+    ConfigError, OutputError
+        Before any cell runs: a ``results`` name that is not ``.csv`` or
+        ``.parquet``, or a file that cannot be written there; with
+        :func:`~predictkit.experiments.evaluate_cell`, the first invalid
+        value of any cell (:func:`~predictkit.experiments.check_cells`).
+
     Warns
     -----
     UserWarning
@@ -179,6 +193,10 @@ def run_grid(cells, evaluate, *, results=None, backend=None, scheduler=None, n_w
     n_workers = renamed_argument("run_grid", "n_jobs", "n_workers", n_jobs, n_workers,
                                  new_default=2)
     started = time.monotonic()
+    if results is not None:
+        _check_results(results)
+    if evaluate is evaluate_cell:
+        check_cells(cells)
     keys = [cell_key(c) for c in cells]
     parts = None
     done = {}

@@ -15,7 +15,7 @@ from numba import njit
 
 from .._deprecation import UNSET, renamed_argument
 from ..exceptions import JobTableError
-from ._schedule_table import _machine_procs, _table, _times
+from ._schedule_table import _machine_procs, _table, _times, _widths
 
 __all__ = ["fair_start_times", "fairness_metrics"]
 
@@ -54,7 +54,7 @@ def fair_start_times(schedule, *, machine_procs=None, fairshare_decay=None,
                             else params.get("fairshare_decay", "24h"), name="fairshare_decay")
     factor = float(fairshare_factor if fairshare_factor is not None
                    else params.get("fairshare_factor", 0.5))
-    width = jobs["n_procs"].to_numpy(dtype=float)
+    width = _widths(jobs)
     if (width > size).any():
         raise JobTableError("schedule holds jobs wider than the machine")
     users = jobs["user_id"].to_numpy(dtype=float) if "user_id" in jobs.columns else np.zeros(len(jobs))

@@ -14,7 +14,7 @@ import pandas as pd
 from .._deprecation import UNSET, renamed_argument
 from ..exceptions import ConfigError, JobTableError
 from ._fairness import fairness_metrics
-from ._schedule_table import _machine_procs, _table, _times
+from ._schedule_table import _machine_procs, _table, _times, _widths
 
 __all__ = [
     "BOUNDED_SLOWDOWN_THRESHOLD",
@@ -83,7 +83,7 @@ def weighted_wait(schedule, *, score="auto"):
             raise JobTableError("weighted_wait with score='wfp' needs 'estimate' or 'req_time'")
         est = np.maximum(jobs[column].to_numpy(dtype=float), 1.0)
         ratio = wait / est
-        weights = ratio ** 3 * jobs["n_procs"].to_numpy(dtype=float)
+        weights = ratio ** 3 * _widths(jobs)
     else:
         raise ConfigError(f"score must be 'auto', 'wfp' or 'wait', got {score!r}")
     total = weights.sum()
@@ -111,7 +111,7 @@ def utilization(schedule, *, machine_procs=None, n_procs=UNSET):
     span = end.max() - start.min()
     if span <= 0:
         return 0.0
-    used = (jobs["n_procs"].to_numpy(dtype=float) * run).sum()
+    used = (_widths(jobs) * run).sum()
     return float(used / (span * _machine_procs(schedule, machine_procs)))
 
 
@@ -127,7 +127,7 @@ def loss_of_capacity(schedule, *, machine_procs=None, n_procs=UNSET):
     jobs = _table(schedule)
     submit, start, end, run = _times(jobs)
     size = _machine_procs(schedule, machine_procs)
-    width = jobs["n_procs"].to_numpy(dtype=float)
+    width = _widths(jobs)
     held_end = start + run
     times = np.concatenate([submit, start, start, held_end])
     queued = np.concatenate([width, -width, np.zeros_like(width), np.zeros_like(width)])
@@ -248,7 +248,7 @@ def schedule_metrics(schedule, *, percentiles=(50, 90, 99), by=None, fairness=Fa
         return table
     table.insert(0, "category", "all")
     if by == "width":
-        classes = width_category(jobs["n_procs"].to_numpy())
+        classes = width_category(_widths(jobs))
     else:
         submit, start, end, run = _times(jobs)
         classes = length_category(run)

@@ -3,9 +3,10 @@
 import numpy as np
 import pandas as pd
 
+from .._table import job_width
 from ..exceptions import ConfigError, JobTableError
 
-_NEEDED = ("submit_time", "start_time", "end_time", "n_procs")
+_NEEDED = ("submit_time", "start_time", "end_time")
 
 
 def _table(schedule):
@@ -25,6 +26,17 @@ def _table(schedule):
                                 f"wider than the machine ({machine} processors)")
         raise JobTableError("the schedule has no jobs")
     return jobs
+
+
+def _widths(jobs):
+    """Processors each job held: ``n_procs``, else ``req_procs``, as the simulator
+    runs a job (:func:`~predictkit.jobs.job_width`)."""
+    width = job_width(jobs)
+    if np.isnan(width).any():
+        first = int(np.argmax(np.isnan(width)))
+        raise JobTableError(f"schedule: {int(np.isnan(width).sum()):,} job(s) have neither "
+                            f"n_procs nor req_procs (first at row {first})")
+    return width
 
 
 def _times(jobs):

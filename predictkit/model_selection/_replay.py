@@ -5,8 +5,8 @@ import pandas as pd
 from sklearn.base import clone
 
 from .._validation import StrOptions, invalid_parameter, validate_params
+from .._table import as_numbers, check_aligned, check_known_after_target, validate_jobs
 from .._table import known_time as _known_time
-from .._table import validate_jobs
 from ..exceptions import ConfigError, JobTableError
 
 __all__ = ["replay", "known_times"]
@@ -89,7 +89,9 @@ def replay(estimator, X, y, *, method="auto", known_time=None):
         Missing columns or submit times, a column replay reads (``submit_time``,
         ``wait_time``, ``run_time``) holding text, an infinite value or one of
         2**53 or more in magnitude (naming the column and first row), a target
-        without a known time.
+        without a known time or known before ``submit_time + y`` (which would
+        show jobs their own answer), ``y`` or ``known_time`` a Series whose
+        index differs from ``X``'s (values are taken by position).
     InvalidParameterError
         Unknown ``method``, an estimator that is not online (a ``ConfigError``).
     ConfigError
@@ -117,7 +119,9 @@ def replay(estimator, X, y, *, method="auto", known_time=None):
     # the columns replay reads hold numbers, none infinite nor beyond float64's exact
     # range (the estimator checks those it reads itself)
     validate_jobs(X[[c for c in _OWN_COLUMNS if c in X.columns]], check_values=False, name="X")
-    y = np.asarray(y, dtype=np.float64)
+    check_aligned(y, X, "y")
+    check_aligned(known_time, X, "known_time")
+    y = as_numbers(y, "y")
     if y.shape != (len(X),):
         raise JobTableError(f"y must have one value per job ({len(X)}), got shape {y.shape}")
     submit = np.asarray(X["submit_time"], dtype=np.float64)
@@ -129,11 +133,12 @@ def replay(estimator, X, y, *, method="auto", known_time=None):
     if known_time is None:
         known = known_times(X, y, target)
     else:
-        known = np.asarray(known_time, dtype=np.float64).copy()
+        known = as_numbers(known_time, "known_time").copy()
         if known.shape != (len(X),):
             raise JobTableError(
                 f"known_time must have one value per job ({len(X)}), got shape {known.shape}")
         known[np.isnan(y)] = np.nan
+        check_known_after_target(known, submit, y, "known_time")
     est = clone(estimator)
     fast = hasattr(est, "_replay")
     if method == "fast" and not fast:

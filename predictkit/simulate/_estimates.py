@@ -16,6 +16,7 @@ estimate for waiting jobs and uses the request for running ones (Tang et al.
 
 import numpy as np
 
+from .._table import as_numbers
 from ..exceptions import ConfigError, SimulationError
 from ._engine import UNDER_DOUBLE, UNDER_INCREMENTS, UNDER_REQUEST
 
@@ -60,7 +61,7 @@ def static_estimates(estimates, *, req, dur, keep, n_input):
         raise ConfigError(
             "estimates must be 'requested', 'perfect', an array or a runtime predictor; "
             f"got {estimates!r}")
-    values = np.asarray(estimates, dtype=float)
+    values = as_numbers(estimates, "estimates")
     if values.shape != (n_input,):
         raise SimulationError(
             f"estimates array has shape {values.shape}, expected ({n_input},): one per job")

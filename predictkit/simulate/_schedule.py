@@ -14,8 +14,9 @@ class Schedule:
     Attributes
     ----------
     jobs : DataFrame
-        The simulated jobs in submit order (ties by ``job_id``), with every
-        input column plus:
+        The simulated jobs in submit order (ties by ``job_id``), with their
+        index labels from the input (so ``jobs.assign(w=schedule.jobs.wait_time)``
+        pairs each job with its own wait), every input column, and:
 
         ``wait_time``
             Simulated wait (the log's own wait is kept as ``log_wait_time``).
@@ -124,6 +125,7 @@ class Schedule:
             out["n_pieces"] = n_pieces
         if params.get("starvation_after") is not None:
             out["starving_since"] = state.starvation.since[:n].copy()
+        out.index = prep["jobs"].index[prep["positions"]]
         out.attrs = dict(prep["jobs"].attrs)
         rejected = prep["jobs"].loc[prep["rejected_mask"]].copy()
         rejected["reason"] = pd.Series(

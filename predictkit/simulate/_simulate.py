@@ -13,7 +13,7 @@ from .._validation import (Duration, HasMethods, Interval, NumericArray, Registe
                            StrOptions, WholeNumber,
                            invalid_parameter, validate_params)
 from ..exceptions import ConfigError, JobTableError, SimulationError
-from .._table import job_width, validate_jobs
+from .._table import check_aligned, check_unique_columns, job_width, validate_jobs
 from ..runtime._protocol import (HistoryPipeline, PartialFitAdapter, as_online_predictor,
                                  history_pipeline)
 from . import _engine as eng
@@ -99,7 +99,8 @@ def simulate(jobs, *, machine_procs=None, policy="easy", reservation_depth=None,
     fairshare_factor : float, default 0.5
     estimates : "requested", "perfect", array-like or runtime predictor
         Runtime estimates the scheduler plans with (see
-        :mod:`predictkit.simulate._estimates`). A predictor (a
+        :mod:`predictkit.simulate._estimates`). An array holds one per row
+        of ``jobs``, by position (a Series must carry ``jobs``'s index). A predictor (a
         :class:`~predictkit.runtime.OnlinePredictor`, or anything with
         ``partial_fit`` and ``predict``; a copy is used) is asked at each
         submission - all jobs submitted at the same instant in one call - and
@@ -204,6 +205,7 @@ def simulate(jobs, *, machine_procs=None, policy="easy", reservation_depth=None,
         raise SimulationError("selective=True needs req_time for every job (running jobs use it)")
     kind = None if predictor is None else online_predictors.compiled_kind(predictor, refresh)
     if predictor is None and learned is None:
+        check_aligned(estimates, jobs, "estimates", table="jobs")
         est = static_estimates(estimates, req=req, dur=dur, keep=prep["positions"],
                                n_input=len(jobs))
         est = finish_estimates(est, req)
@@ -304,6 +306,8 @@ def _learned_pipeline(estimates, refresh):
 
 
 def _prepare(jobs, machine_procs, kill_at_request):
+    if isinstance(jobs, pd.DataFrame):
+        check_unique_columns(jobs, "jobs")
     if isinstance(jobs, pd.DataFrame) and "run_time" in jobs.columns and jobs["run_time"].isna().any():
         bad = int(np.argmax(jobs["run_time"].isna().to_numpy()))
         raise JobTableError(

@@ -1,10 +1,13 @@
 """The sweep's table and per-cell files are written through ``open_output``."""
 
 import os
+import re
 import stat
 
 import pandas as pd
+import pytest
 
+from predictkit.exceptions import ConfigError, OutputError
 from predictkit.experiments import expand_grid, run_grid
 
 
@@ -28,3 +31,34 @@ def test_table_through_a_symlink_keeps_the_link_and_the_mode(tmp_path):
     assert list(pd.read_csv(real)["score"]) == [1, 2]
     parts = list((tmp_path / "results.csv.parts").iterdir())
     assert len(parts) == 2 and all(stat.S_IMODE(p.stat().st_mode) == 0o644 for p in parts)
+
+
+def test_a_results_name_it_cannot_write_is_refused_before_any_cell_runs(tmp_path):
+    ran = []
+
+    def evaluate(cell):
+        ran.append(cell)
+        return {"score": 1}
+
+    cells = expand_grid({"traces": ["a"], "predictors": ["requested"]})
+    for name in ("results.txt", "results.csv.gz"):
+        with pytest.raises(ConfigError, match=rf"results must be a \.csv or \.parquet file, "
+                                              rf"got '{re.escape(name)}'"):
+            run_grid(cells, evaluate, results=tmp_path / name)
+    with pytest.raises(OutputError, match="cannot write"):
+        run_grid(cells, evaluate, results=tmp_path / "missing-folder" / "results.csv")
+    assert ran == []
+
+
+def test_an_invalid_cell_is_refused_before_the_valid_ones_run(tmp_path, monkeypatch):
+    import predictkit.experiments._runner as runner
+
+    trace = tmp_path / "t.swf"
+    trace.write_text("1 0 0 10 1 -1 -1 1 20 -1 1 1 1 -1 -1 -1 -1 -1\n")
+    cells = expand_grid({"traces": [str(trace)],
+                         "predictors": [{"name": "tang", "params": {"quantile": [0.5, 7.0]}}]})
+    ran = []
+    monkeypatch.setattr(runner, "_run_one", lambda *args: ran.append(args))
+    with pytest.raises(ConfigError, match="quantile"):
+        run_grid(cells, runner.evaluate_cell)
+    assert ran == []

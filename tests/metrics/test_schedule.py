@@ -160,3 +160,14 @@ def test_metrics_of_a_schedule_whose_every_job_was_too_wide_say_so():
     with pytest.raises(JobTableError, match=r"^the schedule has no jobs: all 2 job\(s\) are "
                                             r"wider than the machine \(2 processors\)$"):
         schedule.metrics()
+
+
+def test_a_job_without_n_procs_counts_with_its_requested_width_as_the_simulator_ran_it():
+    frame = schedule_frame().assign(req_procs=[2.0, 4.0, 1.0])
+    frame.attrs["max_procs"] = 4
+    frame.loc[1, "n_procs"] = np.nan
+    assert utilization(frame) == pytest.approx((20 + 20 + 3) / (15 * 4))
+    assert loss_of_capacity(frame) == pytest.approx((1 * 2 + 3 * 1 + 5 * 2) / 60)
+    with pytest.raises(JobTableError, match=r"schedule: 1 job\(s\) have neither n_procs nor "
+                                            r"req_procs \(first at row 1\)"):
+        utilization(frame.assign(req_procs=[2.0, np.nan, 1.0]))

@@ -156,3 +156,59 @@ def test_replay_paths_agree_on_random_tables(data, which):
     fast = replay(est, X, y, method="fast")
     assert_array_equal(fast, replay(est, X, y, method="reference"))
     assert_array_equal(fast, naive_replay(est, X, y))
+
+
+def _small(n=30):
+    rng = np.random.default_rng(0)
+    return pd.DataFrame({"submit_time": np.arange(n) * 100.0, "wait_time": np.zeros(n),
+                         "req_time": np.full(n, 5000.0), "user_id": np.zeros(n),
+                         "run_time": rng.integers(10, 4000, n).astype(float)})
+
+
+@pytest.mark.parametrize("clock", ["known_time", "end_time"])
+def test_a_clock_that_shows_jobs_their_own_runtime_is_refused(clock):
+    X = _small()
+    early = X["submit_time"]  # a runtime "known" at submission: a job would see its own
+    kwargs = {"known_time": early} if clock == "known_time" else {}
+    if clock == "end_time":
+        X = X.assign(end_time=early)
+    with pytest.raises(JobTableError, match=rf"{clock} is [\d,]+ s before submit_time \+ the "
+                                            r"target at row 0 \(30 row\(s\)\)"):
+        replay(RecentAverage(n_recent=1), X, X["run_time"], **kwargs)
+
+
+def test_a_clock_within_a_second_of_the_runtime_is_taken():
+    X = _small()
+    # sacct prints times to the second: Elapsed may exceed End - Start by up to 1 s
+    known = X["submit_time"] + X["run_time"] - 0.5
+    assert np.isfinite(replay(RecentAverage(), X, X["run_time"], known_time=known)).all()
+
+
+@pytest.mark.parametrize("argument", ["y", "known_time"])
+def test_a_series_labelled_for_other_rows_is_refused_not_paired_by_position(argument):
+    X = _small()
+    y = X["run_time"]
+    known = X["submit_time"] + y
+    shuffled = {"y": y, "known_time": known}[argument].sort_values()
+    kwargs = {"known_time": shuffled if argument == "known_time" else known}
+    with pytest.raises(JobTableError, match=rf"{argument} is a Series whose index differs from "
+                                            r"the index of X \(first at position 0"):
+        replay(RecentAverage(), X, shuffled if argument == "y" else y, **kwargs)
+    # aligned, or as an array, it is taken
+    aligned = {"y": y, "known_time": known}[argument]
+    replay(RecentAverage(), X, y, known_time=known if argument == "y" else aligned.to_numpy())
+
+
+def test_targets_that_are_not_numbers_are_one_line_errors():
+    X = _small()
+    with pytest.raises(JobTableError, match=r"^y must hold numbers; position 3 holds 'x'$"):
+        replay(RecentAverage(), X, [1.0, 2.0, 3.0, "x"] + [1.0] * 26)
+    with pytest.raises(JobTableError, match=r"^known_time must hold numbers; position 0 holds"):
+        replay(RecentAverage(), X, X["run_time"], known_time=["soon"] * 30)
+
+
+def test_a_table_with_a_repeated_column_is_refused():
+    X = _small()
+    twice = pd.concat([X, X[["run_time"]]], axis=1)
+    with pytest.raises(JobTableError, match="X has column 'run_time' 2 times"):
+        replay(RecentAverage(), twice, X["run_time"])

@@ -86,7 +86,7 @@ def histories(draw, max_jobs=30):
     past_run = np.array(draw(st.lists(st.sampled_from([0, 3, 7, 30]), min_size=m, max_size=m)),
                         dtype=float)
     # some fitted jobs end after the first simulated submissions: they count from their end
-    past["end_time"] = past_submit + np.array(
+    past["end_time"] = past_submit + past_run + np.array(
         draw(st.lists(st.sampled_from([0, 5, 25, 60]), min_size=m, max_size=m)), dtype=float)
     past["run_time"] = past_run
     return jobs, machine, past

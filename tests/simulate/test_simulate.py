@@ -292,3 +292,32 @@ def test_estimate_ending_at_the_completion_instant_is_not_extended():
     # D backfills at once: it ends (t0 + 21.5) before C's reservation at B's end
     assert list(out["start_time"] - t0) == [0.0, 0.0, 50.0, 1.5]
     assert out["backfilled"].tolist() == [False, False, False, True]
+
+
+def test_schedule_keeps_the_input_index_labels():
+    jobs = small_jobs().set_axis([10, 20, 30, 40])
+    schedule = simulate(jobs, machine_procs=2)
+    assert list(schedule.jobs.index) == [10, 30, 40] and list(schedule.rejected.index) == [20]
+    # pandas alignment pairs each job with its own simulated wait
+    waits = jobs.assign(sim_wait=schedule.jobs["wait_time"])["sim_wait"]
+    assert np.isnan(waits[20])
+    for label in (10, 30, 40):
+        assert waits[label] == schedule.jobs.loc[label, "wait_time"]
+
+
+def test_estimates_as_a_series_must_carry_the_jobs_index():
+    jobs = small_jobs()
+    estimates = jobs["req_time"] / 2
+    simulate(jobs, estimates=estimates, machine_procs=4)
+    with pytest.raises(JobTableError, match=r"estimates is a Series whose index differs from "
+                                            r"the index of jobs \(first at position 0: label 3 "
+                                            r"against 0\); align it \(estimates\.loc\[jobs\."):
+        simulate(jobs, estimates=estimates[::-1], machine_procs=4)
+    # by position, an array is taken as given
+    simulate(jobs, estimates=estimates[::-1].to_numpy(), machine_procs=4)
+
+
+def test_a_repeated_column_is_refused_before_anything_reads_it():
+    jobs = small_jobs()
+    with pytest.raises(JobTableError, match="jobs has column 'run_time' 2 times"):
+        simulate(pd.concat([jobs, jobs[["run_time"]]], axis=1), machine_procs=4)
