@@ -13,9 +13,10 @@ import numpy as np
 import pandas as pd
 
 from .._atomic import gzip_if_named, open_output
+from .._validation import short_repr
 from ..exceptions import ConfigError, JobTableError, SWFFormatError
 from ..jobs import INTEGER_COLUMNS, MAX_EXACT, SWF_COLUMNS, validate_jobs
-from ._header import format_header, parse_header
+from ._header import changed_fields, field_problem, line_problem, merge_header, parse_header
 from ._source import read_source, report_skipped_lines
 
 __all__ = ["read_swf", "write_swf"]
@@ -272,12 +273,12 @@ def write_swf(jobs, path, *, comments=(), header=None):
         replaces. A symbolic link is followed (the file it points to is
         replaced); a FIFO or a device is written as a stream, ``"-"`` is
         standard output.
-    comments : iterable of str
-        Extra lines for the header, written as ``; Note: <text>``.
-    header : list of str, optional
-        Header lines to write verbatim instead of those in
-        ``jobs.attrs["header"]`` (or, when that is absent, of the header
-        rebuilt from the parsed ``attrs`` keys).
+    comments : str or iterable of str
+        Extra lines for the header, each written as ``; Note: <text>``. A
+        single string is one comment.
+    header : str or list of str, optional
+        Header lines to write verbatim, instead of the header built from
+        ``jobs.attrs`` (see Notes). A single string is one line.
 
     Returns
     -------
@@ -293,10 +294,27 @@ def write_swf(jobs, path, *, comments=(), header=None):
         column, the number of rows, the first row and its ``job_id``: text,
         an infinite value, a magnitude of 2**53 or more, a fraction in an
         integer field, a negative value other than -1 in a time, size or
-        memory field, or a missing or negative ``job_id``.
+        memory field, or a missing or negative ``job_id``; for a line of
+        ``attrs["header"]`` or a header field in ``attrs`` that
+        :func:`read_swf` would refuse or read differently (naming it).
+    ConfigError
+        Before anything is written, for a line of ``header`` or an item of
+        ``comments`` that is not text, holds a line break (which would start
+        a new line, possibly a job) or a NUL, or, for ``header``, does not
+        start with ``;`` or does not parse as :func:`read_swf` parses it.
 
     Notes
     -----
+    The header is ``header`` when given. Otherwise it is the lines of
+    ``jobs.attrs["header"]`` (as :func:`read_swf` keeps them), where the
+    SWF header fields held in ``attrs`` win: a field such as
+    ``attrs["max_procs"]`` whose value differs from the one the lines give
+    replaces that field's lines (or is added after them), ``None`` leaves
+    the field out, and a field absent from ``attrs`` keeps its lines; free
+    comments and keys SWF does not define are kept verbatim. Without
+    ``attrs["header"]`` the header is built from the fields in ``attrs``.
+    ``comments`` come last.
+
     ``NaN`` is written as ``-1``. Values that are whole numbers are written
     as integers; others with the shortest text that reads back to the same
     float, so ``read_swf(write_swf(x))`` equals ``x`` on the SWF columns
@@ -304,10 +322,7 @@ def write_swf(jobs, path, *, comments=(), header=None):
     a header, which :func:`read_swf` refuses as a log without jobs).
     """
     validate_jobs(jobs, required=("job_id",), check_values=False)
-    lines = list(header) if header is not None else list(
-        jobs.attrs.get("header") or format_header(jobs.attrs)
-    )
-    lines += [f"; Note: {text}" for text in comments]
+    lines = _header_lines(jobs.attrs, header, comments)
     body = _format_body(jobs)
     text = ("\n".join(lines) + "\n" if lines else "") + body
     payload = text.encode("utf-8")
@@ -315,6 +330,54 @@ def write_swf(jobs, path, *, comments=(), header=None):
     with open_output(path) as stream:
         stream.write(gzip_if_named(path, payload))
     return path
+
+
+def _header_lines(attrs, header, comments):
+    """The header write_swf writes, or the error naming what read_swf would refuse."""
+    notes = [f"; Note: {text}" for text in _checked(comments, "comments", ConfigError,
+                                                   prefix="; Note: ")]
+    if header is not None:
+        lines = _checked(header, "header", ConfigError)
+        _check_parses(lines + notes, "header", ConfigError)
+        return lines + notes
+    if attrs.get("header") is None:
+        lines, stored = [], {}
+    else:
+        lines = _checked(attrs["header"], "attrs['header']", JobTableError)
+        stored = _check_parses(lines, "attrs['header']", JobTableError)
+    changed = changed_fields(attrs, stored)
+    for name in changed:
+        problem = field_problem(name, attrs[name])
+        if problem:
+            raise JobTableError(f"cannot write SWF: attrs[{name!r}] = {short_repr(attrs[name])} "
+                                f"is not a valid SWF header value: {problem}")
+    if changed:
+        lines = merge_header(lines, attrs)
+    _check_parses(lines + notes, "the header built from attrs", JobTableError)
+    return lines + notes
+
+
+def _checked(lines, what, error, *, prefix=""):
+    """``lines`` (one string is one line) as a list, each a header line read_swf keeps as one."""
+    try:
+        lines = [lines] if isinstance(lines, str) else list(lines)
+    except TypeError:
+        raise error(f"cannot write SWF: {what} must be text or a list of text, got "
+                    f"{type(lines).__name__}") from None
+    for number, line in enumerate(lines):
+        if not isinstance(line, str):
+            raise error(f"cannot write SWF: {what}[{number}] is {type(line).__name__}, not text")
+        problem = line_problem(prefix + line)
+        if problem:
+            raise error(f"cannot write SWF: {what}[{number}] {problem}: {short_repr(line)}")
+    return lines
+
+
+def _check_parses(lines, what, error):
+    try:
+        return parse_header(lines)
+    except SWFFormatError as exc:
+        raise error(f"cannot write SWF: {what} would not read back: {exc}") from None
 
 
 def _format_body(jobs):
