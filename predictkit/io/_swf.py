@@ -16,7 +16,8 @@ from .._atomic import gzip_if_named, open_output
 from .._validation import short_repr
 from ..exceptions import ConfigError, JobTableError, SWFFormatError
 from ..jobs import INTEGER_COLUMNS, MAX_EXACT, SWF_COLUMNS, validate_jobs
-from ._header import changed_fields, field_problem, line_problem, merge_header, parse_header
+from ._header import (HEADER_KEYS, changed_fields, field_problem, line_problem, merge_header,
+                      parse_header, snake_case)
 from ._source import read_source, report_skipped_lines
 
 __all__ = ["read_swf", "write_swf"]
@@ -24,6 +25,8 @@ __all__ = ["read_swf", "write_swf"]
 _N_FIELDS = len(SWF_COLUMNS)
 _NUMBER = re.compile(rb"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
 _BOM = b"\xef\xbb\xbf"
+_FIELD_LINE = re.compile(rb"^[ \t]*;[ \t]*(" + "|".join(HEADER_KEYS).encode() + rb"):(?!//)",
+                         re.MULTILINE)
 _NOT_NEGATIVE = frozenset({"submit_time", "wait_time", "run_time", "n_procs", "avg_cpu_time",
                            "used_memory", "req_procs", "req_time", "req_memory",
                            "preceding_job_id", "think_time"})
@@ -67,7 +70,11 @@ def read_swf(path_or_buffer, *, errors="raise"):
         On a malformed line (with ``errors="raise"``); on a header value that
         is not a sane number where SWF defines a number, or a conflicting
         repeat of ``MaxProcs``, ``MaxNodes``, ``UnixStartTime`` or
-        ``TimeZone`` (the rules are in the user guide, "SWF"); on a
+        ``TimeZone`` (the rules are in the user guide, "SWF"); on a header
+        field line (``; MaxProcs: 512``, any field of the SWF specification)
+        after the first job whose value the header above does not give,
+        which is how two logs joined with ``cat`` look (plain comments may
+        follow jobs), whatever ``errors`` is; on a
         log without any job (an empty file or stream, an empty ``.gz``, a
         header without jobs, or every job line skipped); on a corrupt or
         truncated gzip, a binary or UTF-16 file, or a path that cannot be
@@ -89,13 +96,20 @@ def read_swf(path_or_buffer, *, errors="raise"):
     if errors not in ("raise", "skip"):
         raise ConfigError(f"errors must be 'raise' or 'skip', got {errors!r}")
     source, data = _read_bytes(path_or_buffer)
-    header_lines, header_numbers = _leading_comments(data)
+    header_lines, header_numbers, first_job = _leading_comments(data)
     attrs = parse_header(header_lines, source=source, line_numbers=header_numbers)
+    late = _late_header_field(data, first_job, attrs, source)
     values = _parse_quickly(data)
+    skipped = []
     if values is None:
-        values, skipped = _parse_slowly(data, source, errors)
-    else:
-        skipped = []
+        try:
+            values, skipped = _parse_slowly(data, source, errors)
+        except SWFFormatError as exc:
+            if late is not None and exc.line_number > late.line_number:
+                raise late from None
+            raise
+    if late is not None:
+        raise late
     if len(values) == 0:
         raise SWFFormatError(_no_jobs(header_lines, skipped), source=source)
     jobs = _to_job_table(values)
@@ -118,15 +132,55 @@ def _read_bytes(path_or_buffer):
 
 
 def _leading_comments(data):
-    lines, numbers = [], []
+    """The header lines, their numbers, and the number and offset of the first job line."""
+    lines, numbers, offset = [], [], 0
     for number, line in enumerate(io.BytesIO(data), start=1):
         stripped = line.strip()
         if stripped and not stripped.startswith(b";"):
-            break
+            return lines, numbers, (number, offset)
         if stripped:
             lines.append(_text(line.rstrip(b"\r\n")))
             numbers.append(number)
-    return lines, numbers
+        offset += len(line)
+    return lines, numbers, None
+
+
+def _late_header_field(data, first_job, attrs, source):
+    """The error for a header field after the first job that the header above lacks, or None.
+
+    Such a line is most likely the header of a second log joined to the first
+    (``cat a.swf b.swf``), whose jobs would be read with the first log's
+    clock and machine. A field repeating a value of the header above is
+    allowed, as are plain comments.
+    """
+    if first_job is None or data.find(b";", first_job[1]) < 0:
+        return None
+    number, position = 1, 0
+    for match in _FIELD_LINE.finditer(data, first_job[1]):
+        number += data.count(b"\n", position, match.start())
+        position = match.start()
+        end = data.find(b"\n", position)
+        text = _text(data[position:end if end >= 0 else len(data)].rstrip(b"\r"))
+        key = match.group(1).decode()
+        above = attrs.get(snake_case(key))
+        try:
+            value = parse_header([text]).get(snake_case(key))
+        except SWFFormatError:
+            value = object()  # a value the reader refuses: given by no header
+        if _given(value, above):
+            continue
+        said = "the header above has none" if above is None else f"the header above gives {above!r}"
+        return SWFFormatError(f"header field {key} at line {number} comes after the first job "
+                              f"(line {first_job[0]}): two logs joined? ({said})",
+                              source=source, line_number=number, line=text)
+    return None
+
+
+def _given(value, above):
+    """Whether the header above already gives ``value`` (a list: each of its values)."""
+    values = value if isinstance(value, list) else [value]
+    known = above if isinstance(above, list) else [above]
+    return above is not None and all(any(v == k for k in known) for v in values)
 
 
 def _text(raw):

@@ -606,3 +606,33 @@ def test_header_fields_the_reader_would_refuse_are_refused_before_writing(tmp_pa
                                             rf"a valid SWF header value: {problem}"):
         write_swf(jobs, target)
     assert not target.exists()
+
+
+@pytest.mark.parametrize("errors", ["raise", "skip"])
+@pytest.mark.parametrize(("late", "said"), [
+    ("; MaxProcs: 512", "the header above gives 100"),
+    ("; UnixStartTime: 900000000", "the header above has none"),
+    ("  ;   Note: second log", "the header above gives ['first log']"),
+])
+def test_a_header_field_after_the_jobs_is_an_error_naming_its_line(errors, late, said):
+    text = f"; MaxProcs: 100\n; Note: first log\n{LINE}\n; free comment\n{late}\n{LINE}\n"
+    with pytest.raises(SWFFormatError) as info:
+        read_swf(io.BytesIO(text.encode()), errors=errors)
+    key = re.search(r"(\w+):", late).group(1)
+    assert str(info.value) == (f"<buffer>, line 5: header field {key} at line 5 comes after the "
+                               f"first job (line 3): two logs joined? ({said}): {late!r}")
+
+
+def test_comments_and_repeated_header_fields_after_the_jobs_are_allowed():
+    text = (f"; MaxProcs: 100\n; Note: n\n{LINE}\n; a comment\n; MaxProcs: 100\n; Note: n\n"
+            f"; Job 5: killed\n{LINE} ; MaxProcs: 7\n")
+    jobs = read_swf(io.BytesIO(text.encode()))
+    assert len(jobs) == 2 and jobs.attrs["max_procs"] == 100
+
+
+def test_a_late_header_field_and_a_malformed_line_the_first_in_file_order_is_reported():
+    head = f"; MaxProcs: 100\n{LINE}\n"
+    with pytest.raises(SWFFormatError, match="line 3: expected 18 fields"):
+        read_swf(io.BytesIO(f"{head}1 2\n; MaxProcs: 5\n".encode()))
+    with pytest.raises(SWFFormatError, match="line 3: header field MaxProcs"):
+        read_swf(io.BytesIO(f"{head}; MaxProcs: 5\n1 2\n".encode()))
