@@ -9,7 +9,7 @@ errors point to it.
 import numpy as np
 import pandas as pd
 
-from ._table import job_width, validate_jobs
+from ._table import copy_attrs, job_width, validate_jobs
 
 __all__ = ["clean_jobs", "describe_cleaning", "SANE_RULES"]
 
@@ -93,7 +93,7 @@ def clean_jobs(X, *, require_request=False, for_simulation=False, return_report=
         out = out.assign(n_procs=width[keep])
         out = out.sort_values("submit_time", kind="stable")
     out = out.reset_index(drop=True)
-    out.attrs = dict(X.attrs)
+    out.attrs = copy_attrs(X)
     out.attrs["cleaning"] = report
     if return_report:
         return out, pd.DataFrame(report)

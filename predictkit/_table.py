@@ -5,6 +5,8 @@ cleaning and summaries, which build on it); everything here is re-exported
 there.
 """
 
+import copy
+
 import numpy as np
 import pandas as pd
 
@@ -126,10 +128,32 @@ def as_job_table(data, *, attrs=None):
     out = pd.DataFrame(columns, index=pd.RangeIndex(n))
     for name in extra:
         out[name] = frame[name].to_numpy()
-    out.attrs = dict(getattr(frame, "attrs", {}) or {})
+    out.attrs = copy_attrs(frame)
     if attrs:
-        out.attrs.update(attrs)
+        out.attrs.update(copy.deepcopy(dict(attrs)))
     return out
+
+
+def copy_attrs(frame):
+    """A deep copy of ``frame.attrs``, for a table derived from ``frame``.
+
+    pandas copies ``attrs`` shallowly on assignment (``out.attrs =
+    X.attrs``), so the header lines, notes and name maps would stay shared
+    and an edit of the derived table's would change the input's. Every
+    function that hands a job table's ``attrs`` on takes them from here.
+
+    Parameters
+    ----------
+    frame : DataFrame or mapping
+        The table whose ``attrs`` are copied (a mapping is copied itself).
+
+    Returns
+    -------
+    dict
+        The copy (empty when ``frame`` has no ``attrs``).
+    """
+    attrs = frame if isinstance(frame, dict) else getattr(frame, "attrs", None)
+    return copy.deepcopy(dict(attrs or {}))
 
 
 def validate_jobs(X, required=(), *, present=(), sorted_by="", positive=(), check_values=True,

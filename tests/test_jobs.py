@@ -90,6 +90,16 @@ def test_clean_jobs_reports_every_rule():
                                          "removed": 0, "remaining": 1}
 
 
+
+def test_derived_tables_do_not_share_mutable_attrs_with_their_input():
+    jobs = small()
+    jobs.attrs = {"header": ["; MaxProcs: 8"], "note": ["first"], "max_procs": 8}
+    for out in (clean_jobs(jobs), as_job_table(jobs), as_job_table({"job_id": [1]},
+                                                                      attrs=jobs.attrs)):
+        out.attrs["header"].append("; Note: added")
+        out.attrs["note"].append("added")
+    assert jobs.attrs == {"header": ["; MaxProcs: 8"], "note": ["first"], "max_procs": 8}
+
 def test_clean_jobs_on_thunder_removes_its_unknown_submit_times():
     jobs = load_trace("LLNL-Thunder-2007-1.1-cln")
     out = clean_jobs(jobs)

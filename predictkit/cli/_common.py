@@ -8,6 +8,7 @@ import sys
 import time
 
 from .._format import format_count
+from .._table import copy_attrs
 from ..io._log import LOG_FORMATS  # the values of --input-format
 from ._checks import os_errors
 
@@ -488,7 +489,7 @@ def read_jobs_to_simulate(args, progress, *, require_request, needs):
     with progress.step(lambda: read_done(jobs, args.trace)):
         jobs = read_trace_arg(args.trace)
     if args.max_jobs is not None:
-        attrs = dict(jobs.attrs)
+        attrs = copy_attrs(jobs)
         jobs = jobs.iloc[:args.max_jobs]
         jobs.attrs = attrs
     jobs = clean_jobs(jobs, for_simulation=True, require_request=require_request)

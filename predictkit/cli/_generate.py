@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 
 from .._format import format_count
+from .._table import copy_attrs
 from .._time import parse_duration
 from ..exceptions import ConfigError
 from ..workload import make_workload
@@ -229,7 +230,7 @@ def _estimate(args, source, note):
              f"ran longer than the longest estimate ({longest:g} s); --truncate keeps "
              "them with runtimes capped at it"
              + (", --tmax raises it" if "tmax" in _options_of(args.model) else ""))
-        attrs = dict(source.attrs)
+        attrs = copy_attrs(source)
         source = source.loc[~over].reset_index(drop=True)
         source.attrs = attrs
     elif over.any():

@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 
 from .._format import format_count
+from .._table import copy_attrs
 from .._time import parse_duration
 from ..exceptions import ConfigError
 from ..runtime._registry import ESTIMATE_NAMES, PERFECT
@@ -246,7 +247,7 @@ def schedule_as_log(schedule):
     held = jobs["sim_run_time"].to_numpy(dtype=float)
     killed = jobs["killed"].to_numpy(dtype=bool)
     jobs["run_time"] = np.where(killed, held, run)
-    jobs.attrs = dict(schedule.jobs.attrs)
+    jobs.attrs = copy_attrs(schedule.jobs)
     jobs.attrs.pop("header", None)
     jobs.attrs["max_procs"] = schedule.machine_procs
     return jobs

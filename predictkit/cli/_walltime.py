@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .._format import format_count
+from .._table import copy_attrs
 from ..exceptions import ConfigError, JobTableError
 from ..io._slurm_fields import format_slurm_duration
 from ..metrics import estimate_accuracy
@@ -117,7 +118,7 @@ def recommend_walltime(jobs, *, user, req_time, procs=None, account=None, max_ri
     if unplaced.any():
         # without a submit time a job has no place in the online history
         notes.append(f"{format_count(int(unplaced.sum()), 'job')} without a submit time: left out")
-        attrs = jobs.attrs
+        attrs = copy_attrs(jobs)
         jobs = jobs[~unplaced]
         jobs.attrs = attrs
     jobs = jobs.sort_values("submit_time", kind="stable").reset_index(drop=True)

@@ -16,6 +16,7 @@ def _read(trace, identity, seed, max_jobs):
     from ..datasets import load_trace, make_workload
     from ..exceptions import JobTableError
     from ..io import read_log
+    from .._table import copy_attrs
     from ..jobs import clean_jobs
     from ..simulate._observed_waits import with_observed_waits
 
@@ -32,7 +33,7 @@ def _read(trace, identity, seed, max_jobs):
         raise JobTableError(f"{trace}: no job left of {n_read:,} after removing those without a "
                             f"usable size, runtime or requested time")
     if max_jobs is not None:
-        attrs = jobs.attrs
+        attrs = copy_attrs(jobs)
         jobs = jobs.iloc[: int(max_jobs)].reset_index(drop=True)
         jobs.attrs = attrs
     return with_observed_waits(jobs)[0]

@@ -34,6 +34,7 @@ import pandas as pd
 
 from .._clean import clean_jobs
 from .._deprecation import UNSET, renamed_argument
+from .._table import copy_attrs
 from ..exceptions import ConfigError, JobTableError
 from ..queue import QBETS, VARQ
 
@@ -106,7 +107,7 @@ def _simulate_with(jobs, plan, run_times, simulate_kwargs):
         modified.loc[idx, "run_time"] = run_times
     modified["row"] = np.arange(len(modified))
     modified = modified.sort_values(["submit_time", "row"], kind="stable").reset_index(drop=True)
-    modified.attrs = dict(jobs.attrs)
+    modified.attrs = copy_attrs(jobs)
     schedule = simulate(modified, **simulate_kwargs).jobs
     return schedule.set_index("row").reindex(np.arange(len(jobs)))
 

@@ -21,17 +21,21 @@ when they are whole, so equal tables give equal files.
 """
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from .._atomic import gzip_if_named, open_output
+from .._validation import WholeNumber, validate_params
 from ..exceptions import JobTableError, SWFFormatError
-from ..jobs import as_job_table, validate_jobs
+from ..jobs import MAX_EXACT, as_job_table, validate_jobs
 from ._source import read_source
 
 __all__ = ["write_batsim", "read_batsim"]
+
+_DIGITS = re.compile(r"^(?:0|[1-9][0-9]*)$")
 
 
 def _number(value):
@@ -46,6 +50,7 @@ def _bad(jobs, mask, column, reason, values):
         f"at row {position}, job_id {jobs['job_id'].iloc[position]}: {values[position]!r})")
 
 
+@validate_params({"machine_procs": [WholeNumber(1), None]})
 def write_batsim(jobs, path, *, machine_procs=None, description=None):
     """Write a job table as a Batsim JSON workload with delay profiles, atomically.
 
@@ -60,7 +65,8 @@ def write_batsim(jobs, path, *, machine_procs=None, description=None):
         :func:`predictkit._atomic.open_output` writes; a name ending in
         ``.gz`` is gzip-compressed.
     machine_procs : int, optional
-        ``nb_res``; default ``jobs.attrs["max_procs"]``, else the widest job.
+        ``nb_res``, a whole number >= 1; default ``jobs.attrs["max_procs"]``
+        (when known), else the widest job.
     description : str, optional
         Text for the ``description`` member (default: the table's ``note``).
 
@@ -75,7 +81,12 @@ def write_batsim(jobs, path, *, machine_procs=None, description=None):
         Before anything is written: a missing column, a job without a
         submit time, runtime or width, a negative time, a width above
         ``machine_procs`` or not a whole number, naming the column, the row
-        and its ``job_id``.
+        and its ``job_id``; a ``job_id`` given to two jobs (Batsim needs
+        unique ids), naming the first such id and its rows; an
+        ``attrs["max_procs"]`` that is not a whole number >= 1.
+    InvalidParameterError
+        A ``machine_procs`` that is not a whole number >= 1 (a
+        :class:`~predictkit.exceptions.ConfigError`).
     OutputError
         ``path`` is a directory, or its folder is missing or not writable.
 
@@ -116,7 +127,10 @@ def write_batsim(jobs, path, *, machine_procs=None, description=None):
     bad = np.isinf(request) | (request < 0)
     if bad.any():
         raise _bad(jobs, bad, "req_time", "must be finite and >= 0 (or unknown)", request)
-    nb_res = machine_procs or jobs.attrs.get("max_procs") or (int(width.max()) if n else 1)
+    _check_unique(ids)
+    nb_res = machine_procs if machine_procs is not None else _header_procs(jobs.attrs)
+    if nb_res is None:
+        nb_res = int(width.max()) if n else 1
     too_wide = width > nb_res
     if too_wide.any():
         raise _bad(jobs, too_wide, "n_procs", f"exceeds the machine's {int(nb_res)} resources",
@@ -136,6 +150,43 @@ def write_batsim(jobs, path, *, machine_procs=None, description=None):
     with open_output(path) as stream:
         stream.write(gzip_if_named(path, payload.encode("utf-8")))
     return path
+
+
+def _check_unique(ids):
+    """Refuse a job id given to two jobs, naming the first such id and its rows."""
+    values, first, counts = np.unique(ids, return_index=True, return_counts=True)
+    repeated = counts > 1
+    if repeated.any():
+        job_id = values[repeated][np.argmin(first[repeated])]
+        rows = np.flatnonzero(ids == job_id)
+        shown = ", ".join(map(str, rows[:5])) + (", ..." if len(rows) > 5 else "")
+        raise JobTableError(
+            f"cannot write Batsim JSON: job_id {_number(job_id)} is given to {len(rows)} jobs "
+            f"(rows {shown}); Batsim needs a unique id per job ({int(repeated.sum())} "
+            "id(s) repeated)")
+
+
+def _header_procs(attrs):
+    """``attrs["max_procs"]`` as an int, None when unknown, or a JobTableError."""
+    value = attrs.get("max_procs")
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return None
+    if not WholeNumber(1).is_satisfied_by(value):
+        raise JobTableError(f"cannot write Batsim JSON: attrs['max_procs'] = {value!r} is not a "
+                            "whole number >= 1; pass machine_procs= or fix attrs['max_procs']")
+    return int(value)
+
+
+def _read_id(value, where, source):
+    """A job id of the file: a whole number >= 0, or a text of its digits (Batsim allows text)."""
+    if isinstance(value, str):
+        if not _DIGITS.match(value) or int(value) >= MAX_EXACT:
+            raise SWFFormatError(
+                f"{where}: id {value!r} is not a job number: Batsim allows any text as id, but a "
+                "job table needs a whole number >= 0 below 2**53 (as a JSON number or a text of "
+                "its digits such as \"42\")", source=source)
+        return float(value)
+    return _read_number(value, f"{where}: id", source, whole=True)
 
 
 def _read_number(value, what, source, *, whole=False, least=0, unknown=None):
@@ -174,7 +225,10 @@ def read_batsim(path):
         A file that is not JSON, lacks a member, names an unknown profile or
         one that is not a delay, or holds a value a job table cannot (text
         for a number, NaN or Infinity, a negative time, a fractional or
-        zero ``res``, ``id`` or ``nb_res``), naming the file and the job.
+        zero ``res``, ``id`` or ``nb_res``), or gives two jobs the same
+        ``id``, naming the file and the job. Batsim allows any text as
+        ``id``; a job table needs a number, so a text ``id`` must be the
+        digits of a whole number (``"42"``).
     """
     source, content = read_source(path, SWFFormatError, reader="read_batsim")
     try:
@@ -205,7 +259,7 @@ def read_batsim(path):
                 or "delay" not in profile:
             raise SWFFormatError(f"{where}: profile {job['profile']!r} is not a "
                                  "delay profile of the file", source=source)
-        job_id = _read_number(job["id"], f"{where}: id", source, whole=True)
+        job_id = _read_id(job["id"], where, source)
         walltime = _read_number(job.get("walltime", -1), f"{where}: walltime", source,
                                 unknown=-1)
         rows.append((job_id, _read_number(job["subtime"], f"{where}: subtime", source),
@@ -215,6 +269,13 @@ def read_batsim(path):
                      np.nan if walltime == -1 else walltime))
     frame = pd.DataFrame(rows, columns=["job_id", "submit_time", "run_time", "n_procs",
                                         "req_time"])
+    repeated = frame["job_id"].duplicated(keep=False).to_numpy()
+    if repeated.any():
+        first = int(np.argmax(repeated))
+        same = np.flatnonzero(frame["job_id"].to_numpy() == frame["job_id"].iloc[first])
+        raise SWFFormatError(f"jobs {int(same[0])} and {int(same[1])} have the same id "
+                             f"{_number(frame['job_id'].iloc[first])}; Batsim needs a unique "
+                             "id per job", source=source)
     frame["req_procs"] = frame["n_procs"]
     frame = frame.sort_values("submit_time", kind="stable")
     return as_job_table({name: frame[name].to_numpy() for name in frame.columns},

@@ -9,7 +9,8 @@ import re
 from ..exceptions import SWFFormatError
 from ..jobs import MAX_EXACT
 
-__all__ = ["parse_header", "format_header", "snake_case", "HEADER_KEYS"]
+__all__ = ["parse_header", "format_header", "merge_header", "line_problem", "field_problem",
+           "snake_case", "HEADER_KEYS"]
 
 HEADER_KEYS = (
     "Version", "Computer", "Installation", "Acknowledge", "Information", "Conversion",
@@ -37,6 +38,8 @@ _KEY_LINE = re.compile(r"^(\s*)([A-Za-z][A-Za-z0-9]*):(?!//)\s?(.*)$")
 _LEADING_NUMBER = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)(?:\s|$)")
 # Values that say "unknown" (Sandia-Ross: ``MaxRuntime: N/A``); SWF's own mark is -1.
 _UNKNOWN = re.compile(r"^(?:n/?a|unknown|none|\?|-1)(?:\s|$)", re.IGNORECASE)
+# What a reader (pandas included, which ends lines at "\r" too) or an editor may take as a line end.
+_LINE_BREAK = re.compile("[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 class _BadValue(ValueError):
@@ -107,13 +110,23 @@ def parse_header(lines, *, source=None, line_numbers=None):
         For a numeric value that is not a sane number, or a repeated
         single-valued key with two different values (naming both lines).
     """
+    return _parse(lines, source, line_numbers)[0]
+
+
+def _parse(lines, source=None, line_numbers=None):
+    """:func:`parse_header`, and for each line the key it gives a value to.
+
+    The key is snake_case; ``"comments"`` for a line of free text, None for
+    an empty one.
+    """
     if line_numbers is None:
         line_numbers = range(1, len(lines) + 1)
-    attrs, last, first_seen = {}, None, {}
+    attrs, last, first_seen, owners = {}, None, {}, []
     for raw, number in zip(lines, line_numbers):
         text = raw.lstrip()[1:] if raw.lstrip().startswith(";") else raw
         if not text.strip():
             last = None
+            owners.append(None)
             continue
         match = _KEY_LINE.match(text)
         if match and (match.group(2) in HEADER_KEYS or len(match.group(1)) <= 3
@@ -142,11 +155,14 @@ def parse_header(lines, *, source=None, line_numbers=None):
                 previous = attrs[key]
                 attrs[key] = (previous if isinstance(previous, list) else [previous]) + [value]
             last = key
+            owners.append(key)
         elif last is not None and isinstance(_last_value(attrs, last), str):
             _append(attrs, last, text.strip())
+            owners.append(last)
         else:
             attrs.setdefault("comments", []).append(text.strip())
-    return attrs
+            owners.append("comments")
+    return attrs, owners
 
 
 def _last_value(attrs, key):
@@ -179,3 +195,121 @@ def format_header(attrs):
             lines.append(f"; {key}: {first}")
             lines.extend(f";       {more}" for more in rest)
     return lines
+
+
+def line_problem(line):
+    """Why ``line`` cannot be written as one SWF header line (None when it can).
+
+    A header line is text starting with ``;`` (after spaces or tabs) that
+    holds no line break and no NUL: anything else would read back as a job
+    line, or make :func:`~predictkit.io.read_swf` refuse the file.
+    """
+    if not isinstance(line, str):
+        return f"is {type(line).__name__}, not text"
+    if _LINE_BREAK.search(line):
+        return "holds a line break"
+    if "\x00" in line:
+        return "holds a NUL character"
+    if not line.lstrip(" \t").startswith(";"):
+        return "does not start with ';'"
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        return "is not valid Unicode text"
+    return None
+
+
+def field_problem(name, value):
+    """Why ``value`` cannot be written as the header field ``name`` (None when it can).
+
+    ``name`` is the snake_case name of one of :data:`HEADER_KEYS`. The value
+    must read back (:func:`parse_header`) as that field and nothing else: a
+    number where SWF defines a number, in its range, one value for the fields
+    predictkit computes with (``MaxProcs``, ``MaxNodes``, ``UnixStartTime``,
+    ``TimeZone``), no line break other than ``\\n`` (which continues a text
+    value on the next line) and no continuation line that reads as another
+    field.
+    """
+    key = next(k for k in HEADER_KEYS if snake_case(k) == name)
+    values = value if isinstance(value, list) else [value]
+    if name in _NUMERIC:
+        for item in values:
+            try:
+                _value(name, "" if item is None else str(item))
+            except _BadValue as exc:
+                return str(exc)
+        if name in _SINGLE and len({str(v) for v in values}) > 1:
+            return f"{key} takes one value, got {len(values)} different ones"
+    lines = format_header({name: value})
+    for line in lines:
+        problem = line_problem(line)
+        if problem:
+            return f"{problem} ({line!r})"
+    others = sorted(set(_parse(lines)[0]) - {name})
+    if others:
+        return f"a continuation line reads as another header field or comment ({others[0]})"
+    return None
+
+
+def merge_header(lines, attrs):
+    """Header lines holding the SWF fields of ``attrs``, the other lines kept verbatim.
+
+    For each field of :data:`HEADER_KEYS` that ``attrs`` holds (snake_case)
+    with a value other than the one ``lines`` give it, the lines of that
+    field (its continuation lines included) are replaced by the field as
+    :func:`format_header` writes it, where its first line was, or added
+    after the last line when ``lines`` lack it; a value of None removes the
+    field. Fields absent from ``attrs``, free comments and unknown keys keep
+    their lines.
+
+    Parameters
+    ----------
+    lines : list of str
+        Header lines as :func:`~predictkit.io.read_swf` keeps them in
+        ``attrs["header"]``.
+    attrs : mapping
+        The table's ``attrs``; check each changed field with
+        :func:`field_problem` first.
+
+    Returns
+    -------
+    list of str
+
+    Raises
+    ------
+    SWFFormatError
+        If ``lines`` cannot be parsed (see :func:`parse_header`).
+    """
+    stored, owners = _parse(lines)
+    changed = changed_fields(attrs, stored)
+    out, placed = [], set()
+    for position, (line, owner) in enumerate(zip(lines, owners)):
+        if owner not in changed:
+            out.append(line)
+            continue
+        if owner in placed:
+            continue
+        placed.add(owner)
+        new = format_header({owner: attrs[owner]})
+        following = next((o for o in owners[position:] if o != owner), None)
+        if not new and following == "comments":
+            new = [";"]  # else the free comment would continue the field before
+        out.extend(new)
+    for name in changed:
+        if name not in placed:
+            out.extend(format_header({name: attrs[name]}))
+    return out
+
+
+def changed_fields(attrs, stored):
+    """Snake_case names of the SWF fields whose value in ``attrs`` differs from ``stored``."""
+    names = (snake_case(key) for key in HEADER_KEYS)
+    return [name for name in names
+            if name in attrs and not _same(attrs[name], stored.get(name))]
+
+
+def _same(a, b):
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):  # array-like values
+        return False

@@ -13,9 +13,11 @@ import numpy as np
 import pandas as pd
 
 from .._atomic import gzip_if_named, open_output
+from .._validation import short_repr
 from ..exceptions import ConfigError, JobTableError, SWFFormatError
 from ..jobs import INTEGER_COLUMNS, MAX_EXACT, SWF_COLUMNS, validate_jobs
-from ._header import format_header, parse_header
+from ._header import (HEADER_KEYS, changed_fields, field_problem, line_problem, merge_header,
+                      parse_header, snake_case)
 from ._source import read_source, report_skipped_lines
 
 __all__ = ["read_swf", "write_swf"]
@@ -23,6 +25,8 @@ __all__ = ["read_swf", "write_swf"]
 _N_FIELDS = len(SWF_COLUMNS)
 _NUMBER = re.compile(rb"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
 _BOM = b"\xef\xbb\xbf"
+_FIELD_LINE = re.compile(rb"^[ \t]*;[ \t]*(" + "|".join(HEADER_KEYS).encode() + rb"):(?!//)",
+                         re.MULTILINE)
 _NOT_NEGATIVE = frozenset({"submit_time", "wait_time", "run_time", "n_procs", "avg_cpu_time",
                            "used_memory", "req_procs", "req_time", "req_memory",
                            "preceding_job_id", "think_time"})
@@ -66,7 +70,11 @@ def read_swf(path_or_buffer, *, errors="raise"):
         On a malformed line (with ``errors="raise"``); on a header value that
         is not a sane number where SWF defines a number, or a conflicting
         repeat of ``MaxProcs``, ``MaxNodes``, ``UnixStartTime`` or
-        ``TimeZone`` (the rules are in the user guide, "SWF"); on a
+        ``TimeZone`` (the rules are in the user guide, "SWF"); on a header
+        field line (``; MaxProcs: 512``, any field of the SWF specification)
+        after the first job whose value the header above does not give,
+        which is how two logs joined with ``cat`` look (plain comments may
+        follow jobs), whatever ``errors`` is; on a
         log without any job (an empty file or stream, an empty ``.gz``, a
         header without jobs, or every job line skipped); on a corrupt or
         truncated gzip, a binary or UTF-16 file, or a path that cannot be
@@ -88,13 +96,20 @@ def read_swf(path_or_buffer, *, errors="raise"):
     if errors not in ("raise", "skip"):
         raise ConfigError(f"errors must be 'raise' or 'skip', got {errors!r}")
     source, data = _read_bytes(path_or_buffer)
-    header_lines, header_numbers = _leading_comments(data)
+    header_lines, header_numbers, first_job = _leading_comments(data)
     attrs = parse_header(header_lines, source=source, line_numbers=header_numbers)
+    late = _late_header_field(data, first_job, attrs, source)
     values = _parse_quickly(data)
+    skipped = []
     if values is None:
-        values, skipped = _parse_slowly(data, source, errors)
-    else:
-        skipped = []
+        try:
+            values, skipped = _parse_slowly(data, source, errors)
+        except SWFFormatError as exc:
+            if late is not None and exc.line_number > late.line_number:
+                raise late from None
+            raise
+    if late is not None:
+        raise late
     if len(values) == 0:
         raise SWFFormatError(_no_jobs(header_lines, skipped), source=source)
     jobs = _to_job_table(values)
@@ -117,15 +132,55 @@ def _read_bytes(path_or_buffer):
 
 
 def _leading_comments(data):
-    lines, numbers = [], []
+    """The header lines, their numbers, and the number and offset of the first job line."""
+    lines, numbers, offset = [], [], 0
     for number, line in enumerate(io.BytesIO(data), start=1):
         stripped = line.strip()
         if stripped and not stripped.startswith(b";"):
-            break
+            return lines, numbers, (number, offset)
         if stripped:
             lines.append(_text(line.rstrip(b"\r\n")))
             numbers.append(number)
-    return lines, numbers
+        offset += len(line)
+    return lines, numbers, None
+
+
+def _late_header_field(data, first_job, attrs, source):
+    """The error for a header field after the first job that the header above lacks, or None.
+
+    Such a line is most likely the header of a second log joined to the first
+    (``cat a.swf b.swf``), whose jobs would be read with the first log's
+    clock and machine. A field repeating a value of the header above is
+    allowed, as are plain comments.
+    """
+    if first_job is None or data.find(b";", first_job[1]) < 0:
+        return None
+    number, position = 1, 0
+    for match in _FIELD_LINE.finditer(data, first_job[1]):
+        number += data.count(b"\n", position, match.start())
+        position = match.start()
+        end = data.find(b"\n", position)
+        text = _text(data[position:end if end >= 0 else len(data)].rstrip(b"\r"))
+        key = match.group(1).decode()
+        above = attrs.get(snake_case(key))
+        try:
+            value = parse_header([text]).get(snake_case(key))
+        except SWFFormatError:
+            value = object()  # a value the reader refuses: given by no header
+        if _given(value, above):
+            continue
+        said = "the header above has none" if above is None else f"the header above gives {above!r}"
+        return SWFFormatError(f"header field {key} at line {number} comes after the first job "
+                              f"(line {first_job[0]}): two logs joined? ({said})",
+                              source=source, line_number=number, line=text)
+    return None
+
+
+def _given(value, above):
+    """Whether the header above already gives ``value`` (a list: each of its values)."""
+    values = value if isinstance(value, list) else [value]
+    known = above if isinstance(above, list) else [above]
+    return above is not None and all(any(v == k for k in known) for v in values)
 
 
 def _text(raw):
@@ -272,12 +327,12 @@ def write_swf(jobs, path, *, comments=(), header=None):
         replaces. A symbolic link is followed (the file it points to is
         replaced); a FIFO or a device is written as a stream, ``"-"`` is
         standard output.
-    comments : iterable of str
-        Extra lines for the header, written as ``; Note: <text>``.
-    header : list of str, optional
-        Header lines to write verbatim instead of those in
-        ``jobs.attrs["header"]`` (or, when that is absent, of the header
-        rebuilt from the parsed ``attrs`` keys).
+    comments : str or iterable of str
+        Extra lines for the header, each written as ``; Note: <text>``. A
+        single string is one comment.
+    header : str or list of str, optional
+        Header lines to write verbatim, instead of the header built from
+        ``jobs.attrs`` (see Notes). A single string is one line.
 
     Returns
     -------
@@ -293,10 +348,27 @@ def write_swf(jobs, path, *, comments=(), header=None):
         column, the number of rows, the first row and its ``job_id``: text,
         an infinite value, a magnitude of 2**53 or more, a fraction in an
         integer field, a negative value other than -1 in a time, size or
-        memory field, or a missing or negative ``job_id``.
+        memory field, or a missing or negative ``job_id``; for a line of
+        ``attrs["header"]`` or a header field in ``attrs`` that
+        :func:`read_swf` would refuse or read differently (naming it).
+    ConfigError
+        Before anything is written, for a line of ``header`` or an item of
+        ``comments`` that is not text, holds a line break (which would start
+        a new line, possibly a job) or a NUL, or, for ``header``, does not
+        start with ``;`` or does not parse as :func:`read_swf` parses it.
 
     Notes
     -----
+    The header is ``header`` when given. Otherwise it is the lines of
+    ``jobs.attrs["header"]`` (as :func:`read_swf` keeps them), where the
+    SWF header fields held in ``attrs`` win: a field such as
+    ``attrs["max_procs"]`` whose value differs from the one the lines give
+    replaces that field's lines (or is added after them), ``None`` leaves
+    the field out, and a field absent from ``attrs`` keeps its lines; free
+    comments and keys SWF does not define are kept verbatim. Without
+    ``attrs["header"]`` the header is built from the fields in ``attrs``.
+    ``comments`` come last.
+
     ``NaN`` is written as ``-1``. Values that are whole numbers are written
     as integers; others with the shortest text that reads back to the same
     float, so ``read_swf(write_swf(x))`` equals ``x`` on the SWF columns
@@ -304,10 +376,7 @@ def write_swf(jobs, path, *, comments=(), header=None):
     a header, which :func:`read_swf` refuses as a log without jobs).
     """
     validate_jobs(jobs, required=("job_id",), check_values=False)
-    lines = list(header) if header is not None else list(
-        jobs.attrs.get("header") or format_header(jobs.attrs)
-    )
-    lines += [f"; Note: {text}" for text in comments]
+    lines = _header_lines(jobs.attrs, header, comments)
     body = _format_body(jobs)
     text = ("\n".join(lines) + "\n" if lines else "") + body
     payload = text.encode("utf-8")
@@ -315,6 +384,54 @@ def write_swf(jobs, path, *, comments=(), header=None):
     with open_output(path) as stream:
         stream.write(gzip_if_named(path, payload))
     return path
+
+
+def _header_lines(attrs, header, comments):
+    """The header write_swf writes, or the error naming what read_swf would refuse."""
+    notes = [f"; Note: {text}" for text in _checked(comments, "comments", ConfigError,
+                                                   prefix="; Note: ")]
+    if header is not None:
+        lines = _checked(header, "header", ConfigError)
+        _check_parses(lines + notes, "header", ConfigError)
+        return lines + notes
+    if attrs.get("header") is None:
+        lines, stored = [], {}
+    else:
+        lines = _checked(attrs["header"], "attrs['header']", JobTableError)
+        stored = _check_parses(lines, "attrs['header']", JobTableError)
+    changed = changed_fields(attrs, stored)
+    for name in changed:
+        problem = field_problem(name, attrs[name])
+        if problem:
+            raise JobTableError(f"cannot write SWF: attrs[{name!r}] = {short_repr(attrs[name])} "
+                                f"is not a valid SWF header value: {problem}")
+    if changed:
+        lines = merge_header(lines, attrs)
+    _check_parses(lines + notes, "the header built from attrs", JobTableError)
+    return lines + notes
+
+
+def _checked(lines, what, error, *, prefix=""):
+    """``lines`` (one string is one line) as a list, each a header line read_swf keeps as one."""
+    try:
+        lines = [lines] if isinstance(lines, str) else list(lines)
+    except TypeError:
+        raise error(f"cannot write SWF: {what} must be text or a list of text, got "
+                    f"{type(lines).__name__}") from None
+    for number, line in enumerate(lines):
+        if not isinstance(line, str):
+            raise error(f"cannot write SWF: {what}[{number}] is {type(line).__name__}, not text")
+        problem = line_problem(prefix + line)
+        if problem:
+            raise error(f"cannot write SWF: {what}[{number}] {problem}: {short_repr(line)}")
+    return lines
+
+
+def _check_parses(lines, what, error):
+    try:
+        return parse_header(lines)
+    except SWFFormatError as exc:
+        raise error(f"cannot write SWF: {what} would not read back: {exc}") from None
 
 
 def _format_body(jobs):

@@ -5,6 +5,7 @@ import pandas as pd
 from sklearn.base import clone
 
 from .._deprecation import renamed_argument
+from .._table import copy_attrs
 from .._time import parse_duration
 from ..exceptions import ConfigError, JobTableError
 from ..metrics import schedule_metrics
@@ -83,7 +84,7 @@ def _fold_with_history(history, X, warmup):
               else rows.astype(float))
     rows = rows[np.lexsort((job_id, submit[rows]))]
     jobs = history.iloc[rows].reset_index(drop=True)
-    jobs.attrs = dict(history.attrs)
+    jobs.attrs = copy_attrs(history)
     return jobs, in_fold[rows]
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._table import copy_attrs
 from ..exceptions import JobTableError
 from ..jobs import clean_jobs, describe_cleaning, estimate_modes, summarize
 from ..metrics import (adjustment_outcomes, bound_summary, estimate_accuracy,
@@ -137,7 +138,7 @@ def analyze(jobs, *, name=None, max_jobs=None, predictors=None, quantile=0.95,
     cleaning = clean.attrs["cleaning"]
     if max_jobs is not None and len(clean) > max_jobs:
         clean = clean.iloc[:max_jobs].reset_index(drop=True)
-        clean.attrs = dict(jobs.attrs)
+        clean.attrs = copy_attrs(jobs)
         notes.append(f"Only the first {max_jobs:,} jobs (after cleaning) are analysed.")
     result = Analysis(name=name, summary=summary, cleaning=cleaning, notes=notes,
                       quantile=quantile)

@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 
+from .._table import copy_attrs
 from ._simulate import simulate
 
 __all__ = ["with_observed_waits"]
@@ -52,5 +53,5 @@ def with_observed_waits(jobs, *, has_requests=True):
         keep = np.isfinite(out["wait_time"].to_numpy(dtype=float))
         notes.append(f"{int((~keep).sum()):,} jobs wider than the machine were left out.")
         out = out.loc[keep].reset_index(drop=True)
-    out.attrs = dict(jobs.attrs)
+    out.attrs = copy_attrs(jobs)
     return out, notes

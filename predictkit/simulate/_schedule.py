@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 
 from .._deprecation import warn_renamed
+from .._table import copy_attrs
 
 __all__ = ["Schedule"]
 
@@ -126,7 +127,7 @@ class Schedule:
         if params.get("starvation_after") is not None:
             out["starving_since"] = state.starvation.since[:n].copy()
         out.index = prep["jobs"].index[prep["positions"]]
-        out.attrs = dict(prep["jobs"].attrs)
+        out.attrs = copy_attrs(prep["jobs"])
         rejected = prep["jobs"].loc[prep["rejected_mask"]].copy()
         rejected["reason"] = pd.Series(
             f"wider than the machine ({params['machine_procs']} processors)", index=rejected.index,

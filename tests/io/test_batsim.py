@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from predictkit.datasets import make_workload
-from predictkit.exceptions import JobTableError, OutputError, SWFFormatError
+from predictkit.exceptions import ConfigError, JobTableError, OutputError, SWFFormatError
 from predictkit.io import read_batsim, write_batsim
 from predictkit.jobs import as_job_table
 
@@ -174,3 +174,57 @@ def test_a_gz_name_is_gzip_and_reads_back(tmp_path):
     pd.testing.assert_frame_equal(read_batsim(packed), read_batsim(plain))
     with open(plain, "rb") as stream:
         pd.testing.assert_frame_equal(read_batsim(stream), read_batsim(plain), check_like=True)
+
+
+def test_a_repeated_job_id_is_refused_naming_it_and_its_rows(tmp_path):
+    jobs = make_workload(10, random_state=0)
+    jobs["job_id"] = [1, 2, 3, 3, 4, 2, 5, 6, 7, 2]
+    target = tmp_path / "w.json"
+    with pytest.raises(JobTableError, match=r"^cannot write Batsim JSON: job_id 2 is given to 3 "
+                                            r"jobs \(rows 1, 5, 9\); Batsim needs a unique id"):
+        write_batsim(jobs, target)
+    assert not target.exists()
+
+
+@pytest.mark.parametrize("machine_procs", [0, -4, "100", 12.5, True])
+def test_a_machine_size_that_is_not_a_whole_number_of_at_least_one_is_refused(tmp_path,
+                                                                              machine_procs):
+    target = tmp_path / "w.json"
+    with pytest.raises(ConfigError, match=r"'machine_procs' parameter of write_batsim must be a "
+                                          r"whole number in the range \[1, "):
+        write_batsim(make_workload(10, random_state=0), target, machine_procs=machine_procs)
+    assert not target.exists()
+
+
+@pytest.mark.parametrize("max_procs", [0, "abc"])
+def test_a_header_machine_size_that_is_not_a_whole_number_is_refused(tmp_path, max_procs):
+    jobs = make_workload(10, random_state=0)
+    jobs.attrs["max_procs"] = max_procs
+    with pytest.raises(JobTableError, match=r"attrs\['max_procs'\] = .* is not a whole number"):
+        write_batsim(jobs, tmp_path / "w.json")
+    json.loads(write_batsim(jobs, tmp_path / "w.json", machine_procs=128).read_text())
+
+
+@pytest.mark.parametrize(("job_id", "expected"), [("42", 42), ("0", 0)])
+def test_a_text_id_of_digits_is_read_as_that_number(tmp_path, job_id, expected):
+    path = tmp_path / "w.json"
+    path.write_text(JOB.format(subtime=0).replace('"id": 1', f'"id": "{job_id}"'))
+    assert read_batsim(path)["job_id"].tolist() == [expected]
+
+
+@pytest.mark.parametrize("job_id", ["job-1", "007", "1.5", " 1"])
+def test_a_text_id_that_is_no_job_number_says_what_is_expected(tmp_path, job_id):
+    path = tmp_path / "w.json"
+    path.write_text(JOB.format(subtime=0).replace('"id": 1', f'"id": "{job_id}"'))
+    with pytest.raises(SWFFormatError, match=r"id .* is not a job number: Batsim allows any "
+                                             r"text as id, but a job table needs a whole number"):
+        read_batsim(path)
+
+
+def test_reading_two_jobs_with_the_same_id_is_an_error(tmp_path):
+    job = '{"id": ID, "subtime": 0, "res": 1, "profile": "d"}'
+    path = tmp_path / "w.json"
+    path.write_text('{"nb_res": 2, "jobs": [%s, %s], "profiles": {"d": {"type": "delay", '
+                    '"delay": 30}}}' % (job.replace("ID", "7"), job.replace("ID", '"7"')))
+    with pytest.raises(SWFFormatError, match="jobs 0 and 1 have the same id 7"):
+        read_batsim(path)

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra.pandas import column, data_frames, range_indexes
 
-from predictkit.exceptions import JobTableError, SWFFormatError
+from predictkit.exceptions import ConfigError, JobTableError, SWFFormatError
 from predictkit.io import read_swf, write_swf
 from predictkit.jobs import INTEGER_COLUMNS, SWF_COLUMNS
 from tracedata import TRACE_NAMES, trace_file
@@ -517,3 +517,122 @@ def test_write_refuses_a_table_swf_cannot_hold_and_writes_nothing(tmp_path, colu
     with pytest.raises(JobTableError, match=message):
         write_swf(jobs, tmp_path / "out.swf")
     assert list(tmp_path.iterdir()) == []
+
+
+JOB_LINE = "99 0 0 10 1 -1 -1 1 10 -1 1 1 1 -1 -1 -1 -1 -1"
+
+
+def _five_jobs():
+    text = "; MaxProcs: 100\n; UnixStartTime: 1000\n" + "".join(
+        f"{k} {k} 5 60 4 -1 -1 4 120 -1 1 3 1 -1 -1 -1 -1 -1\n" for k in range(1, 6))
+    return read_swf(io.BytesIO(text.encode()))
+
+
+@pytest.mark.parametrize(("where", "text", "error", "message"), [
+    ("comments", f"x\n{JOB_LINE}", "ConfigError", r"comments\[0\] holds a line break"),
+    ("comments", f"x\r{JOB_LINE}", "ConfigError", r"comments\[0\] holds a line break"),
+    ("comments", "x\x00", "ConfigError", r"comments\[0\] holds a NUL"),
+    ("header", JOB_LINE, "ConfigError", r"header\[1\] does not start with ';'"),
+    ("header", f"; x\n{JOB_LINE}", "ConfigError", r"header\[1\] holds a line break"),
+    ("attrs", JOB_LINE, "JobTableError", r"attrs\['header'\]\[2\] does not start with ';'"),
+    ("attrs", f"; x\u2028{JOB_LINE}", "JobTableError", r"attrs\['header'\]\[2\] holds a line break"),
+])
+def test_header_text_cannot_add_jobs(tmp_path, where, text, error, message):
+    jobs = _five_jobs()
+    target = tmp_path / "x.swf"
+    target.write_text("old")
+    kwargs = {}
+    if where == "comments":
+        kwargs["comments"] = [text]
+    elif where == "header":
+        kwargs["header"] = ["; MaxProcs: 100", text]
+    else:
+        jobs.attrs["header"] = jobs.attrs["header"] + [text]
+    with pytest.raises(JobTableError if error == "JobTableError" else ConfigError,
+                       match=f"^cannot write SWF: {message}"):
+        write_swf(jobs, target, **kwargs)
+    assert target.read_text() == "old"
+
+
+def test_a_single_string_is_one_comment_or_one_header_line(tmp_path):
+    jobs = _five_jobs()
+    out = read_swf(write_swf(jobs, tmp_path / "x.swf", comments="hello"))
+    assert out.attrs["note"] == ["hello"]
+    out = read_swf(write_swf(jobs, tmp_path / "x.swf", header="; MaxProcs: 7"))
+    assert out.attrs["header"] == ["; MaxProcs: 7"]
+    with pytest.raises(ConfigError, match=r"comments\[0\] is int, not text"):
+        write_swf(jobs, tmp_path / "x.swf", comments=[5])
+
+
+def test_header_fields_edited_in_attrs_are_written(tmp_path):
+    header = ["; Version: 2.2", "; MaxProcs: 100", ";   free text", "; Note: a", ";       more",
+              "; SiteSpecific: kept", "; UnixStartTime: 1000"]
+    jobs = read_swf(io.BytesIO(("\n".join(header) + f"\n{LINE}\n").encode()))
+    jobs.attrs["max_procs"] = 64
+    jobs.attrs["note"].append("b")
+    jobs.attrs["max_nodes"] = 16
+    del jobs.attrs["unix_start_time"]  # absent: its line is kept
+    out = read_swf(write_swf(jobs, tmp_path / "x.swf"))
+    assert out.attrs["header"] == [
+        "; Version: 2.2", "; MaxProcs: 64", ";   free text", "; Note: a", ";       more",
+        "; Note: b", "; SiteSpecific: kept", "; UnixStartTime: 1000", "; MaxNodes: 16"]
+    assert (out.attrs["max_procs"], out.attrs["max_nodes"]) == (64, 16)
+    assert out.attrs["note"] == ["a\nmore", "b"] and out.attrs["comments"] == ["free text"]
+    jobs.attrs["max_procs"] = None  # leaves the field out, the free text stays free text
+    out = read_swf(write_swf(jobs, tmp_path / "x.swf"))
+    assert "max_procs" not in out.attrs and out.attrs["comments"] == ["free text"]
+    # header= is written as given, whatever attrs hold
+    out = read_swf(write_swf(jobs, tmp_path / "x.swf", header=["; MaxProcs: 8"]))
+    assert out.attrs["header"] == ["; MaxProcs: 8"]
+
+
+@pytest.mark.parametrize("stored", [True, False])
+@pytest.mark.parametrize(("key", "value", "problem"), [
+    ("max_procs", "abc", r"'abc' is not a number"),
+    ("max_procs", 0, r"0 is out of range"),
+    ("max_procs", [64, 128], r"MaxProcs takes one value"),
+    ("unix_start_time", float("nan"), r"'nan' is not a number"),
+    ("note", ["x\nMaxProcs: 7"], r"a continuation line reads as another header field"),
+    ("note", ["x\r1 2"], r"holds a line break"),
+])
+def test_header_fields_the_reader_would_refuse_are_refused_before_writing(tmp_path, stored, key,
+                                                                           value, problem):
+    jobs = _five_jobs()
+    if not stored:
+        del jobs.attrs["header"]
+    jobs.attrs[key] = value
+    target = tmp_path / "x.swf"
+    with pytest.raises(JobTableError, match=rf"^cannot write SWF: attrs\['{key}'\] = .* is not "
+                                            rf"a valid SWF header value: {problem}"):
+        write_swf(jobs, target)
+    assert not target.exists()
+
+
+@pytest.mark.parametrize("errors", ["raise", "skip"])
+@pytest.mark.parametrize(("late", "said"), [
+    ("; MaxProcs: 512", "the header above gives 100"),
+    ("; UnixStartTime: 900000000", "the header above has none"),
+    ("  ;   Note: second log", "the header above gives ['first log']"),
+])
+def test_a_header_field_after_the_jobs_is_an_error_naming_its_line(errors, late, said):
+    text = f"; MaxProcs: 100\n; Note: first log\n{LINE}\n; free comment\n{late}\n{LINE}\n"
+    with pytest.raises(SWFFormatError) as info:
+        read_swf(io.BytesIO(text.encode()), errors=errors)
+    key = re.search(r"(\w+):", late).group(1)
+    assert str(info.value) == (f"<buffer>, line 5: header field {key} at line 5 comes after the "
+                               f"first job (line 3): two logs joined? ({said}): {late!r}")
+
+
+def test_comments_and_repeated_header_fields_after_the_jobs_are_allowed():
+    text = (f"; MaxProcs: 100\n; Note: n\n{LINE}\n; a comment\n; MaxProcs: 100\n; Note: n\n"
+            f"; Job 5: killed\n{LINE} ; MaxProcs: 7\n")
+    jobs = read_swf(io.BytesIO(text.encode()))
+    assert len(jobs) == 2 and jobs.attrs["max_procs"] == 100
+
+
+def test_a_late_header_field_and_a_malformed_line_the_first_in_file_order_is_reported():
+    head = f"; MaxProcs: 100\n{LINE}\n"
+    with pytest.raises(SWFFormatError, match="line 3: expected 18 fields"):
+        read_swf(io.BytesIO(f"{head}1 2\n; MaxProcs: 5\n".encode()))
+    with pytest.raises(SWFFormatError, match="line 3: header field MaxProcs"):
+        read_swf(io.BytesIO(f"{head}; MaxProcs: 5\n1 2\n".encode()))

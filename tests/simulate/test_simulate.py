@@ -69,6 +69,13 @@ def test_machine_size_from_header_and_widest_job():
     assert simulate(jobs).machine_procs == 8
 
 
+
+def test_the_schedule_does_not_share_mutable_attrs_with_the_input():
+    jobs = small_jobs()
+    jobs.attrs["header"] = ["; MaxProcs: 8"]
+    simulate(jobs).jobs.attrs["header"].append("; Note: added")
+    assert jobs.attrs["header"] == ["; MaxProcs: 8"]
+
 def test_deprecated_n_procs_names_still_work_and_warn():
     new = simulate(small_jobs(), machine_procs=8)
     with pytest.warns(DeprecationWarning, match=r"simulate\(n_procs=\.\.\.\).*machine_procs="):
