@@ -236,7 +236,11 @@ def check_output_arg(args):
         values += [value] if isinstance(value, str) else (
             [v for v in value if isinstance(v, str)] if isinstance(value, (list, tuple)) else [])
     # only values naming an existing file can be inputs (this leaves out --policy easy)
-    refuse_inputs(output, [v for v in values if v and os.path.lexists(v)], name="-o")
+    inputs = [v for v in values if v and os.path.lexists(v)]
+    refuse_inputs(output, inputs, name="-o")
+    if getattr(args, "output_is_folder", False) and output != "-":
+        # the folder's page (report, demo) must not be one of the inputs either
+        refuse_inputs(os.path.join(output, "index.html"), inputs, name="-o")
     if not getattr(args, "output_is_folder", False):
         check_output(output)
     elif output != "-" and os.path.exists(output) and not os.path.isdir(output):

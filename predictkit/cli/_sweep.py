@@ -64,7 +64,8 @@ def _cell_lines(progress):
 
 
 def run(args):
-    from .._atomic import is_stream
+    from .._atomic import is_stream, refuse_inputs
+    from ..experiments._identity import resolve_trace
 
     to_stdout = args.output == "-"
     streamed = is_stream(args.output)  # '-', a FIFO or a device: CSV, no finished cells kept
@@ -77,6 +78,9 @@ def run(args):
         raise ConfigError(f"--workers must be at least 1, got {args.workers}")
     source = STDIN_NAME if args.grid == "-" else args.grid
     cells = expand_grid(load_grid(args.grid), source=source)
+    # the grid's traces are inputs too: -o must not write over one of them
+    refuse_inputs(args.output, {resolve_trace(cell["trace"]) for cell in cells} - {None},
+                  name="-o")
     with warnings.catch_warnings(record=True) as renamed:
         warnings.simplefilter("always", DeprecationWarning)
         check_cells(cells, source=source)
@@ -99,6 +103,7 @@ def run(args):
     if streamed:
         write_table(table, args.output, "csv")
     if not args.quiet:
-        print(f"{len(table)} cells -> {'standard output' if to_stdout else args.output}",
+        print(f"{format_count(len(table), 'cell')} -> "
+              f"{'standard output' if to_stdout else args.output}",
               file=result_stream(args.output))
     return 0

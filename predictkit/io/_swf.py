@@ -25,8 +25,11 @@ __all__ = ["read_swf", "write_swf"]
 _N_FIELDS = len(SWF_COLUMNS)
 _NUMBER = re.compile(rb"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
 _BOM = b"\xef\xbb\xbf"
-_FIELD_LINE = re.compile(rb"^[ \t]*;[ \t]*(" + "|".join(HEADER_KEYS).encode() + rb"):(?!//)",
-                         re.MULTILINE)
+_FREE_TEXT = ("Note", "Acknowledge", "Information", "Conversion")
+"""Header fields of free text: after the jobs, they are comments like any other."""
+_FIELD_LINE = re.compile(rb"^[ \t]*;[ \t]*("
+                         + "|".join(k for k in HEADER_KEYS if k not in _FREE_TEXT).encode()
+                         + rb"):(?!//)", re.MULTILINE)
 _NOT_NEGATIVE = frozenset({"submit_time", "wait_time", "run_time", "n_procs", "avg_cpu_time",
                            "used_memory", "req_procs", "req_time", "req_memory",
                            "preceding_job_id", "think_time"})
@@ -71,8 +74,10 @@ def read_swf(path_or_buffer, *, errors="raise"):
         is not a sane number where SWF defines a number, or a conflicting
         repeat of ``MaxProcs``, ``MaxNodes``, ``UnixStartTime`` or
         ``TimeZone`` (the rules are in the user guide, "SWF"); on a header
-        field line (``; MaxProcs: 512``, any field of the SWF specification)
-        after the first job whose value the header above does not give,
+        field line (``; MaxProcs: 512``, any field of the SWF specification
+        but the free-text ``Note``, ``Acknowledge``, ``Information`` and
+        ``Conversion``) after the first job whose value the header above
+        does not give,
         which is how two logs joined with ``cat`` look (plain comments may
         follow jobs), whatever ``errors`` is; on a
         log without any job (an empty file or stream, an empty ``.gz``, a

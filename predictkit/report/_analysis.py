@@ -233,12 +233,14 @@ def _bounds(result, jobs, quantile, random_state):
     rows = []
     for method, bounds in (("QBETS", result.bounds), ("WaitPredictor", result.wait_bounds)):
         summary = bound_summary(waits, bounds, quantile=quantile)
+        scored = summary["n_bounded"] > 0
         rows.append({
             "method": method, "quantile": quantile, "jobs": summary["n_jobs"],
             "jobs with a bound": summary["n_bounded"], "correctness": summary["correctness"],
-            "95% interval": f"{summary['correctness_low']:.3f}-{summary['correctness_high']:.3f}",
+            "95% interval": (f"{summary['correctness_low']:.3f}-"
+                             f"{summary['correctness_high']:.3f}" if scored else "n/a"),
             "median bound/actual": summary["median_ratio"],
-            "meets quantile": summary["meets_quantile"]})
+            "meets quantile": summary["meets_quantile"] if scored else None})
     result.bound_table = pd.DataFrame(rows)
 
 

@@ -237,3 +237,30 @@ def test_report_on_a_log_of_pending_jobs_names_the_log(tmp_path, capsys):
     assert err == (f"predictkit report: error: {log}: no job can be analysed: every job was "
                    f"left out (3 with run_time unknown or negative); a job needs a submit time, "
                    f"a runtime and a width\n")
+
+
+def test_sweep_refuses_an_output_that_is_one_of_the_grid_traces(tmp_path, capsys):
+    trace = small_trace(tmp_path / "victim.swf")
+    before = trace.read_bytes()
+    (tmp_path / "res.csv").symlink_to(trace)
+    grid = tmp_path / "grid.toml"
+    grid.write_text(f'traces = ["{trace}"]\npredictors = ["requested"]\n')
+    assert main(["sweep", str(grid), "-o", str(tmp_path / "res.csv")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"is the same file as the input {trace}" in err
+    assert trace.read_bytes() == before
+
+
+@pytest.mark.parametrize("command", ["report", "demo"])
+def test_report_and_demo_refuse_a_page_that_is_their_input_log(tmp_path, capsys, command):
+    trace = small_trace(tmp_path / "log.swf")
+    before = trace.read_bytes()
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / "index.html").symlink_to(trace)
+    argv = [command, str(trace)] if command == "report" else [command, "--trace", str(trace)]
+    assert main([*argv, "-o", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "index.html is the same file as the input" in err
+    assert trace.read_bytes() == before
+

@@ -612,7 +612,7 @@ def test_header_fields_the_reader_would_refuse_are_refused_before_writing(tmp_pa
 @pytest.mark.parametrize(("late", "said"), [
     ("; MaxProcs: 512", "the header above gives 100"),
     ("; UnixStartTime: 900000000", "the header above has none"),
-    ("  ;   Note: second log", "the header above gives ['first log']"),
+    ("  ;   Computer: Second Machine", "the header above has none"),
 ])
 def test_a_header_field_after_the_jobs_is_an_error_naming_its_line(errors, late, said):
     text = f"; MaxProcs: 100\n; Note: first log\n{LINE}\n; free comment\n{late}\n{LINE}\n"
@@ -625,6 +625,7 @@ def test_a_header_field_after_the_jobs_is_an_error_naming_its_line(errors, late,
 
 def test_comments_and_repeated_header_fields_after_the_jobs_are_allowed():
     text = (f"; MaxProcs: 100\n; Note: n\n{LINE}\n; a comment\n; MaxProcs: 100\n; Note: n\n"
+            f"; Note: a new note is a comment\n; Information: so is free text\n"
             f"; Job 5: killed\n{LINE} ; MaxProcs: 7\n")
     jobs = read_swf(io.BytesIO(text.encode()))
     assert len(jobs) == 2 and jobs.attrs["max_procs"] == 100

@@ -150,3 +150,9 @@ def test_a_log_whose_every_job_is_left_out_is_an_error_naming_it():
     with pytest.raises(JobTableError, match=r"^pending\.txt: no job can be analysed: every job "
                                             r"was left out \(50 with run_time unknown"):
         analyze(jobs, fairness=False)
+
+
+def test_a_log_too_short_for_bounds_shows_n_a_not_nan_or_false():
+    table = analyze(make_workload(20, random_state=0), fairness=False).bound_table
+    assert (table["jobs with a bound"] == 0).all()
+    assert (table["95% interval"] == "n/a").all() and table["meets quantile"].isna().all()
