@@ -480,6 +480,17 @@ def output_format(output, fmt, formats, *, default=None):
     return fmt
 
 
+def with_machine_size(jobs, machine_procs):
+    """``jobs`` with ``attrs["max_procs"]`` set to a ``--machine-procs`` given for a
+    log (a copy; unchanged when it is None). The report and demo simulate the
+    log on that machine and size WaitPredictor's capacity by it."""
+    if machine_procs is None:
+        return jobs
+    jobs = jobs.copy()
+    jobs.attrs["max_procs"] = int(machine_procs)
+    return jobs
+
+
 def read_jobs_to_simulate(args, progress, *, require_request, needs):
     """The log of ``args.trace``, its first ``--max-jobs`` jobs, cleaned for a simulation.
 

@@ -11,8 +11,9 @@ from ..exceptions import ConfigError, JobTableError
 from ..jobs import SUMMARY_LABELS
 from ..jobs import describe_cleaning
 from ..report import analyze, build_report
-from ._checks import check_procs, check_seed, flag_names, os_errors
+from ._checks import check_procs, check_seed, flag_names, is_given, os_errors
 from ._common import (DeprecatedAlias, Progress, add_command, read_done, read_trace_arg,
+                      with_machine_size,
                       result_stream)
 from ._tables import format_table
 from ._info import _value
@@ -38,11 +39,13 @@ def register(subparsers):
     parser.add_argument("--max-jobs", type=int, default=None, metavar="N",
                         help="analyse only the first N jobs (after cleaning; default: every "
                              "synthetic job, 5000 of --trace)")
-    parser.add_argument("--machine-procs", type=int, default=128, metavar="P",
-                        help="processors of the synthetic machine")
+    parser.add_argument("--machine-procs", type=int, default=None, metavar="P",
+                        help="processors of the synthetic machine (default: 128); with "
+                             "--trace, of the log's machine (default: its header's MaxProcs, "
+                             "else its widest job)")
     parser.add_argument("--n-procs", "--procs", type=int, dest="machine_procs",
                         action=DeprecatedAlias, new="--machine-procs")
-    parser.add_argument("--load", type=float, default=DEMO_LOAD,
+    parser.add_argument("--load", type=float, default=None,
                         help=f"offered load of every week of the synthetic workload (default: "
                              f"{DEMO_LOAD})")
     parser.add_argument("--seed", type=int, default=0,
@@ -85,10 +88,20 @@ def _check_args(args):
         raise ConfigError(f"--jobs must be at least 100, got {jobs}")
     if max_jobs < 100:
         raise ConfigError(f"--max-jobs must be at least 100, got {max_jobs}")
-    check_procs(args.machine_procs)
+    if args.machine_procs is not None:
+        check_procs(args.machine_procs)
     check_seed(args.seed)
-    if not 0 < args.load < float("inf"):
-        raise ConfigError(f"--load must be a positive number, got {args.load:g}")
+    if args.trace:
+        if is_given(args, "load"):
+            raise ConfigError("--load applies to the synthetic workload only, not to --trace")
+    else:
+        for dest, flag in (("time_zone", "--time-zone"), ("input_format", "--input-format")):
+            if is_given(args, dest) and getattr(args, dest) != "auto":
+                raise ConfigError(f"{flag} applies to --trace only (the log it reads)")
+        args.machine_procs = 128 if args.machine_procs is None else args.machine_procs
+        args.load = DEMO_LOAD if args.load is None else args.load
+        if not 0 < args.load < float("inf"):
+            raise ConfigError(f"--load must be a positive number, got {args.load:g}")
     if not args.trace:
         from ..workload._synthetic import _check_memory
 
@@ -122,12 +135,14 @@ def run(args):
     started = time.perf_counter()
     progress = Progress("demo", quiet=args.quiet)
     if args.trace:
-        progress.settings(trace=args.trace, max_jobs=max_jobs, seed=args.seed,
+        progress.settings(trace=args.trace, max_jobs=max_jobs,
+                          machine_procs=args.machine_procs or "the log's", seed=args.seed,
                           output=args.output)
         with progress.step(lambda: read_done(jobs, args.trace)):
             jobs, name = read_trace_arg(args.trace), None
         if not len(jobs):
             raise JobTableError(f"--trace {args.trace}: the log has no jobs")
+        jobs = with_machine_size(jobs, args.machine_procs)
     else:
         progress.settings(jobs=n_jobs, machine_procs=args.machine_procs, load=args.load,
                           seed=args.seed, output=args.output)

@@ -1,7 +1,7 @@
 """``predictkit report TRACE -o DIR``: the static HTML report of a log."""
 
-from ._checks import check_fraction, check_seed
-from ._common import Progress, add_command, read_done, read_trace_arg
+from ._checks import check_fraction, check_procs, check_seed
+from ._common import Progress, add_command, read_done, read_trace_arg, with_machine_size
 from ._demo import analyze_and_write
 
 
@@ -20,6 +20,10 @@ def register(subparsers):
                              "standard output")
     parser.add_argument("--max-jobs", type=int, default=None,
                         help="analyse only the first N jobs (after cleaning; default: all)")
+    parser.add_argument("--machine-procs", type=int, default=None, metavar="P",
+                        help="processors of the log's machine, for the schedules and the "
+                             "wait bounds (default: its header's MaxProcs, else its widest "
+                             "job: give it for a Slurm log, whose jobs rarely fill the machine)")
     parser.add_argument("--quantile", type=float, default=0.95,
                         help="quantile of the QBETS bounds")
     parser.add_argument("--seed", type=int, default=0,
@@ -37,13 +41,17 @@ def run(args):
     if args.max_jobs is not None and args.max_jobs < 100:
         raise ConfigError(f"--max-jobs must be at least 100, got {args.max_jobs}")
     check_seed(args.seed)
+    if args.machine_procs is not None:
+        check_procs(args.machine_procs)
     progress = Progress("report", quiet=args.quiet)
-    progress.settings(max_jobs=args.max_jobs or "all", quantile=args.quantile,
+    progress.settings(max_jobs=args.max_jobs or "all",
+                      machine_procs=args.machine_procs or "the log's", quantile=args.quantile,
                       fairness=not args.no_fairness, seed=args.seed, output=args.output)
     with progress.step(lambda: read_done(jobs, args.trace)):
         jobs = read_trace_arg(args.trace)
     if not len(jobs):
         raise JobTableError(f"{args.trace}: the log has no jobs")
+    jobs = with_machine_size(jobs, args.machine_procs)
     _, page = analyze_and_write(jobs, args.output, progress, max_jobs=args.max_jobs,
                                 quantile=args.quantile, fairness=not args.no_fairness,
                                 random_state=args.seed)

@@ -264,3 +264,32 @@ def test_report_and_demo_refuse_a_page_that_is_their_input_log(tmp_path, capsys,
     assert err.count("\n") == 1 and "index.html is the same file as the input" in err
     assert trace.read_bytes() == before
 
+
+
+@pytest.mark.parametrize("command", ["report", "demo"])
+def test_machine_procs_sets_the_machine_a_log_is_simulated_on(tmp_path, capsys, command):
+    trace = small_trace(tmp_path / "log.swf", n_jobs=150)  # header: MaxProcs 8
+    argv = [command, str(trace)] if command == "report" else [command, "--trace", str(trace)]
+    for procs, page in ((None, "log"), ("64", "big")):
+        extra = [] if procs is None else ["--machine-procs", procs]
+        assert main([*argv, *extra, "-o", str(tmp_path / page), "--seed", "0"]
+                    + (["--no-fairness"] if command == "report" else [])) == 0
+    err = capsys.readouterr().err
+    assert "machine-procs=64" in err and "machine-procs=the log's" in err
+    log = (tmp_path / "log" / "index.html").read_text()
+    big = (tmp_path / "big" / "index.html").read_text()
+    assert re.search(r"machine size \(procs\)</t[dh]>\s*<td[^>]*>8<", log)
+    assert re.search(r"machine size \(procs\)</t[dh]>\s*<td[^>]*>64<", big)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--trace", "LOG", "--load", "0.9"], "--load applies to the synthetic workload only"),
+    (["--time-zone", "Europe/Paris"], "--time-zone applies to --trace only"),
+    (["--input-format", "sacct"], "--input-format applies to --trace only"),
+])
+def test_demo_refuses_options_its_source_would_ignore(tmp_path, capsys, argv, message):
+    trace = small_trace(tmp_path / "log.swf")
+    argv = [str(trace) if a == "LOG" else a for a in argv]
+    assert main(["demo", *argv, "-o", str(tmp_path / "d")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err
