@@ -6,7 +6,7 @@ from sklearn.base import clone
 
 from .._validation import StrOptions, invalid_parameter, validate_params
 from .._table import known_time as _known_time
-from .._table import validate_jobs
+from .._table import check_target, validate_jobs
 from ..exceptions import ConfigError, JobTableError
 
 __all__ = ["replay", "known_times"]
@@ -70,7 +70,8 @@ def replay(estimator, X, y, *, method="auto", known_time=None):
         Job table with ``submit_time`` (no missing values) and the columns
         the estimator reads.
     y : array-like of shape (n_jobs,)
-        Targets (runtimes for runtime predictors), ``NaN`` where unknown.
+        Targets (runtimes for runtime predictors, waits for wait bounds), in
+        seconds: ``>= 0``, or ``NaN`` where unknown.
     method : {"auto", "reference", "fast"}, default="auto"
         How to replay.
     known_time : array-like of shape (n_jobs,), optional
@@ -88,8 +89,10 @@ def replay(estimator, X, y, *, method="auto", known_time=None):
     JobTableError
         Missing columns or submit times, a column replay reads (``submit_time``,
         ``wait_time``, ``run_time``) holding text, an infinite value or one of
-        2**53 or more in magnitude (naming the column and first row), a target
-        without a known time.
+        2**53 or more in magnitude (naming the column and first row), a
+        negative ``wait_time`` it computes a known time from, a target ``y``
+        that is infinite or negative (naming the first row), a target without
+        a known time.
     InvalidParameterError
         Unknown ``method``, an estimator that is not online (a ``ConfigError``).
     ConfigError
@@ -117,9 +120,8 @@ def replay(estimator, X, y, *, method="auto", known_time=None):
     # the columns replay reads hold numbers, none infinite nor beyond float64's exact
     # range (the estimator checks those it reads itself)
     validate_jobs(X[[c for c in _OWN_COLUMNS if c in X.columns]], check_values=False, name="X")
-    y = np.asarray(y, dtype=np.float64)
-    if y.shape != (len(X),):
-        raise JobTableError(f"y must have one value per job ({len(X)}), got shape {y.shape}")
+    y = check_target(y, X, what="runtimes" if target == "end" else "waits", missing=True,
+                     owner="replay")
     submit = np.asarray(X["submit_time"], dtype=np.float64)
     if np.isnan(submit).any():
         bad = np.isnan(submit)
