@@ -156,8 +156,8 @@ def copy_attrs(frame):
     return copy.deepcopy(dict(attrs or {}))
 
 
-def validate_jobs(X, required=(), *, present=(), sorted_by="", positive=(), check_values=True,
-                  name="job table"):
+def validate_jobs(X, required=(), *, present=(), sorted_by="", positive=(), whole=(),
+                  check_values=True, name="job table"):
     """Check a job table and raise a clear error when it cannot be used.
 
     Parameters
@@ -174,8 +174,12 @@ def validate_jobs(X, required=(), *, present=(), sorted_by="", positive=(), chec
     positive : iterable of str
         Columns (among the present ones) whose known values must be > 0, in
         addition to the defaults (``n_procs``, ``req_procs``).
+    whole : iterable of str
+        Columns (among the present ones) whose known values must be whole
+        numbers (counts, e.g. ``n_procs``).
     check_values : bool
-        Check the value rules above (negative times, sizes <= 0). Every SWF
+        Check the value rules above (negative times, sizes <= 0, whole
+        numbers). Every SWF
         column present is always checked to hold numbers (a text column is
         named with its first offending row), no infinite value and no value of
         2**53 or more in magnitude (:data:`MAX_EXACT`: float64 is not exact
@@ -233,6 +237,13 @@ def validate_jobs(X, required=(), *, present=(), sorted_by="", positive=(), chec
             bad = values_of(column) <= 0
             if bad.any():
                 _raise_rows(X, bad, f"{name}: column {column!r} has values <= 0")
+    for column in whole if check_values else ():
+        if column in X.columns:
+            values = values_of(column)
+            bad = ~np.isnan(values) & (values != np.round(values))
+            if bad.any():
+                _raise_rows(X, bad, f"{name}: column {column!r} has values that are not "
+                            "whole numbers")
     if sorted_by:
         if sorted_by not in X.columns:
             raise JobTableError(f"{name} lacks column {sorted_by!r} needed for ordering")
@@ -389,6 +400,52 @@ def _raise_rows(X, bad, message):
     )
 
 
+def check_target(y, X, *, what, name="y", missing=False, owner=""):
+    """``y`` as float64, one value per job of ``X``, refused where no job could have it.
+
+    The one check of the targets of the online estimators (runtimes, waits):
+    their ``fit`` / ``partial_fit`` and :func:`~predictkit.model_selection.replay`
+    refuse the same values with the same words.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_jobs,)
+        Seconds.
+    X : DataFrame
+        The jobs (only to count them and to name the first bad row's ``job_id``).
+    what : str
+        What the values are, plural (``"runtimes"``, ``"waits"``).
+    name : str
+        How to call ``y`` in messages.
+    missing : bool
+        Accept ``NaN`` (an unknown target, as in :func:`replay`).
+    owner : str
+        Who checks, to start messages with.
+
+    Returns
+    -------
+    ndarray of float64
+
+    Raises
+    ------
+    JobTableError
+        ``y`` not numbers, not one per job, or holding an infinite, negative
+        or (unless ``missing``) missing value, naming the first such row.
+    """
+    prefix = f"{owner}: " if owner else ""
+    values = as_numbers(y, f"{prefix}{name}")
+    if values.shape != (len(X),):
+        raise JobTableError(f"{prefix}{name} must have one value per job ({len(X)}), "
+                            f"got shape {values.shape}")
+    checks = [(np.isinf(values), "infinite"), (values < 0, "negative")]
+    if not missing:
+        checks.insert(0, (np.isnan(values), "missing"))
+    for bad, kind in checks:
+        if bad.any():
+            _raise_rows(X, bad, f"{prefix}{name} holds {kind} {what}")
+    return values
+
+
 def with_times(X):
     """Return a copy of ``X`` with ``start_time`` and ``end_time`` columns.
 
@@ -438,7 +495,8 @@ def known_time(X, target="end", *, y=None):
     Raises
     ------
     JobTableError
-        When the table has neither the time column nor ``wait_time``, or
+        When the table has neither the time column nor ``wait_time``, when
+        ``wait_time`` is read and holds a negative or infinite value, or
         (with ``y``) when a job with a known target has no known time (e.g.
         ``wait_time`` missing, as in the LLNL-Atlas and LLNL-Thunder logs):
         the caller must say what to assume, e.g. through ``known_time=`` of
@@ -454,8 +512,12 @@ def known_time(X, target="end", *, y=None):
             raise JobTableError(
                 f"job table lacks wait_time, needed for {column}; add an {column!r} column "
                 "or pass known_time= to say when each target became known")
-        known = (np.asarray(X["submit_time"], dtype=np.float64)
-                 + np.asarray(X["wait_time"], dtype=np.float64))
+        wait = np.asarray(X["wait_time"], dtype=np.float64)
+        for bad, kind in ((np.isinf(wait), "infinite"), (wait < 0, "negative")):
+            if bad.any():
+                _raise_rows(X, bad, f"job table: column 'wait_time' has {kind} values, so "
+                            f"{column} is unknown")
+        known = np.asarray(X["submit_time"], dtype=np.float64) + wait
         if target == "end":
             known = known + (np.asarray(X["run_time"], dtype=np.float64) if y is None
                              else np.asarray(y, dtype=np.float64))

@@ -5,7 +5,8 @@ import pandas as pd
 from sklearn.base import clone
 
 from .._validation import StrOptions, invalid_parameter, validate_params
-from .._table import as_numbers, check_aligned, check_known_after_target, validate_jobs
+from .._table import (as_numbers, check_aligned, check_known_after_target, check_target,
+                      validate_jobs)
 from .._table import known_time as _known_time
 from ..exceptions import ConfigError, JobTableError
 
@@ -70,7 +71,8 @@ def replay(estimator, X, y, *, method="auto", known_time=None):
         Job table with ``submit_time`` (no missing values) and the columns
         the estimator reads.
     y : array-like of shape (n_jobs,)
-        Targets (runtimes for runtime predictors), ``NaN`` where unknown.
+        Targets (runtimes for runtime predictors, waits for wait bounds), in
+        seconds: ``>= 0``, or ``NaN`` where unknown.
     method : {"auto", "reference", "fast"}, default="auto"
         How to replay.
     known_time : array-like of shape (n_jobs,), optional
@@ -88,10 +90,12 @@ def replay(estimator, X, y, *, method="auto", known_time=None):
     JobTableError
         Missing columns or submit times, a column replay reads (``submit_time``,
         ``wait_time``, ``run_time``) holding text, an infinite value or one of
-        2**53 or more in magnitude (naming the column and first row), a target
-        without a known time or known before ``submit_time + y`` (which would
-        show jobs their own answer), ``y`` or ``known_time`` a Series whose
-        index differs from ``X``'s (values are taken by position).
+        2**53 or more in magnitude (naming the column and first row), a
+        negative ``wait_time`` it computes a known time from, a target ``y``
+        that is not a number, infinite or negative (naming the first row), a
+        target without a known time or known before ``submit_time + y`` (which
+        would show jobs their own answer), ``y`` or ``known_time`` a Series
+        whose index differs from ``X``'s (values are taken by position).
     InvalidParameterError
         Unknown ``method``, an estimator that is not online (a ``ConfigError``).
     ConfigError
@@ -121,9 +125,8 @@ def replay(estimator, X, y, *, method="auto", known_time=None):
     validate_jobs(X[[c for c in _OWN_COLUMNS if c in X.columns]], check_values=False, name="X")
     check_aligned(y, X, "y")
     check_aligned(known_time, X, "known_time")
-    y = as_numbers(y, "y")
-    if y.shape != (len(X),):
-        raise JobTableError(f"y must have one value per job ({len(X)}), got shape {y.shape}")
+    y = check_target(y, X, what="runtimes" if target == "end" else "waits", missing=True,
+                     owner="replay")
     submit = np.asarray(X["submit_time"], dtype=np.float64)
     if np.isnan(submit).any():
         bad = np.isnan(submit)

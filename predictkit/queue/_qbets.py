@@ -21,6 +21,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from .._deprecation import warn_renamed
+from .._table import check_target
 from .._validation import (RANDOM_STATE, ColumnNames, Interval, ParamsValidatedMixin,
                            StrOptions, as_seed, invalid_parameter)
 from ..exceptions import ConfigError, InvalidParameterError, JobTableError
@@ -268,20 +269,9 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
         if y is None:
             if "wait_time" not in X.columns:
                 raise JobTableError("QBETS: no y given and the job table lacks 'wait_time'")
-            y = X["wait_time"]
-        try:
-            waits = np.asarray(y, dtype=np.float64).reshape(-1)
-        except (TypeError, ValueError):
-            raise JobTableError("QBETS: waits (y) must be numbers") from None
-        if len(waits) != len(X):
-            raise JobTableError(f"QBETS: {len(X)} jobs but {len(waits)} waits")
-        bad = ~np.isfinite(waits) | (waits < 0)
-        if bad.any():
-            pos = int(np.argmax(bad))
-            raise JobTableError(
-                f"QBETS: waits must be finite and >= 0 ({int(bad.sum())} bad; first at "
-                f"row {pos}: {waits[pos]!r}); unknown waits cannot join the history")
-        return waits
+            return check_target(X["wait_time"], X, what="waits", name="column 'wait_time'",
+                                owner="QBETS")
+        return check_target(y, X, what="waits", owner="QBETS")
 
     def fit(self, X, y=None):
         """Reset and add the waits ``y`` of the jobs ``X``, in the given order.
@@ -512,8 +502,6 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
         waits = np.asarray(y, dtype=np.float64)
         submit = np.asarray(X["submit_time"], dtype=np.float64)
         known = np.asarray(known, dtype=np.float64)
-        if (np.isfinite(known) & ~np.isfinite(waits)).any():
-            raise JobTableError("QBETS replay: a job with a known time has no wait")
         out = np.full(len(X), np.nan)
         for key, rows in self._groups(X):
             if self.by is not None and not np.isfinite(known[rows]).any():

@@ -23,7 +23,8 @@ import pandas as pd
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils.validation import check_is_fitted
 
-from .._table import job_width, requested_width, validate_jobs
+from .._table import (_raise_rows, check_target, job_width, requested_width,
+                      validate_jobs)
 from .._validation import HasMethods, Interval, ParamsValidatedMixin, StrOptions, invalid_parameter
 from ..exceptions import InvalidParameterError, JobTableError
 from ._aggregate import ExpertAggregator
@@ -107,7 +108,11 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
     Same protocol as :class:`QBETS`: :meth:`partial_fit` adds jobs when they
     start (their waits), :meth:`observe_queue` tells the queue at ``now``,
     :meth:`predict` bounds the jobs submitted now. Jobs are identified by
-    their row label (the index of the job table) across calls. A started
+    their row label (the index of the job table) across calls: a label
+    repeated in a table, given to jobs with different submit times or
+    started twice is a :class:`~predictkit.exceptions.JobTableError`, as
+    are widths (``n_procs``, ``req_procs``) that are not whole numbers > 0
+    or both unknown, and negative times. A started
     job's ``run_time`` is used only once ``start + run_time`` has passed
     (to end it and teach the runtime predictor); until then it runs on its
     predicted runtime. Only jobs predicted before their wait was known are
@@ -210,6 +215,7 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         if not hasattr(self, "_calibrator"):
             self._reset()
         table = _check_table(X, "partial_fit")
+        self._check_labels(table, "partial_fit", starting=True)
         waits = _waits(table, y)
         submit = table["submit_time"].to_numpy(dtype=np.float64)
         run_time = _column(table, "run_time")
@@ -233,6 +239,27 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         self._history.partial_fit(table, waits)
         self._queue = None
         return self
+
+    def _check_labels(self, table, where, *, starting=False):
+        """Refuse a row label that names another job than in an earlier call.
+
+        A label names one job across calls: its submit time never changes,
+        and it starts (:meth:`partial_fit`) once.
+        """
+        for label, submit in zip(table.index.tolist(), table["submit_time"].tolist()):
+            job = self._jobs.get(label)
+            if job is None:
+                continue
+            if starting and "start" in job:
+                problem = "names a job that has started already (in an earlier partial_fit)"
+            elif job.get("submit", submit) != submit:
+                problem = (f"names two jobs (one submitted at {job['submit']!r}, this one at "
+                           f"{submit!r})")
+            else:
+                continue
+            raise JobTableError(f"WaitPredictor.{where}: row label {label!r} {problem}; jobs "
+                                "are identified by their row label across calls, so each "
+                                "needs its own")
 
     def _score(self, job):
         value = score(job["wait"], job["forecast"])
@@ -264,6 +291,7 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         """
         check_is_fitted(self, "n_seen_")
         table = _check_table(X, "observe_queue")
+        self._check_labels(table, "observe_queue")
         now = float(now)
         if not math.isfinite(now):
             raise InvalidParameterError(f"observe_queue: now must be a finite time, got {now!r}",
@@ -304,8 +332,9 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
             self._runtime_model.partial_fit(rows.iloc[:0], np.zeros(0))
         return np.asarray(self._runtime_model.predict(rows), dtype=np.float64)
 
-    def _forecast(self, table):
+    def _forecast(self, table, where):
         """Forecast, class and bound of each job of ``table`` (submitted now)."""
+        self._check_labels(table, where)
         submit = table["submit_time"].to_numpy(dtype=np.float64)
         procs = requested_width(table)
         request = _column(table, "req_time")
@@ -439,7 +468,7 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
             ``NaN`` until enough waits have been calibrated on.
         """
         check_is_fitted(self, "n_seen_")
-        return self._forecast(_check_table(X, "predict"))
+        return self._forecast(_check_table(X, "predict"), "predict")
 
     def start_probability(self, X, within=None):
         """Probability that each job starts within ``within`` seconds of its submission.
@@ -463,7 +492,7 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         if bad.any():
             raise invalid_parameter("within", "WaitPredictor.start_probability",
                                     "seconds >= 0, not NaN", float(within[int(np.argmax(bad))]))
-        self._forecast(table)
+        self._forecast(table, "start_probability")
         out = np.full(len(table), np.nan)
         for r, label in enumerate(table.index.tolist()):
             job = self._jobs[label]
@@ -474,7 +503,7 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         """The forward-simulation forecast (seconds) of each job, uncalibrated."""
         check_is_fitted(self, "n_seen_")
         table = _check_table(X, "forecast")
-        self._forecast(table)
+        self._forecast(table, "forecast")
         return np.array([self._jobs[label]["forecast"] for label in table.index.tolist()])
 
     # -- fast online replay -------------------------------------------------
@@ -666,20 +695,34 @@ def _min_scores(quantile):
 
 
 def _check_table(X, where):
+    """``X`` if WaitPredictor can read it, else a JobTableError naming the problem and row.
+
+    The columns it reads hold numbers (none infinite nor beyond float64's
+    exact range, no negative time), every job has a submit time and a width
+    (``n_procs`` or ``req_procs``: whole numbers > 0 where known), and no two
+    rows share a label (labels identify jobs).
+    """
+    owner = f"WaitPredictor.{where}"
     if not isinstance(X, pd.DataFrame):
-        raise JobTableError(f"WaitPredictor.{where} needs a job table (pandas DataFrame), "
+        raise JobTableError(f"{owner} needs a job table (pandas DataFrame), "
                             f"got {type(X).__name__}")
     if "submit_time" not in X.columns:
-        raise JobTableError(f"WaitPredictor.{where}: job table lacks submit_time")
+        raise JobTableError(f"{owner}: job table lacks submit_time")
     if "req_procs" not in X.columns and "n_procs" not in X.columns:
-        raise JobTableError(f"WaitPredictor.{where}: job table lacks both req_procs and n_procs")
-    # the columns it reads hold numbers, none infinite nor beyond float64's exact range
-    validate_jobs(X[[c for c in _READ_COLUMNS if c in X.columns]], check_values=False,
-                  name=f"WaitPredictor.{where}: job table")
-    submit = X["submit_time"].to_numpy(dtype=np.float64)
-    if np.isnan(submit).any():
-        raise JobTableError(f"WaitPredictor.{where}: {int(np.isnan(submit).sum())} job(s) "
-                            f"have no submit_time")
+        raise JobTableError(f"{owner}: job table lacks both req_procs and n_procs")
+    read = X[[c for c in _READ_COLUMNS if c in X.columns]]
+    validate_jobs(read, required=("submit_time",), whole=("n_procs", "req_procs"),
+                  name=f"{owner}: job table")
+    no_width = np.isnan(job_width(read))
+    if no_width.any():
+        _raise_rows(read, no_width, f"{owner}: job table: jobs without n_procs nor req_procs "
+                    "(a job's width)")
+    if not X.index.is_unique:
+        label = X.index[X.index.duplicated()][:1].tolist()[0]
+        first, second = np.flatnonzero(X.index == label)[:2].tolist()
+        raise JobTableError(f"{owner}: row label {label!r} is repeated (rows {first} and "
+                            f"{second}); jobs are identified by their row label, so each "
+                            "needs its own (e.g. X.reset_index(drop=True))")
     return X
 
 
@@ -698,16 +741,6 @@ def _waits(table, y):
     if y is None:
         if "wait_time" not in table.columns:
             raise JobTableError("WaitPredictor: no y given and the job table lacks 'wait_time'")
-        y = table["wait_time"]
-    try:
-        waits = np.asarray(y, dtype=np.float64).reshape(-1)
-    except (TypeError, ValueError):
-        raise JobTableError("WaitPredictor: waits (y) must be numbers") from None
-    if len(waits) != len(table):
-        raise JobTableError(f"WaitPredictor: {len(table)} jobs but {len(waits)} waits")
-    bad = ~np.isfinite(waits) | (waits < 0)
-    if bad.any():
-        pos = int(np.argmax(bad))
-        raise JobTableError(f"WaitPredictor: waits must be finite and >= 0 ({int(bad.sum())} "
-                            f"bad; first at row {pos}: {waits[pos]!r})")
-    return waits
+        return check_target(table["wait_time"], table, what="waits", name="column 'wait_time'",
+                            owner="WaitPredictor")
+    return check_target(y, table, what="waits", owner="WaitPredictor")

@@ -28,10 +28,10 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import ParamsValidatedMixin
-from .._table import MAX_EXACT, known_time
+from .._table import MAX_EXACT, check_target, known_time
 from ..exceptions import JobTableError
 
-__all__ = ["OnlineRuntimeEstimator", "group_codes", "as_target", "check_jobs",
+__all__ = ["OnlineRuntimeEstimator", "group_codes", "check_jobs",
            "OUTCOME_COLUMNS"]
 
 OUTCOME_COLUMNS = ("wait_time", "run_time", "avg_cpu_time", "used_memory", "status",
@@ -82,19 +82,6 @@ def check_jobs(X, required, *, name, owner):
         if column == "req_time" and (values < 0).any():
             raise JobTableError(f"{name}: column 'req_time' has negative values")
     return arrays
-
-
-def as_target(y, n, *, name="y"):
-    """Return ``y`` as a float64 array of length ``n`` (a clear error otherwise)."""
-    try:
-        values = np.asarray(y, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise JobTableError(f"{name} must be numeric runtimes in seconds") from None
-    if values.ndim != 1 or values.shape[0] != n:
-        raise JobTableError(
-            f"{name} must be 1-D with one value per job ({n}), got shape {values.shape}"
-        )
-    return values
 
 
 def group_codes(frames, keys):
@@ -197,14 +184,9 @@ class OnlineRuntimeEstimator(ParamsValidatedMixin, RegressorMixin, BaseEstimator
     def _history_chunk(self, X, y, known=None):
         chunk = check_jobs(X, self._required_columns(), name="completed jobs",
                            owner=type(self).__name__)
-        y = as_target(y, len(X))
-        if np.isnan(y).any() or (y < 0).any():
-            bad = int((np.isnan(y) | (y < 0)).sum())
-            raise JobTableError(
-                f"y has {bad} missing or negative runtime(s); only completed jobs "
-                "with a known runtime can enter the history (select them first, e.g. "
-                "X[y.notna()]; replay does this itself)"
-            )
+        # only completed jobs with a known runtime can enter the history (replay
+        # leaves the others out itself)
+        y = check_target(y, X, what="runtimes", owner=type(self).__name__)
         if known is None:
             known = known_time(X, "end", y=y)
         chunk["known"] = np.asarray(known, dtype=np.float64)

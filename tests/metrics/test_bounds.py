@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from predictkit.exceptions import ConfigError
+from predictkit.exceptions import ConfigError, JobTableError
 from predictkit.metrics import (bound_availability, bound_correctness,
                                 bound_correctness_confint, bound_summary, bound_tightness)
 
@@ -45,3 +45,41 @@ def test_empty_and_mismatched():
     assert math.isnan(bound_correctness([1.0], [np.nan]))
     with pytest.raises(ConfigError, match="bounds"):
         bound_correctness([1.0, 2.0], [1.0])
+
+
+@pytest.mark.parametrize("metric", [bound_correctness, bound_tightness, bound_correctness_confint,
+                                    bound_summary])
+@pytest.mark.parametrize(("waits", "message"), [
+    (-Y, r"y_true has 5 negative wait\(s\) \(first at row 0\)"),
+    (np.r_[Y[:3], np.inf, Y[4:]], r"y_true has 1 infinite wait\(s\) \(first at row 3\)"),
+])
+def test_impossible_waits_are_refused(metric, waits, message):
+    # negated waits used to score correctness 1.0
+    with pytest.raises(JobTableError, match=message):
+        metric(waits, B)
+
+
+@pytest.mark.parametrize("metric", [bound_correctness, bound_tightness, bound_summary,
+                                    lambda y, b: bound_availability(b)])
+def test_a_negative_bound_is_refused(metric):
+    # it gave a ratio of -0.5
+    with pytest.raises(JobTableError, match=r"bounds has 1 negative bound\(s\) \(first at row 2\)"):
+        metric(Y, np.r_[B[:2], -100.0, B[3:]])
+
+
+def test_an_unknown_wait_is_not_scored_but_its_bound_is_available():
+    waits = np.r_[Y[:2], np.nan, Y[3:]]  # the job whose bound (100) its wait (200) exceeds
+    s = bound_summary(waits, B, quantile=0.5)
+    assert (s["n_jobs"], s["n_bounded"], s["n_scored"]) == (5, 4, 3)
+    assert s["availability"] == bound_availability(B) == 0.8
+    assert s["correctness"] == bound_correctness(waits, B) == 1.0
+    assert s["median_ratio"] == bound_tightness(waits, B) == 1.0
+    low, high = bound_correctness_confint(waits, B)
+    assert (s["correctness_low"], s["correctness_high"]) == (low, high)
+
+
+def test_an_infinite_bound_is_no_bound():
+    bounds = np.r_[B[:3], np.inf, B[4:]]
+    s = bound_summary(Y, bounds)
+    assert (s["n_bounded"], s["n_scored"], s["availability"]) == (4, 4, 0.8)
+    assert s["correctness"] == 0.75

@@ -85,6 +85,29 @@ def test_unknown_targets_are_predicted_but_never_learned():
     assert np.isnan(known_times(X, y)[0])
 
 
+@pytest.mark.parametrize("method", ["reference", "fast"])
+@pytest.mark.parametrize(("value", "kind"), [(np.inf, "infinite"), (-3.0, "negative")])
+def test_an_impossible_target_is_refused_naming_its_row(method, value, kind):
+    # an infinite runtime was silently kept out of every history
+    X = pd.DataFrame({"job_id": [7, 8, 9], "submit_time": [0.0, 10.0, 20.0],
+                      "wait_time": [0.0] * 3, "req_time": [50.0] * 3, "user_id": [1.0] * 3})
+    with pytest.raises(JobTableError, match=rf"replay: y holds {kind} runtimes \(1 row\(s\); "
+                                            r"first at row 1, job_id 8\)"):
+        replay(RecentAverage(), X, [5.0, value, np.nan], method=method)
+
+
+@pytest.mark.parametrize("method", ["reference", "fast"])
+def test_a_negative_wait_time_is_refused_naming_its_row(method):
+    # it moved the job's end before its true end: the history peeked
+    X = pd.DataFrame({"job_id": [7, 8, 9], "submit_time": [0.0, 10.0, 20.0],
+                      "wait_time": [0.0, -8.0, 0.0], "req_time": [50.0] * 3,
+                      "user_id": [1.0] * 3})
+    with pytest.raises(JobTableError, match=r"column 'wait_time' has negative values, so "
+                                            r"end_time is unknown \(1 row\(s\); first at "
+                                            r"row 1, job_id 8\)"):
+        replay(RecentAverage(), X, [5.0, 5.0, 5.0], method=method)
+
+
 def test_bad_arguments():
     X = pd.DataFrame({"submit_time": [0.0, np.nan], "wait_time": [0.0, 0.0],
                       "req_time": [5.0, 5.0], "user_id": [1.0, 1.0]})
@@ -201,7 +224,7 @@ def test_a_series_labelled_for_other_rows_is_refused_not_paired_by_position(argu
 
 def test_targets_that_are_not_numbers_are_one_line_errors():
     X = _small()
-    with pytest.raises(JobTableError, match=r"^y must hold numbers; position 3 holds 'x'$"):
+    with pytest.raises(JobTableError, match=r"^replay: y must hold numbers; position 3 holds 'x'$"):
         replay(RecentAverage(), X, [1.0, 2.0, 3.0, "x"] + [1.0] * 26)
     with pytest.raises(JobTableError, match=r"^known_time must hold numbers; position 0 holds"):
         replay(RecentAverage(), X, X["run_time"], known_time=["soon"] * 30)

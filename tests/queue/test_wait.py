@@ -241,9 +241,10 @@ def test_bad_inputs_are_one_clear_error(waited):
         WaitPredictor().fit(np.zeros((3, 3)))
     with pytest.raises(JobTableError, match="submit_time"):
         WaitPredictor().fit(pd.DataFrame({"req_procs": [1.0]}), [1.0])
-    with pytest.raises(JobTableError, match="waits must be finite"):
+    with pytest.raises(JobTableError, match=r"WaitPredictor: y holds negative waits \(1 row\(s\); "
+                                            r"first at row 1"):
         WaitPredictor().fit(waited.iloc[:3], [1.0, -2.0, 3.0])
-    with pytest.raises(JobTableError, match="3 jobs but 2 waits"):
+    with pytest.raises(JobTableError, match=r"y must have one value per job \(3\)"):
         WaitPredictor().fit(waited.iloc[:3], [1.0, 2.0])
     with pytest.raises(ConfigError, match="runtime"):
         WaitPredictor(runtime="magic").fit(waited.iloc[:3])
@@ -311,3 +312,94 @@ def test_a_column_the_bounds_read_holding_nonsense_is_named(make, column, value,
     jobs.loc[2, column] = value
     with pytest.raises(JobTableError, match=message):
         make().fit(jobs, jobs["wait_time"])
+
+
+# -- jobs are row labels; widths are whole numbers > 0 --------------------------------
+
+@pytest.mark.parametrize("method", ["reference", "fast"])
+def test_replay_refuses_repeated_row_labels(waited, method):
+    # the reference replay merged the jobs of a label and gave other bounds, without error
+    jobs = waited.iloc[:300]
+    with pytest.raises(JobTableError, match=r"row label 0 (is repeated|names)"):
+        replay(WaitPredictor(capacity=128), jobs.set_axis([0] * 300), jobs["wait_time"],
+               method=method)
+
+
+def test_each_call_refuses_a_label_naming_two_jobs(waited):
+    jobs = waited.iloc[:40]
+    twice = jobs.iloc[[0, 1]].set_axis([5, 5])
+    model = WaitPredictor(capacity=128)
+    with pytest.raises(JobTableError, match=r"WaitPredictor.partial_fit: row label 5 is "
+                                            r"repeated \(rows 0 and 1\)"):
+        model.fit(twice)
+    model.fit(jobs.iloc[:20])
+    now = float(jobs["submit_time"].iloc[25])
+    for call in (model.predict, model.forecast, lambda X: model.observe_queue(X, now=now)):
+        with pytest.raises(JobTableError, match=r"row label 5 is repeated"):
+            call(twice)
+    # a label already given to a job submitted at another time, or started again
+    later = jobs.iloc[[25]].set_axis([3])
+    with pytest.raises(JobTableError, match=r"WaitPredictor.predict: row label 3 names two jobs"):
+        model.predict(later)
+    with pytest.raises(JobTableError, match=r"WaitPredictor.partial_fit: row label 3 names a job "
+                                            r"that has started already"):
+        model.partial_fit(jobs.iloc[[3]])
+    # the same job asked about again, then started: one job throughout
+    new = jobs.iloc[[25]]
+    first = model.predict(new)
+    np.testing.assert_array_equal(model.predict(new), first)
+    model.partial_fit(new)
+
+
+@pytest.mark.parametrize(("column", "value", "message"), [
+    ("n_procs", -4.0, r"column 'n_procs' has values <= 0"),
+    ("req_procs", 0.0, r"column 'req_procs' has values <= 0"),
+    ("n_procs", 2.5, r"column 'n_procs' has values that are not whole numbers"),
+    ("req_procs", 1.5, r"column 'req_procs' has values that are not whole numbers"),
+    ("wait_time", -3.0, r"column 'wait_time' has negative values, so start_time is unknown"),
+])
+@pytest.mark.parametrize("method", ["reference", "fast"])
+def test_impossible_widths_and_times_are_refused_naming_the_row(waited, column, value, message,
+                                                                method):
+    # they were taken and changed the bounds
+    jobs = waited.iloc[:200].copy()
+    jobs.loc[7, column] = value
+    job = jobs.loc[7, "job_id"]
+    # the reference replay hands the estimator pieces of the table: a row of the piece
+    row = 7 if method == "fast" or column == "wait_time" else r"\d+"
+    with pytest.raises(JobTableError, match=rf"{message} \(1 row\(s\); first at row {row}, "
+                                            rf"job_id {job}\)"):
+        replay(WaitPredictor(capacity=128), jobs, waited["wait_time"].iloc[:200],
+               method=method)
+
+
+def test_one_unknown_width_column_is_fine_where_the_other_gives_the_width(waited):
+    jobs = waited.iloc[:300].copy()
+    y = jobs["wait_time"].to_numpy()
+    same = np.flatnonzero(jobs["n_procs"].to_numpy() == jobs["req_procs"].to_numpy())
+    expected = replay(WaitPredictor(capacity=128), jobs, y)
+    jobs.loc[same[::3], "n_procs"] = np.nan
+    jobs.loc[same[1::3], "req_procs"] = np.nan
+    np.testing.assert_array_equal(replay(WaitPredictor(capacity=128), jobs, y), expected)
+    jobs.loc[same[0], "req_procs"] = np.nan  # now neither is known
+    with pytest.raises(JobTableError, match=r"jobs without n_procs nor req_procs \(a job's "
+                                            rf"width\) \(1 row\(s\); first at row {same[0]}"):
+        replay(WaitPredictor(capacity=128), jobs, y)
+
+
+@pytest.mark.parametrize("make", [lambda: QBETS(random_state=0),
+                                  lambda: WaitPredictor(capacity=128)], ids=["QBETS", "wait"])
+@pytest.mark.parametrize("method", ["reference", "fast"])
+@pytest.mark.parametrize(("value", "kind"), [(-3.0, "negative"), (-3e6, "negative"),
+                                             (np.inf, "infinite")])
+def test_replay_refuses_an_impossible_wait_as_fit_does(waited, make, method, value, kind):
+    # the fast replays dropped a negative wait silently; an infinite one was "a job with a
+    # known time has no wait", with no row
+    jobs = waited.iloc[:200]
+    y = jobs["wait_time"].to_numpy().copy()
+    y[12] = value
+    where = rf"\(1 row\(s\); first at row 12, job_id {jobs['job_id'].iloc[12]}\)"
+    with pytest.raises(JobTableError, match=rf"replay: y holds {kind} waits {where}"):
+        replay(make(), jobs, y, method=method)
+    with pytest.raises(JobTableError, match=rf"y holds {kind} waits {where}"):
+        make().fit(jobs, y)

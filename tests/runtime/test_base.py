@@ -83,6 +83,30 @@ def test_missing_user_is_not_grouped():
         assert_array_equal(est.fit(X, np.full(12, 5.0)).predict(X), X["req_time"].to_numpy())
 
 
+@pytest.mark.parametrize(("value", "kind"), [(np.inf, "infinite"), (-5.0, "negative")])
+def test_an_impossible_runtime_is_refused_naming_its_row(value, kind):
+    # an infinite runtime used to be taken, and the job silently kept out of the history
+    y = np.ones(12)
+    y[4] = value
+    with pytest.raises(JobTableError,
+                       match=rf"RecentAverage: y holds {kind} runtimes \(1 row\(s\); first at "
+                             r"row 4, job_id 5\)"):
+        RecentAverage().fit(_jobs(), y)
+
+
+@pytest.mark.parametrize(("value", "kind"), [(-30.0, "negative"), (np.inf, "infinite")])
+def test_an_impossible_wait_time_is_refused_when_it_gives_the_end(value, kind):
+    X = _jobs()
+    X.loc[3, "wait_time"] = value
+    with pytest.raises(JobTableError, match=rf"column 'wait_time' has {kind} values, so "
+                                            r"end_time is unknown \(1 row\(s\); first at "
+                                            r"row 3, job_id 4\)"):
+        RecentAverage().fit(X, np.ones(12))
+    # with the end given, the wait is not read
+    ended = X.assign(end_time=X["submit_time"] + 1.0)
+    assert RecentAverage().fit(ended, np.ones(12)).n_history_ == 12
+
+
 def test_clipping_to_one_second_and_request():
     X = _jobs()
     y = np.zeros(12)
@@ -95,7 +119,7 @@ def test_clipping_to_one_second_and_request():
 
 def test_bad_targets_and_times():
     X = _jobs()
-    with pytest.raises(JobTableError, match="missing or negative"):
+    with pytest.raises(JobTableError, match=r"y holds missing runtimes .*first at row 0"):
         RecentAverage().fit(X, np.r_[np.nan, np.ones(11)])
     with pytest.raises(JobTableError, match="one value per job"):
         RecentAverage().fit(X, np.ones(3))
