@@ -134,7 +134,7 @@ def test_no_peeking_at_the_runtime_of_a_running_job_or_at_later_jobs(waited):
     later = submit > t
     y2 = y.copy()
     y2[later] = y2[later] * 2 + 100
-    again = replay(WaitPredictor(quantile=0.9), waited, y2)
+    again = replay(WaitPredictor(quantile=0.9), waited.assign(wait_time=y2), y2)
     np.testing.assert_array_equal(again[submit <= t], base[submit <= t])
 
 
@@ -321,8 +321,8 @@ def test_replay_refuses_repeated_row_labels(waited, method):
     # the reference replay merged the jobs of a label and gave other bounds, without error
     jobs = waited.iloc[:300]
     with pytest.raises(JobTableError, match=r"row label 0 (is repeated|names)"):
-        replay(WaitPredictor(capacity=128), jobs.set_axis([0] * 300), jobs["wait_time"],
-               method=method)
+        replay(WaitPredictor(capacity=128), jobs.set_axis([0] * 300),
+               jobs["wait_time"].to_numpy(), method=method)
 
 
 def test_each_call_refuses_a_label_naming_two_jobs(waited):

@@ -21,10 +21,11 @@ def tables(draw):
                                        max_size=n))),
         job_id=np.array(draw(st.lists(st.sampled_from([1.0, 2.0, 3.0, np.nan]), min_size=n,
                                       max_size=n)))))
-    X["end_time"] = X["submit_time"] + np.array(
-        draw(st.lists(st.integers(0, 30), min_size=n, max_size=n)), dtype=float)
     y = np.array(draw(st.lists(st.sampled_from([0.0, 5.0, 7.0, 13.0, 0.1]), min_size=n,
                                max_size=n)))
+    # a job ends after it has run: at its submission plus a wait plus its runtime
+    X["end_time"] = X["submit_time"] + y + np.array(
+        draw(st.lists(st.integers(0, 30), min_size=n, max_size=n)), dtype=float)
     return X, y
 
 
