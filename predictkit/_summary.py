@@ -35,14 +35,15 @@ SUMMARY_LABELS = {
 """Readable labels of the :func:`summarize` fields."""
 
 
-_DURATIONS = ("mean_run_time", "mean_req_time", "mean_wait_time")
+DURATION_FIELDS = ("mean_run_time", "mean_req_time", "mean_wait_time")
+"""The :func:`summarize` fields that are durations (seconds)."""
 
 
 def format_value(key, value):
     """Format one summary value for people: durations as ``5 h 9 min``, shares as percentages."""
     if value is None or (isinstance(value, float) and np.isnan(value)):
         return "n/a"
-    if key in _DURATIONS:
+    if key in DURATION_FIELDS:
         return format_duration(value)
     if key.startswith("frac_"):
         return f"{100 * value:.1f}%"

@@ -1,4 +1,5 @@
 import json
+import re
 
 import pytest
 
@@ -60,3 +61,11 @@ def test_logs_with_the_same_name_keep_their_own_columns(capsys, tmp_path):
     assert main(["info", "-q", paths[0], paths[0]]) == 0
     header = capsys.readouterr().out.splitlines()[0]
     assert f"{paths[0]} (2)" in header
+
+
+def test_info_shows_mean_durations_with_their_units(capsys):
+    assert main(["info", "datasets/sacct_sample.txt", "-q"]) == 0
+    rows = dict(re.split(r"\s{2,}", line.strip(), maxsplit=1)
+                for line in capsys.readouterr().out.splitlines()[1:])
+    for label in ("mean runtime", "mean request", "mean wait"):
+        assert re.fullmatch(r"\d+ (s|min|h|d)( \d+ (s|min|h))?", rows[label].strip()), label
