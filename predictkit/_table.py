@@ -10,6 +10,7 @@ import copy
 import numpy as np
 import pandas as pd
 
+from ._validation import python_scalar
 from .exceptions import JobTableError
 
 __all__ = [
@@ -302,16 +303,11 @@ def check_aligned(values, X, name, table="X"):
             and not values.index.equals(X.index):
         differs = values.index.to_numpy() != X.index.to_numpy()
         first = int(np.argmax(differs))
-        theirs, ours = (_plain(labels[first]) for labels in (values.index, X.index))
+        theirs, ours = (python_scalar(labels[first]) for labels in (values.index, X.index))
         raise JobTableError(
             f"{name} is a Series whose index differs from the index of {table} (first at "
             f"position {first}: label {theirs!r} against {ours!r}); align it "
             f"({name}.loc[{table}.index]) or pass {name}.to_numpy() to pair by position")
-
-
-def _plain(value):
-    """A NumPy scalar as the Python value it holds (for messages)."""
-    return value.item() if isinstance(value, np.generic) else value
 
 
 def as_numbers(values, name):

@@ -69,6 +69,12 @@ def invalid_parameter(name, owner, expected, value):
         "instead.", parameter=name, owner=owner)
 
 
+def python_scalar(value):
+    """A NumPy scalar as the Python value it holds (anything else as it is): what
+    messages show and what parsers that take Python numbers accept."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def short_repr(value, limit=80):
     """A one-line representation of ``value`` for error messages (arrays by shape)."""
     shape = getattr(value, "shape", None)

@@ -10,8 +10,8 @@ import pandas as pd
 from .._deprecation import NOT_PASSED, UNSET, renamed_argument
 from .._time import parse_duration
 from .._validation import (Duration, HasMethods, Interval, NumericArray, RegisteredName,
-                           StrOptions, WholeNumber,
-                           invalid_parameter, validate_params)
+                           StrOptions, WholeNumber, invalid_parameter, python_scalar,
+                           validate_params)
 from ..exceptions import ConfigError, JobTableError, SimulationError
 from .._table import check_aligned, check_unique_columns, job_width, validate_jobs
 from ..runtime._protocol import (HistoryPipeline, PartialFitAdapter, as_online_predictor,
@@ -177,7 +177,8 @@ def simulate(jobs, *, machine_procs=None, policy="easy", reservation_depth=None,
             "reservation_depth", "simulate",
             f"None with policy={policy!r} (it applies to policy='easy' only: conservative "
             "reserves for every job, fcfs and no_guarantee for none)", reservation_depth)
-    starve = parse_duration(_plain(starvation_after), name="starvation_after", allow_none=True)
+    starve = parse_duration(python_scalar(starvation_after), name="starvation_after",
+                            allow_none=True)
     if starve is None and starvation_bar_heavy:
         raise invalid_parameter(
             "starvation_bar_heavy", "simulate",
@@ -191,8 +192,8 @@ def simulate(jobs, *, machine_procs=None, policy="easy", reservation_depth=None,
     run, depth, reported_depth = resolve_policy(policy, reservation_depth, starve)
     prio, period, factor, prio_kind = resolve_priority(priority, fairshare_decay, fairshare_factor)
     under = resolve_underestimate(on_underestimate)
-    split = parse_duration(_plain(max_runtime), name="max_runtime", allow_none=True)
-    refresh = parse_duration(_plain(predictor_refresh), name="predictor_refresh",
+    split = parse_duration(python_scalar(max_runtime), name="max_runtime", allow_none=True)
+    refresh = parse_duration(python_scalar(predictor_refresh), name="predictor_refresh",
                              allow_none=True)
     learned = _learned_pipeline(estimates, refresh)
     prep = _prepare(jobs, machine_procs, kill_at_request)
@@ -261,11 +262,6 @@ def simulate(jobs, *, machine_procs=None, policy="easy", reservation_depth=None,
         kill_at_request=bool(kill_at_request), max_runtime=split, predictor_refresh=refresh,
         fairshare_decay=period, fairshare_factor=factor, starvation_after=starve,
         starvation_bar_heavy=bool(starvation_bar_heavy)))
-
-
-def _plain(value):
-    """A NumPy scalar as the Python number it holds (the constraints accept both)."""
-    return value.item() if isinstance(value, np.generic) else value
 
 
 def _describe(estimates):

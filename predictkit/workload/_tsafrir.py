@@ -12,7 +12,7 @@ import pandas as pd
 
 from .._time import parse_duration
 from .._validation import (RANDOM_STATE, Duration, Interval, StrOptions, check_parameters,
-                           invalid_parameter)
+                           invalid_parameter, python_scalar)
 from ..exceptions import ConfigError, InvalidParameterError
 from ..jobs import validate_jobs
 from ._assignment import assign_modes, mode_counts
@@ -171,7 +171,7 @@ class TsafrirEstimates(EstimateModel):
         for item in (modes.itertuples(index=False) if isinstance(modes, pd.DataFrame) else modes):
             try:
                 time, percent = item
-                t = parse_duration(time.item() if isinstance(time, np.generic) else time,
+                t = parse_duration(python_scalar(time),
                                    name="mode time")
                 p = float(percent)
             except (TypeError, ValueError):  # a ConfigError of parse_duration is a ValueError
