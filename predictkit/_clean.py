@@ -9,6 +9,7 @@ errors point to it.
 import numpy as np
 import pandas as pd
 
+from ._format import format_count
 from ._table import copy_attrs, job_width, validate_jobs
 
 __all__ = ["clean_jobs", "describe_cleaning", "SANE_RULES"]
@@ -67,7 +68,7 @@ def clean_jobs(X, *, require_request=False, for_simulation=False, return_report=
     >>> len(clean_jobs(jobs))
     1
     >>> describe_cleaning(clean_jobs(jobs))
-    '1 with submit_time unknown, 1 with run_time unknown or negative'
+    '1 job with submit_time unknown, 1 job with run_time unknown or negative'
     """
     validate_jobs(X, present=("submit_time", "run_time"), check_values=False)
     submit = np.asarray(X["submit_time"], dtype=float)
@@ -111,8 +112,10 @@ def describe_cleaning(jobs):
     Returns
     -------
     str
-        ``"<count> with <rule>"`` for every rule that removed jobs, joined by
-        commas, e.g. ``"1,190 with submit_time unknown"``.
+        ``"<count> jobs with <rule>"`` for every rule that removed jobs, joined
+        by commas, e.g. ``"1,190 jobs with submit_time unknown, 1 job with
+        run_time unknown"``.
     """
     report = jobs.attrs.get("cleaning", []) if isinstance(jobs, pd.DataFrame) else jobs
-    return ", ".join(f"{r['removed']:,} with {r['rule']}" for r in report if r["removed"])
+    return ", ".join(f"{format_count(r['removed'], 'job')} with {r['rule']}"
+                     for r in report if r["removed"])

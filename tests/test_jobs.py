@@ -273,8 +273,8 @@ def test_describe_cleaning_names_every_rule_that_removed_jobs():
     jobs.loc[0, "submit_time"] = -3.0
     jobs.loc[1, "n_procs"] = np.nan
     out = clean_jobs(jobs, for_simulation=True)
-    assert describe_cleaning(out) == ("1 with size unknown or not positive, "
-                                      "1 with submit_time negative")
+    assert describe_cleaning(out) == ("1 job with size unknown or not positive, "
+                                      "1 job with submit_time negative")
     assert describe_cleaning(out.attrs["cleaning"]) == describe_cleaning(out)
     assert describe_cleaning(clean_jobs(small())) == ""
 

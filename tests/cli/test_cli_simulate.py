@@ -50,8 +50,8 @@ def test_simulate_cleans_the_log_and_says_what_it_left_out(capsys, tmp_path):
     out = tmp_path / "schedule.swf"
     assert main(["simulate", str(log), "--policy", "easy", "-o", str(out)]) == 0
     err = capsys.readouterr().err
-    assert ("left out 1 with run_time unknown or negative, 1 with size unknown or not "
-            "positive, 1 with req_time unknown or not positive") in err
+    assert ("left out 1 job with run_time unknown or negative, 1 job with size unknown or not "
+            "positive, 1 job with req_time unknown or not positive") in err
     expected = clean_jobs(read_swf(log), for_simulation=True, require_request=True)
     simulated = read_swf(out)
     assert list(simulated["job_id"]) == list(expected["job_id"]) == [1, 4]

@@ -235,7 +235,7 @@ def test_report_on_a_log_of_pending_jobs_names_the_log(tmp_path, capsys):
     assert main(["report", str(log), "-o", str(tmp_path / "out"), "-q"]) == 2
     err = capsys.readouterr().err
     assert err == (f"predictkit report: error: {log}: no job can be analysed: every job was "
-                   f"left out (3 with run_time unknown or negative); a job needs a submit time, "
+                   f"left out (3 jobs with run_time unknown or negative); a job needs a submit time, "
                    f"a runtime and a width\n")
 
 

@@ -148,7 +148,7 @@ def test_a_log_whose_every_job_is_left_out_is_an_error_naming_it():
     jobs["run_time"] = np.nan  # a log of jobs still pending
     jobs.attrs["source"] = "pending.txt"
     with pytest.raises(JobTableError, match=r"^pending\.txt: no job can be analysed: every job "
-                                            r"was left out \(50 with run_time unknown"):
+                                            r"was left out \(50 jobs with run_time unknown"):
         analyze(jobs, fairness=False)
 
 
