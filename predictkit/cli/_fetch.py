@@ -7,8 +7,9 @@ from pathlib import Path
 import pandas as pd
 
 from ..datasets import fetch_pwa, list_traces
-from ..datasets._catalogue import lookup
+from ..datasets._catalogue import lookup, matching_names
 from ..datasets._fetch import data_home_path
+from .._format import format_count
 from ..exceptions import ConfigError, DatasetError
 from ._checks import flag_names, os_errors
 from ._common import Progress, add_command
@@ -32,7 +33,9 @@ def register(subparsers):
     parser.add_argument("--data-home", metavar="DIR",
                         help="cache directory (default: $PREDICTKIT_DATA or ~/.cache/predictkit)")
     parser.add_argument("--list", action="store_true",
-                        help="print the catalogue of known logs and exit")
+                        help="print the catalogue of known logs and exit; with names, only "
+                             "the logs they name (a prefix such as LLNL lists every log it "
+                             "starts)")
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="print nothing on standard error but errors")
     parser.set_defaults(func=run)
@@ -68,13 +71,28 @@ def _check_data_home(data_home):
     return where
 
 
+def _listed(catalogue, names):
+    """The catalogue rows that the names stand for (all rows when no name is given)."""
+    if not names:
+        return catalogue
+    every = catalogue["name"].tolist()
+    wanted = set()
+    for name in names:
+        found = matching_names(name, every)
+        if not found:
+            lookup(name)  # raises, with the closest names
+        wanted.update(found)
+    return catalogue[catalogue["name"].isin(wanted)]
+
+
 def run(args):
     progress = Progress("fetch", quiet=args.quiet)
     if args.list:
-        table = list_traces()
+        table = _listed(list_traces(), args.names)
         print(_text_table(table.loc[:, list(_LIST_COLUMNS)]))
-        print(f"\n{len(table)} logs; downloadable from {table['url'].ne('').sum()} archive "
-              f"URLs; cache: {data_home_path(args.data_home)}")
+        print(f"\n{format_count(len(table), 'log')}; downloadable from "
+              f"{table['url'].ne('').sum()} archive URLs; cache: "
+              f"{data_home_path(args.data_home)}")
         return 0
     if not args.names:
         raise DatasetError("name at least one log to fetch (predictkit fetch NAME), or list "

@@ -66,6 +66,28 @@ def list_traces():
     return _read()
 
 
+def _normalized(name):
+    """A name as the catalogue compares it: stripped, lower case, without ``.swf[.gz]``."""
+    wanted = str(name).strip().lower()
+    for suffix in (".swf.gz", ".swf"):
+        if wanted.endswith(suffix):
+            return wanted[: -len(suffix)]
+    return wanted
+
+
+def matching_names(name, names):
+    """The catalogue names that ``name`` stands for, in catalogue order.
+
+    The one name equal to ``name`` (case and a ``.swf``/``.swf.gz`` ending
+    aside), else every name that starts with it; empty when none does.
+    """
+    wanted = _normalized(name)
+    if not wanted:
+        return []
+    exact = [n for n in names if n.lower() == wanted]
+    return exact or [n for n in names if n.lower().startswith(wanted)]
+
+
 def lookup(name):
     """Return the catalogue row (a dict) for a log name.
 
@@ -80,20 +102,15 @@ def lookup(name):
         closest names.
     """
     table = _read()
-    wanted = str(name).strip().lower()
-    for suffix in (".swf.gz", ".swf"):
-        if wanted.endswith(suffix):
-            wanted = wanted[: -len(suffix)]
     names = table["name"].tolist()
-    lowered = [n.lower() for n in names]
-    if wanted in lowered:
-        return table.iloc[lowered.index(wanted)].to_dict()
-    prefixed = [n for n, low in zip(names, lowered) if wanted and low.startswith(wanted)]
-    if len(prefixed) == 1:
-        return table.iloc[names.index(prefixed[0])].to_dict()
-    if prefixed:
+    found = matching_names(name, names)
+    if len(found) == 1:
+        return table.iloc[names.index(found[0])].to_dict()
+    if found:
         raise DatasetError(f"trace name {name!r} is ambiguous: it could be "
-                           f"{', '.join(prefixed)}")
+                           f"{', '.join(found)}")
+    wanted = _normalized(name)
+    lowered = [n.lower() for n in names]
     close = difflib.get_close_matches(wanted, lowered, n=5, cutoff=0.5)
     hint = (f"; close matches: {', '.join(names[lowered.index(c)] for c in close)}"
             if close else "")

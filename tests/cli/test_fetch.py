@@ -6,6 +6,7 @@ import pytest
 from tracedata import trace_file
 
 from predictkit.cli import main
+from predictkit.datasets import list_traces
 
 
 def test_list_prints_the_catalogue(capsys, tmp_path):
@@ -15,6 +16,23 @@ def test_list_prints_the_catalogue(capsys, tmp_path):
     assert "28476" in out
     assert f"cache: {tmp_path / 'nowhere'}" in out
     assert not (tmp_path / "nowhere").exists()
+
+
+def test_list_with_names_shows_only_the_logs_they_name(capsys, tmp_path):
+    catalogue = list_traces()["name"]
+    llnl = [n for n in catalogue if n.lower().startswith("llnl")]
+    assert main(["fetch", "--list", "kth-sp2", "LLNL", "--data-home", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    rows = out.split("\n\n")[0].splitlines()[1:]
+    assert sorted(row.split()[0] for row in rows) == sorted(["KTH-SP2-1996-2.1-cln", *llnl])
+    assert out.split("\n\n")[1].startswith(f"{len(llnl) + 1} logs; ")
+
+
+def test_list_with_an_unknown_name_is_an_error(capsys, tmp_path):
+    assert main(["fetch", "--list", "KHT-SP2", "--data-home", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("predictkit fetch: error: unknown trace 'KHT-SP2'")
+    assert err.count("\n") == 1
 
 
 def test_fetch_uses_the_cache_without_network(capsys, tmp_path):
