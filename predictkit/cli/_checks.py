@@ -6,7 +6,8 @@ import re
 from ..exceptions import ConfigError, PredictkitError
 
 __all__ = ["flag_names", "cli_wording", "check_positive", "check_procs", "check_seed",
-           "check_count", "os_errors", "is_given", "refuse_inapplicable", "MAX_PROCS",
+           "check_count", "tang_keys", "unusable_tang_keys",
+           "os_errors", "is_given", "refuse_inapplicable", "MAX_PROCS",
            "MAX_SEED"]
 
 
@@ -108,6 +109,50 @@ def check_count(value, flag, *, low=1):
     return value
 
 
+def tang_keys(keys, jobs, trace, *, given, note):
+    """Tang's similarity keys that group jobs of this log (``--keys``).
+
+    A key that groups no job (the log lacks the column or gives it for no
+    job) would leave every job unadjusted. Keys the user gave are refused,
+    naming the key and the log; default keys are left out, and ``note``
+    (a function of one line of text) says which.
+
+    Returns
+    -------
+    tuple of str
+        The key columns to use.
+    """
+    from ..runtime._walltime_adjuster import _keys as key_columns
+
+    unusable = unusable_tang_keys(keys, jobs, trace, given=given)
+    kept = tuple(k for k in key_columns(keys) if k not in unusable)
+    if not kept:
+        unusable_tang_keys(keys, jobs, trace, given=True)
+    if unusable:
+        note(f"Tang's keys leave out {', '.join(unusable)}: {trace} gives "
+             f"{'it' if len(unusable) == 1 else 'them'} for no job")
+    return kept
+
+
+def unusable_tang_keys(keys, jobs, trace, *, given):
+    """The keys of ``keys`` that group no job of the log; refused when the user ``given`` them.
+
+    Returns
+    -------
+    dict
+        Key column -> why it groups no job (see
+        :func:`predictkit.runtime._walltime_adjuster.unusable_keys`).
+    """
+    from ..runtime._walltime_adjuster import unusable_keys
+
+    unusable = unusable_keys(jobs, keys)
+    if unusable and given:
+        key, reason = next(iter(unusable.items()))
+        text = keys if isinstance(keys, str) else ",".join(keys)
+        raise ConfigError(f"--keys {text}: {trace} {reason}, so Tang would adjust no job "
+                          "(leave the key out, or use user, group, request, queue, partition, "
+                          "app or procs)")
+    return unusable
 
 
 def is_given(args, dest):

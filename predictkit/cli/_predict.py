@@ -9,7 +9,8 @@ from ..model_selection import replay
 from .._time import parse_duration
 from ..runtime._registry import PREDICTORS, make_predictor
 from ..runtime._walltime_adjuster import _keys
-from ._checks import check_count, check_fraction, flag_names, os_errors, refuse_inapplicable
+from ._checks import (check_count, check_fraction, flag_names, os_errors, refuse_inapplicable,
+                      tang_keys)
 from ._common import (Progress, add_command, output_format, print_json, read_done,
                       read_trace_arg, result_stream, write_table)
 from ._tables import format_number
@@ -36,7 +37,8 @@ def register(subparsers):
                              "(default: %(default)s)")
     parser.add_argument("--keys", default=None,
                         help="tang: similarity keys, comma-separated: user, group (project), "
-                             "request, or column names (default: user,group,request)")
+                             "request, or column names (default: user,group,request, leaving "
+                             "out a key the log gives for no job)")
     parser.add_argument("--window", default=None,
                         help="tang: history window such as 30D, or 'all' (default: 30D)")
     parser.add_argument("--quantile", default=None,
@@ -140,6 +142,7 @@ _METHOD_DEFAULTS = {"keys": "user,group,request", "window": "30D", "quantile": "
 def _method_options(args):
     """Refuse an option the chosen method would ignore; then set the defaults."""
     refuse_inapplicable(args, _METHOD_OPTIONS, args.method, "--method")
+    args.keys_given = args.keys is not None
     for dest, default in _METHOD_DEFAULTS.items():
         if getattr(args, dest) is None:
             setattr(args, dest, default)
@@ -163,14 +166,6 @@ def _check_args(args):
         if args.method == "tang" and not _keys(args.keys):
             raise ConfigError(f"--keys must name at least one key, got {args.keys!r}")
         return build_estimator(args)
-
-
-def _check_keys(args, jobs):
-    missing = [k for k in _keys(args.keys) if k not in jobs.columns]
-    if missing:
-        raise ConfigError(f"--keys {args.keys}: the log has no column {', '.join(missing)} "
-                          "(use user, group, request, queue, partition, app, procs or a "
-                          "column of the log)")
 
 
 _FLAGS = {"keys": "--keys", "window": "--window", "quantile": "--quantile", "floor": "--floor",
@@ -197,7 +192,8 @@ def run(args):
     with progress.step(lambda: read_done(jobs, args.trace)):
         jobs = read_trace_arg(args.trace)
     if args.method == "tang":
-        _check_keys(args, jobs)
+        keys = tang_keys(args.keys, jobs, args.trace, given=args.keys_given, note=progress.say)
+        estimator.set_params(keys=keys)
     y = jobs["run_time"].to_numpy(dtype=float)
     known = None
     no_wait = np.isnan(jobs["wait_time"].to_numpy(dtype=float)) & np.isfinite(y)

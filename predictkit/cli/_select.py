@@ -9,7 +9,7 @@ from ..model_selection import EASY_PLUS_PLUS, schedule_candidates, select_by_sch
 from ..model_selection._schedule_criteria import SCHEDULE_CRITERIA
 from ..model_selection._schedule_search import RECENT_COUNTS, SCHEDULE_METRICS, TANG_KEYS
 from ..simulate import POLICIES, PRIORITIES
-from ._checks import check_count, check_positive, check_procs, flag_names
+from ._checks import check_count, check_positive, check_procs, flag_names, unusable_tang_keys
 from ._common import (Progress, add_command, add_log_argument, add_output_options, print_json,
                       read_jobs_to_simulate, result_stream, table_format, write_table)
 from ._tables import format_table
@@ -88,6 +88,7 @@ def register(subparsers):
 def _check_args(args):
     """Refuse bad values before any work, each naming its flag; fill list defaults."""
     args.predictors = args.predictors or list(PREDICTOR_CHOICES)
+    args.keys_given = args.keys is not None
     args.keys = args.keys or list(TANG_KEYS)
     args.quantiles = args.quantiles or list(QUANTILES)
     args.recent = args.recent or list(RECENT_COUNTS)
@@ -134,16 +135,25 @@ def candidates_of(args):
     return [c for c in every if c.predictor in args.predictors]
 
 
-def _check_keys(candidates, jobs, trace):
-    """Refuse a --keys column that the log does not have (before any simulation)."""
+def _usable(candidates, jobs, args, say):
+    """The candidates whose Tang keys group jobs of the log (before any simulation).
+
+    A key set the user gave that groups no job is refused; default key sets
+    that group none are left out, and ``say`` tells which.
+    """
+    kept, left_out = [], {}
     for candidate in candidates:
-        if candidate.predictor != "tang":
-            continue
-        missing = [k for k in candidate.estimates().keys if k not in jobs.columns]
-        if missing:
-            given = dict(candidate.params)["keys"]
-            raise ConfigError(f"--keys {given}: {trace} has no column {missing[0]} (short "
-                              "names: user, group, request, queue, partition, app, procs)")
+        if candidate.predictor == "tang":
+            keys = dict(candidate.params)["keys"]
+            unusable = unusable_tang_keys(keys, jobs, args.trace, given=args.keys_given)
+            if unusable:
+                left_out[keys] = ", ".join(unusable)
+                continue
+        kept.append(candidate)
+    if left_out:
+        say(f"left out the Tang candidates with keys {' and '.join(left_out)}: {args.trace} "
+            f"gives {', '.join(dict.fromkeys(left_out.values()))} for no job")
+    return kept
 
 
 def run(args):
@@ -160,7 +170,7 @@ def run(args):
     jobs = read_jobs_to_simulate(args, progress, require_request=True,
                                  needs="a submit time, a runtime, a width and a request")
 
-    _check_keys(candidates, jobs, args.trace)
+    candidates = _usable(candidates, jobs, args, progress.say)
 
     def each(k, n, candidate, seconds):
         progress.say(f"simulated {candidate.name} ({k}/{n}) in {seconds:.1f} s")

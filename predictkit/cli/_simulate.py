@@ -9,8 +9,9 @@ from .._table import copy_attrs
 from .._time import parse_duration
 from ..exceptions import ConfigError
 from ..runtime._registry import ESTIMATE_NAMES, PERFECT
+from ..runtime._walltime_adjuster import DEFAULT_KEYS as TANG_DEFAULT_KEYS
 from ..simulate import POLICIES, PRIORITIES
-from ._checks import check_positive, check_procs, flag_names, refuse_inapplicable
+from ._checks import check_positive, check_procs, flag_names, refuse_inapplicable, tang_keys
 from ._common import (DeprecatedAlias, Progress, add_command, add_output_options, output_format,
                       print_json, read_jobs_to_simulate, result_stream, write_swf_output,
                       write_table)
@@ -79,13 +80,17 @@ def register(subparsers):
     parser.set_defaults(func=run)
 
 
-def estimate_source(name, quantile=0.85):
-    """The estimate source named on the command line: a string the simulator knows, or a predictor."""
+def estimate_source(name, quantile=0.85, *, keys=None):
+    """The estimate source named on the command line: a string the simulator knows, or a predictor.
+
+    ``keys`` are Tang's similarity keys (default: the adjuster's own).
+    """
     if name in ("requested", PERFECT):
         return name
     from ..runtime import make_predictor
 
-    return make_predictor(name, **({"quantile": quantile} if name == "tang" else {}))
+    params = {"quantile": quantile, **({"keys": keys} if keys else {})}
+    return make_predictor(name, **(params if name == "tang" else {}))
 
 
 _HOURS = ("mean_wait", "weighted_wait", "mean_response", "makespan",
@@ -201,9 +206,13 @@ def run(args):
                   reservation_depth=args.reservation_depth, max_runtime=args.max_runtime,
                   starvation_after=args.starvation_after,
                   starvation_bar_heavy=args.starvation_bar_heavy)
+    keys = None
+    if args.predictor == "tang":
+        keys = tang_keys(TANG_DEFAULT_KEYS, jobs, args.trace, given=False, note=progress.say)
     with flag_names(_FLAGS), progress.step(
             lambda: f"simulated {len(schedule.jobs):,} jobs with {args.predictor} estimates"):
-        schedule = simulate(jobs, estimates=estimate_source(args.predictor, args.quantile),
+        schedule = simulate(jobs, estimates=estimate_source(args.predictor, args.quantile,
+                                                            keys=keys),
                             selective=args.selective, **common)
     if len(schedule.rejected):
         progress.say(f"{format_count(len(schedule.rejected), 'job')} wider than the machine "

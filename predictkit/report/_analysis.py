@@ -22,6 +22,8 @@ from ..metrics._schedule import WIDTH_CATEGORIES, _WIDTH_EDGES
 from ..model_selection import replay
 from ..queue._replay import make_wait_model
 from ..runtime import make_predictor
+from ..runtime._walltime_adjuster import DEFAULT_KEYS as TANG_KEYS
+from ..runtime._walltime_adjuster import unusable_keys
 from ..simulate import simulate
 from ..simulate._observed_waits import with_observed_waits
 
@@ -191,20 +193,19 @@ def analyze(jobs, *, name=None, max_jobs=None, predictors=None, quantile=0.95,
 
 
 def _group_keys(jobs):
-    groups = np.asarray(jobs["group_id"], dtype=float)
-    users = np.asarray(jobs["user_id"], dtype=float)
-    keys = []
-    if np.isfinite(users).any():
-        keys.append("user_id")
-    if np.isfinite(groups).any():
-        keys.append("group_id")
-    return tuple(keys + ["req_time"])
+    """Tang's triple key without the keys the log gives for no job."""
+    unusable = unusable_keys(jobs, TANG_KEYS)
+    return tuple(k for k in TANG_KEYS if k not in unusable)
 
 
 def _predictors(result, jobs, predictors):
     run = np.asarray(jobs["run_time"], dtype=float)
     requested = np.asarray(jobs["req_time"], dtype=float)
     keys = _group_keys(jobs)
+    if keys != TANG_KEYS and any(kind == "tang" for kind, _ in predictors.values()):
+        left_out = [k for k in TANG_KEYS if k not in keys]
+        result.notes.append(f"Tang's similarity keys leave out {' and '.join(left_out)}: the "
+                            f"log gives {'it' if len(left_out) == 1 else 'them'} for no job.")
     rows = []
     for label, (kind, params) in predictors.items():
         params = dict(params)

@@ -10,7 +10,10 @@ from ._base import OnlineRuntimeEstimator
 from ._kernels import window_mean, window_quantile
 from ._registered import RegisteredPredictor
 
-__all__ = ["WalltimeAdjuster"]
+__all__ = ["WalltimeAdjuster", "unusable_keys", "DEFAULT_KEYS"]
+
+DEFAULT_KEYS = ("user_id", "group_id", "req_time")
+"""Tang's triple key (section 4.2.2): user, group (project) and request."""
 
 
 class WalltimeAdjuster(OnlineRuntimeEstimator):
@@ -81,7 +84,7 @@ class WalltimeAdjuster(OnlineRuntimeEstimator):
         "clip_to_request": ["boolean"],
     }
 
-    def __init__(self, *, keys=("user_id", "group_id", "req_time"), window="30D",
+    def __init__(self, *, keys=DEFAULT_KEYS, window="30D",
                  quantile=0.85, min_jobs=10, floor=0.5, clip_to_request=True):
         self.keys = keys
         self.window = window
@@ -140,6 +143,35 @@ def _keys(value):
         if any(not k.strip() for k in value):
             raise ConfigError(f"keys: empty key name in {','.join(value)!r}")
     return tuple(_KEY_NAMES.get(k.strip(), k.strip()) for k in value)
+
+
+def unusable_keys(jobs, keys):
+    """The similarity keys that group no job of ``jobs``, each with the reason.
+
+    A key column the table lacks, or gives for no job (``NaN`` everywhere: an
+    SWF log's ``-1``), leaves every job with a missing key value, and
+    :class:`WalltimeAdjuster` adjusts no such job.
+
+    Parameters
+    ----------
+    jobs : DataFrame
+        The job table.
+    keys : str or sequence of str
+        Key columns or their short names (``"user,group,request"``).
+
+    Returns
+    -------
+    dict
+        Column name -> ``"has no column <name>"`` or ``"gives <name> for no
+        job"``, in the order of ``keys``; empty when every key groups jobs.
+    """
+    unusable = {}
+    for key in _keys(keys):
+        if key not in jobs.columns:
+            unusable[key] = f"has no column {key}"
+        elif not jobs[key].notna().any():
+            unusable[key] = f"gives {key} for no job"
+    return unusable
 
 
 def _parse_params(params):

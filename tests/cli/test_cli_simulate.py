@@ -103,3 +103,20 @@ def test_simulate_policy_flags_are_checked_in_one_line(capsys, flags, named):
     assert main(["simulate", path, "--max-jobs", "50", *flags]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and named in err, err
+
+
+def test_tang_leaves_out_a_key_the_log_gives_for_no_job(capsys):
+    from predictkit.io import read_swf
+    from predictkit.jobs import clean_jobs
+    from predictkit.runtime import WalltimeAdjuster
+    from predictkit.simulate import simulate
+
+    path = str(trace_file("SDSC-BLUE-2000-4.2-cln"))  # its log gives no group
+    assert main(["simulate", path, "--max-jobs", "1500", "--predictor", "tang", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert f"Tang's keys leave out group_id: {path} gives it for no job" in captured.err
+    jobs = clean_jobs(read_swf(path).iloc[:1500], for_simulation=True, require_request=True)
+    expected = simulate(jobs, estimates=WalltimeAdjuster(keys=("user_id", "req_time")))
+    wait = json.loads(captured.out)["metrics"]["mean_wait"]["tang"]
+    assert wait == pytest.approx(expected.jobs["wait_time"].mean())
+    assert wait != pytest.approx(simulate(jobs, estimates="requested").jobs["wait_time"].mean())

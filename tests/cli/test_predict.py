@@ -10,6 +10,7 @@ from numpy.testing import assert_array_equal
 from tracedata import load_trace, trace_file
 
 from predictkit.cli import main
+from predictkit.cli._predict import summarize_predictions
 from predictkit.io import read_swf
 from predictkit.model_selection import replay
 from predictkit.runtime import WalltimeAdjuster
@@ -116,3 +117,39 @@ def test_devices_and_standard_output_still_get_swf(small_trace, capsys):
     assert len(read_swf(io.StringIO(capsys.readouterr().out))) == 3000
     assert main(["predict", str(small_trace), "--method", "requested", "-q",
                  "-o", "/dev/null"]) == 0
+
+
+@pytest.fixture(scope="module")
+def trace_without_groups(tmp_path_factory):
+    from predictkit.io import write_swf
+
+    jobs = load_trace("KTH-SP2-1996-2.1-cln", 3000)
+    jobs["group_id"] = np.nan  # written as -1, as SDSC-BLUE and the LLNL logs have it
+    path = tmp_path_factory.mktemp("trace") / "nogroups.swf"
+    write_swf(jobs, path)
+    return path
+
+
+def test_default_keys_leave_out_a_key_the_log_gives_for_no_job(trace_without_groups, capsys):
+    assert main(["predict", str(trace_without_groups), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert (f"Tang's keys leave out group_id: {trace_without_groups} gives it for no job"
+            in captured.err)
+    summary = json.loads(captured.out)
+    assert "keys=('user_id', 'req_time')" in summary["method"]
+    jobs = read_swf(trace_without_groups)
+    y = jobs["run_time"].to_numpy()
+    adjusted = replay(WalltimeAdjuster(keys=("user_id", "req_time")), jobs, y)
+    unadjusted = replay(WalltimeAdjuster(), jobs, y)  # no job has a group: none is adjusted
+    assert_array_equal(unadjusted, jobs["req_time"].to_numpy())
+    assert summary["accuracy_predicted"] == pytest.approx(
+        summarize_predictions(y, jobs["req_time"].to_numpy(), adjusted)["accuracy_predicted"])
+    assert summary["accuracy_predicted"] > summary["accuracy_requested"]
+
+
+def test_given_keys_the_log_gives_for_no_job_are_refused(trace_without_groups, capsys):
+    assert main(["predict", str(trace_without_groups), "--keys", "user,group", "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"predictkit predict: error: --keys user,group: {trace_without_groups} gives "
+                   "group_id for no job, so Tang would adjust no job (leave the key out, or use "
+                   "user, group, request, queue, partition, app or procs)\n")

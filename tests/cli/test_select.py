@@ -144,3 +144,33 @@ def test_select_says_which_jobs_no_run_simulated(log, capsys):
     found = select_by_schedule(jobs, [ScheduleCandidate("requested")], period="3D",
                                test_periods=1, machine_procs=procs)
     assert len(found.rejected) == wide and found.machine_procs == procs
+
+
+@pytest.fixture(scope="module")
+def log_without_groups(tmp_path_factory):
+    path = tmp_path_factory.mktemp("select") / "nogroups.swf"
+    jobs = make_workload(1200, machine_procs=32, random_state=4)
+    jobs["group_id"] = float("nan")
+    write_swf(jobs, path)
+    return path
+
+
+def test_default_key_sets_a_log_cannot_group_by_are_left_out(log_without_groups, capsys):
+    assert main(["select", str(log_without_groups), "--predictors", "requested", "tang",
+                 "--quantiles", "0.85", "--period", "3D", "--test-periods", "1", "--top", "99",
+                 "--json"]) == 0
+    captured = capsys.readouterr()
+    assert (f"left out the Tang candidates with keys group and user,group and user,group,request: "
+            f"{log_without_groups} gives group_id for no job") in captured.err
+    shown = [row["candidate"] for row in json.loads(captured.out)["candidates"]]
+    tang = [name for name in shown if name.startswith("tang")]
+    assert tang and all(name.startswith("tang keys=user quantile") for name in tang)
+
+
+def test_given_key_sets_a_log_cannot_group_by_are_refused(log_without_groups, capsys):
+    assert main(["select", str(log_without_groups), "--predictors", "tang", "--keys", "user",
+                 "user,group", "--period", "3D", "--test-periods", "1", "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"predictkit select: error: --keys user,group: {log_without_groups} "
+                          "gives group_id for no job, so Tang would adjust no job")
+    assert err.count("\n") == 1

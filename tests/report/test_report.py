@@ -10,6 +10,9 @@ from predictkit.report import _analysis as report_analysis
 from predictkit.report import analyze, build_report
 from predictkit.report._html import Section, render_page
 from tracedata import load_trace
+from numpy.testing import assert_array_equal
+from predictkit.model_selection import replay
+from predictkit.runtime import WalltimeAdjuster
 
 
 @pytest.fixture(scope="module")
@@ -156,3 +159,13 @@ def test_a_log_too_short_for_bounds_shows_n_a_not_nan_or_false():
     table = analyze(make_workload(20, random_state=0), fairness=False).bound_table
     assert (table["jobs with a bound"] == 0).all()
     assert (table["95% interval"] == "n/a").all() and table["meets quantile"].isna().all()
+
+
+def test_tang_keys_leave_out_what_the_log_gives_for_no_job():
+    jobs = load_trace("SDSC-BLUE-2000-4.2-cln", n_jobs=3000)  # no group in this log
+    a = analyze(jobs, fairness=False, policies=())
+    assert ("Tang's similarity keys leave out group_id: the log gives it for no job."
+            in a.notes)
+    run = a.jobs["run_time"].to_numpy()
+    assert_array_equal(a.predictions["Tang p85 (user+group+request, 30D)"],
+                       replay(WalltimeAdjuster(keys=("user_id", "req_time")), a.jobs, run))

@@ -89,3 +89,13 @@ def test_tang_trends_on_a_real_trace():
     floored = replay(WalltimeAdjuster(quantile=0.5, floor=0.5), X, y)
     out = adjustment_outcomes(y[ok], req[ok], floored[ok])
     assert out["UE"] + out["BE"] < under[0.5]
+
+
+def test_unusable_keys_name_absent_and_empty_columns():
+    from predictkit.runtime._walltime_adjuster import unusable_keys
+
+    jobs = pd.DataFrame({"user_id": [1.0, np.nan], "group_id": [np.nan, np.nan],
+                         "req_time": [10.0, 20.0]})
+    assert unusable_keys(jobs, "user,group,request") == {"group_id": "gives group_id for no job"}
+    assert unusable_keys(jobs, ("user_id", "queue")) == {"queue_id": "has no column queue_id"}
+    assert unusable_keys(jobs, ["user", "request"]) == {}
