@@ -48,6 +48,7 @@ class Analysis:
     cleaning: list
     notes: list = field(default_factory=list)
     jobs: pd.DataFrame = None
+    request_jobs: pd.DataFrame = None
     modes: pd.DataFrame = None
     predictions: dict = field(default_factory=dict)
     predictor_table: pd.DataFrame = None
@@ -59,6 +60,15 @@ class Analysis:
     schedule_table: pd.DataFrame = None
     fairness_table: pd.DataFrame = None
     timings: dict = field(default_factory=dict)
+
+    @property
+    def jobs_with_requests(self):
+        """The jobs the request modes and runtime predictions cover.
+
+        ``jobs``, or only those with a request when fewer than half of the
+        jobs have one (``request_jobs``).
+        """
+        return self.jobs if self.request_jobs is None else self.request_jobs
 
 
 def _steps(progress, total):
@@ -145,7 +155,7 @@ def analyze(jobs, *, name=None, max_jobs=None, predictors=None, quantile=0.95,
     result = Analysis(name=name, summary=summary, cleaning=cleaning, notes=notes,
                       quantile=quantile)
     requests = np.asarray(clean["req_time"], dtype=float)
-    has_requests = np.isfinite(requests).mean() >= 0.5 if len(clean) else False
+    has_requests = bool(len(clean)) and np.isfinite(requests).mean() >= 0.5
     if has_requests and not np.isfinite(requests).all():
         clean = clean_jobs(clean, require_request=True)
         notes.append(f"Jobs without a requested time were left out "
@@ -154,13 +164,21 @@ def analyze(jobs, *, name=None, max_jobs=None, predictors=None, quantile=0.95,
     clean, filled = with_observed_waits(clean, has_requests=has_requests)
     notes += filled
     result.jobs = clean
+    if not has_requests and np.isfinite(np.asarray(clean["req_time"], dtype=float)).any():
+        result.request_jobs = clean_jobs(clean, require_request=True)
+        notes.append(f"Only {len(result.request_jobs):,} of {len(clean):,} jobs "
+                     f"({len(result.request_jobs) / len(clean):.0%}) have a requested time: "
+                     "the request modes and the runtime predictors cover those jobs; the "
+                     "schedules, which need a request for every job, are skipped.")
+        result.modes = estimate_modes(result.request_jobs)
+    requested = result.jobs if has_requests else result.request_jobs
     timings["prepare"] = time.perf_counter() - started
     _done(progress, timings, "prepare")
     _tick(bar, "runtime predictors")
 
     started = time.perf_counter()
-    if has_requests:
-        _predictors(result, clean, predictors)
+    if requested is not None:
+        _predictors(result, requested, predictors)
     else:
         notes.append("The log has no requested times: the runtime predictors, which adjust "
                      "the request, and request-based schedules are skipped.")

@@ -39,7 +39,7 @@ def _overview(analysis):
 
 
 def _requests(analysis):
-    jobs = analysis.jobs
+    jobs = analysis.jobs_with_requests
     accuracy = request_accuracy(jobs)
     section = Section(
         "User requests",
@@ -73,7 +73,7 @@ def _requests(analysis):
 
 
 def _predictions(analysis):
-    jobs = analysis.jobs
+    jobs = analysis.jobs_with_requests
     section = Section(
         "Runtime predictions",
         "Each predictor is replayed online with no peeking: a job's prediction uses only "

@@ -12,7 +12,7 @@ from predictkit.report._html import Section, render_page
 from tracedata import load_trace
 from numpy.testing import assert_array_equal
 from predictkit.model_selection import replay
-from predictkit.runtime import WalltimeAdjuster
+from predictkit.runtime import RecentAverage, WalltimeAdjuster
 
 
 @pytest.fixture(scope="module")
@@ -169,3 +169,23 @@ def test_tang_keys_leave_out_what_the_log_gives_for_no_job():
     run = a.jobs["run_time"].to_numpy()
     assert_array_equal(a.predictions["Tang p85 (user+group+request, 30D)"],
                        replay(WalltimeAdjuster(keys=("user_id", "req_time")), a.jobs, run))
+
+
+def test_log_with_few_requests_predicts_the_jobs_that_have_one(tmp_path):
+    jobs = load_trace("LLNL-Thunder-2007-1.1-cln", n_jobs=4000)  # about a third have a request
+    a = analyze(jobs, fairness=False)
+    with_request = np.isfinite(a.jobs["req_time"].to_numpy(dtype=float))
+    assert 0 < with_request.sum() < len(a.jobs) / 2
+    assert len(a.jobs_with_requests) == with_request.sum()
+    assert (f"Only {with_request.sum():,} of {len(a.jobs):,} jobs" in " ".join(a.notes))
+    assert a.bound_table["jobs"].iloc[0] == len(a.jobs)  # bounds for every job
+    assert a.schedule_table is None
+    assert a.modes["jobs"].sum() == with_request.sum()
+    run = a.jobs_with_requests["run_time"].to_numpy()
+    assert_array_equal(a.predictions["RecentAverage (last 2)"],
+                       replay(RecentAverage(), a.jobs_with_requests, run))
+    assert (a.predictor_table.set_index("predictor").loc["request", "accuracy"]
+            < a.predictor_table["accuracy"].max())
+    page = build_report(a, tmp_path).read_text()
+    assert "Runtime predictions" in page and "User requests" in page
+    assert "Only " in page
