@@ -7,7 +7,7 @@ from ._format import format_number
 from ._time import format_duration
 from .exceptions import JobTableError
 from ._validation import validate_params
-from ._table import validate_jobs
+from ._table import job_width, validate_jobs
 
 __all__ = ["summarize", "request_accuracy", "estimate_modes", "SUMMARY_LABELS", "format_summary"]
 
@@ -17,6 +17,7 @@ SUMMARY_LABELS = {
     "first_submit_utc": "first submit (UTC)",
     "span_days": "span (days)",
     "machine_procs": "machine size (procs)",
+    "peak_busy_procs": "most procs busy at once",
     "n_users": "users",
     "n_groups": "groups",
     "mean_run_time": "mean runtime",
@@ -37,6 +38,9 @@ SUMMARY_LABELS = {
 
 DURATION_FIELDS = ("mean_run_time", "mean_req_time", "mean_wait_time")
 """The :func:`summarize` fields that are durations (seconds)."""
+
+PROCESSOR_FIELDS = ("machine_procs", "peak_busy_procs")
+"""The :func:`summarize` fields that count processors."""
 
 
 def format_value(key, value):
@@ -96,6 +100,44 @@ def _bins_to_cover(modes, percent):
     return int(np.searchsorted(cum, percent / 100.0 * cum[-1] - 1e-9) + 1)
 
 
+def peak_busy_procs(X):
+    """The most processors the log's own schedule keeps busy at once, and when.
+
+    Each job with a known submit time, wait, runtime and width holds its
+    width (:func:`predictkit._table.job_width`) from ``submit + wait`` to
+    ``submit + wait + run``; a job ending at an instant frees its processors
+    before one starting then takes them. A log that keeps more processors
+    busy than the machine size a simulation assumes ran on a larger machine.
+
+    Parameters
+    ----------
+    X : DataFrame
+        A job table.
+
+    Returns
+    -------
+    peak : float
+        ``NaN`` when no job has all four values.
+    at : float
+        The submit-time clock of the first instant at the peak (``NaN`` too).
+    """
+    if "wait_time" not in X.columns:
+        return np.nan, np.nan
+    start = np.asarray(X["submit_time"], dtype=float) + np.asarray(X["wait_time"], dtype=float)
+    run = np.asarray(X["run_time"], dtype=float)
+    width = job_width(X)
+    known = np.isfinite(start) & np.isfinite(run) & np.isfinite(width) & (run > 0)
+    if not known.any():
+        return np.nan, np.nan
+    start, run, width = start[known], run[known], width[known]
+    times = np.concatenate([start + run, start])
+    change = np.concatenate([-width, width])
+    order = np.lexsort((change, times))  # at one instant, ends (negative) first
+    busy = np.cumsum(change[order])
+    top = int(np.argmax(busy))
+    return float(busy[top]), float(times[order][top])
+
+
 @validate_params({"name": [str, None]})
 def summarize(X, *, name=None):
     """Summarise a job table: the numbers a user asks for first.
@@ -113,7 +155,7 @@ def summarize(X, *, name=None):
         ``n_jobs``, ``first_submit_utc`` (from ``unix_start_time`` when the
         header has it), ``span_days`` (last minus first known submit time),
         ``machine_procs`` (header ``max_procs``, else the widest job),
-        ``n_users``, ``n_groups``, ``mean_run_time``, ``mean_req_time``,
+        ``peak_busy_procs`` (:func:`peak_busy_procs`), ``n_users``, ``n_groups``, ``mean_run_time``, ``mean_req_time``,
         ``frac_req_time_known``, ``frac_wait_time_known``, ``mean_wait_time``,
         the request accuracy R = run/request (``accuracy_mean``,
         ``accuracy_median``, ``frac_accuracy_below_0_2``,
@@ -181,6 +223,7 @@ def summarize(X, *, name=None):
         "first_submit_utc": first_utc,
         "span_days": float(np.ptp(known_submit) / 86400.0) if known_submit.size else np.nan,
         "machine_procs": float(header_procs) if isinstance(header_procs, (int, float)) else float(widest),
+        "peak_busy_procs": peak_busy_procs(X)[0],
         "n_users": count("user_id"),
         "n_groups": count("group_id"),
         "mean_run_time": mean(run),

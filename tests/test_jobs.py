@@ -299,3 +299,16 @@ def test_known_time_with_targets_is_the_replay_clock():
     np.testing.assert_array_equal(known_time(jobs, "end", y=runtimes), [95.0, np.nan, np.nan])
     with pytest.raises(JobTableError, match="lacks wait_time"):
         known_time(jobs.drop(columns=["wait_time"]), "start")
+
+
+def test_peak_busy_procs_frees_before_it_takes_at_one_instant():
+    from predictkit._summary import peak_busy_procs
+
+    jobs = pd.DataFrame({"submit_time": [0.0, 0.0, 50.0, 60.0, 70.0],
+                         "wait_time": [0.0, 100.0, 10.0, np.nan, 0.0],
+                         "run_time": [100.0, 10.0, 100.0, 500.0, 10.0],
+                         "n_procs": [4.0, 8.0, 2.0, 64.0, 1.0], "req_time": np.nan})
+    # job 0 ends at 100 when job 1 starts; job 2 (60-160) overlaps both; job 3 has no wait
+    assert peak_busy_procs(jobs) == (10.0, 100.0)
+    assert summarize(jobs)["peak_busy_procs"] == 10.0
+    assert np.isnan(peak_busy_procs(jobs.drop(columns="wait_time"))[0])

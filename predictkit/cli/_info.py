@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from .._summary import DURATION_FIELDS, format_value
+from .._summary import DURATION_FIELDS, PROCESSOR_FIELDS, format_value
 from ..jobs import SUMMARY_LABELS, summarize
 from ._checks import flag_names
 from ._common import Progress, add_command, print_json, read_trace_arg
@@ -32,7 +32,7 @@ def _value(key, value):
     durations as ``2 h 28 min``)."""
     if key.startswith("frac_") or key in DURATION_FIELDS or isinstance(value, str):
         return format_value(key, value)
-    if key.startswith(("n_", "modes_for_")) or key == "machine_procs":
+    if key.startswith(("n_", "modes_for_")) or key in PROCESSOR_FIELDS:
         return format_number(int(value)) if value == value and value is not None else "n/a"
     return format_number(value if value is None else float(value))
 

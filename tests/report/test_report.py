@@ -189,3 +189,20 @@ def test_log_with_few_requests_predicts_the_jobs_that_have_one(tmp_path):
     page = build_report(a, tmp_path).read_text()
     assert "Runtime predictions" in page and "User requests" in page
     assert "Only " in page
+
+
+@pytest.mark.parametrize("max_procs", [None, 8])
+def test_a_log_busier_than_the_machine_is_noted(max_procs):
+    # two 8-wide jobs overlap: 16 processors busy at once
+    jobs = pd.DataFrame({"job_id": [1, 2, 3], "submit_time": [0.0, 10.0, 5000.0],
+                         "wait_time": [0.0, 0.0, 0.0], "run_time": [100.0, 100.0, 50.0],
+                         "n_procs": [8.0, 8.0, 4.0], "req_time": [200.0, 200.0, 100.0],
+                         "user_id": [1.0, 2.0, 1.0]})
+    if max_procs is not None:
+        jobs.attrs["max_procs"] = max_procs
+    notes = " ".join(analyze(jobs, fairness=False, policies=()).notes)
+    assert "The log keeps up to 16 processors busy at once, more than the" in notes
+    assert ("from the log's header or as given" in notes) == (max_procs is not None)
+    jobs.attrs["max_procs"] = 16
+    notes = " ".join(analyze(jobs, fairness=False, policies=()).notes)
+    assert "busy at once" not in notes
