@@ -123,7 +123,7 @@ def test_generate_estimates_truncate_keeps_the_long_jobs(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "ran longer" not in err
     cleaned = sum(int(n.replace(",", "")) for n in
-                  __import__("re").findall(r"left out ([\d,]+) with", err))
+                  __import__("re").findall(r"left out ([\d,]+) jobs? with", err))
     jobs = read_swf(out)
     assert len(jobs) == len(read_swf(log)) - cleaned
     assert (jobs["req_time"] >= jobs["run_time"]).all()
