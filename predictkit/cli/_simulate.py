@@ -153,11 +153,10 @@ def _check_predictor_flags(args):
 
 def _check_policy_flags(args):
     """The flags that apply to one policy only, and their durations."""
-    from ..simulate._policies import REGISTRY
+    from ..simulate._policies import policies_taking
 
-    takers = tuple(name for name, p in REGISTRY.items() if p.takes_backfill_order)
-    refuse_inapplicable(args, [("backfill_order", "--backfill-order", takers)], args.policy,
-                        "--policy")
+    refuse_inapplicable(args, [("backfill_order", "--backfill-order",
+                                policies_taking("backfill_order"))], args.policy, "--policy")
     if args.backfill_order is None:
         args.backfill_order = "priority"
     if args.reservation_depth is not None:

@@ -8,6 +8,7 @@ from .._time import format_duration
 from ..exceptions import ConfigError
 from ..experiments import check_cells, evaluate_cell, expand_grid, load_grid, run_grid
 from ..experiments._grid import STDIN_NAME
+from ._checks import refuse_inapplicable
 from ._common import DeprecatedAlias, Progress, result_stream, write_table
 
 
@@ -20,22 +21,27 @@ def register(subparsers):
             "Finished cells are kept beside the table and not recomputed when the sweep "
             "is run again, unless their trace file has changed (cells are keyed on the "
             "configuration and on the trace's size, modification time and first and last "
-            "MiB). Every value is checked before the first cell runs. The same grid runs "
+            "MiB). Every value is checked before the first cell runs, an option that no "
+            "cell uses is refused, and each trace file is read once to check that it has "
+            "usable jobs (a size, a runtime and a requested time). The same grid runs "
             "in-process, on local cores (--backend loky) or on a Dask cluster "
             "(--scheduler tcp://host:8786). Progress goes to stderr: a bar on a terminal, "
             "else one line per cell with the elapsed time."),
     )
     parser.add_argument("grid", metavar="GRID",
                         help="grid file (.toml, .yaml or .yml); '-' reads a TOML grid from "
-                             "standard input")
+                             "standard input. Relative trace paths in a grid file are taken "
+                             "from the grid file's folder (from standard input: the working "
+                             "folder)")
     parser.add_argument("-o", "--output", required=True,
                         help="results table (.csv or .parquet; '-', a FIFO or a device get "
                              "CSV and keep no finished cells)")
     parser.add_argument("--backend", choices=("serial", "loky", "threading", "dask"),
-                        default="serial", help="where cells run (default: serial, in-process)")
+                        help="where cells run (default: serial, in-process; dask with "
+                             "--scheduler)")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="Dask scheduler address, e.g. tcp://host:8786 (implies dask)")
-    parser.add_argument("--workers", type=int, default=2, dest="workers",
+    parser.add_argument("--workers", type=int, dest="workers",
                         help="local workers for --backend loky or threading (default 2)")
     parser.add_argument("--n-jobs", type=int, dest="workers", action=DeprecatedAlias,
                         new="--workers")
@@ -63,31 +69,42 @@ def _cell_lines(progress):
     return report
 
 
+def _check_backend(args):
+    """Refuse --backend, --scheduler and --workers that would be ignored; set their defaults."""
+    if args.scheduler and args.backend not in (None, "dask"):
+        raise ConfigError(f"--scheduler runs the cells on Dask; it cannot be combined with "
+                          f"--backend {args.backend}")
+    if args.backend == "dask" and not args.scheduler:
+        raise ConfigError("--backend dask needs --scheduler tcp://host:port")
+    if args.workers is not None and args.workers < 1:
+        raise ConfigError(f"--workers must be at least 1, got {args.workers}")
+    args.backend = args.backend or ("dask" if args.scheduler else "serial")
+    refuse_inapplicable(args, [("workers", "--workers", ("loky", "threading"))], args.backend,
+                        "--backend")
+    if args.workers is None:
+        args.workers = 2
+
+
 def run(args):
     from .._atomic import is_stream, refuse_inputs
-    from ..experiments._identity import resolve_trace
+    from ..experiments._identity import cell_trace
 
     to_stdout = args.output == "-"
     streamed = is_stream(args.output)  # '-', a FIFO or a device: CSV, no finished cells kept
     if not streamed and not args.output.endswith((".csv", ".parquet")):
         raise ConfigError(f"--output must end in .csv or .parquet (or be '-', a FIFO or a "
                           f"device), got {args.output!r}")
-    if args.backend == "dask" and not args.scheduler:
-        raise ConfigError("--backend dask needs --scheduler tcp://host:port")
-    if args.workers < 1:
-        raise ConfigError(f"--workers must be at least 1, got {args.workers}")
+    _check_backend(args)
     source = STDIN_NAME if args.grid == "-" else args.grid
     cells = expand_grid(load_grid(args.grid), source=source)
     # the grid's traces are inputs too: -o must not write over one of them
-    refuse_inputs(args.output, {resolve_trace(cell["trace"]) for cell in cells} - {None},
-                  name="-o")
+    refuse_inputs(args.output, {cell_trace(cell) for cell in cells} - {None}, name="-o")
     with warnings.catch_warnings(record=True) as renamed:
         warnings.simplefilter("always", DeprecationWarning)
         check_cells(cells, source=source)
     renamed = {str(warning.message) for warning in renamed}
     for message in sorted(renamed):
         print(f"predictkit sweep: warning: {message}", file=sys.stderr)
-    backend = None if args.backend == "serial" else args.backend
     if args.quiet:
         progress = False
     else:
@@ -95,8 +112,9 @@ def run(args):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         table = run_grid(cells, evaluate_cell, results=None if streamed else args.output,
-                         backend=backend, scheduler=args.scheduler, n_workers=args.workers,
-                         progress=progress)
+                         backend=None if args.backend == "serial" else args.backend,
+                         scheduler=args.scheduler, n_workers=args.workers, progress=progress,
+                         source=source)
     for warning in caught:
         if str(warning.message) not in renamed:  # already said before the first cell
             print(f"predictkit sweep: warning: {warning.message}", file=sys.stderr)

@@ -4,34 +4,49 @@ import functools
 
 import numpy as np
 
-from ._identity import resolve_trace, trace_identity
-from ._validate import check_cells
+from ._identity import cell_trace, resolve_trace, trace_identity
+from ._validate import check_values, simulate_options
 
-__all__ = ["evaluate_cell", "load_cell_trace"]
+__all__ = ["evaluate_cell", "load_cell_trace", "check_trace_jobs"]
 
 
-@functools.lru_cache(maxsize=4)
-def _read(trace, identity, seed, max_jobs):
-    """The cleaned job table; ``identity`` (the file's content identity) keys the cache."""
-    from ..datasets import load_trace, make_workload
+def _usable(jobs, trace):
+    """The jobs with a usable size, runtime and request (every cell needs the three)."""
     from ..exceptions import JobTableError
-    from ..io import read_log
-    from .._table import copy_attrs
     from ..jobs import clean_jobs
-    from ..simulate._observed_waits import with_observed_waits
 
-    if trace.startswith("synthetic"):
-        n_jobs = int(trace.partition(":")[2] or 10000)
-        jobs = make_workload(n_jobs=n_jobs, random_state=seed)
-    elif resolve_trace(trace) is not None:
-        jobs = read_log(resolve_trace(trace))
-    else:
-        jobs = load_trace(trace)
     n_read = len(jobs)
     jobs = clean_jobs(jobs, require_request=True)
     if len(jobs) == 0:
         raise JobTableError(f"{trace}: no job left of {n_read:,} after removing those without a "
                             f"usable size, runtime or requested time")
+    return jobs
+
+
+@functools.lru_cache(maxsize=1)
+def _logged_jobs(trace, identity):
+    """The usable jobs of a trace file or name; ``identity`` (the file's content identity)
+    keys the cache, which keeps the last trace read: the one :func:`check_trace_jobs` reads
+    last is the first one the cells need."""
+    from ..datasets import load_trace
+    from ..io import read_log
+
+    path = resolve_trace(trace)
+    return _usable(read_log(path) if path is not None else load_trace(trace), trace)
+
+
+@functools.lru_cache(maxsize=4)
+def _read(trace, identity, seed, max_jobs):
+    """The cleaned job table of a cell, its first ``max_jobs``, with waits."""
+    from ..datasets import make_workload
+    from .._table import copy_attrs
+    from ..simulate._observed_waits import with_observed_waits
+
+    if trace.startswith("synthetic"):
+        n_jobs = int(trace.partition(":")[2] or 10000)
+        jobs = _usable(make_workload(n_jobs=n_jobs, random_state=seed), trace)
+    else:
+        jobs = _logged_jobs(trace, identity)
     if max_jobs is not None:
         attrs = copy_attrs(jobs)
         jobs = jobs.iloc[: int(max_jobs)].reset_index(drop=True)
@@ -39,10 +54,47 @@ def _read(trace, identity, seed, max_jobs):
     return with_observed_waits(jobs)[0]
 
 
+def check_trace_jobs(cells, *, source=None):
+    """Read each trace file of a grid once and refuse one that no cell could use.
+
+    Every cell needs jobs with a usable size, runtime and requested time; a
+    log whose jobs all lack one (no requested times, as in SDSC-Par-1996)
+    would fail only when its first cell runs, after the cells before it. The
+    check parses each distinct file once (SWF keeps a column of ``-1`` where
+    a log has no value, so only the values tell); ``synthetic:N`` traces are
+    not generated for it. The last file read stays in the per-process cache
+    and is the first one the cells read.
+
+    Parameters
+    ----------
+    cells : list of dict
+        From :func:`~predictkit.experiments.expand_grid`, already checked
+        (:func:`~predictkit.experiments.check_cells`).
+    source : str or path, optional
+        The grid file, named in error messages.
+
+    Raises
+    ------
+    ConfigError
+        For the first trace that cannot be read or has no usable job, naming
+        the grid file and the trace.
+    """
+    from ..exceptions import ConfigError, PredictkitError
+
+    files = list(dict.fromkeys(str(path) for path in map(cell_trace, cells) if path is not None))
+    for path in reversed(files):
+        try:
+            _logged_jobs(path, trace_identity(path))
+        except PredictkitError as exc:
+            where = f"{source}: " if source is not None else ""
+            raise ConfigError(f"{where}traces: {str(exc).splitlines()[0]}") from None
+
+
 def load_cell_trace(cell):
     """The job table a cell works on (cached per process).
 
-    ``trace`` is a file path, a name known to :func:`predictkit.datasets.load_trace`
+    ``trace`` is a file path (relative ones from the cell's ``grid_folder``,
+    else the working folder), a name known to :func:`predictkit.datasets.load_trace`
     (``PREDICTKIT_TRACES`` folders, then the cache), or ``"synthetic:N"`` for
     :func:`predictkit.datasets.make_workload` with ``options.seed``. Jobs
     without a usable size, runtime or request are removed
@@ -57,9 +109,10 @@ def load_cell_trace(cell):
         For any invalid value of the cell (see
         :func:`~predictkit.experiments.check_cells`).
     """
-    check_cells([cell])
+    check_values([cell])
     options = cell.get("options", {})
-    trace = str(cell["trace"])
+    path = cell_trace(cell)
+    trace = str(cell["trace"]) if path is None else str(path)
     return _read(trace, trace_identity(trace), options.get("seed", 0), options.get("max_jobs"))
 
 
@@ -71,8 +124,11 @@ def evaluate_cell(cell):
     runtimes) is replayed online over the trace: ``accuracy`` (Tang et al.
     2013 eq. 3), ``underestimated``, ``mae`` and the ``NA``/``OE``/``UE``/``BE``
     shares. With a ``policy``, the trace is also simulated with the
-    predictor's estimates (``options.selective``, ``on_underestimate``,
-    ``backfill_order``) and ``priority``, adding every schedule metric.
+    predictor's estimates, ``priority`` and the options its policy uses
+    (``selective``, ``on_underestimate``, ``machine_procs``, ``max_runtime``;
+    ``backfill_order`` for policies that backfill in an order,
+    ``starvation_after`` and ``starvation_bar_heavy`` for ``no_guarantee``),
+    adding every schedule metric.
     With ``options.wait_bounds`` (``"qbets"`` or ``"wait"``), per-job wait
     bounds at ``options.wait_quantile`` (default 0.95) are replayed online
     as ``predictkit bounds --method`` does (method defaults; WaitPredictor's
@@ -107,16 +163,8 @@ def evaluate_cell(cell):
     if "wait_bounds" in options:
         out.update(_wait_bound_metrics(jobs, options))
     if cell.get("policy"):
-        kwargs = {k: options[k] for k in ("on_underestimate", "backfill_order", "machine_procs",
-                                          "max_runtime") if k in options}
-        if cell["policy"] == "no_guarantee":
-            kwargs.update({k: options[k] for k in ("starvation_after", "starvation_bar_heavy")
-                           if k in options})
-        if "n_procs" in options and "machine_procs" not in options:  # deprecated option name
-            kwargs["machine_procs"] = options["n_procs"]
         schedule = simulate(jobs, policy=cell["policy"], priority=cell.get("priority") or "fcfs",
-                            estimates=estimator, selective=bool(options.get("selective", False)),
-                            **kwargs)
+                            estimates=estimator, **simulate_options(cell))
         table = schedule.metrics()
         out.update({f"schedule_{m}": float(v) for m, v in zip(table["metric"], table["value"])})
     return out

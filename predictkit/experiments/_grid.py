@@ -8,7 +8,7 @@ import tomllib
 from pathlib import Path
 
 from ..exceptions import ConfigError
-from ._identity import trace_identity
+from ._identity import FOLDER_KEY, trace_identity
 
 __all__ = ["expand_grid", "load_grid", "cell_key"]
 
@@ -95,13 +95,17 @@ def expand_grid(spec, *, source=None):
         and ``options`` (a table copied into every cell, e.g.
         ``{"max_jobs": 20000, "selective": true}``).
     source : str or path, optional
-        The grid file, named in error messages.
+        The grid file, named in error messages. A relative trace path is
+        taken from the folder of this file (when it is one), else from the
+        working folder.
 
     Returns
     -------
     list of dict
         One cell per combination, each with keys ``trace``, ``predictor``,
-        ``params``, ``policy``, ``priority``, ``options``, in a stable order.
+        ``params``, ``policy``, ``priority``, ``options``, in a stable order;
+        with a grid file, also ``grid_folder``: its absolute folder, where
+        relative trace paths start from.
 
     Raises
     ------
@@ -143,12 +147,18 @@ def expand_grid(spec, *, source=None):
         _no_repeats(values, name, source)
     _no_repeats([json.dumps(p, sort_keys=True, default=str) for p in predictors], "predictors",
                 source)
-    cells = []
-    for trace, predictor, policy, priority in itertools.product(
-            traces, predictors, policies, priorities):
-        cells.append({"trace": str(trace), **predictor, "policy": policy,
-                      "priority": priority, "options": dict(options)})
-    return cells
+    folder = {} if _grid_folder(source) is None else {FOLDER_KEY: _grid_folder(source)}
+    return [{"trace": str(trace), **predictor, "policy": policy, "priority": priority,
+             "options": dict(options), **folder}
+            for trace, predictor, policy, priority in itertools.product(
+                traces, predictors, policies, priorities)]
+
+
+def _grid_folder(source):
+    """The absolute folder of the grid file ``source``, or None (no file: standard input)."""
+    if source is None or str(source) == STDIN_NAME or not Path(source).is_file():
+        return None
+    return str(Path(source).resolve().parent)
 
 
 def _text(path, data=None):
@@ -259,10 +269,13 @@ def cell_key(cell):
     A cell whose trace is a file (a path, or a name found by
     :func:`predictkit.datasets.load_trace`) is keyed on that file's content
     identity too (:func:`~predictkit.experiments.trace_identity`), so a
-    changed trace file gives new keys and its cells are computed again.
+    changed trace file gives new keys and its cells are computed again. The
+    grid file's folder (``grid_folder``) is not part of the key: the trace
+    as the grid writes it and its content are.
     """
-    text = json.dumps(cell, sort_keys=True, default=str)
-    identity = trace_identity(cell.get("trace"))
+    text = json.dumps({k: v for k, v in cell.items() if k != FOLDER_KEY}, sort_keys=True,
+                      default=str)
+    identity = trace_identity(cell.get("trace"), cell.get(FOLDER_KEY))
     if identity is not None:
         text += "\n" + identity
     return hashlib.sha256(text.encode()).hexdigest()[:16]

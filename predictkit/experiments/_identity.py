@@ -13,21 +13,39 @@ import functools
 import hashlib
 from pathlib import Path
 
-__all__ = ["trace_identity", "resolve_trace"]
+__all__ = ["trace_identity", "trace_path", "resolve_trace", "cell_trace", "FOLDER_KEY"]
 
 _MIB = 1 << 20
 
+FOLDER_KEY = "grid_folder"
+"""The key of a cell holding its grid file's folder, which relative trace paths start from.
+Not part of the cell's key (:func:`~predictkit.experiments.cell_key`): a grid moved with
+its traces keeps its finished cells."""
 
-def resolve_trace(trace):
+
+def trace_path(trace, folder=None):
+    """A cell's ``trace`` read as a path: taken from ``folder`` when relative (if given)."""
+    return Path(folder or "", Path(trace).expanduser())
+
+
+def resolve_trace(trace, folder=None):
     """The file a cell's ``trace`` names, or None (``synthetic:N``, or found nowhere).
 
     Looks where :func:`predictkit.experiments.load_cell_trace` reads: the path
     itself, then :func:`predictkit.datasets.find_trace` (the
     ``PREDICTKIT_TRACES`` folders, then the cache).
+
+    Parameters
+    ----------
+    trace : str
+        A cell's ``trace`` (a path or a trace name).
+    folder : str or path, optional
+        The folder a relative path is taken from: the grid file's (a cell's
+        ``grid_folder``). Default: the working folder.
     """
     if not isinstance(trace, str) or not trace or trace.startswith("synthetic"):
         return None
-    path = Path(trace).expanduser()
+    path = trace_path(trace, folder)
     if path.is_file():
         return path
     from ..datasets._fetch import find_trace
@@ -35,13 +53,20 @@ def resolve_trace(trace):
     return find_trace(trace)
 
 
-def trace_identity(trace):
+def cell_trace(cell):
+    """The file a cell's trace names (:func:`resolve_trace` from its ``grid_folder``), or None."""
+    return resolve_trace(cell.get("trace"), cell.get(FOLDER_KEY))
+
+
+def trace_identity(trace, folder=None):
     """Return ``"<size>:<mtime_ns>:<hash of first and last MiB>"`` for a trace file.
 
     Parameters
     ----------
     trace : str
         A cell's ``trace`` (a path or a trace name).
+    folder : str or path, optional
+        The folder a relative path is taken from (see :func:`resolve_trace`).
 
     Returns
     -------
@@ -49,7 +74,7 @@ def trace_identity(trace):
         None when the trace is not a file (``synthetic:N``, whose content is
         fixed by the cell's seed, or a name found nowhere).
     """
-    path = resolve_trace(trace)
+    path = resolve_trace(trace, folder)
     if path is None:
         return None
     stat = path.stat()

@@ -22,7 +22,7 @@ import pandas as pd
 from .._atomic import check_output, open_output
 from .._deprecation import UNSET, renamed_argument
 from ..exceptions import ConfigError
-from ._evaluate import evaluate_cell
+from ._evaluate import check_trace_jobs, evaluate_cell
 from ._grid import cell_key
 from ._validate import check_cells
 
@@ -132,7 +132,7 @@ def _finished_cells(parts):
 
 
 def run_grid(cells, evaluate, *, results=None, backend=None, scheduler=None, n_workers=2,
-             progress=False, n_jobs=UNSET):
+             progress=False, source=None, n_jobs=UNSET):
     """Evaluate every cell of a grid and return one tidy table.
 
     Parameters
@@ -150,13 +150,15 @@ def run_grid(cells, evaluate, *, results=None, backend=None, scheduler=None, n_w
         ``None`` runs in this process.
     scheduler : str or distributed.Client, optional
         Dask scheduler address (``tcp://host:8786``) or client; implies
-        ``backend="dask"``.
+        ``backend="dask"`` (another backend is refused).
     n_workers : int, default=2
         Local workers for ``loky`` / ``threading``.
     progress : bool or callable
         ``True`` shows a progress bar (tqdm) while cells finish; a callable
         is called with a :class:`SweepProgress` once before the first cell
         and once after each cell (the command line prints a line each time).
+    source : str or path, optional
+        The grid file, named in error messages.
     n_jobs : int
         Deprecated name of ``n_workers`` (``n_jobs`` counts HPC jobs
         elsewhere in predictkit); warns, removed in 0.3.
@@ -171,10 +173,13 @@ def run_grid(cells, evaluate, *, results=None, backend=None, scheduler=None, n_w
     Raises
     ------
     ConfigError, OutputError
-        Before any cell runs: a ``results`` name that is not ``.csv`` or
-        ``.parquet``, or a file that cannot be written there; with
+        Before any cell runs: a ``scheduler`` with a backend other than
+        ``"dask"``; a ``results`` name that is not ``.csv`` or ``.parquet``,
+        or a file that cannot be written there; with
         :func:`~predictkit.experiments.evaluate_cell`, the first invalid
-        value of any cell (:func:`~predictkit.experiments.check_cells`).
+        value of any cell (:func:`~predictkit.experiments.check_cells`) and
+        a trace file of a cell still to compute without a usable job
+        (:func:`~predictkit.experiments.check_trace_jobs`).
 
     Warns
     -----
@@ -193,18 +198,24 @@ def run_grid(cells, evaluate, *, results=None, backend=None, scheduler=None, n_w
     n_workers = renamed_argument("run_grid", "n_jobs", "n_workers", n_jobs, n_workers,
                                  new_default=2)
     started = time.monotonic()
+    if scheduler is not None and backend not in (None, "dask"):
+        raise ConfigError(f"scheduler runs the cells on Dask; it cannot be combined with "
+                          f"backend={backend!r}")
     if results is not None:
         _check_results(results)
     if evaluate is evaluate_cell:
-        check_cells(cells)
+        check_cells(cells, source=source)
     keys = [cell_key(c) for c in cells]
     parts = None
     done = {}
     if results is not None:
         parts = Path(f"{results}.parts")
-        parts.mkdir(parents=True, exist_ok=True)
         done = _finished_cells(parts)
     todo = [(c, k) for c, k in zip(cells, keys) if k not in done]
+    if evaluate is evaluate_cell:
+        check_trace_jobs([cell for cell, _ in todo], source=source)
+    if parts is not None:
+        parts.mkdir(parents=True, exist_ok=True)
     reused = len(set(keys) & set(done))
     report = progress if callable(progress) else None
     if report is not None:

@@ -9,13 +9,12 @@ import functools
 import numbers
 import os
 import re
-from pathlib import Path
 
 from .._deprecation import warn_renamed
 from ..exceptions import ConfigError, PredictkitError
-from ._identity import resolve_trace
+from ._identity import FOLDER_KEY, resolve_trace, trace_path
 
-__all__ = ["check_cells", "OPTIONS", "DEPRECATED_OPTIONS"]
+__all__ = ["check_cells", "check_values", "simulate_options", "OPTIONS", "DEPRECATED_OPTIONS"]
 
 _SYNTHETIC = re.compile(r"synthetic(?::(.*))?")
 
@@ -99,6 +98,54 @@ DEPRECATED_OPTIONS = {"n_procs": "machine_procs"}
 """Old option names still accepted, with a ``DeprecationWarning``, until 0.3: old -> new."""
 
 
+_POLICY_OPTIONS = {"backfill_order": "backfill_order", "starvation_after": "starvation_after",
+                   "starvation_bar_heavy": "starvation_after"}
+"""Options that only some policies use: name -> the ``simulate`` parameter whose policies
+take it (:func:`predictkit.simulate._policies.policies_taking`)."""
+
+_SIMULATE_OPTIONS = ("selective", "on_underestimate", "machine_procs", "max_runtime",
+                     *_POLICY_OPTIONS)
+"""The options passed on to ``simulate``."""
+
+
+def _simulates(cell):
+    return cell["policy"] is not None
+
+
+def _users(name):
+    """``(whether a cell uses option name, which cells do)``, or None when all cells do."""
+    if name in _POLICY_OPTIONS:
+        from ..simulate._policies import policies_taking
+
+        takers = policies_taking(_POLICY_OPTIONS[name])
+        return (lambda cell: cell["policy"] in takers), "policy " + " or ".join(takers)
+    if name == "machine_procs":  # also the machine size of wait bounds
+        return (lambda cell: _simulates(cell) or "wait_bounds" in cell.get("options", {}),
+                "a policy or options.wait_bounds")
+    if name in _SIMULATE_OPTIONS:
+        return _simulates, "a policy"
+    if name == "seed":
+        return (lambda cell: _SYNTHETIC.fullmatch(cell["trace"]) is not None,
+                "a synthetic trace ('synthetic:N')")
+    return None
+
+
+def simulate_options(cell):
+    """The keyword arguments of ``simulate`` that a cell's options give for its policy.
+
+    An option the cell's policy does not use is left out (``starvation_after``
+    for the ``easy`` cells of a grid that also has ``no_guarantee`` cells):
+    ``simulate`` would refuse or ignore it. :func:`check_cells` refuses an
+    option that no cell of the grid uses. An old name of
+    :data:`DEPRECATED_OPTIONS` gives way to the new one.
+    """
+    options = cell.get("options", {})
+    options = {**{DEPRECATED_OPTIONS.get(name, name): value for name, value in options.items()},
+               **{name: value for name, value in options.items() if name in OPTIONS}}
+    return {name: options[name] for name in _SIMULATE_OPTIONS
+            if name in options and _users(name)[0](cell)}
+
+
 def _fail(source, key, value, reason):
     where = f"{source}: " if source is not None else ""
     reason = str(reason).splitlines()[0] if str(reason) else type(reason).__name__
@@ -124,6 +171,19 @@ def _check_options(options, source):
               "needs options.wait_bounds (qbets or wait: the wait bound it sets the quantile of)")
 
 
+def _check_used(cells, source):
+    """Refuse an option that no cell uses (say, ``selective`` in a grid without policies)."""
+    given = {}
+    for cell in cells:
+        given.update(cell.get("options", {}))
+    for name, value in given.items():
+        users = _users(DEPRECATED_OPTIONS.get(name, name))
+        if users is not None and not any(name in cell.get("options", {}) and users[0](cell)
+                                         for cell in cells):
+            _fail(source, f"options.{name}", value,
+                  f"used only by cells with {users[1]}, and this grid has none")
+
+
 _BYTES_PER_SYNTHETIC_JOB = 2048
 """Rough peak memory of one generated job through a cell (generation, replay, simulation)."""
 
@@ -135,7 +195,7 @@ def _memory_bytes():
         return None
 
 
-def _check_trace(trace, source):
+def _check_trace(trace, folder, source):
     match = _SYNTHETIC.fullmatch(trace)
     if match:
         count = match.group(1)
@@ -151,12 +211,15 @@ def _check_trace(trace, source):
                   f"(about {_BYTES_PER_SYNTHETIC_JOB // 1024} KiB per job); this machine has "
                   f"{memory / 2**30:,.0f} GiB")
         return
-    if Path(trace).expanduser().is_dir():
+    path = trace_path(trace, folder)
+    if path.is_dir():
         _fail(source, "traces", trace, "is a directory, not a trace file")
-    if resolve_trace(trace) is None:
+    if resolve_trace(trace, folder) is None:
+        beside = (f" (a relative path starts from the grid's folder, {folder})"
+                  if path != trace_path(trace) else "")
         _fail(source, "traces", trace, "no such file, and no trace of that name in the "
                                        "PREDICTKIT_TRACES folders or the cache "
-                                       "('predictkit fetch NAME' downloads archive logs)")
+                                       f"('predictkit fetch NAME' downloads archive logs){beside}")
 
 
 @functools.lru_cache(maxsize=1)
@@ -209,6 +272,12 @@ def _check_choice(kind, value, choices, source):
 def check_cells(cells, *, source=None):
     """Check every value of a grid's cells for :func:`~predictkit.experiments.evaluate_cell`.
 
+    The options are checked for the grid as a whole too: an option that no
+    cell uses is refused (``starvation_after`` in a grid without
+    ``no_guarantee`` cells, ``selective`` in a grid without policies, ``seed``
+    without a synthetic trace), while a grid whose cells use it only in part
+    applies it to those (``simulate_options``).
+
     Parameters
     ----------
     cells : list of dict
@@ -224,7 +293,7 @@ def check_cells(cells, *, source=None):
         unknown predictor or parameter, or a parameter value the predictor
         refuses (a quantile of 7, a negative window); an unknown policy or
         priority; an unknown option or an option value out of range
-        (``max_jobs`` must be a whole number >= 1).
+        (``max_jobs`` must be a whole number >= 1); an option no cell uses.
 
     Warns
     -----
@@ -232,6 +301,12 @@ def check_cells(cells, *, source=None):
         Once per old option name of :data:`DEPRECATED_OPTIONS` the grid uses
         (``n_procs``, now ``machine_procs``).
     """
+    check_values(cells, source)
+    _check_used(cells, source)
+
+
+def check_values(cells, source=None):
+    """The checks of :func:`check_cells` that hold cell by cell (not the options' use)."""
     from ..simulate import POLICIES, PRIORITIES
 
     seen = set()
@@ -250,7 +325,8 @@ def check_cells(cells, *, source=None):
                   "a priority needs a policy (add policies = [\"easy\"] or another)")
         predictor = (cell["predictor"], repr(sorted(cell["params"].items())))
         for kind, item, check in (
-                ("trace", cell["trace"], lambda: _check_trace(cell["trace"], source)),
+                ("trace", (cell["trace"], cell.get(FOLDER_KEY)),
+                 lambda: _check_trace(cell["trace"], cell.get(FOLDER_KEY), source)),
                 ("predictor", predictor,
                  lambda: _check_predictor(cell["predictor"], cell["params"], source)),
                 ("policy", cell["policy"],

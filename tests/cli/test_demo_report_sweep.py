@@ -293,3 +293,88 @@ def test_demo_refuses_options_its_source_would_ignore(tmp_path, capsys, argv, me
     assert main(["demo", *argv, "-o", str(tmp_path / "d")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    (["--workers", "3"], "--workers applies to --backend loky or threading only, not "
+                         "--backend serial"),
+    (["--n-jobs", "3"], "--workers applies to --backend loky or threading only, not "
+                        "--backend serial"),
+    (["--backend", "serial", "--workers", "3"], "not --backend serial"),
+    (["--scheduler", "tcp://127.0.0.1:1", "--workers", "3"], "not --backend dask"),
+    (["--backend", "loky", "--scheduler", "tcp://127.0.0.1:1"],
+     "--scheduler runs the cells on Dask; it cannot be combined with --backend loky"),
+    (["--backend", "serial", "--scheduler", "tcp://127.0.0.1:1"],
+     "--scheduler runs the cells on Dask; it cannot be combined with --backend serial"),
+])
+def test_sweep_refuses_flags_it_would_ignore(tmp_path, capsys, flags, message):
+    path = tmp_path / "grid.toml"
+    path.write_text(f'traces = ["{small_trace(tmp_path / "t.swf")}"]\n')
+    assert main(["sweep", str(path), "-o", str(tmp_path / "r.csv"), *flags]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1] == f"predictkit sweep: error: {message}" or err[-1].endswith(message)
+    assert len(err) == 1 + ("--n-jobs" in flags)
+    assert ("--n-jobs is deprecated; use --workers" in err[0]) == ("--n-jobs" in flags)
+    assert not (tmp_path / "r.csv.parts").exists()
+
+
+def test_sweep_workers_and_its_old_name_set_the_local_workers(tmp_path, capsys):
+    path = tmp_path / "grid.toml"
+    path.write_text(f'traces = ["{small_trace(tmp_path / "t.swf")}"]\n'
+                    'predictors = ["requested", "recent-average"]\n')
+    tables = []
+    for flag in ("--workers", "--n-jobs"):
+        out = tmp_path / f"{flag[2:]}.csv"
+        assert main(["sweep", str(path), "-o", str(out), "-q", "--backend", "threading",
+                     flag, "2"]) == 0
+        tables.append(pd.read_csv(out))
+    assert capsys.readouterr().err == ("predictkit sweep: warning: --n-jobs is deprecated; use "
+                                       "--workers\n")
+    pd.testing.assert_frame_equal(*tables)
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ('policies = ["easy"]\n[options]\nstarvation_after = "24h"\n',
+     "options.starvation_after = '24h': used only by cells with policy no_guarantee, and this "
+     "grid has none"),
+    ('policies = ["fcfs"]\n[options]\nbackfill_order = "sjf"\n',
+     "options.backfill_order = 'sjf': used only by cells with policy easy or no_guarantee, and "
+     "this grid has none"),
+])
+def test_sweep_refuses_an_option_no_cell_uses_before_any_cell(tmp_path, capsys, body, message):
+    path = tmp_path / "grid.toml"
+    path.write_text(f'traces = ["{small_trace(tmp_path / "t.swf")}"]\n' + body)
+    assert main(["sweep", str(path), "-o", str(tmp_path / "r.csv")]) == 2
+    assert capsys.readouterr().err == f"predictkit sweep: error: {path}: {message}\n"
+    assert not (tmp_path / "r.csv.parts").exists()
+
+
+def test_sweep_refuses_a_trace_without_requests_before_any_cell(tmp_path, capsys):
+    good = small_trace(tmp_path / "good.swf")
+    bare = tmp_path / "bare.swf"
+    bare.write_text(good.read_text().replace(" 2 600 -1 1 ", " 2 -1 -1 1 "))
+    path = tmp_path / "grid.toml"
+    path.write_text(f'traces = ["{good}", "{bare}"]\n')
+    assert main(["sweep", str(path), "-o", str(tmp_path / "r.csv")]) == 2
+    assert capsys.readouterr().err == (
+        f"predictkit sweep: error: {path}: traces: {bare}: no job left of 60 after removing "
+        f"those without a usable size, runtime or requested time\n")
+    assert not (tmp_path / "r.csv.parts").exists()
+
+
+def test_sweep_takes_relative_traces_from_the_grid_folder(tmp_path, capsys, monkeypatch):
+    import io
+    import sys
+
+    small_trace((tmp_path / "study").mkdir() or tmp_path / "study" / "t.swf")
+    grid = tmp_path / "study" / "grid.toml"
+    grid.write_text('traces = ["t.swf"]\npredictors = ["requested"]\n')
+    monkeypatch.chdir(tmp_path)
+    assert main(["sweep", str(grid), "-o", "r.csv", "-q"]) == 0
+    assert list(pd.read_csv("r.csv")["trace"]) == ["t.swf"]
+    # a grid on standard input: from the working folder
+    monkeypatch.chdir(tmp_path / "study")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(grid.read_bytes())))
+    assert main(["sweep", "-", "-o", str(tmp_path / "stdin.csv"), "-q"]) == 0
+    assert list(pd.read_csv(tmp_path / "stdin.csv")["cell"]) == list(
+        pd.read_csv(tmp_path / "r.csv")["cell"])

@@ -1,9 +1,12 @@
 """Every bad grid is one ConfigError line naming the file and the key, before any cell runs."""
 
+from contextlib import nullcontext
+
 import pytest
 
 from predictkit.exceptions import ConfigError
-from predictkit.experiments import check_cells, evaluate_cell, expand_grid, load_grid
+from predictkit.experiments import (check_cells, evaluate_cell, expand_grid, load_cell_trace,
+                                    load_grid)
 
 
 def grid_file(tmp_path, text, name="grid.toml"):
@@ -165,7 +168,7 @@ def test_good_grids_pass_and_max_jobs_keeps_the_first_jobs(tmp_path, swf):
     path = grid_file(tmp_path, GOOD.format(trace=swf) + 'policies = ["easy"]\n'
                      '[[predictors]]\nname = "tang"\nparams = {quantile = [0.5, "mean"], '
                      'window = ["30D", "all"], keys = "user"}\n[options]\nmax_jobs = 25\n'
-                     'selective = true\nbad_threshold = "30min"\nseed = 0\n')
+                     'selective = true\nbad_threshold = "30min"\n')
     check(path)
     cells = expand_grid(load_grid(path), source=path)
     assert len(cells) == 4
@@ -198,3 +201,62 @@ def test_a_trace_without_usable_jobs_is_named(tmp_path, text):
     cell = expand_grid({"traces": [str(trace)]})[0]
     with pytest.raises(PredictkitError, match=f"{trace}"):
         evaluate_cell(cell)
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ('policies = ["easy"]\n[options]\nstarvation_after = "24h"\n',
+     r"options\.starvation_after = '24h': used only by cells with policy no_guarantee, and "
+     r"this grid has none$"),
+    ('policies = ["fcfs", "conservative"]\n[options]\nbackfill_order = "sjf"\n',
+     r"options\.backfill_order = 'sjf': used only by cells with policy easy or no_guarantee"),
+    ('[options]\nselective = true\n', r"options\.selective = True: used only by cells with a "
+                                      r"policy, and this grid has none$"),
+    ('[options]\non_underestimate = "request"\n', r"options\.on_underestimate = 'request': "
+                                                  r"used only by cells with a policy"),
+    ('[options]\nmax_runtime = "6h"\n', r"options\.max_runtime = '6h': used only by cells with"),
+    ('[options]\nmachine_procs = 8\n',
+     r"options\.machine_procs = 8: used only by cells with a policy or options\.wait_bounds"),
+    ('[options]\nn_procs = 8\n', r"options\.n_procs = 8: used only by cells with a policy or"),
+    ('[options]\nseed = 3\n', r"options\.seed = 3: used only by cells with a synthetic trace"),
+])
+def test_an_option_no_cell_uses_is_refused(tmp_path, swf, body, message):
+    path = grid_file(tmp_path, GOOD.format(trace=swf) + body)
+    with pytest.raises(ConfigError, match=message) as caught, \
+            pytest.warns() if "n_procs" in body else nullcontext():
+        check(path)
+    assert str(caught.value).startswith(f"{path}: ") and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("body", [
+    'policies = ["fcfs", "easy"]\n[options]\nbackfill_order = "sjf"\n',
+    'policies = ["easy", "no_guarantee"]\n[options]\nstarvation_after = "24h"\n'
+    'starvation_bar_heavy = true\n',
+    '[options]\nwait_bounds = "qbets"\nmachine_procs = 8\n',
+])
+def test_an_option_some_cells_use_is_accepted(tmp_path, swf, body):
+    check(grid_file(tmp_path, GOOD.format(trace=swf) + body))
+    mixed = f'traces = ["{swf}", "synthetic:50"]\n[options]\nseed = 3\n'
+    check(grid_file(tmp_path, mixed, name="mixed.toml"))
+
+
+def test_a_cell_passes_simulate_the_options_of_its_policy_only():
+    from predictkit.experiments._validate import simulate_options
+    from predictkit.simulate import POLICIES, simulate
+    from predictkit.simulate._policies import policies_taking
+
+    options = {"selective": True, "backfill_order": "sjf", "starvation_after": "1h",
+               "starvation_bar_heavy": True, "max_runtime": "6h", "n_procs": 8,
+               "max_jobs": 50}
+    jobs = load_cell_trace(expand_grid({"traces": ["synthetic:50"]})[0])
+    for policy in POLICIES:
+        cell = expand_grid({"traces": ["synthetic:50"], "policies": [policy],
+                            "options": options})[0]
+        passed = simulate_options(cell)
+        assert ("backfill_order" in passed) == (policy in policies_taking("backfill_order"))
+        assert ({"starvation_after", "starvation_bar_heavy"} <= set(passed)) == (
+            policy in policies_taking("starvation_after"))
+        assert passed["machine_procs"] == 8 and "n_procs" not in passed
+        simulate(jobs, policy=policy, **passed)  # nothing simulate refuses
+    assert simulate_options({**cell, "options": {**options, "machine_procs": 16}})[
+        "machine_procs"] == 16
+    assert simulate_options({**cell, "policy": None}) == {}

@@ -132,3 +132,9 @@ def test_starvation_options_apply_to_the_no_guarantee_cells():
     assert table.loc["easy", "schedule_mean_wait"] == plain.loc["easy", "schedule_mean_wait"]
     assert (table.loc["no_guarantee", "schedule_mean_wait"]
             != plain.loc["no_guarantee", "schedule_mean_wait"])
+
+
+def test_a_scheduler_with_another_backend_is_refused():
+    with pytest.raises(ConfigError, match=r"^scheduler runs the cells on Dask; it cannot be "
+                                          r"combined with backend='loky'$"):
+        run_grid(expand_grid(SPEC), toy_metrics, backend="loky", scheduler="tcp://host:8786")

@@ -12,7 +12,7 @@ import pkgutil
 from ...exceptions import ConfigError
 from ._policy import Policy
 
-__all__ = ["POLICIES", "REGISTRY", "Policy", "resolve_policy"]
+__all__ = ["POLICIES", "REGISTRY", "Policy", "policies_taking", "resolve_policy"]
 
 
 def _discover():
@@ -36,6 +36,22 @@ job at arrival, compressed when jobs end early; ``"no_guarantee"``: backfill
 whatever fits, with no reservation at all (CPlant)."""
 
 
+def policies_taking(option):
+    """The names of the policies that use ``simulate(option=...)``, in listing order.
+
+    Parameters
+    ----------
+    option : {"reservation_depth", "backfill_order", "starvation_after"}
+        A parameter of :func:`~predictkit.simulate.simulate` that only some
+        policies use (:class:`~._policy.Policy` ``takes_<option>``).
+
+    Returns
+    -------
+    tuple of str
+    """
+    return tuple(name for name, policy in REGISTRY.items() if getattr(policy, f"takes_{option}"))
+
+
 def resolve_policy(policy, reservation_depth, starvation_after=None):
     """Return ``(compiled loop, settings depth, reported depth)`` for a policy.
 
@@ -57,15 +73,14 @@ def resolve_policy(policy, reservation_depth, starvation_after=None):
             raise ConfigError(
                 f"reservation_depth must be a non-negative integer, got {reservation_depth!r}")
         if not chosen.takes_reservation_depth:
-            takers = ", ".join(repr(p.name) for p in REGISTRY.values()
-                               if p.takes_reservation_depth)
+            takers = ", ".join(map(repr, policies_taking("reservation_depth")))
             raise ConfigError(
                 f"reservation_depth applies to policy={takers} only, not {policy!r} "
                 f"({policy}: {chosen.summary})")
     if starvation_after is None:
         run, depth = chosen.loop(reservation_depth)
     elif not chosen.takes_starvation_after:
-        takers = ", ".join(repr(p.name) for p in REGISTRY.values() if p.takes_starvation_after)
+        takers = ", ".join(map(repr, policies_taking("starvation_after")))
         raise ConfigError(f"starvation_after applies to policy={takers} only, not {policy!r} "
                           f"({policy}: {chosen.summary})")
     else:

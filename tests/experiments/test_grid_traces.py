@@ -1,0 +1,89 @@
+"""A grid's traces: relative paths start from the grid file's folder, and a trace no cell
+could use is refused before the first cell runs."""
+
+import shutil
+
+import pytest
+
+from predictkit.exceptions import ConfigError
+from predictkit.experiments import (cell_key, check_cells, evaluate_cell, expand_grid, load_grid,
+                                    run_grid)
+
+
+def write_trace(path, n_jobs=40, *, request=600):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [f"{j} {60 * j} 0 {100 + j} 2 -1 -1 2 {request} -1 1 {j % 3 + 1} 1 -1 1 1 -1 -1"
+             for j in range(1, n_jobs + 1)]
+    path.write_text("; MaxProcs: 8\n" + "\n".join(lines) + "\n")
+    return path
+
+
+def grid_beside_its_traces(folder):
+    write_trace(folder / "traces" / "t.swf")
+    grid = folder / "grid.toml"
+    grid.write_text('traces = ["traces/t.swf"]\npredictors = ["requested"]\n')
+    return grid
+
+
+def test_relative_trace_paths_start_from_the_grid_folder(tmp_path, monkeypatch):
+    grid = grid_beside_its_traces(tmp_path / "study")
+    monkeypatch.chdir(tmp_path)  # not the grid's folder
+    cells = expand_grid(load_grid(grid), source=grid)
+    check_cells(cells, source=grid)
+    table = run_grid(cells, evaluate_cell)
+    assert list(table["trace"]) == ["traces/t.swf"] and list(table["n_jobs"]) == [40]
+
+
+def test_a_relative_trace_missing_beside_the_grid_names_its_folder(tmp_path, monkeypatch):
+    grid = grid_beside_its_traces(tmp_path / "study")
+    write_trace(tmp_path / "traces" / "t.swf")  # beside the working folder only
+    (tmp_path / "study" / "traces" / "t.swf").unlink()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PREDICTKIT_TRACES", str(tmp_path / "none"))
+    monkeypatch.setenv("PREDICTKIT_DATA", str(tmp_path / "cache"))
+    with pytest.raises(ConfigError, match=r"traces = 'traces/t\.swf': no such file, .*a relative "
+                                          r"path starts from the grid's folder, .*study\)$"):
+        check_cells(expand_grid(load_grid(grid), source=grid), source=grid)
+
+
+def test_cell_keys_do_not_depend_on_where_the_grid_lies(tmp_path, monkeypatch):
+    grid = grid_beside_its_traces(tmp_path / "study")
+    monkeypatch.chdir(tmp_path / "study")
+    as_before = cell_key(expand_grid(load_grid(grid))[0])  # relative to the working folder
+    keys = {cell_key(expand_grid(load_grid(grid), source=grid)[0])}
+    moved = tmp_path / "elsewhere"
+    shutil.copytree(tmp_path / "study", moved)  # copy2: same content and times
+    monkeypatch.chdir(tmp_path)
+    keys.add(cell_key(expand_grid(load_grid(moved / "grid.toml"),
+                                  source=moved / "grid.toml")[0]))
+    assert keys == {as_before}
+
+
+def test_a_trace_without_requests_is_refused_before_any_cell_runs(tmp_path):
+    good = write_trace(tmp_path / "good.swf")
+    bare = write_trace(tmp_path / "bare.swf", request=-1)
+    cells = expand_grid({"traces": [str(good), str(bare)], "predictors": ["requested"]})
+    calls = []
+    with pytest.raises(ConfigError, match=rf"^grid\.toml: traces: {bare}: no job left of 40 "
+                                          r"after removing those without a usable size, "
+                                          r"runtime or requested time$"):
+        run_grid(cells, evaluate_cell, results=tmp_path / "r.csv", progress=calls.append,
+                 source="grid.toml")
+    assert calls == [] and not (tmp_path / "r.csv.parts").exists()
+
+
+def test_each_trace_is_read_once_and_finished_ones_not_at_all(tmp_path, monkeypatch):
+    import predictkit.io
+    from predictkit.experiments import _evaluate
+
+    trace = write_trace(tmp_path / "t.swf")
+    reads = []
+    real = predictkit.io.read_log
+    monkeypatch.setattr(predictkit.io, "read_log", lambda path: reads.append(path) or real(path))
+    cells = expand_grid({"traces": [str(trace)], "predictors": ["requested", "recent-average"],
+                         "options": {"max_jobs": 30}})
+    for _ in range(2):  # the second run reuses both cells
+        _evaluate._logged_jobs.cache_clear()
+        _evaluate._read.cache_clear()
+        table = run_grid(cells, evaluate_cell, results=tmp_path / "r.csv")
+        assert list(table["n_jobs"]) == [30, 30] and len(reads) == 1
