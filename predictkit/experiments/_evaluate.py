@@ -4,6 +4,7 @@ import functools
 
 import numpy as np
 
+from ..runtime._walltime_adjuster import DEFAULT_KEYS
 from ._identity import cell_trace, resolve_trace, trace_identity
 from ._validate import check_values, simulate_options
 
@@ -76,18 +77,50 @@ def check_trace_jobs(cells, *, source=None):
     Raises
     ------
     ConfigError
-        For the first trace that cannot be read or has no usable job, naming
-        the grid file and the trace.
-    """
-    from ..exceptions import ConfigError, PredictkitError
+        For the first trace that cannot be read or has no usable job, or
+        whose jobs a Tang cell's given ``keys`` cannot group (a key the log
+        gives for no job: every job would keep its request), naming the grid
+        file and the trace.
 
+    Warns
+    -----
+    UserWarning
+        When Tang cells without ``keys`` will leave out a default key that a
+        trace gives for no job (:func:`tang_keys`).
+    """
+    import warnings
+
+    from ..exceptions import ConfigError, PredictkitError
+    from ..runtime._walltime_adjuster import unusable_keys
+
+    where = f"{source}: " if source is not None else ""
     files = list(dict.fromkeys(str(path) for path in map(cell_trace, cells) if path is not None))
     for path in reversed(files):
         try:
-            _logged_jobs(path, trace_identity(path))
+            jobs = _logged_jobs(path, trace_identity(path))
         except PredictkitError as exc:
-            where = f"{source}: " if source is not None else ""
             raise ConfigError(f"{where}traces: {str(exc).splitlines()[0]}") from None
+        tang = [c for c in cells if c["predictor"] == "tang" and str(cell_trace(c)) == path]
+        given = [c["params"]["keys"] for c in tang if "keys" in c["params"]]
+        for keys in dict.fromkeys(k if isinstance(k, str) else ",".join(k) for k in given):
+            unusable = unusable_keys(jobs, keys)
+            if unusable:
+                key, reason = next(iter(unusable.items()))
+                raise ConfigError(f"{where}tang keys {keys!r}: {path} {reason}, so Tang would "
+                                  "adjust no job; leave the key out for this trace")
+        if any("keys" not in c["params"] for c in tang) and tang_keys(jobs) != DEFAULT_KEYS:
+            left_out = [k for k in DEFAULT_KEYS if k not in tang_keys(jobs)]
+            warnings.warn(f"{path} gives {', '.join(left_out)} for no job: its tang cells "
+                          f"without keys leave {'it' if len(left_out) == 1 else 'them'} out "
+                          "(column tang_keys of the results)", UserWarning, stacklevel=2)
+
+
+def tang_keys(jobs):
+    """Tang's default keys without those the log gives for no job (a cell without ``keys``)."""
+    from ..runtime._walltime_adjuster import unusable_keys
+
+    unusable = unusable_keys(jobs, DEFAULT_KEYS)
+    return tuple(k for k in DEFAULT_KEYS if k not in unusable)
 
 
 def load_cell_trace(cell):
@@ -152,7 +185,11 @@ def evaluate_cell(cell):
     if cell["predictor"] == PERFECT:
         estimator, estimate = "perfect", np.minimum(run, requested)
     else:
-        estimator = make_predictor(cell["predictor"], **cell["params"])
+        params = dict(cell["params"])
+        if cell["predictor"] == "tang" and "keys" not in params:
+            params["keys"] = tang_keys(jobs)
+            out["tang_keys"] = ",".join(params["keys"])
+        estimator = make_predictor(cell["predictor"], **params)
         estimate = replay(estimator, jobs, run)
     out["accuracy"] = estimate_accuracy(run, estimate)
     out["underestimated"] = underestimation_rate(run, estimate)

@@ -87,3 +87,34 @@ def test_each_trace_is_read_once_and_finished_ones_not_at_all(tmp_path, monkeypa
         _evaluate._read.cache_clear()
         table = run_grid(cells, evaluate_cell, results=tmp_path / "r.csv")
         assert list(table["n_jobs"]) == [30, 30] and len(reads) == 1
+
+
+def grid_on_a_trace_without_groups(folder, keys=None):
+    trace = write_trace(folder / "nogroups.swf")
+    fields = [line.split() for line in trace.read_text().splitlines()[1:]]
+    for line in fields:
+        line[12] = "-1"  # no group for any job, as in SDSC-BLUE and the LLNL logs
+    trace.write_text("; MaxProcs: 8\n" + "\n".join(" ".join(f) for f in fields) + "\n")
+    grid = folder / "grid.toml"
+    params = "" if keys is None else f'\n[predictors.params]\nkeys = ["{keys}"]\n'
+    grid.write_text('traces = ["nogroups.swf"]\n[[predictors]]\nname = "tang"\n' + params)
+    return grid
+
+
+def test_tang_cells_without_keys_leave_out_a_key_the_trace_gives_for_no_job(tmp_path):
+    grid = grid_on_a_trace_without_groups(tmp_path)
+    cells = expand_grid(load_grid(grid), source=grid)
+    with pytest.warns(UserWarning, match=r"nogroups\.swf gives group_id for no job: its tang "
+                                         r"cells without keys leave it out"):
+        table = run_grid(cells, evaluate_cell)
+    assert list(table["tang_keys"]) == ["user_id,req_time"]
+
+
+def test_tang_keys_a_trace_gives_for_no_job_are_refused_before_the_first_cell(tmp_path):
+    grid = grid_on_a_trace_without_groups(tmp_path, keys="user,group")
+    cells = expand_grid(load_grid(grid), source=grid)
+    with pytest.raises(ConfigError, match=r"grid\.toml: tang keys 'user,group': .*nogroups\.swf "
+                                          r"gives group_id for no job, so Tang would adjust no "
+                                          r"job"):
+        run_grid(cells, evaluate_cell, results=tmp_path / "out.csv", source=grid)
+    assert not (tmp_path / "out.csv.parts").exists()
