@@ -47,9 +47,9 @@ from pathlib import Path
 
 from .exceptions import OutputError
 
-__all__ = ["open_output", "atomic_write", "check_output", "is_stream", "same_file", "gzip_if_named",
-           "refuse_inputs", "remove_stale_temporaries", "create_temporary",
-           "STALE_AFTER_SECONDS"]
+__all__ = ["open_output", "write_result", "atomic_write", "check_output", "is_stream",
+           "same_file", "gzip_if_named", "refuse_inputs", "remove_stale_temporaries",
+           "create_temporary", "STALE_AFTER_SECONDS"]
 
 STALE_AFTER_SECONDS = 24 * 3600
 """A temporary untouched this long is stale whatever its process id says."""
@@ -106,6 +106,57 @@ def open_output(path, mode="wb", *, inputs=()):
 
 atomic_write = open_output
 """The former name of :func:`open_output`, kept for existing callers."""
+
+
+def write_result(target, payload, *, owner, parameter="path"):
+    """Write the bytes ``payload`` to a path or a file object: what every writer does.
+
+    Parameters
+    ----------
+    target : str, path or file object
+        A path is written as :func:`open_output` writes it (atomically for a
+        file; gzip-compressed, by :func:`gzip_if_named`, when its name ends
+        in ``.gz``). A file object open for writing is written to directly,
+        at its position, and left open: text (``io.StringIO``, a file opened
+        with ``"w"``) gets the payload decoded from UTF-8, a binary one
+        (``io.BytesIO``, ``"wb"``) the bytes as they are, never compressed.
+    payload : bytes
+        The whole result, in UTF-8 for text formats.
+    owner, parameter : str
+        The writer and its argument, for the message of a wrong ``target``.
+
+    Returns
+    -------
+    pathlib.Path or file object
+        ``target`` as a :class:`~pathlib.Path`, or the file object itself.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``target`` is neither a path nor a file object open for writing
+        (:func:`predictkit._validation.check_path_or_file`).
+    OutputError
+        As :func:`open_output` raises it, for a path.
+    """
+    from ._validation import check_path_or_file  # here: writing a path needs no scikit-learn
+
+    check_path_or_file(target, parameter, owner, access="write")
+    if isinstance(target, (str, os.PathLike)):
+        path = Path(target)
+        with open_output(path) as stream:
+            stream.write(gzip_if_named(path, payload))
+        return path
+    target.write(payload if _is_binary(target) else payload.decode("utf-8"))
+    return target
+
+
+def _is_binary(stream):
+    """Whether a writable file object takes bytes (else text), as ``io`` classifies it."""
+    if isinstance(stream, io.TextIOBase):
+        return False
+    if isinstance(stream, (io.RawIOBase, io.BufferedIOBase)):
+        return True
+    return "b" in str(getattr(stream, "mode", ""))
 
 
 def gzip_if_named(path, payload):

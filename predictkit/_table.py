@@ -73,7 +73,10 @@ MAX_EXACT = 2.0**53
 
 _NONNEGATIVE = ("wait_time", "run_time", "avg_cpu_time", "used_memory", "req_time",
                 "req_memory", "think_time")
-_POSITIVE = ("n_procs", "req_procs")
+WIDTH_COLUMNS = ("n_procs", "req_procs")
+"""A job's width in processors: allocated, requested. Where known, a whole number > 0
+(``validate_jobs(X, whole=WIDTH_COLUMNS)`` checks it)."""
+_POSITIVE = WIDTH_COLUMNS
 
 
 def empty_jobs():

@@ -18,6 +18,7 @@ once per ``fit`` or call, never per job.
 import functools
 import inspect
 import numbers
+import os
 import re
 
 import numpy as np
@@ -37,8 +38,8 @@ from ._time import parse_duration
 from .exceptions import ConfigError, InvalidParameterError
 
 __all__ = ["ParamsValidatedMixin", "check_parameters", "validate_params", "invalid_parameter",
-           "short_repr", "RANDOM_STATE", "Duration", "ColumnNames", "WholeNumber",
-           "NumericArray", "as_generator", "as_seed", "HasMethods", "Interval", "Options",
+           "check_path_or_file", "check_instance", "short_repr", "RANDOM_STATE", "Duration",
+           "ColumnNames", "WholeNumber", "NumericArray", "as_generator", "as_seed", "HasMethods", "Interval", "Options",
            "RealNotInt", "StrOptions"]
 
 
@@ -48,8 +49,14 @@ def check_parameters(constraints, params, owner):
     Raises
     ------
     InvalidParameterError
-        For the first parameter that satisfies none of its constraints.
+        For the first parameter that satisfies none of its constraints, or
+        that is a class where an object with methods (``HasMethods``) is
+        expected (:func:`check_instance`).
     """
+    for name, value in params.items():
+        if isinstance(value, type) and any(isinstance(c, HasMethods)
+                                           for c in constraints.get(name, ())):
+            check_instance(value, name, owner)  # a class has the methods, but is no estimator
     try:
         validate_parameter_constraints(constraints, params, caller_name=owner)
     except SklearnInvalidParameterError as exc:
@@ -67,6 +74,85 @@ def invalid_parameter(name, owner, expected, value):
     return InvalidParameterError(
         f"The {name!r} parameter of {owner} must be {expected}. Got {short_repr(value)} "
         "instead.", parameter=name, owner=owner)
+
+
+def check_path_or_file(value, name, owner, *, access="read", files=True, what="a path"):
+    """``value`` if it is a path, or a file object open for ``access``; else the error.
+
+    The one check of the file arguments of the readers and writers (``read_swf``,
+    ``write_swf``, ``load_trace``, ...): what they accept, said in one line.
+
+    Parameters
+    ----------
+    value : object
+        The argument.
+    name, owner : str
+        The parameter's name and the function it belongs to, for the message.
+    access : {"read", "write"}
+        What the function does with a file object: it must have that method
+        (``read`` or ``write``), not be closed, and not say it cannot
+        (``readable()`` / ``writable()`` false).
+    files : bool
+        Whether file objects are accepted at all (else only paths).
+    what : str
+        What the function calls a path, for the message (e.g. ``"a trace
+        name or a path"``).
+
+    Returns
+    -------
+    value
+        Unchanged.
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming the parameter, its owner and what it accepts (also a
+        ``TypeError``, as the former error was).
+    """
+    if isinstance(value, (str, os.PathLike)):
+        return value
+    doing = "reading" if access == "read" else "writing"
+    if files and callable(getattr(value, access, None)):
+        able = getattr(value, "readable" if access == "read" else "writable", None)
+        if getattr(value, "closed", False) is True:
+            problem = "is a closed file object"
+        elif able is None or _answers_yes(able):
+            return value
+        else:
+            problem = f"is a file object not open for {doing}"
+        raise InvalidParameterError(
+            f"The {name!r} parameter of {owner} {problem} ({short_repr(value)}); pass a path "
+            f"or a file object open for {doing}.", parameter=name, owner=owner)
+    expected = f"{what} (str or os.PathLike)"
+    if files:
+        expected += f" or a file object open for {doing}"
+    raise invalid_parameter(name, owner, expected, value)
+
+
+def _answers_yes(method):
+    try:
+        return bool(method())
+    except (OSError, ValueError):  # io.UnsupportedOperation, a closed file
+        return False
+
+
+def check_instance(estimator, name, owner):
+    """``estimator`` unless it is a class: the one check of every estimator argument.
+
+    Passing ``RecentAverage`` where ``RecentAverage()`` is meant would
+    otherwise fail deep inside scikit-learn (``clone``) or the estimator.
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming the parameter, its owner, and the call that makes an instance.
+    """
+    if isinstance(estimator, type):
+        kind = estimator.__name__
+        raise InvalidParameterError(
+            f"The {name!r} parameter of {owner} must be an estimator instance, not the class "
+            f"{kind}: pass {kind}() (with its parameters) instead.", parameter=name, owner=owner)
+    return estimator
 
 
 def python_scalar(value):

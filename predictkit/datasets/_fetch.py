@@ -18,6 +18,7 @@ import urllib.request
 from pathlib import Path
 
 from .._atomic import create_temporary
+from .._validation import check_path_or_file
 from ..exceptions import DatasetError, DownloadError
 from ..io import read_swf
 from ._catalogue import lookup
@@ -241,7 +242,13 @@ def find_trace(name, *, folders=None, data_home=None):
     Returns
     -------
     pathlib.Path or None
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``name`` is neither a string nor a path, naming it.
     """
+    check_path_or_file(name, "name", "find_trace", files=False, what="a trace name or a path")
     try:
         entry = lookup(name)
     except DatasetError:
@@ -281,7 +288,11 @@ def load_trace(name, *, data_home=None, download_if_missing=False):
     DatasetError
         If the trace is not on disk and may not (or cannot) be downloaded;
         the message says where it looked.
+    InvalidParameterError
+        If ``name`` is neither a string nor a path (``None``, a number, a
+        file object), naming it (a :class:`~predictkit.exceptions.ConfigError`).
     """
+    check_path_or_file(name, "name", "load_trace", files=False, what="a trace name or a path")
     if Path(name).is_file():
         return read_swf(name)
     path = find_trace(name, data_home=data_home)

@@ -22,12 +22,11 @@ when they are whole, so equal tables give equal files.
 
 import json
 import re
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from .._atomic import gzip_if_named, open_output
+from .._atomic import write_result
 from .._validation import WholeNumber, validate_params
 from ..exceptions import JobTableError, SWFFormatError
 from ..jobs import MAX_EXACT, as_job_table, validate_jobs
@@ -52,7 +51,7 @@ def _bad(jobs, mask, column, reason, values):
 
 @validate_params({"machine_procs": [WholeNumber(1), None]})
 def write_batsim(jobs, path, *, machine_procs=None, description=None):
-    """Write a job table as a Batsim JSON workload with delay profiles, atomically.
+    """Write a job table as a Batsim JSON workload with delay profiles (atomically to a path).
 
     Parameters
     ----------
@@ -60,10 +59,12 @@ def write_batsim(jobs, path, *, machine_procs=None, description=None):
         A job table with ``job_id``, ``submit_time``, ``run_time`` and
         ``n_procs`` (``req_procs`` where ``n_procs`` is missing); ``req_time``
         becomes the walltime (``-1`` where unknown).
-    path : str or path
+    path : str, path or file object
         Destination (``"-"`` is standard output), written as
         :func:`predictkit._atomic.open_output` writes; a name ending in
-        ``.gz`` is gzip-compressed.
+        ``.gz`` is gzip-compressed. A file object open for writing (text or
+        binary) is written to at its position and left open, as
+        :func:`write_swf` does (not compressed, not atomically).
     machine_procs : int, optional
         ``nb_res``, a whole number >= 1; default ``jobs.attrs["max_procs"]``
         (when known), else the widest job.
@@ -72,8 +73,8 @@ def write_batsim(jobs, path, *, machine_procs=None, description=None):
 
     Returns
     -------
-    Path
-        ``path``.
+    Path or file object
+        ``path`` as a :class:`~pathlib.Path`, or the file object given.
 
     Raises
     ------
@@ -89,6 +90,9 @@ def write_batsim(jobs, path, *, machine_procs=None, description=None):
         :class:`~predictkit.exceptions.ConfigError`).
     OutputError
         ``path`` is a directory, or its folder is missing or not writable.
+    InvalidParameterError
+        ``path`` is neither a path nor a file object open for writing,
+        naming it (also a ``TypeError``).
 
     Examples
     --------
@@ -146,10 +150,7 @@ def write_batsim(jobs, path, *, machine_procs=None, description=None):
         "nb_res": int(nb_res), "jobs": records, "profiles": profiles,
     }
     payload = json.dumps(workload, separators=(",", ":"), allow_nan=False) + "\n"
-    path = Path(path)
-    with open_output(path) as stream:
-        stream.write(gzip_if_named(path, payload.encode("utf-8")))
-    return path
+    return write_result(path, payload.encode("utf-8"), owner="write_batsim")
 
 
 def _check_unique(ids):
@@ -229,8 +230,11 @@ def read_batsim(path):
         ``id``, naming the file and the job. Batsim allows any text as
         ``id``; a job table needs a number, so a text ``id`` must be the
         digits of a whole number (``"42"``).
+    InvalidParameterError
+        A ``path`` that is neither a path nor a file object open for reading
+        (a :class:`~predictkit.exceptions.ConfigError`, also a ``TypeError``).
     """
-    source, content = read_source(path, SWFFormatError, reader="read_batsim")
+    source, content = read_source(path, SWFFormatError, reader="read_batsim", parameter="path")
     try:
         data = json.loads(content.decode("utf-8") if isinstance(content, bytes) else content)
     except json.JSONDecodeError as exc:

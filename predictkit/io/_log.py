@@ -5,6 +5,7 @@ import io
 import os
 import zlib
 
+from .._validation import check_path_or_file
 from ..exceptions import ConfigError
 from ._sacct import looks_like_sacct, read_sacct
 from ._swf import read_swf
@@ -46,7 +47,9 @@ def read_log(path_or_buffer, *, format="auto", time_zone="UTC", errors="raise"):
     Raises
     ------
     ConfigError
-        For a ``format`` other than those above.
+        For a ``format`` other than those above, or a ``path_or_buffer``
+        that is neither a path nor a file object open for reading (an
+        :class:`~predictkit.exceptions.InvalidParameterError`).
     SWFFormatError, SacctFormatError
         For a malformed log (with the file and line number).
 
@@ -58,6 +61,7 @@ def read_log(path_or_buffer, *, format="auto", time_zone="UTC", errors="raise"):
     >>> read_log(io.BytesIO(text))["run_time"].tolist()
     [600.0]
     """
+    check_path_or_file(path_or_buffer, "path_or_buffer", "read_log")
     if format not in LOG_FORMATS:
         raise ConfigError(f"format must be one of {', '.join(map(repr, LOG_FORMATS))}, "
                           f"got {format!r}")

@@ -174,7 +174,10 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
     FileNotFoundError, IsADirectoryError, PermissionError
         If the file does not exist, is a folder or cannot be opened.
     ConfigError
-        If ``time_zone`` is not a known zone.
+        If ``time_zone`` is not a known zone, or ``path_or_buffer`` is
+        neither a path nor a file object open for reading (an
+        :class:`~predictkit.exceptions.InvalidParameterError`, also a
+        ``TypeError``, naming the argument).
 
     Examples
     --------
@@ -269,8 +272,8 @@ def looks_like_sacct(head):
     return len(fields) > 1 and ("jobid" in fields or "jobidraw" in fields)
 
 
-def _read_text(path_or_buffer):
-    source, raw = read_source(path_or_buffer, SacctFormatError, reader="read_sacct")
+def _read_text(path_or_buffer, reader="read_sacct"):
+    source, raw = read_source(path_or_buffer, SacctFormatError, reader=reader)
     if isinstance(raw, bytes):
         try:
             raw = raw.decode("utf-8-sig")

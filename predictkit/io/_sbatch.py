@@ -3,6 +3,7 @@
 import shlex
 from pathlib import Path
 
+from .._validation import check_path_or_file
 from ..exceptions import ConfigError
 from ._slurm_fields import parse_time_request
 
@@ -48,7 +49,9 @@ def read_sbatch_script(path):
     Raises
     ------
     ConfigError
-        A value that cannot be read, naming the file, line and option.
+        A value that cannot be read, naming the file, line and option; a
+        ``path`` that is not a path (an
+        :class:`~predictkit.exceptions.InvalidParameterError`).
 
     Examples
     --------
@@ -59,7 +62,7 @@ def read_sbatch_script(path):
     (86400.0, 64)
     >>> os.unlink(f.name)
     """
-    path = Path(path)
+    path = Path(check_path_or_file(path, "path", "read_sbatch_script", files=False))
     found = dict.fromkeys(list(dict.fromkeys(_OPTIONS.values())) + ["procs"])
     text = path.read_text(encoding="utf-8", errors="replace")
     for number, raw in enumerate(text.splitlines(), start=1):

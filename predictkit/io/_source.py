@@ -15,6 +15,7 @@ import zlib
 from pathlib import Path
 
 from .._format import format_count
+from .._validation import check_path_or_file
 
 __all__ = ["read_source", "report_skipped_lines"]
 
@@ -25,7 +26,7 @@ _GZIP_MAGIC = b"\x1f\x8b"
 _UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
 
 
-def read_source(path_or_buffer, error, *, reader):
+def read_source(path_or_buffer, error, *, reader, parameter="path_or_buffer"):
     """``(source, data)``: the name of a log and its (decompressed) content.
 
     Parameters
@@ -38,6 +39,8 @@ def read_source(path_or_buffer, error, *, reader):
     reader : str
         The reader's name, for the message when the argument is neither a
         path nor a file object.
+    parameter : str
+        The name of the reader's argument, for the same message.
 
     Returns
     -------
@@ -55,9 +58,12 @@ def read_source(path_or_buffer, error, *, reader):
         For another path that cannot be read (a symbolic link loop, a file
         used as a folder, a name too long), corrupt or truncated gzip data, or
         UTF-16 text, naming the source.
-    TypeError
-        When ``path_or_buffer`` is neither a path nor a file object.
+    InvalidParameterError
+        When ``path_or_buffer`` is neither a path nor a file object open for
+        reading (:func:`predictkit._validation.check_path_or_file`; also a
+        ``TypeError``).
     """
+    check_path_or_file(path_or_buffer, parameter, reader)
     if isinstance(path_or_buffer, (str, os.PathLike)):
         path = Path(path_or_buffer)
         source = str(path)
@@ -67,13 +73,10 @@ def read_source(path_or_buffer, error, *, reader):
             raise
         except OSError as exc:  # a symlink loop, a file used as a folder, a too long name...
             raise error(f"cannot read the file: {exc.strerror or exc}", source=source) from None
-    elif hasattr(path_or_buffer, "read"):
+    else:
         data = path_or_buffer.read()
         name = getattr(path_or_buffer, "name", None)
         source = name if isinstance(name, str) else "<buffer>"
-    else:
-        raise TypeError(f"{reader} needs a path or a file object, "
-                        f"got {type(path_or_buffer).__name__}")
     if isinstance(data, bytes):
         if data[:2] == _GZIP_MAGIC:
             try:

@@ -93,9 +93,11 @@ def read_squeue(path_or_buffer, *, time_zone="UTC"):
         (``squeue`` without ``--array``). A header without job lines is an
         empty queue, not an error.
     ConfigError
-        An unknown ``time_zone``.
+        An unknown ``time_zone``, or a ``path_or_buffer`` that is neither a
+        path nor a file object open for reading (an
+        :class:`~predictkit.exceptions.InvalidParameterError`).
     """
-    source, text = _read_text(path_or_buffer)
+    source, text = _read_text(path_or_buffer, "read_squeue")
     if _is_sacct(text):
         return _from_sacct(text, source, time_zone)
     numbered = [(k, line.rstrip("\r")) for k, line in enumerate(text.split("\n"), start=1)

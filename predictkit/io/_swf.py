@@ -7,12 +7,11 @@ whitespace-separated numeric fields, ``-1`` meaning unknown.
 
 import io
 import re
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from .._atomic import gzip_if_named, open_output
+from .._atomic import write_result
 from .._validation import short_repr
 from ..exceptions import ConfigError, JobTableError, SWFFormatError
 from ..jobs import INTEGER_COLUMNS, MAX_EXACT, SWF_COLUMNS, validate_jobs
@@ -88,7 +87,10 @@ def read_swf(path_or_buffer, *, errors="raise"):
     FileNotFoundError, IsADirectoryError, PermissionError
         If the file does not exist, is a folder or cannot be opened.
     ConfigError
-        If ``errors`` is not ``"raise"`` or ``"skip"``.
+        If ``errors`` is not ``"raise"`` or ``"skip"``, or if
+        ``path_or_buffer`` is neither a path nor a file object open for
+        reading (an :class:`~predictkit.exceptions.InvalidParameterError`,
+        also a ``TypeError``, naming the argument).
 
     Examples
     --------
@@ -317,21 +319,26 @@ def _to_job_table(values):
 
 
 def write_swf(jobs, path, *, comments=(), header=None):
-    """Write a job table as an SWF log, atomically.
+    """Write a job table as an SWF log, atomically (to a path) or to a file object.
 
     Parameters
     ----------
     jobs : DataFrame
         A job table. Only the 18 SWF columns are written (SWF holds nothing
         else); missing ones are written as ``-1``.
-    path : str or path
+    path : str, path or file object
         Destination. A name ending in ``.gz`` is gzip-compressed (no stored
         name or time stamp, so equal input gives equal bytes). A file is
         written to a temporary file beside it and renamed into place, so a
         reader never sees half a file; it keeps the mode of the file it
         replaces. A symbolic link is followed (the file it points to is
         replaced); a FIFO or a device is written as a stream, ``"-"`` is
-        standard output.
+        standard output. A file object open for writing, text
+        (``io.StringIO``, ``open(name, "w")``) or binary (``io.BytesIO``,
+        ``open(name, "wb")``), is written to at its position and left open,
+        as :meth:`pandas.DataFrame.to_csv` does: never compressed, and not
+        atomically (the whole log is made before the one write, so an
+        invalid table writes nothing).
     comments : str or iterable of str
         Extra lines for the header, each written as ``; Note: <text>``. A
         single string is one comment.
@@ -341,13 +348,17 @@ def write_swf(jobs, path, *, comments=(), header=None):
 
     Returns
     -------
-    Path
-        ``path``.
+    Path or file object
+        ``path`` as a :class:`~pathlib.Path`, or the file object given.
 
     Raises
     ------
     OutputError
         ``path`` is a directory, or its folder is missing or not writable.
+    InvalidParameterError
+        ``path`` is neither a path nor a file object open for writing (a
+        closed file, one opened for reading, ``None``, a number), naming it;
+        a :class:`ConfigError`, also a ``TypeError``.
     JobTableError
         Before anything is written, for a value SWF cannot hold, naming the
         column, the number of rows, the first row and its ``job_id``: text,
@@ -384,11 +395,7 @@ def write_swf(jobs, path, *, comments=(), header=None):
     lines = _header_lines(jobs.attrs, header, comments)
     body = _format_body(jobs)
     text = ("\n".join(lines) + "\n" if lines else "") + body
-    payload = text.encode("utf-8")
-    path = Path(path)
-    with open_output(path) as stream:
-        stream.write(gzip_if_named(path, payload))
-    return path
+    return write_result(path, text.encode("utf-8"), owner="write_swf")
 
 
 def _header_lines(attrs, header, comments):

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from .._validation import StrOptions, invalid_parameter, validate_params
+from .._validation import StrOptions, check_instance, invalid_parameter, validate_params
 from .._table import (as_numbers, check_aligned, check_known_after_target, check_target,
                       validate_jobs)
 from .._table import known_time as _known_time
@@ -65,8 +65,9 @@ def replay(estimator, X, y, *, method="auto", known_time=None):
     Parameters
     ----------
     estimator : estimator
-        An online estimator (``partial_fit``, ``predict``, ``target_known_at``).
-        It is cloned; the argument is left untouched.
+        An online estimator instance (``partial_fit``, ``predict``,
+        ``target_known_at``), e.g. ``RecentAverage()``, not the class
+        ``RecentAverage``. It is cloned; the argument is left untouched.
     X : DataFrame
         Job table with ``submit_time`` (no missing values) and the columns
         the estimator reads.
@@ -97,7 +98,8 @@ def replay(estimator, X, y, *, method="auto", known_time=None):
         would show jobs their own answer), ``y`` or ``known_time`` a Series
         whose index differs from ``X``'s (values are taken by position).
     InvalidParameterError
-        Unknown ``method``, an estimator that is not online (a ``ConfigError``).
+        Unknown ``method``, an estimator that is not online, or an estimator
+        class instead of an instance (a ``ConfigError``).
     ConfigError
         ``"fast"`` for an estimator without a fast path.
 
@@ -111,6 +113,7 @@ def replay(estimator, X, y, *, method="auto", known_time=None):
     >>> replay(RecentAverage(), jobs, [100.0, 300.0, 10.0])
     array([1000., 1000.,  200.])
     """
+    check_instance(estimator, "estimator", "replay")
     target = getattr(estimator, "target_known_at", None)
     if target not in _TIME_COLUMN or not hasattr(estimator, "partial_fit"):
         raise invalid_parameter(

@@ -7,6 +7,7 @@ from sklearn.base import clone
 from .._deprecation import renamed_argument
 from .._table import copy_attrs
 from .._time import parse_duration
+from .._validation import check_instance
 from ..exceptions import ConfigError, JobTableError
 from ..metrics import schedule_metrics
 
@@ -29,6 +30,7 @@ class _ScheduleScorer:
     def __call__(self, estimator, X, y=None):
         from ..simulate import simulate
 
+        check_instance(estimator, "estimator", "the scorer of make_schedule_scorer")
         if self.history is None:
             schedule = simulate(X, estimates=estimator, **self.simulate_kwargs)
             table = schedule_metrics(schedule)
@@ -136,7 +138,9 @@ def make_schedule_scorer(policy="easy", metric="bounded_slowdown", selective=Tru
     Returns
     -------
     callable
-        ``scorer(estimator, X, y=None) -> float``.
+        ``scorer(estimator, X, y=None) -> float``. An estimator class
+        (``RecentAverage`` for ``RecentAverage()``) is refused with an
+        :class:`~predictkit.exceptions.InvalidParameterError`.
     """
     if not isinstance(metric, str):
         raise ConfigError(f"metric must be a string, got {metric!r}")

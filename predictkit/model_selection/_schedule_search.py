@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .._time import parse_duration
+from .._validation import short_repr
 from ..exceptions import ConfigError, JobTableError
 from ._schedule_criteria import SCHEDULE_CRITERIA, cross_validation_scores
 
@@ -223,6 +224,11 @@ def _check_candidates(candidates):
     for k, c in enumerate(candidates):
         if not isinstance(c, ScheduleCandidate):
             raise ConfigError(f"candidates[{k}] must be a ScheduleCandidate, got {c!r}")
+        if not isinstance(c.predictor, str):  # an estimator or its class, not a name
+            raise ConfigError(
+                f"candidates[{k}].predictor must be a predictor name such as 'recent-average' "
+                f"(see predictkit.runtime.make_predictor), not {short_repr(c.predictor)}; a "
+                "candidate names its predictor so that each simulation builds a fresh one")
         c.estimates()  # an unknown predictor or parameter fails here, before any simulation
     return candidates
 
@@ -253,7 +259,9 @@ def select_by_schedule(jobs, candidates=None, *, test_periods=3, period="30D", w
         A job table :func:`~predictkit.simulate.simulate` accepts (clean it
         first with ``clean_jobs(jobs, for_simulation=True, require_request=True)``).
     candidates : list of ScheduleCandidate, optional
-        Default: :func:`schedule_candidates`.
+        Default: :func:`schedule_candidates`. Each names its predictor
+        (``"recent-average"``); an estimator or estimator class there is a
+        :class:`~predictkit.exceptions.ConfigError`.
     test_periods : int, default 3
         Periods at the end of the log held out as the following months.
     period : duration, default "30D"

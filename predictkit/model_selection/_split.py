@@ -10,7 +10,7 @@ from sklearn.model_selection import BaseCrossValidator
 from sklearn.pipeline import Pipeline
 
 from .._time import parse_duration
-from .._validation import Duration, Interval, StrOptions, check_parameters
+from .._validation import Duration, Interval, StrOptions, check_instance, check_parameters
 from ..exceptions import ConfigError, JobTableError
 
 __all__ = ["TraceSplit", "replay_cross_validate"]
@@ -159,7 +159,9 @@ def replay_cross_validate(estimator, X, y, *, cv, scoring=None, return_predictio
     Parameters
     ----------
     estimator : estimator
-        A runtime predictor or a pipeline starting with online steps.
+        A runtime predictor or a pipeline starting with online steps (an
+        instance: a class is refused with an
+        :class:`~predictkit.exceptions.InvalidParameterError`).
     X : DataFrame
         Job table.
     y : array-like of shape (n_jobs,)
@@ -178,6 +180,7 @@ def replay_cross_validate(estimator, X, y, *, cv, scoring=None, return_predictio
         ``"test_<name>"`` arrays of one score per fold (``"test_score"`` for a
         single scorer), ``"fold"`` test sizes, and ``"predictions"`` if asked.
     """
+    check_instance(estimator, "estimator", "replay_cross_validate")
     y = np.asarray(y, dtype=np.float64)
     if isinstance(scoring, dict):
         scorers = {name: check_scoring(estimator, scoring=s) for name, s in scoring.items()}

@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from .._table import requested_width, validate_jobs
+from .._table import WIDTH_COLUMNS, requested_width, validate_jobs
 from ..exceptions import ConfigError, JobTableError
 
 __all__ = ["job_features", "SingleClass", "BinClasses", "GaussianMixtureClasses",
@@ -34,25 +34,41 @@ __all__ = ["job_features", "SingleClass", "BinClasses", "GaussianMixtureClasses"
 FEATURE_NAMES = ("log2 requested nodes", "log requested time")
 
 
-def job_features(X):
+def job_features(X, *, name="job table"):
     """The two clustering features of each job, ``NaN`` where unknown.
+
+    Parameters
+    ----------
+    X : DataFrame
+        Jobs with ``req_procs`` and/or ``n_procs``, and ``req_time``.
+    name : str
+        How messages call the table (e.g. ``"QBETS: job table"``).
 
     Raises
     ------
     JobTableError
         If ``X`` has neither ``req_procs`` nor ``n_procs``, or no ``req_time``,
-        or one of them holds text, an infinite value or one of 2**53 or more.
+        or one of them holds text, an infinite value or one of 2**53 or more;
+        or a width read (``req_procs``, and ``n_procs`` where ``req_procs`` is
+        unknown) is not a whole number > 0, as WaitPredictor refuses it.
     """
     columns = getattr(X, "columns", ())
     if "req_procs" not in columns and "n_procs" not in columns:
-        raise JobTableError("job table lacks both 'req_procs' and 'n_procs' "
+        raise JobTableError(f"{name} lacks both 'req_procs' and 'n_procs' "
                             "(needed to classify jobs by requested nodes)")
     if "req_time" not in columns:
-        raise JobTableError("job table lacks 'req_time' (needed to classify jobs "
+        raise JobTableError(f"{name} lacks 'req_time' (needed to classify jobs "
                             "by requested time)")
     # text, infinite or inexact values would make classes of nonsense
     validate_jobs(X[[c for c in ("job_id", "req_procs", "n_procs", "req_time") if c in columns]],
-                  check_values=False)
+                  check_values=False, name=name)
+    # so would widths that are no processor count; the allocation is read only where
+    # the request is unknown (logs such as LPC-EGEE record 0 for some allocations)
+    widths = X[[c for c in ("job_id", *WIDTH_COLUMNS) if c in columns]]
+    if "req_procs" in columns and "n_procs" in columns:
+        asked = np.asarray(X["req_procs"], dtype=np.float64)
+        widths = widths.assign(n_procs=np.where(np.isnan(asked), widths["n_procs"], np.nan))
+    validate_jobs(widths, whole=WIDTH_COLUMNS, name=name)
     nodes = requested_width(X)
     req = np.asarray(X["req_time"], dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):

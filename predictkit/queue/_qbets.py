@@ -138,6 +138,13 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
     through :meth:`partial_fit`): until waits arrive every job has no bound
     (``NaN`` from :meth:`predict` and :meth:`start_probability`).
 
+    The widths that place a job in a class, ``req_procs`` (``n_procs``
+    where the request is unknown), must be whole numbers > 0 where known,
+    as :class:`WaitPredictor` requires: another value is a
+    :class:`~predictkit.exceptions.JobTableError` naming the column and the
+    first row, in every method that reads a job table (unknown widths are
+    allowed; with ``clustering=None`` widths are not read).
+
     The run-length rule makes QBETS path dependent: :meth:`partial_fit`
     processes the jobs in the order given, which must be the order in which
     their waits became known (start time order). :meth:`fit` does not sort.
@@ -236,7 +243,7 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
                 f"got {type(X).__name__}")
         if self.clustering is None:
             return np.zeros((len(X), 2))
-        return job_features(X)
+        return job_features(X, name="QBETS: job table")
 
     def _groups(self, X):
         """The group key of each job's group and the rows of each group.

@@ -23,8 +23,8 @@ import pandas as pd
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils.validation import check_is_fitted
 
-from .._table import (_raise_rows, check_target, job_width, requested_width,
-                      validate_jobs)
+from .._table import (WIDTH_COLUMNS, _raise_rows, as_numbers, check_target, job_width,
+                      requested_width, validate_jobs)
 from .._validation import HasMethods, Interval, ParamsValidatedMixin, StrOptions, invalid_parameter
 from ..exceptions import InvalidParameterError, JobTableError
 from ._aggregate import ExpertAggregator
@@ -285,9 +285,23 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         X : DataFrame
             The waiting jobs (``submit_time``, widths, requests, and the
             columns the runtime predictor reads); jobs submitted at or after
-            ``now`` are ignored.
+            ``now`` are ignored. A job waits at ``now`` when it was submitted
+            before ``now`` and has not started by then (it starts at
+            ``now`` or later).
         now : float
             The time the queue is observed at.
+
+        Raises
+        ------
+        JobTableError
+            For a job submitted before ``now`` that has started by ``now``,
+            so is not waiting, naming it: one added by :meth:`partial_fit`
+            with a start at or before ``now``, or a row whose own start
+            (``start_time``, else ``submit_time + wait_time``, where known)
+            is at or before ``now``. Also for the table problems of
+            :meth:`partial_fit`.
+        InvalidParameterError
+            For a ``now`` that is not a finite time.
         """
         check_is_fitted(self, "n_seen_")
         table = _check_table(X, "observe_queue")
@@ -297,11 +311,29 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
             raise InvalidParameterError(f"observe_queue: now must be a finite time, got {now!r}",
                                         parameter="now", owner="WaitPredictor.observe_queue")
         submit = table["submit_time"].to_numpy(dtype=np.float64)
+        self._check_waiting(table, submit, now)
         keep = np.flatnonzero(submit < now)
         keep = keep[np.argsort(submit[keep], kind="stable")]
         self._queue = (now, table.iloc[keep])
         self._history.observe_queue(table, now)
         return self
+
+    def _check_waiting(self, table, submit, now):
+        """Refuse a job of the queue at ``now`` that has started by then (it is not waiting)."""
+        said = _starts(table)
+        labels = table.index.tolist()
+        for pos in np.flatnonzero(submit < now).tolist():
+            start = self._jobs.get(labels[pos], {}).get("start", math.nan)
+            told = "partial_fit added it"
+            if not start <= now:
+                start, told = said[pos], "its row says so"
+            if start <= now:
+                job = (f", job_id {table['job_id'].iloc[pos]}" if "job_id" in table.columns
+                       else "")
+                raise JobTableError(
+                    f"WaitPredictor.observe_queue: the job at row label {labels[pos]!r}{job} "
+                    f"started at {float(start)!r} ({told}), not after now={now!r}, so it is not "
+                    "waiting; give only the jobs submitted before now that have not started")
 
     # -- prediction ---------------------------------------------------------
 
@@ -711,7 +743,7 @@ def _check_table(X, where):
     if "req_procs" not in X.columns and "n_procs" not in X.columns:
         raise JobTableError(f"{owner}: job table lacks both req_procs and n_procs")
     read = X[[c for c in _READ_COLUMNS if c in X.columns]]
-    validate_jobs(read, required=("submit_time",), whole=("n_procs", "req_procs"),
+    validate_jobs(read, required=("submit_time",), whole=WIDTH_COLUMNS,
                   name=f"{owner}: job table")
     no_width = np.isnan(job_width(read))
     if no_width.any():
@@ -729,6 +761,14 @@ def _check_table(X, where):
 _READ_COLUMNS = ("job_id", "submit_time", "wait_time", "run_time", "n_procs", "req_procs",
                  "req_time", "user_id")
 """The SWF columns WaitPredictor reads (the job id only to name a bad row)."""
+
+
+def _starts(table):
+    """When each row says its job started: ``start_time``, else ``submit_time +
+    wait_time`` (``NaN`` where unknown, or without either column)."""
+    if "start_time" in table.columns:
+        return as_numbers(table["start_time"], "WaitPredictor.observe_queue: column 'start_time'")
+    return _column(table, "submit_time") + _column(table, "wait_time")
 
 
 def _column(table, name):

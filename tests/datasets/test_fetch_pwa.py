@@ -14,8 +14,9 @@ import pandas as pd
 import pytest
 from tracedata import require_traces, trace_file
 
-from predictkit.datasets import _fetch, fetch_pwa, get_data_home, load_trace
-from predictkit.exceptions import ChecksumError, DatasetError, DownloadError
+from predictkit.datasets import _fetch, fetch_pwa, find_trace, get_data_home, load_trace
+from predictkit.exceptions import (ChecksumError, DatasetError, DownloadError,
+                                   InvalidParameterError)
 from predictkit.io import read_swf, write_swf
 
 UNCHECKED = "CTC-SP2-1996-3.1-cln"  # in the catalogue with a job count but no checksum
@@ -224,6 +225,18 @@ def test_load_trace_paths_own_files_and_cache(monkeypatch, tmp_path):
         load_trace("KTH-SP2", data_home=tmp_path / "home")
     with pytest.raises(DatasetError, match="no file 'nothing-like-it' and unknown trace"):
         load_trace("nothing-like-it", data_home=tmp_path / "home")
+
+
+@pytest.mark.parametrize("name", [None, 5, io.BytesIO(b"")], ids=["None", "5", "buffer"])
+def test_load_trace_and_find_trace_name_a_wrong_typed_name(name, tmp_path):
+    for function in (load_trace, find_trace):
+        with pytest.raises(InvalidParameterError) as info:
+            function(name, data_home=tmp_path)
+        assert str(info.value).startswith(
+            f"The 'name' parameter of {function.__name__} must be a trace name or a path (str "
+            "or os.PathLike). Got ")
+        assert isinstance(info.value, TypeError)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_load_trace_downloads_only_when_allowed(server, monkeypatch, tmp_path):

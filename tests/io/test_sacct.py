@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from predictkit.exceptions import ConfigError, SacctFormatError
+from predictkit.exceptions import ConfigError, InvalidParameterError, SacctFormatError
 from predictkit.io._sacct import looks_like_sacct, read_sacct
 from predictkit.io._slurm_fields import parse_slurm_duration
 from predictkit.jobs import SWF_COLUMNS
@@ -423,7 +423,8 @@ def test_header_with_repeated_field_and_empty_input():
         read("\n\n")
     with pytest.raises(ConfigError, match="errors must be"):
         read(EXAMPLE, errors="ignore")
-    with pytest.raises(TypeError, match="path or a file object"):
+    with pytest.raises(InvalidParameterError,
+                       match="'path_or_buffer' parameter of read_sacct must be a path"):
         read_sacct(42)
     with pytest.raises(SacctFormatError, match="corrupt or truncated gzip"):
         read_sacct(io.BytesIO(gzip.compress(EXAMPLE.encode())[:40]))

@@ -325,6 +325,33 @@ def test_bad_input():
         QBETS().fit(pd.DataFrame({"req_procs": [1.0]}), [1.0])
 
 
+@pytest.mark.parametrize(("column", "value", "message"), [
+    ("req_procs", 0.0, r"column 'req_procs' has values <= 0"),
+    ("req_procs", -2.0, r"column 'req_procs' has values <= 0"),
+    ("req_procs", 2.5, r"column 'req_procs' has values that are not whole numbers"),
+])
+@pytest.mark.parametrize("method", ["fit", "reference", "fast"])
+def test_widths_are_refused_as_wait_predictor_refuses_them(column, value, message, method):
+    jobs = _jobs(60).assign(job_id=np.arange(100.0, 160.0), wait_time=10.0)
+    jobs.loc[7, column] = value
+    with pytest.raises(JobTableError, match=rf"^QBETS: job table: {message} \(1 row\(s\); "
+                                            r"first at row \d+, job_id 107\.0\)$"):
+        if method == "fit":
+            QBETS(changepoint=None).fit(jobs)
+        else:
+            replay(QBETS(changepoint=None), jobs, jobs["wait_time"], method=method)
+
+
+def test_the_allocation_is_checked_only_where_it_gives_the_width():
+    jobs = _jobs(30).assign(wait_time=10.0)
+    jobs.loc[3, "n_procs"] = 0.0  # as in LPC-EGEE: the request gives the width
+    QBETS(changepoint=None).fit(jobs)
+    jobs.loc[3, "req_procs"] = np.nan
+    with pytest.raises(JobTableError, match=r"column 'n_procs' has values <= 0"):
+        QBETS(changepoint=None).fit(jobs)
+    QBETS(clustering=None, changepoint=None).fit(jobs)  # no classes: widths are not read
+
+
 def test_clone_keeps_parameters_and_y_defaults_to_wait_time():
     model = QBETS(quantile=0.5, clustering=None)
     copy = clone(model)

@@ -351,6 +351,38 @@ def test_each_call_refuses_a_label_naming_two_jobs(waited):
     model.partial_fit(new)
 
 
+def test_observe_queue_refuses_a_job_that_has_started(waited):
+    jobs = waited.iloc[:300]
+    submit = jobs["submit_time"].to_numpy()
+    start = submit + jobs["wait_time"].to_numpy()
+    queued = [((submit < t) & (start > t)).sum() for t in submit]
+    now = float(submit[int(np.argmax(np.asarray(queued) >= 2))])  # a queue of 2 jobs or more
+    model = WaitPredictor(capacity=128).fit(jobs[start <= now])
+    waiting = jobs[(submit < now) & (start > now)]
+    model.observe_queue(waiting, now=now)  # the documented queue is taken
+    model.observe_queue(waiting.drop(columns="wait_time"), now=now)
+    # a job partial_fit started, told again as waiting (its own row says nothing)
+    started = jobs[start <= now].iloc[[3]]
+    label, job_id = started.index[0], started["job_id"].iloc[0]
+    with pytest.raises(JobTableError, match=(
+            rf"^WaitPredictor.observe_queue: the job at row label {label}, job_id {job_id} "
+            rf"started at {float(start[label])!r} \(partial_fit added it\), not after now={now!r}, "
+            r"so it is not waiting; give only the jobs submitted before now that have not "
+            r"started$")):
+        model.observe_queue(pd.concat([waiting, started.drop(columns="wait_time")]), now=now)
+    # a job whose own row says it started (wait_time, or start_time when given)
+    early = waiting.iloc[[0]].assign(wait_time=now - waiting["submit_time"].iloc[0])
+    with pytest.raises(JobTableError, match=rf"row label {early.index[0]}, .*\(its row says "
+                                            r"so\), not after now"):
+        model.observe_queue(early, now=now)
+    with pytest.raises(JobTableError, match=r"\(its row says so\)"):
+        model.observe_queue(waiting.assign(start_time=now - 1.0), now=now)
+    # a start_time column wins over wait_time (as replay's clock does)
+    model.observe_queue(early.assign(start_time=now + 1.0), now=now)
+    # jobs submitted at or after now are ignored, as documented
+    model.observe_queue(jobs[submit >= now].assign(wait_time=0.0), now=now)
+
+
 @pytest.mark.parametrize(("column", "value", "message"), [
     ("n_procs", -4.0, r"column 'n_procs' has values <= 0"),
     ("req_procs", 0.0, r"column 'req_procs' has values <= 0"),
