@@ -39,8 +39,8 @@ from .exceptions import ConfigError, InvalidParameterError
 
 __all__ = ["ParamsValidatedMixin", "check_parameters", "validate_params", "invalid_parameter",
            "check_path_or_file", "check_instance", "short_repr", "RANDOM_STATE", "Duration",
-           "ColumnNames", "WholeNumber", "NumericArray", "as_generator", "as_seed", "HasMethods", "Interval", "Options",
-           "RealNotInt", "StrOptions"]
+           "ColumnNames", "WholeNumber", "NumericArray", "as_generator", "as_seed", "HasMethods",
+           "Interval", "Options", "RealNotInt", "StrOptions"]
 
 
 def check_parameters(constraints, params, owner):
