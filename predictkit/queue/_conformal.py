@@ -37,8 +37,6 @@ either way) pulled correctness to 0.91 on METACENTRUM-2009-2.
 import collections
 import math
 
-import numpy as np
-
 from ._history import SortedHistory
 
 __all__ = ["OFFSET", "ConformalCalibrator", "job_class"]

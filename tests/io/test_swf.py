@@ -325,7 +325,7 @@ def test_the_first_problem_in_file_order_is_reported():
 
 
 def test_skip_reports_every_skipped_line_and_refuses_to_skip_everything():
-    lines = [f"; MaxProcs: 8", LINE, _with_field(4, "inf"), "junk", _with_field(1, str(2**63)),
+    lines = ["; MaxProcs: 8", LINE, _with_field(4, "inf"), "junk", _with_field(1, str(2**63)),
              _with_field(3, "-2"), LINE.replace("1 0", "2 0", 1)]
     with pytest.warns(UserWarning, match=r"skipped 4 malformed lines \(lines 3, 4, 5, 6\)"):
         jobs = read_swf(io.BytesIO("\n".join(lines).encode()), errors="skip")
