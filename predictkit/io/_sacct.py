@@ -49,6 +49,7 @@ from .._format import format_count
 from ..exceptions import ConfigError, SacctFormatError
 from ..jobs import as_job_table
 from ._slurm_fields import (
+    array_task_job_ids,
     parse_counts,
     parse_durations,
     parse_memory,
@@ -61,7 +62,7 @@ __all__ = ["read_sacct", "looks_like_sacct"]
 
 _ELAPSED_TOLERANCE = 1.0
 """Seconds by which Elapsed may exceed End - Start (times are printed to the second)."""
-_JOB_ID = re.compile(r"^(?P<job>\d+(?:_(?:\d+|\[[^\]]*\]))?(?:\+\d+)?)(?:\.(?P<step>[^.]+))?$")
+_JOB_ID = re.compile(r"^(?P<job>\d+(?:_\d+)?(?:\+\d+)?)(?:\.(?P<step>[^.]+))?$")
 _REQUIRED = (("JobID", "JobIDRaw"), ("Submit",), ("Start",), ("State",),
              ("ElapsedRaw", "Elapsed", "End"),
              ("NCPUS", "AllocCPUS", "ReqCPUS", "NNodes", "AllocNodes", "ReqNodes"))
@@ -91,7 +92,9 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
         with a ``|``, is accepted too.
     errors : {"raise", "skip"}
         What to do with a malformed line (wrong field count, unparsable time,
-        count or memory size, a job id Slurm never prints, a step without its
+        count or memory size, a job id Slurm never prints, a job array's
+        task list that is malformed, cut short or too long (see *Job arrays'
+        pending tasks* below), a step without its
         job, a local time that does not exist in ``time_zone``, a ``Start``
         before its ``Submit``, an ``End`` before its ``Start``, or an
         ``Elapsed`` more than 1 s longer than ``End - Start``: ``Elapsed``
@@ -109,7 +112,8 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
     Returns
     -------
     DataFrame
-        The job table (one row per job allocation, in file order; sort with
+        The job table (one row per job allocation, and per task of a line
+        standing for an array's pending tasks, in file order; sort with
         ``sort_values("submit_time", kind="stable")`` before online use), with
         the extra columns ``slurm_job_id`` (the original ``JobID`` text) and
         ``slurm_state`` (the raw ``State``). The module docstring gives the
@@ -138,10 +142,21 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
     components ``123+1`` have their own raw ids), which becomes ``job_id``;
     a plain ``JobID`` must equal its ``JobIDRaw`` (a line where it does not
     is malformed).
-    Without it a plain ``JobID`` keeps its number, and array tasks,
-    unexpanded pending arrays (``123_[5-9]``) and heterogeneous components
-    are numbered after the largest plain id, in file order. Each
-    heterogeneous component is one job.
+    Without it a plain ``JobID`` keeps its number, and array tasks and
+    heterogeneous components are numbered after the largest plain id, in
+    file order. Each heterogeneous component is one job.
+
+    *Job arrays' pending tasks*. ``sacct`` prints the tasks of an array that
+    have not started on one line: ``123_[5-9]``, ``123_[1,3,8-12]``,
+    ``123_[2-18:2]``, with a throttle ``123_[1-50%5]``. Such a line is read
+    as one row per task (``123_5``, ``123_6``, ...), each with the line's
+    other fields, the rows the tasks would give listed one a line; the
+    line's ``JobIDRaw`` (the array's one record) goes to the first task.
+    A bracket that is no task list (``123_[9-5]``, ``123_[a]``, unclosed, a
+    task twice) is malformed, as is a list cut short (``...``: ``sacct``
+    prints at most 64 bytes of it unless ``SLURM_BITSTR_LEN=0`` is set) and
+    a line standing for more than
+    1,000,000 (``MAX_ARRAY_TASKS``) tasks.
 
     *Requeued jobs*. ``sacct --duplicates`` lists a requeued job once per
     run, each run with its own ``Submit`` or ``Start``: the last run listed
@@ -193,6 +208,8 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
         raise ConfigError(f"errors must be 'raise' or 'skip', got {errors!r}")
     source, text = _read_text(path_or_buffer)
     header, fields, line_numbers, lines, skipped = _split(text, source, errors)
+    fields, line_numbers, lines = _expand_arrays(header, fields, line_numbers, lines,
+                                                 source, errors, skipped)
     columns = list(zip(*fields)) if fields else [()] * len(header)
     table = {name: np.array(column, dtype=object) for name, column in zip(header, columns)}
     line_numbers = np.asarray(line_numbers, dtype=np.int64)
@@ -237,7 +254,8 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
             f"(sacct --duplicates); dropped {format_count(n_dropped_runs, 'earlier run')}",
             UserWarning, stacklevel=2,
         )
-    report_skipped_lines(source, sorted(skipped), jobs.attrs, stacklevel=2)
+    # The tasks of an array's line are skipped together: count the line once.
+    report_skipped_lines(source, sorted(set(skipped)), jobs.attrs, stacklevel=2)
     return jobs
 
 
@@ -324,6 +342,36 @@ def _split(text, source, errors):
         else:
             skipped.append(number)
     return header, fields, line_numbers, lines, skipped
+
+
+def _expand_arrays(header, fields, line_numbers, lines, source, errors, skipped):
+    """One row per task of each line standing for a job array's tasks (``123_[4-9]``).
+
+    Each task's row is the line's, with ``JobID`` ``123_4``, ``123_5``, ...;
+    it keeps the line's number and text for error messages. A bracket that
+    is not such a task list is a malformed line (appended to ``skipped``
+    when ``errors`` is ``"skip"``).
+    """
+    column = next((k for k, name in enumerate(header) if name.lower() == "jobid"), None)
+    if column is None or not any("[" in row[column] or "]" in row[column] for row in fields):
+        return fields, line_numbers, lines
+    out_fields, out_numbers, out_lines = [], [], []
+    for values, number, line in zip(fields, line_numbers, lines):
+        try:
+            ids = array_task_job_ids(values[column]) or [None]
+        except ValueError as exc:
+            if errors == "raise":
+                raise SacctFormatError(f"field {header[column]} ({values[column].strip()}): "
+                                       f"{exc}", source=source, line_number=number,
+                                       line=line) from None
+            skipped.append(number)
+            continue
+        for job_id in ids:
+            out_fields.append(values if job_id is None else
+                              values[:column] + [job_id] + values[column + 1:])
+        out_numbers.extend([number] * len(ids))
+        out_lines.extend([line] * len(ids))
+    return out_fields, out_numbers, out_lines
 
 
 def _check_header(header, source, number, line):

@@ -28,6 +28,9 @@ __all__ = [
     "parse_memory",
     "parse_time_request",
     "format_slurm_duration",
+    "MAX_ARRAY_TASKS",
+    "parse_array_tasks",
+    "array_task_job_ids",
 ]
 
 LIMIT_TOKENS = frozenset({"UNLIMITED", "PARTITION_LIMIT"})
@@ -47,6 +50,10 @@ MAX_COUNT = 2**32 - 1
 """Largest count read: Slurm keeps CPU and node counts in 32 bits."""
 MAX_MEMORY_KB = 2.0**53
 """Largest memory size read, in KB (8 EiB)."""
+MAX_ARRAY_TASKS = 1_000_000
+"""Most tasks one job id of a job array's pending tasks (``123_[0-999999]``) may stand for."""
+_ARRAY_JOB_ID = re.compile(r"^(?P<job>\d+)_\[(?P<tasks>.*)\]$")
+_ARRAY_TERM = re.compile(r"^(?P<first>\d+)(?:-(?P<last>\d+)(?::(?P<step>\d+))?)?$")
 _MEMORY = re.compile(r"^(?P<number>\d+(?:\.\d+)?)(?P<unit>[KMGTP]?)(?P<per>[cn]?)$")
 _MEMORY_UNITS_KB = {"": 1 / 1024, "K": 1.0, "M": 1024.0, "G": 1024.0**2,
                     "T": 1024.0**3, "P": 1024.0**4}
@@ -381,3 +388,112 @@ def format_slurm_duration(seconds):
     minutes, secs = divmod(rest, 60)
     clock = f"{hours:02d}:{minutes:02d}:{secs:02d}"
     return f"{sign}{days}-{clock}" if days else f"{sign}{clock}"
+
+
+def _split_array_job_id(job_id):
+    """``(job, tasks)`` of ``123_[4-9%2]`` (``("123", "4-9%2")``); ``None`` without a bracket."""
+    if "[" not in job_id and "]" not in job_id:
+        return None
+    match = _ARRAY_JOB_ID.match(job_id.strip())
+    if match is None:
+        raise ValueError("not a job array's pending tasks in the form JOB_[TASKS]")
+    return match["job"], match["tasks"]
+
+
+def parse_array_tasks(expression, *, limit=MAX_ARRAY_TASKS):
+    """The task ids a job array's task expression stands for, as Slurm prints it.
+
+    ``sacct`` and ``squeue`` print the pending tasks of an array on one line
+    as ``123_[EXPRESSION]``: comma-separated ids and ranges ``a-b``, a
+    stepped range ``a-b:s``, and a throttle ``%N`` (the most tasks running at
+    once, which does not change which tasks exist) at the end.
+
+    Parameters
+    ----------
+    expression : str
+        The text between the brackets (``1-3,7,10-20:5%4``).
+    limit : int
+        The most task ids accepted (:data:`MAX_ARRAY_TASKS`).
+
+    Returns
+    -------
+    list of int
+        The task ids in the order written.
+
+    Raises
+    ------
+    ValueError
+        With a short reason: an empty or malformed term, a range whose end is
+        before its start or whose step is 0, a task listed twice, an expression
+        cut short by Slurm (``...``: ``sacct`` and ``squeue`` print at most 64
+        bytes of it unless ``SLURM_BITSTR_LEN=0`` is set), or more than
+        ``limit`` tasks.
+
+    Examples
+    --------
+    >>> parse_array_tasks("10-15")
+    [10, 11, 12, 13, 14, 15]
+    >>> parse_array_tasks("1,3,8-12:2%5")
+    [1, 3, 8, 10, 12]
+    """
+    if "..." in expression:
+        raise ValueError("task list cut short by Slurm ('...'; run it with "
+                         "SLURM_BITSTR_LEN=0 to print it whole)")
+    body, _, throttle = expression.partition("%")
+    if "%" in expression and not throttle.isdigit():
+        raise ValueError("throttle after '%' is not a count")
+    ranges = [_array_range(term) for term in body.split(",")]
+    count = sum(len(r) for r in ranges)
+    if count > limit:
+        raise ValueError(f"stands for {count:,} tasks, more than the {limit:,} read "
+                         "from one line")
+    tasks = [task for r in ranges for task in r]
+    if len(set(tasks)) != count:
+        raise ValueError("lists a task twice")
+    return tasks
+
+
+def _array_range(term):
+    """The ``range`` of one term (``7``, ``1-5``, ``1-9:2``) of a task expression."""
+    match = _ARRAY_TERM.match(term.strip())
+    if match is None:
+        raise ValueError(f"term {term!r} is not a task id or range such as 4, 4-9 or 4-9:2")
+    first = int(match["first"])
+    last = int(match["last"]) if match["last"] is not None else first
+    step = int(match["step"]) if match["step"] is not None else 1
+    if last < first or step == 0:
+        raise ValueError(f"range {term!r} is empty (its end is before its start, or its "
+                         "step is 0)")
+    return range(first, last + 1, step)
+
+
+def array_task_job_ids(job_id):
+    """The job ids of the tasks a job id such as ``123_[4-6]`` stands for.
+
+    Parameters
+    ----------
+    job_id : str
+        A job id as ``sacct`` or ``squeue`` prints it.
+
+    Returns
+    -------
+    list of str or None
+        ``["123_4", "123_5", "123_6"]``; ``None`` for the id of one job.
+
+    Raises
+    ------
+    ValueError
+        With a short reason, for an id with a bracket that is not
+        ``JOB_[TASKS]`` (``123_[4-9``) or a task list that
+        :func:`parse_array_tasks` refuses.
+
+    Examples
+    --------
+    >>> array_task_job_ids("123_[4-6%1]"), array_task_job_ids("123_4")
+    (['123_4', '123_5', '123_6'], None)
+    """
+    split = _split_array_job_id(job_id)
+    if split is None:
+        return None
+    job, tasks = split
+    return [f"{job}_{task}" for task in parse_array_tasks(tasks)]

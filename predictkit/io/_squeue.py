@@ -7,9 +7,12 @@ The snapshot this module reads is what
     squeue --all --array --states=PENDING --format='%i|%u|%a|%P|%C|%D|%l|%V|%T'
 
 prints: one header line naming the columns, then one ``|``-separated line per
-job. ``--array`` lists each pending array task on its own line (a line standing for
-several tasks, ``123_[4-9]``, is refused, as is a job listed twice). A
-snapshot of only the header is an empty queue. Columns are
+job. ``--array`` lists each pending array task on its own line; without it a
+line such as ``123_[4-9%2]`` stands for the array's pending tasks and is read
+as one job per task, like :func:`~predictkit.io.read_sacct` (an expression
+``squeue`` cut short, which it does to long ones unless ``SLURM_BITSTR_LEN=0``
+is set, is refused). A job listed twice is refused. A snapshot of only the
+header is an empty queue. Columns are
 found by their header names in any order and case; the ones used are
 
 ==============  =====  ==================================================
@@ -36,7 +39,12 @@ import pandas as pd
 from .._table import requested_width
 from ..exceptions import SqueueFormatError
 from ._sacct import _read_text, looks_like_sacct, read_sacct
-from ._slurm_fields import parse_counts, parse_durations, parse_local_timestamps
+from ._slurm_fields import (
+    array_task_job_ids,
+    parse_counts,
+    parse_durations,
+    parse_local_timestamps,
+)
 
 __all__ = ["read_squeue"]
 
@@ -89,9 +97,10 @@ def read_squeue(path_or_buffer, *, time_zone="UTC"):
         An empty snapshot, a header without the required columns (named), or a
         line with a wrong field count or an unreadable time or count (with
         its line number), a submit time that does not exist in ``time_zone``,
-        a job listed twice, or a job array's pending tasks on one line
-        (``squeue`` without ``--array``). A header without job lines is an
-        empty queue, not an error.
+        a job listed twice, or a job array's task list (``123_[4-9]``) that is
+        malformed, cut short or longer than
+        1,000,000 tasks. A header
+        without job lines is an empty queue, not an error.
     ConfigError
         An unknown ``time_zone``, or a ``path_or_buffer`` that is neither a
         path nor a file object open for reading (an
@@ -126,9 +135,10 @@ def read_squeue(path_or_buffer, *, time_zone="UTC"):
                 f"{len(fields)}", source=source, line_number=number, line=line)
         rows.append([field.strip() for field in fields])
         numbers.append(number)
+    lines = dict(zip(numbers, (line for _, line in numbered[1:])))
+    rows, numbers = _expand_arrays(rows, numbers, where["job_id"], lines, source)
     columns = {key: np.array([row[k] for row in rows], dtype=object) if k is not None
                else None for key, k in where.items()}
-    lines = dict(zip(numbers, (line for _, line in numbered[1:])))
     _check_job_ids(columns["job_id"], numbers, lines, source)
 
     def check(bad, what):
@@ -160,20 +170,33 @@ def read_squeue(path_or_buffer, *, time_zone="UTC"):
     return frame.reset_index(drop=True)
 
 
-def _check_job_ids(job_ids, numbers, lines, source):
-    """Refuse a job listed twice and an unexpanded array: each would miscount the queue.
+def _expand_arrays(rows, numbers, column, lines, source):
+    """One row per task of a line standing for a job array's pending tasks (``123_[4-9]``).
 
-    ``squeue`` lists a job once; a repeat comes from concatenated snapshots.
-    Without ``--array`` it prints the pending tasks of an array as one line
-    (``123_[4-9%2]``), which stands for several jobs.
+    ``squeue`` without ``--array`` prints them so; each task's row is the
+    line's, with ``JOBID`` ``123_4``, ``123_5``, ... and the line's number.
+    """
+    out_rows, out_numbers = [], []
+    for row, number in zip(rows, numbers):
+        try:
+            ids = array_task_job_ids(row[column])
+        except ValueError as exc:
+            raise SqueueFormatError(f"JOBID {row[column]}: {exc}", source=source,
+                                    line_number=number, line=lines[number]) from None
+        for job_id in ids or [row[column]]:
+            out_rows.append(row[:column] + [job_id] + row[column + 1:])
+            out_numbers.append(number)
+    return out_rows, out_numbers
+
+
+def _check_job_ids(job_ids, numbers, lines, source):
+    """Refuse a job listed twice: it would miscount the queue.
+
+    ``squeue`` lists a job once; a repeat comes from concatenated snapshots
+    (or a task listed both on its own line and in its array's line).
     """
     first_line = {}
     for job_id, number in zip(job_ids, numbers):
-        if "[" in job_id:
-            raise SqueueFormatError(
-                f"JOBID {job_id} is a job array's pending tasks on one line (run squeue "
-                f"with --array, which lists each task on its own line)", source=source,
-                line_number=number, line=lines[number])
         if job_id in first_line:
             raise SqueueFormatError(
                 f"lines {first_line[job_id]} and {number} both list JOBID {job_id} (squeue "

@@ -121,7 +121,7 @@ def test_stdin_plain_or_gzip_detected_or_forced(capsys, monkeypatch, compress, f
     data = SAMPLE.read_bytes()
     _stdin(monkeypatch, gzip.compress(data) if compress else data)
     summary = run_json(capsys, ["info", "--json", *forced, "-"])
-    assert summary["n_jobs"] == 1984
+    assert summary["n_jobs"] == 2000
 
 
 def test_stdin_swf_is_still_swf(capsys, monkeypatch, pair):
@@ -146,13 +146,13 @@ def test_a_pipe_is_read_once(capsys, tmp_path):
         summary = run_json(capsys, ["info", "--json", str(fifo)])
     finally:
         writer.join(timeout=30)
-    assert summary["n_jobs"] == 1984
+    assert summary["n_jobs"] == 2000
 
 
 def test_gzip_sacct_file_is_detected(capsys, tmp_path):
     path = tmp_path / "sacct.txt.gz"
     path.write_bytes(gzip.compress(SAMPLE.read_bytes()))
-    assert run_json(capsys, ["info", "--json", str(path)])["n_jobs"] == 1984
+    assert run_json(capsys, ["info", "--json", str(path)])["n_jobs"] == 2000
 
 
 def test_plain_string_paths_are_detected(pair):

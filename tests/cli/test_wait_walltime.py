@@ -70,6 +70,18 @@ def test_wait_bound_is_qbets_on_the_partitions_history(capsys, jobs):
     assert answer["bound_with_queue"] >= answer["bound_history"]
 
 
+def test_wait_queue_counts_each_pending_array_task(capsys, tmp_path):
+    argv = ["--procs", "64", "--time", "4:00:00", "--partition", "cpu"]
+    # 12 pending jobs one a line, and 420121_[10-15] and 420183_[0-11]: 18 tasks
+    assert run_json(capsys, ["wait", SAMPLE, *argv])["n_pending"] == 30
+    text = Path(SAMPLE).read_text()
+    pending = next(line for line in text.splitlines() if line.startswith("420121_["))
+    more = tmp_path / "more.txt"
+    more.write_text(text + pending.replace("420121_[10-15]|420121", "430000_[1-50]|430000")
+                    + "\n")
+    assert run_json(capsys, ["wait", str(more), *argv])["n_pending"] == 80
+
+
 def test_wait_probabilities_grow_with_the_time_allowed(capsys):
     answer = run_json(capsys, ["wait", SAMPLE, "--procs", "32", "--time", "12:00:00",
                                "--within", "5min", "--within", "2h", "--within", "3-00:00:00"])

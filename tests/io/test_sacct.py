@@ -4,6 +4,8 @@ import datetime as dt
 import gzip
 import io
 import math
+import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -42,8 +44,11 @@ def test_example_maps_every_field():
     assert list(jobs.columns[18:]) == ["slurm_job_id", "slurm_state"]
     assert jobs["job_id"].dtype == np.int64
     assert all(jobs[c].dtype == np.float64 for c in SWF_COLUMNS[1:])
-    assert jobs["job_id"].tolist() == [100, 102, 101, 103, 104]
-    assert jobs["slurm_job_id"].tolist() == ["100", "101_1", "101_[2-5]", "103+0", "103+1"]
+    # 101_[2-5] is four pending tasks: the first keeps the line's JobIDRaw,
+    # the others are numbered after the largest id
+    assert jobs["job_id"].tolist() == [100, 102, 101, 105, 106, 107, 103, 104]
+    assert jobs["slurm_job_id"].tolist() == ["100", "101_1", "101_2", "101_3", "101_4",
+                                             "101_5", "103+0", "103+1"]
     first = jobs.iloc[0]
     assert first["submit_time"] == 3600 and first["wait_time"] == 60
     assert first["run_time"] == 3600 and first["req_time"] == 7200
@@ -51,23 +56,24 @@ def test_example_maps_every_field():
     # TotalCPU: allocation line 0, steps 60.5 + 0.001 + 13800 seconds over 4 CPUs.
     assert first["avg_cpu_time"] == pytest.approx((60.5 + 0.001 + 13800) / 4)
     assert first["used_memory"] == 1.5 * 1024 * 1024  # largest MaxRSS, in KB
-    np.testing.assert_array_equal(jobs["status"], [1, 0, np.nan, 5, 5])
-    np.testing.assert_array_equal(jobs["req_time"], [7200, np.nan, np.nan, 86400, 86400])
-    np.testing.assert_array_equal(jobs["wait_time"], [60, 10, np.nan, np.nan, np.nan])
-    np.testing.assert_array_equal(jobs["run_time"], [3600, 600, np.nan, np.nan, np.nan])
-    np.testing.assert_array_equal(jobs["n_procs"], [4, 16, 16, np.nan, np.nan])
-    np.testing.assert_array_equal(jobs["user_id"], [1, 2, 2, 3, 3])
-    np.testing.assert_array_equal(jobs["group_id"], [1, 2, 2, np.nan, np.nan])
-    np.testing.assert_array_equal(jobs["partition_id"], [1, 2, 2, 1, 1])
-    np.testing.assert_array_equal(jobs["queue_id"], [1, 2, 2, 1, 1])
-    assert jobs["slurm_state"].iloc[3] == "CANCELLED by 1000"
+    pending = [np.nan] * 4
+    np.testing.assert_array_equal(jobs["status"], [1, 0, *pending, 5, 5])
+    np.testing.assert_array_equal(jobs["req_time"], [7200, np.nan, *pending, 86400, 86400])
+    np.testing.assert_array_equal(jobs["wait_time"], [60, 10, *pending, np.nan, np.nan])
+    np.testing.assert_array_equal(jobs["run_time"], [3600, 600, *pending, np.nan, np.nan])
+    np.testing.assert_array_equal(jobs["n_procs"], [4, 16, 16, 16, 16, 16, np.nan, np.nan])
+    np.testing.assert_array_equal(jobs["user_id"], [1, 2, 2, 2, 2, 2, 3, 3])
+    np.testing.assert_array_equal(jobs["group_id"], [1, 2, 2, 2, 2, 2, np.nan, np.nan])
+    np.testing.assert_array_equal(jobs["partition_id"], [1, 2, 2, 2, 2, 2, 1, 1])
+    np.testing.assert_array_equal(jobs["queue_id"], [1, 2, 2, 2, 2, 2, 1, 1])
+    assert jobs["slurm_state"].iloc[6] == "CANCELLED by 1000"
     attrs = jobs.attrs
     assert attrs["user_ids"] == {"alice": 1, "bob": 2, "carol": 3}
     assert attrs["account_ids"] == {"chem": 1, "phys": 2}
     assert attrs["partition_ids"] == {"batch": 1, "debug": 2}
     assert attrs["qos_ids"] == {"normal": 1, "high": 2}
-    assert attrs["n_unlimited_req_time"] == 2
-    assert attrs["unmapped_states"] == {"PENDING": 1}
+    assert attrs["n_unlimited_req_time"] == 5
+    assert attrs["unmapped_states"] == {"PENDING": 4}
     assert attrs["unix_start_time"] == int(dt.datetime(2023, 1, 5, 9, tzinfo=dt.UTC).timestamp())
     assert attrs["time_zone_string"] == "UTC" and attrs["processor_unit"] == "cpus"
 
@@ -81,8 +87,9 @@ def test_without_jobidraw_compound_ids_are_numbered_after_the_largest_plain_id()
     text = "\n".join("|".join(f for k, f in enumerate(line.split("|")) if k != 1)
                      for line in EXAMPLE.splitlines())
     jobs = read(text)
-    assert jobs["job_id"].tolist() == [100, 101, 102, 103, 104]
-    assert jobs["slurm_job_id"].tolist() == ["100", "101_1", "101_[2-5]", "103+0", "103+1"]
+    assert jobs["job_id"].tolist() == [100, 101, 102, 103, 104, 105, 106, 107]
+    assert jobs["slurm_job_id"].tolist() == ["100", "101_1", "101_2", "101_3", "101_4",
+                                             "101_5", "103+0", "103+1"]
 
 
 REQUEUED_RUNS = (
@@ -405,7 +412,7 @@ def test_skipping_an_allocation_line_skips_its_steps():
     lines[1] = lines[1].replace("01:00:00|02:00:00", "01:00:00|soon")
     with pytest.warns(UserWarning, match=r"skipped 4 malformed lines \(lines 2, 3, 4, 5\)"):
         jobs = read("\n".join(lines), errors="skip")
-    assert jobs["job_id"].tolist() == [102, 101, 103, 104]
+    assert jobs["job_id"].tolist() == [102, 101, 105, 106, 107, 103, 104]
 
 
 def test_missing_required_columns_are_named():
@@ -723,3 +730,100 @@ def test_negative_waits_are_never_kept(rows):
     expected_cpu = [15.0 if state in ("COMPLETED", "FAILED") else np.nan
                     for _, _, state in kept]
     np.testing.assert_array_equal(jobs["avg_cpu_time"], expected_cpu)
+
+
+# --- a job array's pending tasks on one line (123_[4-9]) ---------------------------
+
+ARRAY_HEADER = "JobID|JobIDRaw|User|Partition|Submit|Start|Elapsed|Timelimit|NCPUS|ReqCPUS|State"
+ARRAY_REST = "|alice|cpu|2024-04-02T11:23:41|Unknown|00:00:00|04:00:00|0|128|PENDING"
+
+
+def array_text(job_ids, raw="7"):
+    finished = ("1|1|bob|cpu|2024-04-02T10:00:00|2024-04-02T10:01:00|00:10:00|01:00:00|4|4|"
+                "COMPLETED\n")
+    return ARRAY_HEADER + "\n" + finished + "".join(f"{job_id}|{raw}{ARRAY_REST}\n"
+                                                   for job_id in job_ids)
+
+
+@pytest.mark.parametrize(("job_id", "tasks"), [
+    ("7_[10-15]", [10, 11, 12, 13, 14, 15]),
+    ("7_[1,3,5-7]", [1, 3, 5, 6, 7]),
+    ("7_[1-50%5]", list(range(1, 51))),
+    ("7_[2-18:2%9]", list(range(2, 19, 2))),
+    ("7_[4]", [4]),
+])
+def test_an_array_line_is_one_row_per_task(job_id, tasks):
+    jobs = read(array_text([job_id]))
+    assert jobs["slurm_job_id"].tolist() == ["1"] + [f"7_{task}" for task in tasks]
+
+
+@pytest.mark.parametrize("raw", [True, False])
+def test_expanded_tasks_are_the_tasks_listed_one_a_line(raw):
+    one_line, listed = array_text(["7_[1,3-5%2]"]), array_text(["7_1", "7_3", "7_4", "7_5"])
+    if not raw:
+        one_line, listed = (
+            "\n".join("|".join(f for k, f in enumerate(line.split("|")) if k != 1)
+                      for line in text.splitlines()) for text in (one_line, listed))
+    expanded, expected = read(one_line), read(listed)
+    pd.testing.assert_frame_equal(expanded, expected)
+    # with JobIDRaw the first task keeps the line's raw id, as a task listed with it would
+    assert expanded["job_id"].tolist() == ([1, 7, 8, 9, 10] if raw else [1, 2, 3, 4, 5])
+
+
+def test_expanded_tasks_copy_the_lines_fields():
+    jobs = read(array_text(["7_[0-2]"])).iloc[1:]
+    assert len(jobs) == 3 and (jobs["slurm_state"] == "PENDING").all()
+    for column in ("submit_time", "req_procs", "req_time", "user_id", "partition_id"):
+        assert jobs[column].nunique() == 1, column
+    first = jobs.iloc[0]
+    assert first["submit_time"] == 5021 and first["req_procs"] == 128
+    assert first["req_time"] == 14400 and np.isnan(first["wait_time"])
+    assert np.isnan(first["n_procs"]) and jobs.attrs["user_ids"] == {"bob": 1, "alice": 2}
+
+
+@pytest.mark.parametrize(("job_id", "message"), [
+    ("7_[5-2]", r"range '5-2' is empty"),
+    ("7_[a-b]", r"term 'a-b' is not a task id or range"),
+    ("7_[5-9", r"not a job array's pending tasks in the form JOB_\[TASKS\]"),
+    ("7_[1,,3]", r"term '' is not a task id"),
+    ("7_[1-3%]", r"throttle after '%' is not a count"),
+    ("7_[1-9:0]", r"range '1-9:0' is empty"),
+    ("7_[1-3,2]", r"lists a task twice"),
+    ("7_[0,2,4,6,...]",
+     r"task list cut short by Slurm \('\.\.\.'; run it with SLURM_BITSTR_LEN=0"),
+    ("7_[1-3].batch", r"not a job array's pending tasks"),
+    ("7_[0-1000000%10]", r"stands for 1,000,001 tasks, more than the 1,000,000 read "
+                         r"from one line"),
+])
+def test_a_malformed_array_line_is_named(job_id, message, tmp_path):
+    path = tmp_path / "arrays.txt"
+    path.write_text(array_text([job_id]))
+    with pytest.raises(SacctFormatError, match=rf"arrays.txt, line 3: field JobID "
+                       rf"\({re.escape(job_id)}\): {message}") as info:
+        read_sacct(path)
+    assert len(str(info.value).splitlines()) == 1
+    assert info.value.line_number == 3 and job_id in info.value.line
+
+
+def test_a_malformed_array_line_is_skipped_once():
+    text = array_text(["7_[1-3]", "8_[5-2]", "9_[0-1]"])
+    with pytest.warns(UserWarning, match=r"skipped 1 malformed line \(line 4\)"):
+        jobs = read(text, errors="skip")
+    assert jobs["slurm_job_id"].tolist() == ["1", "7_1", "7_2", "7_3", "9_0", "9_1"]
+
+
+def test_a_skipped_field_of_an_array_line_counts_the_line_once():
+    text = array_text(["7_[1-3]"]).replace("04:00:00|0|128", "04:00:00|0|many")
+    with pytest.warns(UserWarning, match=r"skipped 1 malformed line \(line 3\)"):
+        jobs = read(text, errors="skip")
+    assert jobs.attrs["skipped_line_numbers"] == [3] and len(jobs) == 1
+
+
+def test_the_samples_array_lines_are_their_tasks():
+    jobs = read_sacct(Path(__file__).resolve().parents[2] / "datasets" / "sacct_sample.txt")
+    ids = jobs["slurm_job_id"]
+    assert not ids.str.contains(r"\[").any()
+    # the tasks that had started are listed one a line, the pending ones on one line
+    assert ids[ids.str.startswith("420121_")].tolist() == [f"420121_{k}" for k in range(16)]
+    assert ids[ids.str.startswith("420183_")].tolist() == [f"420183_{k}" for k in range(12)]
+    assert jobs["job_id"].is_unique

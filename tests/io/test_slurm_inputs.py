@@ -124,13 +124,25 @@ def test_sacct_output_of_pending_jobs_is_a_snapshot_too():
     (SNAPSHOT.replace("1-00:00:00", "one day"), "line 3: TIME_LIMIT is not"),
     (SNAPSHOT.replace("|8|1|", "|eight|1|"), "line 3: CPUS is not a count"),
     (SNAPSHOT + SNAPSHOT.split("\n", 1)[1], r"line 6: lines 2 and 6 both list JOBID 501"),
-    (SNAPSHOT.replace("502_3", "502_[3-9%2]"),
-     r"line 3: JOBID 502_\[3-9%2\] is a job array's pending tasks on one line"),
+    (SNAPSHOT.replace("502_3", "502_[9-3%2]"), r"line 3: JOBID 502_\[9-3%2\]: range '9-3'"),
+    (SNAPSHOT.replace("502_3", "502_[3,5,7,9,11,13,15,17"),
+     r"line 3: JOBID 502_\[3,5,7,9,11,13,15,17: not a job array's pending tasks"),
+    (SNAPSHOT.replace("502_3", "502_[3-4]")
+     + "502_4|bob|phys|gpu|8|1|1:00|2024-04-01T11:30:00|PENDING\n",
+     r"line 6: lines 3 and 6 both list JOBID 502_4"),
 ])
 def test_squeue_errors_are_one_line_with_place(text, message):
     with pytest.raises(SqueueFormatError, match=message) as info:
         read_squeue(io.StringIO(text))
     assert len(str(info.value).splitlines()) == 1
+
+
+def test_squeue_reads_an_arrays_pending_tasks_on_one_line_as_its_tasks():
+    queue = read_squeue(io.StringIO(SNAPSHOT.replace("502_3", "502_[3-5,8%2]")))
+    assert queue["job_id"].tolist() == ["501", "502_3", "502_4", "502_5", "502_8", "504"]
+    tasks = queue.iloc[1:5]
+    assert (tasks["user"] == "bob").all() and (tasks["req_procs"] == 8).all()
+    assert (tasks["req_time"] == 86400).all() and tasks["submit"].nunique() == 1
 
 
 @pytest.mark.parametrize("states", [False, True])
