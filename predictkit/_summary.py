@@ -138,6 +138,75 @@ def peak_busy_procs(X):
     return float(busy[top]), float(times[order][top])
 
 
+def machine_size(X, machine_procs=None):
+    """The machine size a simulation of ``X`` assumes, and whether it was told.
+
+    The size given, else the log's ``attrs["max_procs"]`` (an SWF header's
+    ``MaxProcs``, or a ``--machine-procs`` the command line set there), else
+    the width of the widest job (:func:`predictkit._table.job_width`), as
+    :func:`predictkit.simulate.simulate` does.
+
+    Parameters
+    ----------
+    X : DataFrame
+        A job table.
+    machine_procs : int, optional
+        A machine size given by the caller.
+
+    Returns
+    -------
+    size : float
+        ``NaN`` when nothing tells it and no job has a width.
+    told : bool
+        False when the size is the widest job's, which only stands for it.
+    """
+    if machine_procs is not None:
+        return float(machine_procs), True
+    header = X.attrs.get("max_procs")
+    if isinstance(header, (int, float, np.integer, np.floating)) and header == header:
+        return float(header), True
+    width = job_width(X) if len(X) else np.array([np.nan])
+    return (float(np.nanmax(width)) if np.isfinite(width).any() else np.nan), False
+
+
+def busier_than_machine(X, machine_procs=None, *, option="--machine-procs"):
+    """Why the machine assumed for log ``X`` looks too small, or None when it does not.
+
+    The log's own schedule (:func:`peak_busy_procs`) keeping more processors
+    busy at once than the machine of :func:`machine_size` means the log ran
+    on a larger machine: a simulation on the smaller one queues its jobs far
+    longer than the log did, and a job wider than it is refused.
+
+    Parameters
+    ----------
+    X : DataFrame
+        A job table.
+    machine_procs : int, optional
+        The machine size given by the caller (see :func:`machine_size`).
+    option : str, default="--machine-procs"
+        How to give the machine size, named when it is the widest job's.
+
+    Returns
+    -------
+    str or None
+        A lower-case sentence without a final period, such as "the log
+        keeps up to 1,118 processors busy at once, more than ...".
+    """
+    machine, told = machine_size(X, machine_procs)
+    peak = peak_busy_procs(X)[0]
+    if not peak > machine:
+        return None
+    if not told:
+        return (f"the log keeps up to {peak:,.0f} processors busy at once, more than the "
+                f"{machine:,.0f} processors of its widest job, which stand for the machine "
+                f"size: if the machine is larger, give its size ({option})")
+    source = "as given" if machine_procs is not None else "from the log's header or as given"
+    return (f"the log keeps up to {peak:,.0f} processors busy at once, more than the machine "
+            f"size of {machine:,.0f} processors ({source}): the log's own jobs overlap more "
+            f"than that machine holds (a simulation on it waits longer than the log did), "
+            f"check that size")
+
+
 @validate_params({"name": [str, None]})
 def summarize(X, *, name=None):
     """Summarise a job table: the numbers a user asks for first.
@@ -154,7 +223,7 @@ def summarize(X, *, name=None):
     Series
         ``n_jobs``, ``first_submit_utc`` (from ``unix_start_time`` when the
         header has it), ``span_days`` (last minus first known submit time),
-        ``machine_procs`` (header ``max_procs``, else the widest job),
+        ``machine_procs`` (:func:`machine_size`: header ``max_procs``, else the widest job),
         ``peak_busy_procs`` (:func:`peak_busy_procs`), ``n_users``, ``n_groups``, ``mean_run_time``, ``mean_req_time``,
         ``frac_req_time_known``, ``frac_wait_time_known``, ``mean_wait_time``,
         the request accuracy R = run/request (``accuracy_mean``,
@@ -193,7 +262,6 @@ def summarize(X, *, name=None):
     run = np.asarray(X["run_time"], dtype=float)
     req = np.asarray(X["req_time"], dtype=float)
     wait = np.asarray(X["wait_time"], dtype=float) if "wait_time" in X.columns else np.full(len(X), np.nan)
-    procs = np.asarray(X["n_procs"], dtype=float)
     accuracy = request_accuracy(X)
     modes = estimate_modes(X)
     start = X.attrs.get("unix_start_time")
@@ -206,8 +274,6 @@ def summarize(X, *, name=None):
             raise JobTableError(
                 f"summary: the first submit time (unix_start_time {start} + submit_time "
                 f"{known_submit.min():g} s) is not a date pandas can represent") from None
-    widest = np.nanmax(procs) if np.isfinite(procs).any() else np.nan
-    header_procs = X.attrs.get("max_procs")
 
     def mean(values):
         values = values[~np.isnan(values)]
@@ -222,7 +288,7 @@ def summarize(X, *, name=None):
         "n_jobs": len(X),
         "first_submit_utc": first_utc,
         "span_days": float(np.ptp(known_submit) / 86400.0) if known_submit.size else np.nan,
-        "machine_procs": float(header_procs) if isinstance(header_procs, (int, float)) else float(widest),
+        "machine_procs": machine_size(X)[0],
         "peak_busy_procs": peak_busy_procs(X)[0],
         "n_users": count("user_id"),
         "n_groups": count("group_id"),

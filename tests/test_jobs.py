@@ -312,3 +312,25 @@ def test_peak_busy_procs_frees_before_it_takes_at_one_instant():
     assert peak_busy_procs(jobs) == (10.0, 100.0)
     assert summarize(jobs)["peak_busy_procs"] == 10.0
     assert np.isnan(peak_busy_procs(jobs.drop(columns="wait_time"))[0])
+
+
+def test_the_machine_assumed_and_a_log_busier_than_it():
+    from predictkit._summary import busier_than_machine, machine_size
+
+    # two 8-wide jobs overlap: 16 processors busy at once
+    jobs = pd.DataFrame({"job_id": [1, 2], "submit_time": [0.0, 10.0], "wait_time": [0.0, 0.0],
+                         "run_time": [100.0, 100.0], "n_procs": [np.nan, 8.0],
+                         "req_procs": [8.0, 8.0], "req_time": [200.0, 200.0]})
+    jobs.attrs["max_procs"] = float("nan")  # an unknown size is no size
+    # the widest job, by req_procs where n_procs is unknown
+    assert machine_size(jobs) == (8.0, False)
+    assert machine_size(jobs, 12) == (12.0, True)
+    assert busier_than_machine(jobs, option="-P").startswith(
+        "the log keeps up to 16 processors busy at once, more than the 8 processors of its "
+        "widest job")
+    assert busier_than_machine(jobs, option="-P").endswith("give its size (-P)")
+    assert "(as given)" in busier_than_machine(jobs, 12)
+    jobs.attrs["max_procs"] = 10
+    assert machine_size(jobs) == (10.0, True)
+    assert "(from the log's header or as given)" in busier_than_machine(jobs)
+    assert busier_than_machine(jobs, 16) is None

@@ -480,6 +480,36 @@ def output_format(output, fmt, formats, *, default=None):
     return fmt
 
 
+def add_machine_procs_option(parser):
+    """Add ``--machine-procs P``, the machine size of a log's simulation, to a parser."""
+    parser.add_argument("--machine-procs", type=int, default=None, metavar="P",
+                        help="machine size in processors (default: the header's MaxProcs, "
+                             "else the widest job)")
+
+
+def warn_busier_than_machine(jobs, machine_procs, progress):
+    """Warn when ``jobs`` keep more processors busy than the machine the command assumes.
+
+    The warning (:func:`predictkit._summary.busier_than_machine`, the note
+    of the report too) is one ``predictkit CMD: warning: ...`` line on
+    standard error, silenced by ``--quiet`` like the progress lines.
+
+    Parameters
+    ----------
+    jobs : DataFrame
+        The jobs the command simulates or learns from.
+    machine_procs : int or None
+        ``--machine-procs``.
+    progress : Progress
+        The command's progress, which prints the line.
+    """
+    from .._summary import busier_than_machine
+
+    note = busier_than_machine(jobs, machine_procs)
+    if note is not None:
+        progress.say(f"warning: {note}")
+
+
 def with_machine_size(jobs, machine_procs):
     """``jobs`` with ``attrs["max_procs"]`` set to a ``--machine-procs`` given for a
     log (a copy; unchanged when it is None). The report and demo simulate the

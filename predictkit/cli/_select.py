@@ -10,8 +10,9 @@ from ..model_selection._schedule_criteria import SCHEDULE_CRITERIA
 from ..model_selection._schedule_search import RECENT_COUNTS, SCHEDULE_METRICS, TANG_KEYS
 from ..simulate import POLICIES, PRIORITIES
 from ._checks import check_count, check_positive, check_procs, flag_names, unusable_tang_keys
-from ._common import (Progress, add_command, add_log_argument, add_output_options, print_json,
-                      read_jobs_to_simulate, result_stream, table_format, write_table)
+from ._common import (Progress, add_command, add_log_argument, add_machine_procs_option,
+                      add_output_options, print_json, read_jobs_to_simulate, result_stream,
+                      table_format, warn_busier_than_machine, write_table)
 from ._tables import format_table
 
 PREDICTOR_CHOICES = ("requested", "tang", "usage-max", "recent-average")
@@ -73,9 +74,7 @@ def register(subparsers):
     parser.add_argument("--no-easy-pp-style", action="store_true",
                         help="leave out the candidates using EASY++'s increments and "
                              "shortest-first backfilling")
-    parser.add_argument("--machine-procs", type=int, default=None, metavar="P",
-                        help="machine size in processors (default: the header's MaxProcs, "
-                             "else the widest job)")
+    add_machine_procs_option(parser)
     parser.add_argument("--max-jobs", type=int, default=None,
                         help="use only the first N jobs (default: all)")
     parser.add_argument("--top", type=int, default=10, metavar="N",
@@ -169,6 +168,7 @@ def run(args):
                       max_jobs=args.max_jobs or "all")
     jobs = read_jobs_to_simulate(args, progress, require_request=True,
                                  needs="a submit time, a runtime, a width and a request")
+    warn_busier_than_machine(jobs, args.machine_procs, progress)
 
     candidates = _usable(candidates, jobs, args, progress.say)
 

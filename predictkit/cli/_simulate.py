@@ -12,9 +12,9 @@ from ..runtime._registry import ESTIMATE_NAMES, PERFECT
 from ..runtime._walltime_adjuster import DEFAULT_KEYS as TANG_DEFAULT_KEYS
 from ..simulate import POLICIES, PRIORITIES
 from ._checks import check_positive, check_procs, flag_names, refuse_inapplicable, tang_keys
-from ._common import (DeprecatedAlias, Progress, add_command, add_output_options, output_format,
-                      print_json, read_jobs_to_simulate, result_stream, write_swf_output,
-                      write_table)
+from ._common import (DeprecatedAlias, Progress, add_command, add_machine_procs_option,
+                      add_output_options, output_format, print_json, read_jobs_to_simulate,
+                      result_stream, warn_busier_than_machine, write_swf_output, write_table)
 from ._tables import format_table
 
 PREDICTORS = ESTIMATE_NAMES
@@ -67,9 +67,7 @@ def register(subparsers):
     parser.add_argument("--backfill-order", default=None, choices=("priority", "sjf"),
                         help="order in which waiting jobs are tried for backfilling, with "
                              "--policy easy or no_guarantee (default: priority)")
-    parser.add_argument("--machine-procs", type=int, default=None, metavar="P",
-                        help="machine size in processors (default: the header's MaxProcs, "
-                             "else the widest job)")
+    add_machine_procs_option(parser)
     for old in ("--n-procs", "--procs"):
         parser.add_argument(old, type=int, dest="machine_procs", action=DeprecatedAlias,
                             new="--machine-procs")
@@ -200,6 +198,7 @@ def run(args):
     jobs = read_jobs_to_simulate(args, progress, require_request=args.predictor != PERFECT,
                                  needs="a submit time, a runtime, a width and, unless --predictor perfect, "
                                        "a request")
+    warn_busier_than_machine(jobs, args.machine_procs, progress)
     common = dict(machine_procs=args.machine_procs, policy=args.policy, priority=args.priority,
                   on_underestimate=args.on_underestimate, backfill_order=args.backfill_order,
                   reservation_depth=args.reservation_depth, max_runtime=args.max_runtime,

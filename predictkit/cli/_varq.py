@@ -6,9 +6,10 @@ from .._time import format_duration, parse_duration
 from ..exceptions import ConfigError, JobTableError
 from ..experiments import varq_experiment
 from ..jobs import describe_cleaning
-from ._checks import check_seed, flag_names
-from ._common import (Progress, add_command, add_output_options, print_json, read_done,
-                      read_trace_arg, result_stream, table_format, write_table)
+from ._checks import check_procs, check_seed, flag_names
+from ._common import (Progress, add_command, add_machine_procs_option, add_output_options,
+                      print_json, read_done, read_trace_arg, result_stream, table_format,
+                      warn_busier_than_machine, write_table)
 from ._tables import format_table
 
 
@@ -32,6 +33,7 @@ def register(subparsers):
     parser.add_argument("--days", default="7D", help="length of the request window")
     parser.add_argument("--step", type=float, default=30.0,
                         help="VARQ trajectory step in seconds")
+    add_machine_procs_option(parser)
     parser.add_argument("--seed", type=int, default=0, help="seed of the job selection")
     parser.add_argument("--json", action="store_true", help="print JSON")
     add_output_options(parser, formats=("csv", "json"))
@@ -71,12 +73,15 @@ def run(args):
     if not 0 < args.step < float("inf"):
         raise ConfigError(f"--step must be > 0, got {args.step!r}")
     check_seed(args.seed)
+    check_procs(args.machine_procs)
     fmt = table_format(args.output, args.format) if args.output else None
     progress = Progress("varq", quiet=args.quiet)
     progress.settings(fractions=fractions, probabilities=probabilities, period=args.period,
-                      start=args.start, days=args.days, step=args.step, seed=args.seed)
+                      start=args.start, days=args.days, step=args.step, seed=args.seed,
+                      machine_procs=args.machine_procs or "from the log")
     with progress.step(lambda: read_done(jobs, args.trace)):
         jobs = read_trace_arg(args.trace)
+    warn_busier_than_machine(jobs, args.machine_procs, progress)
     submit = jobs["submit_time"].to_numpy(dtype=float)
     if not np.isfinite(submit).any():
         raise JobTableError(f"{args.trace}: no job has a submit time; VARQ needs a log with jobs")
@@ -92,7 +97,8 @@ def run(args):
             table = varq_experiment(jobs, fractions=fractions, probabilities=probabilities,
                                     period=period,
                                     window=(first + offset, first + offset + length),
-                                    step=args.step, random_state=args.seed)
+                                    step=args.step, machine_procs=args.machine_procs,
+                                    random_state=args.seed)
         except JobTableError as exc:
             raise JobTableError(f"{args.trace}: {exc}") from exc
     if describe_cleaning(table.attrs.get("cleaning", [])):
@@ -111,5 +117,6 @@ def run(args):
 
 
 _FLAGS = {"fractions": "--fractions", "probabilities": "--probabilities", "period": "--period",
-          "window": "--start/--days", "step": "--step", "random_state": "--seed"}
+          "window": "--start/--days", "step": "--step", "random_state": "--seed",
+          "machine_procs": "--machine-procs"}
 """Parameters of :func:`predictkit.experiments.varq_experiment` and the flags that set them."""

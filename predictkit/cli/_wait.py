@@ -20,8 +20,9 @@ from .._time import format_duration
 from ..exceptions import ConfigError, JobTableError
 from ..io._slurm_fields import format_slurm_duration, parse_time_request
 from ..queue import QBETS, min_history
-from ._checks import check_fraction, check_seed
-from ._common import (Progress, add_log_argument, print_json, read_done, read_trace_arg)
+from ._checks import check_fraction, check_procs, check_seed
+from ._common import (Progress, add_log_argument, add_machine_procs_option, print_json,
+                      read_done, read_trace_arg, warn_busier_than_machine)
 from ._questions import (add_request_options, clock_time, job_request, log_end, log_zone,
                          resolve_name, with_start_and_end)
 from ._tables import fill
@@ -52,6 +53,7 @@ def register(subparsers):
     parser.add_argument("--partition", metavar="NAME",
                         help="only the waits and queue of this partition (default: the "
                              "--script's #SBATCH --partition, else every partition)")
+    add_machine_procs_option(parser)
     parser.add_argument("--quantile", type=float, default=0.95,
                         help="share of such jobs that start within the bound, in (0, 1) "
                              "(default: %(default)s)")
@@ -84,6 +86,7 @@ def run(args):
     check_fraction(args.quantile, "--quantile")
     check_fraction(args.confidence, "--confidence")
     check_seed(args.seed)
+    check_procs(args.machine_procs)
     if args.now is not None and not args.queue:
         raise ConfigError("--now is when the --queue snapshot was taken; give --queue too "
                           "(without it the job is asked about at the end of the log)")
@@ -91,10 +94,12 @@ def run(args):
     within = [parse_time_request(w, name="--within") for w in (args.within or DEFAULT_WITHIN)]
     progress = Progress("wait", quiet=args.quiet)
     progress.settings(procs=procs, time=format_slurm_duration(req_time),
-                      quantile=args.quantile, confidence=args.confidence, seed=args.seed)
+                      quantile=args.quantile, confidence=args.confidence, seed=args.seed,
+                      machine_procs=args.machine_procs or "from the log")
     with progress.step(lambda: read_done(jobs, args.trace)):
         jobs = with_start_and_end(read_trace_arg(args.trace))
-    _check_fits(procs, jobs, args.trace)
+    warn_busier_than_machine(jobs, args.machine_procs, progress)
+    _check_fits(procs, jobs, args.trace, args.machine_procs)
     with progress.step("bounded the wait"):
         answer = estimate_wait(
             jobs, procs=procs, req_time=req_time, user=args.user,
@@ -139,17 +144,23 @@ def _snapshot(args, jobs):
     return queue, taken - origin, "the --queue snapshot"
 
 
-def _check_fits(procs, jobs, trace):
-    """Refuse a job wider than the machine: it would never start, so no wait bound applies."""
-    from ..exceptions import ConfigError
+def _check_fits(procs, jobs, trace, machine_procs=None):
+    """Refuse a job wider than the machine: it would never start, so no wait bound applies.
 
-    machine = jobs.attrs.get("max_procs")
-    if machine is None or machine != machine:
-        widths = jobs["n_procs"].to_numpy(dtype=float) if "n_procs" in jobs else []
-        machine = float(np.nanmax(widths)) if len(widths) and np.isfinite(widths).any() else None
-    if machine is not None and procs > machine:
-        raise ConfigError(f"--procs {procs:,} is wider than the machine of {trace} "
-                          f"({int(machine):,} processors): such a job never starts")
+    The machine is ``--machine-procs``, else the log's (:func:`predictkit._summary.machine_size`).
+    """
+    from .._summary import machine_size
+
+    machine, told = machine_size(jobs, machine_procs)
+    if not procs > machine:  # also when the size is unknown (NaN)
+        return
+    if machine_procs is not None:
+        raise ConfigError(f"--procs {procs:,} is wider than the machine (--machine-procs "
+                          f"{machine_procs:,}): such a job never starts")
+    size = f"{int(machine):,} processors" + ("" if told else ", its widest job")
+    advice = "" if told else "; if the machine is larger, give its size with --machine-procs"
+    raise ConfigError(f"--procs {procs:,} is wider than the machine of {trace} ({size}): such "
+                      f"a job never starts{advice}")
 
 
 def estimate_wait(jobs, *, procs, req_time, user=None, partition=None, within=(3600.0,),

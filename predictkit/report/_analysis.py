@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._summary import busier_than_machine
 from .._table import copy_attrs
 from ..exceptions import JobTableError
 from ..jobs import clean_jobs, describe_cleaning, estimate_modes, summarize
@@ -146,7 +147,8 @@ def analyze(jobs, *, name=None, max_jobs=None, predictors=None, quantile=0.95,
         raise JobTableError(f"{jobs.attrs.get('source', name)}: no job can be analysed: "
                             f"every job was left out ({describe_cleaning(clean) or 'no jobs'}); "
                             f"a job needs a submit time, a runtime and a width")
-    notes = [] if (note := _busier_than_machine(summary, jobs)) is None else [note]
+    note = busier_than_machine(jobs, option="--machine-procs, or attrs['max_procs']")
+    notes = [] if note is None else [f"{note[0].upper()}{note[1:]}."]
     cleaning = clean.attrs["cleaning"]
     if max_jobs is not None and len(clean) > max_jobs:
         clean = clean.iloc[:max_jobs].reset_index(drop=True)
@@ -208,23 +210,6 @@ def analyze(jobs, *, name=None, max_jobs=None, predictors=None, quantile=0.95,
         bar.close()
     result.timings = timings
     return result
-
-
-def _busier_than_machine(summary, jobs):
-    """A note when the log's own schedule keeps more processors busy than the machine assumed."""
-    peak, machine = summary["peak_busy_procs"], summary["machine_procs"]
-    if not peak > machine:
-        return None
-    told = isinstance(jobs.attrs.get("max_procs"), (int, float))
-    size = (f"the machine size of {machine:,.0f} processors (from the log's header or as "
-            f"given)" if told else f"the {machine:,.0f} processors of its widest job, which "
-            f"stand for the machine size")
-    advice = ("the log's own times overlap more than that machine holds, so simulated waits "
-              "may be longer than the log's" if told else
-              "if the machine is larger, give its size (--machine-procs, or "
-              "attrs['max_procs'])")
-    return (f"The log keeps up to {peak:,.0f} processors busy at once, more than {size} that "
-            f"the schedules and WaitPredictor assume: {advice}.")
 
 
 def _group_keys(jobs):

@@ -294,7 +294,7 @@ def test_wait_refuses_a_job_wider_than_the_machine(capsys):
 # --- progress on standard error ---------------------------------------------------
 
 @pytest.mark.parametrize("argv", [
-    ["wait", SAMPLE, "--procs", "64", "--time", "4:00:00"],
+    ["wait", SAMPLE, "--procs", "64", "--time", "4:00:00", "--machine-procs", "1200"],
     ["walltime", SAMPLE, "--user", "alice", "--time", "4:00:00"],
 ])
 def test_wait_and_walltime_echo_settings_and_progress_unless_quiet(capsys, argv, jobs):

@@ -203,6 +203,8 @@ def test_a_log_busier_than_the_machine_is_noted(max_procs):
     notes = " ".join(analyze(jobs, fairness=False, policies=()).notes)
     assert "The log keeps up to 16 processors busy at once, more than the" in notes
     assert ("from the log's header or as given" in notes) == (max_procs is not None)
+    assert ("give its size (--machine-procs, or attrs['max_procs'])." in notes) == (
+        max_procs is None)
     jobs.attrs["max_procs"] = 16
     notes = " ".join(analyze(jobs, fairness=False, policies=()).notes)
     assert "busy at once" not in notes

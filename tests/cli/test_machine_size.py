@@ -1,0 +1,123 @@
+"""`varq` and `wait` take --machine-procs; a log busier than the machine is warned of."""
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from predictkit.cli import main
+from predictkit.datasets import make_workload
+from predictkit.io import write_swf
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = str(ROOT / "datasets" / "sacct_sample.txt")
+"""A sacct log: its widest job has 128 processors, its own jobs keep 1,118 busy at once."""
+WAIT = ["wait", SAMPLE, "--procs", "256", "--time", "1:00:00"]
+VARQ = ["varq", SAMPLE, "--fractions", "0.1", "--probabilities", "0.5", "--start", "10D",
+        "--days", "2D"]
+GUESSED = ("warning: the log keeps up to 1,118 processors busy at once, more than the 128 "
+           "processors of its widest job, which stand for the machine size: if the machine "
+           "is larger, give its size (--machine-procs)")
+
+
+def outcome(capsys, argv):
+    status = main(argv)
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+@pytest.fixture(scope="module")
+def overlapping(tmp_path_factory):
+    """Two 8-wide jobs running together, so 16 processors busy; no machine size in the header."""
+    path = tmp_path_factory.mktemp("machine") / "overlap.swf"
+    jobs = pd.DataFrame({"job_id": [1, 2, 3], "submit_time": [0.0, 10.0, 5000.0],
+                         "wait_time": [0.0, 0.0, 0.0], "run_time": [100.0, 100.0, 50.0],
+                         "n_procs": [8.0, 8.0, 4.0], "req_procs": [8.0, 8.0, 4.0],
+                         "req_time": [200.0, 200.0, 100.0], "user_id": [1.0, 2.0, 1.0]})
+    write_swf(jobs, path)
+    return path
+
+
+def test_wait_takes_the_machine_size_for_a_job_wider_than_the_widest(capsys):
+    status, _, err = outcome(capsys, WAIT)
+    assert status == 2 and err.splitlines()[-1] == (
+        f"predictkit wait: error: --procs 256 is wider than the machine of {SAMPLE} (128 "
+        "processors, its widest job): such a job never starts; if the machine is larger, "
+        "give its size with --machine-procs")
+    status, out, _ = outcome(capsys, [*WAIT, "--machine-procs", "1200"])
+    assert status == 0 and out.startswith("A job of 256 processors asking for 01:00:00")
+    status, _, err = outcome(capsys, [*WAIT, "--machine-procs", "200", "-q"])
+    assert status == 2 and err == ("predictkit wait: error: --procs 256 is wider than the "
+                                   "machine (--machine-procs 200): such a job never starts\n")
+
+
+def test_wait_warns_of_a_log_busier_than_the_machine(capsys):
+    argv = ["wait", SAMPLE, "--procs", "64", "--time", "4:00:00"]
+    status, _, err = outcome(capsys, argv)
+    assert status == 0 and f"predictkit wait: {GUESSED}\n" in err
+    status, _, err = outcome(capsys, [*argv, "--machine-procs", "1200"])
+    assert status == 0 and "warning" not in err
+    status, _, err = outcome(capsys, [*argv, "--machine-procs", "1000"])
+    assert status == 0 and ("warning: the log keeps up to 1,118 processors busy at once, more "
+                            "than the machine size of 1,000 processors (as given)") in err
+    assert outcome(capsys, [*argv, "-q"])[2] == ""
+
+
+def test_varq_simulates_the_machine_given(capsys):
+    status, out, err = outcome(capsys, [*VARQ, "--json"])
+    assert status == 0 and f"predictkit varq: {GUESSED}\n" in err
+    small = pd.DataFrame(json.loads(out))
+    assert "machine-procs=from the log" in err.splitlines()[0]
+    status, out, err = outcome(capsys, [*VARQ, "--json", "--machine-procs", "1200"])
+    assert status == 0 and "warning" not in err and "machine-procs=1200" in err
+    large = pd.DataFrame(json.loads(out))
+    # on the widest job's 128 processors the queue grows for weeks: every request is refused
+    assert small["count"].tolist() == [0] and small["refused"].tolist() == [9]
+    assert large["count"].tolist() == [9] and large["refused"].tolist() == [0]
+
+
+def test_simulate_warns_of_a_log_busier_than_the_machine(overlapping, capsys):
+    status, _, err = outcome(capsys, ["simulate", str(overlapping)])
+    assert status == 0 and ("predictkit simulate: warning: the log keeps up to 16 processors "
+                            "busy at once, more than the 8 processors of its widest job") in err
+    status, _, err = outcome(capsys, ["simulate", str(overlapping), "--machine-procs", "16"])
+    assert status == 0 and "warning" not in err
+    assert outcome(capsys, ["simulate", str(overlapping), "-q"])[2] == ""
+
+
+def test_select_warns_of_a_header_machine_too_small(tmp_path, capsys):
+    log = tmp_path / "log.swf"
+    # every job starts when submitted: up to 77 processors busy on a machine of 32
+    write_swf(make_workload(600, machine_procs=32, random_state=4).assign(wait_time=0.0), log)
+    argv = ["select", str(log), "--predictors", "requested", "--no-easy-pp-style",
+            "--period", "3D", "--test-periods", "1"]
+    status, _, err = outcome(capsys, argv)
+    assert status == 0 and (
+        "predictkit select: warning: the log keeps up to 77 processors busy at once, more than "
+        "the machine size of 32 processors (from the log's header or as given): the log's own "
+        "jobs overlap more than that machine holds") in err
+    status, _, err = outcome(capsys, [*argv, "--machine-procs", "77"])
+    assert status == 0 and "warning" not in err
+
+
+@pytest.mark.parametrize("command", [WAIT, VARQ])
+@pytest.mark.parametrize("value, message", [
+    ("0", "--machine-procs must be positive, got 0"),
+    ("-5", "--machine-procs must be positive, got -5"),
+    (str(2**53 + 1), "--machine-procs must be at most 9,007,199,254,740,992, got "
+                     "9,007,199,254,740,993"),
+])
+def test_bad_machine_sizes_are_one_line_errors(capsys, command, value, message):
+    status, out, err = outcome(capsys, [*command, "--machine-procs", value])
+    assert status == 2 and out == ""
+    assert err == f"predictkit {command[0]}: error: {message}\n"
+
+
+@pytest.mark.parametrize("command", ["varq", "wait"])
+def test_help_names_the_machine_size(capsys, command):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert ("--machine-procs P machine size in processors (default: the header's MaxProcs, "
+            "else the widest job)") in help_text
