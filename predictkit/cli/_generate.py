@@ -11,8 +11,9 @@ from ..exceptions import ConfigError
 from ..workload import make_workload
 from ._checks import (check_positive, check_procs, check_seed, flag_names, is_given,
                       os_errors, refuse_inapplicable)
-from ._common import (DeprecatedAlias, Progress, add_command, add_output_options, output_format,
-                      read_done, read_trace_arg, source_name, write_swf_output, write_table)
+from ._common import (DeprecatedAlias, Progress, StoreLog, add_command, add_output_options,
+                      output_format, read_done, read_trace_arg, refuse_log_options,
+                      source_name, write_swf_output, write_table)
 
 MAX_TMAX = 3650 * 86400
 """Longest --tmax accepted (ten years; real limits are days or weeks)."""
@@ -50,7 +51,7 @@ def register(subparsers):
     parser.add_argument("--load", type=float, default=None,
                         help="offered load of every week of the synthetic workload "
                              "(default: 0.7)")
-    parser.add_argument("--site", default=None, metavar="LOG",
+    parser.add_argument("--site", default=None, metavar="LOG", action=StoreLog,
                         help="fit the runtimes and requests of the synthetic workload to this "
                              "log (SWF or sacct) instead of the built-in site")
     parser.add_argument("--seed", type=int, default=None,
@@ -103,6 +104,8 @@ _MODEL_OPTIONS = (
 
 def _refuse_unused_options(args):
     """Refuse an option the chosen mode would ignore, naming it and where it applies."""
+    refuse_log_options(args, args.estimates_for is not None or args.site is not None,
+                       "--estimates-for or --site")
     if args.estimates_for is None:
         for dest, flag in _ESTIMATES_ONLY:
             if is_given(args, dest):

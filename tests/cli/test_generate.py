@@ -214,6 +214,12 @@ def test_generate_batsim_refuses_a_log_wider_than_its_machine(tmp_path, capsys):
      "--fit-modes takes popular requests of the log, and NOREQ has none"),
     (["--estimates-for", "LOG", "--time-zone", "Mars/Base"],
      "--time-zone: unknown time zone 'Mars/Base'"),
+    (["--site", "LOG", "--time-zone", "Mars/Base"],  # the zone reaches the site's log
+     "--time-zone: unknown time zone 'Mars/Base'"),
+    (["--jobs", "50", "--time-zone", "Europe/Paris"],
+     "--time-zone applies to --estimates-for or --site only (the log it reads)"),
+    (["--jobs", "50", "--input-format", "sacct"],
+     "--input-format applies to --estimates-for or --site only (the log it reads)"),
 ])
 def test_generate_refuses_an_option_its_mode_would_ignore(tmp_path, capsys, args, message):
     _assert_refused(tmp_path, capsys, args, message)
