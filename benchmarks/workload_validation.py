@@ -167,8 +167,8 @@ def user_scores(kind):
 
     real = _synthetic._joint_model
 
-    def joint_model(site, t_max, p_max):
-        return copy.copy(real(site, t_max, p_max)).set_params(user_scores=kind)
+    def joint_model(site, t_max):
+        return copy.copy(real(site, t_max)).set_params(user_scores=kind)
 
     with mock.patch.object(_synthetic, "_joint_model", joint_model):
         yield

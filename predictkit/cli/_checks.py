@@ -167,13 +167,19 @@ def refuse_inapplicable(args, options, chosen, choice_flag):
     ``options`` holds ``(dest, flag, variants that use it)``; an option counts
     as given when its value is neither None nor False (so such options
     default to None and get their default after this check). ``chosen`` is
-    the value of ``choice_flag`` (``--model``, ``--method``, ``--policy``).
+    the value of ``choice_flag`` (``--model``, ``--method``, ``--policy``),
+    or the list of values of a flag that takes several (``--predictors``):
+    then an option is refused when none of them uses it.
     """
+    several = not isinstance(chosen, str)
+    values = list(chosen) if several else [chosen]
     for dest, flag, users in options:
-        if is_given(args, dest) and chosen not in users:
+        if is_given(args, dest) and not set(values) & set(users):
             named = " or ".join([", ".join(users[:-1]), users[-1]] if len(users) > 1 else users)
+            got = " ".join(values)
             raise ConfigError(f"{flag} applies to {choice_flag} {named} only, "
-                              f"not {choice_flag} {chosen}")
+                              + (f"and {choice_flag} {got} has none" if several
+                                 else f"not {choice_flag} {got}"))
 
 
 @contextlib.contextmanager

@@ -83,7 +83,10 @@ class LogPath(str):
         return getattr(self.namespace, name, default)
 
 
-class _StoreLog(argparse.Action):
+class StoreLog(argparse.Action):
+    """Store a log argument as a :class:`LogPath` that reads the command's
+    ``--input-format`` and ``--time-zone`` (``action=`` of a second log option)."""
+
     def __call__(self, parser, namespace, values, option_string=None):
         if isinstance(values, list):
             values = [LogPath.bound(v, namespace, prog=parser.prog) for v in values]
@@ -117,9 +120,9 @@ def add_log_argument(parser, *, dest="trace", flag=None, nargs=None, help=None):
     what = (help + ": " if help else "") + (
         "SWF or sacct --parsable2 output, plain or .gz; '-' for standard input")
     if flag is None:
-        parser.add_argument(dest, nargs=nargs, metavar="TRACE", action=_StoreLog, help=what)
+        parser.add_argument(dest, nargs=nargs, metavar="TRACE", action=StoreLog, help=what)
     else:
-        parser.add_argument(flag, dest=dest, nargs=nargs, metavar="TRACE", action=_StoreLog,
+        parser.add_argument(flag, dest=dest, nargs=nargs, metavar="TRACE", action=StoreLog,
                             default=None, help=what)
     parser.add_argument(
         "--input-format", choices=LOG_FORMATS, default="auto",
@@ -129,6 +132,22 @@ def add_log_argument(parser, *, dest="trace", flag=None, nargs=None, help=None):
         "--time-zone", default=None, metavar="ZONE",
         help="sacct input: the IANA zone sacct printed its times in, e.g. "
              "Europe/Paris (default: UTC); a warning says when the log is SWF")
+
+
+def refuse_log_options(args, reads_a_log, where):
+    """Refuse ``--time-zone`` and ``--input-format`` when the command reads no log.
+
+    ``reads_a_log`` says whether it does with the options given; ``where``
+    names the options that give a log (``"--trace"``), for the message.
+    """
+    from ..exceptions import ConfigError
+
+    if reads_a_log:
+        return
+    for dest, flag, default in (("time_zone", "--time-zone", None),
+                                ("input_format", "--input-format", "auto")):
+        if getattr(args, dest, default) != default:
+            raise ConfigError(f"{flag} applies to {where} only (the log it reads)")
 
 
 def is_time_zone(zone):

@@ -13,6 +13,7 @@ from ..jobs import describe_cleaning
 from ..report import analyze, build_report
 from ._checks import check_procs, check_seed, flag_names, is_given, os_errors
 from ._common import (DeprecatedAlias, Progress, add_command, read_done, read_trace_arg,
+                      refuse_log_options,
                       with_machine_size,
                       result_stream)
 from ._tables import format_table
@@ -95,9 +96,7 @@ def _check_args(args):
         if is_given(args, "load"):
             raise ConfigError("--load applies to the synthetic workload only, not to --trace")
     else:
-        for dest, flag in (("time_zone", "--time-zone"), ("input_format", "--input-format")):
-            if is_given(args, dest) and getattr(args, dest) != "auto":
-                raise ConfigError(f"{flag} applies to --trace only (the log it reads)")
+        refuse_log_options(args, False, "--trace")
         args.machine_procs = 128 if args.machine_procs is None else args.machine_procs
         args.load = DEMO_LOAD if args.load is None else args.load
         if not 0 < args.load < float("inf"):

@@ -11,8 +11,9 @@ from ..exceptions import ConfigError
 from ..workload import make_workload
 from ._checks import (check_positive, check_procs, check_seed, flag_names, is_given,
                       os_errors, refuse_inapplicable)
-from ._common import (DeprecatedAlias, Progress, add_command, add_output_options, output_format,
-                      read_done, read_trace_arg, source_name, write_swf_output, write_table)
+from ._common import (DeprecatedAlias, Progress, StoreLog, add_command, add_output_options,
+                      output_format, read_done, read_trace_arg, refuse_log_options,
+                      source_name, write_swf_output, write_table)
 
 MAX_TMAX = 3650 * 86400
 """Longest --tmax accepted (ten years; real limits are days or weeks)."""
@@ -44,13 +45,14 @@ def register(subparsers):
                              "the log when omitted; given, the log's longer requests become "
                              "it and runtimes up to it are kept)")
     parser.add_argument("--pmax", type=float, default=None, metavar="PERCENT",
-                        help="percent of jobs estimating tmax, in [0, 100], for the modal "
-                             "model (default: the log's share, or about 22 for the built-in "
-                             "site); jobs no shorter estimate covers get tmax anyway")
+                        help="percent of jobs estimating tmax, in [0, 100], with --model "
+                             "tsafrir or sessions (default: the log's share, or about 22 for "
+                             "a synthetic workload); jobs no shorter estimate covers get tmax "
+                             "anyway")
     parser.add_argument("--load", type=float, default=None,
                         help="offered load of every week of the synthetic workload "
                              "(default: 0.7)")
-    parser.add_argument("--site", default=None, metavar="LOG",
+    parser.add_argument("--site", default=None, metavar="LOG", action=StoreLog,
                         help="fit the runtimes and requests of the synthetic workload to this "
                              "log (SWF or sacct) instead of the built-in site")
     parser.add_argument("--seed", type=int, default=None,
@@ -60,7 +62,10 @@ def register(subparsers):
     add_log_argument(parser, dest="estimates_for", flag="--estimates-for",
                      help="the log whose estimates to replace")
     parser.add_argument("--model", choices=MODELS, default=None,
-                        help="estimate model for --estimates-for (default: tsafrir): tsafrir "
+                        help="requests of a synthetic workload: joint (default: each request "
+                             "drawn from the job's runtime, user and session) or tsafrir (the "
+                             "modal model, whose share at tmax --pmax sets); "
+                             "estimate model for --estimates-for (default: tsafrir): tsafrir "
                              "(modal model fitted "
                              "to the log), joint (requests chosen from the runtime, user and "
                              "session, fitted to the log: by default from the user's own "
@@ -88,8 +93,10 @@ _DEFAULTS = {"jobs": 10_000, "machine_procs": 128, "load": 0.7, "model": "tsafri
 
 _SYNTHETIC_ONLY = (("jobs", "--jobs"), ("machine_procs", "--machine-procs"),
                    ("load", "--load"))
-_ESTIMATES_ONLY = (("model", "--model"), ("f", "--f"), ("fit_modes", "--fit-modes"),
+_ESTIMATES_ONLY = (("f", "--f"), ("fit_modes", "--fit-modes"),
                    ("truncate", "--truncate"), ("padding_only", "--padding-only"))
+_SYNTHETIC_MODELS = {"joint": "joint", "tsafrir": "modal"}
+"""The request models of a synthetic workload (--model) and make_workload's names for them."""
 _MODEL_OPTIONS = (
     ("tmax", "--tmax", ("tsafrir", "sessions", "joint", "phi")),
     ("pmax", "--pmax", ("tsafrir", "sessions", "joint")),
@@ -103,14 +110,27 @@ _MODEL_OPTIONS = (
 
 def _refuse_unused_options(args):
     """Refuse an option the chosen mode would ignore, naming it and where it applies."""
+    refuse_log_options(args, args.estimates_for is not None or args.site is not None,
+                       "--estimates-for or --site")
     if args.estimates_for is None:
         for dest, flag in _ESTIMATES_ONLY:
             if is_given(args, dest):
                 raise ConfigError(f"{flag} applies to --estimates-for (new requests for a real "
                                   "log); a synthetic workload takes its requests from its site")
-        if args.site is not None and args.pmax is not None:
-            raise ConfigError(f"--pmax sets the built-in site's modal requests; --site "
-                              f"{args.site} takes the log's requests (--tmax caps them)")
+        if args.model is not None and args.model not in _SYNTHETIC_MODELS:
+            raise ConfigError(f"--model {args.model} applies to --estimates-for; a synthetic "
+                              f"workload's requests come from --model joint (default) or "
+                              f"tsafrir")
+        if args.site is not None and args.model is not None:
+            raise ConfigError(f"--model sets the built-in site's requests; --site {args.site} "
+                              "takes the log's requests (--tmax caps them)")
+        if args.pmax is not None and args.model != "tsafrir":
+            raise ConfigError(
+                f"--pmax sets the share of jobs at tmax of --model tsafrir (the modal model); "
+                + (f"--site {args.site} takes the log's requests (--tmax caps them)"
+                   if args.site is not None else
+                   "the joint model (the default) draws each request from the job's runtime, "
+                   "which sets that share"))
         return
     if args.site is not None:
         raise ConfigError("--site fits a synthetic workload; it cannot be combined with "
@@ -288,6 +308,7 @@ def _check_args(args):
     if not args.output:
         raise ConfigError("give the output file with -o/--output (e.g. -o synth.swf)")
     _refuse_unused_options(args)
+    args.synthetic_model = args.model or "joint"  # before --model gets its default below
     args.given = {dest for dest in _DEFAULTS if getattr(args, dest) is not None}
     for dest, default in _DEFAULTS.items():
         if getattr(args, dest) is None:
@@ -331,6 +352,8 @@ def _settings(args):
         tmax = args.tmax or ("the site's longest request" if args.site else "18h")
         settings = dict(jobs=args.jobs, machine_procs=args.machine_procs, tmax=tmax)
         if args.site is None:
+            settings["model"] = args.synthetic_model
+        if args.synthetic_model == "tsafrir":
             settings["pmax"] = args.pmax
         return {**settings, "load": args.load, "site": args.site, "seed": args.seed}
     used = _options_of(args.model)
@@ -351,7 +374,8 @@ def run(args):
         site = _fit_site(args, progress) if args.site is not None else None
         with flag_names(_FLAGS), progress.step(f"generated {format_count(args.jobs, 'job')}"):
             jobs = make_workload(args.jobs, machine_procs=args.machine_procs, random_state=args.seed,
-                                 t_max=args.tmax, p_max=args.pmax, load=args.load, site=site)
+                                 t_max=args.tmax, p_max=args.pmax, load=args.load, site=site,
+                                 estimates=_SYNTHETIC_MODELS[args.synthetic_model])
         comments = []
     else:
         with progress.step(lambda: read_done(source, args.estimates_for)):

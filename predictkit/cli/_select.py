@@ -9,7 +9,8 @@ from ..model_selection import EASY_PLUS_PLUS, schedule_candidates, select_by_sch
 from ..model_selection._schedule_criteria import SCHEDULE_CRITERIA
 from ..model_selection._schedule_search import RECENT_COUNTS, SCHEDULE_METRICS, TANG_KEYS
 from ..simulate import POLICIES, PRIORITIES
-from ._checks import check_count, check_positive, check_procs, flag_names, unusable_tang_keys
+from ._checks import (check_count, check_positive, check_procs, flag_names, refuse_inapplicable,
+                      unusable_tang_keys)
 from ._common import (Progress, add_command, add_log_argument, add_machine_procs_option,
                       add_output_options, print_json, read_jobs_to_simulate, result_stream,
                       table_format, warn_busier_than_machine, write_table)
@@ -84,9 +85,18 @@ def register(subparsers):
     parser.set_defaults(func=run)
 
 
+_CANDIDATE_OPTIONS = (
+    ("keys", "--keys", ("tang",)),
+    ("quantiles", "--quantiles", ("tang",)),
+    ("recent", "--recent", ("recent-average",)),
+)
+"""Options that set one predictor's candidates, and the predictors that use them."""
+
+
 def _check_args(args):
     """Refuse bad values before any work, each naming its flag; fill list defaults."""
     args.predictors = args.predictors or list(PREDICTOR_CHOICES)
+    refuse_inapplicable(args, _CANDIDATE_OPTIONS, args.predictors, "--predictors")
     args.keys_given = args.keys is not None
     args.keys = args.keys or list(TANG_KEYS)
     args.quantiles = args.quantiles or list(QUANTILES)

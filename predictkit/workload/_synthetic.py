@@ -10,6 +10,7 @@ from .._deprecation import NOT_PASSED, UNSET, renamed_argument
 from .._time import parse_duration
 from .._validation import (RANDOM_STATE, Duration, HasMethods, Interval, StrOptions, WholeNumber,
                            invalid_parameter, validate_params)
+from ..exceptions import InvalidParameterError
 from ..jobs import as_job_table
 from ._base import as_rng
 from ._joint import JointEstimates
@@ -94,8 +95,11 @@ def make_workload(n_jobs, *, machine_procs=128, random_state=None, t_max=None, p
         largest request of ``site``; with ``site``, the site's requests
         above it become it (:meth:`JointEstimates.limited`).
     p_max : float, optional
-        Percent of jobs requesting ``t_max`` in the modal model's modes
-        (default about 22%); with ``site``, ignored.
+        Percent of jobs requesting ``t_max`` with ``estimates="modal"``
+        (default about 22%; jobs that no shorter mode covers get ``t_max``
+        too, so the share may be larger). The joint model draws each request
+        from the job's runtime and padding, which sets that share (about 25%
+        on the built-in site), so it refuses ``p_max``.
     job_types : bool
         Batch and interactive streams (``queue_id`` 1 and 0) or the typeless model.
     load : float or None, default=0.7
@@ -149,10 +153,17 @@ def make_workload(n_jobs, *, machine_procs=128, random_state=None, t_max=None, p
     machine_procs = renamed_argument("make_workload", "n_procs", "machine_procs", n_procs,
                                      machine_procs, new_default=128, stacklevel=5)
     _check_memory(n_jobs)
+    if p_max is not None and estimates == "joint":
+        raise InvalidParameterError(
+            "The 'p_max' parameter of make_workload sets the share of jobs at t_max of the "
+            "modal model (estimates='modal'); the joint model (estimates='joint', the "
+            "default) draws each request from the job's runtime and padding, which sets that "
+            "share: pass estimates='modal' with p_max.", parameter="p_max",
+            owner="make_workload")
     if site is not None and not hasattr(site, "estimates_"):
         raise invalid_parameter("site", "make_workload", "a fitted SiteModel (call fit first)",
                                 site)
-    joint = _joint_model(site, t_max, p_max) if estimates == "joint" else None
+    joint = _joint_model(site, t_max) if estimates == "joint" else None
     if t_max is not None:
         t_max = parse_duration(t_max, name="t_max")
     elif joint is not None and site is not None:
@@ -223,11 +234,11 @@ def make_workload(n_jobs, *, machine_procs=128, random_state=None, t_max=None, p
     return jobs
 
 
-def _joint_model(site, t_max, p_max):
+def _joint_model(site, t_max):
     """The request model: the site's fitted one, or the built-in site's for ``t_max``."""
     if site is not None:
         return site.estimates_ if t_max is None else site.estimates_.limited(t_max)
-    return JointEstimates(t_max=DEFAULT_T_MAX if t_max is None else t_max, p_max=p_max)
+    return JointEstimates(t_max=DEFAULT_T_MAX if t_max is None else t_max)
 
 
 def _lublin_runtimes(rng, size, kind, types, head, first, runtime_spread):

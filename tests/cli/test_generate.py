@@ -22,12 +22,22 @@ def test_generate_synthetic_workload(tmp_path, capsys):
 @pytest.mark.parametrize(("jobs", "pmax"), [("2000", "0"), ("10", "2"), ("300", "100")])
 def test_generate_accepts_every_pmax_in_range(tmp_path, jobs, pmax):
     out = tmp_path / "g.swf"
-    assert main(["generate", "--jobs", jobs, "--pmax", pmax, "--seed", "1", "-q",
-                 "-o", str(out)]) == 0
+    assert main(["generate", "--jobs", jobs, "--model", "tsafrir", "--pmax", pmax, "--seed", "1",
+                 "-q", "-o", str(out)]) == 0
     table = read_swf(out)
     assert len(table) == int(jobs)
     assert (table["req_time"] >= table["run_time"]).all()
     assert table["req_time"].max() <= 18 * 3600
+
+
+@pytest.mark.parametrize("pmax", [50, 80])
+def test_generate_pmax_sets_the_modal_share_at_tmax(tmp_path, capsys, pmax):
+    out = tmp_path / "g.swf"
+    assert main(["generate", "--jobs", "5000", "--model", "tsafrir", "--pmax", str(pmax),
+                 "--seed", "3", "-o", str(out)]) == 0
+    assert f"model=tsafrir pmax={pmax}" in capsys.readouterr().err
+    share = 100 * float((read_swf(out)["req_time"] == 18 * 3600).mean())
+    assert share == pytest.approx(pmax, abs=3)
 
 
 @pytest.mark.parametrize("model", ["tsafrir", "joint", "fmodel", "phi", "x2", "shuffle", "sessions"])
@@ -194,10 +204,19 @@ def test_generate_batsim_refuses_a_log_wider_than_its_machine(tmp_path, capsys):
     (["--estimates-for", "LOG", "--jobs", "10"], "--jobs applies to synthetic workloads"),
     (["--estimates-for", "LOG", "--machine-procs", "0"], "--machine-procs applies to synthetic"),
     (["--estimates-for", "LOG", "--load", "0.5"], "--load applies to synthetic workloads"),
-    (["--model", "joint"], "--model applies to --estimates-for"),
+    (["--model", "x2"], "--model x2 applies to --estimates-for"),
     (["--truncate"], "--truncate applies to --estimates-for"),
     (["--fit-modes", "2"], "--fit-modes applies to --estimates-for"),
-    (["--site", "LOG", "--pmax", "5"], "--pmax sets the built-in site's modal requests"),
+    (["--site", "LOG", "--pmax", "5"], "--pmax sets the share of jobs at tmax of --model "
+                                       "tsafrir (the modal model); --site LOG takes the log's "
+                                       "requests"),
+    (["--jobs", "50", "--pmax", "50"], "--pmax sets the share of jobs at tmax of --model "
+                                       "tsafrir (the modal model); the joint model (the "
+                                       "default) draws each request"),
+    (["--jobs", "50", "--model", "fmodel"], "--model fmodel applies to --estimates-for; a "
+                                            "synthetic workload's requests come from --model "
+                                            "joint (default) or tsafrir"),
+    (["--site", "LOG", "--model", "tsafrir"], "--model sets the built-in site's requests"),
     (["--estimates-for", "LOG", "--model", "joint", "--f", "3"],
      "--f applies to --model fmodel only, not --model joint"),
     (["--estimates-for", "LOG", "--model", "joint", "--fit-modes", "1"],
@@ -214,6 +233,12 @@ def test_generate_batsim_refuses_a_log_wider_than_its_machine(tmp_path, capsys):
      "--fit-modes takes popular requests of the log, and NOREQ has none"),
     (["--estimates-for", "LOG", "--time-zone", "Mars/Base"],
      "--time-zone: unknown time zone 'Mars/Base'"),
+    (["--site", "LOG", "--time-zone", "Mars/Base"],  # the zone reaches the site's log
+     "--time-zone: unknown time zone 'Mars/Base'"),
+    (["--jobs", "50", "--time-zone", "Europe/Paris"],
+     "--time-zone applies to --estimates-for or --site only (the log it reads)"),
+    (["--jobs", "50", "--input-format", "sacct"],
+     "--input-format applies to --estimates-for or --site only (the log it reads)"),
 ])
 def test_generate_refuses_an_option_its_mode_would_ignore(tmp_path, capsys, args, message):
     _assert_refused(tmp_path, capsys, args, message)

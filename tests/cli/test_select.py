@@ -11,8 +11,8 @@ from predictkit.datasets import make_workload
 from predictkit.io import read_swf, write_swf
 from predictkit.model_selection import ScheduleCandidate, select_by_schedule
 
-FEW = ["--predictors", "requested", "tang", "--keys", "user", "--quantiles", "0.85",
-       "--period", "3D", "--test-periods", "1"]
+PERIODS = ["--period", "3D", "--test-periods", "1"]
+FEW = ["--predictors", "requested", "tang", "--keys", "user", "--quantiles", "0.85", *PERIODS]
 
 
 @pytest.fixture(scope="module")
@@ -51,11 +51,11 @@ def test_select_prints_the_choice_and_its_score_next_to_easy_pp(log, capsys, tmp
 
 
 def test_select_json(log, capsys):
-    assert main(["select", str(log), *FEW, "--predictors", "usage-max", "--no-easy-pp-style",
+    assert main(["select", str(log), *PERIODS, "--predictors", "usage-max", "--no-easy-pp-style",
                  "--json", "-q"]) == 0
     quiet = capsys.readouterr()
     assert quiet.err == ""
-    assert main(["select", str(log), *FEW, "--predictors", "usage-max", "--no-easy-pp-style",
+    assert main(["select", str(log), *PERIODS, "--predictors", "usage-max", "--no-easy-pp-style",
                  "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert json.loads(quiet.out)["chosen"] == data["chosen"]
@@ -81,7 +81,7 @@ def test_select_criterion_and_recent_counts(log, capsys):
 
 
 def test_select_table_to_standard_output(log, capsys):
-    assert main(["select", str(log), *FEW, "--predictors", "requested", "-o", "-"]) == 0
+    assert main(["select", str(log), *PERIODS, "--predictors", "requested", "-o", "-"]) == 0
     captured = capsys.readouterr()
     assert len(pd.read_csv(io.StringIO(captured.out))) == 3
     assert "chosen on the past periods" in captured.err
@@ -90,10 +90,16 @@ def test_select_table_to_standard_output(log, capsys):
 @pytest.mark.parametrize("argv, message", [
     (["--test-periods", "0"], "--test-periods must be a whole number from 1"),
     (["--warmup-periods", "-1"], "--warmup-periods must be a whole number from 0"),
-    (["--quantiles", "0.3"], "--quantiles must be in [0.5, 1], got 0.3"),
-    (["--quantiles", "nan"], "--quantiles must be in [0.5, 1], got nan"),
-    (["--quantiles", "0.9", "0.9"], "--quantiles gives a value twice"),
+    (["--predictors", "tang", "--quantiles", "0.3"], "--quantiles must be in [0.5, 1], got 0.3"),
+    (["--predictors", "tang", "--quantiles", "nan"], "--quantiles must be in [0.5, 1], got nan"),
+    (["--predictors", "tang", "--quantiles", "0.9", "0.9"], "--quantiles gives a value twice"),
     (["--predictors", "tang", "--keys", "user,shoe"], "--keys user,shoe: "),
+    (["--keys", "user"], "--keys applies to --predictors tang only, and --predictors requested "
+                         "has none"),
+    (["--quantiles", "0.9"], "--quantiles applies to --predictors tang only"),
+    (["--predictors", "tang", "usage-max", "--recent", "7"],
+     "--recent applies to --predictors recent-average only, and --predictors tang usage-max "
+     "has none"),
     (["--max-jobs", "0"], "--max-jobs must be positive"),
     (["--machine-procs", "0"], "--machine-procs must be positive"),
     (["--top", "0"], "--top must be a whole number from 1"),
@@ -103,8 +109,8 @@ def test_select_table_to_standard_output(log, capsys):
     (["--test-periods", "50"], "lower --test-periods or --warmup-periods, or shorten "
                                "the period"),
     (["-o", "scores.txt"], "-o scores.txt: use a .csv or .json file name"),
-    (["--recent", "0"], "--recent must be whole numbers from 1, got 0"),
-    (["--recent", "2", "2"], "--recent gives a value twice"),
+    (["--predictors", "recent-average", "--recent", "0"], "--recent must be whole numbers from 1, got 0"),
+    (["--predictors", "recent-average", "--recent", "2", "2"], "--recent gives a value twice"),
     (["--criterion", "recent", "--half-life", "0"],
      "--half-life must be a positive number of periods, got 0"),
     (["--criterion", "recent", "--half-life", "nan"],

@@ -24,7 +24,7 @@ def sites():
     """Three small sites fitted to different synthetic workloads."""
     out = {}
     for name, seed in (("a", 1), ("b", 2), ("c", 3)):
-        jobs = make_workload(3000, random_state=seed, p_max=10.0 * seed)
+        jobs = make_workload(3000, random_state=seed)
         out[name] = SiteModel().fit(jobs)
     return out
 

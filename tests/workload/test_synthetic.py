@@ -6,7 +6,7 @@ import pytest
 from scipy.stats import ks_2samp
 from tracedata import load_trace
 
-from predictkit.exceptions import ConfigError
+from predictkit.exceptions import ConfigError, InvalidParameterError
 from predictkit.jobs import SWF_COLUMNS, validate_jobs
 from predictkit.workload import make_workload
 from predictkit.workload._lublin import (bucket_weights, sample_arrivals, sample_runtimes,
@@ -75,12 +75,26 @@ def test_daily_cycle_peaks_in_working_hours():
 
 @pytest.mark.parametrize(("n_jobs", "p_max"), [(10, 2.0), (2000, 0.0), (2000, 0.1), (500, 100.0)])
 def test_any_p_max_in_range_gives_a_workload(n_jobs, p_max):
-    jobs = make_workload(n_jobs, p_max=p_max, random_state=1)
+    jobs = make_workload(n_jobs, p_max=p_max, random_state=1, estimates="modal")
     assert len(jobs) == n_jobs
     assert (jobs["req_time"] >= jobs["run_time"]).all()
     assert jobs["req_time"].max() <= 18 * 3600
     if p_max == 100:
         assert (jobs["req_time"] == 18 * 3600).all()
+
+
+@pytest.mark.parametrize("p_max", [50.0, 80.0])
+def test_p_max_sets_the_modal_share_at_t_max(p_max):
+    # above the share of jobs that no shorter mode covers (about 30% here)
+    jobs = make_workload(5000, p_max=p_max, random_state=3, estimates="modal")
+    assert 100 * float((jobs["req_time"] == 18 * 3600).mean()) == pytest.approx(p_max, abs=3)
+
+
+def test_the_joint_model_refuses_p_max():
+    with pytest.raises(InvalidParameterError, match=r"^The 'p_max' parameter of make_workload "
+                                                    r"sets the share of jobs at t_max of the "
+                                                    r"modal model"):
+        make_workload(100, p_max=50.0, random_state=0)
 
 
 def _window_loads(jobs, machine_procs, window):
@@ -136,7 +150,7 @@ def test_bad_arguments(kwargs):
 
 
 def test_make_workload_refuses_a_size_that_cannot_fit_in_memory():
-    from predictkit.exceptions import ConfigError
+    from predictkit.exceptions import ConfigError, InvalidParameterError
 
     with pytest.raises(ConfigError, match=r"10,000,000,000,000 jobs need about .* TiB"):
         make_workload(10**13, random_state=0)
