@@ -126,7 +126,7 @@ def _refuse_unused_options(args):
                               "takes the log's requests (--tmax caps them)")
         if args.pmax is not None and args.model != "tsafrir":
             raise ConfigError(
-                f"--pmax sets the share of jobs at tmax of --model tsafrir (the modal model); "
+                "--pmax sets the share of jobs at tmax of --model tsafrir (the modal model); "
                 + (f"--site {args.site} takes the log's requests (--tmax caps them)"
                    if args.site is not None else
                    "the joint model (the default) draws each request from the job's runtime, "
