@@ -197,14 +197,15 @@ def run(args):
     y = jobs["run_time"].to_numpy(dtype=float)
     known = None
     no_wait = np.isnan(jobs["wait_time"].to_numpy(dtype=float)) & np.isfinite(y)
-    if no_wait.any() and not args.assume_no_wait:
+    needs_history = args.method != "requested"  # the request is known at submission
+    if no_wait.any() and not args.assume_no_wait and needs_history:
         raise ConfigError(
             f"{int(no_wait.sum())} job(s) have no wait time, so their end time (when "
             "their runtime becomes known) is unknown; rerun with --assume-no-wait to "
             "treat them as ending at submit + run")
     if args.assume_no_wait and not no_wait.any():
         progress.say("--assume-no-wait: every job has a wait time, so nothing is assumed")
-    if args.assume_no_wait:
+    if args.assume_no_wait or (no_wait.any() and not needs_history):
         wait = jobs["wait_time"].to_numpy(dtype=float)
         known = jobs["submit_time"].to_numpy(dtype=float) + np.where(np.isnan(wait), 0.0, wait) + y
     with flag_names(_FLAGS), progress.step(f"predicted the runtimes of {len(jobs):,} jobs "

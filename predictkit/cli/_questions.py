@@ -73,9 +73,12 @@ def resolve_name(jobs, value, column, flag):
             return number
     known = sorted(mapping) if mapping is not None else [
         f"{v:g}" for v in sorted(float(v) for v in present)]
+    if not known:
+        raise ConfigError(f"{flag} {value}: the log gives no {column.removesuffix('_id')} for "
+                          "any job")
     shown = ", ".join(known[:8]) + (", ..." if len(known) > 8 else "")
     raise ConfigError(f"{flag} {value}: no job of the log has it ({len(known)} known: "
-                      f"{shown or 'none'})")
+                      f"{shown})")
 
 
 def name_of(jobs, value, column):

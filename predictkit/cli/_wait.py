@@ -157,7 +157,7 @@ def _check_fits(procs, jobs, trace, machine_procs=None):
     if machine_procs is not None:
         raise ConfigError(f"--procs {procs:,} is wider than the machine (--machine-procs "
                           f"{machine_procs:,}): such a job never starts")
-    size = f"{int(machine):,} processors" + ("" if told else ", its widest job")
+    size = format_count(int(machine), "processor") + ("" if told else ", its widest job")
     advice = "" if told else "; if the machine is larger, give its size with --machine-procs"
     raise ConfigError(f"--procs {procs:,} is wider than the machine of {trace} ({size}): such "
                       f"a job never starts{advice}")
@@ -197,14 +197,15 @@ def estimate_wait(jobs, *, procs, req_time, user=None, partition=None, within=(3
             jobs, started = jobs[mine], started[mine]
             population += f", user {user}"
         else:
-            notes.append(f"user {user} has {int((mine & started).sum())} waits in the log "
+            notes.append(f"user {user} has {format_count(int((mine & started).sum()), 'wait')} "
+                         f"in the log "
                          f"(fewer than {USER_HISTORY_MIN}): every user's waits are used")
             population += ", every user"
     else:
         population += ", every user"
     history = jobs[started].copy()
     if not len(history):
-        raise JobTableError(f"no job of {population} has started by {clock_time(jobs, now)}:"
+        raise JobTableError(f"no job ({population}) has started by {clock_time(jobs, now)}:"
                             " no wait to learn from")
     order = np.lexsort((np.arange(len(history)), history["submit_time"].to_numpy(),
                         history["start_time"].to_numpy()))
@@ -297,11 +298,11 @@ def print_answer(answer, stream):
     """Print :func:`estimate_wait`'s answer as sentences and a small table."""
     q, c = answer["quantile"], answer["confidence"]
     where = f" in {_partition_text(answer['partition'])}" if answer["partition"] else ""
-    print(f"A job of {answer['procs']:,} processors asking for "
+    print(f"A job of {format_count(answer['procs'], 'processor')} asking for "
           f"{format_slurm_duration(answer['req_time'])}{where}, submitted at "
           f"{answer['now']}{_zone_text(answer.get('time_zone'))}:", file=stream)
     print(fill(
-        f"learned from {answer['n_waits']:,} waits ({answer['population']}); queue: "
+        f"learned from {format_count(answer['n_waits'], 'wait')} ({answer['population']}); queue: "
         f"{format_count(answer['n_pending'], 'pending job')}, {answer['queue_source']}.", width=88,
         initial_indent="  ", subsequent_indent="  "), file=stream)
     for note in answer["notes"]:

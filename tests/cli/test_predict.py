@@ -153,3 +153,13 @@ def test_given_keys_the_log_gives_for_no_job_are_refused(trace_without_groups, c
     assert err == (f"predictkit predict: error: --keys user,group: {trace_without_groups} gives "
                    "group_id for no job, so Tang would adjust no job (leave the key out, or use "
                    "user, group, request, queue, partition, app or procs)\n")
+
+
+def test_requests_need_no_wait_times(tmp_path, capsys):
+    path = tmp_path / "atlas.swf"
+    from predictkit.io import write_swf
+
+    write_swf(load_trace("LLNL-Atlas-2006-2.1-cln", 2000), path)  # no waits in this log
+    assert main(["predict", str(path), "--method", "requested", "--json", "-q"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["accuracy_predicted"] == summary["accuracy_requested"]

@@ -425,3 +425,16 @@ def test_a_snapshot_long_after_the_log_says_so(capsys, tmp_path):
     late = run_json(capsys, base + snapshot(tmp_path / "q2.txt", [], "2030-01-01T00:00:00"))
     assert any(n.startswith("the snapshot is ") and "after the last event of the log" in n
                for n in late["notes"])
+
+
+def test_a_name_the_log_gives_for_no_job_and_counts_in_words(capsys, jobs, tmp_path):
+    from predictkit.io import write_swf
+
+    swf = tmp_path / "nousers.swf"
+    anonymous = jobs.sort_values("submit_time", kind="stable").assign(user_id=np.nan)
+    write_swf(anonymous, swf)
+    err = fails(capsys, ["walltime", str(swf), "--user", "eva", "--time", "1:00:00"])
+    assert "--user eva: the log gives no user for any job" in err
+    one = run(capsys, ["wait", SAMPLE, "--procs", "1", "--time", "1:00:00",
+                       "--machine-procs", "1200"])
+    assert "A job of 1 processor asking for" in one
