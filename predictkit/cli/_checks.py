@@ -6,7 +6,7 @@ import re
 from ..exceptions import ConfigError, PredictkitError
 
 __all__ = ["flag_names", "cli_wording", "check_positive", "check_procs", "check_seed",
-           "check_count", "tang_keys", "unusable_tang_keys",
+           "check_count", "refuse_repeats", "tang_keys", "unusable_tang_keys",
            "os_errors", "is_given", "refuse_inapplicable", "MAX_PROCS",
            "MAX_SEED"]
 
@@ -107,6 +107,13 @@ def check_count(value, flag, *, low=1):
         raise ConfigError(f"{flag} must be a whole number from {low} to {2**62 - 1:,}, "
                           f"got {value}")
     return value
+
+
+def refuse_repeats(values, flag, what="a value"):
+    """Refuse a list option that gives the same value twice (it would repeat a result row)."""
+    if len(set(values)) != len(values):
+        raise ConfigError(f"{flag} gives {what} twice")
+    return values
 
 
 def tang_keys(keys, jobs, trace, *, given, note):

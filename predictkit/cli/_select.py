@@ -10,7 +10,7 @@ from ..model_selection._schedule_criteria import SCHEDULE_CRITERIA
 from ..model_selection._schedule_search import RECENT_COUNTS, SCHEDULE_METRICS, TANG_KEYS
 from ..simulate import POLICIES, PRIORITIES
 from ._checks import (check_count, check_positive, check_procs, flag_names, refuse_inapplicable,
-                      unusable_tang_keys)
+                      refuse_repeats, unusable_tang_keys)
 from ._common import (Progress, add_command, add_log_argument, add_machine_procs_option,
                       add_output_options, print_json, read_jobs_to_simulate, result_stream,
                       table_format, warn_busier_than_machine, write_table)
@@ -104,8 +104,7 @@ def _check_args(args):
     for n in args.recent:
         if n < 1:
             raise ConfigError(f"--recent must be whole numbers from 1, got {n}")
-    if len(set(args.recent)) != len(args.recent):
-        raise ConfigError("--recent gives a value twice")
+    refuse_repeats(args.recent, "--recent")
     if args.half_life is not None and args.criterion != "recent":
         raise ConfigError(f"--half-life applies to --criterion recent only, not --criterion "
                           f"{args.criterion}")
@@ -124,10 +123,8 @@ def _check_args(args):
     for q in args.quantiles:
         if not 0.5 <= q <= 1.0:  # also refuses NaN
             raise ConfigError(f"--quantiles must be in [0.5, 1], got {q:g}")
-    if len(set(args.quantiles)) != len(args.quantiles):
-        raise ConfigError("--quantiles gives a value twice")
-    if len(set(args.keys)) != len(args.keys):
-        raise ConfigError("--keys gives a key set twice")
+    refuse_repeats(args.quantiles, "--quantiles")
+    refuse_repeats(args.keys, "--keys", "a key set")
     if args.output:
         return table_format(args.output, args.format)
     return None

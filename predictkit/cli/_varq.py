@@ -6,7 +6,7 @@ from .._time import format_duration, parse_duration
 from ..exceptions import ConfigError, JobTableError
 from ..experiments import varq_experiment
 from ..jobs import describe_cleaning
-from ._checks import check_procs, check_seed, flag_names
+from ._checks import check_procs, check_seed, flag_names, refuse_repeats
 from ._common import (Progress, add_command, add_machine_procs_option, add_output_options,
                       print_json, read_done, read_trace_arg, result_stream, table_format,
                       warn_busier_than_machine, write_table)
@@ -49,7 +49,7 @@ def _unit_list(text, name):
         raise ConfigError(f"--{name} must be comma-separated numbers, got {text!r}") from None
     if not values or any(not 0.0 < v <= 1.0 for v in values):
         raise ConfigError(f"--{name} values must be in (0, 1], got {text!r}")
-    return values
+    return refuse_repeats(values, f"--{name}")
 
 
 _SHOWN = {"fraction": "fraction (of jobs)", "probability": "probability",

@@ -20,7 +20,7 @@ from .._time import format_duration
 from ..exceptions import ConfigError, JobTableError
 from ..io._slurm_fields import format_slurm_duration, parse_time_request
 from ..queue import QBETS, min_history
-from ._checks import check_fraction, check_procs, check_seed
+from ._checks import check_fraction, check_procs, check_seed, refuse_repeats
 from ._common import (Progress, add_log_argument, add_machine_procs_option, print_json,
                       read_done, read_trace_arg, warn_busier_than_machine)
 from ._questions import (add_request_options, clock_time, job_request, log_end, log_zone,
@@ -91,7 +91,8 @@ def run(args):
         raise ConfigError("--now is when the --queue snapshot was taken; give --queue too "
                           "(without it the job is asked about at the end of the log)")
     req_time, procs, script = job_request(args, need_procs=True)
-    within = [parse_time_request(w, name="--within") for w in (args.within or DEFAULT_WITHIN)]
+    within = refuse_repeats([parse_time_request(w, name="--within")
+                             for w in (args.within or DEFAULT_WITHIN)], "--within")
     progress = Progress("wait", quiet=args.quiet)
     progress.settings(procs=procs, time=format_slurm_duration(req_time),
                       quantile=args.quantile, confidence=args.confidence, seed=args.seed,

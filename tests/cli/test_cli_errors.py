@@ -58,6 +58,9 @@ BAD_FLAGS = [
     (["predict", "{waits}", "--window", "0"], "--window"),
     (["select", "{waits}", "--half-life", "5"], "--half-life"),
     (["varq", "{waits}", "-o", "{folder}/v.swf"], "-o"),
+    # a value given twice would repeat a row of the result
+    (["varq", "{waits}", "--fractions", "0.1,0.1"], "--fractions"),
+    (["varq", "{waits}", "--probabilities", "0.5,0.75,0.5"], "--probabilities"),
     (["predict", "{waits}", "--method", "tang", "--keys", "user,,group"], "--keys"),
     (["select", "{waits}", "--keys", "user, ,request"], "--keys"),
     (["varq", "{waits}", "--fractions", "0.1,,0.5"], "--fractions"),

@@ -438,3 +438,9 @@ def test_a_name_the_log_gives_for_no_job_and_counts_in_words(capsys, jobs, tmp_p
     one = run(capsys, ["wait", SAMPLE, "--procs", "1", "--time", "1:00:00",
                        "--machine-procs", "1200"])
     assert "A job of 1 processor asking for" in one
+
+
+def test_a_within_time_given_twice_is_refused(capsys):
+    err = fails(capsys, ["wait", SAMPLE, "--procs", "1", "--time", "1:00:00",
+                         "--within", "1h", "--within", "60min"])
+    assert "--within gives a value twice" in err
