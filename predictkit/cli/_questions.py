@@ -24,7 +24,8 @@ def add_request_options(parser, *, procs_required):
                         help="processors (CPUs) requested (default: from the --script's "
                              "#SBATCH --ntasks/--nodes/--cpus-per-task" + (
                                  ")" if procs_required else ", else the user's latest job's; "
-                                 "a predictor keyed on the width uses it)"))
+                                 "of the predictors compared, only the learned one uses "
+                                 "the width, as one of its features)"))
     parser.add_argument("--script", metavar="FILE",
                         help="a batch script whose #SBATCH lines give --time, --procs, "
                              "--partition and --account when those are not given")
