@@ -1,8 +1,8 @@
 """Preparing a log for what learns from waits: waits a log does not record, simulated."""
 
 import numpy as np
-import pandas as pd
 
+from .._format import format_count
 from .._table import copy_attrs
 from ._simulate import simulate
 
@@ -39,19 +39,22 @@ def with_observed_waits(jobs, *, has_requests=True):
     if len(jobs) and np.isfinite(waits).all():
         return jobs, []
     estimates = "requested" if has_requests else "perfect"
-    schedule = simulate(jobs, policy="easy", estimates=estimates)
-    simulated = schedule.jobs
+    # by position: job ids (and row labels) may repeat
+    by_position = jobs.reset_index(drop=True)
+    by_position.attrs = copy_attrs(jobs)
+    schedule = simulate(by_position, policy="easy", estimates=estimates)
+    filled = np.full(len(jobs), np.nan)
+    filled[schedule.jobs.index.to_numpy()] = np.asarray(schedule.jobs["wait_time"], dtype=float)
     out = jobs.copy()
-    by_id = pd.Series(np.asarray(simulated["wait_time"], dtype=float),
-                      index=np.asarray(simulated["job_id"]))
-    filled = by_id.reindex(np.asarray(out["job_id"])).to_numpy()
     missing = ~np.isfinite(waits)
     out.loc[missing, "wait_time"] = filled[missing]
-    notes = [f"{int(missing.sum()):,} jobs had no wait time in the log; their waits come "
-             f"from an EASY simulation of the log with {estimates} estimates."]
+    notes = [f"{format_count(int(missing.sum()), 'job')} had no wait time in the log; their "
+             f"waits come from an EASY simulation of the log with {estimates} estimates."]
     if len(schedule.rejected):
         keep = np.isfinite(out["wait_time"].to_numpy(dtype=float))
-        notes.append(f"{int((~keep).sum()):,} jobs wider than the machine were left out.")
+        left = int((~keep).sum())
+        notes.append(f"{format_count(left, 'job')} wider than the machine "
+                     f"{'was' if left == 1 else 'were'} left out.")
         out = out.loc[keep].reset_index(drop=True)
     out.attrs = copy_attrs(jobs)
     return out, notes
