@@ -7,11 +7,13 @@ whitespace-separated numeric fields, ``-1`` meaning unknown.
 
 import io
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
 
 from .._atomic import write_result
+from .._format import format_count
 from .._validation import short_repr
 from ..exceptions import ConfigError, JobTableError, SWFFormatError
 from ..jobs import INTEGER_COLUMNS, MAX_EXACT, SWF_COLUMNS, validate_jobs
@@ -123,8 +125,23 @@ def read_swf(path_or_buffer, *, errors="raise"):
     attrs["header"] = header_lines
     attrs["source"] = source
     report_skipped_lines(source, skipped, attrs, stacklevel=2)
+    _warn_repeated_numbers(jobs["job_id"].to_numpy(), source)
     jobs.attrs = attrs
     return jobs
+
+
+def _warn_repeated_numbers(job_ids, source):
+    """Warn when jobs share a job number (two logs joined, a counter reset): all are kept."""
+    repeated = pd.Series(job_ids).duplicated().to_numpy()
+    if not repeated.any():
+        return
+    row = int(np.argmax(repeated))
+    first = int(np.argmax(job_ids == job_ids[row]))
+    count = int(repeated.sum())
+    warnings.warn(f"{source}: {format_count(count, 'job')} "
+                  f"{'repeats' if count == 1 else 'repeat'} an earlier job's number (first: "
+                  f"job {job_ids[row]}, jobs {first + 1:,} and {row + 1:,} of the log); every "
+                  "job is kept", UserWarning, stacklevel=3)
 
 
 def _read_bytes(path_or_buffer):

@@ -57,6 +57,7 @@ finite = st.floats(min_value=0, max_value=2**40, allow_nan=False, allow_infinity
 maybe = st.one_of(st.just(np.nan), finite, st.integers(0, 10**9).map(float))
 
 
+@pytest.mark.filterwarnings("ignore:.*an earlier job's number")  # drawn ids may repeat
 @given(data_frames(
     [column("job_id", elements=st.integers(0, 2**40), dtype=np.int64)]
     + [column(c, elements=maybe, dtype=float) for c in SWF_COLUMNS[1:] if c not in
@@ -626,7 +627,7 @@ def test_a_header_field_after_the_jobs_is_an_error_naming_its_line(errors, late,
 def test_comments_and_repeated_header_fields_after_the_jobs_are_allowed():
     text = (f"; MaxProcs: 100\n; Note: n\n{LINE}\n; a comment\n; MaxProcs: 100\n; Note: n\n"
             f"; Note: a new note is a comment\n; Information: so is free text\n"
-            f"; Job 5: killed\n{LINE} ; MaxProcs: 7\n")
+            f"; Job 5: killed\n{LINE.replace('1', '2', 1)} ; MaxProcs: 7\n")
     jobs = read_swf(io.BytesIO(text.encode()))
     assert len(jobs) == 2 and jobs.attrs["max_procs"] == 100
 
@@ -637,3 +638,14 @@ def test_a_late_header_field_and_a_malformed_line_the_first_in_file_order_is_rep
         read_swf(io.BytesIO(f"{head}1 2\n; MaxProcs: 5\n".encode()))
     with pytest.raises(SWFFormatError, match="line 3: header field MaxProcs"):
         read_swf(io.BytesIO(f"{head}; MaxProcs: 5\n1 2\n".encode()))
+
+
+def test_repeated_job_numbers_are_kept_with_a_warning():
+    text = "; MaxProcs: 8\n" + "\n".join(
+        f"{number} {k} 5 60 4 -1 -1 4 120 -1 1 3 1 -1 -1 -1 -1 -1"
+        for k, number in enumerate([1, 2, 1, 3, 2])) + "\n"
+    with pytest.warns(UserWarning, match=r"^<buffer>: 2 jobs repeat an earlier job's number "
+                                         r"\(first: job 1, jobs 1 and 3 of the log\); every "
+                                         r"job is kept$"):
+        jobs = read_swf(io.BytesIO(text.encode()))
+    assert list(jobs["job_id"]) == [1, 2, 1, 3, 2]
