@@ -10,10 +10,12 @@ from predictkit.queue._clustering import (BinClasses, fit_bic_bins, fit_gaussian
 
 
 def test_features_use_requested_nodes_then_allocated():
-    jobs = pd.DataFrame({"req_procs": [4.0, np.nan, -1.0], "n_procs": [8.0, 16.0, 2.0],
+    jobs = pd.DataFrame({"req_procs": [4.0, np.nan, np.nan], "n_procs": [8.0, 16.0, 2.0],
                          "req_time": [3600.0, np.nan, 0.0]})
     f = job_features(jobs)
     assert f[:, 0].tolist() == [2.0, 4.0, 1.0]
+    with pytest.raises(JobTableError, match="'req_procs' has values <= 0"):
+        job_features(jobs.assign(req_procs=[4.0, np.nan, -1.0]))  # SWF's -1 is read as NaN
     assert f[0, 1] == pytest.approx(np.log(3600))
     assert np.isnan(f[1:, 1]).all()
 
