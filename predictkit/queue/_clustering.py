@@ -64,11 +64,16 @@ def job_features(X, *, name="job table"):
                   check_values=False, name=name)
     # so would widths that are no processor count; the allocation is read only where
     # the request is unknown (logs such as LPC-EGEE record 0 for some allocations)
-    widths = X[[c for c in ("job_id", *WIDTH_COLUMNS) if c in columns]]
-    if "req_procs" in columns and "n_procs" in columns:
-        asked = np.asarray(X["req_procs"], dtype=np.float64)
-        widths = widths.assign(n_procs=np.where(np.isnan(asked), widths["n_procs"], np.nan))
-    validate_jobs(widths, whole=WIDTH_COLUMNS, name=name)
+    unknown = np.full(len(X), np.nan)
+    asked = np.asarray(X["req_procs"], dtype=np.float64) if "req_procs" in columns else unknown
+    allocated = np.asarray(X["n_procs"], dtype=np.float64) if "n_procs" in columns else unknown
+    read = np.where(np.isnan(asked), allocated, asked)
+    if (np.isfinite(read) & ((read <= 0) | (read != np.floor(read)))).any():
+        # the table's own check words the error (a replay calls this once per job)
+        widths = X[[c for c in ("job_id", *WIDTH_COLUMNS) if c in columns]]
+        if "req_procs" in columns and "n_procs" in columns:
+            widths = widths.assign(n_procs=np.where(np.isnan(asked), allocated, np.nan))
+        validate_jobs(widths, whole=WIDTH_COLUMNS, name=name)
     nodes = requested_width(X)
     req = np.asarray(X["req_time"], dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -103,6 +103,7 @@ def test_malformed_line_names_file_line_and_text(tmp_path, bad, problem):
     assert info.value.line_number == 4
 
 
+@pytest.mark.filterwarnings("ignore:.*an earlier job's number")  # repeated ids on purpose
 def test_skip_reports_count_and_line_numbers(tmp_path):
     path = tmp_path / "bad.swf"
     lines = [LINE] * 3 + ["garbage"] + [LINE] * 2 + ["1 2 3"]
@@ -292,6 +293,7 @@ def test_a_value_swf_cannot_hold_names_the_line(tmp_path, field, token, problem)
     assert list(jobs["job_id"]) == [1, 3] and jobs.attrs["skipped_line_numbers"] == [3]
 
 
+@pytest.mark.filterwarnings("ignore:.*an earlier job's number")  # repeated ids on purpose
 @pytest.mark.parametrize("field, token, expected", [
     (1, str(2**53 - 1), 2**53 - 1),
     (5, str(2**53 - 1), 2**53 - 1),
@@ -484,6 +486,7 @@ def test_any_field_is_read_exactly_or_refused_with_its_line(field, token, skip):
 exact = st.integers(0, 2**53 - 1).map(float)
 
 
+@pytest.mark.filterwarnings("ignore:.*an earlier job's number")  # repeated ids on purpose
 @settings(max_examples=50, deadline=None)
 @given(data_frames(
     [column("job_id", elements=st.integers(0, 2**53 - 1), dtype=np.int64)]
