@@ -129,10 +129,10 @@ def tang_keys(keys, jobs, trace, *, given, note):
     tuple of str
         The key columns to use.
     """
-    from ..runtime._walltime_adjuster import _keys as key_columns
+    from ..runtime._walltime_adjuster import grouping_keys
 
     unusable = unusable_tang_keys(keys, jobs, trace, given=given)
-    kept = tuple(k for k in key_columns(keys) if k not in unusable)
+    kept = grouping_keys(jobs, keys)
     if not kept:
         unusable_tang_keys(keys, jobs, trace, given=True)
     if unusable:

@@ -4,7 +4,7 @@ import functools
 
 import numpy as np
 
-from ..runtime._walltime_adjuster import DEFAULT_KEYS
+from ..runtime._walltime_adjuster import DEFAULT_KEYS, grouping_keys
 from ._identity import cell_trace, resolve_trace, trace_identity
 from ._validate import check_values, simulate_options
 
@@ -86,7 +86,8 @@ def check_trace_jobs(cells, *, source=None):
     -----
     UserWarning
         When Tang cells without ``keys`` will leave out a default key that a
-        trace gives for no job (:func:`tang_keys`).
+        trace gives for no job
+        (:func:`predictkit.runtime._walltime_adjuster.grouping_keys`).
     """
     import warnings
 
@@ -108,19 +109,12 @@ def check_trace_jobs(cells, *, source=None):
                 key, reason = next(iter(unusable.items()))
                 raise ConfigError(f"{where}tang keys {keys!r}: {path} {reason}, so Tang would "
                                   "adjust no job; leave the key out for this trace")
-        if any("keys" not in c["params"] for c in tang) and tang_keys(jobs) != DEFAULT_KEYS:
-            left_out = [k for k in DEFAULT_KEYS if k not in tang_keys(jobs)]
+        kept = grouping_keys(jobs)
+        if any("keys" not in c["params"] for c in tang) and kept != DEFAULT_KEYS:
+            left_out = [k for k in DEFAULT_KEYS if k not in kept]
             warnings.warn(f"{path} gives {', '.join(left_out)} for no job: its tang cells "
                           f"without keys leave {'it' if len(left_out) == 1 else 'them'} out "
                           "(column tang_keys of the results)", UserWarning, stacklevel=2)
-
-
-def tang_keys(jobs):
-    """Tang's default keys without those the log gives for no job (a cell without ``keys``)."""
-    from ..runtime._walltime_adjuster import unusable_keys
-
-    unusable = unusable_keys(jobs, DEFAULT_KEYS)
-    return tuple(k for k in DEFAULT_KEYS if k not in unusable)
 
 
 def load_cell_trace(cell):
@@ -187,7 +181,7 @@ def evaluate_cell(cell):
     else:
         params = dict(cell["params"])
         if cell["predictor"] == "tang" and "keys" not in params:
-            params["keys"] = tang_keys(jobs)
+            params["keys"] = grouping_keys(jobs)
             out["tang_keys"] = ",".join(params["keys"])
         estimator = make_predictor(cell["predictor"], **params)
         estimate = replay(estimator, jobs, run)

@@ -24,7 +24,7 @@ from ..model_selection import replay
 from ..queue._replay import make_wait_model
 from ..runtime import make_predictor
 from ..runtime._walltime_adjuster import DEFAULT_KEYS as TANG_KEYS
-from ..runtime._walltime_adjuster import unusable_keys
+from ..runtime._walltime_adjuster import grouping_keys
 from ..simulate import simulate
 from ..simulate._observed_waits import with_observed_waits
 
@@ -212,16 +212,10 @@ def analyze(jobs, *, name=None, max_jobs=None, predictors=None, quantile=0.95,
     return result
 
 
-def _group_keys(jobs):
-    """Tang's triple key without the keys the log gives for no job."""
-    unusable = unusable_keys(jobs, TANG_KEYS)
-    return tuple(k for k in TANG_KEYS if k not in unusable)
-
-
 def _predictors(result, jobs, predictors):
     run = np.asarray(jobs["run_time"], dtype=float)
     requested = np.asarray(jobs["req_time"], dtype=float)
-    keys = _group_keys(jobs)
+    keys = grouping_keys(jobs)
     if keys != TANG_KEYS and any(kind == "tang" for kind, _ in predictors.values()):
         left_out = [k for k in TANG_KEYS if k not in keys]
         result.notes.append(f"Tang's similarity keys leave out {' and '.join(left_out)}: the "
@@ -269,7 +263,7 @@ def _estimator(predictors, label, jobs):
     kind, params = predictors[label]
     params = dict(params)
     if kind == "tang":
-        params.setdefault("keys", _group_keys(jobs))
+        params.setdefault("keys", grouping_keys(jobs))
     return make_predictor(kind, **params)
 
 

@@ -10,7 +10,7 @@ from ._base import OnlineRuntimeEstimator
 from ._kernels import window_mean, window_quantile
 from ._registered import RegisteredPredictor
 
-__all__ = ["WalltimeAdjuster", "unusable_keys", "DEFAULT_KEYS"]
+__all__ = ["WalltimeAdjuster", "unusable_keys", "grouping_keys", "DEFAULT_KEYS"]
 
 DEFAULT_KEYS = ("user_id", "group_id", "req_time")
 """Tang's triple key (section 4.2.2): user, group (project) and request."""
@@ -172,6 +172,19 @@ def unusable_keys(jobs, keys):
         elif not jobs[key].notna().any():
             unusable[key] = f"gives {key} for no job"
     return unusable
+
+
+def grouping_keys(jobs, keys=DEFAULT_KEYS):
+    """The key columns of ``keys`` that group jobs of ``jobs`` (:func:`unusable_keys` left out).
+
+    Returns
+    -------
+    tuple of str
+        In the order of ``keys``; what a default key set becomes on a log
+        that lacks some of its keys.
+    """
+    unusable = unusable_keys(jobs, keys)
+    return tuple(k for k in _keys(keys) if k not in unusable)
 
 
 def _parse_params(params):

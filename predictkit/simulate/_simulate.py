@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from .._deprecation import NOT_PASSED, UNSET, renamed_argument
+from .._summary import machine_size
 from .._time import parse_duration
 from .._validation import (Duration, HasMethods, Interval, NumericArray, RegisteredName,
                            StrOptions, WholeNumber, invalid_parameter, python_scalar,
@@ -333,8 +334,7 @@ def _prepare(jobs, machine_procs, kill_at_request):
         raise JobTableError("jobs: processor counts must be whole numbers")
     width = width.astype(np.int64)
     if machine_procs is None:
-        machine = jobs.attrs.get("max_procs")
-        machine = int(machine) if machine is not None and machine == machine else int(width.max())
+        machine = int(machine_size(jobs)[0])  # the header's, else the widest job
     else:
         if (isinstance(machine_procs, bool) or not float(machine_procs).is_integer()
                 or machine_procs <= 0):
