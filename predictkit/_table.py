@@ -161,7 +161,7 @@ def copy_attrs(frame):
 
 
 def validate_jobs(X, required=(), *, present=(), sorted_by="", positive=(), whole=(),
-                  check_values=True, name="job table"):
+                  check_values=True, columns=None, name="job table"):
     """Check a job table and raise a clear error when it cannot be used.
 
     Parameters
@@ -188,6 +188,12 @@ def validate_jobs(X, required=(), *, present=(), sorted_by="", positive=(), whol
         named with its first offending row), no infinite value and no value of
         2**53 or more in magnitude (:data:`MAX_EXACT`: float64 is not exact
         from there on, so ids and widths would be altered).
+    columns : iterable of str, optional
+        Check only these columns (those of them present, plus the ones named
+        by the rules above), as if ``X`` held no others: what a reader of a
+        few columns needs, without copying them out of a wide table. By
+        default every SWF column present is checked, and no column may be
+        named twice.
     name : str
         How to call the table in messages.
 
@@ -206,8 +212,16 @@ def validate_jobs(X, required=(), *, present=(), sorted_by="", positive=(), whol
         raise JobTableError(
             f"{name} must be a pandas DataFrame with SWF columns, got {type(X).__name__}"
         )
-    check_unique_columns(X, name)
     required = tuple(required)
+    scope = None
+    if columns is not None:
+        scope = set(columns).union(required, present, positive, whole,
+                                   (sorted_by,) if sorted_by else ())
+
+    def checked(column):
+        return column in X.columns and (scope is None or column in scope)
+
+    check_unique_columns(X, name, scope)
     missing = [c for c in dict.fromkeys(required + tuple(present)) if c not in X.columns]
     if missing:
         raise JobTableError(
@@ -216,7 +230,7 @@ def validate_jobs(X, required=(), *, present=(), sorted_by="", positive=(), whol
         )
     numeric = {}
     for column in SWF_COLUMNS:
-        if column in X.columns:
+        if checked(column):
             values = numeric[column] = _numeric(X, column, name)
             bad = np.abs(values) >= MAX_EXACT  # infinite values included
             if bad.any():
@@ -232,12 +246,12 @@ def validate_jobs(X, required=(), *, present=(), sorted_by="", positive=(), whol
         if bad.any():
             _raise_rows(X, bad, f"{name}: column {column!r} has missing values")
     for column in _NONNEGATIVE if check_values else ():
-        if column in X.columns:
+        if checked(column):
             bad = values_of(column) < 0
             if bad.any():
                 _raise_rows(X, bad, f"{name}: column {column!r} has negative values")
     for column in dict.fromkeys(tuple(_POSITIVE) + tuple(positive)) if check_values else ():
-        if column in X.columns:
+        if checked(column):
             bad = values_of(column) <= 0
             if bad.any():
                 _raise_rows(X, bad, f"{name}: column {column!r} has values <= 0")
@@ -264,16 +278,29 @@ def validate_jobs(X, required=(), *, present=(), sorted_by="", positive=(), whol
     return X
 
 
-def check_unique_columns(X, name="job table"):
+def check_unique_columns(X, name="job table", columns=None):
     """Refuse a table that names a column twice (``pd.concat(axis=1)`` of two
     tables): which of the two a computation reads would be an accident.
+
+    Parameters
+    ----------
+    X : DataFrame
+        The table.
+    name : str
+        How to call the table in the message.
+    columns : iterable of str, optional
+        Refuse only repeats of these columns (default: of any column).
 
     Raises
     ------
     JobTableError
         Naming the first repeated column and how often it appears.
     """
+    if X.columns.is_unique:
+        return
     repeated = X.columns[X.columns.duplicated()]
+    if columns is not None:
+        repeated = repeated[repeated.isin(list(columns))]
     if len(repeated):
         first = repeated[0]
         raise JobTableError(f"{name} has column {first!r} {int((X.columns == first).sum())} "

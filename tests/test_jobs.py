@@ -202,6 +202,47 @@ def test_validate_raises_job_table_error_or_nothing(values, column):
         validate_jobs(jobs, check_values=False)
 
 
+def _outcome(check):
+    try:
+        check()
+    except JobTableError as error:
+        return str(error)
+    return None
+
+
+_BAD = {"good": None, "missing": np.nan, "negative": -5.0, "zero": 0.0, "infinite": np.inf, "fraction": 2.5,
+        "text": "x"}
+
+
+@given(columns=st.lists(st.sampled_from(["job_id", "submit_time", "wait_time", "run_time",
+                                         "n_procs", "req_time", "user_id"]), unique=True),
+       bad_column=st.sampled_from(["submit_time", "wait_time", "n_procs", "req_time", "user_id"]),
+       bad=st.sampled_from(sorted(_BAD)), repeat=st.sampled_from([None, "user_id", "n_procs"]),
+       check_values=st.booleans())
+def test_validate_columns_checks_those_columns_as_a_copy_of_them_would_be(
+        columns, bad_column, bad, repeat, check_values):
+    jobs = small().astype({bad_column: object})
+    if _BAD[bad] is not None:
+        jobs.loc[1, bad_column] = _BAD[bad]
+    if repeat is not None:
+        jobs = pd.concat([jobs, jobs[[repeat]]], axis=1)
+    rules = dict(required=("submit_time",), whole=("n_procs",), check_values=check_values)
+    # the copy keeps job_id (unchecked unless named) to name a bad row, as the table does
+    read = list(dict.fromkeys([*columns, "submit_time", "n_procs"]))
+    named = jobs[read].assign(job_id=jobs["job_id"].iloc[:, 0] if repeat == "job_id"
+                              else jobs["job_id"])
+    expected = _outcome(lambda: validate_jobs(named, columns=read, **rules))
+    assert _outcome(lambda: validate_jobs(jobs, columns=columns, **rules)) == expected
+    alone = _outcome(lambda: validate_jobs(jobs[read], **rules))
+    assert (expected is None) == (alone is None)
+    refused = {"infinite", "text"} | ({"missing"} if bad_column == "submit_time" else set())
+    if check_values:
+        refused |= {"wait_time": {"negative"}, "req_time": {"negative"},
+                    "n_procs": {"negative", "zero", "fraction"}}.get(bad_column, set())
+    if bad_column in read and repeat not in read:
+        assert (expected is not None and repr(bad_column) in expected) == (bad in refused)
+
+
 @pytest.mark.parametrize("column", ["run_time", "req_time", "wait_time"])
 def test_summary_refuses_negative_values_that_would_bias_a_mean(column):
     jobs = small()

@@ -125,7 +125,7 @@ def replay(estimator, X, y, *, method="auto", known_time=None):
         raise JobTableError("job table lacks required column submit_time")
     # the columns replay reads hold numbers, none infinite nor beyond float64's exact
     # range (the estimator checks those it reads itself)
-    validate_jobs(X[[c for c in _OWN_COLUMNS if c in X.columns]], check_values=False, name="X")
+    validate_jobs(X, columns=_OWN_COLUMNS, check_values=False, name="X")
     check_aligned(y, X, "y")
     check_aligned(known_time, X, "known_time")
     y = check_target(y, X, what="runtimes" if target == "end" else "waits", missing=True,

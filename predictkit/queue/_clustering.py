@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from .._table import WIDTH_COLUMNS, requested_width, validate_jobs
+from .._table import WIDTH_COLUMNS, validate_jobs
 from ..exceptions import ConfigError, JobTableError
 
 __all__ = ["job_features", "SingleClass", "BinClasses", "GaussianMixtureClasses",
@@ -60,7 +60,7 @@ def job_features(X, *, name="job table"):
         raise JobTableError(f"{name} lacks 'req_time' (needed to classify jobs "
                             "by requested time)")
     # text, infinite or inexact values would make classes of nonsense
-    validate_jobs(X[[c for c in ("job_id", "req_procs", "n_procs", "req_time") if c in columns]],
+    validate_jobs(X, columns=("job_id", "req_procs", "n_procs", "req_time"),
                   check_values=False, name=name)
     # so would widths that are no processor count; the allocation is read only where
     # the request is unknown (logs such as LPC-EGEE record 0 for some allocations)
@@ -74,7 +74,7 @@ def job_features(X, *, name="job table"):
         if "req_procs" in columns and "n_procs" in columns:
             widths = widths.assign(n_procs=np.where(np.isnan(asked), allocated, np.nan))
         validate_jobs(widths, whole=WIDTH_COLUMNS, name=name)
-    nodes = requested_width(X)
+    nodes = read  # requested_width(X): no width read is <= 0 from here on
     req = np.asarray(X["req_time"], dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         f_nodes = np.where(nodes > 0, np.log2(nodes), np.nan)

@@ -742,12 +742,11 @@ def _check_table(X, where):
         raise JobTableError(f"{owner}: job table lacks submit_time")
     if "req_procs" not in X.columns and "n_procs" not in X.columns:
         raise JobTableError(f"{owner}: job table lacks both req_procs and n_procs")
-    read = X[[c for c in _READ_COLUMNS if c in X.columns]]
-    validate_jobs(read, required=("submit_time",), whole=WIDTH_COLUMNS,
+    validate_jobs(X, required=("submit_time",), whole=WIDTH_COLUMNS, columns=_READ_COLUMNS,
                   name=f"{owner}: job table")
-    no_width = np.isnan(job_width(read))
+    no_width = np.isnan(job_width(X))
     if no_width.any():
-        _raise_rows(read, no_width, f"{owner}: job table: jobs without n_procs nor req_procs "
+        _raise_rows(X, no_width, f"{owner}: job table: jobs without n_procs nor req_procs "
                     "(a job's width)")
     if not X.index.is_unique:
         label = X.index[X.index.duplicated()][:1].tolist()[0]
