@@ -129,6 +129,9 @@ def _check_args(args):
     check_procs(args.machine_procs)
     _check_policy_flags(args)
     _check_predictor_flags(args)
+    _check_estimates_matter(args, "--predictor " + args.predictor
+                            if args.predictor != "requested" else "--selective"
+                            if args.selective else None)
     if args.predictor == "tang" and not 0.5 <= args.quantile <= 1.0:
         raise ConfigError(f"--quantile must be in [0.5, 1] for --predictor tang, "
                           f"got {args.quantile:g}")
@@ -147,6 +150,22 @@ def _check_predictor_flags(args):
                           "select (give another --predictor)")
     if args.quantile is None:
         args.quantile = 0.85
+
+
+def _check_estimates_matter(args, flag):
+    """Refuse ``flag`` (about runtime estimates) where no estimate changes the schedule."""
+    from ..simulate._policies import estimates_matter
+
+    if flag is None or estimates_matter(args.policy, args.priority, args.backfill_order,
+                                        args.starvation_after):
+        return
+    what = ("never backfills" if args.policy == "fcfs"
+            else "backfills whatever fits in priority order and reserves nothing")
+    fixes = ("a policy with reservations (easy, conservative), --priority sjf or wfp"
+             + (", --backfill-order sjf or --starvation-after" if args.policy != "fcfs"
+                else ""))
+    raise ConfigError(f"{flag} cannot change the schedule: --policy {args.policy} {what} and "
+                      f"--priority {args.priority} does not read estimates (give {fixes})")
 
 
 def _check_policy_flags(args):

@@ -36,6 +36,11 @@ class Priority:
     code: int
     key_is_estimate: bool = False
 
+    @property
+    def reads_estimates(self):
+        """Whether the order depends on the jobs' runtime estimates (SJF, WFP)."""
+        return self.key_is_estimate or self.code == PRIO_WFP
+
 
 REGISTRY = {priority.name: priority for priority in (
     Priority("fcfs", "first come, first served", PRIO_STATIC),

@@ -50,6 +50,11 @@ BAD_FLAGS = [
     (["simulate", "{plain}", "--policy", "conservative", "--backfill-order", "priority"],
      "--backfill-order"),
     (["simulate", "{plain}", "--format", "csv"], "--format"),
+    # estimates that cannot change the schedule
+    (["simulate", "{plain}", "--policy", "fcfs", "--predictor", "tang"], "--predictor"),
+    (["simulate", "{plain}", "--policy", "no_guarantee", "--priority", "fairshare",
+      "--predictor", "usage-max", "--selective"], "--predictor"),
+    (["select", "{waits}", "--policy", "fcfs"], "--policy"),
     (["bounds", "{waits}", "--format", "json"], "--format"),
     (["predict", "{waits}", "--method", "requested", "--keys", "user"], "--keys"),
     (["predict", "{waits}", "--method", "usage-max", "--window", "5D"], "--window"),

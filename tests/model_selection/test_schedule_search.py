@@ -166,6 +166,8 @@ def test_bad_recent_counts_are_one_clear_error(recent):
     ({"period": "-3D"}, "period"),
     ({"selective": True}, "selective is set by each candidate"),
     ({"criterion": "best"}, "criterion must be one of mean, jobs, recent, rank"),
+    ({"policy": "fcfs"}, "policy='fcfs' with priority='fcfs' never reads a runtime estimate"),
+    ({"policy": "no_guarantee", "priority": "fairshare"}, "same score"),
     ({"criterion": "recent", "half_life": -1.0}, "half_life must be a positive number"),
 ])
 def test_bad_values_are_one_clear_error(jobs, kwargs, message):
@@ -265,6 +267,15 @@ def test_scorer_with_history_simulates_the_fold_after_the_jobs_before_it(jobs, w
                          refit=False).fit(changed, changed["run_time"])
     np.testing.assert_array_equal(again.cv_results_["split0_test_score"],
                                   search.cv_results_["split0_test_score"])
+
+
+def test_scorer_refuses_a_scheduler_that_reads_no_estimate():
+    with pytest.raises(ConfigError, match="every predictor gives the same schedule"):
+        make_schedule_scorer(policy="fcfs")
+    with pytest.raises(ConfigError, match="priority='fairshare' never reads"):
+        make_schedule_scorer(policy="no_guarantee", priority="fairshare")
+    make_schedule_scorer(policy="fcfs", priority="sjf")
+    make_schedule_scorer(policy="no_guarantee", backfill_order="sjf")
 
 
 def test_scorer_history_errors(jobs):

@@ -12,7 +12,8 @@ import pkgutil
 from ...exceptions import ConfigError
 from ._policy import Policy
 
-__all__ = ["POLICIES", "REGISTRY", "Policy", "policies_taking", "resolve_policy"]
+__all__ = ["POLICIES", "REGISTRY", "Policy", "estimates_matter", "policies_taking",
+           "resolve_policy"]
 
 
 def _discover():
@@ -50,6 +51,35 @@ def policies_taking(option):
     tuple of str
     """
     return tuple(name for name, policy in REGISTRY.items() if getattr(policy, f"takes_{option}"))
+
+
+def estimates_matter(policy, priority="fcfs", backfill_order="priority", starvation_after=None):
+    """Whether runtime estimates can change a simulation's schedule.
+
+    They cannot under ``"fcfs"`` (no backfilling) or ``"no_guarantee"``
+    (backfilling in priority order, no reservation) unless the queue order
+    reads them (``"sjf"``, ``"wfp"``, a callable) or, for ``"no_guarantee"``,
+    jobs backfill shortest first or the starvation queue reserves.
+
+    Parameters
+    ----------
+    policy : str
+        A name in :data:`POLICIES`.
+    priority : str or callable
+        A name in :data:`predictkit.simulate.PRIORITIES`, or a function
+        (assumed to read estimates).
+    backfill_order, starvation_after
+        As :func:`~predictkit.simulate.simulate` takes them.
+
+    Returns
+    -------
+    bool
+    """
+    from .._priorities import REGISTRY as PRIORITY_REGISTRY
+
+    order = PRIORITY_REGISTRY.get(priority) if isinstance(priority, str) else None
+    return (REGISTRY[policy].reads_estimates(backfill_order, starvation_after)
+            or order is None or order.reads_estimates)
 
 
 def resolve_policy(policy, reservation_depth, starvation_after=None):

@@ -44,6 +44,23 @@ class Policy:
     """Whether ``simulate(starvation_after=...)`` applies to this policy: only
     policies that take it are given it in :meth:`loop`."""
 
+    def reads_estimates(self, backfill_order="priority", starvation_after=None):
+        """Whether the policy's own decisions read the jobs' runtime estimates.
+
+        A policy that reserves nothing and backfills in priority order starts
+        a job as soon as it fits, whatever its estimate: its schedule depends
+        on estimates only through a queue order that reads them (see
+        :func:`~predictkit.simulate._policies.estimates_matter`).
+
+        Parameters
+        ----------
+        backfill_order : {"priority", "sjf"}
+            ``simulate(backfill_order=...)``.
+        starvation_after : float, optional
+            ``simulate(starvation_after=...)``, in seconds.
+        """
+        return True
+
     def loop(self, reservation_depth, starvation_after=None):
         """The compiled loop and the reservation depth for one simulation.
 

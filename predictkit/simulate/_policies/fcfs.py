@@ -27,5 +27,12 @@ def run(s, settings):
     return event_loop(s, settings, ignore_completion, ignore_extension, schedule)
 
 
-POLICY = Policy(name="fcfs", rank=0, run=run,
-                summary="no backfilling: jobs start in priority order until one does not fit")
+class _NoBackfilling(Policy):
+    def reads_estimates(self, backfill_order="priority", starvation_after=None):
+        """Never: jobs start in priority order as they fit."""
+        return False
+
+
+POLICY = _NoBackfilling(name="fcfs", rank=0, run=run,
+                        summary="no backfilling: jobs start in priority order until one does not "
+                                "fit")

@@ -12,6 +12,10 @@ class _NoGuarantee(Policy):
     takes_starvation_after = True
     takes_backfill_order = True
 
+    def reads_estimates(self, backfill_order="priority", starvation_after=None):
+        """Only to backfill shortest first, or for the starvation queue's reservation."""
+        return backfill_order == "sjf" or starvation_after is not None
+
     def loop(self, reservation_depth, starvation_after=None):
         """The depth-0 pass, or the starvation-queue pass with ``starvation_after``."""
         if starvation_after is None:
