@@ -307,7 +307,7 @@ def check_unique_columns(X, name="job table", columns=None):
                             "times; keep one (e.g. X.loc[:, ~X.columns.duplicated()])")
 
 
-def check_aligned(values, X, name, table="X"):
+def check_aligned(values, X, name, table="X", owner=""):
     """Refuse a pandas Series whose index differs from the job table's.
 
     Per-job arrays (targets, known times, estimates) are taken by position,
@@ -323,6 +323,8 @@ def check_aligned(values, X, name, table="X"):
         The job table.
     name, table : str
         How to call the values and the table in the message.
+    owner : str
+        Who checks, to start the message with.
 
     Raises
     ------
@@ -335,7 +337,8 @@ def check_aligned(values, X, name, table="X"):
         first = int(np.argmax(differs))
         theirs, ours = (python_scalar(labels[first]) for labels in (values.index, X.index))
         raise JobTableError(
-            f"{name} is a Series whose index differs from the index of {table} (first at "
+            f"{owner + ': ' if owner else ''}{name} is a Series whose index differs from the "
+            f"index of {table} (first at "
             f"position {first}: label {theirs!r} against {ours!r}); align it "
             f"({name}.loc[{table}.index]) or pass {name}.to_numpy() to pair by position")
 
@@ -346,8 +349,17 @@ def as_numbers(values, name):
     Raises
     ------
     JobTableError
-        Naming the first value that is not a number (missing values are fine).
+        Naming the first value that is not a number (missing values are fine),
+        or the dtype of dates or durations (float64 would read them as
+        nanoseconds).
     """
+    dtype = getattr(values, "dtype", None)
+    if (getattr(dtype, "kind", None) in ("m", "M")
+            or isinstance(dtype, (pd.DatetimeTZDtype, pd.PeriodDtype))):
+        how = (".dt.total_seconds()" if getattr(dtype, "kind", None) == "m"
+               else "(t - t0).dt.total_seconds() from an origin t0")
+        raise JobTableError(f"{name} holds {dtype} values, not numbers of seconds (convert "
+                            f"with {how})")
     try:
         return np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
@@ -455,10 +467,12 @@ def check_target(y, X, *, what, name="y", missing=False, owner=""):
     Raises
     ------
     JobTableError
-        ``y`` not numbers, not one per job, or holding an infinite, negative
-        or (unless ``missing``) missing value, naming the first such row.
+        ``y`` not numbers, not one per job, a Series labelled for other rows
+        (:func:`check_aligned`), or holding an infinite, negative or (unless
+        ``missing``) missing value, naming the first such row.
     """
     prefix = f"{owner}: " if owner else ""
+    check_aligned(y, X, name, owner=owner)
     values = as_numbers(y, f"{prefix}{name}")
     if values.shape != (len(X),):
         raise JobTableError(f"{prefix}{name} must have one value per job ({len(X)}), "

@@ -17,6 +17,7 @@ once per ``fit`` or call, never per job.
 
 import functools
 import inspect
+import math
 import numbers
 import os
 import re
@@ -35,7 +36,7 @@ from ._sklearn_compat import (
     validate_parameter_constraints,
 )
 from ._time import parse_duration
-from .exceptions import ConfigError, InvalidParameterError
+from .exceptions import ConfigError, InvalidParameterError, NotFittedError
 
 __all__ = ["ParamsValidatedMixin", "check_parameters", "validate_params", "invalid_parameter",
            "check_path_or_file", "check_instance", "short_repr", "RANDOM_STATE", "Duration",
@@ -134,6 +135,46 @@ def _answers_yes(method):
         return bool(method())
     except (OSError, ValueError):  # io.UnsupportedOperation, a closed file
         return False
+
+
+def check_fitted(estimator, attributes=None):
+    """scikit-learn's ``check_is_fitted``, raising predictkit's :class:`NotFittedError`.
+
+    Parameters
+    ----------
+    estimator : estimator
+    attributes : str or list of str, optional
+        Attributes that ``fit`` sets (default: any attribute ending in ``_``).
+
+    Raises
+    ------
+    NotFittedError
+        Also scikit-learn's ``NotFittedError``: the message is scikit-learn's.
+    """
+    from sklearn.exceptions import NotFittedError as SklearnNotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    try:
+        check_is_fitted(estimator, attributes)
+    except SklearnNotFittedError as error:
+        raise NotFittedError(str(error)) from None
+
+
+def finite_time(value, name, owner):
+    """``value`` as a float number of seconds, or a one-line error naming it.
+
+    Raises
+    ------
+    InvalidParameterError
+        For a value that is no number (text, None) or is not finite.
+    """
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        seconds = math.nan
+    if not math.isfinite(seconds):
+        raise invalid_parameter(name, owner, "a finite time in seconds", value)
+    return seconds
 
 
 def check_instance(estimator, name, owner):

@@ -10,6 +10,8 @@ Invalid parameters of estimators and functions raise
 scikit-learn's own tooling (``check_param_validation``) recognises it.
 """
 
+from sklearn.exceptions import NotFittedError as SklearnNotFittedError
+
 from ._sklearn_compat import SklearnInvalidParameterError
 
 __all__ = [
@@ -25,6 +27,7 @@ __all__ = [
     "ConfigError",
     "OutputError",
     "InvalidParameterError",
+    "NotFittedError",
 ]
 
 
@@ -111,6 +114,15 @@ class OutputError(PredictkitError, OSError):
     one of the inputs (which writing would destroy). It is also an
     :class:`OSError`, so code that catches file errors keeps working; its
     message is one line naming the path.
+    """
+
+
+class NotFittedError(PredictkitError, SklearnNotFittedError):
+    """An estimator was asked for predictions (or its fitted state) before ``fit``.
+
+    Also scikit-learn's ``NotFittedError`` (hence ``ValueError`` and
+    ``AttributeError``), so scikit-learn's tooling and code that catches it
+    keep working.
     """
 
 

@@ -345,3 +345,36 @@ def test_messages_stay_one_short_line_whatever_the_value(value):
     exc = _raised(lambda: simulate(JOBS, estimates=value))
     _assert_parameter_error(exc, "estimates", "simulate")
     assert len(str(exc)) < 400
+
+
+_NEED_FIT = {"RuntimeDistribution": lambda est, jobs: est.sample(np.ones(3)),
+             "SiteModel": lambda est, jobs: est.to_dict()}
+"""The workload models that need fitting; the others transform with their defaults."""
+
+
+@pytest.mark.parametrize("name, cls", [(name, cls) for name, cls in all_estimators()
+                                       if not cls.__module__.startswith("predictkit.workload")
+                                       or name in _NEED_FIT])
+def test_predicting_before_fit_is_a_predictkit_not_fitted_error(name, cls):
+    from sklearn.exceptions import NotFittedError as SklearnNotFittedError
+
+    from predictkit.exceptions import NotFittedError
+
+    jobs = make_workload(n_jobs=20, random_state=0)
+    method = "predict" if hasattr(cls, "predict") else "transform"
+    call = _NEED_FIT.get(name, lambda est, jobs: getattr(est, method)(jobs))
+    with pytest.raises(NotFittedError) as caught:
+        call(cls(), jobs)
+    assert isinstance(caught.value, PredictkitError)
+    assert isinstance(caught.value, SklearnNotFittedError)  # sklearn's tooling still sees it
+    assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("now", ["x", None, math.nan, math.inf, [1.0, 2.0]])
+def test_a_time_that_is_no_finite_number_is_named(now):
+    from predictkit._validation import finite_time
+
+    with pytest.raises(InvalidParameterError, match="'now' parameter of owner must be a finite "
+                                                    "time in seconds"):
+        finite_time(now, "now", "owner")
+    assert finite_time("12.5", "now", "owner") == 12.5

@@ -11,6 +11,7 @@ from ..exceptions import ConfigError
 from ..runtime._registry import ESTIMATE_NAMES, PERFECT
 from ..runtime._walltime_adjuster import DEFAULT_KEYS as TANG_DEFAULT_KEYS
 from ..simulate import POLICIES, PRIORITIES
+from ..simulate._policies import BACKFILL_ORDERS
 from ._checks import check_positive, check_procs, flag_names, refuse_inapplicable, tang_keys
 from ._common import (DeprecatedAlias, Progress, add_command, add_machine_procs_option,
                       add_output_options, output_format, print_json, read_jobs_to_simulate,
@@ -64,7 +65,7 @@ def register(subparsers):
     parser.add_argument("--on-underestimate", default="double",
                         choices=("double", "increments", "request"),
                         help="what a job that outlives its estimate gets")
-    parser.add_argument("--backfill-order", default=None, choices=("priority", "sjf"),
+    parser.add_argument("--backfill-order", default=None, choices=BACKFILL_ORDERS,
                         help="order in which waiting jobs are tried for backfilling, with "
                              "--policy easy or no_guarantee (default: priority)")
     add_machine_procs_option(parser)
@@ -157,10 +158,11 @@ def _check_estimates_matter(args, flag):
     from ..simulate._policies import estimates_matter
 
     if flag is None or estimates_matter(args.policy, args.priority, args.backfill_order,
-                                        args.starvation_after):
+                                        args.starvation_after, args.reservation_depth):
         return
     what = ("never backfills" if args.policy == "fcfs"
-            else "backfills whatever fits in priority order and reserves nothing")
+            else "backfills whatever fits in priority order and reserves nothing"
+            + (" with --reservation-depth 0" if args.reservation_depth == 0 else ""))
     fixes = ("a policy with reservations (easy, conservative), --priority sjf or wfp"
              + (", --backfill-order sjf or --starvation-after" if args.policy != "fcfs"
                 else ""))

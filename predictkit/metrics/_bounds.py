@@ -23,6 +23,7 @@ from numbers import Real
 
 import numpy as np
 
+from .._table import as_numbers
 from .._validation import Interval, StrOptions, validate_params
 from ..exceptions import ConfigError, JobTableError
 
@@ -32,9 +33,13 @@ __all__ = ["bound_correctness", "bound_availability", "bound_tightness",
 
 def _values(values, name, what):
     try:
-        return np.asarray(values, dtype=np.float64).reshape(-1)
-    except (TypeError, ValueError):
-        raise JobTableError(f"{name} must be numeric {what} in seconds") from None
+        array = as_numbers(values, name)
+    except JobTableError as error:
+        raise JobTableError(f"{name} must be numeric {what} in seconds: {error}") from None
+    if array.ndim > 1:
+        raise JobTableError(f"{name} must hold one value per job (1-D), got shape "
+                            f"{array.shape}")
+    return array.reshape(-1)
 
 
 def _refuse(bad, name, problem):

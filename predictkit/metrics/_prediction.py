@@ -5,6 +5,7 @@ from numbers import Real
 import numpy as np
 from sklearn.metrics import make_scorer
 
+from .._table import as_numbers
 from .._validation import Interval, validate_params
 from ..exceptions import JobTableError
 
@@ -22,10 +23,10 @@ __all__ = [
 def _pair(run, est, names=("run", "est")):
     arrays = []
     for name, values in zip(names, (run, est)):
-        try:
-            values = np.asarray(values, dtype=np.float64).ravel()
-        except (TypeError, ValueError):
-            raise JobTableError(f"{name} must be numeric seconds") from None
+        values = as_numbers(values, name)
+        if values.ndim != 1:
+            raise JobTableError(f"{name} must hold one value per job (1-D), got shape "
+                                f"{values.shape}")
         arrays.append(values)
     if arrays[0].shape != arrays[1].shape:
         raise JobTableError(
@@ -40,6 +41,9 @@ def _pair(run, est, names=("run", "est")):
                 "jobs with a known runtime and estimate before scoring")
         if (values < 0).any():
             raise JobTableError(f"{name} has negative values")
+        if np.isinf(values).any():
+            raise JobTableError(f"{name} has {int(np.isinf(values).sum())} infinite value(s) "
+                                f"(first at position {int(np.argmax(np.isinf(values)))})")
     return arrays
 
 

@@ -90,7 +90,29 @@ def _fold_with_history(history, X, warmup):
     return jobs, in_fold[rows]
 
 
-def refuse_blind_scheduler(policy, priority, backfill_orders, starvation_after=None):
+def check_simulate_kwargs(simulate_kwargs, owner):
+    """Refuse arguments that :func:`~predictkit.simulate.simulate` does not take.
+
+    Found when the scorer or the search is built, not when the first
+    simulation runs.
+
+    Raises
+    ------
+    ConfigError
+        Naming the unknown arguments.
+    """
+    import inspect
+
+    from ..simulate import simulate
+
+    unknown = sorted(set(simulate_kwargs) - set(inspect.signature(simulate).parameters))
+    if unknown:
+        raise ConfigError(f"{owner}: simulate() takes no argument {', '.join(unknown)} "
+                          "(see help(predictkit.simulate.simulate))")
+
+
+def refuse_blind_scheduler(policy, priority, backfill_orders, starvation_after=None,
+                           reservation_depth=None):
     """Refuse a scheduler whose schedule no runtime estimate changes.
 
     Every predictor would score the same under it, so a search would keep
@@ -98,7 +120,7 @@ def refuse_blind_scheduler(policy, priority, backfill_orders, starvation_after=N
 
     Parameters
     ----------
-    policy, priority, starvation_after
+    policy, priority, starvation_after, reservation_depth
         As :func:`~predictkit.simulate.simulate` takes them (an unknown
         policy is left to ``simulate`` to refuse).
     backfill_orders : list of str
@@ -114,7 +136,7 @@ def refuse_blind_scheduler(policy, priority, backfill_orders, starvation_after=N
 
     if not isinstance(policy, str) or policy not in REGISTRY:
         return
-    if any(estimates_matter(policy, priority, order, starvation_after)
+    if any(estimates_matter(policy, priority, order, starvation_after, reservation_depth)
            for order in backfill_orders):
         return
     raise ConfigError(
@@ -180,6 +202,8 @@ def make_schedule_scorer(policy="easy", metric="bounded_slowdown", selective=Tru
         raise ConfigError(f"metric must be a string, got {metric!r}")
     if "estimates" in simulate_kwargs:
         raise ConfigError("the scorer supplies estimates= itself (the estimator being scored)")
+    check_simulate_kwargs({k: v for k, v in simulate_kwargs.items() if k != "n_procs"},
+                          "make_schedule_scorer")
     if "n_procs" in simulate_kwargs:
         simulate_kwargs["machine_procs"] = renamed_argument(
             "make_schedule_scorer", "n_procs", "machine_procs", simulate_kwargs.pop("n_procs"),
@@ -196,7 +220,8 @@ def make_schedule_scorer(policy="easy", metric="bounded_slowdown", selective=Tru
     warmup = parse_duration(warmup, name="warmup", allow_none=True)
     refuse_blind_scheduler(policy, simulate_kwargs.get("priority", "fcfs"),
                            [simulate_kwargs.get("backfill_order", "priority")],
-                           simulate_kwargs.get("starvation_after"))
+                           simulate_kwargs.get("starvation_after"),
+                           simulate_kwargs.get("reservation_depth"))
     name = _ALIASES.get(metric, metric)
     kwargs = dict(policy=policy, selective=selective, **simulate_kwargs)
     return _ScheduleScorer(name, kwargs, history, warmup)

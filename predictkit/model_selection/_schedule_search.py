@@ -20,7 +20,7 @@ from .._time import parse_duration
 from .._validation import short_repr
 from ..exceptions import ConfigError, JobTableError
 from ._schedule_criteria import SCHEDULE_CRITERIA, cross_validation_scores
-from ._schedule_scorer import refuse_blind_scheduler
+from ._schedule_scorer import check_simulate_kwargs, refuse_blind_scheduler
 
 __all__ = ["ScheduleCandidate", "EASY_PLUS_PLUS", "schedule_candidates", "select_by_schedule",
            "ScheduleSelection", "SCHEDULE_METRICS", "SCHEDULE_CRITERIA"]
@@ -51,6 +51,28 @@ class ScheduleCandidate:
     selective: bool = False
     on_underestimate: str = "double"
     backfill_order: str = "priority"
+
+    def __post_init__(self):
+        params = self.params
+        if not isinstance(params, tuple) or not all(
+                isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], str)
+                for pair in params):
+            hint = (" (from a dict: tuple(params.items()))" if isinstance(params, dict)
+                    else "")
+            raise ConfigError(f"ScheduleCandidate params must be a tuple of (name, value) pairs "
+                              f"such as (('quantile', 0.85),){hint}, got {short_repr(params)}")
+        if not isinstance(self.selective, bool):
+            raise ConfigError(f"ScheduleCandidate selective must be True or False, got "
+                              f"{short_repr(self.selective)}")
+        from ..simulate._estimates import UNDERESTIMATE_RULES
+        from ..simulate._policies import BACKFILL_ORDERS
+
+        for name, allowed in (("on_underestimate", tuple(UNDERESTIMATE_RULES)),
+                              ("backfill_order", BACKFILL_ORDERS)):
+            if getattr(self, name) not in allowed:
+                raise ConfigError(f"ScheduleCandidate {name} must be one of "
+                                  f"{', '.join(map(repr, allowed))}, got "
+                                  f"{short_repr(getattr(self, name))}")
 
     @property
     def name(self):
@@ -320,6 +342,7 @@ def select_by_schedule(jobs, candidates=None, *, test_periods=3, period="30D", w
     owned = {"estimates", "selective", "on_underestimate", "backfill_order"} & set(simulate_kwargs)
     if owned:
         raise ConfigError(f"{', '.join(sorted(owned))} is set by each candidate, not for all runs")
+    check_simulate_kwargs(simulate_kwargs, "select_by_schedule")
     for name, value, low in (("test_periods", test_periods, 1),
                              ("warmup_periods", warmup_periods, 0)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
@@ -331,7 +354,8 @@ def select_by_schedule(jobs, candidates=None, *, test_periods=3, period="30D", w
     if baseline is not None:
         _check_candidates([baseline])
     refuse_blind_scheduler(policy, priority, [c.backfill_order for c in candidates],
-                           simulate_kwargs.get("starvation_after"))
+                           simulate_kwargs.get("starvation_after"),
+                           simulate_kwargs.get("reservation_depth"))
     if not isinstance(jobs, pd.DataFrame) or "submit_time" not in jobs.columns or not len(jobs):
         raise JobTableError("jobs must be a non-empty job table with submit_time")
     submit = jobs["submit_time"].to_numpy(dtype=float)

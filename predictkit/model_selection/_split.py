@@ -9,8 +9,10 @@ from sklearn.metrics import check_scoring
 from sklearn.model_selection import BaseCrossValidator
 from sklearn.pipeline import Pipeline
 
+from .._table import check_aligned, check_target, validate_jobs
 from .._time import parse_duration
-from .._validation import Duration, Interval, StrOptions, check_instance, check_parameters
+from .._validation import (Duration, Interval, StrOptions, check_instance, check_parameters,
+                           invalid_parameter)
 from ..exceptions import ConfigError, JobTableError
 
 __all__ = ["TraceSplit", "replay_cross_validate"]
@@ -83,10 +85,10 @@ class TraceSplit(BaseCrossValidator):
         period, window = self._check()
         if not isinstance(X, pd.DataFrame) or "submit_time" not in X.columns:
             raise JobTableError("TraceSplit needs a job table (DataFrame) with submit_time")
+        # seconds, none missing nor infinite (a datetime column would be read as nanoseconds)
+        validate_jobs(X, required=("submit_time",), columns=("job_id",), check_values=False,
+                      name="TraceSplit: job table")
         submit = np.asarray(X["submit_time"], dtype=np.float64)
-        if np.isnan(submit).any():
-            raise JobTableError(
-                f"TraceSplit: {int(np.isnan(submit).sum())} job(s) have no submit_time")
         if len(submit) == 0:
             raise JobTableError("TraceSplit: the job table is empty")
         t0 = submit.min()
@@ -121,6 +123,7 @@ class TraceSplit(BaseCrossValidator):
 
     def get_n_splits(self, X=None, y=None, groups=None):
         """Number of folds (``n_splits``)."""
+        self._check()
         return self.n_splits
 
 
@@ -180,12 +183,27 @@ def replay_cross_validate(estimator, X, y, *, cv, scoring=None, return_predictio
         ``"test_<name>"`` arrays of one score per fold (``"test_score"`` for a
         single scorer), ``"fold"`` test sizes, and ``"predictions"`` if asked.
     """
-    check_instance(estimator, "estimator", "replay_cross_validate")
-    y = np.asarray(y, dtype=np.float64)
-    if isinstance(scoring, dict):
-        scorers = {name: check_scoring(estimator, scoring=s) for name, s in scoring.items()}
-    else:
-        scorers = {"score": check_scoring(estimator, scoring=scoring)}
+    owner = "replay_cross_validate"
+    check_instance(estimator, "estimator", owner)
+    if not isinstance(X, pd.DataFrame):
+        raise JobTableError(f"{owner}: X must be a pandas DataFrame job table, got "
+                            f"{type(X).__name__}")
+    if not callable(getattr(cv, "split", None)) or isinstance(cv, type):
+        # an int would make sklearn's shuffled-free KFold, which ignores time order
+        raise invalid_parameter("cv", owner, "a cross-validator instance with split(X, y), "
+                                "such as TraceSplit(n_splits=5)", cv)
+    check_aligned(y, X, "y")
+    target = "waits" if getattr(estimator, "target_known_at", None) == "start" else "runtimes"
+    y = check_target(y, X, what=target, missing=True, owner=owner)
+    try:
+        if isinstance(scoring, dict):
+            scorers = {name: check_scoring(estimator, scoring=s) for name, s in scoring.items()}
+        else:
+            scorers = {"score": check_scoring(estimator, scoring=scoring)}
+    except (ValueError, TypeError):
+        raise invalid_parameter("scoring", owner, "None, a scorer name of "
+                                "sklearn.metrics.get_scorer_names(), a callable or a dict of "
+                                "them", scoring) from None
     results = {f"test_{name}": [] for name in scorers}
     results["fold"] = []
     predictions = np.full(len(X), np.nan)

@@ -50,7 +50,8 @@ def job_features(X, *, name="job table"):
         If ``X`` has neither ``req_procs`` nor ``n_procs``, or no ``req_time``,
         or one of them holds text, an infinite value or one of 2**53 or more;
         or a width read (``req_procs``, and ``n_procs`` where ``req_procs`` is
-        unknown) is not a whole number > 0, as WaitPredictor refuses it.
+        unknown) is not a whole number > 0, or a requested time is negative,
+        as WaitPredictor refuses them.
     """
     columns = getattr(X, "columns", ())
     if "req_procs" not in columns and "n_procs" not in columns:
@@ -76,6 +77,8 @@ def job_features(X, *, name="job table"):
         validate_jobs(widths, whole=WIDTH_COLUMNS, name=name)
     nodes = read  # requested_width(X): no width read is <= 0 from here on
     req = np.asarray(X["req_time"], dtype=np.float64)
+    if (req < 0).any():
+        validate_jobs(X, columns=("job_id", "req_time"), name=name)  # words the error
     with np.errstate(divide="ignore", invalid="ignore"):
         f_nodes = np.where(nodes > 0, np.log2(nodes), np.nan)
         f_time = np.where(req > 0, np.log(req), np.nan)

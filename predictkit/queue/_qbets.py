@@ -18,12 +18,12 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted
 
 from .._deprecation import warn_renamed
 from .._table import check_target
 from .._validation import (RANDOM_STATE, ColumnNames, Interval, ParamsValidatedMixin,
-                           StrOptions, as_seed, invalid_parameter)
+                           StrOptions, as_seed, check_fitted, finite_time,
+                           invalid_parameter)
 from ..exceptions import ConfigError, InvalidParameterError, JobTableError
 from ._binomial import min_history
 from ._clustering import job_features, parse_edges
@@ -327,13 +327,10 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
             The time the queue is observed at; jobs submitted at or after it
             are ignored.
         """
-        check_is_fitted(self, "n_seen_")
+        check_fitted(self, "n_seen_")
         if not isinstance(X, pd.DataFrame) or "submit_time" not in X.columns:
             raise JobTableError("observe_queue needs a job table with submit_time")
-        now = float(now)
-        if not math.isfinite(now):
-            raise InvalidParameterError(f"observe_queue: now must be a finite time, got {now!r}",
-                                        parameter="now", owner="QBETS.observe_queue")
+        now = finite_time(now, "now", "QBETS.observe_queue")
         submit = np.asarray(X["submit_time"], dtype=np.float64)
         if np.isnan(submit).any():
             raise JobTableError(f"observe_queue: {int(np.isnan(submit).sum())} queued "
@@ -382,7 +379,7 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
         ndarray of float64
             ``NaN`` for jobs whose class has fewer than ``min_history_`` waits.
         """
-        check_is_fitted(self, "n_seen_")
+        check_fitted(self, "n_seen_")
         features = self._features(X)
         out = np.full(len(X), np.nan)
         for key, rows in self._groups(X):
@@ -428,7 +425,7 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
         InvalidParameterError
             If ``within`` is missing, negative or ``NaN``.
         """
-        check_is_fitted(self, "n_seen_")
+        check_fitted(self, "n_seen_")
         features = self._features(X)
         groups = self._groups(X)
         if within is None:
@@ -478,7 +475,7 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
             Columns ``class, nodes, requested_time, n_history, bound``,
             preceded by the ``by`` columns (one row per class of each group).
         """
-        check_is_fitted(self, "n_seen_")
+        check_fitted(self, "n_seen_")
         columns = list(self.by or ())
         rows = []
         for key, engine in self._engines.items():

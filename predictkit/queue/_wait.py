@@ -21,11 +21,11 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, clone
-from sklearn.utils.validation import check_is_fitted
 
 from .._table import (WIDTH_COLUMNS, _raise_rows, as_numbers, check_target, job_width,
                       requested_width, validate_jobs)
-from .._validation import HasMethods, Interval, ParamsValidatedMixin, StrOptions, invalid_parameter
+from .._validation import (HasMethods, Interval, ParamsValidatedMixin, StrOptions, check_fitted,
+                           finite_time, invalid_parameter)
 from ..exceptions import InvalidParameterError, JobTableError
 from ._aggregate import ExpertAggregator
 from ._conformal import ConformalCalibrator, job_class, score
@@ -303,13 +303,10 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         InvalidParameterError
             For a ``now`` that is not a finite time.
         """
-        check_is_fitted(self, "n_seen_")
+        check_fitted(self, "n_seen_")
         table = _check_table(X, "observe_queue")
         self._check_labels(table, "observe_queue")
-        now = float(now)
-        if not math.isfinite(now):
-            raise InvalidParameterError(f"observe_queue: now must be a finite time, got {now!r}",
-                                        parameter="now", owner="WaitPredictor.observe_queue")
+        now = finite_time(now, "now", "WaitPredictor.observe_queue")
         submit = table["submit_time"].to_numpy(dtype=np.float64)
         self._check_waiting(table, submit, now)
         keep = np.flatnonzero(submit < now)
@@ -499,7 +496,7 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         ndarray of float64
             ``NaN`` until enough waits have been calibrated on.
         """
-        check_is_fitted(self, "n_seen_")
+        check_fitted(self, "n_seen_")
         return self._forecast(_check_table(X, "predict"), "predict")
 
     def start_probability(self, X, within=None):
@@ -508,7 +505,7 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         The share of the recent scores of the job's class at or under the
         score a wait of ``within`` would have (``NaN`` without scores).
         """
-        check_is_fitted(self, "n_seen_")
+        check_fitted(self, "n_seen_")
         table = _check_table(X, "start_probability")
         if within is None:
             raise InvalidParameterError("start_probability needs 'within' (seconds)",
@@ -533,7 +530,7 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
 
     def forecast(self, X):
         """The forward-simulation forecast (seconds) of each job, uncalibrated."""
-        check_is_fitted(self, "n_seen_")
+        check_fitted(self, "n_seen_")
         table = _check_table(X, "forecast")
         self._forecast(table, "forecast")
         return np.array([self._jobs[label]["forecast"] for label in table.index.tolist()])

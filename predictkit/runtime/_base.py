@@ -25,9 +25,8 @@ Semantics shared by every estimator of :mod:`predictkit.runtime`
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils.validation import check_is_fitted
 
-from .._validation import ParamsValidatedMixin
+from .._validation import ParamsValidatedMixin, check_fitted
 from .._table import MAX_EXACT, check_target, known_time
 from ..exceptions import JobTableError
 
@@ -276,7 +275,7 @@ class OnlineRuntimeEstimator(ParamsValidatedMixin, RegressorMixin, BaseEstimator
             ``clip_to_request=False``; ``NaN`` where the predictor needs a
             request and the job has none.
         """
-        check_is_fitted(self, "history_")
+        check_fitted(self, "history_")
         query = self._query(X)
         raw = self._predict_raw(self._history_for(query), query)
         return self._clip(raw, query["req_time"])

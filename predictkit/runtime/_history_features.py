@@ -4,10 +4,9 @@ from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils.validation import check_is_fitted
 
 from .._table import requested_width
-from .._validation import Interval, ParamsValidatedMixin
+from .._validation import Interval, ParamsValidatedMixin, check_fitted
 from ._base import OnlineRuntimeEstimator, check_jobs
 from ._kernels import recent_features
 
@@ -90,7 +89,7 @@ class HistoryFeatures(ParamsValidatedMixin, TransformerMixin, BaseEstimator):
 
     def transform(self, X):
         """Return the feature matrix (one row per job, see :meth:`get_feature_names_out`)."""
-        check_is_fitted(self, "history_")
+        check_fitted(self, "history_")
         query = check_jobs(X, self._required_columns(), name="jobs to transform",
                            owner="HistoryFeatures")
         hist = self._history_for(query)

@@ -26,7 +26,7 @@ from ._estimates import (
     resolve_underestimate,
     static_estimates,
 )
-from ._policies import REGISTRY, resolve_policy
+from ._policies import BACKFILL_ORDERS, REGISTRY, resolve_policy
 from ._priorities import PRIORITIES, callable_keys, resolve_priority
 from ._priorities import REGISTRY as PRIORITY_REGISTRY
 from ._schedule import Schedule
@@ -49,7 +49,7 @@ _BATCH = 4096
                   HasMethods(["partial_fit", "predict"]), HistoryPipeline()],
     "selective": ["boolean"],
     "on_underestimate": [StrOptions(set(UNDERESTIMATE_RULES))],
-    "backfill_order": [StrOptions({"priority", "sjf"})],
+    "backfill_order": [StrOptions(set(BACKFILL_ORDERS))],
     "kill_at_request": ["boolean"],
     "max_runtime": [Duration(positive=True, unlimited=True), None],
     "predictor_refresh": [Duration(unlimited=True), None],

@@ -60,10 +60,10 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.special import ndtr, ndtri
-from sklearn.utils.validation import check_is_fitted
 
 from .._time import parse_duration
-from .._validation import RANDOM_STATE, Duration, Interval, StrOptions, invalid_parameter
+from .._validation import (RANDOM_STATE, Duration, Interval, StrOptions, check_fitted,
+                           invalid_parameter)
 from ..exceptions import ConfigError
 from ..jobs import validate_jobs
 from . import _default_site
@@ -389,7 +389,7 @@ class JointEstimates(EstimateModel):
         -------
         JointEstimates
         """
-        check_is_fitted(self, "mode_values_")
+        check_fitted(self, "mode_values_")
         model = copy.copy(self)
         model.t_max = t_max
         model._check_params()

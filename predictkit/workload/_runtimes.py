@@ -17,7 +17,7 @@ from scipy.special import ndtr
 from sklearn.base import BaseEstimator
 
 from .._validation import RANDOM_STATE, Interval, ParamsValidatedMixin
-from ..exceptions import ConfigError, JobTableError
+from ..exceptions import ConfigError, JobTableError, NotFittedError
 from ..jobs import validate_jobs
 from ._base import as_rng
 
@@ -170,7 +170,7 @@ class RuntimeDistribution(ParamsValidatedMixin, BaseEstimator):
             correlated runtimes with the same distribution.
         """
         if not hasattr(self, "log_quantiles_"):
-            raise ConfigError("RuntimeDistribution must be fitted (or made with "
+            raise NotFittedError("RuntimeDistribution must be fitted (or made with "
                               "from_quantiles) before sample")
         sizes = np.asarray(sizes, dtype=float)
         machine = self.machine_procs_ if machine_procs is None else machine_procs

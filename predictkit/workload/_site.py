@@ -13,7 +13,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from .._validation import RANDOM_STATE, Duration, Interval, ParamsValidatedMixin
-from ..exceptions import ConfigError
+from ..exceptions import NotFittedError
 from ._default_site import DefaultSite, default_site
 from ._joint import JointEstimates
 from ._runtimes import RuntimeDistribution
@@ -79,7 +79,7 @@ class SiteModel(ParamsValidatedMixin, BaseEstimator):
     def to_dict(self):
         """The fitted parameters as plain lists and numbers (JSON-ready)."""
         if not hasattr(self, "estimates_"):
-            raise ConfigError("SiteModel must be fitted before to_dict")
+            raise NotFittedError("SiteModel must be fitted before to_dict")
         est = self.estimates_
         return {"machine_procs": self.machine_procs_,
                 "runtime_log_quantiles": np.round(self.runtimes_.log_quantiles_, 4).tolist(),

@@ -55,6 +55,8 @@ BAD_FLAGS = [
     (["simulate", "{plain}", "--policy", "no_guarantee", "--priority", "fairshare",
       "--predictor", "usage-max", "--selective"], "--predictor"),
     (["select", "{waits}", "--policy", "fcfs"], "--policy"),
+    (["simulate", "{plain}", "--reservation-depth", "0", "--predictor", "perfect"],
+     "--predictor"),
     (["bounds", "{waits}", "--format", "json"], "--format"),
     (["predict", "{waits}", "--method", "requested", "--keys", "user"], "--keys"),
     (["predict", "{waits}", "--method", "usage-max", "--window", "5D"], "--window"),

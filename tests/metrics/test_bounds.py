@@ -83,3 +83,14 @@ def test_an_infinite_bound_is_no_bound():
     s = bound_summary(Y, bounds)
     assert (s["n_bounded"], s["n_scored"], s["availability"]) == (4, 4, 0.8)
     assert s["correctness"] == 0.75
+
+
+def test_waits_that_are_not_seconds_per_job_are_refused():
+    import pandas as pd
+
+    with pytest.raises(JobTableError, match="y_true must be numeric waits in seconds: .*"
+                                            "timedelta64"):
+        bound_correctness(pd.to_timedelta([10, 20], unit="s"), [100.0, 100.0])
+    with pytest.raises(JobTableError, match=r"bounds must hold one value per job \(1-D\)"):
+        bound_correctness([10.0, 20.0], np.ones((2, 1)))
+    assert bound_correctness(5.0, 10.0) == 1.0  # one job as a scalar

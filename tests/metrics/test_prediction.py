@@ -72,3 +72,15 @@ def test_scorers_follow_greater_is_better():
     assert estimate_accuracy_scorer(est, X, y) == pytest.approx(0.5)
     assert underestimation_rate_scorer(est, X, y) == pytest.approx(-0.5)
     assert mean_absolute_error_scorer(est, X, y) == pytest.approx(-30.0)
+
+
+@pytest.mark.parametrize("values, message", [
+    (pd.to_timedelta([10, 20], unit="s"), r"timedelta64.* not numbers of seconds .*total_seconds"),
+    (pd.to_datetime([10, 20], unit="s"), r"datetime64.* not numbers of seconds"),
+    (np.array([np.inf, 10.0]), r"run has 1 infinite value\(s\) \(first at position 0\)"),
+    (np.ones((2, 1)), r"one value per job \(1-D\), got shape \(2, 1\)"),
+])
+def test_runtimes_that_are_not_seconds_per_job_are_refused(values, message):
+    for metric in (estimate_accuracy, mean_absolute_error, underestimation_rate):
+        with pytest.raises(JobTableError, match=message):
+            metric(values, np.array([20.0, 20.0]))

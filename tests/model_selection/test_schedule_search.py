@@ -269,6 +269,28 @@ def test_scorer_with_history_simulates_the_fold_after_the_jobs_before_it(jobs, w
                                   search.cv_results_["split0_test_score"])
 
 
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(params={"quantile": 0.7}), r"params must be a tuple of \(name, value\) pairs .*from "
+                                     r"a dict: tuple\(params.items\(\)\)"),
+    (dict(params=("quantile", 0.7)), "params must be a tuple of"),
+    (dict(selective=1), "selective must be True or False, got 1"),
+    (dict(on_underestimate="triple"), "on_underestimate must be one of 'double'"),
+    (dict(backfill_order="lifo"), "backfill_order must be one of 'priority', 'sjf'"),
+])
+def test_a_candidate_is_checked_when_made(kwargs, message):
+    with pytest.raises(ConfigError, match=message):
+        ScheduleCandidate("tang", **kwargs)
+
+
+def test_unknown_simulate_arguments_are_refused_when_the_scorer_is_made(jobs):
+    with pytest.raises(ConfigError, match="make_schedule_scorer: simulate.. takes no argument "
+                                          "foo"):
+        make_schedule_scorer(machine_procs=100, foo=1)
+    with pytest.raises(ConfigError, match="select_by_schedule: simulate.. takes no argument "
+                                          "colour"):
+        select_by_schedule(jobs, SMALL[:1], period="3D", colour="red")
+
+
 def test_scorer_refuses_a_scheduler_that_reads_no_estimate():
     with pytest.raises(ConfigError, match="every predictor gives the same schedule"):
         make_schedule_scorer(policy="fcfs")

@@ -63,6 +63,23 @@ def test_sliding_window_and_errors():
         list(TraceSplit().split(X.iloc[:0]))
 
 
+@pytest.mark.parametrize("change, message", [
+    (lambda s: pd.to_datetime(s, unit="s"), "holds datetime64.* values, not numbers of seconds"),
+    (lambda s: s.where(s.index != 3, np.inf), "infinite values .*first at row 3"),
+    (lambda s: s.astype(object).where(s.index != 2, "x"), "not numeric .*first at row 2"),
+])
+def test_split_refuses_submit_times_that_are_not_seconds(change, message):
+    X = pd.DataFrame({"submit_time": np.arange(10) * 86400.0 * 10})
+    with pytest.raises(JobTableError, match=message):
+        list(TraceSplit(n_splits=2).split(X.assign(submit_time=change(X["submit_time"]))))
+
+
+def test_get_n_splits_checks_n_splits():
+    assert TraceSplit(n_splits=3).get_n_splits() == 3
+    with pytest.raises(ConfigError, match="'n_splits' parameter of TraceSplit"):
+        TraceSplit(n_splits=-3).get_n_splits()
+
+
 @pytest.fixture(scope="module")
 def kth():
     X = load_trace("KTH-SP2-1996-2.1-cln", 6000)
@@ -100,3 +117,27 @@ def test_replay_cross_validate_pipeline(kth):
         out = replay_cross_validate(pipe, X, y, cv=TraceSplit(n_splits=2),
                                     scoring={"acc": estimate_accuracy_scorer})
     assert np.all((out["test_acc"] > 0.2) & (out["test_acc"] <= 1.0))
+
+
+def test_replay_cross_validate_refuses_what_it_cannot_pair_or_score(kth):
+    X, y = kth
+    cv = TraceSplit(n_splits=2, period="30D")
+    est = WalltimeAdjuster(keys=("user_id",))
+    shuffled = pd.Series(y, index=X.index).sample(frac=1.0, random_state=0)
+    with pytest.raises(JobTableError, match="y is a Series whose index differs"):
+        replay_cross_validate(est, X, shuffled, cv=cv)
+    with pytest.raises(JobTableError, match="y holds infinite runtimes .*first at row 5"):
+        replay_cross_validate(est, X, np.where(np.arange(len(y)) == 5, np.inf, y), cv=cv)
+    with pytest.raises(JobTableError, match=r"one value per job \(6000\)"):
+        replay_cross_validate(est, X, y[:100], cv=cv)
+    with pytest.raises(JobTableError, match="y must hold numbers; position 0 holds 'a'"):
+        replay_cross_validate(est, X, ["a"] * len(y), cv=cv)
+    with pytest.raises(ConfigError, match="'cv' parameter .* cross-validator instance"):
+        replay_cross_validate(est, X, y, cv=3)
+    with pytest.raises(ConfigError, match="'scoring' parameter .*get_scorer_names"):
+        replay_cross_validate(est, X, y, cv=cv, scoring="nope")
+    with pytest.raises(JobTableError, match="X must be a pandas DataFrame"):
+        replay_cross_validate(est, X.to_numpy(), y, cv=cv)
+    # aligned by label, the same Series is fine
+    aligned = replay_cross_validate(est, X, shuffled.loc[X.index], cv=cv)["test_score"]
+    assert_array_equal(aligned, replay_cross_validate(est, X, y, cv=cv)["test_score"])

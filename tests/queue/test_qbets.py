@@ -462,3 +462,17 @@ def test_deprecated_predict_proba_warns_and_returns_the_start_probability():
     with pytest.warns(DeprecationWarning, match="QBETS.start_probability"):
         old = model.predict_proba(_jobs(3), within=within)
     assert_array_equal(old, model.start_probability(_jobs(3), within=within))
+
+
+def test_impossible_requests_misaligned_waits_and_bad_clocks_are_refused():
+    jobs = _jobs(50)
+    waits = pd.Series(np.arange(50.0), index=jobs.index)
+    model = QBETS(clustering=([8], [])).fit(jobs, waits.to_numpy())  # reads the requests
+    with pytest.raises(JobTableError, match="column 'req_time' has negative values .*first at "
+                                            "row 1"):
+        model.predict(jobs.iloc[:3].assign(req_time=[10.0, -5.0, 10.0]))
+    with pytest.raises(JobTableError, match="QBETS: y is a Series whose index differs"):
+        QBETS(clustering=None).fit(jobs, waits.iloc[::-1])
+    with pytest.raises(ConfigError, match="'now' parameter of QBETS.observe_queue must be a "
+                                          "finite time"):
+        model.observe_queue(jobs.iloc[:3], now="x")

@@ -150,18 +150,22 @@ def test_every_registered_policy_keeps_the_basic_invariants(name, case, priority
 @settings(max_examples=60, deadline=None)
 @given(case=workloads(), policy=st.sampled_from(POLICIES), priority=st.sampled_from(PRIORITIES),
        backfill=st.sampled_from(["priority", "sjf"]), starve=st.sampled_from([None, 40.0]),
+       depth=st.sampled_from([None, 0, 2]),
        under=st.sampled_from(["double", "increments", "request"]))
 def test_where_estimates_do_not_matter_no_estimate_changes_the_schedule(
-        case, policy, priority, backfill, starve, under):
+        case, policy, priority, backfill, starve, depth, under):
     jobs, machine, est, _ = case
     if not REGISTRY[policy].takes_backfill_order:
         backfill = "priority"
     if not REGISTRY[policy].takes_starvation_after:
         starve = None
-    if _policies.estimates_matter(policy, priority, backfill, starve):
+    if not REGISTRY[policy].takes_reservation_depth:
+        depth = None
+    if _policies.estimates_matter(policy, priority, backfill, starve, depth):
         return
     common = dict(machine_procs=machine, policy=policy, priority=priority,
-                  backfill_order=backfill, starvation_after=starve, on_underestimate=under)
+                  backfill_order=backfill, starvation_after=starve, on_underestimate=under,
+                  reservation_depth=depth)
     given = simulate(jobs, estimates=est, **common).jobs
     asked = simulate(jobs, estimates="requested", **common).jobs
     np.testing.assert_array_equal(given["start_time"], asked["start_time"])
@@ -175,7 +179,9 @@ def test_estimates_matter_names_the_schedulers_that_read_them():
     assert matter("fcfs", "sjf") and matter("fcfs", "wfp") and matter("fcfs", lambda X: 0)
     assert matter("no_guarantee", backfill_order="sjf")
     assert matter("no_guarantee", starvation_after=3600.0)
-    assert matter("easy") and matter("conservative")
+    assert matter("easy") and matter("conservative") and matter("easy", reservation_depth=2)
+    assert not matter("easy", reservation_depth=0)
+    assert matter("easy", backfill_order="sjf", reservation_depth=0)
     # a log where they do: SJF by estimate reorders the queue
     jobs = pd.DataFrame(dict(submit_time=[0.0, 1.0, 1.0], run_time=[10.0, 50.0, 5.0],
                              n_procs=[1.0, 1.0, 1.0], req_time=[10.0, 60.0, 60.0]))

@@ -12,7 +12,7 @@ import pkgutil
 from ...exceptions import ConfigError
 from ._policy import Policy
 
-__all__ = ["POLICIES", "REGISTRY", "Policy", "estimates_matter", "policies_taking",
+__all__ = ["BACKFILL_ORDERS", "POLICIES", "REGISTRY", "Policy", "estimates_matter", "policies_taking",
            "resolve_policy"]
 
 
@@ -29,6 +29,10 @@ def _discover():
 
 REGISTRY = _discover()
 """Every policy by name, in listing order."""
+
+BACKFILL_ORDERS = ("priority", "sjf")
+"""The orders a backfilling policy tries waiting jobs in (``backfill_order``):
+the queue's priority, or shortest estimate first."""
 
 POLICIES = tuple(REGISTRY)
 """``"fcfs"``: no backfilling; ``"easy"``: a reservation for the first waiting
@@ -53,13 +57,15 @@ def policies_taking(option):
     return tuple(name for name, policy in REGISTRY.items() if getattr(policy, f"takes_{option}"))
 
 
-def estimates_matter(policy, priority="fcfs", backfill_order="priority", starvation_after=None):
+def estimates_matter(policy, priority="fcfs", backfill_order="priority", starvation_after=None,
+                     reservation_depth=None):
     """Whether runtime estimates can change a simulation's schedule.
 
     They cannot under ``"fcfs"`` (no backfilling) or ``"no_guarantee"``
-    (backfilling in priority order, no reservation) unless the queue order
-    reads them (``"sjf"``, ``"wfp"``, a callable) or, for ``"no_guarantee"``,
-    jobs backfill shortest first or the starvation queue reserves.
+    (backfilling in priority order, no reservation; also ``"easy"`` with
+    ``reservation_depth=0``) unless the queue order reads them (``"sjf"``,
+    ``"wfp"``, a callable) or, for the latter, jobs backfill shortest first
+    or the starvation queue reserves.
 
     Parameters
     ----------
@@ -68,7 +74,7 @@ def estimates_matter(policy, priority="fcfs", backfill_order="priority", starvat
     priority : str or callable
         A name in :data:`predictkit.simulate.PRIORITIES`, or a function
         (assumed to read estimates).
-    backfill_order, starvation_after
+    backfill_order, starvation_after, reservation_depth
         As :func:`~predictkit.simulate.simulate` takes them.
 
     Returns
@@ -78,7 +84,7 @@ def estimates_matter(policy, priority="fcfs", backfill_order="priority", starvat
     from .._priorities import REGISTRY as PRIORITY_REGISTRY
 
     order = PRIORITY_REGISTRY.get(priority) if isinstance(priority, str) else None
-    return (REGISTRY[policy].reads_estimates(backfill_order, starvation_after)
+    return (REGISTRY[policy].reads_estimates(backfill_order, starvation_after, reservation_depth)
             or order is None or order.reads_estimates)
 
 

@@ -44,7 +44,8 @@ class Policy:
     """Whether ``simulate(starvation_after=...)`` applies to this policy: only
     policies that take it are given it in :meth:`loop`."""
 
-    def reads_estimates(self, backfill_order="priority", starvation_after=None):
+    def reads_estimates(self, backfill_order="priority", starvation_after=None,
+                        reservation_depth=None):
         """Whether the policy's own decisions read the jobs' runtime estimates.
 
         A policy that reserves nothing and backfills in priority order starts
@@ -58,6 +59,8 @@ class Policy:
             ``simulate(backfill_order=...)``.
         starvation_after : float, optional
             ``simulate(starvation_after=...)``, in seconds.
+        reservation_depth : int, optional
+            ``simulate(reservation_depth=...)``.
         """
         return True
 

@@ -80,6 +80,11 @@ class _Easy(Policy):
     takes_reservation_depth = True
     takes_backfill_order = True
 
+    def reads_estimates(self, backfill_order="priority", starvation_after=None,
+                        reservation_depth=None):
+        """Always, but with depth 0 (no-guarantee backfilling) only to backfill shortest first."""
+        return reservation_depth != 0 or backfill_order == "sjf"
+
     def loop(self, reservation_depth):
         """EASY's own pass for depth 1 (the default), the depth-k pass otherwise."""
         depth = 1 if reservation_depth is None else int(reservation_depth)

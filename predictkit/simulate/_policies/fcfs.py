@@ -28,7 +28,8 @@ def run(s, settings):
 
 
 class _NoBackfilling(Policy):
-    def reads_estimates(self, backfill_order="priority", starvation_after=None):
+    def reads_estimates(self, backfill_order="priority", starvation_after=None,
+                        reservation_depth=None):
         """Never: jobs start in priority order as they fit."""
         return False
 

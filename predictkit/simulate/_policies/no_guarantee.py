@@ -12,7 +12,8 @@ class _NoGuarantee(Policy):
     takes_starvation_after = True
     takes_backfill_order = True
 
-    def reads_estimates(self, backfill_order="priority", starvation_after=None):
+    def reads_estimates(self, backfill_order="priority", starvation_after=None,
+                        reservation_depth=None):
         """Only to backfill shortest first, or for the starvation queue's reservation."""
         return backfill_order == "sjf" or starvation_after is not None
 
