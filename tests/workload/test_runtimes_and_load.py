@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from scipy.stats import ks_2samp
 from tracedata import load_trace
 
-from predictkit.exceptions import ConfigError, JobTableError
+from predictkit.exceptions import ConfigError, JobTableError, NotFittedError
 from predictkit.jobs import clean_jobs
 from predictkit.workload import RuntimeDistribution, SiteModel, make_workload
 from predictkit.workload._load import paced_arrivals, to_calendar, to_rate_time
@@ -46,7 +46,7 @@ def test_scores_give_the_same_distribution_and_rank_order():
 
 
 def test_runtime_errors_are_clear():
-    with pytest.raises(ConfigError, match="fitted"):
+    with pytest.raises(NotFittedError, match="fitted"):
         RuntimeDistribution().sample([1.0])
     with pytest.raises(ConfigError, match="shape"):
         RuntimeDistribution.from_quantiles(np.zeros((2, 3)))
