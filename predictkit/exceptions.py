@@ -26,6 +26,7 @@ __all__ = [
     "SimulationError",
     "ConfigError",
     "OutputError",
+    "InputFileError",
     "InvalidParameterError",
     "NotFittedError",
 ]
@@ -115,6 +116,38 @@ class OutputError(PredictkitError, OSError):
     :class:`OSError`, so code that catches file errors keeps working; its
     message is one line naming the path.
     """
+
+
+class InputFileError(PredictkitError, OSError):
+    """An input file cannot be opened: it does not exist, is a folder, or may not be read.
+
+    The readers raise it as the matching ``OSError`` too
+    (``FileNotFoundError``, ``IsADirectoryError``, ``PermissionError``), so
+    code that catches those keeps working; ``errno``, ``strerror`` and
+    ``filename`` are those of the failed ``open``.
+    """
+
+    @staticmethod
+    def from_os_error(error):
+        """The :class:`InputFileError` (and ``type(error)``) standing for ``error``."""
+        kind = _INPUT_FILE_ERRORS.get(type(error), InputFileError)
+        return kind(error.errno, error.strerror, error.filename)
+
+
+class _MissingInputFile(InputFileError, FileNotFoundError):
+    pass
+
+
+class _InputFileIsAFolder(InputFileError, IsADirectoryError):
+    pass
+
+
+class _UnreadableInputFile(InputFileError, PermissionError):
+    pass
+
+
+_INPUT_FILE_ERRORS = {FileNotFoundError: _MissingInputFile, IsADirectoryError: _InputFileIsAFolder,
+                      PermissionError: _UnreadableInputFile}
 
 
 class NotFittedError(PredictkitError, SklearnNotFittedError):

@@ -186,8 +186,10 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
         text that is not UTF-8 (UTF-16 included), corrupt or truncated gzip
         data, or a path that cannot be read (a symlink loop, a file used as a
         folder), naming the file.
-    FileNotFoundError, IsADirectoryError, PermissionError
-        If the file does not exist, is a folder or cannot be opened.
+    InputFileError
+        If the file does not exist, is a folder or cannot be opened (also the
+        ``FileNotFoundError``, ``IsADirectoryError`` or ``PermissionError``
+        that ``open`` raised).
     ConfigError
         If ``time_zone`` is not a known zone, or ``path_or_buffer`` is
         neither a path nor a file object open for reading (an

@@ -4,7 +4,7 @@ import shlex
 from pathlib import Path
 
 from .._validation import check_path_or_file
-from ..exceptions import ConfigError
+from ..exceptions import ConfigError, InputFileError
 from ._slurm_fields import parse_time_request
 
 __all__ = ["read_sbatch_script"]
@@ -64,7 +64,10 @@ def read_sbatch_script(path):
     """
     path = Path(check_path_or_file(path, "path", "read_sbatch_script", files=False))
     found = dict.fromkeys(list(dict.fromkeys(_OPTIONS.values())) + ["procs"])
-    text = path.read_text(encoding="utf-8", errors="replace")
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except (FileNotFoundError, PermissionError, IsADirectoryError) as exc:
+        raise InputFileError.from_os_error(exc) from None
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         if not line or (line.startswith("#") and not line.startswith("#SBATCH")):

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from .._format import format_count
 from .._validation import check_path_or_file
+from ..exceptions import InputFileError
 
 __all__ = ["read_source", "report_skipped_lines"]
 
@@ -52,8 +53,10 @@ def read_source(path_or_buffer, error, *, reader, parameter="path_or_buffer"):
 
     Raises
     ------
-    FileNotFoundError, IsADirectoryError, PermissionError
-        As ``open`` raises them (the command line prints them as one line).
+    InputFileError
+        When the path does not exist, is a folder or may not be read: also
+        the ``FileNotFoundError``, ``IsADirectoryError`` or
+        ``PermissionError`` that ``open`` raised.
     error
         For another path that cannot be read (a symbolic link loop, a file
         used as a folder, a name too long), corrupt or truncated gzip data, or
@@ -69,8 +72,8 @@ def read_source(path_or_buffer, error, *, reader, parameter="path_or_buffer"):
         source = str(path)
         try:
             data = path.read_bytes()
-        except (FileNotFoundError, PermissionError, IsADirectoryError):
-            raise
+        except (FileNotFoundError, PermissionError, IsADirectoryError) as exc:
+            raise InputFileError.from_os_error(exc) from None
         except OSError as exc:  # a symlink loop, a file used as a folder, a too long name...
             raise error(f"cannot read the file: {exc.strerror or exc}", source=source) from None
     else:

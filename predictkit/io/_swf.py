@@ -86,8 +86,10 @@ def read_swf(path_or_buffer, *, errors="raise"):
         truncated gzip, a binary or UTF-16 file, or a path that cannot be
         read (a symlink loop, a file used as a folder). All name the file,
         and the line number and text where there is one.
-    FileNotFoundError, IsADirectoryError, PermissionError
-        If the file does not exist, is a folder or cannot be opened.
+    InputFileError
+        If the file does not exist, is a folder or cannot be opened (also the
+        ``FileNotFoundError``, ``IsADirectoryError`` or ``PermissionError``
+        that ``open`` raised).
     ConfigError
         If ``errors`` is not ``"raise"`` or ``"skip"``, or if
         ``path_or_buffer`` is neither a path nor a file object open for

@@ -350,10 +350,16 @@ def test_an_unknown_errors_option_is_a_config_error():
 
 
 def test_paths_that_cannot_be_read(tmp_path):
-    with pytest.raises(FileNotFoundError):
-        read_swf(tmp_path / "missing.swf")
-    with pytest.raises(IsADirectoryError):
+    from predictkit.exceptions import InputFileError, PredictkitError
+
+    missing = tmp_path / "missing.swf"
+    with pytest.raises(FileNotFoundError) as caught:
+        read_swf(missing)
+    assert isinstance(caught.value, InputFileError) and isinstance(caught.value, PredictkitError)
+    assert caught.value.filename == str(missing) and caught.value.errno == 2
+    with pytest.raises(IsADirectoryError) as caught:
         read_swf(tmp_path)
+    assert isinstance(caught.value, InputFileError)
     loop = tmp_path / "loop.swf"
     loop.symlink_to(loop)
     with pytest.raises(SWFFormatError, match=f"{loop}: cannot read the file: Too many levels"):
