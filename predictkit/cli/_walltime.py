@@ -145,6 +145,14 @@ def recommend_walltime(jobs, *, user, req_time, procs=None, account=None, max_ri
     if not judged.any():
         raise JobTableError("no past job has both a runtime and a requested time: nothing "
                             "to judge the predictors on")
+    shortest, longest = requested[judged].min(), requested[judged].max()
+    if not shortest <= req_time <= longest:
+        span = (f"all {format_slurm_duration(shortest)}" if shortest == longest else
+                f"{format_slurm_duration(shortest)} to {format_slurm_duration(longest)}")
+        notes.append(f"the request ({format_slurm_duration(req_time)}) is "
+                     f"{'longer' if req_time > longest else 'shorter'} than any request of "
+                     f"{judged_on} ({span}): how the predictors scored there says little "
+                     "about it")
     now = log_end(jobs.assign(start_time=submit + wait, end_time=known))
     query = _query(jobs, mine, user_id, now, req_time, procs, account)
     if account is None:

@@ -444,3 +444,17 @@ def test_a_within_time_given_twice_is_refused(capsys):
     err = fails(capsys, ["wait", SAMPLE, "--procs", "1", "--time", "1:00:00",
                          "--within", "1h", "--within", "60min"])
     assert "--within gives a value twice" in err
+
+
+def test_walltime_says_when_the_request_lies_outside_the_history_judged(capsys, jobs):
+    eva = jobs[(jobs["user_id"] == jobs.attrs["user_ids"]["eva"]) & jobs["run_time"].notna()]
+    longest = eva["req_time"].max()
+    assert longest < 100 * 86400
+    answer = run_json(capsys, ["walltime", SAMPLE, "--user", "eva", "--time", "100-00:00:00"])
+    outside = [note for note in answer["notes"] if "says little about it" in note]
+    assert len(outside) == 1 and outside[0].startswith(
+        "the request (100-00:00:00) is longer than any request of user eva's 142 past jobs")
+    # eva asked for one hour every time
+    assert eva["req_time"].min() == longest == 3600
+    inside = run_json(capsys, ["walltime", SAMPLE, "--user", "eva", "--time", "1:00:00"])
+    assert not any("says little about it" in note for note in inside["notes"])
