@@ -8,7 +8,7 @@ from ..exceptions import ConfigError
 from ..model_selection import EASY_PLUS_PLUS, schedule_candidates, select_by_schedule
 from ..model_selection._schedule_criteria import SCHEDULE_CRITERIA
 from ..model_selection._schedule_search import RECENT_COUNTS, SCHEDULE_METRICS, TANG_KEYS
-from ..model_selection._schedule_scorer import refuse_blind_scheduler
+from ..simulate._policies import refuse_blind_scheduler
 from ..simulate import POLICIES, PRIORITIES
 from ._checks import (check_count, check_positive, check_procs, flag_names, refuse_inapplicable,
                       refuse_repeats, unusable_tang_keys)

@@ -11,7 +11,7 @@ from ..exceptions import ConfigError
 from ..runtime._registry import ESTIMATE_NAMES, PERFECT
 from ..runtime._walltime_adjuster import DEFAULT_KEYS as TANG_DEFAULT_KEYS
 from ..simulate import POLICIES, PRIORITIES
-from ..simulate._policies import BACKFILL_ORDERS
+from ..simulate._policies import BACKFILL_ORDERS, refuse_blind_scheduler
 from ._checks import check_positive, check_procs, flag_names, refuse_inapplicable, tang_keys
 from ._common import (DeprecatedAlias, Progress, add_command, add_machine_procs_option,
                       add_output_options, output_format, print_json, read_jobs_to_simulate,
@@ -130,9 +130,11 @@ def _check_args(args):
     check_procs(args.machine_procs)
     _check_policy_flags(args)
     _check_predictor_flags(args)
-    _check_estimates_matter(args, "--predictor " + args.predictor
-                            if args.predictor != "requested" else "--selective"
-                            if args.selective else None)
+    if args.predictor != "requested":  # --selective alone is refused above
+        with flag_names(_FLAGS):
+            refuse_blind_scheduler(args.policy, args.priority, [args.backfill_order],
+                                   args.starvation_after, args.reservation_depth,
+                                   refused=f"--predictor {args.predictor}")
     if args.predictor == "tang" and not 0.5 <= args.quantile <= 1.0:
         raise ConfigError(f"--quantile must be in [0.5, 1] for --predictor tang, "
                           f"got {args.quantile:g}")
@@ -151,23 +153,6 @@ def _check_predictor_flags(args):
                           "select (give another --predictor)")
     if args.quantile is None:
         args.quantile = 0.85
-
-
-def _check_estimates_matter(args, flag):
-    """Refuse ``flag`` (about runtime estimates) where no estimate changes the schedule."""
-    from ..simulate._policies import estimates_matter
-
-    if flag is None or estimates_matter(args.policy, args.priority, args.backfill_order,
-                                        args.starvation_after, args.reservation_depth):
-        return
-    what = ("never backfills" if args.policy == "fcfs"
-            else "backfills whatever fits in priority order and reserves nothing"
-            + (" with --reservation-depth 0" if args.reservation_depth == 0 else ""))
-    fixes = ("a policy with reservations (easy, conservative), --priority sjf or wfp"
-             + (", --backfill-order sjf or --starvation-after" if args.policy != "fcfs"
-                else ""))
-    raise ConfigError(f"{flag} cannot change the schedule: --policy {args.policy} {what} and "
-                      f"--priority {args.priority} does not read estimates (give {fixes})")
 
 
 def _check_policy_flags(args):

@@ -126,8 +126,7 @@ def replay(estimator, X, y, *, method="auto", known_time=None):
     # the columns replay reads hold numbers, none infinite nor beyond float64's exact
     # range (the estimator checks those it reads itself)
     validate_jobs(X, columns=_OWN_COLUMNS, check_values=False, name="X")
-    check_aligned(y, X, "y")
-    check_aligned(known_time, X, "known_time")
+    check_aligned(known_time, X, "known_time")  # y's alignment: check_target
     y = check_target(y, X, what="runtimes" if target == "end" else "waits", missing=True,
                      owner="replay")
     submit = np.asarray(X["submit_time"], dtype=np.float64)

@@ -111,41 +111,6 @@ def check_simulate_kwargs(simulate_kwargs, owner):
                           "(see help(predictkit.simulate.simulate))")
 
 
-def refuse_blind_scheduler(policy, priority, backfill_orders, starvation_after=None,
-                           reservation_depth=None):
-    """Refuse a scheduler whose schedule no runtime estimate changes.
-
-    Every predictor would score the same under it, so a search would keep
-    the first candidate without a word.
-
-    Parameters
-    ----------
-    policy, priority, starvation_after, reservation_depth
-        As :func:`~predictkit.simulate.simulate` takes them (an unknown
-        policy is left to ``simulate`` to refuse).
-    backfill_orders : list of str
-        The backfilling orders the candidates use.
-
-    Raises
-    ------
-    ConfigError
-        When estimates change the schedule under none of ``backfill_orders``
-        (:func:`~predictkit.simulate._policies.estimates_matter`).
-    """
-    from ..simulate._policies import REGISTRY, estimates_matter
-
-    if not isinstance(policy, str) or policy not in REGISTRY:
-        return
-    if any(estimates_matter(policy, priority, order, starvation_after, reservation_depth)
-           for order in backfill_orders):
-        return
-    raise ConfigError(
-        f"policy={policy!r} with priority={priority!r} never reads a runtime estimate, so "
-        "every predictor gives the same schedule and the same score; choose a policy with "
-        "reservations ('easy', 'conservative') or a priority that reads estimates ('sjf', "
-        "'wfp')")
-
-
 def make_schedule_scorer(policy="easy", metric="bounded_slowdown", selective=True, *,
                          history=None, warmup=None, **simulate_kwargs):
     """Score a runtime predictor by the schedule its predictions produce.
@@ -218,6 +183,8 @@ def make_schedule_scorer(policy="easy", metric="bounded_slowdown", selective=Tru
     elif warmup is not None:
         raise ConfigError("warmup applies with history= only")
     warmup = parse_duration(warmup, name="warmup", allow_none=True)
+    from ..simulate._policies import refuse_blind_scheduler
+
     refuse_blind_scheduler(policy, simulate_kwargs.get("priority", "fcfs"),
                            [simulate_kwargs.get("backfill_order", "priority")],
                            simulate_kwargs.get("starvation_after"),

@@ -20,7 +20,7 @@ from .._time import parse_duration
 from .._validation import short_repr
 from ..exceptions import ConfigError, JobTableError
 from ._schedule_criteria import SCHEDULE_CRITERIA, cross_validation_scores
-from ._schedule_scorer import check_simulate_kwargs, refuse_blind_scheduler
+from ._schedule_scorer import check_simulate_kwargs
 
 __all__ = ["ScheduleCandidate", "EASY_PLUS_PLUS", "schedule_candidates", "select_by_schedule",
            "ScheduleSelection", "SCHEDULE_METRICS", "SCHEDULE_CRITERIA"]
@@ -353,6 +353,8 @@ def select_by_schedule(jobs, candidates=None, *, test_periods=3, period="30D", w
     candidates = _check_candidates(schedule_candidates() if candidates is None else candidates)
     if baseline is not None:
         _check_candidates([baseline])
+    from ..simulate._policies import refuse_blind_scheduler
+
     refuse_blind_scheduler(policy, priority, [c.backfill_order for c in candidates],
                            simulate_kwargs.get("starvation_after"),
                            simulate_kwargs.get("reservation_depth"))

@@ -9,7 +9,7 @@ from sklearn.metrics import check_scoring
 from sklearn.model_selection import BaseCrossValidator
 from sklearn.pipeline import Pipeline
 
-from .._table import check_aligned, check_target, validate_jobs
+from .._table import check_target, validate_jobs
 from .._time import parse_duration
 from .._validation import (Duration, Interval, StrOptions, check_instance, check_parameters,
                            invalid_parameter)
@@ -192,7 +192,6 @@ def replay_cross_validate(estimator, X, y, *, cv, scoring=None, return_predictio
         # an int would make sklearn's shuffled-free KFold, which ignores time order
         raise invalid_parameter("cv", owner, "a cross-validator instance with split(X, y), "
                                 "such as TraceSplit(n_splits=5)", cv)
-    check_aligned(y, X, "y")
     target = "waits" if getattr(estimator, "target_known_at", None) == "start" else "runtimes"
     y = check_target(y, X, what=target, missing=True, owner=owner)
     try:

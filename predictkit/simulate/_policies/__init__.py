@@ -13,7 +13,7 @@ from ...exceptions import ConfigError
 from ._policy import Policy
 
 __all__ = ["BACKFILL_ORDERS", "POLICIES", "REGISTRY", "Policy", "estimates_matter", "policies_taking",
-           "resolve_policy"]
+           "refuse_blind_scheduler", "resolve_policy"]
 
 
 def _discover():
@@ -86,6 +86,43 @@ def estimates_matter(policy, priority="fcfs", backfill_order="priority", starvat
     order = PRIORITY_REGISTRY.get(priority) if isinstance(priority, str) else None
     return (REGISTRY[policy].reads_estimates(backfill_order, starvation_after, reservation_depth)
             or order is None or order.reads_estimates)
+
+
+def refuse_blind_scheduler(policy, priority, backfill_orders, starvation_after=None,
+                           reservation_depth=None, *, refused="a runtime predictor"):
+    """Refuse a scheduler whose schedule no runtime estimate changes.
+
+    Every predictor would give the same schedule and score the same under
+    it, so a search would keep the first candidate without a word.
+
+    Parameters
+    ----------
+    policy, priority, starvation_after, reservation_depth
+        As :func:`~predictkit.simulate.simulate` takes them (an unknown
+        policy is left to ``simulate`` to refuse).
+    backfill_orders : list of str
+        The backfilling orders the candidates use.
+    refused : str
+        What is refused, to start the message with.
+
+    Raises
+    ------
+    ConfigError
+        When estimates change the schedule under none of ``backfill_orders``
+        (:func:`estimates_matter`).
+    """
+    if not isinstance(policy, str) or policy not in REGISTRY:
+        return
+    if any(estimates_matter(policy, priority, order, starvation_after, reservation_depth)
+           for order in backfill_orders):
+        return
+    depth = " (reservation_depth=0)" if reservation_depth == 0 else ""
+    raise ConfigError(
+        f"{refused} cannot change the schedule: policy={policy!r}{depth} with "
+        f"priority={priority!r} never reads a runtime estimate, so every predictor gives the "
+        "same schedule and the same score; choose a policy with reservations ('easy', "
+        "'conservative'), a priority that reads estimates ('sjf', 'wfp') or, to backfill "
+        "without reservations, backfill_order='sjf'")
 
 
 def resolve_policy(policy, reservation_depth, starvation_after=None):
