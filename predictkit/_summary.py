@@ -138,6 +138,12 @@ def peak_busy_procs(X):
     return float(busy[top]), float(times[order][top])
 
 
+def width_unit(X):
+    """What a job's width counts in ``X``: ``"node"`` for a ``sacct`` log without a
+    CPU field (``attrs["processor_unit"]``), else ``"processor"``."""
+    return "node" if X.attrs.get("processor_unit") == "nodes" else "processor"
+
+
 def machine_size(X, machine_procs=None):
     """The machine size a simulation of ``X`` assumes, and whether it was told.
 
@@ -196,13 +202,14 @@ def busier_than_machine(X, machine_procs=None, *, option="--machine-procs"):
     peak = peak_busy_procs(X)[0]
     if not peak > machine:
         return None
+    unit = f"{width_unit(X)}s"
     if not told:
-        return (f"the log keeps up to {peak:,.0f} processors busy at once, more than the "
-                f"{machine:,.0f} processors of its widest job, which stand for the machine "
+        return (f"the log keeps up to {peak:,.0f} {unit} busy at once, more than the "
+                f"{machine:,.0f} {unit} of its widest job, which stand for the machine "
                 f"size: if the machine is larger, give its size ({option})")
     source = "as given" if machine_procs is not None else "from the log's header or as given"
-    return (f"the log keeps up to {peak:,.0f} processors busy at once, more than the machine "
-            f"size of {machine:,.0f} processors ({source}): the log's own jobs overlap more "
+    return (f"the log keeps up to {peak:,.0f} {unit} busy at once, more than the machine "
+            f"size of {machine:,.0f} {unit} ({source}): the log's own jobs overlap more "
             f"than that machine holds (a simulation on it waits longer than the log did), "
             f"check that size")
 
@@ -232,7 +239,8 @@ def summarize(X, *, name=None):
         reaching it), and the estimate modes (Tsafrir et al. 2005, Table 2):
         ``n_estimates`` (distinct requested times), ``modes_for_50pct`` and
         ``modes_for_90pct`` (how many of the most popular cover 50% / 90% of
-        the jobs with a request).
+        the jobs with a request). ``attrs["width_unit"]`` says what the
+        widths count (:func:`width_unit`: ``"node"`` or ``"processor"``).
 
     Raises
     ------
@@ -284,7 +292,7 @@ def summarize(X, *, name=None):
             return 0
         return int(pd.Series(np.asarray(X[column], dtype=float)).dropna().nunique())
 
-    return pd.Series({
+    summary = pd.Series({
         "n_jobs": len(X),
         "first_submit_utc": first_utc,
         "span_days": float(np.ptp(known_submit) / 86400.0) if known_submit.size else np.nan,
@@ -305,3 +313,5 @@ def summarize(X, *, name=None):
         "modes_for_50pct": _bins_to_cover(modes, 50),
         "modes_for_90pct": _bins_to_cover(modes, 90),
     }, name=name, dtype=object)
+    summary.attrs["width_unit"] = width_unit(X)
+    return summary

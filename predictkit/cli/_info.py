@@ -2,10 +2,11 @@
 
 import pandas as pd
 
+from .._format import format_count
 from .._summary import DURATION_FIELDS, PROCESSOR_FIELDS, format_value
 from ..jobs import SUMMARY_LABELS, summarize
 from ._checks import flag_names
-from ._common import Progress, add_command, print_json, read_trace_arg
+from ._common import Progress, add_command, print_json, read_trace_arg, source_name
 from ._tables import format_number
 
 
@@ -60,8 +61,8 @@ def run(args):
     progress.settings(skip_bad_lines=args.skip_bad_lines, json=args.json)
     summaries = []
     for path in args.traces:
-        with flag_names({}), progress.step(lambda: f"read {summaries[-1]['n_jobs']:,} jobs "
-                                                   f"from {path}"):
+        with flag_names({}), progress.step(lambda: f"read {format_count(summaries[-1]['n_jobs'], 'job')} "
+                                                   f"from {source_name(path)}"):
             summaries.append(summarize(read_trace_arg(path, errors=errors)))
     names = _column_names(summaries, [str(path) for path in args.traces])
     if args.json:
@@ -70,6 +71,14 @@ def run(args):
         return 0
     table = pd.DataFrame({name: [_value(k, v) for k, v in s.items()]
                           for name, s in zip(names, summaries)},
-                         index=[SUMMARY_LABELS.get(k, k) for k in summaries[0].index])
+                         index=[_label(k, summaries) for k in summaries[0].index])
     print(table.to_string())
     return 0
+
+
+def _label(field, summaries):
+    """The row label of a summary field; widths count nodes when every log counts nodes."""
+    label = SUMMARY_LABELS.get(field, field)
+    if field in PROCESSOR_FIELDS and all(s.attrs.get("width_unit") == "node" for s in summaries):
+        label = label.replace("procs", "nodes")
+    return label

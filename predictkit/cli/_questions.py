@@ -5,11 +5,12 @@ import math
 import numpy as np
 import pandas as pd
 
+from .._summary import width_unit
 from ..exceptions import ConfigError
 from ._common import is_time_zone
 
-__all__ = ["add_request_options", "job_request", "resolve_name", "log_end", "log_zone",
-           "clock_time", "with_start_and_end"]
+__all__ = ["add_request_options", "job_request", "resolve_name", "partition_ids",
+           "width_in_log_unit", "log_end", "log_zone", "clock_time", "with_start_and_end"]
 
 _NAME_MAPS = {"user_id": ("user_ids",), "partition_id": ("partition_ids",),
               "group_id": ("account_ids", "group_ids")}
@@ -21,7 +22,8 @@ def add_request_options(parser, *, procs_required):
                         help="requested time limit as for sbatch --time: 2:00:00, 1-12:00:00, "
                              "90 (minutes), 90min (default: the --script's #SBATCH --time)")
     parser.add_argument("--procs", type=int, metavar="N",
-                        help="processors (CPUs) requested (default: from the --script's "
+                        help="processors (CPUs; nodes for a log that counts nodes) requested "
+                             "(default: from the --script's "
                              "#SBATCH --ntasks/--nodes/--cpus-per-task" + (
                                  ")" if procs_required else ", else the user's latest job's; "
                                  "of the predictors compared, only the learned one uses "
@@ -52,6 +54,31 @@ def job_request(args, *, need_procs):
     return float(seconds), procs, script
 
 
+def width_in_log_unit(jobs, args, procs, script):
+    """The width asked, in what the log's widths count (:func:`~predictkit._summary.width_unit`).
+
+    A log that counts nodes takes ``--procs`` as a node count, and from
+    ``--script`` (when ``--procs`` is not given) its ``#SBATCH --nodes``
+    rather than its processors. Returns ``(width, note)``, the note saying so
+    for a node log (None otherwise).
+
+    Raises
+    ------
+    ConfigError
+        When the log counts nodes and the width came from a script without
+        ``--nodes``.
+    """
+    if width_unit(jobs) != "node" or procs is None:
+        return procs, None
+    note = "the log counts nodes (it has no CPU field): the width asked is in nodes"
+    if args.procs is None:
+        if script.get("nodes") is None:
+            raise ConfigError(f"the log counts nodes (it has no CPU field) and {args.script} "
+                              f"asks for processors, not nodes: give --procs as a node count")
+        return script["nodes"], note
+    return procs, note
+
+
 def resolve_name(jobs, value, column, flag):
     """The id in ``column`` of the name ``value`` (a sacct name, or an SWF number).
 
@@ -77,9 +104,37 @@ def resolve_name(jobs, value, column, flag):
     if not known:
         raise ConfigError(f"{flag} {value}: the log gives no {column.removesuffix('_id')} for "
                           "any job")
+    _refuse_unknown(flag, value, known)
+
+
+def _refuse_unknown(flag, value, known):
     shown = ", ".join(known[:8]) + (", ..." if len(known) > 8 else "")
     raise ConfigError(f"{flag} {value}: no job of the log has it ({len(known)} known: "
                       f"{shown})")
+
+
+def partition_ids(jobs, partition, flag):
+    """The ids in ``partition_id`` of the jobs that share a partition with ``partition``.
+
+    ``partition`` lists partitions comma-separated, as ``sbatch --partition``
+    does; so does ``sacct`` for a pending job submitted to several
+    (``cpu,gpu``), which counts in each of them.
+
+    Raises
+    ------
+    ConfigError
+        When no job of the log has one of the partitions, naming the flag.
+    """
+    asked = partition.split(",")
+    mapping = jobs.attrs.get("partition_ids")
+    if not isinstance(mapping, dict):
+        return [resolve_name(jobs, name, "partition_id", flag) for name in asked]
+    members = {name: set(name.split(",")) for name in mapping}
+    known = sorted(set().union(*members.values()))
+    for name in asked:
+        if name not in known:
+            _refuse_unknown(flag, name, known)
+    return [float(number) for name, number in mapping.items() if members[name] & set(asked)]
 
 
 def name_of(jobs, value, column):

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .._format import format_count
+from .._summary import machine_size, width_unit
 from .._time import format_duration
 from ..exceptions import ConfigError, JobTableError
 from ..io._slurm_fields import format_slurm_duration, parse_time_request
@@ -24,7 +25,8 @@ from ._checks import check_fraction, check_procs, check_seed, refuse_repeats
 from ._common import (Progress, add_log_argument, add_machine_procs_option, print_json,
                       read_done, read_trace_arg, warn_busier_than_machine)
 from ._questions import (add_request_options, clock_time, job_request, log_end, log_zone,
-                         resolve_name, with_start_and_end)
+                         partition_ids, resolve_name, width_in_log_unit,
+                         with_start_and_end)
 from ._tables import fill
 
 USER_HISTORY_MIN = 100
@@ -99,6 +101,9 @@ def run(args):
                       machine_procs=args.machine_procs or "from the log")
     with progress.step(lambda: read_done(jobs, args.trace)):
         jobs = with_start_and_end(read_trace_arg(args.trace))
+    procs, unit_note = width_in_log_unit(jobs, args, procs, script)
+    if unit_note:
+        progress.say(f"{unit_note}: {format_count(procs, 'node')}")
     warn_busier_than_machine(jobs, args.machine_procs, progress)
     _check_fits(procs, jobs, args.trace, args.machine_procs)
     with progress.step("bounded the wait"):
@@ -109,6 +114,9 @@ def run(args):
                             else f"{args.script}: #SBATCH --partition"),
             quantile=args.quantile, confidence=args.confidence, seed=args.seed,
             queue=_snapshot(args, jobs) if args.queue else None)
+    if unit_note:
+        answer["notes"].insert(0, unit_note)
+    answer["unit"] = width_unit(jobs)
     if args.json:
         print_json(answer)
     else:
@@ -150,15 +158,13 @@ def _check_fits(procs, jobs, trace, machine_procs=None):
 
     The machine is ``--machine-procs``, else the log's (:func:`predictkit._summary.machine_size`).
     """
-    from .._summary import machine_size
-
     machine, told = machine_size(jobs, machine_procs)
     if not procs > machine:  # also when the size is unknown (NaN)
         return
     if machine_procs is not None:
         raise ConfigError(f"--procs {procs:,} is wider than the machine (--machine-procs "
                           f"{machine_procs:,}): such a job never starts")
-    size = format_count(int(machine), "processor") + ("" if told else ", its widest job")
+    size = format_count(int(machine), width_unit(jobs)) + ("" if told else ", its widest job")
     advice = "" if told else "; if the machine is larger, give its size with --machine-procs"
     raise ConfigError(f"--procs {procs:,} is wider than the machine of {trace} ({size}): such "
                       f"a job never starts{advice}")
@@ -178,8 +184,7 @@ def estimate_wait(jobs, *, procs, req_time, user=None, partition=None, within=(3
     """
     notes = []
     if partition is not None:
-        ids = [resolve_name(jobs, name, "partition_id", partition_flag)
-               for name in partition.split(",")]
+        ids = partition_ids(jobs, partition, partition_flag)
         jobs = jobs[np.isin(jobs["partition_id"].to_numpy(), ids)]
     last = log_end(jobs)
     now = last if queue is None else float(queue[1])
@@ -220,8 +225,12 @@ def estimate_wait(jobs, *, procs, req_time, user=None, partition=None, within=(3
     alone = {"bound": float(model.predict(job)[0]),
              "proba": model.start_probability(jobs_asked, within=within).tolist()}
     if queue is None:
-        pending = _pending_at_end(jobs, now)
+        pending, held = _pending_at_end(jobs, now)
         queue_source = "the log's own pending jobs at its end"
+        if held:
+            notes.append(f"{format_count(held, 'pending job')} not eligible to start then "
+                         f"(held, waiting for a dependency or a --begin time: Eligible "
+                         f"unknown or later): not counted in the queue")
     else:
         pending = _snapshot_rows(queue[0], jobs, partition, user if own_waits else None)
         queue_source = queue[2]
@@ -248,21 +257,29 @@ def estimate_wait(jobs, *, procs, req_time, user=None, partition=None, within=(3
 
 
 def _pending_at_end(jobs, now):
-    """Jobs submitted by ``now`` that had not started then."""
+    """Jobs submitted by ``now`` that had not started then and could have, and how
+    many more could not (a ``sacct`` log's ``Eligible`` unknown or later)."""
     submit = jobs["submit_time"].to_numpy(dtype=float)
     start = jobs["start_time"].to_numpy(dtype=float)
     waiting = (submit <= now) & (start > now)
     if "slurm_state" in jobs:
         state = jobs["slurm_state"].astype(str).str.split().str[0].str.upper()
         waiting |= (submit <= now) & np.isnan(start) & (state == "PENDING").to_numpy()
-    return jobs[waiting]
+    held = np.zeros(len(jobs), dtype=bool)
+    if "slurm_eligible_time" in jobs:
+        eligible = jobs["slurm_eligible_time"].to_numpy(dtype=float)
+        with np.errstate(invalid="ignore"):
+            held = waiting & ~(eligible <= now)
+    return jobs[waiting & ~held], int(held.sum())
 
 
 def _snapshot_rows(queue, jobs, partition, user):
     """A snapshot's pending jobs as a job table on the log's clock."""
     keep = np.ones(len(queue), dtype=bool)
     if partition is not None:
-        keep &= queue["partition"].isin(partition.split(",")).to_numpy()
+        asked = set(partition.split(","))  # a pending job may list several, as sacct's
+        keep &= np.array([bool(asked & set(str(name).split(",")))
+                          for name in queue["partition"]], dtype=bool)
     if user is not None:
         keep &= (queue["user"] == user).to_numpy()
     queue = queue[keep]
@@ -299,7 +316,7 @@ def print_answer(answer, stream):
     """Print :func:`estimate_wait`'s answer as sentences and a small table."""
     q, c = answer["quantile"], answer["confidence"]
     where = f" in {_partition_text(answer['partition'])}" if answer["partition"] else ""
-    print(f"A job of {format_count(answer['procs'], 'processor')} asking for "
+    print(f"A job of {format_count(answer['procs'], answer.get('unit', 'processor'))} asking for "
           f"{format_slurm_duration(answer['req_time'])}{where}, submitted at "
           f"{answer['now']}{_zone_text(answer.get('time_zone'))}:", file=stream)
     print(fill(

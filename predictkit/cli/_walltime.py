@@ -25,7 +25,8 @@ from ..model_selection import replay
 from ..runtime import make_predictor
 from ..runtime._registry import REGISTRY
 from ._common import (Progress, add_log_argument, print_json, read_done, read_trace_arg)
-from ._questions import add_request_options, job_request, log_end, name_of, resolve_name
+from ._questions import (add_request_options, job_request, log_end, name_of, resolve_name,
+                         width_in_log_unit)
 from ._tables import fill
 
 _DESCRIPTIONS = {
@@ -93,10 +94,13 @@ def run(args):
                       max_risk=args.max_risk, min_history=args.min_history)
     with progress.step(lambda: read_done(jobs, args.trace)):
         jobs = read_trace_arg(args.trace)
+    procs, unit_note = width_in_log_unit(jobs, args, procs, script)
     with progress.step(f"compared {len(CANDIDATES)} predictors"):
         answer = recommend_walltime(jobs, user=args.user, req_time=req_time, procs=procs,
                                     account=args.account or script.get("account"),
                                     max_risk=args.max_risk, min_history=args.min_history)
+    if unit_note:
+        answer["notes"].insert(0, unit_note)
     if args.json:
         print_json(answer)
     else:

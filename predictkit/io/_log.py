@@ -3,10 +3,11 @@
 import gzip
 import io
 import os
+import re
 import zlib
 
 from .._validation import check_path_or_file
-from ..exceptions import ConfigError
+from ..exceptions import ConfigError, SacctFormatError
 from ._sacct import looks_like_sacct, read_sacct
 from ._swf import read_swf
 
@@ -84,15 +85,48 @@ def detect_format(path_or_buffer):
     A seekable buffer is left where it was. An unreadable file is called SWF,
     so that the reader names the problem.
     """
-    if hasattr(path_or_buffer, "read"):
-        start = path_or_buffer.tell()
+    head = _read_head(path_or_buffer)
+    if looks_like_sacct(head):
+        return "sacct"
+    _refuse_sacct_lookalike(path_or_buffer, head)
+    return "swf"
+
+
+def _refuse_sacct_lookalike(source, head):
+    """Name ``sacct`` output that detection cannot read as such, rather than
+    letting the SWF reader call its first line malformed: output without its
+    header (``--noheader``) or separated by another ``--delimiter``."""
+    if isinstance(head, bytes):
+        if b"\x00" in head:
+            return  # UTF-16 or binary: the reader names it
+        head = head.decode("utf-8", errors="replace")
+    lines = enumerate((line.strip() for line in head.removeprefix("\ufeff").split("\n")),
+                      start=1)
+    number, first = next(((k, line) for k, line in lines
+                          if line and not line.startswith(";")), (None, ""))
+    problem = None
+    if "|" in first:
+        problem = ("'|'-separated fields but no header line naming JobID: sacct output "
+                   "printed with --noheader? predictkit needs the header (run sacct "
+                   "--parsable2 without --noheader)")
+    elif {"jobid", "jobidraw"} & set(re.split(r"[\s,;:]+", first.lower())):
+        problem = ("a header naming JobID, its fields not separated by '|': sacct output "
+                   "with another --delimiter? run sacct --parsable2 without --delimiter")
+    if problem:
+        name = (os.fspath(source) if not hasattr(source, "read")
+                else getattr(source, "name", "<buffer>"))
+        raise SacctFormatError(problem, source=str(name), line_number=number,
+                               line=first[:200])
+
+
+def _read_head(source):
+    if hasattr(source, "read"):
+        start = source.tell()
         try:
-            head = _head(path_or_buffer.read(_HEAD_BYTES))
+            return _head(source.read(_HEAD_BYTES))
         finally:
-            path_or_buffer.seek(start)
-    else:
-        head = _file_head(os.fspath(path_or_buffer))
-    return "sacct" if looks_like_sacct(head) else "swf"
+            source.seek(start)
+    return _file_head(os.fspath(source))
 
 
 def _seekable(buffer):

@@ -62,6 +62,8 @@ __all__ = ["read_sacct", "looks_like_sacct"]
 
 _ELAPSED_TOLERANCE = 1.0
 """Seconds by which Elapsed may exceed End - Start (times are printed to the second)."""
+_DST_SHIFT = 3600.0
+"""Seconds by which clocks move at a daylight-saving change (one hour nearly everywhere)."""
 _JOB_ID = re.compile(r"^(?P<job>\d+(?:_\d+)?(?:\+\d+)?)(?:\.(?P<step>[^.]+))?$")
 _REQUIRED = (("JobID", "JobIDRaw"), ("Submit",), ("Start",), ("State",),
              ("ElapsedRaw", "Elapsed", "End"),
@@ -89,7 +91,10 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
         The ``sacct`` output: pipe-separated fields with a header line naming
         them (any order, any case; extra fields are ignored). A ``.gz`` file
         or gzip data is decompressed. ``--parsable`` output, whose lines end
-        with a ``|``, is accepted too.
+        with a ``|``, is accepted too, and so are outputs of one ``--format``
+        concatenated (a repeated header line is no job). The jobs of one
+        cluster: with a ``Cluster`` field naming several, the output is
+        refused.
     errors : {"raise", "skip"}
         What to do with a malformed line (wrong field count, unparsable time,
         count or memory size, a job id Slurm never prints, a job array's
@@ -116,7 +121,10 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
         standing for an array's pending tasks, in file order; sort with
         ``sort_values("submit_time", kind="stable")`` before online use), with
         the extra columns ``slurm_job_id`` (the original ``JobID`` text) and
-        ``slurm_state`` (the raw ``State``). The module docstring gives the
+        ``slurm_state`` (the raw ``State``), and with an ``Eligible`` field
+        ``slurm_eligible_time``: when the job could first start (its
+        ``--begin`` time, dependencies and holds over), on the clock of
+        ``submit_time``; ``NaN`` while it is not (``Unknown``). The module docstring gives the
         field mapping. ``attrs`` holds ``unix_start_time``,
         ``time_zone_string``, the name-to-id maps ``user_ids``, ``account_ids``
         or ``group_ids``, ``app_ids``, ``qos_ids``, ``partition_ids``, the
@@ -144,7 +152,11 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
     is malformed).
     Without it a plain ``JobID`` keeps its number, and array tasks and
     heterogeneous components are numbered after the largest plain id, in
-    file order. Each heterogeneous component is one job.
+    file order; an array's pending tasks, which only ``JobID`` lists, are
+    then one job. Each heterogeneous component is one job. A job id that
+    Slurm gave out again (after its saved state was lost) names jobs of
+    different users: each is kept, the later ones numbered after the largest
+    id, with a warning (their count is ``attrs["n_reused_job_ids"]``).
 
     *Job arrays' pending tasks*. ``sacct`` prints the tasks of an array that
     have not started on one line: ``123_[5-9]``, ``123_[1,3,8-12]``,
@@ -159,8 +171,9 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
     1,000,000 (``MAX_ARRAY_TASKS``) tasks.
 
     *Requeued jobs*. ``sacct --duplicates`` lists a requeued job once per
-    run, each run with its own ``Submit`` or ``Start``: the last run listed
-    is kept, the earlier runs and their steps are left out with a warning
+    run, each run with its own ``Submit`` or ``Start`` and the same ``User``:
+    the last run listed is kept, the earlier runs and their steps are left
+    out with a warning
     (their count is ``attrs["n_earlier_runs_dropped"]``). Two allocation
     lines with the same ``JobID``, ``Submit`` and ``Start`` are one run
     listed twice, which ``sacct`` never prints (concatenated outputs do):
@@ -173,16 +186,21 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
     ``Start`` whose first reading is before its ``Submit`` and an ``End``
     whose first reading is before its ``Start`` or closer to it than
     ``Elapsed``, which are read as the second occurrence: a job whose times
-    are in order in real time is accepted, but a wait with ``Submit`` and
-    ``Start`` both in the repeated hour may be an hour off. ``TZ=UTC sacct``
-    output read with ``time_zone="UTC"`` has none of this.
+    are in order in real time is accepted, but a wait or runtime with a time
+    in the repeated hour may be an hour off, and the reader warns with their
+    count (``attrs["n_ambiguous_local_times"]``). A ``Start`` before its
+    ``Submit`` or an ``Elapsed`` longer than ``End - Start`` by at most an
+    hour is malformed all the same, and its message suggests the zone.
+    ``TZ=UTC sacct`` output read with ``time_zone="UTC"`` has none of this.
 
     Raises
     ------
     SacctFormatError
         On a malformed line (with ``errors="raise"``), the same run of a job
         listed twice, an empty input, a header without any job line after it,
-        or a header that lacks required fields (the message names them); on
+        a header that lacks required fields (the message names them), a
+        second header naming other fields or another order, jobs of more
+        than one cluster, or lines ending in a carriage return alone; on
         text that is not UTF-8 (UTF-16 included), corrupt or truncated gzip
         data, or a path that cannot be read (a symlink loop, a file used as a
         folder), naming the file.
@@ -210,6 +228,7 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
         raise ConfigError(f"errors must be 'raise' or 'skip', got {errors!r}")
     source, text = _read_text(path_or_buffer)
     header, fields, line_numbers, lines, skipped = _split(text, source, errors)
+    _check_one_cluster(header, fields, line_numbers, lines, source)
     fields, line_numbers, lines = _expand_arrays(header, fields, line_numbers, lines,
                                                  source, errors, skipped)
     columns = list(zip(*fields)) if fields else [()] * len(header)
@@ -254,6 +273,23 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
         warnings.warn(
             f"{source}: kept the last run of each requeued job listed more than once "
             f"(sacct --duplicates); dropped {format_count(n_dropped_runs, 'earlier run')}",
+            UserWarning, stacklevel=2,
+        )
+    ambiguous = jobs.attrs.get("n_ambiguous_local_times", 0)
+    if ambiguous:
+        warnings.warn(
+            f"{source}: {format_count(ambiguous, 'time')} in an hour {time_zone} repeats when "
+            f"clocks go back, read as its first occurrence unless that puts it before the "
+            f"job's Submit or Start: a wait or runtime around the change may be an hour off "
+            f"(sacct run with TZ=UTC has no such hour)", UserWarning, stacklevel=2)
+    reused = _reused_ids(parsed)
+    if reused:
+        jobs.attrs["n_reused_job_ids"] = reused
+        warnings.warn(
+            f"{source}: {format_count(reused, 'job')} {'has' if reused == 1 else 'have'} the "
+            f"job id of another user's job (Slurm gives ids out again when its saved state is "
+            f"lost): kept as separate jobs, numbered after the largest id (slurm_job_id keeps "
+            f"the JobID)",
             UserWarning, stacklevel=2,
         )
     # The tasks of an array's line are skipped together: count the line once.
@@ -313,6 +349,10 @@ def _read_text(path_or_buffer, reader="read_sacct"):
 
 def _split(text, source, errors):
     """Split the text into the header and rows of fields, checking field counts."""
+    if "\n" not in text and "\r" in text.strip():
+        raise SacctFormatError(
+            "lines end in a carriage return alone (old Mac line endings): convert them, "
+            "e.g. with tr '\\r' '\\n'", source=source, line_number=1)
     numbered = [(k, line.rstrip("\r")) for k, line in enumerate(text.split("\n"), start=1)]
     numbered = [(k, line) for k, line in numbered if line.strip()]
     if not numbered:
@@ -330,20 +370,62 @@ def _split(text, source, errors):
             "--starttime, --endtime and --allusers options)", source=source,
             line_number=header_number)
     fields, line_numbers, lines, skipped = [], [], [], []
+    names = [name.lower() for name in header]
     for number, line in numbered[1:]:
         body = line[:-1] if trailing and line.endswith("|") else line
         values = body.split("|")
+        if _is_header(values):
+            if [value.strip().lower() for value in values] == names:
+                continue  # outputs of the same --format concatenated: not a job
+            raise SacctFormatError(
+                f"a second header, naming other fields or another order than line "
+                f"{header_number}'s (sacct outputs of different --format concatenated): "
+                f"read each output apart, or run sacct once with one --format",
+                source=source, line_number=number, line=line)
         if len(values) == len(header):
             fields.append(values)
             line_numbers.append(number)
             lines.append(line)
         elif errors == "raise":
+            hint = (" (a field holding '|', such as JobName or SubmitLine? leave it out of "
+                    "--format)" if len(values) > len(header) else "")
             raise SacctFormatError(
                 f"expected {len(header)} '|'-separated fields (as in the header), "
-                f"found {len(values)}", source=source, line_number=number, line=line)
+                f"found {len(values)}{hint}", source=source, line_number=number, line=line)
         else:
             skipped.append(number)
     return header, fields, line_numbers, lines, skipped
+
+
+def _is_header(values):
+    """Whether a line's fields are a header's: they name JobID, Submit, Start and State."""
+    names = {value.strip().lower() for value in values}
+    return bool(names & {"jobid", "jobidraw"}) and {"submit", "start", "state"} <= names
+
+
+def _check_one_cluster(header, fields, line_numbers, lines, source):
+    """Refuse ``sacct --clusters`` output that lists jobs of several clusters.
+
+    A job table is the log of one machine, and job ids are only unique within
+    a cluster: two clusters' job 500 would be read as two runs of one job.
+    """
+    column = next((k for k, name in enumerate(header) if name.lower() == "cluster"), None)
+    if column is None:
+        return
+    first = {}
+    for position, values in enumerate(fields):
+        name = values[column].strip()
+        if name and name not in first:
+            first[name] = position
+    if len(first) > 1:
+        names = list(first)
+        position = first[names[1]]
+        shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+        raise SacctFormatError(
+            f"jobs of {len(names)} clusters ({shown}); a job log is one machine's and job "
+            f"ids repeat across clusters: run sacct --clusters=NAME for one cluster, or split "
+            f"the file by its Cluster field", source=source,
+            line_number=int(line_numbers[position]), line=lines[position])
 
 
 def _expand_arrays(header, fields, line_numbers, lines, source, errors, skipped):
@@ -398,6 +480,7 @@ class _Parsed:
     def __init__(self, table, time_zone):
         self.columns = {name.lower(): name for name in table}
         self.table = table
+        self.time_zone = time_zone
         self.stripped = {}
         self.n = len(next(iter(table.values())))
         self.bad = np.zeros(self.n, dtype=bool)
@@ -406,7 +489,7 @@ class _Parsed:
         self.n_ambiguous = 0
         self.later = {}
         self.limits = np.zeros(self.n, dtype=bool)
-        for name in ("Submit", "Start", "End"):
+        for name in ("Submit", "Eligible", "Start", "End"):
             self._parse_time(name, time_zone)
         for name in ("Elapsed", "Timelimit", "TotalCPU"):
             self._parse(name, parse_durations, "a Slurm duration")
@@ -529,9 +612,11 @@ def _order_problems(parsed):
                                   (early_end, ("End", "Start"))):
         later_text, earlier_text = parsed.get(later), parsed.get(earlier)
         for position in np.flatnonzero(bad & ~parsed.bad):
+            gap = parsed.values[earlier][position] - parsed.values[later][position]
             parsed.problems[int(position)] = (
                 f"field {parsed.columns[later.lower()]} ({later_text[position]}) is before "
-                f"{parsed.columns[earlier.lower()]} ({earlier_text[position]})")
+                f"{parsed.columns[earlier.lower()]} ({earlier_text[position]})"
+                + _zone_hint(parsed, gap))
         parsed.bad |= bad
     if end is None:
         return parsed.bad
@@ -547,9 +632,19 @@ def _order_problems(parsed):
             parsed.problems[int(position)] = (
                 f"field {parsed.columns[name.lower()]} ({elapsed_text}) is longer than "
                 f"End - Start ({end_text} - {start_text} = "
-                f"{end[position] - start[position]:g} s)")
+                f"{end[position] - start[position]:g} s)"
+                + _zone_hint(parsed, elapsed[position] - (end[position] - start[position])))
         parsed.bad |= too_long
     return parsed.bad
+
+
+def _zone_hint(parsed, seconds):
+    """Where two times disagree by at most an hour, the daylight-saving change the
+    file's zone may have had: a hint to give that zone."""
+    if seconds > _DST_SHIFT + _ELAPSED_TOLERANCE:
+        return ""
+    return (f" (read in {parsed.time_zone}: if sacct wrote local time with a daylight-saving "
+            f"change, give its zone, time_zone= or --time-zone)")
 
 
 def _resolve_repeated_hour(parsed):
@@ -582,9 +677,10 @@ def _earlier_runs(parsed, line_numbers, lines, source):
     """Lines of the earlier runs of jobs listed more than once (with their steps).
 
     ``sacct --duplicates`` lists a requeued job once per run, each run with its
-    own Submit or Start; the last run listed is kept. Two allocation lines
-    with the same job id, Submit and Start are the same run twice, which
-    Slurm never prints, so that is an error.
+    own Submit or Start; the last run listed is kept. Runs of one job have
+    one User: the same id for another user is another job. Two allocation
+    lines with the same job id, Submit and Start are the same run twice,
+    which Slurm never prints, so that is an error.
     """
     alloc = np.flatnonzero(~parsed.is_step)
     runs = pd.DataFrame({"key": parsed.job_key[alloc], "submit": parsed.get("Submit")[alloc],
@@ -602,12 +698,24 @@ def _earlier_runs(parsed, line_numbers, lines, source):
             f"outputs repeat jobs)",
             source=source, line_number=int(line_numbers[alloc[second]]),
             line=lines[alloc[second]])
-    earlier_alloc = runs["key"].duplicated(keep="last").to_numpy()
+    # A job id listed again for another user is no requeue: Slurm gave the
+    # id out again (after its controller's saved state was lost).
+    user = parsed.get("User")
+    owner = ["key"] if user is None else ["key", "user"]
+    if user is not None:
+        runs["user"] = user[alloc]
+    earlier_alloc = runs.duplicated(owner, keep="last").to_numpy()
     earlier = np.zeros(parsed.n, dtype=bool)
     if earlier_alloc.any():
         earlier[alloc[earlier_alloc]] = True
         earlier |= earlier[_step_owners(parsed.job_key, parsed.is_step)]
     return earlier
+
+
+def _reused_ids(parsed):
+    """How many job ids stand for more than one job (jobs of different users)."""
+    keys = pd.Series(parsed.job_key[~parsed.is_step])
+    return int(keys.duplicated().sum())
 
 
 def _build(parsed, time_zone):
@@ -674,6 +782,9 @@ def _build(parsed, time_zone):
     out["slurm_job_id"] = parsed.get("JobID" if parsed.get("JobID") is not None
                                      else "JobIDRaw")[alloc]
     out["slurm_state"] = states
+    eligible = parsed.first("Eligible")
+    if eligible is not None:
+        out["slurm_eligible_time"] = eligible[alloc] - origin
     if parsed.n_ambiguous:
         attrs["n_ambiguous_local_times"] = parsed.n_ambiguous
     return as_job_table(pd.DataFrame(out), attrs=attrs)

@@ -69,3 +69,20 @@ def test_info_shows_mean_durations_with_their_units(capsys):
                 for line in capsys.readouterr().out.splitlines()[1:])
     for label in ("mean runtime", "mean request", "mean wait"):
         assert re.fullmatch(r"\d+ (s|min|h|d)( \d+ (s|min|h))?", rows[label].strip()), label
+
+
+def test_a_log_counting_nodes_labels_its_widths_in_nodes(capsys, tmp_path):
+    log = tmp_path / "nodes.txt"
+    log.write_text("JobID|Submit|Start|End|Elapsed|NNodes|State\n"
+                   "1|2024-01-01T00:00:00|2024-01-01T00:01:00|2024-01-01T00:11:00|00:10:00|2|"
+                   "COMPLETED\n")
+    assert main(["info", str(log)]) == 0
+    captured = capsys.readouterr()
+    assert re.search(r"machine size \(nodes\) +2", captured.out)
+    assert "most nodes busy at once" in captured.out and "procs" not in captured.out
+    assert "read 1 job from" in captured.err
+    # beside a log counting processors, the labels stay in processors
+    swf = tmp_path / "procs.swf"
+    swf.write_text("1 0 5 60 2 -1 -1 2 600 -1 1 1 1 -1 1 1 -1 -1\n")
+    assert main(["info", str(log), str(swf)]) == 0
+    assert re.search(r"machine size \(procs\) +2 +2", capsys.readouterr().out)

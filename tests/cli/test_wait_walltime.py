@@ -458,3 +458,64 @@ def test_walltime_says_when_the_request_lies_outside_the_history_judged(capsys, 
     assert eva["req_time"].min() == longest == 3600
     inside = run_json(capsys, ["walltime", SAMPLE, "--user", "eva", "--time", "1:00:00"])
     assert not any("says little about it" in note for note in inside["notes"])
+
+
+def _small_log(tmp_path, *, width_field="NCPUS", pending_partitions=("cpu,gpu", "gpu,cpu", "cpu")):
+    """40 finished jobs in partition cpu, then pending jobs of the partitions given."""
+    lines = [f"JobID|User|Partition|Submit|Start|End|Elapsed|Timelimit|{width_field}|State"]
+    start = dt.datetime(2024, 3, 4, 8)
+    for k in range(40):
+        submit = start + dt.timedelta(minutes=10 * k)
+        begin = submit + dt.timedelta(minutes=k % 7)
+        end = begin + dt.timedelta(minutes=20)
+        lines.append(f"{1000 + k}|u{k % 3}|cpu|{submit:%Y-%m-%dT%H:%M:%S}|"
+                     f"{begin:%Y-%m-%dT%H:%M:%S}|{end:%Y-%m-%dT%H:%M:%S}|00:20:00|01:00:00|2|"
+                     f"COMPLETED")
+    late = start + dt.timedelta(hours=6)
+    for k, partition in enumerate(pending_partitions):
+        lines.append(f"{2000 + k}|u0|{partition}|{late:%Y-%m-%dT%H:%M:%S}|Unknown|Unknown|"
+                     f"00:00:00|01:00:00|2|PENDING")
+    path = tmp_path / "small.txt"
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def test_a_pending_job_of_several_partitions_is_in_the_queue_of_each(capsys, tmp_path):
+    log = _small_log(tmp_path)
+    argv = ["wait", log, "--procs", "2", "--time", "1:00:00"]
+    assert run_json(capsys, [*argv, "--partition", "cpu"])["n_pending"] == 3
+    assert run_json(capsys, [*argv, "--partition", "cpu,gpu"])["n_pending"] == 3
+    err = fails(capsys, [*argv, "--partition", "io"])
+    assert "--partition io: no job of the log has it (2 known: cpu, gpu)" in err
+
+
+def test_a_log_counting_nodes_takes_the_width_in_nodes(capsys, tmp_path):
+    log = _small_log(tmp_path, width_field="NNodes", pending_partitions=())
+    script = tmp_path / "job.sh"
+    script.write_text("#!/bin/bash\n#SBATCH -N 2 --ntasks-per-node=16\n#SBATCH -t 60\n")
+    answer = run_json(capsys, ["wait", log, "--script", str(script)])
+    assert answer["procs"] == 2 and answer["unit"] == "node"
+    assert any("counts nodes" in note for note in answer["notes"])
+    text = run(capsys, ["wait", log, "--procs", "1", "--time", "1:00:00"])
+    assert "A job of 1 node asking for" in text
+    script.write_text("#!/bin/bash\n#SBATCH --ntasks=32\n#SBATCH -t 60\n")
+    err = fails(capsys, ["wait", log, "--script", str(script)])
+    assert "the log counts nodes" in err and "give --procs as a node count" in err
+    # a log counting processors takes the script's processors
+    cpus = _small_log(tmp_path, pending_partitions=())
+    assert "counts nodes" not in fails(capsys, ["wait", cpus, "--script", str(script)])
+
+
+def test_pending_jobs_not_yet_eligible_are_not_counted_in_the_queue(capsys, tmp_path):
+    log = Path(_small_log(tmp_path, pending_partitions=("cpu", "cpu", "cpu")))
+    lines = log.read_text().splitlines()
+    eligible = ["Eligible"] + [line.split("|")[3] for line in lines[1:]]
+    eligible[-1] = "Unknown"  # held, or waiting for a dependency
+    eligible[-2] = "2024-03-09T00:00:00"  # submitted with --begin, days later
+    log.write_text("\n".join(f"{line}|{when}" for line, when in zip(lines, eligible)) + "\n")
+    jobs = read_sacct(log)
+    assert np.isnan(jobs["slurm_eligible_time"].iat[-1])
+    assert jobs["slurm_eligible_time"].iat[0] == jobs["submit_time"].iat[0]
+    answer = run_json(capsys, ["wait", str(log), "--procs", "2", "--time", "1:00:00"])
+    assert answer["n_pending"] == 1
+    assert any(note.startswith("2 pending jobs not eligible") for note in answer["notes"])

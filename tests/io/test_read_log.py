@@ -94,3 +94,21 @@ def test_detection_needs_only_the_start_of_an_uncompressed_gzip_stream():
     buffer = io.BytesIO(gzip.compress(text, compresslevel=0))
     buffer.seek(0)
     assert detect_format(buffer) == "sacct" and buffer.tell() == 0
+
+
+@pytest.mark.parametrize(("first", "message"), [
+    ("1001|1001|alice|2024-03-04T08:00:00|2024-03-04T08:10:00|01:00:00|4|COMPLETED",
+     "no header line naming JobID: sacct output printed with --noheader"),
+    ("JobID,User,Submit,Start,Elapsed,NCPUS,State", "not separated by '|'"),
+    ("jobid;user;submit;start;elapsed;ncpus;state", "another --delimiter"),
+])
+def test_sacct_output_detection_cannot_read_is_named_as_such(tmp_path, first, message):
+    path = tmp_path / "log.txt"
+    path.write_text("\n" + first + "\n" + first + "\n")
+    for source in (path, io.BytesIO(path.read_bytes())):
+        with pytest.raises(SacctFormatError, match=message) as info:
+            read_log(source)
+        assert info.value.line_number == 2
+    # forced, the SWF reader still reads it as SWF, and says what is wrong there
+    with pytest.raises(SWFFormatError, match="expected 18 fields"):
+        read_log(path, format="swf")

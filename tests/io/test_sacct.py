@@ -827,3 +827,103 @@ def test_the_samples_array_lines_are_their_tasks():
     assert ids[ids.str.startswith("420121_")].tolist() == [f"420121_{k}" for k in range(16)]
     assert ids[ids.str.startswith("420183_")].tolist() == [f"420183_{k}" for k in range(12)]
     assert jobs["job_id"].is_unique
+
+
+# --- what real sites produce: clusters, reused ids, concatenated outputs ----------
+
+CLUSTERS = (
+    "Cluster|JobID|JobIDRaw|User|Submit|Start|End|Elapsed|NCPUS|State\n"
+    "alpha|500|500|alice|2024-03-04T08:00:00|2024-03-04T08:01:00|2024-03-04T09:01:00|"
+    "01:00:00|4|COMPLETED\n"
+    "alpha|501|501|alice|2024-03-04T08:05:00|2024-03-04T08:06:00|2024-03-04T08:36:00|"
+    "00:30:00|4|COMPLETED\n"
+    "beta|500|500|bob|2024-03-04T10:00:00|2024-03-04T12:00:00|2024-03-04T12:10:00|"
+    "00:10:00|8|COMPLETED\n")
+
+
+@pytest.mark.parametrize("errors", ["raise", "skip"])
+def test_jobs_of_several_clusters_are_refused(errors):
+    with pytest.raises(SacctFormatError, match=r"jobs of 2 clusters \(alpha, beta\).*"
+                                               r"--clusters=NAME") as info:
+        read(CLUSTERS, errors=errors)
+    assert info.value.line_number == 4 and "\n" not in str(info.value)
+
+
+def test_one_cluster_is_read_whole():
+    one = "".join(line for line in CLUSTERS.splitlines(keepends=True) if "beta" not in line)
+    assert read(one)["job_id"].tolist() == [500, 501]
+
+
+def test_an_id_given_out_again_to_another_user_is_another_job():
+    text = CLUSTERS.replace("beta", "alpha")
+    with pytest.warns(UserWarning, match="1 job has the job id of another user's job"):
+        jobs = read(text)
+    assert jobs["slurm_job_id"].tolist() == ["500", "501", "500"]
+    assert jobs["job_id"].tolist() == [500, 501, 502]
+    assert jobs["user_id"].tolist() == [1, 1, 2]
+    assert jobs.attrs["n_reused_job_ids"] == 1
+    assert "n_earlier_runs_dropped" not in jobs.attrs
+    # the same user's job listed again is a requeued job's earlier run
+    with pytest.warns(UserWarning, match="dropped 1 earlier run"):
+        same_user = read(text.replace("bob", "alice"))
+    assert same_user["wait_time"].tolist() == [60, 7200]
+
+
+def test_a_repeated_header_is_no_job_and_another_header_is_an_error():
+    header, first, second = CLUSTERS.replace("beta", "alpha").splitlines(keepends=True)[:3]
+    assert read(header + first + header + second)["job_id"].tolist() == [500, 501]
+    names = header.rstrip("\n").split("|")
+    names[-2], names[-3] = names[-3], names[-2]
+    for errors in ("raise", "skip"):
+        with pytest.raises(SacctFormatError, match="a second header, naming other fields or "
+                                                   "another order than line 1's") as info:
+            read(header + first + "|".join(names) + "\n" + second, errors=errors)
+        assert info.value.line_number == 3
+
+
+def test_a_line_with_more_fields_suggests_a_field_holding_the_separator():
+    header, first = CLUSTERS.splitlines(keepends=True)[:2]
+    with pytest.raises(SacctFormatError, match="found 11 .*SubmitLine"):
+        read(header + first.replace("alice", "alice|x"))
+    with pytest.raises(SacctFormatError, match=r"found 9$|found 9:") as info:
+        read(header + first.replace("alice|", ""))
+    assert "SubmitLine" not in str(info.value)
+
+
+@pytest.mark.parametrize(("line", "hint"), [
+    # Submit 02:50, Start 02:10 of the repeated hour: in UTC a 40-minute negative wait
+    ("1|2024-10-27T02:50:00|2024-10-27T02:10:00|2024-10-27T02:20:00|00:10:00|4|COMPLETED",
+     True),
+    # Elapsed two hours across the change, End - Start one hour in UTC
+    ("1|2024-10-27T01:00:00|2024-10-27T01:30:00|2024-10-27T02:30:00|02:00:00|4|COMPLETED",
+     True),
+    # more than an hour apart: no daylight-saving change explains it
+    ("1|2024-10-27T05:50:00|2024-10-27T02:10:00|2024-10-27T02:20:00|00:10:00|4|COMPLETED",
+     False),
+])
+def test_times_an_hour_apart_suggest_the_files_zone(line, hint):
+    text = "JobID|Submit|Start|End|Elapsed|NCPUS|State\n" + line + "\n"
+    with pytest.raises(SacctFormatError) as info:
+        read(text)
+    assert ("give its zone, time_zone= or --time-zone" in str(info.value)) == hint
+    if hint:  # read in the zone it was written in, the job is accepted
+        with pytest.warns(UserWarning, match=r"in an hour Europe/Paris repeats"):
+            assert read(text, time_zone="Europe/Paris").loc[0, "run_time"] > 0
+
+
+def test_times_in_the_repeated_hour_are_warned_about_with_their_count():
+    text = ("JobID|Submit|Start|End|Elapsed|NCPUS|State\n"
+            "1|2024-10-27T01:50:00|2024-10-27T02:10:00|2024-10-27T02:20:00|00:10:00|4|"
+            "COMPLETED\n")
+    with pytest.warns(UserWarning, match=r"2 times in an hour Europe/Paris repeats .*an hour "
+                                         r"off"):
+        jobs = read(text, time_zone="Europe/Paris")
+    assert jobs.attrs["n_ambiguous_local_times"] == 2
+
+
+def test_carriage_returns_alone_are_refused():
+    with pytest.raises(SacctFormatError, match="carriage return alone") as info:
+        read(CLUSTERS.replace("\n", "\r"))
+    assert info.value.line_number == 1
+    one = "".join(line for line in CLUSTERS.splitlines(keepends=True) if "beta" not in line)
+    assert len(read(one.replace("\n", "\r\n"))) == 2
