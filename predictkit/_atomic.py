@@ -320,34 +320,53 @@ def _kept_name(name):
 
 
 def _resolve(path):
-    """The file to write (a symbolic link followed) and its status, None when missing."""
+    """The file to write (a symbolic link followed) and its status, None when missing.
+
+    A link to a pipe, socket or device (``/dev/stdout``, ``/dev/fd/63`` of a
+    process substitution) is kept as it is: its target, such as
+    ``/proc/PID/fd/pipe:[N]``, is no path to open.
+    """
     path = Path(path)
-    target = Path(os.path.realpath(path)) if os.path.islink(path) else path
     try:
-        return target, os.stat(target)
+        info = os.stat(path)
     except FileNotFoundError:
-        return target, None
+        info = None
     except OSError as exc:
         raise OutputError(f"cannot write {path}: {exc.strerror}") from None
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        return path, info
+    target = Path(os.path.realpath(path)) if os.path.islink(path) else path
+    return target, info
 
 
 @contextlib.contextmanager
 def _standard_output(mode):
     sys.stdout.flush()
-    if mode == "w":
-        yield sys.stdout
-        sys.stdout.flush()
-        return
     buffer = getattr(sys.stdout, "buffer", None)
-    if buffer is not None:
-        yield buffer
-        buffer.flush()
+    if buffer is not None and not isinstance(buffer, io.RawIOBase):
+        stream = sys.stdout if mode == "w" else buffer
+        yield stream
+        stream.flush()
         return
-    # standard output replaced by a text-only stream (e.g. io.StringIO)
-    collected = io.BytesIO()
+    # Standard output replaced by a text-only stream (e.g. io.StringIO), or
+    # unbuffered (PYTHONUNBUFFERED), where one write may write only part of
+    # the result: collected, then written whole.
+    collected = io.StringIO() if mode == "w" else io.BytesIO()
     yield collected
-    sys.stdout.write(collected.getvalue().decode("utf-8"))
-    sys.stdout.flush()
+    data = collected.getvalue()
+    if buffer is None:
+        sys.stdout.write(data if mode == "w" else data.decode("utf-8"))
+        sys.stdout.flush()
+    else:
+        _write_whole(buffer, data.encode("utf-8") if mode == "w" else data)
+
+
+def _write_whole(raw, data):
+    """Write all of ``data`` to the raw stream ``raw``, as many writes as it takes
+    (a reader gone raises ``BrokenPipeError``)."""
+    view = memoryview(data)
+    while len(view):
+        view = view[raw.write(view) or 0:]
 
 
 @contextlib.contextmanager

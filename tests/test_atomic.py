@@ -165,6 +165,25 @@ def test_fifo_is_written_as_a_stream(tmp_path):
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and leftovers(tmp_path) == []
 
 
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc/self/fd")
+def test_a_link_to_an_anonymous_pipe_is_written_through(tmp_path):
+    # /dev/stdout into a pipe, or the /dev/fd/63 of a process substitution: a link
+    # whose target, /proc/PID/fd/pipe:[N], is no path to open
+    read_end, write_end = os.pipe()
+    link = Path(f"/proc/self/fd/{write_end}")
+    assert not Path(os.path.realpath(link)).exists()
+    received = []
+    reader = threading.Thread(target=lambda: received.append(os.read(read_end, 1 << 16)))
+    reader.start()
+    try:
+        write(link, b"through the pipe\n")
+        reader.join(timeout=60)
+    finally:
+        os.close(write_end)
+        os.close(read_end)
+    assert received == [b"through the pipe\n"]
+
+
 def test_device_is_written_as_a_stream_and_not_replaced():
     before = os.stat(os.devnull)
     write(os.devnull, b"discarded\n")

@@ -7,7 +7,10 @@ defines ``register(subparsers)``; the module adds its parser and sets
 line on stderr and exit status 2 (also any ``OSError``: a network or disk
 failure is the user's environment, not a bug), prints every warning as one
 line, and reports an unknown option with its subcommand's usage line;
-``--debug`` shows the traceback instead.
+``--debug`` shows the traceback instead. When the reader of its output or
+progress goes away (``predictkit info x | head``), the command stops and
+exits with status 141, as a process that ``SIGPIPE`` ends does: its work
+was not finished.
 Before a command runs, :func:`main` refuses an ``-o/--output`` that is the
 same file as any of the command's other arguments (an input it would destroy)
 or that cannot be written (``_common.check_output_arg``); every output goes
@@ -60,6 +63,10 @@ def _parse(parser, argv):
     return args
 
 
+BROKEN_PIPE_STATUS = 141
+"""Exit status when the output's reader went away: 128 + ``SIGPIPE``, as a shell reports it."""
+
+
 def _one_line_warning(command):
     """A ``warnings.showwarning`` that prints ``predictkit CMD: warning: ...`` on one line."""
     def show(message, category, filename, lineno, file=None, line=None):
@@ -83,11 +90,14 @@ def main(argv=None):
                 warnings.showwarning = _one_line_warning(args.command)
             return int(args.func(args) or 0)
     except BrokenPipeError:
-        # The reader of our output went away (e.g. `predictkit info x | head`).
+        # The reader of our output went away (e.g. `predictkit info x | head`):
+        # nothing more can be said, and the work is not done.
         import os
 
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        for stream in (sys.stdout, sys.stderr):
+            os.dup2(devnull, stream.fileno())
+        return BROKEN_PIPE_STATUS
     except (PredictkitError, OSError) as exc:
         if args.debug:
             raise

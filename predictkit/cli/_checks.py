@@ -194,11 +194,12 @@ def os_errors(flag, path=None):
     """Turn an operating-system error on the file ``path`` given to ``flag`` into one line.
 
     Missing files and folders, folders and permissions are left to
-    :func:`predictkit.cli.main`, which words them already.
+    :func:`predictkit.cli.main`, which words them already, and so is a
+    reader of the output gone away (``BrokenPipeError``).
     """
     try:
         yield
-    except (FileNotFoundError, IsADirectoryError, PermissionError):
+    except (FileNotFoundError, IsADirectoryError, PermissionError, BrokenPipeError):
         raise
     except OSError as exc:
         name = path if path is not None else exc.filename

@@ -91,7 +91,7 @@ def run(args):
 
     to_stdout = args.output == "-"
     streamed = is_stream(args.output)  # '-', a FIFO or a device: CSV, no finished cells kept
-    if not streamed and not args.output.endswith((".csv", ".parquet")):
+    if not streamed and not args.output.lower().endswith((".csv", ".parquet")):
         raise ConfigError(f"--output must end in .csv or .parquet (or be '-', a FIFO or a "
                           f"device), got {args.output!r}")
     _check_backend(args)
@@ -109,15 +109,13 @@ def run(args):
         progress = False
     else:
         progress = True if sys.stderr.isatty() else _cell_lines(Progress("sweep"))
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings():
         warnings.simplefilter("always")
+        warnings.showwarning = _say_once(renamed)  # as they come: a sweep may stop early
         table = run_grid(cells, evaluate_cell, results=None if streamed else args.output,
                          backend=None if args.backend == "serial" else args.backend,
                          scheduler=args.scheduler, n_workers=args.workers, progress=progress,
                          source=source)
-    for warning in caught:
-        if str(warning.message) not in renamed:  # already said before the first cell
-            print(f"predictkit sweep: warning: {warning.message}", file=sys.stderr)
     if streamed:
         write_table(table, args.output, "csv")
     if not args.quiet:
@@ -125,3 +123,16 @@ def run(args):
               f"{'standard output' if to_stdout else args.output}",
               file=result_stream(args.output))
     return 0
+
+
+def _say_once(said):
+    """A ``warnings.showwarning`` printing each warning's first line once, when it
+    is raised, unless it is in ``said`` (already printed before the first cell)."""
+    said = set(said)
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        text = str(message).splitlines()[0] if str(message) else category.__name__
+        if text not in said:
+            said.add(text)
+            print(f"predictkit sweep: warning: {text}", file=sys.stderr, flush=True)
+    return show

@@ -5,7 +5,7 @@ import functools
 import numpy as np
 
 from ..runtime._walltime_adjuster import DEFAULT_KEYS, grouping_keys
-from ._identity import cell_trace, resolve_trace, trace_identity
+from ._identity import cell_trace, is_synthetic, resolve_trace, trace_identity
 from ._validate import check_values, simulate_options
 
 __all__ = ["evaluate_cell", "load_cell_trace", "check_trace_jobs"]
@@ -43,7 +43,7 @@ def _read(trace, identity, seed, max_jobs):
     from .._table import copy_attrs
     from ..simulate._observed_waits import with_observed_waits
 
-    if trace.startswith("synthetic"):
+    if is_synthetic(trace):
         n_jobs = int(trace.partition(":")[2] or 10000)
         jobs = _usable(make_workload(n_jobs=n_jobs, random_state=seed), trace)
     else:
@@ -87,7 +87,12 @@ def check_trace_jobs(cells, *, source=None):
     UserWarning
         When Tang cells without ``keys`` will leave out a default key that a
         trace gives for no job
-        (:func:`predictkit.runtime._walltime_adjuster.grouping_keys`).
+        (:func:`predictkit.runtime._walltime_adjuster.grouping_keys`); when
+        the machine a trace's cells simulate (``options.machine_procs``, else
+        the log's) is narrower than some of its jobs, which their schedules
+        leave out, or than what the log keeps busy at once
+        (:func:`predictkit._summary.busier_than_machine`), as ``predictkit
+        simulate`` warns.
     """
     import warnings
 
@@ -109,12 +114,40 @@ def check_trace_jobs(cells, *, source=None):
                 key, reason = next(iter(unusable.items()))
                 raise ConfigError(f"{where}tang keys {keys!r}: {path} {reason}, so Tang would "
                                   "adjust no job; leave the key out for this trace")
+        _warn_small_machine(jobs, path, [c for c in cells if str(cell_trace(c)) == path])
         kept = grouping_keys(jobs)
         if any("keys" not in c["params"] for c in tang) and kept != DEFAULT_KEYS:
             left_out = [k for k in DEFAULT_KEYS if k not in kept]
             warnings.warn(f"{path} gives {', '.join(left_out)} for no job: its tang cells "
                           f"without keys leave {'it' if len(left_out) == 1 else 'them'} out "
                           "(column tang_keys of the results)", UserWarning, stacklevel=2)
+
+
+def _warn_small_machine(jobs, path, cells):
+    """Warn, as ``predictkit simulate`` does, about each machine a trace's cells simulate
+    that is narrower than some of its jobs or than what its own schedule keeps busy."""
+    import warnings
+
+    from .._format import format_count
+    from .._summary import busier_than_machine, machine_size, width_unit
+    from .._table import job_width
+
+    sizes = dict.fromkeys(c.get("options", {}).get("machine_procs",
+                                                   c.get("options", {}).get("n_procs"))
+                          for c in cells if c.get("policy"))
+    width = job_width(jobs)
+    for size in sizes:
+        machine, _ = machine_size(jobs, size)
+        wider = int((width > machine).sum())
+        unit = width_unit(jobs)
+        where = f" (options.machine_procs {size:,})" if size is not None else ""
+        if wider:
+            warnings.warn(f"{path}: {format_count(wider, 'job')} wider than the machine of "
+                          f"{format_count(int(machine), unit)}{where} are left out of its "
+                          f"cells' schedules (see schedule_n_jobs)", UserWarning, stacklevel=3)
+        note = busier_than_machine(jobs, size, option="options.machine_procs")
+        if note:
+            warnings.warn(f"{path}: {note}", UserWarning, stacklevel=3)
 
 
 def load_cell_trace(cell):

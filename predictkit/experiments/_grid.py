@@ -52,6 +52,18 @@ def _no_repeats(values, name, source):
         seen.add(value)
 
 
+def _same_number(value):
+    """``value`` with each whole float as the integer it equals (``quantile = [1, 1.0]``
+    is one value twice), for comparing predictor entries."""
+    if isinstance(value, dict):
+        return {k: _same_number(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_same_number(v) for v in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
 def _expand_predictor(entry, k, source):
     """One predictor entry -> one cell-part per combination of its parameter lists."""
     where = f"predictors[{k}]"
@@ -145,8 +157,8 @@ def expand_grid(spec, *, source=None):
     for name, values in (("traces", traces), ("policies", policies),
                          ("priorities", priorities)):
         _no_repeats(values, name, source)
-    _no_repeats([json.dumps(p, sort_keys=True, default=str) for p in predictors], "predictors",
-                source)
+    _no_repeats([json.dumps(_same_number(p), sort_keys=True, default=str) for p in predictors],
+                "predictors", source)
     folder = {} if _grid_folder(source) is None else {FOLDER_KEY: _grid_folder(source)}
     return [{"trace": str(trace), **predictor, "policy": policy, "priority": priority,
              "options": dict(options), **folder}

@@ -11,9 +11,20 @@ trace (a new modification time) makes its cells count as new: the safe side.
 
 import functools
 import hashlib
+import re
 from pathlib import Path
 
-__all__ = ["trace_identity", "trace_path", "resolve_trace", "cell_trace", "FOLDER_KEY"]
+__all__ = ["trace_identity", "trace_path", "resolve_trace", "cell_trace", "FOLDER_KEY",
+           "SYNTHETIC_TRACE", "is_synthetic"]
+
+SYNTHETIC_TRACE = re.compile(r"synthetic(?::(.*))?")
+"""A grid's synthetic trace, ``synthetic`` or ``synthetic:N`` (the group: ``N``)."""
+
+
+def is_synthetic(trace):
+    """Whether a cell's ``trace`` is a synthetic workload rather than a log's path or name."""
+    return isinstance(trace, str) and SYNTHETIC_TRACE.fullmatch(trace) is not None
+
 
 _MIB = 1 << 20
 
@@ -43,7 +54,7 @@ def resolve_trace(trace, folder=None):
         The folder a relative path is taken from: the grid file's (a cell's
         ``grid_folder``). Default: the working folder.
     """
-    if not isinstance(trace, str) or not trace or trace.startswith("synthetic"):
+    if not isinstance(trace, str) or not trace or is_synthetic(trace):
         return None
     path = trace_path(trace, folder)
     if path.is_file():

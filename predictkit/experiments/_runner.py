@@ -11,17 +11,19 @@ trace file is never served from old cells.
 
 import contextlib
 import json
+import numbers
 import time
 import warnings
 from pathlib import Path
 from typing import NamedTuple
 
 import joblib
+import numpy as np
 import pandas as pd
 
 from .._atomic import check_output, open_output
 from .._deprecation import UNSET, renamed_argument
-from ..exceptions import ConfigError
+from ..exceptions import ConfigError, OutputError
 from ._evaluate import check_trace_jobs, evaluate_cell
 from ._grid import cell_key
 from ._validate import check_cells
@@ -70,8 +72,20 @@ def _run_one(evaluate, cell, parts, key):
     row = _flatten(cell, result, key)
     if parts is not None:
         with open_output(Path(parts) / f"{row['cell']}.json") as stream:
-            stream.write(json.dumps(row, default=float).encode())
+            stream.write(json.dumps(row, default=_json_value).encode())
     return row
+
+
+BACKENDS = (None, "loky", "threading", "dask")
+"""The values of ``run_grid``'s ``backend``: this process, local workers, or Dask."""
+
+
+def _json_value(value):
+    """What ``json`` cannot write itself: a NumPy scalar as the Python value it
+    holds (an ``int64`` stays an integer, a ``bool_`` a boolean), else a float."""
+    if isinstance(value, np.generic):
+        return value.item()
+    return float(value)
 
 
 @contextlib.contextmanager
@@ -81,10 +95,14 @@ def _backend(backend, scheduler, n_workers):
             from dask.distributed import Client
         except ImportError:  # pragma: no cover - optional dependency
             raise ConfigError("the dask backend needs: pip install 'predictkit[dask]'") from None
-        client = scheduler if isinstance(scheduler, Client) else (
-            Client(scheduler) if scheduler is not None else None)
-        if client is None:
+        if scheduler is None:
             raise ConfigError("backend='dask' needs scheduler='tcp://host:port' or a Client")
+        try:
+            client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
+        except (ValueError, TypeError, OSError) as exc:  # a bad address, or no scheduler there
+            raise ConfigError(f"cannot connect to the Dask scheduler {scheduler!r}: "
+                              f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__} "
+                              f"(give tcp://host:port)") from None
         try:
             with joblib.parallel_config(backend="dask"):
                 yield -1
@@ -100,7 +118,7 @@ def _backend(backend, scheduler, n_workers):
 
 def _check_results(path):
     """Refuse, before any work, a results file :func:`_write_table` could not write."""
-    if Path(path).suffix not in (".csv", ".parquet"):
+    if Path(path).suffix.lower() not in (".csv", ".parquet"):
         raise ConfigError(f"results must be a .csv or .parquet file, got {Path(path).name!r}")
     check_output(path)
 
@@ -108,10 +126,23 @@ def _check_results(path):
 def _write_table(table, path):
     path = Path(path)
     with open_output(path) as stream:
-        if path.suffix == ".parquet":
-            table.to_parquet(stream, index=False)
+        if path.suffix.lower() == ".parquet":
+            _parquet_ready(table).to_parquet(stream, index=False)
         else:
             stream.write(table.to_csv(index=False).encode())
+
+
+def _parquet_ready(table):
+    """``table`` with each column whose values are of several types (a grid's
+    ``quantile=[0.9, "mean"]``) as text: a Parquet column has one type."""
+    mixed = [name for name in table.columns if table[name].dtype == object
+             and len({type(v) for v in table[name] if v is not None and v == v}) > 1]
+    if not mixed:
+        return table
+    table = table.copy()
+    for name in mixed:
+        table[name] = [None if v is None or v != v else str(v) for v in table[name]]
+    return table
 
 
 def _finished_cells(parts):
@@ -201,6 +232,13 @@ def run_grid(cells, evaluate, *, results=None, backend=None, scheduler=None, n_w
     if scheduler is not None and backend not in (None, "dask"):
         raise ConfigError(f"scheduler runs the cells on Dask; it cannot be combined with "
                           f"backend={backend!r}")
+    if backend not in BACKENDS:
+        raise ConfigError(f"backend must be one of {', '.join(map(repr, BACKENDS))}, "
+                          f"got {backend!r}")
+    if not isinstance(n_workers, numbers.Integral) or isinstance(n_workers, bool) or (
+            n_workers < 1 and n_workers != -1):
+        raise ConfigError(f"n_workers must be a whole number >= 1 (or -1: one per core), "
+                          f"got {n_workers!r}")
     if results is not None:
         _check_results(results)
     if evaluate is evaluate_cell:
@@ -210,6 +248,9 @@ def run_grid(cells, evaluate, *, results=None, backend=None, scheduler=None, n_w
     done = {}
     if results is not None:
         parts = Path(f"{results}.parts")
+        if parts.exists() and not parts.is_dir():
+            raise OutputError(f"cannot keep finished cells in {parts}: it is not a folder "
+                              f"(move it away)")
         done = _finished_cells(parts)
     todo = [(c, k) for c, k in zip(cells, keys) if k not in done]
     if evaluate is evaluate_cell:

@@ -12,11 +12,10 @@ import re
 
 from .._deprecation import warn_renamed
 from ..exceptions import ConfigError, PredictkitError
-from ._identity import FOLDER_KEY, resolve_trace, trace_path
+from ._identity import FOLDER_KEY, SYNTHETIC_TRACE, is_synthetic, resolve_trace, trace_path
 
 __all__ = ["check_cells", "check_values", "simulate_options", "OPTIONS", "DEPRECATED_OPTIONS"]
 
-_SYNTHETIC = re.compile(r"synthetic(?::(.*))?")
 
 
 def _count(minimum):
@@ -125,7 +124,7 @@ def _users(name):
     if name in _SIMULATE_OPTIONS:
         return _simulates, "a policy"
     if name == "seed":
-        return (lambda cell: _SYNTHETIC.fullmatch(cell["trace"]) is not None,
+        return (lambda cell: is_synthetic(cell["trace"]),
                 "a synthetic trace ('synthetic:N')")
     return None
 
@@ -171,6 +170,34 @@ def _check_options(options, source):
               "needs options.wait_bounds (qbets or wait: the wait bound it sets the quantile of)")
 
 
+def _warn_blind_schedulers(cells):
+    """Warn once per scheduler of the grid whose schedules no runtime estimate changes,
+    when the grid compares predictors: their cells' schedule metrics are all equal
+    (:func:`predictkit.simulate._policies.estimates_matter`)."""
+    import warnings
+
+    from ..simulate._policies import estimates_matter
+
+    if len({(c["predictor"], repr(sorted(c["params"].items()))) for c in cells}) < 2:
+        return
+    blind = {}
+    for cell in cells:
+        if not cell["policy"]:
+            continue
+        options = simulate_options(cell)
+        priority = cell["priority"] or "fcfs"
+        if not estimates_matter(cell["policy"], priority,
+                                options.get("backfill_order", "priority"),
+                                options.get("starvation_after"),
+                                options.get("reservation_depth")):
+            blind.setdefault((cell["policy"], priority))
+    for policy, priority in blind:
+        warnings.warn(f"no runtime estimate changes the schedules of policy {policy} with "
+                      f"priority {priority} (no backfilling, or backfilling in queue order "
+                      f"without reservations): their schedule metrics are the same for every "
+                      f"predictor", UserWarning, stacklevel=3)
+
+
 def _check_used(cells, source):
     """Refuse an option that no cell uses (say, ``selective`` in a grid without policies)."""
     given = {}
@@ -196,7 +223,7 @@ def _memory_bytes():
 
 
 def _check_trace(trace, folder, source):
-    match = _SYNTHETIC.fullmatch(trace)
+    match = SYNTHETIC_TRACE.fullmatch(trace)
     if match:
         count = match.group(1)
         if count is not None and not re.fullmatch(r"[1-9][0-9_]*", count.strip()):
@@ -303,6 +330,7 @@ def check_cells(cells, *, source=None):
     """
     check_values(cells, source)
     _check_used(cells, source)
+    _warn_blind_schedulers(cells)
 
 
 def check_values(cells, source=None):
@@ -336,5 +364,22 @@ def check_values(cells, source=None):
             if (kind, item) not in seen:
                 check()
                 seen.add((kind, item))
+    _refuse_one_file_twice(cells, source)
     for old in sorted(renamed):
         warn_renamed(f"options.{old}", f"options.{DEPRECATED_OPTIONS[old]}")
+
+
+def _refuse_one_file_twice(cells, source):
+    """Two traces naming one file (``t.swf`` and ``./t.swf``, a name and its path)
+    would repeat every cell of it."""
+    first = {}
+    for trace, folder in dict.fromkeys((cell["trace"], cell.get(FOLDER_KEY)) for cell in cells):
+        path = resolve_trace(trace, folder)
+        if path is None:
+            continue
+        status = os.stat(path)
+        file = (status.st_dev, status.st_ino)
+        if file in first and first[file] != trace:
+            _fail(source, "traces", trace, f"names the same file as {first[file]!r} "
+                                           f"({path}), which would repeat cells")
+        first.setdefault(file, trace)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._format import format_count
 from .._summary import busier_than_machine
 from .._table import copy_attrs
 from ..exceptions import JobTableError
@@ -288,6 +289,12 @@ def _schedules(result, jobs, predictors, policies):
             schedule = simulate(jobs, policy=policy, estimates=estimates,
                                 selective=not isinstance(estimates, str))
             rows.append(_schedule_row(schedule, policy, label))
+            wider = len(schedule.rejected)
+            note = (f"{format_count(wider, 'job')} wider than the machine "
+                    f"({format_count(int(schedule.machine_procs), 'processor')}) "
+                    f"{'is' if wider == 1 else 'are'} left out of the schedules.")
+            if wider and note not in result.notes:
+                result.notes.append(note)
             if policy == "easy":
                 easy[label] = schedule
     result.schedule_table = pd.DataFrame(rows)

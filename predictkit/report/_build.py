@@ -5,6 +5,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._format import format_count
 from .._time import format_duration
 from ..exceptions import OutputError
 from ..jobs import format_summary, request_accuracy
@@ -180,7 +181,7 @@ def build_report(analysis, output):
         sections.append(_bounds(analysis))
     if analysis.schedule_table is not None:
         sections.append(_schedules(analysis))
-    subtitle = (f"{analysis.summary['n_jobs']:,} jobs; made by predictkit. "
+    subtitle = (f"{format_count(analysis.summary['n_jobs'], 'job')}; made by predictkit. "
                 "Every number here comes from an online replay that never looks at jobs "
                 "that had not finished (or started) yet.")
     return write_page(page, f"predictkit report: {analysis.name}", subtitle, sections)

@@ -227,3 +227,38 @@ def test_an_output_named_for_a_format_the_command_does_not_write_is_refused(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"-o {tmp_path / name}: " in err
     assert not (tmp_path / name).exists()
+
+
+def _console(argv, unbuffered):
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONUNBUFFERED": "1" if unbuffered else ""}
+    return subprocess.Popen(
+        [sys.executable, "-c", "from predictkit.cli import console_main; console_main()", *argv],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+
+
+def _large_log(tmp_path, n_jobs=20_000):
+    log = tmp_path / "big.swf"
+    log.write_text("".join(f"{j} {60 * j} 0 {100 + j % 50} 2 -1 -1 2 600 -1 1 {j % 7 + 1} 1 -1 "
+                           f"1 1 -1 -1\n" for j in range(1, n_jobs + 1)))
+    return log
+
+
+@pytest.mark.parametrize("unbuffered", [False, True])
+def test_standard_output_is_written_whole_and_a_reader_gone_stops_the_command(
+        tmp_path, unbuffered):
+    log = _large_log(tmp_path)
+    argv = ["predict", str(log), "--method", "requested", "-q"]
+    assert main([*argv, "-o", str(tmp_path / "file.swf")]) == 0
+    whole = _console([*argv, "-o", "-"], unbuffered)
+    out, err = whole.communicate(timeout=300)
+    assert whole.returncode == 0 and err == b""
+    assert out == (tmp_path / "file.swf").read_bytes() and len(out) > 1 << 20
+    # the reader goes away after a few bytes: nothing more to say, and not a success
+    cut = _console([*argv, "-o", "-"], unbuffered)
+    cut.stdout.read(10)
+    cut.stdout.close()
+    assert cut.wait(timeout=300) == 141
+    assert cut.stderr.read() == b""

@@ -1,6 +1,7 @@
 """Every bad grid is one ConfigError line naming the file and the key, before any cell runs."""
 
 from contextlib import nullcontext
+from pathlib import Path
 
 import pytest
 
@@ -88,6 +89,8 @@ GOOD = 'traces = ["{trace}"]\n'
     ('priorities = ["sjf"]\n', r"priorities = 'sjf': a priority needs a policy"),
     ('policies = ["easy", "easy"]\n', r"policies gives 'easy' twice"),
     ('predictors = ["tang", "requested", "tang"]\n', r"predictors gives .*tang.* twice"),
+    ('[[predictors]]\nname = "tang"\nparams = {quantile = [1, 1.0]}\n',
+     r"predictors gives .*quantile.*: 1\}.* twice"),
     # keys
     ('policy = ["easy"]\n', r"unknown grid key\(s\) policy"),
 ])
@@ -260,3 +263,31 @@ def test_a_cell_passes_simulate_the_options_of_its_policy_only():
     assert simulate_options({**cell, "options": {**options, "machine_procs": 16}})[
         "machine_procs"] == 16
     assert simulate_options({**cell, "policy": None}) == {}
+
+
+def test_two_names_of_one_trace_file_are_refused(tmp_path, swf):
+    path = grid_file(tmp_path, GOOD.format(trace=swf).replace(
+        f'traces = ["{swf}"]', f'traces = ["{swf}", "{Path(swf).parent}/./{Path(swf).name}"]'))
+    with pytest.raises(ConfigError, match=r"names the same file as .*which would repeat cells"):
+        check(path)
+
+
+def test_a_scheduler_no_estimate_changes_is_warned_about_when_predictors_are_compared(swf):
+    import warnings
+
+    def said(spec):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            check_cells(expand_grid({"traces": [str(swf)], **spec}))
+        return [str(w.message) for w in caught if "no runtime estimate" in str(w.message)]
+
+    two = {"predictors": ["requested", "tang"]}
+    assert said({**two, "policies": ["fcfs", "easy"]}) == [
+        "no runtime estimate changes the schedules of policy fcfs with priority fcfs (no "
+        "backfilling, or backfilling in queue order without reservations): their schedule "
+        "metrics are the same for every predictor"]
+    assert said({**two, "policies": ["fcfs"], "priorities": ["sjf"]}) == []
+    assert said({**two, "policies": ["no_guarantee"],
+                 "options": {"backfill_order": "sjf"}}) == []
+    assert len(said({**two, "policies": ["no_guarantee"]})) == 1
+    assert said({"predictors": ["tang"], "policies": ["fcfs"]}) == []

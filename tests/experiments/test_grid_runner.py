@@ -138,3 +138,26 @@ def test_a_scheduler_with_another_backend_is_refused():
     with pytest.raises(ConfigError, match=r"^scheduler runs the cells on Dask; it cannot be "
                                           r"combined with backend='loky'$"):
         run_grid(expand_grid(SPEC), toy_metrics, backend="loky", scheduler="tcp://host:8786")
+
+
+@pytest.mark.parametrize(("address", "message"), [
+    ("notanaddress", "missing port number"), ("http://localhost:8786", "unknown address scheme")])
+def test_a_scheduler_address_dask_cannot_use_is_one_config_error(address, message):
+    pytest.importorskip("dask.distributed")
+    with pytest.raises(ConfigError, match=f"cannot connect to the Dask scheduler '{address}': "
+                                          f".*{message}") as info:
+        run_grid(expand_grid(SPEC), toy_metrics, scheduler=address)
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"backend": "bogus"}, r"^backend must be one of None, 'loky', 'threading', 'dask', "
+                           r"got 'bogus'$"),
+    ({"backend": "loky", "n_workers": 0}, r"^n_workers must be a whole number >= 1 \(or -1"),
+    ({"backend": "loky", "n_workers": 1.5}, r"^n_workers must be a whole number"),
+])
+def test_a_backend_or_worker_count_joblib_cannot_use_is_refused_first(kwargs, message):
+    ran = []
+    with pytest.raises(ConfigError, match=message):
+        run_grid(expand_grid(SPEC), lambda cell: ran.append(cell) or {"x": 1.0}, **kwargs)
+    assert ran == []

@@ -2,6 +2,7 @@
 could use is refused before the first cell runs."""
 
 import shutil
+import warnings
 
 import pytest
 
@@ -118,3 +119,37 @@ def test_tang_keys_a_trace_gives_for_no_job_are_refused_before_the_first_cell(tm
                                           r"job"):
         run_grid(cells, evaluate_cell, results=tmp_path / "out.csv", source=grid)
     assert not (tmp_path / "out.csv.parts").exists()
+
+
+@pytest.mark.parametrize("name", ["synthetic_logs/t.swf", "synthetic-t.swf"])
+def test_a_trace_file_whose_name_starts_like_synthetic_is_a_file(tmp_path, monkeypatch, name):
+    write_trace(tmp_path / name)
+    grid = tmp_path / "grid.toml"
+    grid.write_text(f'traces = ["{name}"]\npredictors = ["requested"]\n')
+    monkeypatch.chdir(tmp_path)
+    cells = expand_grid(load_grid(grid), source=grid)
+    check_cells(cells, source=grid)
+    assert list(run_grid(cells, evaluate_cell)["n_jobs"]) == [40]
+
+
+def test_a_machine_narrower_than_the_traces_jobs_is_warned_about_before_the_first_cell(
+        tmp_path):
+    from predictkit.experiments._evaluate import check_trace_jobs
+
+    trace = write_trace(tmp_path / "t.swf")  # 40 jobs of 2 processors, MaxProcs 8
+    spec = {"traces": [str(trace)], "predictors": ["requested"], "policies": ["easy"]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_trace_jobs(expand_grid(spec))  # the header's 8 processors hold every job
+    narrow = expand_grid({**spec, "options": {"machine_procs": 1}})
+    with pytest.warns(UserWarning) as said:
+        check_trace_jobs(narrow)
+    said = [str(warning.message) for warning in said]
+    assert said[0].endswith("t.swf: 40 jobs wider than the machine of 1 processor "
+                            "(options.machine_procs 1) are left out of its cells' schedules "
+                            "(see schedule_n_jobs)")
+    assert "keeps up to 6 processors busy at once, more than the machine size of 1" in said[1]
+    # cells that simulate nothing say nothing
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_trace_jobs(expand_grid({"traces": [str(trace)], "predictors": ["requested"]}))

@@ -111,3 +111,27 @@ def test_progress_callback_gets_one_call_per_cell(tmp_path):
     assert [(s.done, s.total, s.reused) for s in seen] == [(0, 2, 1), (1, 2, 1), (2, 2, 1)]
     assert seen[0].row is None and [s.row["trace"] for s in seen[1:]] == ["bb", "ccc"]
     assert all(later.elapsed >= earlier.elapsed for earlier, later in zip(seen, seen[1:]))
+
+
+def test_reused_rows_keep_the_types_evaluate_returned(tmp_path):
+    import numpy as np
+
+    def typed(cell):
+        return {"count": np.int64(len(cell["trace"])), "flag": np.bool_(True),
+                "share": np.float64(0.5), "plain": 3}
+
+    cells = expand_grid({"traces": ["a", "bb"]})
+    out = tmp_path / "r.csv"
+    first = run_grid(cells, typed, results=out)
+    again = run_grid(cells, typed, results=out)
+    pd.testing.assert_frame_equal(again, first)
+    assert again["count"].dtype == np.int64 and again["flag"].dtype == bool
+
+
+def test_a_parquet_table_holds_a_column_of_mixed_parameter_values(tmp_path):
+    cells = expand_grid({"traces": ["a"], "predictors": [
+        {"name": "tang", "params": {"quantile": [0.9, "mean"]}}]})
+    out = tmp_path / "r.parquet"
+    table = run_grid(cells, toy, results=out)
+    assert table["param_quantile"].tolist() == [0.9, "mean"]
+    assert pd.read_parquet(out)["param_quantile"].tolist() == ["0.9", "mean"]

@@ -62,3 +62,22 @@ def test_an_invalid_cell_is_refused_before_the_valid_ones_run(tmp_path, monkeypa
     with pytest.raises(ConfigError, match="quantile"):
         run_grid(cells, runner.evaluate_cell)
     assert ran == []
+
+
+def test_a_parts_name_that_is_a_file_is_refused_before_any_cell_runs(tmp_path):
+    out = tmp_path / "r.csv"
+    (tmp_path / "r.csv.parts").write_text("not a folder")
+    ran = []
+    with pytest.raises(OutputError, match=r"r\.csv\.parts: it is not a folder"):
+        run_grid(expand_grid({"traces": ["a"]}), lambda cell: ran.append(cell) or {"x": 1.0},
+                 results=out)
+    assert ran == []
+
+
+def test_results_names_are_read_in_any_case(tmp_path):
+    cells = expand_grid({"traces": ["a"]})
+    table = run_grid(cells, metrics, results=tmp_path / "R.CSV")[["cell", "score"]]
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "R.CSV")[["cell", "score"]], table)
+    run_grid(cells, metrics, results=tmp_path / "R.Parquet")
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "R.Parquet")[["cell", "score"]],
+                                  table)

@@ -208,3 +208,17 @@ def test_a_log_busier_than_the_machine_is_noted(max_procs):
     jobs.attrs["max_procs"] = 16
     notes = " ".join(analyze(jobs, fairness=False, policies=()).notes)
     assert "busy at once" not in notes
+
+
+def test_jobs_wider_than_the_machine_are_noted_as_left_out_of_the_schedules():
+    jobs = pd.DataFrame({"job_id": [1, 2, 3], "submit_time": [0.0, 10.0, 5000.0],
+                         "wait_time": [0.0, 0.0, 0.0], "run_time": [100.0, 100.0, 50.0],
+                         "n_procs": [8.0, 16.0, 4.0], "req_time": [200.0, 200.0, 100.0],
+                         "user_id": [1.0, 2.0, 1.0]})
+    jobs.attrs["max_procs"] = 8
+    notes = analyze(jobs, fairness=False, policies=("easy",)).notes
+    assert notes.count("1 job wider than the machine (8 processors) is left out of the "
+                       "schedules.") == 1
+    jobs.attrs["max_procs"] = 16
+    assert not any("left out of the schedules" in note
+                   for note in analyze(jobs, fairness=False, policies=("easy",)).notes)
