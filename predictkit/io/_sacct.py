@@ -62,6 +62,8 @@ __all__ = ["read_sacct", "looks_like_sacct"]
 
 _ELAPSED_TOLERANCE = 1.0
 """Seconds by which Elapsed may exceed End - Start (times are printed to the second)."""
+_UTC = frozenset({"UTC", "ETC/UTC", "GMT", "ETC/GMT", "UCT", "ZULU"})
+"""Names of the zone without daylight saving in which the default reads times."""
 _DST_SHIFT = 3600.0
 """Seconds by which clocks move at a daylight-saving change (one hour nearly everywhere)."""
 _JOB_ID = re.compile(r"^(?P<job>\d+(?:_\d+)?(?:\+\d+)?)(?:\.(?P<step>[^.]+))?$")
@@ -639,9 +641,9 @@ def _order_problems(parsed):
 
 
 def _zone_hint(parsed, seconds):
-    """Where two times disagree by at most an hour, the daylight-saving change the
-    file's zone may have had: a hint to give that zone."""
-    if seconds > _DST_SHIFT + _ELAPSED_TOLERANCE:
+    """Where two times read in UTC disagree by at most an hour, the daylight-saving
+    change the file's zone may have had: a hint to give that zone."""
+    if seconds > _DST_SHIFT + _ELAPSED_TOLERANCE or parsed.time_zone.upper() not in _UTC:
         return ""
     return (f" (read in {parsed.time_zone}: if sacct wrote local time with a daylight-saving "
             f"change, give its zone, time_zone= or --time-zone)")

@@ -909,6 +909,10 @@ def test_times_an_hour_apart_suggest_the_files_zone(line, hint):
     if hint:  # read in the zone it was written in, the job is accepted
         with pytest.warns(UserWarning, match=r"in an hour Europe/Paris repeats"):
             assert read(text, time_zone="Europe/Paris").loc[0, "run_time"] > 0
+    else:  # a zone given: no hint to give one
+        with pytest.raises(SacctFormatError) as info:
+            read(text, time_zone="Europe/Paris")
+        assert "--time-zone" not in str(info.value)
 
 
 def test_times_in_the_repeated_hour_are_warned_about_with_their_count():
