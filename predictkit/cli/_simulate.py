@@ -139,7 +139,13 @@ def _check_args(args):
         raise ConfigError(f"--quantile must be in [0.5, 1] for --predictor tang, "
                           f"got {args.quantile:g}")
     if args.output:
-        return output_format(args.output, args.format, ("swf", "csv", "json"), default="swf")
+        fmt = output_format(args.output, args.format, ("swf", "csv", "json"), default="swf")
+        if fmt == "swf" and args.max_runtime is not None:
+            raise ConfigError(f"-o {args.output}: --max-runtime runs jobs as chained pieces, "
+                              f"which an SWF log of one line per job cannot hold (its waits "
+                              f"and runtimes would overlap on the machine); write .csv or "
+                              f".json, whose rows give each job's pieces")
+        return fmt
     return None
 
 
@@ -219,10 +225,13 @@ def run(args):
                                                             keys=keys),
                             selective=args.selective, **common)
     if len(schedule.rejected):
-        progress.say(f"{format_count(len(schedule.rejected), 'job')} wider than the machine "
-                     f"({format_count(schedule.machine_procs, 'processor')}) were not simulated")
+        progress.say(f"{_wider_text(schedule)} not simulated")
     table = schedule.metrics().rename(columns={"value": args.predictor})
-    if args.predictor != "requested" or args.selective:
+    unrequested = int(jobs["req_time"].isna().sum())
+    if unrequested:  # only --predictor perfect simulates jobs without a request
+        progress.say(f"no baseline with requested estimates: "
+                     f"{format_count(unrequested, 'job')} without a request")
+    elif args.predictor != "requested" or args.selective:
         with flag_names(_FLAGS), progress.step(
                 f"simulated {len(schedule.jobs):,} jobs with requested estimates (baseline)"):
             baseline = simulate(jobs, estimates="requested", **common).metrics()
@@ -280,6 +289,13 @@ def _write(schedule, args, fmt):
         f"machine_procs={p['machine_procs']}; run_time of jobs killed at their request is the time they ran",
     ]
     if len(schedule.rejected):
-        comments.append(f"{format_count(len(schedule.rejected), 'job')} wider than the machine "
-                        "were not simulated and are left out")
+        comments.append(f"{_wider_text(schedule)} not simulated and left out")
     write_swf_output(schedule_as_log(schedule), args.output, comments=comments)
+
+
+def _wider_text(schedule):
+    """``3 jobs wider than the machine (128 processors) were``: the start of a sentence."""
+    wider = len(schedule.rejected)
+    return (f"{format_count(wider, 'job')} wider than the machine "
+            f"({format_count(int(schedule.machine_procs), 'processor')}) "
+            f"{'was' if wider == 1 else 'were'}")

@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 
+from .._format import format_count
 from .._table import job_width
 from ..exceptions import ConfigError, JobTableError
 
@@ -22,8 +23,9 @@ def _table(schedule):
         rejected = getattr(schedule, "rejected", None)
         if rejected is not None and len(rejected):
             machine = getattr(schedule, "params", {}).get("machine_procs")
-            raise JobTableError(f"the schedule has no jobs: all {len(rejected):,} job(s) are "
-                                f"wider than the machine ({machine} processors)")
+            raise JobTableError(f"the schedule has no jobs: all {format_count(len(rejected), 'job')} "
+                                f"{'is' if len(rejected) == 1 else 'are'} wider than the machine "
+                                f"({format_count(machine, 'processor')})")
         raise JobTableError("the schedule has no jobs")
     return jobs
 

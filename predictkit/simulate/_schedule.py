@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 
 from .._deprecation import warn_renamed
+from .._format import format_count
 from .._table import copy_attrs
 
 __all__ = ["Schedule"]
@@ -130,7 +131,8 @@ class Schedule:
         out.attrs = copy_attrs(prep["jobs"])
         rejected = prep["jobs"].loc[prep["rejected_mask"]].copy()
         rejected["reason"] = pd.Series(
-            f"wider than the machine ({params['machine_procs']} processors)", index=rejected.index,
+            f"wider than the machine ({format_count(params['machine_procs'], 'processor')})",
+            index=rejected.index,
             dtype=object)
         return cls(out, rejected, params)
 

@@ -120,3 +120,36 @@ def test_tang_leaves_out_a_key_the_log_gives_for_no_job(capsys):
     wait = json.loads(captured.out)["metrics"]["mean_wait"]["tang"]
     assert wait == pytest.approx(expected.jobs["wait_time"].mean())
     assert wait != pytest.approx(simulate(jobs, estimates="requested").jobs["wait_time"].mean())
+
+
+MACHINE_OF_10 = ("; MaxProcs: 10\n"
+                 "1 0 0 250 10 -1 -1 10 300 -1 1 1 1 -1 -1 -1 -1 -1\n"
+                 "2 50 0 10 10 -1 -1 10 10 -1 1 2 1 -1 -1 -1 -1 -1\n"
+                 "3 60 0 10 20 -1 -1 20 10 -1 1 2 1 -1 -1 -1 -1 -1\n")
+
+
+def test_pieces_of_max_runtime_are_not_written_as_one_swf_line_each(capsys, tmp_path):
+    log = tmp_path / "log.swf"
+    log.write_text(MACHINE_OF_10)
+    out = tmp_path / "out.swf"
+    assert main(["simulate", str(log), "--max-runtime", "100", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "SWF log of one line per job cannot hold" in err
+    assert not out.exists()
+    assert main(["simulate", str(log), "--max-runtime", "100", "-o", str(tmp_path / "o.csv")]) == 0
+    err = capsys.readouterr().err
+    assert "1 job wider than the machine (10 processors) was not simulated" in err
+    pieces = pd.read_csv(tmp_path / "o.csv")
+    assert pieces.set_index("job_id").loc[1, "n_pieces"] == 3
+
+
+def test_perfect_estimates_on_jobs_without_requests_have_no_requested_baseline(capsys, tmp_path):
+    log = tmp_path / "log.swf"
+    log.write_text(MACHINE_OF_10.replace(" 10 300 -1 1 1 1", " 10 -1 -1 1 1 1"))
+    assert main(["simulate", str(log), "--predictor", "perfect", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "no baseline with requested estimates: 1 job without a request" in captured.err
+    assert set(json.loads(captured.out)["metrics"]["mean_wait"]) == {"perfect"}
+    # the requests' own simulation leaves the job without one out, as cleaning says
+    assert main(["simulate", str(log), "--json", "-q"]) == 0
+    assert json.loads(capsys.readouterr().out)["metrics"]["n_jobs"] == {"requested": 1.0}

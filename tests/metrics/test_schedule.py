@@ -157,7 +157,7 @@ def test_metrics_of_a_schedule_whose_every_job_was_too_wide_say_so():
                          "n_procs": [4.0, 8.0], "req_procs": [4.0, 8.0],
                          "req_time": [60.0, 60.0]})
     schedule = simulate(jobs, machine_procs=2)
-    with pytest.raises(JobTableError, match=r"^the schedule has no jobs: all 2 job\(s\) are "
+    with pytest.raises(JobTableError, match=r"^the schedule has no jobs: all 2 jobs are "
                                             r"wider than the machine \(2 processors\)$"):
         schedule.metrics()
 
