@@ -107,7 +107,7 @@ def run(args):
     model = make_wait_model("qbets", quantile=args.quantile, confidence=args.confidence,
                             changepoint=args.changepoint, clustering=args.clustering,
                             index=args.index, random_state=args.seed)
-    with progress.step(f"bounded the waits of {int(usable.sum()):,} jobs online"):
+    with progress.step(f"bounded the waits of {format_count(int(usable.sum()), 'job')} online"):
         _, bounds = replay_wait_bounds(model, jobs)
     jobs = jobs[usable].reset_index(drop=True)
     waits = jobs["wait_time"].to_numpy()
@@ -143,7 +143,7 @@ def run(args):
 
 def _run_wait(jobs, args, progress, usable, capacity):
     model = make_wait_model("wait", quantile=args.quantile, capacity=capacity)
-    with progress.step(f"bounded the waits of {int(usable.sum()):,} jobs online"):
+    with progress.step(f"bounded the waits of {format_count(int(usable.sum()), 'job')} online"):
         _, bounds = replay_wait_bounds(model, jobs)
     jobs = jobs[usable].reset_index(drop=True)
     waits = jobs["wait_time"].to_numpy()

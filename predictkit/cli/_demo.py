@@ -6,6 +6,7 @@ import time
 
 import pandas as pd
 
+from .._format import format_count
 from ..datasets import make_workload
 from ..exceptions import ConfigError, JobTableError
 from ..jobs import SUMMARY_LABELS
@@ -145,10 +146,11 @@ def run(args):
     else:
         progress.settings(jobs=n_jobs, machine_procs=args.machine_procs, load=args.load,
                           seed=args.seed, output=args.output)
-        with progress.step(f"generated {n_jobs:,} jobs"):
+        with progress.step(f"generated {format_count(n_jobs, 'job')}"):
             jobs = make_workload(n_jobs=n_jobs, machine_procs=args.machine_procs,
                                  random_state=args.seed, load=args.load)
-        name = (f"synthetic ({n_jobs:,} jobs, {args.machine_procs} procs, load {args.load:g}, "
+        name = (f"synthetic ({format_count(n_jobs, 'job')}, {args.machine_procs} procs, "
+                f"load {args.load:g}, "
                 f"seed {args.seed})")
     analysis, page = analyze_and_write(jobs, args.output, progress, name=name, max_jobs=max_jobs,
                                        random_state=args.seed)

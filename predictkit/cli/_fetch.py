@@ -112,5 +112,5 @@ def run(args):
                 jobs = fetch_pwa(name, data_home=args.data_home)
         for warning in caught:
             print(f"predictkit fetch: warning: {warning.message}", file=sys.stderr)
-        print(f"{name}: {len(jobs):,} jobs in {jobs.attrs['source']}")
+        print(f"{name}: {format_count(len(jobs), 'job')} in {jobs.attrs['source']}")
     return 0

@@ -182,7 +182,7 @@ def _clean_source(args, source, note):
     kept = clean_jobs(source, for_simulation=True, require_request=needs_request)
     if describe_cleaning(kept):
         note(f"left out {describe_cleaning(kept)} "
-             f"(of {len(source):,} jobs in {args.estimates_for})")
+             f"(of {format_count(len(source), 'job')} in {args.estimates_for})")
     if not len(kept):
         needed = "runtime, submit time, width" + (" and request" if needs_request else "")
         raise ConfigError(f"--estimates-for {args.estimates_for}: no job has a known "
@@ -211,7 +211,7 @@ def _fit_to_requests(args, model, source, note):
                           f"{log} takes every request share from the log")
     if not known.all():
         note(f"learning the estimate model from the {int(known.sum()):,} of "
-             f"{len(source):,} jobs that have a requested time")
+             f"{format_count(len(source), 'job')} that have a requested time")
     learned = {**_FLAGS, "t_max": "the maximal estimate learned from the log's longest "
                                   "request (--tmax sets it)"}
     with flag_names(learned):
@@ -294,12 +294,13 @@ def _fit_site(args, progress):
         log = read_trace_arg(args.site)
     kept = clean_jobs(log, for_simulation=True, require_request=True)
     if describe_cleaning(kept):
-        progress.say(f"left out {describe_cleaning(kept)} (of {len(log):,} jobs in {args.site})")
+        progress.say(f"left out {describe_cleaning(kept)} (of {format_count(len(log), 'job')} "
+                     f"in {args.site})")
     if not len(kept):
         raise ConfigError(f"--site {args.site}: no job has a known runtime, width and "
                           "requested time to fit the site to")
-    with progress.step(f"fitted the site to {len(kept):,} jobs with a runtime, width and "
-                       "request"):
+    with progress.step(f"fitted the site to {format_count(len(kept), 'job')} with a runtime, "
+                       "width and request"):
         return SiteModel(random_state=args.seed).fit(kept)
 
 

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from .._format import format_count
 from ..exceptions import ConfigError
 from ..metrics import (adjustment_outcomes, estimate_accuracy, mean_absolute_error,
                        underestimation_rate)
@@ -208,14 +209,14 @@ def run(args):
     if args.assume_no_wait or (no_wait.any() and not needs_history):
         wait = jobs["wait_time"].to_numpy(dtype=float)
         known = jobs["submit_time"].to_numpy(dtype=float) + np.where(np.isnan(wait), 0.0, wait) + y
-    with flag_names(_FLAGS), progress.step(f"predicted the runtimes of {len(jobs):,} jobs "
-                                           "online"):
+    with flag_names(_FLAGS), progress.step(f"predicted the runtimes of "
+                                           f"{format_count(len(jobs), 'job')} online"):
         predicted = replay(estimator, jobs, y, known_time=known)
     requested = jobs["req_time"].to_numpy(dtype=float)
     summary = summarize_predictions(y, requested, predicted, bad_threshold=args.bad_threshold)
     summary["method"] = repr(estimator)
     if args.output:
-        with progress.step(f"wrote {len(jobs):,} jobs to {args.output}"), \
+        with progress.step(f"wrote {format_count(len(jobs), 'job')} to {args.output}"), \
                 os_errors("-o", args.output):
             _write(jobs, requested, predicted, estimator, args)
     if args.json:

@@ -220,7 +220,8 @@ def run(args):
     if args.predictor == "tang":
         keys = tang_keys(TANG_DEFAULT_KEYS, jobs, args.trace, given=False, note=progress.say)
     with flag_names(_FLAGS), progress.step(
-            lambda: f"simulated {len(schedule.jobs):,} jobs with {args.predictor} estimates"):
+            lambda: f"simulated {format_count(len(schedule.jobs), 'job')} with "
+                    f"{args.predictor} estimates"):
         schedule = simulate(jobs, estimates=estimate_source(args.predictor, args.quantile,
                                                             keys=keys),
                             selective=args.selective, **common)
@@ -233,11 +234,13 @@ def run(args):
                      f"{format_count(unrequested, 'job')} without a request")
     elif args.predictor != "requested" or args.selective:
         with flag_names(_FLAGS), progress.step(
-                f"simulated {len(schedule.jobs):,} jobs with requested estimates (baseline)"):
+                f"simulated {format_count(len(schedule.jobs), 'job')} with requested estimates "
+                f"(baseline)"):
             baseline = simulate(jobs, estimates="requested", **common).metrics()
         table.insert(1, "requested", baseline["value"].to_numpy())
     if args.output:
-        with progress.step(f"wrote {len(schedule.jobs):,} simulated jobs to {args.output}"):
+        with progress.step(f"wrote {format_count(len(schedule.jobs), 'simulated job')} to "
+                           f"{args.output}"):
             _write(schedule, args, fmt)
     if args.quiet and not args.json:
         return 0

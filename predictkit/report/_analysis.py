@@ -48,6 +48,7 @@ class Analysis:
     name: str
     summary: pd.Series
     cleaning: list
+    analysed_summary: pd.Series = None
     notes: list = field(default_factory=list)
     jobs: pd.DataFrame = None
     request_jobs: pd.DataFrame = None
@@ -151,12 +152,15 @@ def analyze(jobs, *, name=None, max_jobs=None, predictors=None, quantile=0.95,
     note = busier_than_machine(jobs, option="--machine-procs, or attrs['max_procs']")
     notes = [] if note is None else [f"{note[0].upper()}{note[1:]}."]
     cleaning = clean.attrs["cleaning"]
-    if max_jobs is not None and len(clean) > max_jobs:
+    truncated = max_jobs is not None and len(clean) > max_jobs
+    if truncated:
         clean = clean.iloc[:max_jobs].reset_index(drop=True)
         clean.attrs = copy_attrs(jobs)
         notes.append(f"Only the first {max_jobs:,} jobs (after cleaning) are analysed.")
     result = Analysis(name=name, summary=summary, cleaning=cleaning, notes=notes,
                       quantile=quantile)
+    if truncated:  # the summary above is the whole log's; the sections cover these
+        result.analysed_summary = summarize(clean, name=name)
     requests = np.asarray(clean["req_time"], dtype=float)
     has_requests = bool(len(clean)) and np.isfinite(requests).mean() >= 0.5
     if has_requests and not np.isfinite(requests).all():
@@ -297,7 +301,7 @@ def _schedules(result, jobs, predictors, policies):
                 result.notes.append(note)
             if policy == "easy":
                 easy[label] = schedule
-    result.schedule_table = pd.DataFrame(rows)
+    result.schedule_table = pd.DataFrame(rows) if rows else None  # policies=(): none
     return easy
 
 

@@ -28,6 +28,12 @@ def _durations(values):
 
 def _overview(analysis):
     table = format_summary(analysis.summary)
+    caption = "Summary of the log"
+    if analysis.analysed_summary is not None:  # the figures below cover these jobs only
+        table = table.rename(columns={"value": "whole log"})
+        table[f"first {analysis.analysed_summary['n_jobs']:,} jobs, analysed"] = \
+            format_summary(analysis.analysed_summary)["value"].to_numpy()
+        caption = "Summary of the log and of the jobs analysed"
     cleaning = pd.DataFrame(analysis.cleaning)
     text = ("What the log holds: size, span, users and the accuracy of the users' "
             "requested times (R = runtime / request). Jobs that a simulation cannot use "
@@ -35,7 +41,7 @@ def _overview(analysis):
             "many each rule removed.")
     if analysis.notes:
         text += "\n\n" + " ".join(analysis.notes)
-    return Section("Overview", text, tables=[(table, "Summary of the log"),
+    return Section("Overview", text, tables=[(table, caption),
                                              (cleaning, "Cleaning (Tsafrir et al. 2005, 'sane' jobs)")])
 
 

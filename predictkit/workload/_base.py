@@ -5,9 +5,11 @@ from sklearn.base import BaseEstimator, TransformerMixin
 
 from .._validation import ParamsValidatedMixin, as_generator
 from ..exceptions import ConfigError, JobTableError
+from .._table import as_numbers
 from ..jobs import validate_jobs
 
-__all__ = ["EstimateModel", "as_rng", "check_runtimes", "check_estimates"]
+__all__ = ["EstimateModel", "as_rng", "check_runtimes", "check_sample_inputs",
+           "check_estimates"]
 
 as_rng = as_generator
 """A :class:`numpy.random.Generator` from any valid ``random_state`` (see
@@ -16,7 +18,7 @@ as_rng = as_generator
 
 def check_runtimes(runtimes, name="runtimes"):
     """Runtimes as a float array; missing, negative or infinite values are an error."""
-    values = np.asarray(runtimes, dtype=float)
+    values = as_numbers(runtimes, name)
     if values.ndim != 1:
         raise JobTableError(f"{name} must be one-dimensional, got shape {values.shape}")
     bad = ~np.isfinite(values) | (values < 0)
@@ -28,13 +30,36 @@ def check_runtimes(runtimes, name="runtimes"):
     return values
 
 
+def check_sample_inputs(runtimes, users=None, submit_times=None):
+    """What every model's ``sample`` is given: the runtimes (:func:`check_runtimes`),
+    and the users and submit times, when given, as numbers, one per runtime.
+
+    Raises
+    ------
+    JobTableError
+        For bad runtimes, or users or submit times that are not numbers.
+    ConfigError
+        For users or submit times of another length than the runtimes.
+    """
+    run = check_runtimes(runtimes)
+    given = []
+    for values, name in ((users, "users"), (submit_times, "submit_times")):
+        if values is not None:
+            values = as_numbers(values, name)
+            if values.shape != run.shape:
+                raise ConfigError(f"{name} must have one value per runtime ({run.size}), got "
+                                  f"shape {values.shape}")
+        given.append(values)
+    return run, given[0], given[1]
+
+
 def check_estimates(estimates, n, name="estimates"):
     """The real estimates a model builds on; missing ones are an error."""
     if estimates is None:
         raise JobTableError(
             f"this model needs the jobs' own estimates ({name}, the req_time column); "
             "runtimes alone are not enough")
-    values = np.asarray(estimates, dtype=float)
+    values = as_numbers(estimates, name)
     if values.shape != (n,):
         raise JobTableError(
             f"{name} must have one value per runtime ({n}), got shape {values.shape}")
@@ -121,8 +146,4 @@ class EstimateModel(ParamsValidatedMixin, TransformerMixin, BaseEstimator):
             raise ConfigError(
                 "assignment='sessions' needs users and submit_times (user_id and "
                 "submit_time columns)")
-        users = np.asarray(users, dtype=float)
-        submit = np.asarray(submit_times, dtype=float)
-        if users.shape != (n,) or submit.shape != (n,):
-            raise ConfigError("users and submit_times must have one value per runtime")
-        return users, submit
+        return users, submit_times  # checked by check_sample_inputs

@@ -17,10 +17,14 @@ from .._time import parse_duration
 from .._validation import RANDOM_STATE, Duration, Interval, StrOptions
 from ..exceptions import ConfigError
 from ._assignment import assign
-from ._base import EstimateModel, as_rng, check_estimates, check_runtimes
+from ._base import EstimateModel, as_rng, check_estimates, check_sample_inputs
 from ._sessions import DEFAULT_THINK_TIME, session_ids
 
 __all__ = ["FModel", "PhiModel", "DoubledEstimates", "ShuffledEstimates"]
+
+MIN_REQUEST = 1.0
+"""Seconds: the shortest request the runtime-based models give (a zero runtime's
+would be 0, which no scheduler accepts and simulators such as CQSim drop)."""
 
 
 class FModel(EstimateModel):
@@ -51,12 +55,13 @@ class FModel(EstimateModel):
         self.random_state = random_state
 
     def sample(self, runtimes, users=None, submit_times=None, estimates=None):
-        """Estimates ``R * (1 + f * U)`` with ``U`` uniform on [0, 1]."""
+        """Estimates ``R * (1 + f * U)`` with ``U`` uniform on [0, 1], at least 1 s."""
         self._check_params()
-        run = check_runtimes(runtimes)
+        run, users, submit_times = check_sample_inputs(runtimes, users, submit_times)
         if self.f == 0:
-            return run.copy()
-        return run * (1.0 + float(self.f) * as_rng(self.random_state).random(run.size))
+            return np.maximum(run, MIN_REQUEST)
+        return np.maximum(run * (1.0 + float(self.f) * as_rng(self.random_state).random(run.size)),
+                          MIN_REQUEST)
 
 
 class PhiModel(EstimateModel):
@@ -86,16 +91,16 @@ class PhiModel(EstimateModel):
         self.random_state = random_state
 
     def sample(self, runtimes, users=None, submit_times=None, estimates=None):
-        """Estimates ``max(R, min(R / u, t_max))``, exact for a share ``phi``."""
+        """Estimates ``max(R, min(R / u, t_max), 1 s)``, exact for a share ``phi``."""
         self._check_params()
-        run = check_runtimes(runtimes)
+        run, users, submit_times = check_sample_inputs(runtimes, users, submit_times)
         rng = as_rng(self.random_state)
         t_max = parse_duration(self.t_max, name="t_max")
         u = 1.0 - rng.random(run.size)
         exact = rng.random(run.size) < self.phi
         with np.errstate(divide="ignore"):
             est = np.where(exact, run, np.minimum(run / u, t_max))
-        return np.maximum(est, run)
+        return np.maximum(np.maximum(est, run), MIN_REQUEST)
 
 
 class DoubledEstimates(EstimateModel):
@@ -109,7 +114,7 @@ class DoubledEstimates(EstimateModel):
 
     def sample(self, runtimes, users=None, submit_times=None, estimates=None):
         """Twice ``estimates``."""
-        run = check_runtimes(runtimes)
+        run, users, submit_times = check_sample_inputs(runtimes, users, submit_times)
         return 2.0 * check_estimates(estimates, run.size)
 
 
@@ -165,7 +170,7 @@ class ShuffledEstimates(EstimateModel):
     def sample(self, runtimes, users=None, submit_times=None, estimates=None):
         """The estimates, shuffled over the jobs so that each covers its runtime."""
         self._check_params()
-        run = check_runtimes(runtimes)
+        run, users, submit_times = check_sample_inputs(runtimes, users, submit_times)
         if estimates is None and hasattr(self, "estimates_"):
             estimates = self.estimates_
         est = check_estimates(estimates, run.size)

@@ -67,7 +67,7 @@ from .._validation import (RANDOM_STATE, Duration, Interval, StrOptions, check_f
 from ..exceptions import ConfigError
 from ..jobs import validate_jobs
 from . import _default_site
-from ._base import EstimateModel, as_rng, check_runtimes
+from ._base import EstimateModel, as_rng, check_sample_inputs
 from ._runtimes import inverse_transform, quantile_table
 from ._sessions import DEFAULT_THINK_TIME, session_ids
 from ._tsafrir_modes import N_HEAD
@@ -463,20 +463,14 @@ class JointEstimates(EstimateModel):
         ndarray of float, shape (n,)
         """
         self._check_params()
-        run = check_runtimes(runtimes)
+        run, users, submit_times = check_sample_inputs(runtimes, users, submit_times)
         if run.size == 0:
             return np.zeros(0)
         user_codes = session_codes = None
         if users is not None:
-            users = np.asarray(users, dtype=float)
-            if users.shape != run.shape:
-                raise ConfigError("users must have one value per runtime")
             user_codes = _codes(users)
             if submit_times is not None:
-                submit = np.asarray(submit_times, dtype=float)
-                if submit.shape != run.shape:
-                    raise ConfigError("submit_times must have one value per runtime")
-                session_codes = session_ids(users, submit, run,
+                session_codes = session_ids(users, submit_times, run,
                                             parse_duration(self.think_time, name="think_time"))
         return self.draw(run, user_codes, session_codes, as_rng(self.random_state),
                          users=users, submit_times=submit_times)[0]

@@ -16,7 +16,7 @@ from .._validation import (RANDOM_STATE, Duration, Interval, StrOptions, check_p
 from ..exceptions import ConfigError, InvalidParameterError
 from ..jobs import validate_jobs
 from ._assignment import assign_modes, mode_counts
-from ._base import EstimateModel, as_rng, check_runtimes
+from ._base import EstimateModel, as_rng, check_sample_inputs
 from ._sessions import DEFAULT_THINK_TIME, session_ids
 from ._tsafrir_modes import N_HEAD, make_modes
 
@@ -283,7 +283,7 @@ class TsafrirEstimates(EstimateModel):
             parameters are invalid.
         """
         self._check_params()
-        run = check_runtimes(runtimes)
+        run, users, submit_times = check_sample_inputs(runtimes, users, submit_times)
         t_max, p_max, modes = self._settings()
         if run.size == 0:
             return np.zeros(0)

@@ -222,3 +222,13 @@ def test_jobs_wider_than_the_machine_are_noted_as_left_out_of_the_schedules():
     jobs.attrs["max_procs"] = 16
     assert not any("left out of the schedules" in note
                    for note in analyze(jobs, fairness=False, policies=("easy",)).notes)
+
+
+def test_a_report_of_the_first_jobs_summarises_them_beside_the_whole_log(tmp_path):
+    jobs = make_workload(600, random_state=3)
+    analysis = analyze(jobs, max_jobs=200, fairness=False, policies=())
+    assert analysis.summary["n_jobs"] == 600 and analysis.analysed_summary["n_jobs"] == 200
+    assert analysis.analysed_summary["n_estimates"] == len(analysis.modes)
+    page = build_report(analysis, tmp_path).read_text()
+    assert "first 200 jobs, analysed" in page and "whole log" in page
+    assert analyze(jobs, max_jobs=600, fairness=False, policies=()).analysed_summary is None

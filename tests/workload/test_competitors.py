@@ -9,7 +9,8 @@ from tracedata import load_trace
 
 from predictkit.exceptions import ConfigError, JobTableError
 from predictkit.jobs import as_job_table
-from predictkit.workload import DoubledEstimates, FModel, PhiModel, ShuffledEstimates
+from predictkit.workload import (DoubledEstimates, FModel, JointEstimates, PhiModel,
+                                 ShuffledEstimates, TsafrirEstimates)
 
 runtimes = st.lists(st.floats(0, 1e5), min_size=1, max_size=200)
 
@@ -18,7 +19,25 @@ runtimes = st.lists(st.floats(0, 1e5), min_size=1, max_size=200)
 def test_f_model_stays_in_its_range(run, f, seed):
     run = np.array(run)
     est = FModel(f=f, random_state=seed).sample(run)
-    assert (est >= run).all() and (est <= (f + 1) * run * (1 + 1e-12)).all()
+    assert (est >= run).all() and (est >= 1.0).all()
+    assert (est <= np.maximum((f + 1) * run * (1 + 1e-12), 1.0)).all()
+
+
+@pytest.mark.parametrize("model", [FModel(random_state=0), FModel(f=0),
+                                   PhiModel(random_state=0)])
+def test_a_zero_runtime_gets_a_request_of_one_second(model):
+    assert model.sample([0.0, 0.0, 5.0]).tolist()[:2] == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("model", [FModel(), PhiModel(), JointEstimates(t_max="18h"),
+                                   TsafrirEstimates(t_max="18h")])
+def test_every_model_refuses_text_runtimes_and_misaligned_users(model):
+    with pytest.raises(JobTableError, match=r"runtimes must hold numbers; position 1 holds 'b'"):
+        model.sample(np.array(["100", "b"]))
+    with pytest.raises(ConfigError, match=r"users must have one value per runtime \(3\)"):
+        model.sample([100.0, 200.0, 3000.0], users=[1, 2])
+    with pytest.raises(ConfigError, match=r"submit_times must have one value per runtime"):
+        model.sample([100.0, 200.0], users=[1, 2], submit_times=[0.0])
 
 
 def test_f_model_mean():
