@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from ._format import format_number
+from ._format import format_count, format_number
 from ._time import format_duration
 from .exceptions import JobTableError
 from ._validation import validate_params
@@ -173,6 +173,25 @@ def machine_size(X, machine_procs=None):
         return float(header), True
     width = job_width(X) if len(X) else np.array([np.nan])
     return (float(np.nanmax(width)) if np.isfinite(width).any() else np.nan), False
+
+
+def wider_than_machine(n_jobs, machine, unit="processor", *, verb="is"):
+    """``3 jobs wider than the machine (128 processors) are``: how every message
+    words the jobs a simulation leaves out.
+
+    Parameters
+    ----------
+    n_jobs : int
+    machine : float
+        The machine's size (:func:`machine_size`).
+    unit : str
+        What widths count (:func:`width_unit`).
+    verb : {"is", "was"}
+        Agreed with ``n_jobs``.
+    """
+    plural = {"is": "are", "was": "were"}[verb]
+    return (f"{format_count(n_jobs, 'job')} wider than the machine "
+            f"({format_count(int(machine), unit)}) {verb if n_jobs == 1 else plural}")
 
 
 def busier_than_machine(X, machine_procs=None, *, option="--machine-procs"):

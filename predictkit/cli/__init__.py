@@ -23,7 +23,7 @@ import warnings
 
 from .. import __version__
 from ..exceptions import PredictkitError
-from ._common import ArgumentParser, check_output_arg, check_stdin_once
+from ._common import ArgumentParser, check_output_arg, check_stdin_once, one_line_warning
 
 __all__ = ["main", "console_main", "build_parser"]
 
@@ -67,14 +67,6 @@ BROKEN_PIPE_STATUS = 141
 """Exit status when the output's reader went away: 128 + ``SIGPIPE``, as a shell reports it."""
 
 
-def _one_line_warning(command):
-    """A ``warnings.showwarning`` that prints ``predictkit CMD: warning: ...`` on one line."""
-    def show(message, category, filename, lineno, file=None, line=None):
-        text = str(message).splitlines()[0] if str(message) else category.__name__
-        print(f"predictkit {command}: warning: {text}", file=sys.stderr)
-    return show
-
-
 def main(argv=None):
     """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
     parser = build_parser()
@@ -87,7 +79,7 @@ def main(argv=None):
         check_stdin_once(args)
         with warnings.catch_warnings():
             if not args.debug:
-                warnings.showwarning = _one_line_warning(args.command)
+                warnings.showwarning = one_line_warning(args.command)
             return int(args.func(args) or 0)
     except BrokenPipeError:
         # The reader of our output went away (e.g. `predictkit info x | head`):

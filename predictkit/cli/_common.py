@@ -562,3 +562,17 @@ def read_jobs_to_simulate(args, progress, *, require_request, needs):
     if not len(jobs):
         raise JobTableError(f"{args.trace}: no job can be simulated (a job needs {needs})")
     return jobs
+
+
+def one_line_warning(command, *, once=False):
+    """A ``warnings.showwarning`` printing ``predictkit CMD: warning: ...``, the
+    warning's first line; with ``once``, each text only the first time."""
+    said = set()
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        text = str(message).splitlines()[0] if str(message) else category.__name__
+        if once and text in said:
+            return
+        said.add(text)
+        print(f"predictkit {command}: warning: {text}", file=sys.stderr, flush=True)
+    return show

@@ -3,6 +3,7 @@
 import numpy as np
 
 from .._format import format_count
+from .._summary import wider_than_machine
 from .._time import format_duration, parse_duration
 from ..exceptions import ConfigError
 from ..model_selection import EASY_PLUS_PLUS, schedule_candidates, select_by_schedule
@@ -194,9 +195,9 @@ def run(args):
             progress=each, criterion=args.criterion, half_life=args.half_life)
     n_rejected = len(found.rejected)
     progress.say(f"simulated {format_count(len(jobs) - n_rejected, 'job')} with each candidate"
-                 + (f"; {format_count(n_rejected, 'job')} wider than the machine "
-                    f"({format_count(found.machine_procs, 'processor')}) were not simulated and "
-                    "are not scored" if n_rejected else ""))
+                 + (f"; {wider_than_machine(n_rejected, found.machine_procs, verb='was')} not "
+                    f"simulated and {'is' if n_rejected == 1 else 'are'} not scored"
+                    if n_rejected else ""))
     table = found.table.sort_values(["is_baseline", "cv_score"], kind="stable")
     if args.output:
         write_table(table, args.output, fmt)

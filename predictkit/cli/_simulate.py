@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 
 from .._format import format_count
+from .._summary import wider_than_machine
 from .._table import copy_attrs
 from .._time import parse_duration
 from ..exceptions import ConfigError
@@ -226,7 +227,8 @@ def run(args):
                                                             keys=keys),
                             selective=args.selective, **common)
     if len(schedule.rejected):
-        progress.say(f"{_wider_text(schedule)} not simulated")
+        wider = wider_than_machine(len(schedule.rejected), schedule.machine_procs, verb="was")
+        progress.say(f"{wider} not simulated")
     table = schedule.metrics().rename(columns={"value": args.predictor})
     unrequested = int(jobs["req_time"].isna().sum())
     if unrequested:  # only --predictor perfect simulates jobs without a request
@@ -292,13 +294,8 @@ def _write(schedule, args, fmt):
         f"machine_procs={p['machine_procs']}; run_time of jobs killed at their request is the time they ran",
     ]
     if len(schedule.rejected):
-        comments.append(f"{_wider_text(schedule)} not simulated and left out")
+        wider = wider_than_machine(len(schedule.rejected), p["machine_procs"], verb="was")
+        comments.append(f"{wider} not simulated and left out")
     write_swf_output(schedule_as_log(schedule), args.output, comments=comments)
 
 
-def _wider_text(schedule):
-    """``3 jobs wider than the machine (128 processors) were``: the start of a sentence."""
-    wider = len(schedule.rejected)
-    return (f"{format_count(wider, 'job')} wider than the machine "
-            f"({format_count(int(schedule.machine_procs), 'processor')}) "
-            f"{'was' if wider == 1 else 'were'}")

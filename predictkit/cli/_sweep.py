@@ -8,8 +8,10 @@ from .._time import format_duration
 from ..exceptions import ConfigError
 from ..experiments import check_cells, evaluate_cell, expand_grid, load_grid, run_grid
 from ..experiments._grid import STDIN_NAME
+from ..experiments._runner import BACKENDS
 from ._checks import refuse_inapplicable
-from ._common import DeprecatedAlias, Progress, result_stream, write_table
+from ._common import (DeprecatedAlias, Progress, one_line_warning, result_stream,
+                      write_table)
 
 
 def register(subparsers):
@@ -36,7 +38,7 @@ def register(subparsers):
     parser.add_argument("-o", "--output", required=True,
                         help="results table (.csv or .parquet; '-', a FIFO or a device get "
                              "CSV and keep no finished cells)")
-    parser.add_argument("--backend", choices=("serial", "loky", "threading", "dask"),
+    parser.add_argument("--backend", choices=["serial"] + [b for b in BACKENDS if b],
                         help="where cells run (default: serial, in-process; dask with "
                              "--scheduler)")
     parser.add_argument("--scheduler", metavar="ADDRESS",
@@ -99,19 +101,15 @@ def run(args):
     cells = expand_grid(load_grid(args.grid), source=source)
     # the grid's traces are inputs too: -o must not write over one of them
     refuse_inputs(args.output, {cell_trace(cell) for cell in cells} - {None}, name="-o")
-    with warnings.catch_warnings(record=True) as renamed:
-        warnings.simplefilter("always", DeprecationWarning)
-        check_cells(cells, source=source)
-    renamed = {str(warning.message) for warning in renamed}
-    for message in sorted(renamed):
-        print(f"predictkit sweep: warning: {message}", file=sys.stderr)
     if args.quiet:
         progress = False
     else:
         progress = True if sys.stderr.isatty() else _cell_lines(Progress("sweep"))
     with warnings.catch_warnings():
+        # said as they come (a sweep may stop early), each once: the cells repeat them
         warnings.simplefilter("always")
-        warnings.showwarning = _say_once(renamed)  # as they come: a sweep may stop early
+        warnings.showwarning = one_line_warning("sweep", once=True)
+        check_cells(cells, source=source)
         table = run_grid(cells, evaluate_cell, results=None if streamed else args.output,
                          backend=None if args.backend == "serial" else args.backend,
                          scheduler=args.scheduler, n_workers=args.workers, progress=progress,
@@ -124,15 +122,3 @@ def run(args):
               file=result_stream(args.output))
     return 0
 
-
-def _say_once(said):
-    """A ``warnings.showwarning`` printing each warning's first line once, when it
-    is raised, unless it is in ``said`` (already printed before the first cell)."""
-    said = set(said)
-
-    def show(message, category, filename, lineno, file=None, line=None):
-        text = str(message).splitlines()[0] if str(message) else category.__name__
-        if text not in said:
-            said.add(text)
-            print(f"predictkit sweep: warning: {text}", file=sys.stderr, flush=True)
-    return show

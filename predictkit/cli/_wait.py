@@ -116,7 +116,6 @@ def run(args):
             queue=_snapshot(args, jobs) if args.queue else None)
     if unit_note:
         answer["notes"].insert(0, unit_note)
-    answer["unit"] = width_unit(jobs)
     if args.json:
         print_json(answer)
     else:
@@ -243,7 +242,8 @@ def estimate_wait(jobs, *, procs, req_time, user=None, partition=None, within=(3
     queued = {"bound": float(model.predict(job)[0]),
               "proba": model.start_probability(jobs_asked, within=within).tolist()}
     return {
-        "procs": int(procs), "req_time": float(req_time), "partition": partition,
+        "procs": int(procs), "unit": width_unit(jobs), "req_time": float(req_time),
+        "partition": partition,
         "user": user, "now": clock_time(jobs, now),
         "time_zone": log_zone(jobs) if "unix_start_time" in jobs.attrs else None,
         "quantile": quantile,
@@ -316,7 +316,7 @@ def print_answer(answer, stream):
     """Print :func:`estimate_wait`'s answer as sentences and a small table."""
     q, c = answer["quantile"], answer["confidence"]
     where = f" in {_partition_text(answer['partition'])}" if answer["partition"] else ""
-    print(f"A job of {format_count(answer['procs'], answer.get('unit', 'processor'))} asking for "
+    print(f"A job of {format_count(answer['procs'], answer['unit'])} asking for "
           f"{format_slurm_duration(answer['req_time'])}{where}, submitted at "
           f"{answer['now']}{_zone_text(answer.get('time_zone'))}:", file=stream)
     print(fill(

@@ -128,8 +128,7 @@ def _warn_small_machine(jobs, path, cells):
     that is narrower than some of its jobs or than what its own schedule keeps busy."""
     import warnings
 
-    from .._format import format_count
-    from .._summary import busier_than_machine, machine_size, width_unit
+    from .._summary import busier_than_machine, machine_size, wider_than_machine, width_unit
     from .._table import job_width
 
     sizes = dict.fromkeys(c.get("options", {}).get("machine_procs",
@@ -139,12 +138,11 @@ def _warn_small_machine(jobs, path, cells):
     for size in sizes:
         machine, _ = machine_size(jobs, size)
         wider = int((width > machine).sum())
-        unit = width_unit(jobs)
-        where = f" (options.machine_procs {size:,})" if size is not None else ""
+        where = f"options.machine_procs {size:,}" if size is not None else "the log's"
         if wider:
-            warnings.warn(f"{path}: {format_count(wider, 'job')} wider than the machine of "
-                          f"{format_count(int(machine), unit)}{where} are left out of its "
-                          f"cells' schedules (see schedule_n_jobs)", UserWarning, stacklevel=3)
+            warnings.warn(f"{path}: {wider_than_machine(wider, machine, width_unit(jobs))} left "
+                          f"out of its cells' schedules ({where}; see schedule_n_jobs)",
+                          UserWarning, stacklevel=3)
         note = busier_than_machine(jobs, size, option="options.machine_procs")
         if note:
             warnings.warn(f"{path}: {note}", UserWarning, stacklevel=3)

@@ -170,6 +170,11 @@ def _check_options(options, source):
               "needs options.wait_bounds (qbets or wait: the wait bound it sets the quantile of)")
 
 
+def _predictor_of(cell):
+    """A cell's predictor and parameters, as one hashable value."""
+    return cell["predictor"], repr(sorted(cell["params"].items()))
+
+
 def _warn_blind_schedulers(cells):
     """Warn once per scheduler of the grid whose schedules no runtime estimate changes,
     when the grid compares predictors: their cells' schedule metrics are all equal
@@ -178,7 +183,7 @@ def _warn_blind_schedulers(cells):
 
     from ..simulate._policies import estimates_matter
 
-    if len({(c["predictor"], repr(sorted(c["params"].items()))) for c in cells}) < 2:
+    if len({_predictor_of(cell) for cell in cells}) < 2:
         return
     blind = {}
     for cell in cells:
@@ -351,7 +356,7 @@ def check_values(cells, source=None):
         if cell["priority"] is not None and cell["policy"] is None:
             _fail(source, "priorities", cell["priority"],
                   "a priority needs a policy (add policies = [\"easy\"] or another)")
-        predictor = (cell["predictor"], repr(sorted(cell["params"].items())))
+        predictor = _predictor_of(cell)
         for kind, item, check in (
                 ("trace", (cell["trace"], cell.get(FOLDER_KEY)),
                  lambda: _check_trace(cell["trace"], cell.get(FOLDER_KEY), source)),

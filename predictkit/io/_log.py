@@ -3,12 +3,12 @@
 import gzip
 import io
 import os
-import re
 import zlib
 
 from .._validation import check_path_or_file
 from ..exceptions import ConfigError, SacctFormatError
-from ._sacct import looks_like_sacct, read_sacct
+from ._sacct import looks_like_sacct, read_sacct, sacct_lookalike
+from ._source import source_name
 from ._swf import read_swf
 
 __all__ = ["read_log", "LOG_FORMATS", "detect_format"]
@@ -83,40 +83,20 @@ def detect_format(path_or_buffer):
     """``"sacct"`` or ``"swf"``: the format of a log, from its first line (gzip is opened).
 
     A seekable buffer is left where it was. An unreadable file is called SWF,
-    so that the reader names the problem.
+    so that the reader names the problem. ``sacct`` output printed without
+    its header or with another ``--delimiter`` raises ``SacctFormatError``
+    saying so (:func:`~predictkit.io._sacct.sacct_lookalike`), rather than
+    going to the SWF reader.
     """
     head = _read_head(path_or_buffer)
     if looks_like_sacct(head):
         return "sacct"
-    _refuse_sacct_lookalike(path_or_buffer, head)
+    lookalike = sacct_lookalike(head)
+    if lookalike is not None:
+        problem, number, line = lookalike
+        raise SacctFormatError(problem, source=source_name(path_or_buffer), line_number=number,
+                               line=line[:200])
     return "swf"
-
-
-def _refuse_sacct_lookalike(source, head):
-    """Name ``sacct`` output that detection cannot read as such, rather than
-    letting the SWF reader call its first line malformed: output without its
-    header (``--noheader``) or separated by another ``--delimiter``."""
-    if isinstance(head, bytes):
-        if b"\x00" in head:
-            return  # UTF-16 or binary: the reader names it
-        head = head.decode("utf-8", errors="replace")
-    lines = enumerate((line.strip() for line in head.removeprefix("\ufeff").split("\n")),
-                      start=1)
-    number, first = next(((k, line) for k, line in lines
-                          if line and not line.startswith(";")), (None, ""))
-    problem = None
-    if "|" in first:
-        problem = ("'|'-separated fields but no header line naming JobID: sacct output "
-                   "printed with --noheader? predictkit needs the header (run sacct "
-                   "--parsable2 without --noheader)")
-    elif {"jobid", "jobidraw"} & set(re.split(r"[\s,;:]+", first.lower())):
-        problem = ("a header naming JobID, its fields not separated by '|': sacct output "
-                   "with another --delimiter? run sacct --parsable2 without --delimiter")
-    if problem:
-        name = (os.fspath(source) if not hasattr(source, "read")
-                else getattr(source, "name", "<buffer>"))
-        raise SacctFormatError(problem, source=str(name), line_number=number,
-                               line=first[:200])
 
 
 def _read_head(source):

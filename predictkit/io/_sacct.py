@@ -58,7 +58,7 @@ from ._slurm_fields import (
 )
 from ._source import read_source, report_skipped_lines
 
-__all__ = ["read_sacct", "looks_like_sacct"]
+__all__ = ["read_sacct", "looks_like_sacct", "sacct_lookalike"]
 
 _ELAPSED_TOLERANCE = 1.0
 """Seconds by which Elapsed may exceed End - Start (times are printed to the second)."""
@@ -126,8 +126,8 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
         ``slurm_state`` (the raw ``State``), and with an ``Eligible`` field
         ``slurm_eligible_time``: when the job could first start (its
         ``--begin`` time, dependencies and holds over), on the clock of
-        ``submit_time``; ``NaN`` while it is not (``Unknown``). The module docstring gives the
-        field mapping. ``attrs`` holds ``unix_start_time``,
+        ``submit_time``; ``NaN`` while it is not (``Unknown``). The module
+        docstring gives the field mapping. ``attrs`` holds ``unix_start_time``,
         ``time_zone_string``, the name-to-id maps ``user_ids``, ``account_ids``
         or ``group_ids``, ``app_ids``, ``qos_ids``, ``partition_ids``, the
         number of jobs without a time limit of their own
@@ -322,12 +322,48 @@ def looks_like_sacct(head):
     >>> looks_like_sacct("; Version: 2.2\\n1 0 10 100 4 -1")
     False
     """
-    if isinstance(head, bytes):
-        head = head.decode("utf-8", errors="replace")
-    head = head.removeprefix("\ufeff").lstrip("\r\n \t")
-    first = head.split("\n", 1)[0]
+    _, first = _first_line(head)
     fields = [field.strip().lower() for field in first.split("|")]
     return len(fields) > 1 and ("jobid" in fields or "jobidraw" in fields)
+
+
+def sacct_lookalike(head):
+    """Why the start of a log that :func:`looks_like_sacct` refuses is still
+    ``sacct`` output (printed without its header, or with another
+    ``--delimiter``), or None.
+
+    Returns
+    -------
+    tuple or None
+        ``(problem, line number, line)`` of its first line that is no SWF
+        comment; None for anything else (SWF, binary or UTF-16 data are left
+        to their reader).
+    """
+    if isinstance(head, bytes) and b"\x00" in head:
+        return None
+    number, first = _first_line(head, skip=";")
+    if "|" in first:
+        problem = ("'|'-separated fields but no header line naming JobID: sacct output "
+                   "printed with --noheader? predictkit needs the header (run sacct "
+                   "--parsable2 without --noheader)")
+    elif {"jobid", "jobidraw"} & set(re.split(r"[\s,;:]+", first.lower())):
+        problem = ("a header naming JobID, its fields not separated by '|': sacct output "
+                   "with another --delimiter? run sacct --parsable2 without --delimiter")
+    else:
+        return None
+    return problem, number, first
+
+
+def _first_line(head, skip=None):
+    """``(number, text)`` of the first line of ``head`` that is not blank (nor starts
+    with ``skip``), stripped; a UTF-8 byte-order mark is no text. ``(None, "")``
+    when there is none."""
+    if isinstance(head, bytes):
+        head = head.decode("utf-8", errors="replace")
+    lines = enumerate(head.removeprefix("\ufeff").split("\n"), start=1)
+    return next(((k, line.strip()) for k, line in lines
+                 if line.strip() and not (skip and line.strip().startswith(skip))),
+                (None, ""))
 
 
 def _read_text(path_or_buffer, reader="read_sacct"):

@@ -18,7 +18,7 @@ from .._format import format_count
 from .._validation import check_path_or_file
 from ..exceptions import InputFileError
 
-__all__ = ["read_source", "report_skipped_lines"]
+__all__ = ["read_source", "source_name", "report_skipped_lines"]
 
 MAX_REPORTED = 10
 """Line numbers of skipped lines kept in ``attrs`` and shown in the warning."""
@@ -78,8 +78,7 @@ def read_source(path_or_buffer, error, *, reader, parameter="path_or_buffer"):
             raise error(f"cannot read the file: {exc.strerror or exc}", source=source) from None
     else:
         data = path_or_buffer.read()
-        name = getattr(path_or_buffer, "name", None)
-        source = name if isinstance(name, str) else "<buffer>"
+        source = source_name(path_or_buffer)
     if isinstance(data, bytes):
         if data[:2] == _GZIP_MAGIC:
             try:
@@ -90,6 +89,14 @@ def read_source(path_or_buffer, error, *, reader, parameter="path_or_buffer"):
             raise error("is UTF-16 text; job logs are read as UTF-8 or ASCII (convert it, "
                         "e.g. with iconv -f UTF-16 -t UTF-8)", source=source)
     return source, data
+
+
+def source_name(path_or_buffer):
+    """How messages name a log: its path, the file object's ``name``, or ``"<buffer>"``."""
+    if isinstance(path_or_buffer, (str, os.PathLike)):
+        return str(Path(path_or_buffer))
+    name = getattr(path_or_buffer, "name", None)
+    return name if isinstance(name, str) else "<buffer>"
 
 
 def report_skipped_lines(source, skipped, attrs, *, stacklevel):

@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._format import format_count
-from .._summary import busier_than_machine
+from .._summary import busier_than_machine, wider_than_machine, width_unit
 from .._table import copy_attrs
 from ..exceptions import JobTableError
 from ..jobs import clean_jobs, describe_cleaning, estimate_modes, summarize
@@ -294,9 +293,8 @@ def _schedules(result, jobs, predictors, policies):
                                 selective=not isinstance(estimates, str))
             rows.append(_schedule_row(schedule, policy, label))
             wider = len(schedule.rejected)
-            note = (f"{format_count(wider, 'job')} wider than the machine "
-                    f"({format_count(int(schedule.machine_procs), 'processor')}) "
-                    f"{'is' if wider == 1 else 'are'} left out of the schedules.")
+            note = (f"{wider_than_machine(wider, schedule.machine_procs, width_unit(jobs))} "
+                    f"left out of the schedules.")
             if wider and note not in result.notes:
                 result.notes.append(note)
             if policy == "easy":

@@ -145,9 +145,9 @@ def test_a_machine_narrower_than_the_traces_jobs_is_warned_about_before_the_firs
     with pytest.warns(UserWarning) as said:
         check_trace_jobs(narrow)
     said = [str(warning.message) for warning in said]
-    assert said[0].endswith("t.swf: 40 jobs wider than the machine of 1 processor "
-                            "(options.machine_procs 1) are left out of its cells' schedules "
-                            "(see schedule_n_jobs)")
+    assert said[0].endswith("t.swf: 40 jobs wider than the machine (1 processor) are left "
+                            "out of its cells' schedules (options.machine_procs 1; see "
+                            "schedule_n_jobs)")
     assert "keeps up to 6 processors busy at once, more than the machine size of 1" in said[1]
     # cells that simulate nothing say nothing
     with warnings.catch_warnings():
