@@ -143,11 +143,25 @@ def write_result(target, payload, *, owner, parameter="path"):
     check_path_or_file(target, parameter, owner, access="write")
     if isinstance(target, (str, os.PathLike)):
         path = Path(target)
-        with open_output(path) as stream:
-            stream.write(gzip_if_named(path, payload))
+        with open_output(target) as stream:
+            with write_errors(path):
+                stream.write(gzip_if_named(path, payload))
         return path
-    target.write(payload if _is_binary(target) else payload.decode("utf-8"))
+    with write_errors(getattr(target, "name", target)):
+        target.write(payload if _is_binary(target) else payload.decode("utf-8"))
     return target
+
+
+@contextlib.contextmanager
+def write_errors(shown):
+    """A failed write (a full disk, a file size limit) as an :class:`OutputError`
+    naming the output; a reader gone (``BrokenPipeError``) as it is."""
+    try:
+        yield
+    except (OutputError, BrokenPipeError):
+        raise
+    except OSError as exc:
+        raise OutputError(f"cannot write {shown}: {exc.strerror or exc}") from None
 
 
 def _is_binary(stream):
@@ -204,6 +218,9 @@ def _plan(path):
     """How to write ``path``: ``("stdout" | "stream" | "replace", file, status)``."""
     if os.fspath(path) == "-":
         return "stdout", None, None
+    if str(os.fspath(path)).endswith(("/", os.sep)) and not os.path.isdir(path):
+        raise OutputError(f"cannot write {os.fspath(path)}: a name ending in / is a folder's, "
+                          "and there is no such folder")
     target, info = _resolve(path)
     if info is None or stat.S_ISREG(info.st_mode):
         folder = target.parent
@@ -375,8 +392,16 @@ def _streaming(target, mode, *, shown):
         stream = open(target, mode, **_text_options(mode))
     except OSError as exc:
         raise OutputError(f"cannot write {shown}: {exc.strerror}") from None
-    with stream:
-        yield stream
+    written = False
+    try:
+        with stream:
+            yield stream
+            written = True
+    except OSError as exc:
+        if not written or isinstance(exc, (OutputError, BrokenPipeError)):
+            raise
+        # the last buffered bytes failed on closing (a full device)
+        raise OutputError(f"cannot write {shown}: {exc.strerror or exc}") from None
 
 
 @contextlib.contextmanager

@@ -58,6 +58,9 @@ def check_parameters(constraints, params, owner):
         if isinstance(value, type) and any(isinstance(c, HasMethods)
                                            for c in constraints.get(name, ())):
             check_instance(value, name, owner)  # a class has the methods, but is no estimator
+        if isinstance(value, (bool, np.bool_)) and _is_numeric_only(constraints.get(name, ())):
+            # scikit-learn's Interval takes True for 1: a number was meant
+            raise invalid_parameter(name, owner, "a number, not a bool", value)
     try:
         validate_parameter_constraints(constraints, params, caller_name=owner)
     except SklearnInvalidParameterError as exc:
@@ -68,6 +71,14 @@ def check_parameters(constraints, params, owner):
             message = message[:message.rindex(". Got ")]
             message += f". Got {short_repr(params[name])} instead."
         raise InvalidParameterError(message, parameter=name, owner=owner) from None
+
+
+def _is_numeric_only(constraints):
+    """Whether ``constraints`` take numbers (an ``Interval``) and no bool."""
+    return any(isinstance(c, Interval) for c in constraints) and not any(
+        c == "boolean" or c is bool or (isinstance(c, type) and issubclass(bool, c)
+                                        and c is not object)
+        for c in constraints)
 
 
 def invalid_parameter(name, owner, expected, value):
@@ -222,6 +233,19 @@ class ParamsValidatedMixin:
     def _validate_params(self):
         check_parameters(self._parameter_constraints, self.get_params(deep=False),
                          type(self).__name__)
+
+    def set_params(self, **params):
+        """scikit-learn's ``set_params``; a name the estimator does not have is an
+        :class:`~predictkit.exceptions.InvalidParameterError` (also a ``ValueError``)
+        naming it and the parameters there are."""
+        own = self.get_params(deep=False)
+        for key in params:
+            name = key.split("__", 1)[0]
+            if name not in own:
+                have = f"its parameters are {', '.join(sorted(own))}" if own else "it has none"
+                raise InvalidParameterError(
+                    f"{type(self).__name__} has no parameter {name!r}; {have}")
+        return super().set_params(**params)
 
 
 def validate_params(constraints):

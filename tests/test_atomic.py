@@ -17,7 +17,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from predictkit._atomic import (STALE_AFTER_SECONDS, _HOST, atomic_write, check_output,
-                                open_output, refuse_inputs, remove_stale_temporaries, same_file)
+                                open_output, refuse_inputs, remove_stale_temporaries, same_file,
+                                write_result)
 from predictkit.exceptions import OutputError, PredictkitError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -448,3 +449,52 @@ def test_concurrent_writers_do_not_remove_each_other(tmp_path):
     release.set()
     thread.join(60)
     assert errors == [] and target.read_bytes() == b"slow\n" and leftovers(tmp_path) == []
+
+
+_FULL = "/dev/full"
+
+
+@pytest.mark.skipif(not os.path.exists(_FULL), reason="no /dev/full on this system")
+@pytest.mark.parametrize("size", [10, 1 << 20])
+def test_a_full_device_is_an_output_error_naming_it(size):
+    # a small payload fails only when the stream's buffer is flushed on closing
+    with pytest.raises(OutputError, match="cannot write /dev/full: No space left"):
+        write_result(_FULL, b"x" * size, owner="test")
+
+
+_FILE_SIZE_LIMIT = """
+import resource, signal, sys
+from predictkit.datasets import make_workload
+from predictkit.io import write_batsim, write_swf
+from predictkit.report._html import write_page
+from predictkit.exceptions import OutputError
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+jobs = make_workload(3000, random_state=0)
+resource.setrlimit(resource.RLIMIT_FSIZE, (20000, 20000))
+for name, write in [("t.swf", write_swf), ("t.swf.gz", write_swf), ("t.json", write_batsim),
+                    ("t.html", lambda _, p: write_page(p, "t", "x" * 50000, []))]:
+    try:
+        write(jobs, name)
+    except OutputError as exc:
+        print(exc)
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="file size limits are POSIX")
+def test_a_file_size_limit_is_an_output_error_and_leaves_nothing(tmp_path):
+    done = subprocess.run([sys.executable, "-c", _FILE_SIZE_LIMIT], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [f"cannot write {name}: File too large"
+                                        for name in ("t.swf", "t.swf.gz", "t.json", "t.html")]
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", ["new.swf/", "new/"])
+def test_a_name_ending_in_a_slash_is_never_written_as_a_file(tmp_path, name):
+    target = f"{tmp_path}/{name}"
+    with pytest.raises(OutputError, match="a name ending in / is a folder's"):
+        write_result(target, b"x\n", owner="test")
+    with pytest.raises(OutputError, match="a name ending in / is a folder's"):
+        check_output(target)
+    assert list(tmp_path.iterdir()) == []

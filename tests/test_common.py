@@ -209,6 +209,17 @@ def test_every_estimator_validates_through_one_path(name, cls):
     cls()._validate_params()  # the defaults are valid
 
 
+@pytest.mark.parametrize("name, cls", all_estimators())
+def test_set_params_with_an_unknown_name_is_our_error(name, cls):
+    estimator = cls()
+    with pytest.raises(InvalidParameterError, match=rf"^{name} has no parameter 'bogus'; "
+                                                    r"(its parameters are \w|it has none$)"):
+        estimator.set_params(bogus=1)
+    with pytest.raises(ValueError):  # what scikit-learn's callers catch
+        estimator.set_params(bogus__inner=1)
+    assert estimator.set_params(**estimator.get_params(deep=False)) is estimator
+
+
 def test_expected_failure_mismatch_is_reported():
     """The runner refuses a failure of another type than the listed one."""
     def check(estimator):

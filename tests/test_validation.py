@@ -19,7 +19,7 @@ from test_common import all_estimators
 from predictkit import summarize
 from predictkit._sklearn_compat import SklearnInvalidParameterError, make_constraint
 from predictkit._validation import (RANDOM_STATE, ColumnNames, Duration, NumericArray, WholeNumber,
-                                    as_generator, as_seed)
+                                    _is_numeric_only, as_generator, as_seed)
 from predictkit.datasets import make_workload
 from predictkit.exceptions import ConfigError, InvalidParameterError, PredictkitError
 from predictkit.metrics import (adjustment_outcomes, bound_correctness_confint, bound_summary,
@@ -89,6 +89,7 @@ def _raised(call):
     (lambda: list(TraceSplit(train_window="soon").split(JOBS)), "train_window", "TraceSplit"),
     (lambda: make_predictor("tang", quantile=7), "quantile", "WalltimeAdjuster"),
     (lambda: make_predictor("magic"), "name", "make_predictor"),
+    (lambda: make_predictor("learned", max_train=10), "max_train", "LearnedRuntime"),
     (lambda: min_history(1.5, 0.95), "q", "min_history"),
     (lambda: order_statistic_index(100, 0.95, 0.95, index="median"), "index",
      "order_statistic_index"),
@@ -161,6 +162,8 @@ _BAD_VALUES = st.one_of(st.sampled_from(_ODD), st.integers(), st.floats(allow_na
 def _violates(constraints, value):
     if constraints == "no_validation":
         return False
+    if isinstance(value, (bool, np.bool_)) and _is_numeric_only(constraints):
+        return True  # a bool where a number is meant is refused, though Interval takes it
     try:
         return not any(make_constraint(c).is_satisfied_by(value) for c in constraints)
     except (TypeError, ValueError):
@@ -338,6 +341,17 @@ def test_column_names_and_whole_numbers():
 def test_simulate_still_accepts_a_whole_float_machine_size():
     jobs = JOBS.iloc[:20]
     assert simulate(jobs, machine_procs=128.0).jobs.equals(simulate(jobs, machine_procs=128).jobs)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: make_workload(10, load=True),
+    lambda: make_predictor("usage-max", n_recent=True).fit(JOBS, JOBS["run_time"]),
+    lambda: make_predictor("tang", quantile=np.True_).fit(JOBS, JOBS["run_time"]),
+])
+def test_a_bool_is_not_taken_for_a_number(call):
+    with pytest.raises(InvalidParameterError,
+                       match=r"must be a number, not a bool\. Got (np\.)?True"):
+        call()
 
 
 @pytest.mark.parametrize("value", [np.ones((500, 2)), ["a"] * 500, "x" * 1000])

@@ -83,6 +83,10 @@ def register(subparsers):
                         help="cap runtimes above the longest estimate at it, as jobs killed "
                              "at their limit (status 0) (default: leave those jobs out, and "
                              "say so)")
+    parser.add_argument("--min-delay", type=float, default=None, metavar="SECONDS",
+                        help="Batsim output: write runtimes below SECONDS as that delay "
+                             "(Batsim refuses a delay of 0; default: refuse jobs that ran "
+                             "0 s, naming the first)")
     add_output_options(parser, formats=("swf", "csv", "batsim"), fallback="swf (.json: batsim)")
     parser.set_defaults(func=run)
 
@@ -344,7 +348,14 @@ def _check_args(args):
     fmt = args.format
     if fmt is None and str(args.output).lower().endswith((".json", ".json.gz")):
         fmt = "batsim"  # Batsim workloads are JSON
-    return output_format(args.output, fmt, ("swf", "csv", "batsim"), default="swf")
+    fmt = output_format(args.output, fmt, ("swf", "csv", "batsim"), default="swf")
+    if args.min_delay is not None:
+        if fmt != "batsim":
+            raise ConfigError(f"--min-delay is for Batsim output; this output is {fmt}")
+        if not 0 < args.min_delay < float("inf"):
+            raise ConfigError(f"--min-delay must be a positive number of seconds, got "
+                              f"{args.min_delay:g}")
+    return fmt
 
 
 def _settings(args):
@@ -399,7 +410,13 @@ def run(args):
             from ..io import write_batsim
 
             with os_errors("-o", args.output):
-                write_batsim(jobs, args.output)
+                write_batsim(jobs, args.output, min_delay=args.min_delay)
+            if args.min_delay is not None:
+                raised = int((jobs["run_time"] < args.min_delay).sum())
+                if raised:
+                    progress.say(f"note: {format_count(raised, 'job')} that ran less than "
+                                 f"{args.min_delay:g} s written with a delay of "
+                                 f"{args.min_delay:g} s (--min-delay)")
         else:
             write_swf_output(jobs, args.output, comments=comments)
     return 0

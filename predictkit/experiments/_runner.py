@@ -21,7 +21,7 @@ import joblib
 import numpy as np
 import pandas as pd
 
-from .._atomic import check_output, open_output
+from .._atomic import check_output, open_output, write_errors
 from .._deprecation import UNSET, renamed_argument
 from ..exceptions import ConfigError, OutputError
 from ._evaluate import check_trace_jobs, evaluate_cell
@@ -71,7 +71,8 @@ def _run_one(evaluate, cell, parts, key):
         raise TypeError(f"evaluate must return a dict of metrics, got {type(result).__name__}")
     row = _flatten(cell, result, key)
     if parts is not None:
-        with open_output(Path(parts) / f"{row['cell']}.json") as stream:
+        part = Path(parts) / f"{row['cell']}.json"
+        with open_output(part) as stream, write_errors(part):
             stream.write(json.dumps(row, default=_json_value).encode())
     return row
 
@@ -125,7 +126,7 @@ def _check_results(path):
 
 def _write_table(table, path):
     path = Path(path)
-    with open_output(path) as stream:
+    with open_output(path) as stream, write_errors(path):
         if path.suffix.lower() == ".parquet":
             _parquet_ready(table).to_parquet(stream, index=False)
         else:

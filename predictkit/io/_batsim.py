@@ -8,12 +8,19 @@ Batsim (Dutot et al., JSSPP 2016) reads a workload as one JSON object::
      "profiles": {"delay_1200": {"type": "delay", "delay": 1200.0}, ...}}
 
 * ``nb_res``: resources of the machine (``attrs["max_procs"]``);
-* per job ``id`` (the SWF job number), ``subtime`` (submit time, s),
-  ``walltime`` (the request, s; ``-1`` when unknown: Batsim then never kills
-  the job), ``res`` (resources requested, the allocated ``n_procs``),
-  ``profile`` (the name of its profile);
-* ``delay`` profiles (the job holds its resources for ``delay`` seconds), one
-  per distinct runtime, named ``delay_<seconds>``.
+* per job ``id`` (the SWF job number: a JSON number below ``2**31``, the
+  text of its digits above, since Batsim takes a 32-bit integer or a text),
+  ``subtime`` (submit time, s), ``walltime`` (the request, s, greater than 0;
+  ``-1`` when unknown: Batsim then never kills the job), ``res`` (resources
+  requested, the allocated ``n_procs``), ``profile`` (the name of its
+  profile);
+* ``delay`` profiles (the job holds its resources for ``delay`` seconds,
+  greater than 0), one per distinct runtime, named ``delay_<seconds>``.
+
+Batsim refuses a whole workload with one ``delay`` or ``walltime`` of 0 (its
+loader asserts both are positive), and real logs hold jobs that ran for 0
+seconds (a few on most archive logs, thousands on some). The writer refuses
+them, naming the first, unless ``min_delay`` says what delay to give them.
 
 The object also has ``description`` and ``command``-style metadata members
 Batsim ignores. Members are written in a fixed order and numbers as integers
@@ -22,12 +29,13 @@ when they are whole, so equal tables give equal files.
 
 import json
 import re
+from numbers import Real
 
 import numpy as np
 import pandas as pd
 
 from .._atomic import write_result
-from .._validation import WholeNumber, validate_params
+from .._validation import Interval, WholeNumber, validate_params
 from ..exceptions import JobTableError, SWFFormatError
 from ..jobs import MAX_EXACT, as_job_table, validate_jobs
 from ._source import read_source
@@ -44,13 +52,20 @@ def _number(value):
 
 def _bad(jobs, mask, column, reason, values):
     position = int(np.argmax(mask))
+    value = float(values[position])
     return JobTableError(
         f"cannot write Batsim JSON: column {column!r} {reason} ({int(mask.sum())} row(s); first "
-        f"at row {position}, job_id {jobs['job_id'].iloc[position]}: {values[position]!r})")
+        f"at row {position}, job_id {jobs['job_id'].iloc[position]}: "
+        f"{_number(value) if np.isfinite(value) else value})")
 
 
-@validate_params({"machine_procs": [WholeNumber(1), None]})
-def write_batsim(jobs, path, *, machine_procs=None, description=None):
+_INT32_LIMIT = 2 ** 31
+"""Ids from here up are written as text: Batsim reads a numeric id as a 32-bit integer."""
+
+
+@validate_params({"machine_procs": [WholeNumber(1), None],
+                  "min_delay": [Interval(Real, 0, None, closed="neither"), None]})
+def write_batsim(jobs, path, *, machine_procs=None, description=None, min_delay=None):
     """Write a job table as a Batsim JSON workload with delay profiles (atomically to a path).
 
     Parameters
@@ -69,7 +84,12 @@ def write_batsim(jobs, path, *, machine_procs=None, description=None):
         ``nb_res``, a whole number >= 1; default ``jobs.attrs["max_procs"]``
         (when known), else the widest job.
     description : str, optional
-        Text for the ``description`` member (default: the table's ``note``).
+        Text for the ``description`` member (default: the table's ``note``,
+        its lines joined when the log has several).
+    min_delay : float, optional
+        Runtimes below it (seconds, > 0) are written as delays of
+        ``min_delay``: Batsim needs every delay to be positive. Default: a
+        runtime of 0 is refused.
 
     Returns
     -------
@@ -80,7 +100,8 @@ def write_batsim(jobs, path, *, machine_procs=None, description=None):
     ------
     JobTableError
         Before anything is written: a missing column, a job without a
-        submit time, runtime or width, a negative time, a width above
+        submit time, runtime or width, a negative time, a runtime of 0
+        without ``min_delay``, a request (``req_time``) of 0, a width above
         ``machine_procs`` or not a whole number, naming the column, the row
         and its ``job_id``; a ``job_id`` given to two jobs (Batsim needs
         unique ids), naming the first such id and its rows; an
@@ -128,9 +149,18 @@ def write_batsim(jobs, path, *, machine_procs=None, description=None):
     bad = ~np.isfinite(width) | (width < 1) | (width != np.round(width))
     if bad.any():
         raise _bad(jobs, bad, "n_procs", "must be a whole number >= 1", width)
-    bad = np.isinf(request) | (request < 0)
+    if min_delay is None:
+        bad = run == 0
+        if bad.any():
+            raise _bad(jobs, bad, "run_time", "is 0, and Batsim refuses a delay of 0: pass "
+                       "min_delay (--min-delay), e.g. 1, to give such jobs that delay, or "
+                       "leave them out", run)
+    else:
+        run = np.maximum(run, float(min_delay))
+    bad = np.isinf(request) | (request <= 0)
     if bad.any():
-        raise _bad(jobs, bad, "req_time", "must be finite and >= 0 (or unknown)", request)
+        raise _bad(jobs, bad, "req_time", "must be finite and > 0, or unknown (written as -1): "
+                   "Batsim refuses a walltime of 0", request)
     _check_unique(ids)
     nb_res = machine_procs if machine_procs is not None else _header_procs(jobs.attrs)
     if nb_res is None:
@@ -141,16 +171,24 @@ def write_batsim(jobs, path, *, machine_procs=None, description=None):
                    width)
     profiles = {f"delay_{_number(r)}": {"type": "delay", "delay": _number(r)}
                 for r in np.unique(run)}
-    records = [{"id": _number(i), "subtime": _number(s),
+    records = [{"id": _number(i) if i < _INT32_LIMIT else str(int(i)), "subtime": _number(s),
                 "walltime": -1 if np.isnan(w) else _number(w), "res": int(c),
                 "profile": f"delay_{_number(r)}"}
                for i, s, w, c, r in zip(ids, submit, request, width, run)]
     workload = {
-        "description": description or jobs.attrs.get("note") or "job table written by predictkit",
+        "description": description or _note_text(jobs.attrs.get("note"))
+        or "job table written by predictkit",
         "nb_res": int(nb_res), "jobs": records, "profiles": profiles,
     }
     payload = json.dumps(workload, separators=(",", ":"), allow_nan=False) + "\n"
     return write_result(path, payload.encode("utf-8"), owner="write_batsim")
+
+
+def _note_text(note):
+    """The table's ``note`` as one text (an SWF log may have several Note lines)."""
+    if isinstance(note, (list, tuple)):
+        return "\n".join(map(str, note))
+    return note
 
 
 def _check_unique(ids):
@@ -187,24 +225,30 @@ def _read_id(value, where, source):
                 "job table needs a whole number >= 0 below 2**53 (as a JSON number or a text of "
                 "its digits such as \"42\")", source=source)
         return float(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value >= MAX_EXACT:
+        raise SWFFormatError(f"{where}: id {value} is too large for a job table (a whole number "
+                             "below 2**53)", source=source)
     return _read_number(value, f"{where}: id", source, whole=True)
 
 
-def _read_number(value, what, source, *, whole=False, least=0, unknown=None):
+def _read_number(value, what, source, *, whole=False, least=0, unknown=None, positive=False):
     """A number of the file that a job table can hold, or an SWFFormatError naming it.
 
     Finite (JSON as Python reads it allows NaN and Infinity), at least
-    ``least``, whole when ``whole``; ``unknown`` is also accepted as is.
+    ``least`` (above 0 when ``positive``: what Batsim asserts of delays and
+    walltimes), whole when ``whole``; ``unknown`` is also accepted as is.
     """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise SWFFormatError(f"{what} {value!r} is not a number", source=source)
     value = float(value)
     if unknown is not None and value == unknown:
         return value
-    if not np.isfinite(value) or value < least or (whole and not value.is_integer()):
+    if not np.isfinite(value) or value < least or (positive and value <= 0) \
+            or (whole and not value.is_integer()):
         kind = "a whole number" if whole else "a finite number"
+        bound = "> 0" if positive else f">= {least}"
         extra = f" or {unknown:g} (unknown)" if unknown is not None else ""
-        raise SWFFormatError(f"{what} {value!r} must be {kind} >= {least}{extra}",
+        raise SWFFormatError(f"{what} {value!r} must be {kind} {bound}{extra}",
                              source=source)
     return value
 
@@ -226,7 +270,9 @@ def read_batsim(path):
         A file that is not JSON, lacks a member, names an unknown profile or
         one that is not a delay, or holds a value a job table cannot (text
         for a number, NaN or Infinity, a negative time, a fractional or
-        zero ``res``, ``id`` or ``nb_res``), or gives two jobs the same
+        zero ``res``, ``id`` or ``nb_res``, an ``id`` of ``2**53`` or more)
+        or Batsim refuses (a delay or walltime of 0, a ``res`` above
+        ``nb_res``), or is nested too deeply, or gives two jobs the same
         ``id``, naming the file and the job. Batsim allows any text as
         ``id``; a job table needs a number, so a text ``id`` must be the
         digits of a whole number (``"42"``).
@@ -242,6 +288,9 @@ def read_batsim(path):
                              line_number=exc.lineno) from None
     except UnicodeDecodeError:
         raise SWFFormatError("not UTF-8 text", source=source) from None
+    except RecursionError:
+        raise SWFFormatError("JSON nested too deeply to be a Batsim workload",
+                             source=source) from None
     if not isinstance(data, dict) or not {"nb_res", "jobs", "profiles"} <= set(data):
         raise SWFFormatError("a Batsim workload needs the members nb_res, jobs and profiles",
                              source=source)
@@ -265,12 +314,15 @@ def read_batsim(path):
                                  "delay profile of the file", source=source)
         job_id = _read_id(job["id"], where, source)
         walltime = _read_number(job.get("walltime", -1), f"{where}: walltime", source,
-                                unknown=-1)
+                                unknown=-1, positive=True)
+        res = _read_number(job["res"], f"{where}: res", source, whole=True, least=1)
+        if res > nb_res:
+            raise SWFFormatError(f"{where}: res {_number(res)} exceeds the machine's nb_res "
+                                 f"{_number(nb_res)}", source=source)
         rows.append((job_id, _read_number(job["subtime"], f"{where}: subtime", source),
                      _read_number(profile["delay"], f"{where}: delay of profile "
-                                  f"{job['profile']!r}", source),
-                     _read_number(job["res"], f"{where}: res", source, whole=True, least=1),
-                     np.nan if walltime == -1 else walltime))
+                                  f"{job['profile']!r}", source, positive=True),
+                     res, np.nan if walltime == -1 else walltime))
     frame = pd.DataFrame(rows, columns=["job_id", "submit_time", "run_time", "n_procs",
                                         "req_time"])
     repeated = frame["job_id"].duplicated(keep=False).to_numpy()

@@ -8,6 +8,7 @@ import zlib
 from .._validation import check_path_or_file
 from ..exceptions import ConfigError, SacctFormatError
 from ._sacct import looks_like_sacct, read_sacct, sacct_lookalike
+from ._slurm_fields import check_time_zone
 from ._source import source_name
 from ._swf import read_swf
 
@@ -66,6 +67,7 @@ def read_log(path_or_buffer, *, format="auto", time_zone="UTC", errors="raise"):
     if format not in LOG_FORMATS:
         raise ConfigError(f"format must be one of {', '.join(map(repr, LOG_FORMATS))}, "
                           f"got {format!r}")
+    check_time_zone(time_zone)
     source = path_or_buffer
     if hasattr(source, "read") and not _seekable(source):
         data = source.read()

@@ -11,7 +11,7 @@ job table column   ``sacct`` source
 ``wait_time``      ``Start - Submit``; ``NaN`` while a job is pending (a line
                    whose ``Start`` is before its ``Submit`` is malformed)
 ``run_time``       ``ElapsedRaw`` or ``Elapsed`` (``End - Start`` when both are
-                   absent; a line whose ``Elapsed`` is longer than
+                   absent or empty; a line whose ``Elapsed`` is longer than
                    ``End - Start`` is malformed); ``NaN`` while a job has not
                    started or not ended
 ``n_procs``        ``NCPUS`` or ``AllocCPUS`` (``NNodes`` when no CPU column);
@@ -50,6 +50,7 @@ from ..exceptions import ConfigError, SacctFormatError
 from ..jobs import as_job_table
 from ._slurm_fields import (
     array_task_job_ids,
+    check_time_zone,
     parse_counts,
     parse_durations,
     parse_memory,
@@ -66,7 +67,8 @@ _UTC = frozenset({"UTC", "ETC/UTC", "GMT", "ETC/GMT", "UCT", "ZULU"})
 """Names of the zone without daylight saving in which the default reads times."""
 _DST_SHIFT = 3600.0
 """Seconds by which clocks move at a daylight-saving change (one hour nearly everywhere)."""
-_JOB_ID = re.compile(r"^(?P<job>\d+(?:_\d+)?(?:\+\d+)?)(?:\.(?P<step>[^.]+))?$")
+_JOB_ID = re.compile(r"^(?P<job>\d{1,10}(?:_\d{1,10})?(?:\+\d{1,10})?)(?:\.(?P<step>[^.]+))?$")
+"""A job id: Slurm's job, array task and component numbers are 32-bit (at most 10 digits)."""
 _REQUIRED = (("JobID", "JobIDRaw"), ("Submit",), ("Start",), ("State",),
              ("ElapsedRaw", "Elapsed", "End"),
              ("NCPUS", "AllocCPUS", "ReqCPUS", "NNodes", "AllocNodes", "ReqNodes"))
@@ -228,6 +230,7 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
     """
     if errors not in ("raise", "skip"):
         raise ConfigError(f"errors must be 'raise' or 'skip', got {errors!r}")
+    check_time_zone(time_zone)
     source, text = _read_text(path_or_buffer)
     header, fields, line_numbers, lines, skipped = _split(text, source, errors)
     _check_one_cluster(header, fields, line_numbers, lines, source)
@@ -782,8 +785,11 @@ def _build(parsed, time_zone):
     origin = np.nanmin(submit) if np.isfinite(submit).any() else np.nan
     out["submit_time"] = submit - origin
     out["wait_time"] = np.where(words == "PENDING", np.nan, start - submit)
-    elapsed = parsed.first("ElapsedRaw", "Elapsed")
-    run = elapsed[alloc] if elapsed is not None else end - start
+    run = end - start if end is not None else np.full(n, np.nan)
+    for name in ("Elapsed", "ElapsedRaw"):  # the first present and known wins
+        if name in parsed.values:
+            elapsed = parsed.values[name][alloc]
+            run = np.where(np.isnan(elapsed), run, elapsed)
     out["run_time"] = np.where(np.isnan(start) | ~ended | unfinished, np.nan, run)
 
     cpus = parsed.first("NCPUS", "AllocCPUS")

@@ -217,6 +217,14 @@ class LocalTimestamps(NamedTuple):
     """The wall-clock times as read, before localisation."""
 
 
+def check_time_zone(time_zone):
+    """Refuse a ``time_zone`` that is not a zone's name (pandas would take a number as
+    an offset in seconds, and ``None`` as no zone at all)."""
+    if not isinstance(time_zone, str) or not time_zone.strip():
+        raise ConfigError(f"time_zone must be the name of a time zone, such as 'Europe/Paris' "
+                          f"or 'UTC', got {time_zone!r}")
+
+
 def parse_local_timestamps(strings, time_zone):
     """Parse timestamps written in ``time_zone``, keeping what daylight saving makes unclear.
 

@@ -1,9 +1,12 @@
 """Online replay: every job predicted from exactly the jobs known at its submission."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
+from .._format import format_count
 from .._validation import StrOptions, check_instance, invalid_parameter, validate_params
 from .._table import (as_numbers, check_aligned, check_known_after_target, check_target,
                       validate_jobs)
@@ -79,7 +82,8 @@ def replay(estimator, X, y, *, method="auto", known_time=None):
     known_time : array-like of shape (n_jobs,), optional
         When each target became known; default: from ``end_time`` /
         ``start_time`` or ``submit_time + wait_time (+ y)``. Needed for logs
-        without waits; ``NaN`` keeps a job out of every history.
+        without waits; ``NaN`` keeps a job out of every history (with a
+        warning counting the jobs with a known target it keeps out).
 
     Returns
     -------
@@ -142,6 +146,11 @@ def replay(estimator, X, y, *, method="auto", known_time=None):
         if known.shape != (len(X),):
             raise JobTableError(
                 f"known_time must have one value per job ({len(X)}), got shape {known.shape}")
+        unknown = np.isnan(known) & ~np.isnan(y)
+        if unknown.any():
+            warnings.warn(f"known_time is NaN for {format_count(int(unknown.sum()), 'job')} with "
+                          f"a known target (first at row {int(np.argmax(unknown))}): they stay "
+                          "out of every history", UserWarning, stacklevel=2)
         known[np.isnan(y)] = np.nan
         check_known_after_target(known, submit, y, "known_time")
     est = clone(estimator)

@@ -7,9 +7,10 @@ from sklearn.base import clone
 from .._deprecation import renamed_argument
 from .._table import copy_attrs
 from .._time import parse_duration
-from .._validation import check_instance
+from .._validation import check_instance, check_parameters
 from ..exceptions import ConfigError, JobTableError
 from ..metrics import schedule_metrics
+from ..metrics._schedule import SCHEDULE_METRIC_NAMES
 
 __all__ = ["make_schedule_scorer"]
 
@@ -109,6 +110,7 @@ def check_simulate_kwargs(simulate_kwargs, owner):
     if unknown:
         raise ConfigError(f"{owner}: simulate() takes no argument {', '.join(unknown)} "
                           "(see help(predictkit.simulate.simulate))")
+    check_parameters(simulate._parameter_constraints, simulate_kwargs, owner)
 
 
 def make_schedule_scorer(policy="easy", metric="bounded_slowdown", selective=True, *,
@@ -165,10 +167,14 @@ def make_schedule_scorer(policy="easy", metric="bounded_slowdown", selective=Tru
     """
     if not isinstance(metric, str):
         raise ConfigError(f"metric must be a string, got {metric!r}")
+    if _ALIASES.get(metric, metric) not in SCHEDULE_METRIC_NAMES:
+        raise ConfigError(f"metric {metric!r} is not a schedule metric; use one of "
+                          f"{', '.join(sorted(_ALIASES))} or "
+                          f"{', '.join(SCHEDULE_METRIC_NAMES)}")
     if "estimates" in simulate_kwargs:
         raise ConfigError("the scorer supplies estimates= itself (the estimator being scored)")
-    check_simulate_kwargs({k: v for k, v in simulate_kwargs.items() if k != "n_procs"},
-                          "make_schedule_scorer")
+    check_simulate_kwargs({k: v for k, v in simulate_kwargs.items() if k != "n_procs"}
+                          | {"policy": policy, "selective": selective}, "make_schedule_scorer")
     if "n_procs" in simulate_kwargs:
         simulate_kwargs["machine_procs"] = renamed_argument(
             "make_schedule_scorer", "n_procs", "machine_procs", simulate_kwargs.pop("n_procs"),

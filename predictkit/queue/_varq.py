@@ -23,7 +23,8 @@ import numpy as np
 import pandas as pd
 
 from .._deprecation import warn_renamed
-from .._validation import HasMethods, Interval, StrOptions, check_parameters, invalid_parameter
+from .._validation import (HasMethods, Interval, StrOptions, WholeNumber, check_parameters,
+                          invalid_parameter, short_repr)
 from ..exceptions import ConfigError
 
 __all__ = ["VARQ", "Reservation", "joint_success_probability"]
@@ -82,10 +83,16 @@ def joint_success_probability(probabilities):
     probabilities : iterable of float or :class:`Reservation`
         Success probabilities (impossible reservations count as 0).
     """
+    if isinstance(probabilities, (str, bytes)) or not hasattr(probabilities, "__iter__"):
+        raise ConfigError(f"probabilities must be an iterable of numbers or Reservations, "
+                          f"got {short_repr(probabilities)}")
     values = []
     for item in probabilities:
         if isinstance(item, Reservation):
             item = item.probability if item.possible else 0.0
+        if isinstance(item, (bool, np.bool_)) or not isinstance(item, Real):
+            raise ConfigError(f"success probabilities must be numbers in [0, 1], got "
+                              f"{short_repr(item)}")
         p = float(item)
         if not 0.0 <= p <= 1.0:
             raise ConfigError(f"success probabilities must be in [0, 1], got {p!r}")
@@ -97,7 +104,7 @@ def joint_success_probability(probabilities):
 
 _POSITIVE = Interval(Real, 0, None, closed="neither")
 _ARGUMENT_CONSTRAINTS = {
-    "nodes": [_POSITIVE],
+    "nodes": [WholeNumber(1)],
     "walltime": [_POSITIVE],
     "deadline": [Interval(Real, 0, None, closed="left")],
     "now": [Interval(Real, None, None, closed="neither")],

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from .._atomic import open_output
+from .._atomic import open_output, write_errors
 from .._format import format_number
 
 __all__ = ["Section", "figure_to_data_uri", "formatted", "render_page", "write_page"]
@@ -89,6 +89,6 @@ def render_page(title, subtitle, sections):
 
 def write_page(path, title, subtitle, sections):
     """Write the page atomically (``"-"``: to standard output); return its path."""
-    with open_output(path) as stream:
+    with open_output(path) as stream, write_errors(path):
         stream.write(render_page(title, subtitle, sections).encode("utf-8"))
     return path

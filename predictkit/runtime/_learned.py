@@ -1,6 +1,7 @@
 """A learned runtime predictor held online to a bad-estimate budget."""
 
 import hashlib
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -8,7 +9,7 @@ from sklearn.base import clone
 from threadpoolctl import threadpool_limits
 
 from .._table import requested_width
-from .._validation import HasMethods, Interval
+from .._validation import HasMethods, Interval, invalid_parameter
 from ._base import OnlineRuntimeEstimator, check_jobs, group_codes
 from ._learned_kernels import budgeted_predictions, event_order, submission_features
 from ._learned_online import LearnedOnlineState
@@ -164,6 +165,13 @@ class LearnedRuntime(OnlineRuntimeEstimator):
         self.regressor = regressor
         self.clip_to_request = clip_to_request
 
+    def _validate_params(self):
+        super()._validate_params()
+        if self.max_train < self.min_train:
+            raise invalid_parameter("max_train", type(self).__name__,
+                                    f"at least min_train ({self.min_train}): the first model "
+                                    f"is fitted on min_train jobs", self.max_train)
+
     def _setup(self):
         super()._setup()
         # fitted models by the content of their training data: a refit on the same
@@ -215,6 +223,13 @@ class LearnedRuntime(OnlineRuntimeEstimator):
         # why the passes over the whole history serve the calls (None: they do not)
         self._online_stopped = None if self._online is not None else (
             "a history fitted before start" if self._incremental else "not incremental")
+        if self._incremental and self._online is None:
+            warnings.warn(
+                f"{type(self).__name__} was fitted before start ({self.n_history_:,} jobs): "
+                "each prediction runs the passes over the whole history again, hundreds of "
+                "times slower than an unfitted one, whose passes are kept between calls; to "
+                "start from that history at full speed, simulate its jobs too", UserWarning,
+                stacklevel=2)
         return self
 
     def observe(self, index, start_time, end_time, run_time):

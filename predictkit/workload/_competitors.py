@@ -14,7 +14,8 @@ from numbers import Real
 import numpy as np
 
 from .._time import parse_duration
-from .._validation import RANDOM_STATE, Duration, Interval, StrOptions
+from .._table import MAX_EXACT
+from .._validation import RANDOM_STATE, Duration, Interval, StrOptions, invalid_parameter
 from ..exceptions import ConfigError
 from ._assignment import assign
 from ._base import EstimateModel, as_rng, check_estimates, check_sample_inputs
@@ -60,8 +61,14 @@ class FModel(EstimateModel):
         run, users, submit_times = check_sample_inputs(runtimes, users, submit_times)
         if self.f == 0:
             return np.maximum(run, MIN_REQUEST)
-        return np.maximum(run * (1.0 + float(self.f) * as_rng(self.random_state).random(run.size)),
-                          MIN_REQUEST)
+        with np.errstate(over="ignore"):
+            requests = np.maximum(
+                run * (1.0 + float(self.f) * as_rng(self.random_state).random(run.size)),
+                MIN_REQUEST)
+        if not (requests < MAX_EXACT).all():
+            raise invalid_parameter("f", "FModel", f"small enough that R * (1 + f) stays below "
+                                    f"2**53 s for the longest runtime ({run.max():g} s)", self.f)
+        return requests
 
 
 class PhiModel(EstimateModel):

@@ -314,17 +314,18 @@ class JointEstimates(EstimateModel):
     def fit(self, X, y=None):
         """Learn modes, paddings per runtime bin and user/session consistency from a log.
 
-        Jobs without a positive runtime and request are left out of the fit.
+        Jobs without a positive runtime and request (unknown, ``NaN``, or 0)
+        are left out of the fit.
 
         Raises
         ------
         JobTableError
-            If ``run_time`` or ``req_time`` is missing.
+            If the column ``run_time`` or ``req_time`` is missing.
         ConfigError
             If no job has a positive runtime and request.
         """
         self._check_params()
-        validate_jobs(X, required=("run_time", "req_time"))
+        validate_jobs(X, present=("run_time", "req_time"))
         run = X["run_time"].to_numpy(dtype=float)
         req = X["req_time"].to_numpy(dtype=float)
         keep = np.isfinite(run) & np.isfinite(req) & (run > 0) & (req > 0)

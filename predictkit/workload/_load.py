@@ -16,12 +16,15 @@ Job i arrives at ``u_i = W_i + D tanh((R_i - W_i) / D)``: it follows the random
 clock while that stays within ``D`` (the ``band``) of the work clock, and is
 pulled back smoothly beyond. ``u`` is increasing whenever both clocks are
 (the step of ``D tanh`` never exceeds the step of ``R - W``), and ``|u_i - W_i|
-<= D``, so the work offered over any span ``T`` of rate time is
-``load * machine * (T +- 2 D)`` plus at most one job's work. Rate time is then
-mapped to the calendar through the cumulative arrival-rate profile of a week
-(daily cycle, weekend factor): a calendar week always holds one week of rate
-time, so every 7-day window offers ``load`` within ``2 D / 7 days`` and the
-width of one job, whatever its start.
+<= D``, so the jobs arriving in any span ``T`` of rate time offer at least
+``load * machine * (T - 2 D)`` less the work of the job just before the span,
+and at most ``load * machine * (T + 2 D)`` plus the work of the last job in it.
+Rate time is then mapped to the calendar through the cumulative arrival-rate
+profile of a week (daily cycle, weekend factor): a calendar week always holds
+one week of rate time, so every 7-day window offers ``load`` within ``2 D / 7
+days``, plus the share of its last job or less that of the job before it,
+whatever its start (a job offering more than a week's budget leaves a window
+after it without arrivals).
 """
 
 import numpy as np

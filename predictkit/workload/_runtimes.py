@@ -121,7 +121,7 @@ class RuntimeDistribution(ParamsValidatedMixin, BaseEstimator):
             If a column is missing or no job has a positive runtime and width.
         """
         self._validate_params()
-        validate_jobs(X, required=("run_time", "n_procs"))
+        validate_jobs(X, present=("run_time", "n_procs"))
         run = X["run_time"].to_numpy(dtype=float)
         size = X["n_procs"].to_numpy(dtype=float)
         keep = np.isfinite(run) & np.isfinite(size) & (run > 0) & (size > 0)

@@ -200,7 +200,32 @@ def test_generate_batsim_refuses_a_log_wider_than_its_machine(tmp_path, capsys):
     assert not out.exists()
 
 
+def test_generate_batsim_refuses_zero_runtimes_unless_given_a_minimum_delay(tmp_path, capsys):
+    import json
+
+    log = tmp_path / "zero.swf"
+    log.write_text("; MaxProcs: 8\n"
+                   "1 0 -1 100 2 -1 -1 2 600 -1 1 1 1 -1 1 1 -1 -1\n"
+                   "2 5 -1 0 2 -1 -1 2 600 -1 5 1 1 -1 1 1 -1 -1\n"
+                   "3 9 -1 0 4 -1 -1 4 900 -1 5 1 1 -1 1 1 -1 -1\n")
+    out = tmp_path / "w.json"
+    args = ["generate", "--estimates-for", str(log), "--model", "fmodel", "--seed", "1",
+            "-o", str(out)]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "'run_time' is 0, and Batsim refuses a delay of 0: pass min_delay (--min-delay)" in err
+    assert "(2 row(s); first at row 1, job_id 2: 0)" in err and not out.exists()
+    assert main([*args, "--min-delay", "1"]) == 0
+    assert "note: 2 jobs that ran less than 1 s written with a delay of 1 s" in \
+        capsys.readouterr().err
+    data = json.loads(out.read_text())
+    assert [job["profile"] for job in data["jobs"]] == ["delay_100", "delay_1", "delay_1"]
+
+
 @pytest.mark.parametrize(("args", "message"), [
+    (["--min-delay", "1", "--jobs", "10"], "--min-delay is for Batsim output; this output is swf"),
+    (["--min-delay", "0", "--jobs", "10", "--format", "batsim"],
+     "--min-delay must be a positive number of seconds, got 0"),
     (["--estimates-for", "LOG", "--jobs", "10"], "--jobs applies to synthetic workloads"),
     (["--estimates-for", "LOG", "--machine-procs", "0"], "--machine-procs applies to synthetic"),
     (["--estimates-for", "LOG", "--load", "0.5"], "--load applies to synthetic workloads"),

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from predictkit.datasets import make_workload
 from predictkit.exceptions import ConfigError, JobTableError, OutputError, SWFFormatError
 from predictkit.io import read_batsim, write_batsim
-from predictkit.jobs import as_job_table
+from predictkit.jobs import as_job_table, clean_jobs
+from tracedata import TRACE_NAMES, load_trace
 
 SCHEMA = json.loads((Path(__file__).with_name("batsim_workload.schema.json")).read_text())
 
@@ -22,7 +23,21 @@ _TYPES = {"object": dict, "array": list, "string": str, "number": (int, float),
 
 def check_schema(value, schema, where="$"):
     """The subset of JSON Schema the Batsim schema uses (type, required, properties,
-    additionalProperties, items, minimum, enum); raises AssertionError naming the place."""
+    additionalProperties, items, minimum, exclusiveMinimum, maximum, enum, const,
+    anyOf); raises AssertionError naming the place."""
+    if "anyOf" in schema:
+        failures = []
+        for option in schema["anyOf"]:
+            try:
+                check_schema(value, option, where)
+                break
+            except AssertionError as exc:
+                failures.append(str(exc))
+        else:
+            raise AssertionError(f"{where}: matches no option: {'; '.join(failures)}")
+    if "const" in schema:
+        assert value == schema["const"] and not isinstance(value, bool), \
+            f"{where}: {value!r} != {schema['const']!r}"
     if "enum" in schema:
         assert value in schema["enum"], f"{where}: {value!r} not in {schema['enum']}"
     if "type" in schema:
@@ -31,6 +46,11 @@ def check_schema(value, schema, where="$"):
         assert ok, f"{where}: {value!r} is not of type {names}"
     if "minimum" in schema:
         assert value >= schema["minimum"], f"{where}: {value!r} < {schema['minimum']}"
+    if "exclusiveMinimum" in schema:
+        assert value > schema["exclusiveMinimum"], \
+            f"{where}: {value!r} <= {schema['exclusiveMinimum']}"
+    if "maximum" in schema:
+        assert value <= schema["maximum"], f"{where}: {value!r} > {schema['maximum']}"
     if isinstance(value, dict):
         for key in schema.get("required", []):
             assert key in value, f"{where}: missing {key!r}"
@@ -55,7 +75,10 @@ def test_the_schema_checker_rejects_what_batsim_rejects():
     check_schema(good, SCHEMA)
     for broken in ({**good, "nb_res": 0}, {k: v for k, v in good.items() if k != "jobs"},
                    {**good, "profiles": {"p": {"type": "parallel", "delay": 5}}},
-                   {**good, "jobs": [{"id": 1, "subtime": 0, "res": 2.5, "profile": "p"}]}):
+                   {**good, "jobs": [{"id": 1, "subtime": 0, "res": 2.5, "profile": "p"}]},
+                   {**good, "profiles": {"p": {"type": "delay", "delay": 0}}},
+                   {**good, "jobs": [{**good["jobs"][0], "walltime": 0}]},
+                   {**good, "jobs": [{**good["jobs"][0], "id": 2 ** 31}]}):
         with pytest.raises(AssertionError):
             check_schema(broken, SCHEMA)
 
@@ -84,8 +107,9 @@ def test_equal_tables_give_equal_bytes_and_unknown_requests_become_minus_one(tmp
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 10**7), st.floats(0, 1e6, allow_nan=False),
-                          st.integers(1, 64), st.one_of(st.none(), st.integers(0, 10**6))),
+@given(st.lists(st.tuples(st.integers(0, 10**7), st.floats(0, 1e6, allow_nan=False,
+                                                        exclude_min=True),
+                          st.integers(1, 64), st.one_of(st.none(), st.integers(1, 10**6))),
                 min_size=1, max_size=30))
 def test_any_valid_table_reads_back(tmp_path_factory, rows):
     frame = as_job_table({
@@ -133,6 +157,11 @@ JOB = ('{{"nb_res": 2, "jobs": [{{"id": 1, "subtime": {subtime}, "walltime": 60,
        '"profile": "d"}}], "profiles": {{"d": {{"type": "delay", "delay": 30}}}}}}')
 
 
+def _job(old, new):
+    """The one-job workload with ``old`` replaced by ``new``."""
+    return JOB.format(subtime="0").replace(old, new)
+
+
 @pytest.mark.parametrize(("text", "message"), [
     ("{not json", r"not JSON"),
     ('{"jobs": []}', r"needs the members nb_res, jobs and profiles"),
@@ -147,12 +176,23 @@ JOB = ('{{"nb_res": 2, "jobs": [{{"id": 1, "subtime": {subtime}, "walltime": 60,
     (JOB.format(subtime='"soon"'), r"job 0 \(id 1\): subtime 'soon' is not a number"),
     (JOB.format(subtime="NaN"), r"job 0 \(id 1\): subtime nan must be a finite number"),
     (JOB.format(subtime="-5"), r"job 0 \(id 1\): subtime -5.0 must be a finite number >= 0"),
-    (JOB.format(subtime="0").replace('"res": 1', '"res": 1.5'),
+    (_job('"res": 1', '"res": 1.5'),
      r"job 0 \(id 1\): res 1.5 must be a whole number >= 1"),
-    (JOB.format(subtime="0").replace('"walltime": 60', '"walltime": -7'),
-     r"job 0 \(id 1\): walltime -7.0 must be a finite number >= 0 or -1 \(unknown\)"),
-    (JOB.format(subtime="0").replace('"delay": 30', '"delay": Infinity'),
+    (_job('"walltime": 60', '"walltime": -7'),
+     r"job 0 \(id 1\): walltime -7.0 must be a finite number > 0 or -1 \(unknown\)"),
+    (_job('"delay": 30', '"delay": Infinity'),
      r"job 0 \(id 1\): delay of profile 'd' inf must be a finite number"),
+    (_job('"delay": 30', '"delay": 0'),
+     r"job 0 \(id 1\): delay of profile 'd' 0.0 must be a finite number > 0"),
+    (_job('"walltime": 60', '"walltime": 0'),
+     r"job 0 \(id 1\): walltime 0.0 must be a finite number > 0 or -1"),
+    (_job('"res": 1', '"res": 3'),
+     r"job 0 \(id 1\): res 3 exceeds the machine's nb_res 2"),
+    (_job('"id": 1', f'"id": {2 ** 63}'),
+     r"id 9223372036854775808 is too large for a job table"),
+    (_job('"id": 1', f'"id": {2 ** 53 + 1}'),
+     r"id 9007199254740993 is too large for a job table"),
+    ("[" * 100_000 + "]" * 100_000, r"nested too deeply"),
 ])
 def test_reading_a_broken_file_names_it(tmp_path, text, message):
     path = tmp_path / "bad.json"
@@ -228,3 +268,65 @@ def test_reading_two_jobs_with_the_same_id_is_an_error(tmp_path):
                     '"delay": 30}}}' % (job.replace("ID", "7"), job.replace("ID", '"7"')))
     with pytest.raises(SWFFormatError, match="jobs 0 and 1 have the same id 7"):
         read_batsim(path)
+
+
+def test_a_zero_runtime_is_refused_unless_a_minimum_delay_is_given(tmp_path):
+    jobs = make_workload(20, random_state=0)
+    jobs["run_time"] = jobs["run_time"].astype(float)
+    jobs.loc[[3, 7], "run_time"] = 0.0
+    target = tmp_path / "w.json"
+    with pytest.raises(JobTableError, match=r"'run_time' is 0, and Batsim refuses a delay of 0: "
+                       r"pass min_delay.*\(2 row\(s\); first at row 3, job_id 4"):
+        write_batsim(jobs, target)
+    assert not target.exists()
+    data = json.loads(write_batsim(jobs, target, min_delay=1).read_text())
+    check_schema(data, SCHEMA)
+    assert [data["jobs"][i]["profile"] for i in (3, 7)] == ["delay_1", "delay_1"]
+    assert data["profiles"]["delay_1"] == {"type": "delay", "delay": 1}
+    back = read_batsim(target)
+    assert back["run_time"].iloc[[3, 7]].tolist() == [1.0, 1.0]
+    np.testing.assert_array_equal(back["run_time"].drop(index=[3, 7]),
+                                  np.maximum(jobs["run_time"].drop(index=[3, 7]), 1.0))
+    with pytest.raises(ConfigError, match="min_delay"):
+        write_batsim(jobs, target, min_delay=0)
+
+
+def test_a_request_of_zero_is_refused_and_unknown_is_minus_one(tmp_path):
+    jobs = make_workload(20, random_state=0)
+    jobs["req_time"] = jobs["req_time"].astype(float)
+    jobs.loc[5, "req_time"] = 0.0
+    with pytest.raises(JobTableError, match=r"'req_time' must be finite and > 0, or unknown.*"
+                       r"walltime of 0.*job_id 6"):
+        write_batsim(jobs, tmp_path / "w.json")
+
+
+def test_ids_beyond_32_bits_are_written_as_text_and_read_back(tmp_path):
+    jobs = make_workload(5, random_state=0)
+    jobs["job_id"] = [1, 2**31 - 1, 2**31, 2**40, 2**53 - 1]
+    data = json.loads(write_batsim(jobs, tmp_path / "w.json").read_text())
+    check_schema(data, SCHEMA)
+    assert [job["id"] for job in data["jobs"]] == [1, 2**31 - 1, str(2**31), str(2**40),
+                                                   str(2**53 - 1)]
+    assert read_batsim(tmp_path / "w.json")["job_id"].tolist() == jobs["job_id"].tolist()
+
+
+def test_a_log_with_several_notes_gets_one_text_description(tmp_path):
+    jobs = make_workload(5, random_state=0)
+    jobs.attrs["note"] = ["first note", "second note"]
+    data = json.loads(write_batsim(jobs, tmp_path / "w.json").read_text())
+    assert data["description"] == "first note\nsecond note"
+
+
+@pytest.mark.parametrize("name", TRACE_NAMES)
+def test_every_archive_log_writes_a_workload_batsim_accepts(tmp_path, name):
+    jobs = clean_jobs(load_trace(name, 20_000), for_simulation=True)
+    zero = int((jobs["run_time"] == 0).sum())
+    target = tmp_path / "w.json"
+    if zero:
+        with pytest.raises(JobTableError, match=rf"'run_time' is 0.*\({zero} row\(s\)"):
+            write_batsim(jobs, target)
+    data = json.loads(write_batsim(jobs, target, min_delay=1).read_text())
+    check_schema(data, SCHEMA)
+    assert len(data["jobs"]) == len(jobs)
+    back = read_batsim(target)
+    np.testing.assert_array_equal(back["run_time"], np.maximum(jobs["run_time"], 1.0))

@@ -142,6 +142,37 @@ def test_raw_columns_and_end_minus_start():
     np.testing.assert_array_equal(jobs["status"], [0, 0])
     no_elapsed = read(text.replace("elapsedraw|", "").replace("|600|", "|").replace("|1|UN", "|UN"))
     np.testing.assert_array_equal(no_elapsed["run_time"], [600, 1])
+    empty_elapsed = read(text.replace("|600|", "||"))
+    np.testing.assert_array_equal(empty_elapsed["run_time"], [600, 1])
+
+
+def test_an_empty_elapsed_field_falls_back_to_end_minus_start_per_line():
+    text = ("JobID|Submit|Start|End|Elapsed|NCPUS|State\n"
+            "1|2024-03-01T09:00:00|2024-03-01T09:02:00|2024-03-01T09:12:00||4|COMPLETED\n"
+            "2|2024-03-01T09:00:00|2024-03-01T09:02:00|2024-03-01T09:12:00|00:05:00|4|COMPLETED\n"
+            "3|2024-03-01T09:00:00|2024-03-01T09:02:00|Unknown||4|RUNNING\n")
+    np.testing.assert_array_equal(read(text)["run_time"], [600, 300, np.nan])
+
+
+@pytest.mark.parametrize("job_id", ["9223372036854775807", "9007199254740993",
+                                    "12345678901", "5_12345678901"])
+def test_a_job_number_slurm_cannot_give_is_a_malformed_line(job_id):
+    text = ("JobID|Submit|Start|End|NCPUS|State\n"
+            f"{job_id}|2024-03-01T09:00:00|2024-03-01T09:02:00|2024-03-01T09:12:00|4|COMPLETED\n")
+    with pytest.raises(SacctFormatError, match=rf"line 2: not a Slurm job id \('{job_id}'\)"):
+        read(text)
+    assert read(text.replace(job_id, "4294967295"))["job_id"].tolist() == [4294967295]
+
+
+@pytest.mark.parametrize("zone", [None, 5, 3600.0, "", b"UTC"])
+def test_a_time_zone_that_is_not_a_name_is_a_config_error(zone):
+    from predictkit.io import read_log
+
+    text = ("JobID|Submit|Start|End|NCPUS|State\n"
+            "1|2024-03-01T09:00:00|2024-03-01T09:02:00|2024-03-01T09:12:00|4|COMPLETED\n")
+    for reader in (read_sacct, read_log):
+        with pytest.raises(ConfigError, match=r"time_zone must be the name of a time zone.*got"):
+            reader(io.StringIO(text), time_zone=zone)
 
 
 def test_nodes_only_gives_processor_unit_nodes():

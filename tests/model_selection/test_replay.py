@@ -200,6 +200,21 @@ def test_a_clock_that_shows_jobs_their_own_runtime_is_refused(clock):
         replay(RecentAverage(n_recent=1), X, X["run_time"], **kwargs)
 
 
+def test_a_nan_known_time_for_a_known_target_is_kept_out_with_a_warning():
+    X = _small()
+    y = X["run_time"].to_numpy(dtype=float, copy=True)
+    known = (X["submit_time"] + X["run_time"]).to_numpy(dtype=float, copy=True)
+    known[::2] = np.nan
+    with pytest.warns(UserWarning, match=rf"known_time is NaN for {len(X[::2])} jobs with a "
+                                         r"known target \(first at row 0\): they stay out"):
+        kept_out = replay(RecentAverage(), X, y, known_time=known)
+    # the same as leaving those jobs' runtimes unknown
+    hidden = y.copy()
+    hidden[::2] = np.nan
+    full = replay(RecentAverage(), X, hidden, known_time=known)
+    np.testing.assert_array_equal(kept_out, full)
+
+
 def test_a_clock_within_a_second_of_the_runtime_is_taken():
     X = _small()
     # sacct prints times to the second: Elapsed may exceed End - Start by up to 1 s

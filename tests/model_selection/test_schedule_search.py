@@ -291,6 +291,34 @@ def test_unknown_simulate_arguments_are_refused_when_the_scorer_is_made(jobs):
         select_by_schedule(jobs, SMALL[:1], period="3D", colour="red")
 
 
+@pytest.mark.parametrize(("kwargs", "message"), [
+    (dict(metric="utilisation"), "metric 'utilisation' is not a schedule metric; use one of "
+                                 "bounded_slowdown"),
+    (dict(policy="bogus"), "'policy' parameter of make_schedule_scorer must be one of"),
+    (dict(priority="bogus"), "'priority' parameter of make_schedule_scorer"),
+    (dict(selective="no"), "'selective' parameter of make_schedule_scorer"),
+    (dict(machine_procs=0), "'machine_procs' parameter of make_schedule_scorer"),
+    (dict(on_underestimate="triple"), "'on_underestimate' parameter of make_schedule_scorer"),
+])
+def test_bad_values_are_refused_when_the_scorer_is_made_not_scored_as_nan(jobs, kwargs,
+                                                                           message):
+    # inside a search a scorer's error only warns and scores NaN: refuse it up front
+    with pytest.raises(ConfigError, match=message):
+        make_schedule_scorer(**kwargs)
+
+
+def test_every_metric_a_schedule_reports_can_be_scored(jobs):
+    from predictkit.metrics import schedule_metrics
+    from predictkit.metrics._schedule import SCHEDULE_METRIC_NAMES
+
+    part = jobs.iloc[:300].reset_index(drop=True)
+    part.attrs = dict(jobs.attrs)
+    reported = set(schedule_metrics(simulate(part, policy="easy"))["metric"])
+    assert reported <= set(SCHEDULE_METRIC_NAMES)
+    for name in SCHEDULE_METRIC_NAMES:
+        make_schedule_scorer(metric=name)
+
+
 def test_scorer_refuses_a_scheduler_that_reads_no_estimate():
     with pytest.raises(ConfigError, match="every predictor gives the same schedule"):
         make_schedule_scorer(policy="fcfs")

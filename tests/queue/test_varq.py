@@ -90,6 +90,12 @@ def test_joint_probability():
         joint_success_probability([1.5])
     with pytest.raises(ConfigError):
         joint_success_probability([])
+    for bad, message in (("0.5", "must be an iterable of numbers or Reservations, got '0.5'"),
+                         (0.5, "must be an iterable"), (["0.5"], "must be numbers in"),
+                         ([None], "must be numbers in"), ([True], "must be numbers in")):
+        with pytest.raises(ConfigError, match=message):
+            joint_success_probability(bad)
+    assert joint_success_probability(np.array([0.5, 0.5])) == pytest.approx(0.75)
 
 
 @pytest.mark.parametrize("kwargs, match", [
@@ -97,6 +103,7 @@ def test_joint_probability():
     (dict(deadline=100, now=200), "past"),
     (dict(deadline=100, now=100), "past"),
     (dict(nodes=0), "nodes"),
+    (dict(nodes=2.5), "'nodes' parameter of VARQ must be a whole number"),
     (dict(walltime=-1), "walltime"),
     (dict(probability=1.5), "probability"),
     (dict(probability=0.0), "probability"),

@@ -245,7 +245,8 @@ def test_a_history_fitted_before_the_simulation_is_served_by_the_passes():
     before = before.assign(end_time=before["submit_time"] - 1e6 + before["run_time"],
                            submit_time=before["submit_time"] - 1e6)
     fitted = (before, before["run_time"])
-    fast, est = _simulated(jobs, incremental=True, fitted=fitted)
+    with pytest.warns(UserWarning, match="_Recorded was fitted before start"):
+        fast, est = _simulated(jobs, incremental=True, fitted=fitted)
     assert est._online is None
     slow, _ = _simulated(jobs, incremental=False, fitted=fitted)
     assert_array_equal(fast["estimate"].to_numpy(), slow["estimate"].to_numpy())

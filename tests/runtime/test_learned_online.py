@@ -153,7 +153,7 @@ def test_a_late_completion_before_more_than_the_pooled_residuals():
     calls[at:at] = [("observe", others[:100]), ("predict", np.arange(200, 230)),
                     ("observe", others[100:]), ("predict", np.arange(200, 350)),
                     ("observe", np.array([199])), ("predict", np.arange(200, 350))]
-    est = _assert_kept_state_is_the_reference(jobs, end, calls, _params(min_train=60))
+    est = _assert_kept_state_is_the_reference(jobs, end, calls, _params(min_train=60, max_train=60))
     assert est._online.n_taken_back >= 150
 
 
@@ -239,3 +239,19 @@ def test_simulation_of_a_workload_with_waited_zero_runtime_jobs_keeps_the_kept_s
     for column in ("estimate", "start_time", "end_time"):
         assert_array_equal(fast[column].to_numpy(), slow[column].to_numpy())
     _assert_equals_one_pass(est)
+
+
+def test_a_predictor_fitted_before_the_simulation_warns_of_its_slow_passes():
+    import warnings
+
+    jobs = make_workload(300, random_state=0)
+    past = jobs.iloc[:100].assign(wait_time=0.0)
+    fitted = LearnedRuntime(**_params()).fit(past, past["run_time"])
+    later = jobs.iloc[100:].reset_index(drop=True)
+    later.attrs = dict(jobs.attrs)
+    with pytest.warns(UserWarning, match=r"LearnedRuntime was fitted before start \(100 jobs\): "
+                                         r"each prediction runs the passes over the whole"):
+        simulate(later, estimates=fitted)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        simulate(later, estimates=LearnedRuntime(**_params()))

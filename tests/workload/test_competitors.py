@@ -40,6 +40,14 @@ def test_every_model_refuses_text_runtimes_and_misaligned_users(model):
         model.sample([100.0, 200.0], users=[1, 2], submit_times=[0.0])
 
 
+@pytest.mark.parametrize("f", [1e308, 1e20])
+def test_an_f_giving_requests_beyond_exact_seconds_is_refused(f):
+    with pytest.raises(ConfigError, match=r"'f' parameter of FModel must be small enough that "
+                                          r"R \* \(1 \+ f\) stays below 2\*\*53 s"):
+        FModel(f=f, random_state=0).sample([60.0, 1e6])
+    assert np.isfinite(FModel(f=1e6, random_state=0).sample([60.0, 1e6])).all()
+
+
 def test_f_model_mean():
     run = np.full(100_000, 100.0)
     assert FModel(f=4, random_state=0).sample(run).mean() == pytest.approx(300, rel=0.01)

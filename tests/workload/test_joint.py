@@ -218,6 +218,31 @@ def test_errors_are_clear():
     empty["req_time"] = 0.0
     with pytest.raises(ConfigError, match="no job has a positive"):
         JointEstimates().fit(empty)
+    empty["req_time"] = np.nan
+    with pytest.raises(ConfigError, match="no job has a positive"):
+        JointEstimates().fit(empty)
+
+
+def test_jobs_with_unknown_runtimes_or_requests_are_left_out_as_zero_ones_are():
+    from predictkit.workload import RuntimeDistribution, SiteModel
+
+    log = make_workload(2000, random_state=1)
+    for column in ("run_time", "req_time"):
+        log[column] = log[column].astype(float)
+    unknown, zero = log.copy(), log.copy()
+    unknown.loc[:99, "req_time"] = np.nan
+    unknown.loc[200:299, "run_time"] = np.nan
+    zero.loc[:99, "req_time"] = 0.0
+    zero.loc[200:299, "run_time"] = 0.0
+    for model in (JointEstimates(random_state=0), RuntimeDistribution(random_state=0),
+                  SiteModel(random_state=0)):
+        a = model.fit(unknown)
+        fitted_unknown = {k: v for k, v in vars(a).items() if k.endswith("_")}
+        fitted_zero = {k: v for k, v in vars(model.fit(zero)).items() if k.endswith("_")}
+        assert fitted_unknown.keys() == fitted_zero.keys()
+        for key, value in fitted_unknown.items():
+            if isinstance(value, np.ndarray):
+                np.testing.assert_array_equal(value, fitted_zero[key], err_msg=key)
 
 
 def test_fitted_to_a_real_log_its_requests_look_like_the_log():

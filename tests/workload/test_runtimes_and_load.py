@@ -83,6 +83,36 @@ def test_paced_arrivals_are_increasing_and_stay_within_the_band(work, gaps, load
     assert (np.abs(out - work_clock) <= 2 * band + 1e-6).all()
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(1, 1e7), min_size=3, max_size=200),
+       st.lists(st.floats(0, 1e5), min_size=3, max_size=200), st.floats(0.05, 2),
+       st.floats(0.5, 20))
+def test_every_window_offers_the_load_within_the_band_and_one_job_at_each_edge(
+        work, gaps, load, window_bands):
+    """Over a window of T seconds of rate time the jobs arriving in it offer between
+    ``load * capacity * (T - 2 D)`` less the work of the job just before it and
+    ``load * capacity * (T + 2 D)`` plus the work of the last job in it (a window
+    after a job bigger than its whole budget may hold no job at all)."""
+    n = min(len(work), len(gaps))
+    work, random_times = np.array(work[:n]), np.cumsum(gaps[:n])
+    band, capacity = 3600.0, 10.0
+    out = paced_arrivals(random_times, work, capacity=capacity, load=load,
+                         weights=np.ones(336), bucket_seconds=1800.0, band=band)
+    length = window_bands * band
+    budget = load * capacity
+    slack = 1e-6 * (work.sum() + budget * length)
+    for start in np.linspace(0.0, max(out[-1] - length, 0.0), 40):
+        if start + length > out[-1]:
+            break
+        inside = (out >= start) & (out < start + length)
+        before = np.flatnonzero(out < start)
+        offered = work[inside].sum()
+        previous = work[before[-1]] if before.size else 0.0
+        last = work[np.flatnonzero(inside)[-1]] if inside.any() else 0.0
+        assert offered >= budget * (length - 2 * band) - previous - slack
+        assert offered <= budget * (length + 2 * band) + last + slack
+
+
 def test_a_site_fitted_to_a_real_log_generates_that_log_s_runtimes_and_requests():
     log = clean_jobs(load_trace("KTH-SP2-1996-2.1-cln"), for_simulation=True,
                      require_request=True)
