@@ -143,9 +143,8 @@ def write_result(target, payload, *, owner, parameter="path"):
     check_path_or_file(target, parameter, owner, access="write")
     if isinstance(target, (str, os.PathLike)):
         path = Path(target)
-        with open_output(target) as stream:
-            with write_errors(path):
-                stream.write(gzip_if_named(path, payload))
+        with open_output(target) as stream, write_errors(path):
+            stream.write(gzip_if_named(path, payload))
         return path
     with write_errors(getattr(target, "name", target)):
         target.write(payload if _is_binary(target) else payload.decode("utf-8"))

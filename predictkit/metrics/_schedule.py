@@ -193,16 +193,20 @@ def _user_metrics(jobs, percentiles):
     return rows
 
 
+DEFAULT_PERCENTILES = (50, 90, 99)
+"""Percentiles of the wait :func:`schedule_metrics` reports by default."""
+
 SCHEDULE_METRIC_NAMES = (
-    "n_jobs", "mean_wait", "p50_wait", "p90_wait", "p99_wait", "max_wait", "mean_response",
-    "mean_slowdown", "mean_bounded_slowdown", "backfill_ratio", "weighted_wait", "utilization",
-    "makespan", "loss_of_capacity", "mean_wait_prediction_error")
+    "n_jobs", "mean_wait", *(f"p{q:g}_wait" for q in DEFAULT_PERCENTILES), "max_wait",
+    "mean_response", "mean_slowdown", "mean_bounded_slowdown", "backfill_ratio",
+    "weighted_wait", "utilization", "makespan", "loss_of_capacity",
+    "mean_wait_prediction_error")
 """The metrics :func:`schedule_metrics` can report with its default ``percentiles``
 and without ``fairness`` (``backfill_ratio`` for a simulated schedule,
 ``mean_wait_prediction_error`` when it holds predicted waits)."""
 
 
-def schedule_metrics(schedule, *, percentiles=(50, 90, 99), by=None, fairness=False,
+def schedule_metrics(schedule, *, percentiles=DEFAULT_PERCENTILES, by=None, fairness=False,
                      machine_procs=None, n_procs=UNSET):
     """All schedule metrics as a tidy table.
 
