@@ -376,6 +376,32 @@ prints times to the second, and its ``Elapsed`` may exceed ``End - Start`` by
 that much."""
 
 
+def known_after_submission(known, submit):
+    """The replay clock: a target known at its own job's submission instant
+    (a zero wait, or a zero wait and runtime) counts as known just after it.
+
+    Replay adds what is known at an instant ``t`` to the history before it
+    predicts the jobs submitted at ``t``; without this a job that starts
+    (and ends) when it is submitted would be predicted from its own target,
+    and the jobs submitted at that instant from each other's. The known time of
+    such a job becomes the next float after its submit time, which leaves
+    every ordering of known times unchanged.
+
+    Parameters
+    ----------
+    known, submit : ndarray of float64
+        Known times (``NaN``: never known) and submit times.
+
+    Returns
+    -------
+    ndarray of float64
+        A copy of ``known`` with the times at or before ``submit`` moved.
+    """
+    with np.errstate(invalid="ignore"):
+        same = known <= submit
+    return np.where(same, np.nextafter(submit, np.inf), known)
+
+
 def check_known_after_target(known, submit, y, what):
     """Refuse a clock that makes a job's target known before it can be.
 
@@ -411,7 +437,7 @@ def _numeric(X, column, name):
     series = X[column]
     kind = series.dtype
     if not (pd.api.types.is_datetime64_any_dtype(kind) or pd.api.types.is_timedelta64_dtype(kind)
-            or isinstance(kind, pd.PeriodDtype)):
+            or isinstance(kind, pd.PeriodDtype) or pd.api.types.is_bool_dtype(kind)):
         try:
             return series.to_numpy(dtype=np.float64, na_value=np.nan)
         except (TypeError, ValueError):
@@ -426,7 +452,8 @@ def _numeric(X, column, name):
                 f"something else; first at row {position}, job_id {job}: "
                 f"{series.iloc[position]!r})"
             )
-    raise JobTableError(f"{name}: column {column!r} holds {kind} values, not numbers"
+    what = "True/False" if pd.api.types.is_bool_dtype(kind) else kind
+    raise JobTableError(f"{name}: column {column!r} holds {what} values, not numbers"
                         + (" of seconds" if column in TIME_COLUMNS else ""))
 
 
@@ -521,8 +548,10 @@ def known_time(X, target="end", *, y=None):
     target : {"end", "start"}
         ``"end"`` for runtimes, ``"start"`` for waits.
     y : array-like of float, optional
-        The targets (runtimes for ``"end"``). When given, ``submit_time +
-        wait_time + y`` replaces ``run_time``, jobs whose target is unknown
+        The targets (runtimes for ``"end"``, waits for ``"start"``). When
+        given, ``submit_time + wait_time + y`` replaces ``run_time`` (a table
+        without ``wait_time`` and ``start_time`` starts its jobs at
+        ``submit_time + y``), jobs whose target is unknown
         get ``NaN``, and a job with a known target but no known time is an
         error.
 
@@ -547,10 +576,12 @@ def known_time(X, target="end", *, y=None):
     column = "end_time" if target == "end" else "start_time"
     if column in X.columns:
         known = np.asarray(X[column], dtype=np.float64).copy()
+    elif target == "start" and y is not None and "wait_time" not in X.columns:
+        known = np.asarray(X["submit_time"], dtype=np.float64) + np.asarray(y, dtype=np.float64)
     else:
         if "wait_time" not in X.columns:
             raise JobTableError(
-                f"job table lacks wait_time, needed for {column}; add an {column!r} column "
+                f"job table lacks wait_time, needed for {column}; add a column {column!r} "
                 "or pass known_time= to say when each target became known")
         wait = np.asarray(X["wait_time"], dtype=np.float64)
         for bad, kind in ((np.isinf(wait), "infinite"), (wait < 0, "negative")):

@@ -1,7 +1,10 @@
 """Durations written the way people write them: ``30D``, ``18h``, ``90min``, ``3600``."""
 
 import math
+import numbers
 import re
+
+import numpy as np
 
 from .exceptions import ConfigError
 
@@ -45,9 +48,9 @@ def parse_duration(value, *, name="duration", allow_none=False):
         raise ConfigError(f"{name} is required, got None")
     if hasattr(value, "total_seconds"):
         seconds = float(value.total_seconds())
-    elif isinstance(value, bool):
+    elif isinstance(value, (bool, np.bool_)):
         raise ConfigError(f"{name} must be a duration, got {value!r}")
-    elif isinstance(value, (int, float)):
+    elif isinstance(value, numbers.Real):
         seconds = float(value)
     elif isinstance(value, str):
         if allow_none and value.strip().lower() in {"none", "all", "inf"}:

@@ -177,15 +177,41 @@ def finite_time(value, name, owner):
     Raises
     ------
     InvalidParameterError
-        For a value that is no number (text, None) or is not finite.
+        For a value that is no number (text, a bool, None) or is not finite.
     """
-    try:
+    seconds = math.nan
+    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
         seconds = float(value)
-    except (TypeError, ValueError):
-        seconds = math.nan
     if not math.isfinite(seconds):
         raise invalid_parameter(name, owner, "a finite time in seconds", value)
     return seconds
+
+
+def seconds_per_job(value, n_jobs, name, owner):
+    """``value`` -- seconds ``>= 0``, one number or one per job -- as a float64 array
+    of ``n_jobs``, or a one-line error naming it (text, bools, ``NaN``, negative
+    values or the wrong length).
+
+    Raises
+    ------
+    InvalidParameterError
+    """
+    expected = f"seconds >= 0, one number or one per job ({n_jobs}), not NaN"
+    if value is None:
+        raise InvalidParameterError(f"{owner} needs {name!r} (seconds)", parameter=name,
+                                    owner=owner)
+    array = np.asarray(value)
+    if array.dtype.kind not in "iuf" or array.ndim > 1:
+        raise invalid_parameter(name, owner, expected, value)
+    try:
+        array = np.broadcast_to(array.astype(np.float64), (n_jobs,))
+    except ValueError:
+        raise invalid_parameter(name, owner, expected, value) from None
+    bad = np.isnan(array) | (array < 0)
+    if bad.any():
+        where = f" (for {int(bad.sum())} of {n_jobs} jobs)" if n_jobs > 1 else ""
+        raise invalid_parameter(name, owner, expected + where, float(array[int(np.argmax(bad))]))
+    return array
 
 
 def check_instance(estimator, name, owner):

@@ -1,6 +1,5 @@
 """``predictkit bounds TRACE``: wait bounds per job (QBETS or WaitPredictor), and QBETS's per class."""
 
-import math
 import re
 import sys
 
@@ -11,7 +10,7 @@ from .._format import format_count
 from ..exceptions import ConfigError, JobTableError
 from ..metrics import bound_summary
 from ..queue._replay import make_wait_model, replay_wait_bounds
-from ._checks import check_fraction, check_positive, check_seed
+from ._checks import check_fraction, check_procs, check_seed
 from ._common import (Progress, add_command, add_output_options, print_json, read_done,
                       read_trace_arg, table_format, write_table)
 from ._tables import format_number, format_table
@@ -47,7 +46,7 @@ def register(subparsers):
                         help="QBETS only: random state of the job classes (default 0, fixed "
                              "so that two runs agree; QBETS(random_state=None) in Python draws "
                              "fresh ones)")
-    parser.add_argument("--capacity", type=float, default=None,
+    parser.add_argument("--capacity", type=int, default=None,
                         help="wait only: processors of the machine (default: the log header's "
                              "MaxProcs, else learned online)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -66,10 +65,7 @@ def _check_method_flags(args):
         if given:
             what = "is a QBETS option" if len(given) == 1 else "are QBETS options"
             raise ConfigError(f"{', '.join(given)} {what}, not used by --method wait")
-        check_positive(args.capacity, "--capacity")
-        if args.capacity is not None and not math.isfinite(args.capacity):
-            raise ConfigError(f"--capacity must be a finite number of processors, got "
-                              f"{args.capacity}")
+        check_procs(args.capacity, "--capacity")
         return
     if args.capacity is not None:
         raise ConfigError("--capacity is a --method wait option, not used by QBETS")

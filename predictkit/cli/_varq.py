@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from .._summary import wider_than_machine, width_unit
 from .._time import format_duration, parse_duration
 from ..exceptions import ConfigError, JobTableError
 from ..experiments import varq_experiment
@@ -103,6 +104,10 @@ def run(args):
             raise JobTableError(f"{args.trace}: {exc}") from exc
     if describe_cleaning(table.attrs.get("cleaning", [])):
         progress.say(f"left out {describe_cleaning(table.attrs['cleaning'])}")
+    if table.attrs["wider_than_machine"]:
+        wider = wider_than_machine(table.attrs["wider_than_machine"],
+                                   table.attrs["machine_procs"], width_unit(jobs), verb="was")
+        progress.say(f"{wider} not simulated")
     if args.output:
         write_table(table, args.output, fmt)
     if args.quiet and not args.json:

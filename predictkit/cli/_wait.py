@@ -17,6 +17,7 @@ import pandas as pd
 
 from .._format import format_count
 from .._summary import machine_size, width_unit
+from .._table import job_width
 from .._time import format_duration
 from ..exceptions import ConfigError, JobTableError
 from ..io._slurm_fields import format_slurm_duration, parse_time_request
@@ -126,6 +127,7 @@ def run(args):
 def _snapshot(args, jobs):
     """The ``--queue`` snapshot's pending jobs and its time, on the log's clock."""
     from ..io._slurm_fields import parse_timestamps
+    from ..io._squeue import FORMAT as SQUEUE_FORMAT
     from ..io._squeue import read_squeue
 
     origin = jobs.attrs.get("unix_start_time")
@@ -137,6 +139,15 @@ def _snapshot(args, jobs):
         queue = read_squeue(sys.stdin.buffer, time_zone=zone)
     else:
         queue = read_squeue(args.queue, time_zone=zone)
+    unit, counted = width_unit(jobs), queue.attrs.get("width_unit", "processor")
+    if unit == "node" and "req_nodes" in queue.columns:
+        queue = queue.assign(req_procs=queue["req_nodes"])
+    elif unit != counted:
+        column, needed = ("CPUS", "NODES (%D)") if counted == "processor" else \
+            ("NODES", "CPUS (%C)")
+        raise ConfigError(f"--queue {args.queue}: the snapshot counts {counted}s (its "
+                          f"{column} column) but the log counts {unit}s: take it with a {needed} "
+                          f"column (squeue --format='{SQUEUE_FORMAT}')")
     if args.now is not None:
         taken, bad, _ = parse_timestamps([args.now], zone)
         if bad[0] or np.isnan(taken[0]):
@@ -182,10 +193,15 @@ def estimate_wait(jobs, *, procs, req_time, user=None, partition=None, within=(3
     came from in errors. Returns a dictionary (see :func:`print_answer`).
     """
     notes = []
+    last = log_end(jobs)  # the whole log's: a partition's own last event may be earlier
     if partition is not None:
         ids = partition_ids(jobs, partition, partition_flag)
         jobs = jobs[np.isin(jobs["partition_id"].to_numpy(), ids)]
-    last = log_end(jobs)
+        widest = np.nanmax(job_width(jobs), initial=0.0)
+        if procs > widest:
+            notes.append(f"no job of {_partition_text(partition)} in the log was wider than "
+                         f"{format_count(int(widest), width_unit(jobs))}: the bound rests on "
+                         f"the waits of narrower jobs")
     now = last if queue is None else float(queue[1])
     if now - last > STALE_HISTORY:
         notes.append(f"the snapshot is {format_duration(now - last)} after the "
@@ -226,13 +242,15 @@ def estimate_wait(jobs, *, procs, req_time, user=None, partition=None, within=(3
     if queue is None:
         pending, held = _pending_at_end(jobs, now)
         queue_source = "the log's own pending jobs at its end"
+        if own_waits:
+            queue_source += f" (user {user}'s, as the waits)"
         if held:
             notes.append(f"{format_count(held, 'pending job')} not eligible to start then "
                          f"(held, waiting for a dependency or a --begin time: Eligible "
                          f"unknown or later): not counted in the queue")
     else:
         pending = _snapshot_rows(queue[0], jobs, partition, user if own_waits else None)
-        queue_source = queue[2]
+        queue_source = queue[2] + (f" (user {user}'s jobs, as the waits)" if own_waits else "")
         later = int((pending["submit_time"].to_numpy(dtype=float) >= now).sum())
         if later:
             notes.append(f"{format_count(later, 'job')} of the snapshot were submitted at or "

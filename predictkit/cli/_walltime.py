@@ -98,6 +98,9 @@ def run(args):
     with progress.step(f"compared {len(CANDIDATES)} predictors"):
         answer = recommend_walltime(jobs, user=args.user, req_time=req_time, procs=procs,
                                     account=args.account or script.get("account"),
+                                    account_flag=(
+                                        "--account" if args.account or not script.get("account")
+                                        else f"{args.script}: #SBATCH --account"),
                                     max_risk=args.max_risk, min_history=args.min_history)
     if unit_note:
         answer["notes"].insert(0, unit_note)
@@ -109,8 +112,10 @@ def run(args):
 
 
 def recommend_walltime(jobs, *, user, req_time, procs=None, account=None, max_risk=0.05,
-                       min_history=20):
+                       min_history=20, account_flag="--account"):
     """Score every candidate on the user's past jobs and advise a walltime for ``req_time``.
+
+    ``account_flag`` names where the account came from in errors.
 
     Returns a dictionary: the request, who was judged (``judged_on``,
     ``n_judged``), the ``table`` of candidates (accuracy, share and count of
@@ -158,7 +163,7 @@ def recommend_walltime(jobs, *, user, req_time, procs=None, account=None, max_ri
                      f"{judged_on} ({span}): how the predictors scored there says little "
                      "about it")
     now = log_end(jobs.assign(start_time=submit + wait, end_time=known))
-    query = _query(jobs, mine, user_id, now, req_time, procs, account)
+    query = _query(jobs, mine, user_id, now, req_time, procs, account, account_flag)
     if account is None:
         account = name_of(jobs, float(query["group_id"].iloc[0]), "group_id")
     if procs is None and np.isfinite(query["req_procs"].iloc[0]):
@@ -175,9 +180,12 @@ def recommend_walltime(jobs, *, user, req_time, procs=None, account=None, max_ri
             jobs[done].iloc[order].assign(end_time=known[done][order]),
             run_time[done][order])
         advice = float(fitted.predict(query)[0])
+        # a job that ran until its limit was cut short by it (Slurm's TIMEOUT jobs
+        # often report an Elapsed equal to their Timelimit)
+        cut = guess <= run
         rows.append({"predictor": name, "accuracy": estimate_accuracy(run, guess),
-                     "underestimated": float((guess < run).mean()),
-                     "n_underestimated": int((guess < run).sum()), "n_judged": int(ok.sum()),
+                     "underestimated": float(cut.mean()),
+                     "n_underestimated": int(cut.sum()), "n_judged": int(ok.sum()),
                      "advice": _round_up(min(advice, req_time)), "what": what})
     table = pd.DataFrame(rows)
     risk_requested = float(table.loc[table["predictor"] == "requested",
@@ -202,10 +210,10 @@ def recommend_walltime(jobs, *, user, req_time, procs=None, account=None, max_ri
             "table": table.drop(columns="what").to_dict(orient="records"), "notes": notes}
 
 
-def _query(jobs, mine, user_id, now, req_time, procs, account):
+def _query(jobs, mine, user_id, now, req_time, procs, account, account_flag):
     """The new job, as the predictors see it: submitted at the end of the log."""
     if account is not None:
-        group = resolve_name(jobs, account, "group_id", "--account")
+        group = resolve_name(jobs, account, "group_id", account_flag)
     else:
         groups = jobs.loc[mine, "group_id"].dropna()
         group = float(groups.iloc[-1]) if len(groups) else math.nan

@@ -15,14 +15,15 @@ import os
 import time
 import urllib.error
 import urllib.request
+import warnings
 from pathlib import Path
 
 from .._atomic import create_temporary
 from .._validation import check_path_or_file
-from ..exceptions import DatasetError, DownloadError
+from ..exceptions import DatasetError, DownloadError, PredictkitError
 from ..io import read_swf
 from ._catalogue import lookup
-from ._verify import verify_download
+from ._verify import _known, verify_download
 
 __all__ = ["get_data_home", "data_home_path", "fetch_pwa", "load_trace", "trace_folders",
            "find_trace"]
@@ -105,8 +106,10 @@ def fetch_pwa(name, *, data_home=None, download_if_missing=True, url=None):
     Notes
     -----
     Nothing is cached unless every check passes. A cached file is reused
-    without network access; it was verified when it was written. Delete it
-    to download again.
+    without network access; it was verified when it was written, and a
+    cached file that no longer reads, or holds another number of jobs than
+    the catalogue's, is said to be (an error, a warning). Delete it to
+    download again.
     """
     entry = lookup(name)
     target = _cache_file(entry, data_home)
@@ -122,7 +125,25 @@ def fetch_pwa(name, *, data_home=None, download_if_missing=True, url=None):
         jobs = download(source, target, entry)
         jobs.attrs["source"] = str(target)
         return jobs
-    return read_swf(target)
+    return _read_cached(entry, target)
+
+
+def _read_cached(entry, target):
+    """A cached log, with a hint to download it again when it cannot be read or
+    does not hold the catalogue's number of jobs (a copy cut short or replaced)."""
+    try:
+        jobs = read_swf(target)
+    except PredictkitError as exc:
+        raise DatasetError(f"the cached copy of {entry['name']} cannot be read ({exc}); "
+                           f"delete {target} to download it again") from None
+    expected = entry.get("jobs")
+    if _known(expected) and len(jobs) != int(expected):
+        source = entry.get("jobs_source") or "the catalogue"
+        warnings.warn(f"the cached copy of {entry['name']} ({target}) has "
+                      f"{len(jobs):,} jobs but the catalogue expects {int(expected):,} "
+                      f"({source}): it may be cut short or another version; delete it to "
+                      f"download it again", UserWarning, stacklevel=3)
+    return jobs
 
 
 def download(url, target, entry=None):

@@ -152,7 +152,9 @@ def varq_experiment(jobs, *, fractions=(0.1, 0.5, 0.95), probabilities=(0.5, 0.7
         ``mean_wait_others_baseline`` (mean wait of the non-VARQ jobs with and
         without VARQ). ``attrs["cleaning"]`` reports the jobs left out
         (:func:`predictkit.clean_jobs` with ``for_simulation=True,
-        require_request=True``).
+        require_request=True``), ``attrs["wider_than_machine"]`` how many
+        jobs the simulations left out as wider than the machine, and
+        ``attrs["machine_procs"]`` its size.
     """
     machine_procs = renamed_argument("varq_experiment", "n_procs", "machine_procs", n_procs,
                                      machine_procs)
@@ -170,8 +172,8 @@ def varq_experiment(jobs, *, fractions=(0.1, 0.5, 0.95), probabilities=(0.5, 0.7
     simulate_kwargs = dict(policy="easy", priority="fcfs", estimates="requested")
     if machine_procs is not None:
         simulate_kwargs["machine_procs"] = int(machine_procs)
-    base = simulate(jobs.assign(row=np.arange(len(jobs))), **simulate_kwargs).jobs
-    base = base.set_index("row").reindex(np.arange(len(jobs)))
+    baseline = simulate(jobs.assign(row=np.arange(len(jobs))), **simulate_kwargs)
+    base = baseline.jobs.set_index("row").reindex(np.arange(len(jobs)))
     simulated = base["start_time"].notna().to_numpy()
     base_jobs = jobs.assign(wait_time=base["wait_time"].to_numpy(),
                             start_time=base["start_time"].to_numpy())[simulated]
@@ -221,4 +223,6 @@ def varq_experiment(jobs, *, fractions=(0.1, 0.5, 0.95), probabilities=(0.5, 0.7
             })
     table = pd.DataFrame(rows)
     table.attrs["cleaning"] = jobs.attrs["cleaning"]
+    table.attrs["wider_than_machine"] = len(baseline.rejected)
+    table.attrs["machine_procs"] = baseline.machine_procs
     return table

@@ -36,6 +36,7 @@ Without a ``STATE`` column every line is taken as a pending job. ``sacct
 import numpy as np
 import pandas as pd
 
+from .._summary import width_unit
 from .._table import requested_width
 from ..exceptions import SqueueFormatError
 from ._sacct import _read_text, looks_like_sacct, read_sacct
@@ -87,16 +88,19 @@ def read_squeue(path_or_buffer, *, time_zone="UTC"):
     DataFrame
         One row per pending job: ``job_id`` (text), ``submit`` (seconds since
         the Unix epoch), ``req_procs`` (processors, or nodes when the
-        snapshot has no ``CPUS`` column), ``req_time`` (seconds, ``NaN`` for
-        no limit), ``user``, ``account``, ``partition`` (text, ``None`` when
-        the column is absent).
+        snapshot has no ``CPUS`` column), ``req_nodes`` (when it has a
+        ``NODES`` column), ``req_time`` (seconds, ``NaN`` for no limit),
+        ``user``, ``account``, ``partition`` (text, ``None`` when the column
+        is absent). ``attrs["width_unit"]`` says what ``req_procs`` counts
+        (``"processor"`` or ``"node"``, as :func:`~predictkit.io.read_sacct`
+        logs do).
 
     Raises
     ------
     SqueueFormatError
         An empty snapshot, a header without the required columns (named), or a
-        line with a wrong field count or an unreadable time or count (with
-        its line number), a submit time that does not exist in ``time_zone``,
+        line with a wrong field count or an unreadable time or count, or a
+        count of 0 (with its line number), a submit time that does not exist in ``time_zone``,
         a job listed twice, or a job array's task list (``123_[4-9]``) that is
         malformed, cut short or longer than
         1,000,000 tasks. A header
@@ -152,19 +156,29 @@ def read_squeue(path_or_buffer, *, time_zone="UTC"):
     limit, bad, _ = parse_durations(columns["time_limit"]) if rows else \
         (np.zeros(0), np.zeros(0, dtype=bool), None)
     check(bad, "TIME_LIMIT is not a Slurm duration such as 1-00:00:00")
-    count_column = columns["cpus"] if columns["cpus"] is not None else columns["nodes"]
-    procs, bad = parse_counts(count_column) if rows else (np.zeros(0), np.zeros(0, dtype=bool))
-    check(bad, f"{'CPUS' if columns['cpus'] is not None else 'NODES'} is not a count")
+    counts = {}
+    for key, name in (("cpus", "CPUS"), ("nodes", "NODES")):
+        if columns[key] is None:
+            continue
+        values, bad = (parse_counts(columns[key]) if rows
+                       else (np.zeros(0), np.zeros(0, dtype=bool)))
+        check(bad, f"{name} is not a count")
+        check(values == 0, f"{name} is 0: a pending job asks for at least one")
+        counts[key] = values
     frame = pd.DataFrame({
         "job_id": columns["job_id"] if rows else np.zeros(0, dtype=object),
-        "submit": submit, "req_procs": procs, "req_time": limit,
+        "submit": submit, "req_procs": counts.get("cpus", counts.get("nodes")),
+        "req_time": limit,
         **{key: columns[key] if columns[key] is not None else np.full(len(rows), None)
            for key in ("user", "account", "partition")},
     })
+    if "nodes" in counts:
+        frame["req_nodes"] = counts["nodes"]
     if columns["state"] is not None:
         # A boolean array, not a list: an empty list would select no columns.
         frame = frame[np.array([s.upper() in _PENDING for s in columns["state"]], dtype=bool)]
     frame.attrs["source"] = source
+    frame.attrs["width_unit"] = "processor" if "cpus" in counts else "node"
     if n_repeated:
         frame.attrs["n_ambiguous_local_times"] = n_repeated
     return frame.reset_index(drop=True)
@@ -253,6 +267,7 @@ def _from_sacct(text, source, time_zone):
         "user": names("user_id", "user_ids"), "account": names("group_id", account_key),
         "partition": names("partition_id", "partition_ids")})
     frame.attrs["source"] = source
+    frame.attrs["width_unit"] = width_unit(jobs)
     return frame
 
 

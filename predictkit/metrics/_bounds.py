@@ -22,8 +22,9 @@ Which jobs count where:
 from numbers import Real
 
 import numpy as np
+import pandas as pd
 
-from .._table import as_numbers
+from .._table import as_numbers, check_aligned
 from .._validation import Interval, StrOptions, validate_params
 from ..exceptions import ConfigError, JobTableError
 
@@ -57,6 +58,8 @@ def _bounds(bounds):
 
 def _pair(y_true, bounds):
     """Waits and bounds, and which jobs can be scored (a bound and a known wait)."""
+    if isinstance(y_true, pd.Series):
+        check_aligned(bounds, y_true, "bounds", table="y_true")
     y = _values(y_true, "y_true", "waits")
     b = _bounds(bounds)
     if y.shape != b.shape:

@@ -14,8 +14,7 @@ import numpy as np
 from numba import njit
 
 from .._deprecation import UNSET, renamed_argument
-from ..exceptions import JobTableError
-from ._schedule_table import _machine_procs, _table, _times, _widths
+from ._schedule_table import _holds, _machine_procs, _table
 
 __all__ = ["fair_start_times", "fairness_metrics"]
 
@@ -37,6 +36,11 @@ def fair_start_times(schedule, *, machine_procs=None, fairshare_decay=None,
     n_procs : int, optional
         Deprecated name of ``machine_procs`` (warns, removed in 0.3).
 
+    The pieces of a split job (``max_runtime``) are queued and hold their
+    processors as they did (:attr:`~predictkit.simulate.Schedule.pieces`); a
+    job's fair start is its first piece's. From a table of jobs alone a job
+    counts as held from its start for its ``sim_run_time``.
+
     Returns
     -------
     ndarray of float64
@@ -47,24 +51,23 @@ def fair_start_times(schedule, *, machine_procs=None, fairshare_decay=None,
     machine_procs = renamed_argument("fair_start_times", "n_procs", "machine_procs", n_procs,
                                      machine_procs)
     jobs = _table(schedule)
-    submit, start, end, run = _times(jobs)
-    size = _machine_procs(schedule, machine_procs)
+    size = _machine_procs(schedule, machine_procs, "fair_start_times")
     params = getattr(schedule, "params", {}) or {}
     period = parse_duration(fairshare_decay if fairshare_decay is not None
                             else params.get("fairshare_decay", "24h"), name="fairshare_decay")
     factor = float(fairshare_factor if fairshare_factor is not None
                    else params.get("fairshare_factor", 0.5))
-    width = _widths(jobs)
-    if (width > size).any():
-        raise JobTableError("schedule holds jobs wider than the machine")
+    submit, start, held_end, width, row = _holds(schedule, jobs)
     users = jobs["user_id"].to_numpy(dtype=float) if "user_id" in jobs.columns else np.zeros(len(jobs))
     codes = np.unique(np.nan_to_num(users, nan=-1.0), return_inverse=True)[1].astype(np.int64)
-    order = np.lexsort((np.arange(len(jobs)), submit))
-    fst = _fst(submit[order], start[order], (start + run)[order], width[order].astype(np.int64),
-               codes[order], size, period, factor)
-    out = np.empty(len(jobs))
+    order = np.lexsort((np.arange(len(submit)), submit))
+    fst = _fst(submit[order], start[order], held_end[order], width[order].astype(np.int64),
+               codes[row][order], size, period, factor)
+    out = np.empty(len(submit))
     out[order] = fst
-    return out
+    # a job's fair start is its first piece's (the pieces of a job are in order)
+    first = np.r_[True, row[1:] != row[:-1]]
+    return out[first]
 
 
 def fairness_metrics(schedule, **kwargs):

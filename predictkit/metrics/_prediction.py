@@ -3,9 +3,10 @@
 from numbers import Real
 
 import numpy as np
+import pandas as pd
 from sklearn.metrics import make_scorer
 
-from .._table import as_numbers
+from .._table import as_numbers, check_aligned
 from .._validation import Interval, validate_params
 from ..exceptions import JobTableError
 
@@ -21,6 +22,8 @@ __all__ = [
 
 
 def _pair(run, est, names=("run", "est")):
+    if isinstance(run, pd.Series):
+        check_aligned(est, run, names[1], table=names[0])
     arrays = []
     for name, values in zip(names, (run, est)):
         values = as_numbers(values, name)

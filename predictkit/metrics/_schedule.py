@@ -8,13 +8,16 @@ the error of the wait predicted at submission by conservative backfilling
 job width and length (Leung et al. Tables I-II).
 """
 
+from numbers import Real
+
 import numpy as np
 import pandas as pd
 
 from .._deprecation import UNSET, renamed_argument
+from .._validation import check_parameters, invalid_parameter
 from ..exceptions import ConfigError, JobTableError
 from ._fairness import fairness_metrics
-from ._schedule_table import _machine_procs, _table, _times, _widths
+from ._schedule_table import _holds, _machine_procs, _table, _times, _widths
 
 __all__ = [
     "BOUNDED_SLOWDOWN_THRESHOLD",
@@ -112,7 +115,7 @@ def utilization(schedule, *, machine_procs=None, n_procs=UNSET):
     if span <= 0:
         return 0.0
     used = (_widths(jobs) * run).sum()
-    return float(used / (span * _machine_procs(schedule, machine_procs)))
+    return float(used / (span * _machine_procs(schedule, machine_procs, "utilization")))
 
 
 def loss_of_capacity(schedule, *, machine_procs=None, n_procs=UNSET):
@@ -120,15 +123,17 @@ def loss_of_capacity(schedule, *, machine_procs=None, n_procs=UNSET):
 
     ``LOC = integral of min(queued processors, idle processors) dt /
     (makespan * machine_procs)``; ``machine_procs`` as in :func:`utilization`
-    (``n_procs`` is its deprecated name).
+    (``n_procs`` is its deprecated name). The pieces of a split job
+    (``max_runtime``) are queued and held as they were
+    (:attr:`~predictkit.simulate.Schedule.pieces`); from a table of jobs
+    alone, a job counts as held from its start for its ``sim_run_time``.
     """
     machine_procs = renamed_argument("loss_of_capacity", "n_procs", "machine_procs", n_procs,
                                      machine_procs)
     jobs = _table(schedule)
-    submit, start, end, run = _times(jobs)
-    size = _machine_procs(schedule, machine_procs)
-    width = _widths(jobs)
-    held_end = start + run
+    size = _machine_procs(schedule, machine_procs, "loss_of_capacity")
+    submit, start, held_end, width, _ = _holds(schedule, jobs)
+    end = jobs["end_time"].to_numpy(dtype=float)
     times = np.concatenate([submit, start, start, held_end])
     queued = np.concatenate([width, -width, np.zeros_like(width), np.zeros_like(width)])
     busy = np.concatenate([np.zeros_like(width), np.zeros_like(width), width, -width])
@@ -174,6 +179,18 @@ def length_category(runtimes):
     return pd.Categorical.from_codes(index, LENGTH_CATEGORIES)
 
 
+def _check_percentiles(percentiles):
+    """``percentiles`` as a tuple of distinct numbers in [0, 100]."""
+    fine = (not isinstance(percentiles, (str, bytes)) and hasattr(percentiles, "__iter__"))
+    values = tuple(percentiles) if fine else ()
+    fine = fine and all(isinstance(q, Real) and not isinstance(q, (bool, np.bool_))
+                        and 0 <= q <= 100 for q in values)
+    if not fine or len(set(values)) != len(values):
+        raise invalid_parameter("percentiles", "schedule_metrics",
+                                "a sequence of distinct numbers in [0, 100]", percentiles)
+    return values
+
+
 def _user_metrics(jobs, percentiles):
     submit, start, end, run = _times(jobs)
     wait = start - submit
@@ -215,7 +232,7 @@ def schedule_metrics(schedule, *, percentiles=DEFAULT_PERCENTILES, by=None, fair
     schedule : Schedule or DataFrame
         A simulated schedule (:func:`predictkit.simulate.simulate`).
     percentiles : sequence of float
-        Wait-time percentiles to report.
+        Wait-time percentiles to report (distinct, in [0, 100]).
     by : {None, "width", "length"}
         Add a ``category`` column and report the per-job metrics for each
         Leung et al. width or length class (system-wide metrics are reported
@@ -224,9 +241,11 @@ def schedule_metrics(schedule, *, percentiles=DEFAULT_PERCENTILES, by=None, fair
         Add the hybrid fair-start-time metrics of Leung et al. section IV
         (:func:`predictkit.metrics.fairness_metrics`; slower).
     machine_procs : int, optional
-        Machine size for ``utilization`` and ``loss_of_capacity`` (default:
-        the schedule's, else ``attrs["max_procs"]``). ``n_procs`` is its
-        deprecated name (warns, removed in 0.3).
+        Machine size for ``utilization``, ``loss_of_capacity`` and the
+        fairness metrics (default: the schedule's, else
+        ``attrs["max_procs"]``); a whole number of processors, no smaller
+        than the widest job. ``n_procs`` is its deprecated name (warns,
+        removed in 0.3).
 
     Returns
     -------
@@ -235,14 +254,18 @@ def schedule_metrics(schedule, *, percentiles=DEFAULT_PERCENTILES, by=None, fair
         Metrics: ``n_jobs``, ``mean_wait``, ``p<q>_wait``, ``max_wait``,
         ``mean_response``, ``mean_slowdown``, ``mean_bounded_slowdown``,
         ``backfill_ratio``, ``weighted_wait`` (eq. 4), ``utilization``,
-        ``makespan``, ``loss_of_capacity`` (eq. 1) and, for conservative
-        schedules, ``mean_wait_prediction_error`` (Klusacek 4.1).
+        ``makespan``, ``loss_of_capacity`` (eq. 1) and, for schedules with
+        promised starts, ``mean_wait_prediction_error`` (Klusacek 4.1, over
+        the jobs with a ``promised_start``: every job under conservative
+        backfilling, the starvation queue's heads under ``starvation_after``).
     """
     machine_procs = renamed_argument("schedule_metrics", "n_procs", "machine_procs", n_procs,
                                      machine_procs)
     jobs = _table(schedule)
     if by not in (None, "width", "length"):
         raise ConfigError(f"by must be None, 'width' or 'length', got {by!r}")
+    check_parameters({"fairness": ["boolean"]}, {"fairness": fairness}, "schedule_metrics")
+    percentiles = _check_percentiles(percentiles)
     rows = _user_metrics(jobs, percentiles)
     rows += [
         ("weighted_wait", weighted_wait(schedule)),
@@ -254,7 +277,7 @@ def schedule_metrics(schedule, *, percentiles=DEFAULT_PERCENTILES, by=None, fair
     if np.isfinite(error).any():
         rows.append(("mean_wait_prediction_error", float(np.nanmean(error))))
     if fairness:
-        rows += list(fairness_metrics(schedule).items())
+        rows += list(fairness_metrics(schedule, machine_procs=machine_procs).items())
     table = pd.DataFrame(rows, columns=["metric", "value"])
     table["value"] = table["value"].astype(float)
     if by is None:

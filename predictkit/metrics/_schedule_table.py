@@ -4,7 +4,9 @@ import numpy as np
 import pandas as pd
 
 from .._format import format_count
+from .._summary import wider_than_machine
 from .._table import job_width
+from .._validation import WholeNumber, check_parameters
 from ..exceptions import ConfigError, JobTableError
 
 _NEEDED = ("submit_time", "start_time", "end_time")
@@ -52,14 +54,42 @@ def _times(jobs):
     return submit, start, end, run
 
 
-def _machine_procs(schedule, machine_procs):
+def _holds(schedule, jobs):
+    """Each stretch a job held processors: ``(submit, start, end, width, row)``
+    arrays, one entry per piece of a split job (:attr:`Schedule.pieces`, queued
+    from its ``submit_time``), else one per row of ``jobs`` (from its start
+    for ``sim_run_time``)."""
+    submit, start, end, run = _times(jobs)
+    width = _widths(jobs)
+    pieces = getattr(schedule, "pieces", None)
+    if pieces is None:
+        return submit, start, start + run, width, np.arange(len(jobs))
+    row = pieces["job"].to_numpy(dtype=np.int64)
+    return (pieces["submit_time"].to_numpy(dtype=float),
+            pieces["start_time"].to_numpy(dtype=float),
+            pieces["end_time"].to_numpy(dtype=float), width[row], row)
+
+
+def _machine_procs(schedule, machine_procs, owner="schedule_metrics"):
+    """The machine size a metric divides by: ``machine_procs`` (a whole number
+    of processors), else the schedule's, else ``attrs["max_procs"]``; no
+    smaller than the widest job of the schedule."""
     if machine_procs is not None:
-        return int(machine_procs)
-    params = getattr(schedule, "params", None)
-    if params and params.get("machine_procs"):
-        return int(params["machine_procs"])
-    jobs = getattr(schedule, "jobs", schedule)
-    value = jobs.attrs.get("max_procs")
-    if value is None or value != value:
-        raise ConfigError("machine_procs is needed (not a Schedule and no attrs['max_procs'])")
-    return int(value)
+        check_parameters({"machine_procs": [WholeNumber(1)]}, {"machine_procs": machine_procs},
+                         owner)
+        size = int(machine_procs)
+    else:
+        params = getattr(schedule, "params", None)
+        jobs = getattr(schedule, "jobs", schedule)
+        value = (params.get("machine_procs") if params and params.get("machine_procs")
+                 else jobs.attrs.get("max_procs"))
+        if value is None or value != value:
+            raise ConfigError(f"{owner}: machine_procs is needed (not a Schedule and no "
+                              "attrs['max_procs'])")
+        size = int(value)
+    width = _widths(_table(schedule))
+    if (width > size).any():
+        raise JobTableError(f"{owner}: {wider_than_machine(int((width > size).sum()), size)} "
+                            f"in the schedule; machine_procs must be at least its widest job "
+                            f"({format_count(int(width.max()), 'processor')})")
+    return size

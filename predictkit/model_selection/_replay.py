@@ -9,7 +9,7 @@ from sklearn.base import clone
 from .._format import format_count
 from .._validation import StrOptions, check_instance, invalid_parameter, validate_params
 from .._table import (as_numbers, check_aligned, check_known_after_target, check_target,
-                      validate_jobs)
+                      known_after_submission, validate_jobs)
 from .._table import known_time as _known_time
 from ..exceptions import ConfigError, JobTableError
 
@@ -44,9 +44,10 @@ def replay(estimator, X, y, *, method="auto", known_time=None):
     """Predict every job online, from exactly the jobs whose target was known at its submission.
 
     For each job ``j`` (in submit-time order) the estimator's history holds
-    the jobs with ``known_time <= submit_time[j]`` -- for runtimes the end
-    time, for queue waits the start time (``estimator.target_known_at``) --
-    and nothing else. This is the no-peeking rule of the project (DESIGN:
+    the jobs submitted before ``submit_time[j]`` with ``known_time <=
+    submit_time[j]`` -- for runtimes the end time, for queue waits the start
+    time (``estimator.target_known_at``) -- and nothing else: never ``j``'s
+    own target, even when ``j`` starts (and ends) at its submission. This is the no-peeking rule of the project (DESIGN:
     estimator conventions), the way a scheduler sees a trace, and how Tang et
     al. (2013) section 4.2 and Klusacek & Soysal (2019) section 2.2 evaluate.
 
@@ -59,7 +60,10 @@ def replay(estimator, X, y, *, method="auto", known_time=None):
     numbers (tested to the last digit); ``"auto"`` uses it when available.
 
     Jobs whose target is unknown (``y`` is ``NaN``, e.g. a missing runtime)
-    are predicted but never enter the history.
+    are predicted but never enter the history. A target known at its own
+    job's submission instant counts as known just after that instant (the
+    next float), so the literal loop above keeps it from the job and from
+    the jobs submitted with it.
 
     An estimator with ``observe_queue(X_queued, now)`` (QBETS) is also shown,
     before each prediction at ``t``, the queue a scheduler sees then: the
@@ -153,6 +157,7 @@ def replay(estimator, X, y, *, method="auto", known_time=None):
                           "out of every history", UserWarning, stacklevel=2)
         known[np.isnan(y)] = np.nan
         check_known_after_target(known, submit, y, "known_time")
+    known = known_after_submission(known, submit)
     est = clone(estimator)
     fast = hasattr(est, "_replay")
     if method == "fast" and not fast:

@@ -4,16 +4,17 @@ from numbers import Integral
 
 import numpy as np
 import pandas as pd
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import BaseCrossValidator
 from sklearn.pipeline import Pipeline
 
-from .._table import check_target, validate_jobs
+from .._table import check_target, known_after_submission, known_time, validate_jobs
 from .._time import parse_duration
 from .._validation import (Duration, Interval, StrOptions, check_instance, check_parameters,
                            invalid_parameter)
 from ..exceptions import ConfigError, JobTableError
+from ._replay import replay
 
 __all__ = ["TraceSplit", "replay_cross_validate"]
 
@@ -146,6 +147,38 @@ def _add_history(model, X, y):
     return False
 
 
+def _on_replay_clock(X, y):
+    """``X`` with the end times of :func:`~.replay`'s clock: a job that ends at its
+    submission is known just after it (so not to itself nor to the jobs submitted
+    with it)."""
+    submit = np.asarray(X["submit_time"], dtype=np.float64)
+    known = known_time(X, "end", y=y)
+    with np.errstate(invalid="ignore"):
+        if not (known <= submit).any():
+            return X
+    return X.assign(end_time=known_after_submission(known, submit))
+
+
+class _ReplayedFold(RegressorMixin, BaseEstimator):
+    """A test fold's replayed predictions, given to a scorer as the estimator's.
+
+    A wait estimator's state holds every wait fed to it, so predicting a fold
+    after feeding it would show jobs later waits; the fold is replayed
+    instead, and a scorer asking for the fold's predictions gets them.
+    """
+
+    def __init__(self, X=None, predictions=None):
+        self.X = X
+        self.predictions = predictions
+
+    def predict(self, X):
+        if X is not self.X:
+            raise ConfigError("replay_cross_validate: a scorer of a wait estimator can only "
+                              "score the test fold's jobs it is given (their bounds come "
+                              "from a replay)")
+        return self.predictions
+
+
 def replay_cross_validate(estimator, X, y, *, cv, scoring=None, return_predictions=False):
     """Cross-validate on time-ordered folds, letting test jobs use the test jobs already ended.
 
@@ -155,9 +188,16 @@ def replay_cross_validate(estimator, X, y, *, cv, scoring=None, return_predictio
     steps with ``target_known_at``) and predict the test jobs. Because online
     steps use only jobs that ended before each job's submission, a test job
     sees the training history and the test jobs that finished before it was
-    submitted, never later ones -- what a scheduler deploying the model would
-    see. Learned parts (e.g. a gradient-boosting regressor) are trained on the
-    training fold only.
+    submitted, never later ones nor itself (a job that ends at its
+    submission counts as ended just after it, as in :func:`~.replay`) --
+    what a scheduler deploying the model would see. Learned parts (e.g. a
+    gradient-boosting regressor) are trained on the training fold only.
+
+    A queue-wait estimator (``target_known_at = "start"``, e.g.
+    :class:`~predictkit.queue.QBETS`) keeps every wait it is fed, so its
+    test jobs are predicted by :func:`~.replay` over the training and test
+    jobs instead, and the scorers are given those predictions (a scorer
+    must then score the fold's jobs it is handed, through ``predict``).
 
     Parameters
     ----------
@@ -207,15 +247,22 @@ def replay_cross_validate(estimator, X, y, *, cv, scoring=None, return_predictio
     results["fold"] = []
     predictions = np.full(len(X), np.nan)
     for train, test in cv.split(X, y):
-        model = clone(estimator)
-        keep = train[np.isfinite(y[train])]
-        model.fit(X.iloc[keep], y[keep])
-        done = test[np.isfinite(y[test])]
-        _add_history(model, X.iloc[done], y[done])
-        predictions[test] = model.predict(X.iloc[test])
         scored = test[np.isfinite(y[test])]
+        shown = X.iloc[scored]
+        if target == "waits":
+            rows = np.union1d(train, test)
+            replayed = replay(estimator, X.iloc[rows], y[rows])
+            predictions[test] = replayed[np.searchsorted(rows, test)]
+            model = _ReplayedFold(shown, predictions[scored])
+        else:
+            model = clone(estimator)
+            keep = train[np.isfinite(y[train])]
+            model.fit(X.iloc[keep], y[keep])
+            done = test[np.isfinite(y[test])]
+            _add_history(model, _on_replay_clock(X.iloc[done], y[done]), y[done])
+            predictions[test] = model.predict(X.iloc[test])
         for name, scorer in scorers.items():
-            results[f"test_{name}"].append(scorer(model, X.iloc[scored], y[scored]))
+            results[f"test_{name}"].append(scorer(model, shown, y[scored]))
         results["fold"].append(len(test))
     out = {k: np.asarray(v) for k, v in results.items()}
     if return_predictions:

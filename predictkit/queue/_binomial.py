@@ -23,7 +23,11 @@ Two index rules are offered:
 
 For ``n > 500`` both use the normal approximation of the reference,
 ``j = floor(q n + z_c sqrt(n q (1 - q)) + 0.5)`` (``z_c`` the standard normal
-``c`` quantile); the textbook rule adds one.
+``c`` quantile); the textbook rule adds one and, where that still falls short
+of the stated confidence (e.g. ``c = 0.5``, or ``q = 0.99, c = 0.8``, for
+some ``n``), takes the exact index instead. At ``c = 0.95`` and the usual
+quantiles the approximation is never short (it is at times one order
+statistic above the exact index).
 """
 
 import functools
@@ -88,7 +92,9 @@ def _normal_index(n, q, c, index):
     z = stats.norm.ppf(c)
     j = np.floor(q * n + z * np.sqrt(n * q * (1.0 - q)) + 0.5).astype(np.int64)
     if index == "textbook":
-        j = j + 1
+        # at least the exact index: the smallest k with P(Bin(n, q) <= k - 1) >= c
+        exact = stats.binom.ppf(c, n, q).astype(np.int64) + 1
+        j = np.maximum(j + 1, exact)
     return np.clip(j, 1, n)
 
 

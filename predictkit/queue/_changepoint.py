@@ -61,9 +61,16 @@ def run_thresholds(q):
     """
     miss_scale = math.log(1.0 - _REFERENCE_Q) / math.log(1.0 - q)
     hit_scale = math.log(_REFERENCE_Q) / math.log(q)
-    misses = tuple(max(1, math.ceil(r * miss_scale - 1e-9)) for r in MISS_THRESHOLDS)
-    hits = tuple(max(1, math.ceil(r * hit_scale - 1e-9)) for r in HIT_THRESHOLDS)
+    misses = tuple(_round_up(r * miss_scale) for r in MISS_THRESHOLDS)
+    hits = tuple(_round_up(r * hit_scale) for r in HIT_THRESHOLDS)
     return misses, hits
+
+
+def _round_up(runs):
+    """A scaled run length rounded up, at least 1; a run length within a
+    millionth of a whole number is that number (a quantile given in single
+    precision, ``np.float32(0.95)``, gives the thresholds of 0.95)."""
+    return max(1, math.ceil(runs * (1.0 - 1e-6)))
 
 
 def lag1_rank_autocorrelation(values):

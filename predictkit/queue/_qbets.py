@@ -23,7 +23,7 @@ from .._deprecation import warn_renamed
 from .._table import check_target
 from .._validation import (RANDOM_STATE, ColumnNames, Interval, ParamsValidatedMixin,
                            StrOptions, as_seed, check_fitted, finite_time,
-                           invalid_parameter)
+                           seconds_per_job)
 from ..exceptions import ConfigError, InvalidParameterError, JobTableError
 from ._binomial import min_history
 from ._clustering import job_features, parse_edges
@@ -261,7 +261,14 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
                                 f"(by={tuple(self.by)!r})")
         codes, uniques = [], []
         for column in columns:
-            code, unique = pd.factorize(X[column], use_na_sentinel=False)
+            try:
+                code, unique = pd.factorize(X[column], use_na_sentinel=False)
+            except TypeError:
+                values = X[column].tolist()
+                row = next(k for k, v in enumerate(values) if not _hashable(v))
+                raise JobTableError(f"QBETS: the 'by' column {column!r} holds a value that "
+                                    f"cannot name a group at row {row}: {values[row]!r}"
+                                    ) from None
             codes.append(code)
             uniques.append([None if pd.isna(v) else v for v in unique.tolist()])
         combos, first, inverse = np.unique(np.column_stack(codes), axis=0,
@@ -326,6 +333,13 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
         now : float
             The time the queue is observed at; jobs submitted at or after it
             are ignored.
+
+        Raises
+        ------
+        JobTableError
+            For a job submitted before ``now`` whose ``start_time`` (else
+            ``submit_time + wait_time``, where known) is at or before it: it
+            is not waiting.
         """
         check_fitted(self, "n_seen_")
         if not isinstance(X, pd.DataFrame) or "submit_time" not in X.columns:
@@ -335,6 +349,15 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
         if np.isnan(submit).any():
             raise JobTableError(f"observe_queue: {int(np.isnan(submit).sum())} queued "
                                 f"job(s) have no submit_time")
+        if "start_time" in X.columns or "wait_time" in X.columns:
+            start = (np.asarray(X["start_time"], dtype=np.float64) if "start_time" in X.columns
+                     else submit + np.asarray(X["wait_time"], dtype=np.float64))
+            started = (submit < now) & (start <= now)
+            if started.any():
+                raise JobTableError(
+                    f"QBETS.observe_queue: {int(started.sum()):,} job(s) of the queue at "
+                    f"{now:g} had started by then (first at row {int(np.argmax(started))}): "
+                    "the queue holds the jobs still waiting")
         self._queue = None
         if self.queued is None or len(X) == 0:
             return self
@@ -428,21 +451,7 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
         check_fitted(self, "n_seen_")
         features = self._features(X)
         groups = self._groups(X)
-        if within is None:
-            raise InvalidParameterError("start_probability needs 'within' (seconds)",
-                                        parameter="within", owner="QBETS.start_probability")
-        try:
-            within = np.broadcast_to(np.asarray(within, dtype=np.float64), (len(X),))
-        except (TypeError, ValueError):
-            raise invalid_parameter("within", "QBETS.start_probability",
-                                    f"seconds, one number or one per job ({len(X)})",
-                                    within) from None
-        bad = np.isnan(within) | (within < 0)
-        if bad.any():
-            where = f" (for {int(bad.sum())} of {len(X)} jobs)" if len(X) > 1 else ""
-            raise invalid_parameter("within", "QBETS.start_probability",
-                                    f"seconds >= 0 (0: starting at once), not NaN{where}",
-                                    float(within[int(np.argmax(bad))]))
+        within = seconds_per_job(within, len(X), "within", "QBETS.start_probability")
         out = np.full(len(X), np.nan)
         for key, rows in groups:
             engine = self._engines.get(key)
@@ -523,6 +532,14 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
         tags.non_deterministic = (isinstance(self.clustering, str) and self.clustering == "auto"
                                   and self.random_state is None)
         return tags
+
+
+def _hashable(value):
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
 
 
 def _replay_group(engine, features, waits, submit, known, queued=False):

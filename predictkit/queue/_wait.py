@@ -16,6 +16,7 @@ gives the bound, and a final online step on that bound keeps coverage
 
 import heapq
 import math
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -25,7 +26,8 @@ from sklearn.base import BaseEstimator, clone
 from .._table import (WIDTH_COLUMNS, _raise_rows, as_numbers, check_target, job_width,
                       requested_width, validate_jobs)
 from .._validation import (HasMethods, Interval, ParamsValidatedMixin, StrOptions, check_fitted,
-                           finite_time, invalid_parameter)
+                           finite_time, seconds_per_job)
+from .._summary import wider_than_machine
 from ..exceptions import InvalidParameterError, JobTableError
 from ._aggregate import ExpertAggregator
 from ._conformal import ConformalCalibrator, job_class, score
@@ -71,6 +73,8 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
     capacity : float or None, default=None
         Processors of the machine; ``None`` learns it online (the largest
         number of processors in use at a submission, or asked by one job).
+        A job asking for more than a given capacity is forecast as if it
+        asked for all of it, with a warning counting such jobs.
     window : int, default=1000
         Recent scores kept per class.
     step : float, default=0.05
@@ -366,6 +370,7 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         self._check_labels(table, where)
         submit = table["submit_time"].to_numpy(dtype=np.float64)
         procs = requested_width(table)
+        self._warn_wider(procs)
         request = _column(table, "req_time")
         users = _users(table)
         labels = table.index.tolist()
@@ -424,6 +429,16 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         self.shift_ = dict(self._calibrator.delta)
         self.final_shift_ = dict(self._aggregator.delta)
         return out
+
+    def _warn_wider(self, procs):
+        """Warn about jobs asking for more processors than a given capacity."""
+        if self.capacity is None:
+            return
+        wider = int(np.sum(procs > self.capacity))
+        if wider:
+            warnings.warn(f"WaitPredictor: {wider_than_machine(wider, self.capacity)} forecast "
+                          "as asking for the whole machine; is capacity the machine's size?",
+                          UserWarning, stacklevel=4)
 
     def _settle(self, now):
         """Count the misses known at ``now`` (queued jobs older than their bound), apply outcomes."""
@@ -503,29 +518,22 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         """Probability that each job starts within ``within`` seconds of its submission.
 
         The share of the recent scores of the job's class at or under the
-        score a wait of ``within`` would have (``NaN`` without scores).
+        score a wait of ``within`` would have; before any window has scores,
+        the probability of the QBETS expert on the waits seen, as
+        :meth:`predict` then falls back on its bound (``NaN`` without either).
         """
         check_fitted(self, "n_seen_")
         table = _check_table(X, "start_probability")
-        if within is None:
-            raise InvalidParameterError("start_probability needs 'within' (seconds)",
-                                        parameter="within",
-                                        owner="WaitPredictor.start_probability")
-        try:
-            within = np.broadcast_to(np.asarray(within, dtype=np.float64), (len(table),))
-        except (TypeError, ValueError):
-            raise invalid_parameter("within", "WaitPredictor.start_probability",
-                                    f"seconds, one number or one per job ({len(table)})",
-                                    within) from None
-        bad = np.isnan(within) | (within < 0)
-        if bad.any():
-            raise invalid_parameter("within", "WaitPredictor.start_probability",
-                                    "seconds >= 0, not NaN", float(within[int(np.argmax(bad))]))
+        within = seconds_per_job(within, len(table), "within",
+                                 "WaitPredictor.start_probability")
         self._forecast(table, "start_probability")
         out = np.full(len(table), np.nan)
         for r, label in enumerate(table.index.tolist()):
             job = self._jobs[label]
             out[r] = self._calibrator.probability(job["class"], job["forecast"], within[r])
+        unscored = np.isnan(out)
+        if unscored.any() and hasattr(self._history, "n_seen_"):
+            out[unscored] = self._history.start_probability(table[unscored], within[unscored])
         return out
 
     def forecast(self, X):
@@ -543,16 +551,21 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         table = _check_table(X, "replay")
         waits = np.asarray(y, dtype=np.float64)
         submit = table["submit_time"].to_numpy(dtype=np.float64)
+        # replay's clock puts a start at the submission just after it; the
+        # forecasts need the true start (calibrate_replay scores such a job
+        # right after its batch, as the clock does)
         start = np.asarray(known, dtype=np.float64)
+        start = np.where(start == np.nextafter(submit, np.inf), submit, start)
         run_time = _column(table, "run_time")
         request = _column(table, "req_time")
         end = start + np.where(np.isfinite(run_time), run_time,
                                np.where(np.isfinite(request), request, np.inf))
         runtime = self._replay_runtimes(table, run_time, start, request)
+        self._warn_wider(requested_width(table))
         forecast, alone, caps = replay_forecasts(submit, start, end, requested_width(table),
                                           job_width(table), runtime, request,
                                           capacity=self.capacity, max_queue=self.max_queue)
-        history = self._history._replay(table, waits, start)
+        history = self._history._replay(table, waits, np.asarray(known, dtype=np.float64))
         out = calibrate_replay(self._calibrator, self._aggregator, submit, start, waits,
                                forecast, alone, requested_width(table), request, caps,
                                _users(table), history)
@@ -739,6 +752,9 @@ def _check_table(X, where):
         raise JobTableError(f"{owner}: job table lacks submit_time")
     if "req_procs" not in X.columns and "n_procs" not in X.columns:
         raise JobTableError(f"{owner}: job table lacks both req_procs and n_procs")
+    if "req_time" not in X.columns:
+        raise JobTableError(f"{owner}: job table lacks req_time (the requested time: the "
+                            "forecast and the QBETS expert's job classes read it)")
     validate_jobs(X, required=("submit_time",), whole=WIDTH_COLUMNS, columns=_READ_COLUMNS,
                   name=f"{owner}: job table")
     no_width = np.isnan(job_width(X))

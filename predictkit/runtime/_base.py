@@ -27,7 +27,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, RegressorMixin
 
 from .._validation import ParamsValidatedMixin, check_fitted
-from .._table import MAX_EXACT, check_target, known_time
+from .._table import MAX_EXACT, _numeric, check_target, known_time
 from ..exceptions import JobTableError
 
 __all__ = ["OnlineRuntimeEstimator", "group_codes", "check_jobs",
@@ -62,10 +62,7 @@ def check_jobs(X, required, *, name, owner):
         )
     arrays = {}
     for column in required:
-        try:
-            arrays[column] = values = np.array(X[column], dtype=np.float64)
-        except (TypeError, ValueError):
-            raise JobTableError(f"{name}: column {column!r} is not numeric") from None
+        arrays[column] = values = _numeric(X, column, f"{owner}: {name}")
         huge = np.abs(values) >= MAX_EXACT  # infinite values included
         if huge.any():
             what = ("infinite values" if np.isinf(values[np.argmax(huge)]) else

@@ -47,6 +47,14 @@ class Schedule:
             user's job until it started).
         ``n_pieces``
             With ``max_runtime``: how many chained pieces the job ran as.
+    pieces : DataFrame or None
+        With ``max_runtime`` splitting some job: one row per piece of every
+        job, ``job`` (the job's position in :attr:`jobs`), ``piece`` (0 for
+        the first), ``submit_time`` (the job's, else when the piece before
+        it ended), ``start_time`` and ``end_time``. The per-job columns
+        above describe the job as a whole (its wait is its first piece's);
+        the machine-wide metrics (``loss_of_capacity``, fair start times)
+        read the pieces. ``None`` when no job was split.
     rejected : DataFrame
         Input rows that were not simulated (wider than the machine), with a
         ``reason`` column.
@@ -56,10 +64,11 @@ class Schedule:
         size, with a ``DeprecationWarning``, until 0.3.
     """
 
-    def __init__(self, jobs, rejected, params):
+    def __init__(self, jobs, rejected, params, pieces=None):
         self.jobs = jobs
         self.rejected = rejected
         self.params = _Params(params)
+        self.pieces = pieces
 
     @property
     def machine_procs(self):
@@ -134,7 +143,15 @@ class Schedule:
             f"wider than the machine ({format_count(params['machine_procs'], 'processor')})",
             index=rejected.index,
             dtype=object)
-        return cls(out, rejected, params)
+        split = None
+        if pieces.extra:
+            order = np.lexsort((pieces.all_rank, pieces.all_parent))
+            split = pd.DataFrame({"job": pieces.all_parent[order],
+                                  "piece": pieces.all_rank[order],
+                                  "submit_time": state.jobs.submit[order],
+                                  "start_time": state.jobs.start[order],
+                                  "end_time": state.jobs.end[order]})
+        return cls(out, rejected, params, split)
 
 
 class _Params(dict):

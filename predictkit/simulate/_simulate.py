@@ -368,6 +368,11 @@ def _column(jobs, name):
     return np.full(len(jobs), np.nan)
 
 
+MAX_PIECES = 10_000_000
+"""Jobs and pieces a ``max_runtime`` may make in all (the simulation state grows
+with each)."""
+
+
 class _Pieces:
     """Chained pieces of jobs longer than ``max_runtime`` (Leung V.A).
 
@@ -382,7 +387,14 @@ class _Pieces:
         self.limit = limit
         counts = np.ones(n, dtype=np.int64)
         if limit is not None:
-            counts = np.maximum(np.ceil(dur / limit).astype(np.int64), 1)
+            wanted = np.maximum(np.ceil(dur / limit), 1.0)
+            if wanted.sum() > MAX_PIECES:
+                longest = int(np.argmax(wanted))
+                raise ConfigError(
+                    f"max_runtime={limit:g} s cuts the jobs into {wanted.sum():,.0f} pieces "
+                    f"(more than {MAX_PIECES:,}; the longest job, at row {longest}, into "
+                    f"{wanted[longest]:,.0f}): give a longer max_runtime")
+            counts = wanted.astype(np.int64)
         extra_counts = counts - 1
         self.extra = int(extra_counts.sum())
         self.parent = np.repeat(np.arange(n), extra_counts)

@@ -103,3 +103,13 @@ def test_output_format_is_refused_before_the_log_is_read(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "x.swf: use a .csv or .json file name, or --format" in err
     assert not list(tmp_path.iterdir())
+
+
+def test_a_capacity_is_a_whole_number_and_narrower_jobs_are_warned_about(small_trace, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["bounds", str(small_trace), "--method", "wait", "--capacity", "2.5"])
+    assert stop.value.code == 2
+    assert "--capacity: invalid int value: '2.5'" in capsys.readouterr().err
+    assert main(["bounds", str(small_trace), "--method", "wait", "--capacity", "2", "-q"]) == 0
+    err = capsys.readouterr().err
+    assert "wider than the machine (2 processors) are forecast as asking for the whole" in err

@@ -46,3 +46,15 @@ def test_a_window_past_the_end_of_the_log_is_refused(tmp_path, capsys):
     assert err.count("\n") == 1
     assert ("--start 30D (--days 7D) begins the request window after the last submission "
             f"of {log}, whose jobs span ") in err
+
+
+def test_jobs_wider_than_the_machine_are_counted_not_dropped_silently(small_trace, capsys):
+    from predictkit.io import read_swf
+
+    jobs = read_swf(small_trace)
+    wider = int((jobs["n_procs"] > 10).sum())
+    assert wider > 0
+    assert main(["varq", str(small_trace), "--fractions", "0.5", "--probabilities", "0.5",
+                 "--start", "20D", "--days", "2D", "--machine-procs", "10"]) == 0
+    err = capsys.readouterr().err
+    assert f"{wider:,} jobs wider than the machine (10 processors) were not simulated" in err

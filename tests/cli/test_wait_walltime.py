@@ -519,3 +519,91 @@ def test_pending_jobs_not_yet_eligible_are_not_counted_in_the_queue(capsys, tmp_
     answer = run_json(capsys, ["wait", str(log), "--procs", "2", "--time", "1:00:00"])
     assert answer["n_pending"] == 1
     assert any(note.startswith("2 pending jobs not eligible") for note in answer["notes"])
+
+
+def test_walltime_counts_a_job_that_ran_until_its_limit_as_cut_short(capsys, tmp_path):
+    # every third job of user tim was killed at its limit, with an Elapsed equal to it
+    lines = ["JobID|User|Account|Partition|Submit|Start|End|Elapsed|Timelimit|NCPUS|State"]
+    start = dt.datetime(2024, 3, 1, 8)
+    for k in range(60):
+        submit = start + dt.timedelta(minutes=90 * k)
+        killed = k % 3 == 0
+        run_for = dt.timedelta(hours=1) if killed else dt.timedelta(minutes=10 + k % 10)
+        end = submit + dt.timedelta(minutes=1) + run_for
+        lines.append(f"{5000 + k}|tim|phys|cpu|{submit:%Y-%m-%dT%H:%M:%S}|"
+                     f"{submit + dt.timedelta(minutes=1):%Y-%m-%dT%H:%M:%S}|"
+                     f"{end:%Y-%m-%dT%H:%M:%S}|{str(run_for).zfill(8)}|01:00:00|4|"
+                     f"{'TIMEOUT' if killed else 'COMPLETED'}")
+    log = tmp_path / "timeout.txt"
+    log.write_text("\n".join(lines) + "\n")
+    answer = run_json(capsys, ["walltime", str(log), "--user", "tim", "--time", "1:00:00"])
+    requested = next(row for row in answer["table"] if row["predictor"] == "requested")
+    assert requested["n_underestimated"] == 20 and requested["n_judged"] == 60
+    assert any("the requests themselves ran out for 33.3%" in note for note in answer["notes"])
+
+
+@pytest.mark.parametrize("column", ["CPUS", "NODES"])
+def test_a_snapshot_job_asking_for_no_processors_is_named_by_its_line(capsys, tmp_path,
+                                                                     column):
+    path = tmp_path / "q.txt"
+    path.write_text(f"JOBID|USER|PARTITION|{column}|TIME_LIMIT|SUBMIT_TIME|STATE\n"
+                    "600001|zoe|cpu|2|4:00:00|2024-04-02T08:00:00|PENDING\n"
+                    "600002|zoe|cpu|0|4:00:00|2024-04-02T08:00:00|PENDING\n")
+    err = fails(capsys, ["wait", SAMPLE, "--procs", "64", "--time", "4:00:00",
+                         "--queue", str(path), "--now", "2024-04-02T15:00:00"])
+    assert f"q.txt, line 3: {column} is 0: a pending job asks for at least one" in err
+
+
+def test_a_snapshot_counting_nodes_is_refused_for_a_log_counting_processors(capsys, tmp_path):
+    path = tmp_path / "q.txt"
+    path.write_text("JOBID|USER|PARTITION|NODES|TIME_LIMIT|SUBMIT_TIME|STATE\n"
+                    "600001|zoe|cpu|2|4:00:00|2024-04-02T08:00:00|PENDING\n")
+    err = fails(capsys, ["wait", SAMPLE, "--procs", "64", "--time", "4:00:00",
+                         "--queue", str(path), "--now", "2024-04-02T15:00:00"])
+    assert "the snapshot counts nodes (its NODES column) but the log counts processors" in err
+
+
+def test_a_log_counting_nodes_reads_the_nodes_of_a_snapshot(capsys, tmp_path):
+    log = _small_log(tmp_path, width_field="NNodes", pending_partitions=())
+    path = tmp_path / "q.txt"
+    path.write_text("JOBID|USER|PARTITION|CPUS|NODES|TIME_LIMIT|SUBMIT_TIME|STATE\n"
+                    "600001|zoe|cpu|64|2|4:00:00|2024-03-04T13:00:00|PENDING\n")
+    answer = run_json(capsys, ["wait", log, "--procs", "2", "--time", "1:00:00",
+                               "--queue", str(path), "--now", "2024-03-04T15:00:00"])
+    assert answer["n_pending"] == 1 and answer["unit"] == "node"
+    path.write_text("JOBID|USER|PARTITION|CPUS|TIME_LIMIT|SUBMIT_TIME|STATE\n"
+                    "600001|zoe|cpu|64|4:00:00|2024-03-04T13:00:00|PENDING\n")
+    err = fails(capsys, ["wait", log, "--procs", "2", "--time", "1:00:00",
+                         "--queue", str(path), "--now", "2024-03-04T15:00:00"])
+    assert "the snapshot counts processors (its CPUS column) but the log counts nodes" in err
+
+
+def test_a_partition_is_asked_about_at_the_end_of_the_whole_log(capsys, jobs):
+    whole = run_json(capsys, ["wait", SAMPLE, "--procs", "64", "--time", "4:00:00"])
+    cpu = run_json(capsys, ["wait", SAMPLE, "--procs", "64", "--time", "4:00:00",
+                            "--partition", "cpu"])
+    assert cpu["now"] == whole["now"]
+    gpu = jobs[jobs["partition_id"] == jobs.attrs["partition_ids"]["gpu"]]
+    widest = int(np.nanmax(gpu["n_procs"]))
+    wide = run_json(capsys, ["wait", SAMPLE, "--procs", str(2 * widest), "--time", "4:00:00",
+                             "--partition", "gpu"])
+    assert any(f"no job of partition gpu in the log was wider than {widest} processors" in note
+               for note in wide["notes"])
+    narrow = run_json(capsys, ["wait", SAMPLE, "--procs", str(widest), "--time", "4:00:00",
+                               "--partition", "gpu"])
+    assert not any("was wider than" in note for note in narrow["notes"])
+
+
+def test_a_user_with_own_waits_is_told_the_queue_is_theirs_too(capsys):
+    answer = run_json(capsys, ["wait", SAMPLE, "--procs", "64", "--time", "4:00:00",
+                               "--user", "chen"])
+    assert answer["queue_source"] == ("the log's own pending jobs at its end (user chen's, "
+                                      "as the waits)")
+
+
+def test_walltime_names_the_script_for_an_account_the_log_lacks(capsys, tmp_path):
+    script = tmp_path / "job.sh"
+    script.write_text("#!/bin/bash\n#SBATCH --account=nosuchacct\n"
+                      "#SBATCH --ntasks=4 --time=1:00:00\n")
+    err = fails(capsys, ["walltime", SAMPLE, "--user", "eva", "--script", str(script)])
+    assert f"{script}: #SBATCH --account nosuchacct: no job of the log has it" in err

@@ -382,3 +382,18 @@ def test_trace_lookup_honours_a_list_of_folders(monkeypatch, tmp_path):
     assert len(load_trace("site-b", data_home=home)) == 20
     monkeypatch.delenv("PREDICTKIT_TRACES")
     assert trace_folders() == []
+
+
+def test_a_cached_copy_cut_short_or_damaged_is_said_to_be(monkeypatch, tmp_path):
+    expect_jobs(monkeypatch, 20)
+    cached = tmp_path / "pwa" / f"{UNCHECKED}.swf.gz"
+    cached.parent.mkdir()
+    cached.write_bytes(small_swf_gz(tmp_path, n=12))
+    with pytest.warns(UserWarning, match=r"has 12 jobs but the catalogue expects 20 \(test\): "
+                                         r"it may be cut short"):
+        jobs = fetch_pwa(UNCHECKED, data_home=tmp_path, download_if_missing=False)
+    assert len(jobs) == 12
+    cached.write_bytes(gzip.compress(b"garbage\n"))
+    with pytest.raises(DatasetError, match=r"cached copy of .* cannot be read .*line 1.*; "
+                                           r"delete .* to download it again"):
+        fetch_pwa(UNCHECKED, data_home=tmp_path, download_if_missing=False)

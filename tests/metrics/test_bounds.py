@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from predictkit.exceptions import ConfigError, JobTableError
@@ -94,3 +95,15 @@ def test_waits_that_are_not_seconds_per_job_are_refused():
     with pytest.raises(JobTableError, match=r"bounds must hold one value per job \(1-D\)"):
         bound_correctness([10.0, 20.0], np.ones((2, 1)))
     assert bound_correctness(5.0, 10.0) == 1.0  # one job as a scalar
+
+
+def test_series_labelled_for_other_jobs_are_refused_not_paired_by_position():
+    from predictkit.exceptions import JobTableError
+    from predictkit.metrics import bound_correctness, estimate_accuracy
+
+    waits = pd.Series([0.0, 100.0], index=[0, 1])
+    with pytest.raises(JobTableError, match="bounds is a Series whose index differs"):
+        bound_correctness(waits, pd.Series([150.0, 50.0], index=[1, 0]))
+    assert bound_correctness(waits, pd.Series([150.0, 50.0], index=[1, 0]).loc[[0, 1]]) == 1.0
+    with pytest.raises(JobTableError, match="est is a Series whose index differs"):
+        estimate_accuracy(pd.Series([10.0, 100.0]), pd.Series([150.0, 50.0], index=[1, 0]))

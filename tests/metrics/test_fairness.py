@@ -61,7 +61,7 @@ def test_fairshare_order_defines_the_fair_start():
 
 
 @st.composite
-def small_schedules(draw):
+def small_schedules(draw, max_runtime=False):
     n = draw(st.integers(1, 15))
     machine = draw(st.integers(1, 6))
     ints = lambda lo, hi: np.array(draw(st.lists(st.integers(lo, hi), min_size=n, max_size=n)),  # noqa: E731
@@ -71,8 +71,9 @@ def small_schedules(draw):
                              user_id=ints(0, 3)))
     jobs["req_time"] = jobs["run_time"] + ints(0, 30)
     policy = draw(st.sampled_from(["easy", "conservative", "no_guarantee", "fcfs"]))
+    limit = draw(st.integers(5, 40)) if max_runtime else None
     return simulate(jobs, machine_procs=machine, policy=policy, priority="fairshare",
-                    fairshare_decay=50)
+                    fairshare_decay=50, max_runtime=limit)
 
 
 @settings(max_examples=60)
@@ -80,3 +81,18 @@ def small_schedules(draw):
 def test_matches_plain_list_scheduler(schedule):
     expected = reference_fst(schedule.jobs, schedule.machine_procs, 50.0, 0.5)
     np.testing.assert_allclose(fair_start_times(schedule), expected)
+
+
+@settings(max_examples=60)
+@given(schedule=small_schedules(max_runtime=True))
+def test_split_jobs_count_as_their_pieces(schedule):
+    pieces = schedule.pieces
+    if pieces is None:
+        return
+    jobs = schedule.jobs
+    table = pd.DataFrame({"submit_time": pieces["submit_time"],
+                          "start_time": pieces["start_time"], "end_time": pieces["end_time"],
+                          "n_procs": jobs["n_procs"].to_numpy()[pieces["job"]],
+                          "user_id": jobs["user_id"].to_numpy()[pieces["job"]]})
+    want = reference_fst(table, schedule.params["machine_procs"], 50, 0.5)
+    np.testing.assert_array_equal(fair_start_times(schedule), want[pieces["piece"] == 0])

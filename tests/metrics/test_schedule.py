@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 from sklearn.model_selection import cross_validate
 
-from predictkit.exceptions import ConfigError, JobTableError
+from predictkit.exceptions import ConfigError, InvalidParameterError, JobTableError
 from predictkit.model_selection import make_schedule_scorer
 from predictkit.metrics import (
     backfill_ratio,
@@ -171,3 +171,73 @@ def test_a_job_without_n_procs_counts_with_its_requested_width_as_the_simulator_
     with pytest.raises(JobTableError, match=r"schedule: 1 job\(s\) have neither n_procs nor "
                                             r"req_procs \(first at row 1\)"):
         utilization(frame.assign(req_procs=[2.0, np.nan, 1.0]))
+
+
+def test_schedule_metrics_gives_its_machine_size_to_the_fairness_metrics():
+    from predictkit.metrics import fairness_metrics
+    from predictkit.simulate import simulate
+
+    jobs = pd.DataFrame({"job_id": [1, 2, 3, 4], "submit_time": [0.0, 0.0, 10.0, 20.0],
+                         "run_time": [100.0, 50.0, 30.0, 5.0],
+                         "req_time": [200.0, 60.0, 40.0, 10.0], "n_procs": [2, 3, 4, 1],
+                         "user_id": [1, 2, 1, 3]})
+    schedule = simulate(jobs, machine_procs=4, priority="fairshare")
+    for machine in (4, 8):
+        table = schedule_metrics(schedule, machine_procs=machine, fairness=True)
+        got = table.set_index("metric")["value"]
+        want = fairness_metrics(schedule, machine_procs=machine)
+        assert got["fair_start_miss_percent"] == want["fair_start_miss_percent"]
+        assert got["mean_fair_start_miss"] == want["mean_fair_start_miss"]
+    # a plain table of simulated jobs, with the size given
+    plain = schedule_metrics(schedule.jobs, machine_procs=4, fairness=True)
+    assert plain.set_index("metric")["value"]["fair_start_miss_percent"] == (
+        fairness_metrics(schedule, machine_procs=4)["fair_start_miss_percent"])
+
+
+@pytest.mark.parametrize("value", [0, 2.7, "4", True, -4, np.nan])
+@pytest.mark.parametrize("metric", [utilization, loss_of_capacity, schedule_metrics])
+def test_a_machine_size_that_is_no_whole_number_of_processors_is_refused(metric, value):
+    frame = schedule_frame()
+    with pytest.raises(InvalidParameterError, match="machine_procs"):
+        metric(frame, machine_procs=value)
+
+
+@pytest.mark.parametrize("metric", [utilization, loss_of_capacity, schedule_metrics])
+def test_a_machine_narrower_than_a_job_of_the_schedule_is_refused(metric):
+    with pytest.raises(JobTableError, match=r"2 jobs wider than the machine \(1 processor\) are "
+                                            r"in the schedule; machine_procs must be at least "
+                                            r"its widest job \(4 processors\)"):
+        metric(schedule_frame(), machine_procs=1)
+
+
+@pytest.mark.parametrize("percentiles", [(150,), (-1,), (np.nan,), ("a",), 50, (50, 50),
+                                         (True,)])
+def test_percentiles_are_distinct_numbers_from_0_to_100(percentiles):
+    with pytest.raises(InvalidParameterError, match="percentiles"):
+        schedule_metrics(schedule_frame(), machine_procs=4, percentiles=percentiles)
+    with pytest.raises(InvalidParameterError, match="fairness"):
+        schedule_metrics(schedule_frame(), machine_procs=4, fairness="yes")
+
+
+def _loss_by_the_second(submit, start, end, width, machine, span):
+    """Leung eq. 1 summed second by second (integer times)."""
+    lost = 0
+    for t in range(int(submit.min()), int(end.max())):
+        queued = width[(submit <= t) & (start > t)].sum()
+        busy = width[(start <= t) & (end > t)].sum()
+        lost += min(queued, machine - busy)
+    return lost / (span * machine)
+
+
+def test_loss_of_capacity_counts_the_pieces_of_split_jobs_as_they_ran():
+    jobs = pd.DataFrame(dict(job_id=[1, 2, 3], submit_time=[0.0, 50.0, 210.0],
+                             run_time=[200.0, 50.0, 10.0], req_time=[200.0, 50.0, 10.0],
+                             n_procs=[1, 2, 2]))
+    schedule = simulate(jobs, machine_procs=2, max_runtime=100)
+    # job 1 runs [0, 100) and [150, 250), job 2 [100, 150), job 3 [250, 260)
+    assert loss_of_capacity(schedule) == pytest.approx((50 + 40) / (260 * 2))
+    p = schedule.pieces
+    width = jobs["n_procs"].to_numpy()[p["job"]]
+    assert loss_of_capacity(schedule) == pytest.approx(_loss_by_the_second(
+        p["submit_time"].to_numpy(), p["start_time"].to_numpy(), p["end_time"].to_numpy(),
+        width, 2, 260))

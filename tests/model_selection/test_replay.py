@@ -250,3 +250,37 @@ def test_a_table_with_a_repeated_column_is_refused():
     twice = pd.concat([X, X[["run_time"]]], axis=1)
     with pytest.raises(JobTableError, match="X has column 'run_time' 2 times"):
         replay(RecentAverage(), twice, X["run_time"])
+
+
+@pytest.mark.parametrize("method", ["reference", "fast"])
+def test_a_job_that_ends_at_its_submission_is_not_in_its_own_history(method):
+    X = pd.DataFrame({"submit_time": [0.0, 100.0, 100.0, 200.0], "wait_time": [0.0] * 4,
+                      "req_time": [1000.0] * 4, "user_id": [1.0] * 4})
+    runs = {r: replay(RecentAverage(n_recent=1), X, [50.0, r, 7.0, 9.0], method=method)
+            for r in (0.0, 500.0)}
+    # job 1 ends at its submission: neither it nor job 2 (submitted with it)
+    # sees its runtime; job 3, submitted later, does (it ended before job 2)
+    assert_array_equal(runs[0.0][:3], [1000.0, 50.0, 50.0])
+    assert_array_equal(runs[500.0][:3], [1000.0, 50.0, 50.0])
+    assert runs[0.0][3] == 7.0
+
+
+@pytest.mark.parametrize("method", ["reference", "fast"])
+def test_a_zero_wait_is_not_in_its_own_history(method):
+    from predictkit.queue import QBETS
+    X = pd.DataFrame({"submit_time": np.r_[np.arange(58.0), 1000.0], "req_procs": 1.0,
+                      "req_time": 60.0})
+    est = QBETS(clustering=None, changepoint=None, queued=None)
+    # 58 waits are known before the last job: one short of the 59 a bound needs,
+    # whatever the last job's own wait
+    for own in (0.0, 5.0):
+        y = np.r_[np.full(58, 10.0), own]
+        assert np.isnan(replay(est, X.assign(wait_time=y), y, method=method)[-1])
+
+
+def test_waits_give_their_own_clock_without_a_wait_time_column():
+    from predictkit.queue import QBETS
+    X = pd.DataFrame({"submit_time": np.arange(100.0), "req_procs": 1.0, "req_time": 60.0})
+    y = np.full(100, 30.0)
+    est = QBETS(clustering=None, changepoint=None, queued=None)
+    assert_array_equal(replay(est, X, y), replay(est, X.assign(wait_time=y), y))

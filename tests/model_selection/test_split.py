@@ -14,6 +14,7 @@ from tracedata import load_trace
 from predictkit.exceptions import ConfigError, JobTableError
 from predictkit.metrics import estimate_accuracy_scorer
 from predictkit.model_selection import TraceSplit, replay, replay_cross_validate
+from predictkit.queue import QBETS, WaitPredictor
 from predictkit.runtime import HistoryFeatures, RecentAverage, WalltimeAdjuster
 
 DAY = 86400.0
@@ -141,3 +142,52 @@ def test_replay_cross_validate_refuses_what_it_cannot_pair_or_score(kth):
     # aligned by label, the same Series is fine
     aligned = replay_cross_validate(est, X, shuffled.loc[X.index], cv=cv)["test_score"]
     assert_array_equal(aligned, replay_cross_validate(est, X, y, cv=cv)["test_score"])
+
+
+@pytest.mark.parametrize("make", [
+    lambda: QBETS(random_state=0, clustering=None, queued=None),
+    lambda: WaitPredictor(capacity=128)], ids=["qbets", "wait-predictor"])
+def test_wait_estimators_see_no_later_wait_nor_their_own(make, kth):
+    X, _ = kth
+    X = X[X["wait_time"].notna()].reset_index(drop=True)
+    w = X["wait_time"].to_numpy()
+    cv = TraceSplit(n_splits=2, period="7D")
+    out = replay_cross_validate(make(), X, w, cv=cv, scoring="neg_mean_absolute_error",
+                                return_predictions=True)
+    for train, test in cv.split(X):
+        rows = np.union1d(train, test)
+        full = replay(make(), X.iloc[rows], w[rows])
+        assert_array_equal(out["predictions"][test], full[np.searchsorted(rows, test)])
+    j = np.flatnonzero(np.isfinite(out["predictions"]))[100]
+    submit = X["submit_time"].to_numpy()
+    for changed in (submit > submit[j] + DAY, np.arange(len(X)) == j):
+        other = np.where(changed, 1e7, w)
+        again = replay_cross_validate(make(), X.assign(wait_time=other), other, cv=cv,
+                                      scoring="neg_mean_absolute_error",
+                                      return_predictions=True)
+        assert again["predictions"][j] == out["predictions"][j]
+
+
+def test_a_scorer_of_a_wait_estimator_scores_the_fold_it_is_given(kth):
+    X, _ = kth
+    X = X[X["wait_time"].notna()].reset_index(drop=True)
+    w = X["wait_time"].to_numpy()
+
+    def elsewhere(model, X_fold, y_fold):
+        return float(np.mean(model.predict(X_fold.copy())))
+
+    with pytest.raises(ConfigError, match="test fold's jobs"):
+        replay_cross_validate(QBETS(clustering=None, queued=None), X, w,
+                              cv=TraceSplit(n_splits=1, period="7D"), scoring=elsewhere)
+
+
+def test_a_test_job_that_ends_at_its_submission_is_not_in_its_own_history():
+    X = pd.DataFrame({"submit_time": [0.0, 40 * DAY, 40 * DAY + 5, 40 * DAY + 9],
+                      "wait_time": [0.0] * 4, "req_time": [1000.0] * 4,
+                      "user_id": [1.0] * 4})
+    cv = TraceSplit(n_splits=1, period="30D")
+    for own in (0.0, 2.0):
+        y = np.array([50.0, own, 300.0, 1.0])
+        out = replay_cross_validate(RecentAverage(n_recent=1), X, y, cv=cv,
+                                    return_predictions=True)
+        assert out["predictions"][1] == 50.0

@@ -58,6 +58,25 @@ def test_normal_approximation_is_within_one_of_exact(n, q):
         assert abs(approx - exact) <= 1
 
 
+@given(n=st.integers(501, 30000), q=st.sampled_from([0.05, 0.5, 0.75, 0.9, 0.95, 0.99]),
+       c=st.sampled_from([0.5, 0.8, 0.9, 0.95, 0.99]))
+def test_textbook_keeps_the_stated_confidence_past_the_normal_limit(n, q, c):
+    # the approximation plus one, raised to the exact index where that falls short
+    k = order_statistic_index(n, q, c)
+    z = stats.norm.ppf(c)
+    approx = min(math.floor(q * n + z * math.sqrt(n * q * (1 - q)) + 0.5) + 1, n)
+    if q ** n <= 1 - c:
+        assert stats.binom.cdf(k - 1, n, q) >= c
+        assert k == approx or stats.binom.cdf(k - 2, n, q) < c
+
+
+@pytest.mark.parametrize("n, q, c", [(511, 0.95, 0.5), (546, 0.99, 0.8)])
+def test_textbook_cases_the_approximation_alone_got_wrong(n, q, c):
+    k = order_statistic_index(n, q, c)
+    assert stats.binom.cdf(k - 1, n, q) >= c > stats.binom.cdf(k - 2, n, q)
+    assert IndexTable(q, c).array(n)[n] == k
+
+
 def test_textbook_has_the_stated_confidence_reference_does_not():
     k = order_statistic_index(59, 0.95, 0.95)
     j = order_statistic_index(59, 0.95, 0.95, "reference")

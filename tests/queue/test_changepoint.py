@@ -29,6 +29,12 @@ def test_thresholds_keep_the_false_alarm_probability(q):
         assert q ** r <= 0.95 ** r_ref * (1 + 1e-9)
 
 
+@pytest.mark.parametrize("q", [0.5, 0.75, 0.9, 0.95, 0.99])
+def test_a_quantile_in_single_precision_gives_its_thresholds(q):
+    for near in (float(np.float32(q)), np.nextafter(q, 0.0), np.nextafter(q, 1.0), q + 1e-8):
+        assert run_thresholds(near) == run_thresholds(q)
+
+
 def test_lag1_autocorrelation_matches_statsmodels():
     rng = np.random.default_rng(1)
     x = np.round(rng.exponential(100, 100))  # with ties

@@ -203,7 +203,8 @@ def test_fit_on_no_rows_is_an_empty_history_without_bounds(options):
 
 
 @pytest.mark.parametrize("within", [-5.0, -1e-9, np.nan, -np.inf, [100.0, -1.0, 100.0],
-                                    [100.0, np.nan, 100.0]])
+                                    [100.0, np.nan, 100.0], True, np.True_, "600",
+                                    ["600", "600", "600"], [100.0, 200.0]])
 @pytest.mark.parametrize("method", ["start_probability", "predict_proba"])
 def test_start_probability_refuses_negative_or_nan_within(within, method):
     model = QBETS(**SINGLE).fit(_jobs(200), np.linspace(0.0, 1990.0, 200))
@@ -215,6 +216,32 @@ def test_start_probability_refuses_negative_or_nan_within(within, method):
             getattr(model, method)(_jobs(3), within=within)
     assert "\n" not in str(info.value)
     assert info.value.parameter == "within"
+
+
+@pytest.mark.parametrize("now", [True, "100", None, np.nan])
+def test_observe_queue_takes_a_time_only(now):
+    model = QBETS(**SINGLE).fit(_jobs(200), np.linspace(0.0, 1990.0, 200))
+    with pytest.raises(ConfigError, match="'now' parameter of QBETS.observe_queue"):
+        model.observe_queue(_jobs(3), now=now)
+
+
+def test_observe_queue_refuses_a_job_that_has_started():
+    model = QBETS(**SINGLE).fit(_jobs(200), np.linspace(0.0, 1990.0, 200))
+    queue = _jobs(3).assign(start_time=[5.0, 1.0, 50.0])
+    with pytest.raises(JobTableError, match=r"1 job\(s\) of the queue at 2 had started by "
+                                            r"then \(first at row 1\)"):
+        model.observe_queue(queue, now=2.0)
+    model.observe_queue(queue.assign(start_time=[5.0, 3.0, 50.0]), now=2.0)
+    with pytest.raises(JobTableError, match="had started"):
+        model.observe_queue(_jobs(3).assign(wait_time=[0.0, 0.5, 9.0]), now=2.0)
+
+
+def test_a_by_value_that_cannot_name_a_group_is_named():
+    model = QBETS(**SINGLE, by=("queue_id",))
+    jobs = _jobs(4).assign(queue_id=[1, [2], 1, 1])
+    with pytest.raises(JobTableError, match=r"'by' column 'queue_id' holds a value that "
+                                            r"cannot name a group at row 1: \[2\]"):
+        model.fit(jobs, np.zeros(4))
 
 
 def test_start_probability_within_zero_is_starting_at_once():

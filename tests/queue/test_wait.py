@@ -166,8 +166,21 @@ def test_protocol_predict_start_probability_and_forecast(waited):
     history.observe_queue(queue, now=t)
     assert bound.shape == (1,) and bound[0] == history.predict(new)[0]
     assert model.forecast(new)[0] >= 0.0
-    p = model.start_probability(new, within=[600.0])
-    assert np.isnan(p[0])
+    # ... and QBETS's probability, so that the two answers agree
+    for within in (600.0, bound[0], 1e9):
+        p = model.start_probability(new, within=[within])
+        assert p[0] == history.start_probability(new, within=[within])[0]
+    assert model.start_probability(new, within=bound)[0] >= 0.9
+
+
+def test_a_job_wider_than_a_given_capacity_is_forecast_with_a_warning(waited):
+    model = WaitPredictor(capacity=64).fit(waited.iloc[:0])
+    wide = waited.iloc[[0]].assign(req_procs=1000.0, n_procs=1000.0)
+    with pytest.warns(UserWarning, match=r"1 job wider than the machine \(64 processors\)"):
+        model.forecast(wide)
+    with pytest.warns(UserWarning, match="wider than the machine"):
+        replay(WaitPredictor(capacity=64), waited.iloc[:50].assign(req_procs=100.0),
+               waited["wait_time"].iloc[:50])
 
 
 def test_start_probability_is_a_distribution(waited):
@@ -435,3 +448,15 @@ def test_replay_refuses_an_impossible_wait_as_fit_does(waited, make, method, val
         replay(make(), jobs, y, method=method)
     with pytest.raises(JobTableError, match=rf"y holds {kind} waits {where}"):
         make().fit(jobs, y)
+
+
+def test_a_table_without_requests_is_named_for_the_wait_predictor(waited):
+    with pytest.raises(JobTableError, match=r"WaitPredictor.partial_fit: job table lacks req_time"):
+        WaitPredictor(capacity=128).fit(waited.iloc[:20].drop(columns="req_time"))
+
+
+@pytest.mark.parametrize("within", [True, "600", [600.0, 600.0]])
+def test_start_probability_takes_seconds_only(waited, within):
+    model = WaitPredictor().fit(waited.iloc[:3])
+    with pytest.raises(ConfigError, match="'within' parameter of WaitPredictor"):
+        model.start_probability(waited.iloc[3:6], within=within)

@@ -137,8 +137,10 @@ def test_bad_targets_and_times():
 
 
 def test_unsorted_submit_times_are_fine():
+    # no job ends at its submission (replay keeps such a job's runtime from
+    # itself, a prediction of a fitted table does not: test_replay.py)
     X = _jobs().iloc[::-1].reset_index(drop=True)
-    y = np.arange(12.0) * 10
+    y = np.arange(1.0, 13.0) * 10
     for est in PREDICTORS:
         assert_array_equal(est.fit(X, y).predict(X), replay(est, X, y, method="reference"))
 
@@ -211,3 +213,10 @@ def test_small_queries_use_only_their_groups_and_get_the_same_answers(est):
     split = clone(est).fit(X.iloc[:2000], y[:2000]).partial_fit(X.iloc[2000:5000], y[2000:5000])
     for key, values in fitted.history_.items():
         assert_array_equal(split.history_[key], values)
+
+
+def test_user_names_instead_of_numbers_are_named_with_the_predictor_and_row():
+    X = _jobs(3).assign(user_id=["ann", "bob", "ann"])
+    with pytest.raises(JobTableError, match=r"^RecentAverage: completed jobs: column 'user_id' "
+                                            r"is not numeric .*first at row 0"):
+        RecentAverage().fit(X, np.ones(3))

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from _workloads import compare, workloads
 from tracedata import load_trace
-from predictkit.exceptions import JobTableError, PredictkitError, SimulationError
+from predictkit.exceptions import ConfigError, JobTableError, PredictkitError, SimulationError
 from predictkit.runtime import make_predictor
 from predictkit.simulate import Schedule, simulate
 from predictkit.jobs import clean_jobs
@@ -328,3 +328,41 @@ def test_a_repeated_column_is_refused_before_anything_reads_it():
     jobs = small_jobs()
     with pytest.raises(JobTableError, match="jobs has column 'run_time' 2 times"):
         simulate(pd.concat([jobs, jobs[["run_time"]]], axis=1), machine_procs=4)
+
+
+@settings(max_examples=40)
+@given(case=workloads(max_jobs=20), limit=st.integers(5, 40))
+def test_the_pieces_of_a_split_job_chain_from_its_submission_to_its_end(case, limit):
+    jobs, machine, est, _ = case
+    schedule = simulate(jobs, machine_procs=machine, estimates=est, max_runtime=limit)
+    out, pieces = schedule.jobs, schedule.pieces
+    if "n_pieces" not in out.columns:
+        assert pieces is None
+        return
+    assert list(pieces.groupby("job").size()) == list(out["n_pieces"])
+    for j, own in pieces.groupby("job"):
+        assert list(own["piece"]) == list(range(len(own)))
+        assert own["submit_time"].iloc[0] == out["submit_time"].iloc[j]
+        assert own["start_time"].iloc[0] == out["start_time"].iloc[j]
+        assert own["end_time"].iloc[-1] == out["end_time"].iloc[j]
+        np.testing.assert_array_equal(own["submit_time"].to_numpy()[1:],
+                                      own["end_time"].to_numpy()[:-1])
+        held = own["end_time"] - own["start_time"]
+        assert held.sum() == pytest.approx(out["sim_run_time"].iloc[j])
+        assert (held <= limit).all()
+
+
+def test_a_max_runtime_that_would_cut_too_many_pieces_is_refused():
+    jobs = pd.DataFrame(dict(job_id=[1, 2], submit_time=[0.0, 5.0], run_time=[25.0, 4.0],
+                             n_procs=[1.0, 1.0], req_time=[30.0, 4.0]))
+    with pytest.raises(ConfigError, match=r"max_runtime=1e-09 s cuts the jobs into "
+                                          r"29,000,000,000 pieces .*row 0"):
+        simulate(jobs, machine_procs=1, max_runtime=1e-9)
+
+
+def test_numpy_integers_are_durations_and_bools_are_no_widths():
+    jobs = pd.DataFrame(dict(job_id=[1, 2], submit_time=[0.0, 5.0], run_time=[25.0, 4.0],
+                             n_procs=[1.0, 1.0], req_time=[30.0, 4.0], user_id=[1, 2]))
+    simulate(jobs, machine_procs=1, priority="fairshare", fairshare_decay=np.int64(3600))
+    with pytest.raises(JobTableError, match="'n_procs' holds True/False values, not numbers"):
+        simulate(jobs.assign(n_procs=[True, True]), machine_procs=1)
