@@ -97,7 +97,8 @@ _CANDIDATE_OPTIONS = (
 
 def _check_args(args):
     """Refuse bad values before any work, each naming its flag; fill list defaults."""
-    args.predictors = args.predictors or list(PREDICTOR_CHOICES)
+    args.predictors = refuse_repeats(args.predictors or list(PREDICTOR_CHOICES), "--predictors",
+                                     "a predictor")
     refuse_inapplicable(args, _CANDIDATE_OPTIONS, args.predictors, "--predictors")
     args.keys_given = args.keys is not None
     args.keys = args.keys or list(TANG_KEYS)

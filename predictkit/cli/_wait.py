@@ -253,7 +253,8 @@ def estimate_wait(jobs, *, procs, req_time, user=None, partition=None, within=(3
         queue_source = queue[2] + (f" (user {user}'s jobs, as the waits)" if own_waits else "")
         later = int((pending["submit_time"].to_numpy(dtype=float) >= now).sum())
         if later:
-            notes.append(f"{format_count(later, 'job')} of the snapshot were submitted at or "
+            notes.append(f"{format_count(later, 'job')} of the snapshot "
+                         f"{'was' if later == 1 else 'were'} submitted at or "
                          f"after {clock_time(jobs, now)} (--now), so were not pending then: not "
                          f"counted")
     model.observe_queue(pending, now)

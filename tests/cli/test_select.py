@@ -93,6 +93,7 @@ def test_select_table_to_standard_output(log, capsys):
     (["--predictors", "tang", "--quantiles", "0.3"], "--quantiles must be in [0.5, 1], got 0.3"),
     (["--predictors", "tang", "--quantiles", "nan"], "--quantiles must be in [0.5, 1], got nan"),
     (["--predictors", "tang", "--quantiles", "0.9", "0.9"], "--quantiles gives a value twice"),
+    (["--predictors", "tang", "tang"], "--predictors gives a predictor twice"),
     (["--predictors", "tang", "--keys", "user,shoe"], "--keys user,shoe: "),
     (["--keys", "user"], "--keys applies to --predictors tang only, and --predictors requested "
                          "has none"),
