@@ -46,6 +46,7 @@ from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.pipeline import make_pipeline
 from threadpoolctl import threadpool_limits
 
+from predictkit._table import known_after_submission
 from predictkit.io import read_swf
 from predictkit.metrics import adjustment_outcomes, estimate_accuracy
 from predictkit.model_selection import TraceSplit, known_times, replay
@@ -129,10 +130,13 @@ def learned_curve(jobs, y, req, known, rows):
     est = LearnedRuntime()
     if known is None:
         known = known_times(jobs, y)
+    # replay's clock: a runtime known at its job's submission is known just after it
+    known = known_after_submission(np.asarray(known, dtype=float),
+                                   jobs["submit_time"].to_numpy(dtype=float))
     curve = []
     for budget in BUDGETS:
         pred = default if budget == 0.02 else est.set_params(max_bad_share=budget)._replay(
-            jobs, y, np.asarray(known, dtype=float))
+            jobs, y, known)
         curve.append({"max_bad_share": budget, **score(y, req, pred, rows)})
     return {"default": score(y, req, default, rows), "seconds": round(seconds, 1),
             "curve": curve}

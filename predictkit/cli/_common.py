@@ -511,8 +511,7 @@ def warn_busier_than_machine(jobs, machine_procs, progress):
 
     The warning (:func:`predictkit._summary.busier_than_machine`, the note
     of the report too) is one ``predictkit CMD: warning: ...`` line on
-    standard error, printed with ``--quiet`` too (which keeps errors and
-    warnings).
+    standard error, silenced by ``--quiet`` like the progress lines.
 
     Parameters
     ----------
@@ -527,7 +526,7 @@ def warn_busier_than_machine(jobs, machine_procs, progress):
 
     note = busier_than_machine(jobs, machine_procs)
     if note is not None:
-        print(f"predictkit {progress.command}: warning: {note}", file=sys.stderr, flush=True)
+        progress.say(f"warning: {note}")
 
 
 def with_machine_size(jobs, machine_procs):

@@ -12,9 +12,12 @@ Semantics shared by every estimator of :mod:`predictkit.runtime`
   stating what you assume.
 * ``predict(X_new)`` places every job at its own ``submit_time`` ``s`` and uses
   only the history entries with ``known_time <= s`` (a job ending in the same
-  second counts as finished). Fitting on a whole trace and predicting it is
-  therefore free of peeking, and gives exactly what
-  :func:`~predictkit.model_selection.replay` gives.
+  second counts as finished). Fitting on a whole trace and predicting it
+  therefore gives what :func:`~predictkit.model_selection.replay` gives,
+  except for the jobs that end at their own submission (a zero wait and
+  runtime): such a job is in its own history there, while replay's clock
+  puts its end just after its submission, keeping it from itself and from
+  the jobs submitted with it. Evaluate with ``replay``.
 * "Recent" means the history ordered by known time, then submit time, then
   ``job_id`` (when present), then the order the jobs were added.
 * Output is clipped to ``[1 s, req_time]`` by default: ``max(min(p, req), 1)``

@@ -61,7 +61,6 @@ def test_minimax_of_two_point_masses_is_the_midpoint():
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_minimax_matches_a_brute_force_search_over_the_simplex(seed):
     rng = np.random.default_rng(seed)
-    grid = np.linspace(0, 1, 60)
     cdfs = np.array([np.sort(rng.random(60)) for _ in range(3)])
     cdfs[:, -1] = 1.0
     # a mixture that is not linear in the weights: one pair is not the average of its two

@@ -150,7 +150,7 @@ def test_bad_arguments(kwargs):
 
 
 def test_make_workload_refuses_a_size_that_cannot_fit_in_memory():
-    from predictkit.exceptions import ConfigError, InvalidParameterError
+    from predictkit.exceptions import ConfigError
 
     with pytest.raises(ConfigError, match=r"10,000,000,000,000 jobs need about .* TiB"):
         make_workload(10**13, random_state=0)

@@ -9,7 +9,6 @@ from predictkit.workload._runtimes import PROBABILITIES, SIZE_CLASSES
 
 def test_dense_cells_keep_their_own_paddings_and_sparse_cells_their_bins():
     rng = np.random.default_rng(0)
-    n = 400
     procs = np.r_[np.ones(300), np.full(100, 64.0)]  # serial and "up to 1/4" of 256
     jobs = pd.DataFrame({"n_procs": procs})
     jobs.attrs["max_procs"] = 256
