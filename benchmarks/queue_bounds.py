@@ -177,6 +177,12 @@ def run_wait(args, made):
         if (wanted and name not in wanted) or name in result["skipped"]:
             continue
         jobs, X = load(path)
+        # WaitPredictor simulates the queue: a job needs a width (QBETS's rows keep them)
+        sized = np.isfinite(job_width(X))
+        if not sized.all():
+            print(f"{name}: {int((~sized).sum()):,} job(s) without n_procs nor req_procs left "
+                  "out of the WaitPredictor rows", file=sys.stderr)
+            X = X[sized].reset_index(drop=True)
         rows += wait_rows(name, jobs, X)
         print(f"{name}: " + "; ".join(
             f"{r['method']} q={r['quantile']} {r.get('correctness', float('nan')):.3f} "
