@@ -436,8 +436,11 @@ def _numeric(X, column, name):
     """A column as float64 (missing values as NaN), or a JobTableError naming the first bad row."""
     series = X[column]
     kind = series.dtype
+    # True/False is no count, time or id (a width of True would run as 1); a status of
+    # True/False reads as SWF's 1 (completed) / 0 (failed)
+    flags = pd.api.types.is_bool_dtype(kind) and column != "status"
     if not (pd.api.types.is_datetime64_any_dtype(kind) or pd.api.types.is_timedelta64_dtype(kind)
-            or isinstance(kind, pd.PeriodDtype) or pd.api.types.is_bool_dtype(kind)):
+            or isinstance(kind, pd.PeriodDtype) or flags):
         try:
             return series.to_numpy(dtype=np.float64, na_value=np.nan)
         except (TypeError, ValueError):

@@ -177,11 +177,15 @@ def finite_time(value, name, owner):
     Raises
     ------
     InvalidParameterError
-        For a value that is no number (text, a bool, None) or is not finite.
+        For a value that is no number (text that is no number, a bool, None)
+        or is not finite.
     """
     seconds = math.nan
-    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
-        seconds = float(value)
+    if not isinstance(value, (bool, np.bool_)):
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            pass
     if not math.isfinite(seconds):
         raise invalid_parameter(name, owner, "a finite time in seconds", value)
     return seconds
@@ -189,8 +193,9 @@ def finite_time(value, name, owner):
 
 def seconds_per_job(value, n_jobs, name, owner):
     """``value`` -- seconds ``>= 0``, one number or one per job -- as a float64 array
-    of ``n_jobs``, or a one-line error naming it (text, bools, ``NaN``, negative
-    values or the wrong length).
+    of ``n_jobs``, or a one-line error naming it (bools, text that is no number,
+    ``NaN``, negative values or the wrong length). Numeric text reads as its
+    number, as :func:`finite_time` reads it.
 
     Raises
     ------
@@ -201,11 +206,12 @@ def seconds_per_job(value, n_jobs, name, owner):
         raise InvalidParameterError(f"{owner} needs {name!r} (seconds)", parameter=name,
                                     owner=owner)
     array = np.asarray(value)
-    if array.dtype.kind not in "iuf" or array.ndim > 1:
+    if array.dtype.kind == "b" or array.ndim > 1 or (array.dtype.kind == "O" and any(
+            isinstance(v, (bool, np.bool_)) for v in array.ravel().tolist())):
         raise invalid_parameter(name, owner, expected, value)
     try:
         array = np.broadcast_to(array.astype(np.float64), (n_jobs,))
-    except ValueError:
+    except (TypeError, ValueError):
         raise invalid_parameter(name, owner, expected, value) from None
     bad = np.isnan(array) | (array < 0)
     if bad.any():

@@ -203,8 +203,8 @@ def test_fit_on_no_rows_is_an_empty_history_without_bounds(options):
 
 
 @pytest.mark.parametrize("within", [-5.0, -1e-9, np.nan, -np.inf, [100.0, -1.0, 100.0],
-                                    [100.0, np.nan, 100.0], True, np.True_, "600",
-                                    ["600", "600", "600"], [100.0, 200.0]])
+                                    [100.0, np.nan, 100.0], True, np.True_, "ten",
+                                    ["600", "x", "600"], [100.0, 200.0]])
 @pytest.mark.parametrize("method", ["start_probability", "predict_proba"])
 def test_start_probability_refuses_negative_or_nan_within(within, method):
     model = QBETS(**SINGLE).fit(_jobs(200), np.linspace(0.0, 1990.0, 200))
@@ -218,7 +218,7 @@ def test_start_probability_refuses_negative_or_nan_within(within, method):
     assert info.value.parameter == "within"
 
 
-@pytest.mark.parametrize("now", [True, "100", None, np.nan])
+@pytest.mark.parametrize("now", [True, "ten", None, np.nan])
 def test_observe_queue_takes_a_time_only(now):
     model = QBETS(**SINGLE).fit(_jobs(200), np.linspace(0.0, 1990.0, 200))
     with pytest.raises(ConfigError, match="'now' parameter of QBETS.observe_queue"):

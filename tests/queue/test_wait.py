@@ -455,7 +455,7 @@ def test_a_table_without_requests_is_named_for_the_wait_predictor(waited):
         WaitPredictor(capacity=128).fit(waited.iloc[:20].drop(columns="req_time"))
 
 
-@pytest.mark.parametrize("within", [True, "600", [600.0, 600.0]])
+@pytest.mark.parametrize("within", [True, "ten", [600.0, 600.0]])
 def test_start_probability_takes_seconds_only(waited, within):
     model = WaitPredictor().fit(waited.iloc[:3])
     with pytest.raises(ConfigError, match="'within' parameter of WaitPredictor"):
