@@ -177,11 +177,15 @@ def run_wait(args, made):
         if (wanted and name not in wanted) or name in result["skipped"]:
             continue
         jobs, X = load(path)
-        # WaitPredictor simulates the queue: a job needs a width (QBETS's rows keep them)
-        sized = np.isfinite(job_width(X))
+        # WaitPredictor simulates the queue: a job needs a width, and no width column may
+        # say 0 (QBETS's rows keep such jobs)
+        sized = job_width(X) > 0
+        for column in ("n_procs", "req_procs"):
+            if column in X.columns:
+                sized &= ~(X[column].to_numpy(dtype=float) <= 0)
         if not sized.all():
-            print(f"{name}: {int((~sized).sum()):,} job(s) without n_procs nor req_procs left "
-                  "out of the WaitPredictor rows", file=sys.stderr)
+            print(f"{name}: {int((~sized).sum()):,} job(s) without a positive n_procs or "
+                  "req_procs left out of the WaitPredictor rows", file=sys.stderr)
             X = X[sized].reset_index(drop=True)
         rows += wait_rows(name, jobs, X)
         print(f"{name}: " + "; ".join(
