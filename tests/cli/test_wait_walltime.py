@@ -554,27 +554,30 @@ def test_a_snapshot_job_asking_for_no_processors_is_named_by_its_line(capsys, tm
     assert f"q.txt, line 3: {column} is 0: a pending job asks for at least one" in err
 
 
+def _ask_with_one_pending_job(path, log, counts, submitted, now):
+    """``wait`` for a 2-wide one-hour job with a snapshot of one pending job whose
+    width columns and values are ``counts`` (``{"CPUS": 64, ...}``)."""
+    path.write_text(f"JOBID|USER|PARTITION|{'|'.join(counts)}|TIME_LIMIT|SUBMIT_TIME|STATE\n"
+                    f"600001|zoe|cpu|{'|'.join(map(str, counts.values()))}|4:00:00|"
+                    f"{submitted}|PENDING\n")
+    return ["wait", log, "--procs", "2", "--time", "1:00:00", "--queue", str(path),
+            "--now", now]
+
+
 def test_a_snapshot_counting_nodes_is_refused_for_a_log_counting_processors(capsys, tmp_path):
-    path = tmp_path / "q.txt"
-    path.write_text("JOBID|USER|PARTITION|NODES|TIME_LIMIT|SUBMIT_TIME|STATE\n"
-                    "600001|zoe|cpu|2|4:00:00|2024-04-02T08:00:00|PENDING\n")
-    err = fails(capsys, ["wait", SAMPLE, "--procs", "64", "--time", "4:00:00",
-                         "--queue", str(path), "--now", "2024-04-02T15:00:00"])
+    err = fails(capsys, _ask_with_one_pending_job(tmp_path / "q.txt", SAMPLE, {"NODES": 2},
+                                                  "2024-04-02T08:00:00", "2024-04-02T15:00:00"))
     assert "the snapshot counts nodes (its NODES column) but the log counts processors" in err
 
 
 def test_a_log_counting_nodes_reads_the_nodes_of_a_snapshot(capsys, tmp_path):
     log = _small_log(tmp_path, width_field="NNodes", pending_partitions=())
-    path = tmp_path / "q.txt"
-    path.write_text("JOBID|USER|PARTITION|CPUS|NODES|TIME_LIMIT|SUBMIT_TIME|STATE\n"
-                    "600001|zoe|cpu|64|2|4:00:00|2024-03-04T13:00:00|PENDING\n")
-    answer = run_json(capsys, ["wait", log, "--procs", "2", "--time", "1:00:00",
-                               "--queue", str(path), "--now", "2024-03-04T15:00:00"])
+    times = ("2024-03-04T13:00:00", "2024-03-04T15:00:00")
+    answer = run_json(capsys, _ask_with_one_pending_job(tmp_path / "q.txt", log,
+                                                        {"CPUS": 64, "NODES": 2}, *times))
     assert answer["n_pending"] == 1 and answer["unit"] == "node"
-    path.write_text("JOBID|USER|PARTITION|CPUS|TIME_LIMIT|SUBMIT_TIME|STATE\n"
-                    "600001|zoe|cpu|64|4:00:00|2024-03-04T13:00:00|PENDING\n")
-    err = fails(capsys, ["wait", log, "--procs", "2", "--time", "1:00:00",
-                         "--queue", str(path), "--now", "2024-03-04T15:00:00"])
+    err = fails(capsys, _ask_with_one_pending_job(tmp_path / "q.txt", log, {"CPUS": 64},
+                                                  *times))
     assert "the snapshot counts processors (its CPUS column) but the log counts nodes" in err
 
 
