@@ -6,6 +6,7 @@ import json
 import os
 import sys
 import time
+import warnings
 
 from .._format import format_count
 from .._table import copy_attrs
@@ -506,12 +507,13 @@ def add_machine_procs_option(parser):
                              "else the widest job)")
 
 
-def warn_busier_than_machine(jobs, machine_procs, progress):
+def warn_busier_than_machine(jobs, machine_procs):
     """Warn when ``jobs`` keep more processors busy than the machine the command assumes.
 
     The warning (:func:`predictkit._summary.busier_than_machine`, the note
     of the report too) is one ``predictkit CMD: warning: ...`` line on
-    standard error, silenced by ``--quiet`` like the progress lines.
+    standard error, which ``--quiet`` keeps: it says the results are for a
+    machine smaller than the log's.
 
     Parameters
     ----------
@@ -519,14 +521,12 @@ def warn_busier_than_machine(jobs, machine_procs, progress):
         The jobs the command simulates or learns from.
     machine_procs : int or None
         ``--machine-procs``.
-    progress : Progress
-        The command's progress, which prints the line.
     """
     from .._summary import busier_than_machine
 
     note = busier_than_machine(jobs, machine_procs)
     if note is not None:
-        progress.say(f"warning: {note}")
+        warnings.warn(note, UserWarning, stacklevel=2)
 
 
 def with_machine_size(jobs, machine_procs):

@@ -82,7 +82,7 @@ def run(args):
                       machine_procs=args.machine_procs or "from the log")
     with progress.step(lambda: read_done(jobs, args.trace)):
         jobs = read_trace_arg(args.trace)
-    warn_busier_than_machine(jobs, args.machine_procs, progress)
+    warn_busier_than_machine(jobs, args.machine_procs)
     submit = jobs["submit_time"].to_numpy(dtype=float)
     if not np.isfinite(submit).any():
         raise JobTableError(f"{args.trace}: no job has a submit time; VARQ needs a log with jobs")

@@ -105,7 +105,7 @@ def run(args):
     procs, unit_note = width_in_log_unit(jobs, args, procs, script)
     if unit_note:
         progress.say(f"{unit_note}: {format_count(procs, 'node')}")
-    warn_busier_than_machine(jobs, args.machine_procs, progress)
+    warn_busier_than_machine(jobs, args.machine_procs)
     _check_fits(procs, jobs, args.trace, args.machine_procs)
     with progress.step("bounded the wait"):
         answer = estimate_wait(
