@@ -236,7 +236,8 @@ def check_output_arg(args):
     naming its inputs; and an output :func:`predictkit._atomic.open_output`
     would refuse (a directory, a missing or read-only folder). A command
     whose output is a folder sets ``output_is_folder=True`` in its parser
-    defaults; its output is refused only when it exists and is not a folder.
+    defaults; its output is refused when it exists and is not a folder, or
+    when the folder it would be created in does not exist.
     """
     from .._atomic import check_output, refuse_inputs
     from ..exceptions import OutputError
@@ -265,6 +266,9 @@ def check_output_arg(args):
         check_output(output)
     elif output != "-" and os.path.exists(output) and not os.path.isdir(output):
         raise OutputError(f"-o {output} is not a folder")
+    elif output != "-" and not os.path.isdir(os.path.dirname(os.path.abspath(output))):
+        raise OutputError(f"-o {output}: the folder {os.path.dirname(output) or '.'} does "
+                          "not exist (a report folder is created only inside one that does)")
 
 
 def check_stdin_once(args):

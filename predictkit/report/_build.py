@@ -194,10 +194,14 @@ def build_report(analysis, output):
 
 
 def _report_folder(output):
-    """``output`` as an existing folder, created if missing."""
+    """``output`` as an existing folder, created if missing in a folder that exists
+    (a mistyped path is refused, as every output of :func:`open_output` is)."""
     output = Path(output)
     try:
-        output.mkdir(parents=True, exist_ok=True)
+        output.mkdir(exist_ok=True)
+    except FileNotFoundError:
+        raise OutputError(f"cannot write the report into {output}: the folder "
+                          f"{output.parent} does not exist") from None
     except FileExistsError:
         raise OutputError(f"cannot write the report into {output}: it is not a folder") from None
     except OSError as exc:

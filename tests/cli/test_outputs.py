@@ -195,6 +195,21 @@ def test_report_output_that_is_a_file_is_a_one_line_error(log, tmp_path, capsys)
     assert existing.read_text() == "keep me"
 
 
+@pytest.mark.parametrize("command", [["report", "LOG", "--no-fairness"],
+                                     ["demo", "--jobs", "300"]])
+def test_a_report_folder_in_a_missing_folder_is_refused_before_reading(log, tmp_path, capsys,
+                                                                        command):
+    argv = [str(log) if a == "LOG" else a for a in command]
+    assert main([*argv, "-o", str(tmp_path / "typo" / "report")]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"predictkit {command[0]}: error: -o {tmp_path / 'typo' / 'report'}: the "
+                   f"folder {tmp_path / 'typo'} does not exist (a report folder is created only "
+                   "inside one that does)\n")
+    assert not (tmp_path / "typo").exists()
+    assert main([*argv, "-o", str(tmp_path / "report"), "-q"]) == 0
+    assert (tmp_path / "report" / "index.html").is_file()
+
+
 # every command writing a table or a log under a name it chose from the extension
 COMPRESSIBLE = {
     "predict": (["predict", "INPUT", "-q", "-o", "OUTPUT"], ("csv", "json", "swf")),

@@ -18,7 +18,11 @@ def test_page_follows_a_symlink_and_writes_to_standard_output(tmp_path, capfd):
 
 
 def test_report_folder_is_created_or_refused(tmp_path):
-    assert _report_folder(tmp_path / "a" / "b").is_dir()
+    assert _report_folder(tmp_path / "a").is_dir()
+    # a mistyped path is refused, not created with every missing folder above it
+    with pytest.raises(OutputError, match=r"the folder .*missing does not exist"):
+        _report_folder(tmp_path / "missing" / "b")
+    assert not (tmp_path / "missing").exists()
     (tmp_path / "file").write_text("keep")
     with pytest.raises(OutputError, match="not a folder"):
         _report_folder(tmp_path / "file")
