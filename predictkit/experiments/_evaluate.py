@@ -179,7 +179,7 @@ def evaluate_cell(cell):
 
     The predictor (``cell["predictor"]`` with ``cell["params"]``, see
     :func:`predictkit.runtime.make_predictor`; ``"perfect"`` for the actual
-    runtimes) is replayed online over the trace: ``accuracy`` (Tang et al.
+    runtimes, capped at the request as the simulator caps every estimate) is replayed online over the trace: ``accuracy`` (Tang et al.
     2013 eq. 3), ``underestimated``, ``mae`` and the ``NA``/``OE``/``UE``/``BE``
     shares. With a ``policy``, the trace is also simulated with the
     predictor's estimates, ``priority`` and the options its policy uses
@@ -227,9 +227,25 @@ def evaluate_cell(cell):
     if cell.get("policy"):
         schedule = simulate(jobs, policy=cell["policy"], priority=cell.get("priority") or "fcfs",
                             estimates=estimator, **simulate_options(cell))
+        if len(schedule.rejected) and is_synthetic(cell["trace"]):
+            _warn_rejected(cell, len(schedule.rejected), schedule.machine_procs)
         table = schedule.metrics()
         out.update({f"schedule_{m}": float(v) for m, v in zip(table["metric"], table["value"])})
     return out
+
+
+def _warn_rejected(cell, n_rejected, machine):
+    """Warn that a synthetic trace's jobs wider than the cell's machine were left out
+    of its schedule (a log's are warned of before the sweep, by :func:`check_traces`)."""
+    import warnings
+
+    from .._summary import wider_than_machine
+    from ..workload._synthetic import DEFAULT_MACHINE_PROCS
+
+    warnings.warn(f"{cell['trace']}: {wider_than_machine(n_rejected, machine)} left out of its "
+                  f"cells' schedules (options.machine_procs {int(machine):,}; see "
+                  "schedule_n_jobs): a synthetic workload is generated for "
+                  f"{DEFAULT_MACHINE_PROCS:,} processors", UserWarning, stacklevel=3)
 
 
 def _wait_bound_metrics(jobs, options):

@@ -25,6 +25,8 @@ __all__ = ["make_workload"]
 
 DEFAULT_LOAD = 0.7
 """Offered load of :func:`make_workload` by default (production machines run at 0.6-0.8)."""
+DEFAULT_MACHINE_PROCS = 128
+"""Machine size of :func:`make_workload` by default (and of the built-in site's runtimes)."""
 DEFAULT_T_MAX = 18 * 3600.0
 """Maximal runtime and request by default (18 h, the modal model's SDSC limit)."""
 
@@ -50,7 +52,7 @@ BYTES_PER_JOB = 1024
     "runtimes": [StrOptions({"site", "lublin"})],
     "estimates": [StrOptions({"joint", "modal"})],
 })
-def make_workload(n_jobs, *, machine_procs=128, random_state=None, t_max=None, p_max=None,
+def make_workload(n_jobs, *, machine_procs=DEFAULT_MACHINE_PROCS, random_state=None, t_max=None, p_max=None,
                   job_types=True, load=DEFAULT_LOAD, n_users=None, user_skew=1.0,
                   session_jobs=5.0, runtime_spread=0.5, weekend_factor=0.5, site=None,
                   runtimes="site", estimates="joint", n_procs=UNSET):
@@ -266,7 +268,7 @@ def _note(runtimes, estimates, site, load):
 def default_runtimes():
     """The built-in site's runtime distribution."""
     return RuntimeDistribution.from_quantiles(default_site().runtime_log_quantiles,
-                                              machine_procs=128)
+                                              machine_procs=DEFAULT_MACHINE_PROCS)
 
 
 def _arrivals(rng, n, types, weekend_factor):

@@ -153,3 +153,22 @@ def test_a_machine_narrower_than_the_traces_jobs_is_warned_about_before_the_firs
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         check_trace_jobs(expand_grid({"traces": [str(trace)], "predictors": ["requested"]}))
+
+
+def test_a_synthetic_trace_wider_than_the_cells_machine_is_warned_about_when_simulated():
+    from predictkit.workload import make_workload
+
+    spec = {"traces": ["synthetic:300"], "predictors": ["requested"], "policies": ["easy"],
+            "options": {"machine_procs": 16}}
+    wider = int((make_workload(300, random_state=0)["n_procs"] > 16).sum())
+    assert wider > 0
+    with pytest.warns(UserWarning) as said:
+        result = evaluate_cell(expand_grid(spec)[0])
+    assert [str(w.message) for w in said] == [
+        f"synthetic:300: {wider} jobs wider than the machine (16 processors) are left out of "
+        "its cells' schedules (options.machine_procs 16; see schedule_n_jobs): a synthetic "
+        "workload is generated for 128 processors"]
+    assert result["schedule_n_jobs"] == 300 - wider
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # on its own 128 processors every job runs
+        assert evaluate_cell(expand_grid({**spec, "options": {}})[0])["schedule_n_jobs"] == 300
