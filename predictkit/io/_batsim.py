@@ -29,6 +29,7 @@ when they are whole, so equal tables give equal files.
 
 import json
 import re
+import warnings
 from numbers import Real
 
 import numpy as np
@@ -89,12 +90,20 @@ def write_batsim(jobs, path, *, machine_procs=None, description=None, min_delay=
     min_delay : float, optional
         Runtimes below it (seconds, > 0) are written as delays of
         ``min_delay``: Batsim needs every delay to be positive. Default: a
-        runtime of 0 is refused.
+        runtime of 0 is refused. A job it would raise above its request is
+        refused (Batsim would kill it at its walltime).
 
     Returns
     -------
     Path or file object
         ``path`` as a :class:`~pathlib.Path`, or the file object given.
+
+    Warns
+    -----
+    UserWarning
+        Jobs that ran longer than their request (real logs hold some): their
+        delay is written as it is, above their walltime, and Batsim kills
+        them at the walltime.
 
     Raises
     ------
@@ -102,8 +111,9 @@ def write_batsim(jobs, path, *, machine_procs=None, description=None, min_delay=
         Before anything is written: a missing column, a job without a
         submit time, runtime or width, a negative time, a runtime of 0
         without ``min_delay``, a request (``req_time``) of 0, a width above
-        ``machine_procs`` or not a whole number, naming the column, the row
-        and its ``job_id``; a ``job_id`` given to two jobs (Batsim needs
+        ``machine_procs`` or not a whole number, a request below a
+        ``min_delay`` it would give, naming the column, the row and its
+        ``job_id``; a ``job_id`` given to two jobs (Batsim needs
         unique ids), naming the first such id and its rows; an
         ``attrs["max_procs"]`` that is not a whole number >= 1.
     InvalidParameterError
@@ -155,12 +165,25 @@ def write_batsim(jobs, path, *, machine_procs=None, description=None, min_delay=
             raise _bad(jobs, bad, "run_time", "is 0, and Batsim refuses a delay of 0: pass "
                        "min_delay (--min-delay), e.g. 1, to give such jobs that delay, or "
                        "leave them out", run)
-    else:
-        run = np.maximum(run, float(min_delay))
     bad = np.isinf(request) | (request <= 0)
     if bad.any():
         raise _bad(jobs, bad, "req_time", "must be finite and > 0, or unknown (written as -1): "
                    "Batsim refuses a walltime of 0", request)
+    if min_delay is not None:
+        raised = run < float(min_delay)
+        bad = raised & (float(min_delay) > request)
+        if bad.any():
+            raise _bad(jobs, bad, "req_time", f"is below min_delay {_number(min_delay)}, which "
+                       "would make Batsim kill the job at its walltime: min_delay is for jobs "
+                       "that ran 0 s (e.g. 1)", request)
+        run = np.where(raised, float(min_delay), run)
+    past = run > request
+    if past.any():
+        warnings.warn(
+            f"{int(past.sum()):,} job(s) ran longer than their request (first at row "
+            f"{int(np.argmax(past))}, job_id {jobs['job_id'].iloc[int(np.argmax(past))]}): "
+            "their delay exceeds their walltime, so Batsim kills them at the walltime",
+            UserWarning, stacklevel=3)
     _check_unique(ids)
     nb_res = machine_procs if machine_procs is not None else _header_procs(jobs.attrs)
     if nb_res is None:
@@ -267,7 +290,7 @@ def read_batsim(path):
     Raises
     ------
     SWFFormatError
-        A file that is not JSON, lacks a member, names an unknown profile or
+        A file that is not JSON, lacks a member, has no job, names an unknown profile or
         one that is not a delay, or holds a value a job table cannot (text
         for a number, NaN or Infinity, a negative time, a fractional or
         zero ``res``, ``id`` or ``nb_res``, an ``id`` of ``2**53`` or more)
@@ -323,6 +346,8 @@ def read_batsim(path):
                      _read_number(profile["delay"], f"{where}: delay of profile "
                                   f"{job['profile']!r}", source, positive=True),
                      res, np.nan if walltime == -1 else walltime))
+    if not rows:
+        raise SWFFormatError("no jobs: the workload's jobs list is empty", source=source)
     frame = pd.DataFrame(rows, columns=["job_id", "submit_time", "run_time", "n_procs",
                                         "req_time"])
     repeated = frame["job_id"].duplicated(keep=False).to_numpy()

@@ -1,6 +1,7 @@
 """Batsim JSON workloads: read back, schema, byte stability and clean errors."""
 
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -116,7 +117,11 @@ def test_any_valid_table_reads_back(tmp_path_factory, rows):
         "submit_time": sorted(r[0] for r in rows), "run_time": [r[1] for r in rows],
         "n_procs": [r[2] for r in rows],
         "req_time": [np.nan if r[3] is None else r[3] for r in rows]}, attrs={"max_procs": 64})
-    path = write_batsim(frame, tmp_path_factory.mktemp("b") / "w.json")
+    past = int((frame["run_time"] > frame["req_time"]).sum())
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        path = write_batsim(frame, tmp_path_factory.mktemp("b") / "w.json")
+    assert len(said) == (past > 0)
     check_schema(json.loads(path.read_text()), SCHEMA)
     back = read_batsim(path)
     for column in ("submit_time", "run_time", "n_procs", "req_time"):
@@ -289,6 +294,31 @@ def test_a_zero_runtime_is_refused_unless_a_minimum_delay_is_given(tmp_path):
                                   np.maximum(jobs["run_time"].drop(index=[3, 7]), 1.0))
     with pytest.raises(ConfigError, match="min_delay"):
         write_batsim(jobs, target, min_delay=0)
+    # a minimum delay above a raised job's request would have Batsim kill it: refused
+    before = target.read_bytes()
+    with pytest.raises(JobTableError, match=r"'req_time' is below min_delay 1000000000, which "
+                       r"would make Batsim kill the job.*\(20 row\(s\); first at row 0, job_id 1"):
+        write_batsim(jobs, target, min_delay=1e9)
+    assert target.read_bytes() == before
+
+
+def test_a_job_that_ran_past_its_request_is_written_as_it_ran_and_warned_about(tmp_path):
+    jobs = make_workload(20, random_state=0)
+    jobs["run_time"] = jobs["run_time"].astype(float)
+    jobs.loc[[4, 9], "run_time"] = jobs.loc[[4, 9], "req_time"] + 600
+    with pytest.warns(UserWarning, match=r"^2 job\(s\) ran longer than their request \(first "
+                      r"at row 4, job_id 5\): their delay exceeds their walltime, so Batsim "
+                      "kills them at the walltime$"):
+        write_batsim(jobs, tmp_path / "w.json")
+    back = read_batsim(tmp_path / "w.json")
+    np.testing.assert_array_equal(back["run_time"], jobs["run_time"])
+
+
+def test_an_empty_workload_is_refused_on_reading(tmp_path):
+    path = tmp_path / "w.json"
+    path.write_text('{"nb_res": 4, "jobs": [], "profiles": {}}')
+    with pytest.raises(SWFFormatError, match="no jobs: the workload's jobs list is empty"):
+        read_batsim(path)
 
 
 def test_a_request_of_zero_is_refused_and_unknown_is_minus_one(tmp_path):
@@ -325,7 +355,11 @@ def test_every_archive_log_writes_a_workload_batsim_accepts(tmp_path, name):
     if zero:
         with pytest.raises(JobTableError, match=rf"'run_time' is 0.*\({zero} row\(s\)"):
             write_batsim(jobs, target)
-    data = json.loads(write_batsim(jobs, target, min_delay=1).read_text())
+    past = int((jobs["run_time"] > jobs["req_time"]).sum())
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        data = json.loads(write_batsim(jobs, target, min_delay=1).read_text())
+    assert [str(w.message).split(" job(s)")[0] for w in said] == ([f"{past:,}"] if past else [])
     check_schema(data, SCHEMA)
     assert len(data["jobs"]) == len(jobs)
     back = read_batsim(target)
