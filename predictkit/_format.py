@@ -1,11 +1,14 @@
-"""The one number format of tables for people (report pages, printed tables).
+"""The number formats of tables for people: report pages (three significant
+digits, :func:`format_number`) and the command line's printed tables (three
+decimals, :func:`format_fixed`, so a column of scores lines up).
 
 Durations have their own formatter, :func:`predictkit._time.format_duration`.
 """
 
 import math
+import numbers
 
-__all__ = ["format_count", "format_number"]
+__all__ = ["format_count", "format_fixed", "format_number"]
 
 
 def format_number(value):
@@ -41,6 +44,27 @@ def format_number(value):
     if size >= 1:
         return f"{value:.2f}"
     return f"{value:.3f}"
+
+
+def format_fixed(value):
+    """Return a number as a command's printed table shows it.
+
+    Thousands separators; integers (counts) without decimals, other numbers
+    with three (``0.338``, ``1,234.500``); ``n/a`` for ``None`` or ``NaN``,
+    ``inf`` / ``-inf``; text and bools as they are.
+    """
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return str(value)
+    if isinstance(value, numbers.Integral):
+        return f"{int(value):,}"
+    value = float(value)
+    if math.isnan(value):
+        return "n/a"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return f"{value:,.3f}"
 
 
 def format_count(n, noun):

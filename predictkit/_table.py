@@ -10,7 +10,7 @@ import copy
 import numpy as np
 import pandas as pd
 
-from ._validation import python_scalar
+from ._validation import invalid_parameter, python_scalar
 from .exceptions import JobTableError
 
 __all__ = [
@@ -574,8 +574,8 @@ def known_time(X, target="end", *, y=None):
         the caller must say what to assume, e.g. through ``known_time=`` of
         :func:`~predictkit.model_selection.replay`.
     """
-    if target not in ("end", "start"):
-        raise ValueError(f"target must be 'end' or 'start', got {target!r}")
+    if not isinstance(target, str) or target not in ("end", "start"):
+        raise invalid_parameter("target", "known_time", "'end' or 'start'", target)
     column = "end_time" if target == "end" else "start_time"
     if column in X.columns:
         known = np.asarray(X[column], dtype=np.float64).copy()

@@ -3,7 +3,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, strategies as st
 
-from predictkit.exceptions import JobTableError
+from predictkit.exceptions import InvalidParameterError, JobTableError
 from predictkit.jobs import (SWF_COLUMNS, as_job_table, clean_jobs, describe_cleaning,
                              empty_jobs, estimate_modes, job_width, known_time, requested_width,
                              summarize, validate_jobs, with_times)
@@ -329,6 +329,14 @@ def test_job_width_is_the_allocation_and_requested_width_the_request():
     np.testing.assert_array_equal(job_width(only_requests), [6.0, 3.0, np.nan, np.nan, 0.0])
     with pytest.raises(JobTableError, match="lacks both 'n_procs' and 'req_procs'"):
         job_width(jobs.drop(columns=["n_procs", "req_procs"]))
+
+
+@pytest.mark.parametrize("target", ["foo", None, ["end"]])
+def test_known_time_names_a_target_it_does_not_know(target):
+    jobs = pd.DataFrame({"submit_time": [0.0], "wait_time": [1.0], "run_time": [2.0]})
+    with pytest.raises(InvalidParameterError, match=r"^The 'target' parameter of known_time "
+                       r"must be 'end' or 'start'\. Got .* instead\.$"):
+        known_time(jobs, target)
 
 
 def test_known_time_with_targets_is_the_replay_clock():

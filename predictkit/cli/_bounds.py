@@ -6,14 +6,14 @@ import sys
 import numpy as np
 import pandas as pd
 
-from .._format import format_count
+from .._format import format_count, format_fixed
 from ..exceptions import ConfigError, JobTableError
 from ..metrics import bound_summary
 from ..queue._replay import make_wait_model, replay_wait_bounds
 from ._checks import check_fraction, check_procs, check_seed
 from ._common import (Progress, add_command, add_output_options, print_json, read_done,
                       read_trace_arg, table_format, write_table)
-from ._tables import format_number, format_table
+from ._tables import format_table
 
 
 def register(subparsers):
@@ -154,7 +154,7 @@ def _run_wait(jobs, args, progress, usable, capacity):
     if args.json:
         print_json({"summary": summary}, stream)
         return 0
-    where = (f"{format_number(capacity)} processors" if capacity
+    where = (f"{format_fixed(capacity)} processors" if capacity
              else "capacity learned online")
     print(f"WaitPredictor q={args.quantile:g} ({where})", file=stream)
     _print_summary(summary, stream)
@@ -169,19 +169,19 @@ def _print_summary(summary, stream):
     if np.isnan(summary["median_ratio"]):
         ratios = "no bounded job waited more than 60 s"
     else:
-        ratios = (f"bound/actual median {format_number(summary['median_ratio'])}, mean "
-                  f"{format_number(summary['mean_ratio'])} (jobs waiting > 60 s)")
+        ratios = (f"bound/actual median {format_fixed(summary['median_ratio'])}, mean "
+                  f"{format_fixed(summary['mean_ratio'])} (jobs waiting > 60 s)")
     print(f"\nper-job bounds: {summary['n_bounded']:,} of {format_count(summary['n_jobs'], 'job')} "
-          f"got one; correct {format_number(summary['correctness'])} (95% CI "
-          f"{format_number(summary['correctness_low'])}-"
-          f"{format_number(summary['correctness_high'])}); {ratios}", file=stream)
+          f"got one; correct {format_fixed(summary['correctness'])} (95% CI "
+          f"{format_fixed(summary['correctness_low'])}-"
+          f"{format_fixed(summary['correctness_high'])}); {ratios}", file=stream)
 
 
 def _numbers_in(text):
     """A class description (``~4.7e+03``, ``[16, 64)``) with its numbers in the table format."""
     def number(match):
         value = float(match.group())
-        return format_number(int(value) if value.is_integer() else value)
+        return format_fixed(int(value) if value.is_integer() else value)
 
     return re.sub(r"\d+(?:\.\d+)?(?:e[+-]?\d+)?", number, text)
 

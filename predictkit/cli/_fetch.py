@@ -1,6 +1,5 @@
 """``predictkit fetch NAME...``: download archive logs into the cache, or list them."""
 
-import sys
 import warnings
 from pathlib import Path
 
@@ -9,7 +8,7 @@ import pandas as pd
 from ..datasets import fetch_pwa, list_traces
 from ..datasets._catalogue import lookup, matching_names
 from ..datasets._fetch import data_home_path
-from .._format import format_count
+from .._format import format_count, format_fixed
 from ..exceptions import ConfigError, DatasetError
 from ._checks import flag_names, os_errors
 from ._common import Progress, add_command
@@ -43,7 +42,8 @@ def register(subparsers):
 
 def _text_table(table):
     """Left-aligned text, right-aligned numbers, blanks for unknown values."""
-    cells = {c: ["" if pd.isna(v) else str(v) for v in table[c]] for c in table.columns}
+    cells = {c: ["" if pd.isna(v) else format_fixed(v) for v in table[c]]
+             for c in table.columns}
     numeric = {c: pd.api.types.is_numeric_dtype(table[c]) for c in table.columns}
     widths = {c: max([len(c), *map(len, cells[c])]) for c in table.columns}
 
@@ -110,7 +110,8 @@ def run(args):
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 jobs = fetch_pwa(name, data_home=args.data_home)
-        for warning in caught:
-            print(f"predictkit fetch: warning: {warning.message}", file=sys.stderr)
+        for warning in caught:  # after the progress line of the fetch they concern
+            warnings.showwarning(warning.message, warning.category, warning.filename,
+                                 warning.lineno)
         print(f"{name}: {format_count(len(jobs), 'job')} in {jobs.attrs['source']}")
     return 0

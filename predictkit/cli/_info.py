@@ -2,12 +2,11 @@
 
 import pandas as pd
 
-from .._format import format_count
+from .._format import format_count, format_fixed
 from .._summary import DURATION_FIELDS, PROCESSOR_FIELDS, format_value
 from ..jobs import SUMMARY_LABELS, summarize
 from ._checks import flag_names
 from ._common import Progress, add_command, print_json, read_trace_arg, source_name
-from ._tables import format_number
 
 
 def register(subparsers):
@@ -34,8 +33,8 @@ def _value(key, value):
     if key.startswith("frac_") or key in DURATION_FIELDS or isinstance(value, str):
         return format_value(key, value)
     if key.startswith(("n_", "modes_for_")) or key in PROCESSOR_FIELDS:
-        return format_number(int(value)) if value == value and value is not None else "n/a"
-    return format_number(value if value is None else float(value))
+        return format_fixed(int(value)) if value == value and value is not None else "n/a"
+    return format_fixed(value if value is None else float(value))
 
 
 def _column_names(summaries, paths):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .._format import format_count
+from .._format import format_count, format_fixed
 from ..exceptions import ConfigError
 from ..metrics import (adjustment_outcomes, estimate_accuracy, mean_absolute_error,
                        underestimation_rate)
@@ -14,7 +14,6 @@ from ._checks import (check_count, check_fraction, flag_names, os_errors, refuse
                       tang_keys)
 from ._common import (Progress, add_command, output_format, print_json, read_done,
                       read_trace_arg, result_stream, write_table)
-from ._tables import format_number
 
 def register(subparsers):
     parser = add_command(
@@ -263,8 +262,8 @@ def _print_table(summary, stream):
             ("underestimated (fraction)", "underestimation", 1.0),
             ("mean absolute error (h)", "mae", 3600.0)]
     for label, key, unit in rows:
-        print(f"{label:28}{format_number(summary[key + '_requested'] / unit):>12}"
-              f"{format_number(summary[key + '_predicted'] / unit):>12}", file=stream)
+        print(f"{label:28}{format_fixed(summary[key + '_requested'] / unit):>12}"
+              f"{format_fixed(summary[key + '_predicted'] / unit):>12}", file=stream)
     shares = summary["outcomes"]
     print("outcomes (fraction of jobs): "
-          + "  ".join(f"{k} {format_number(v)}" for k, v in shares.items()), file=stream)
+          + "  ".join(f"{k} {format_fixed(v)}" for k, v in shares.items()), file=stream)

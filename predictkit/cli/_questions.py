@@ -10,7 +10,7 @@ from ..exceptions import ConfigError
 from ._common import is_time_zone
 
 __all__ = ["add_request_options", "job_request", "resolve_name", "partition_ids",
-           "width_in_log_unit", "log_end", "log_zone", "clock_time", "with_start_and_end"]
+           "width_in_log_unit", "log_end", "log_zone", "clock_time"]
 
 _NAME_MAPS = {"user_id": ("user_ids",), "partition_id": ("partition_ids",),
               "group_id": ("account_ids", "group_ids")}
@@ -147,14 +147,6 @@ def name_of(jobs, value, column):
     if mapping is not None:
         return next((name for name, number in mapping.items() if float(number) == value), None)
     return f"{value:g}"
-
-
-def with_start_and_end(jobs):
-    """The job table with ``start_time`` and ``end_time`` (``NaN`` where unknown)."""
-    jobs = jobs.copy()
-    jobs["start_time"] = jobs["submit_time"] + jobs["wait_time"]
-    jobs["end_time"] = jobs["start_time"] + jobs["run_time"]
-    return jobs
 
 
 def log_end(jobs):

@@ -1,38 +1,18 @@
-"""One number format and table layout for every command's printed tables."""
-
-import math
-import numbers
+"""The table layout of every command's printed tables (numbers: :func:`predictkit._format.format_fixed`)."""
 
 import pandas as pd
 
-__all__ = ["format_number", "format_table", "fill"]
+from .._format import format_fixed
 
-
-def format_number(value):
-    """Every number in a command's table: thousands separators, three decimals for floats.
-
-    Integers (counts) are shown without decimals; unknown values as ``n/a``.
-    """
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "n/a"
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        return str(value)
-    if isinstance(value, numbers.Integral):
-        return f"{int(value):,}"
-    value = float(value)
-    if math.isnan(value):
-        return "n/a"
-    if math.isinf(value):
-        return "inf" if value > 0 else "-inf"
-    return f"{value:,.3f}"
+__all__ = ["format_table", "fill"]
 
 
 def format_table(frame):
-    """A result table as text: numbers in :func:`format_number`'s format, no index."""
+    """A result table as text: numbers in :func:`format_fixed`'s format, no index."""
     shown = frame.copy()
     for column in shown.columns:
         if not pd.api.types.is_bool_dtype(shown[column]):
-            shown[column] = [format_number(v) for v in shown[column].tolist()]
+            shown[column] = [format_fixed(v) for v in shown[column].tolist()]
     with pd.option_context("display.width", 200, "display.max_rows", 200,
                            "display.max_columns", 50):
         return shown.to_string(index=False)

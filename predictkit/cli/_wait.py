@@ -17,7 +17,7 @@ import pandas as pd
 
 from .._format import format_count
 from .._summary import machine_size, width_unit
-from .._table import job_width
+from .._table import job_width, with_times
 from .._time import format_duration
 from ..exceptions import ConfigError, JobTableError
 from ..io._slurm_fields import format_slurm_duration, parse_time_request
@@ -26,8 +26,7 @@ from ._checks import check_fraction, check_procs, check_seed, refuse_repeats
 from ._common import (Progress, add_log_argument, add_machine_procs_option, print_json,
                       read_done, read_trace_arg, warn_busier_than_machine)
 from ._questions import (add_request_options, clock_time, job_request, log_end, log_zone,
-                         partition_ids, resolve_name, width_in_log_unit,
-                         with_start_and_end)
+                         partition_ids, resolve_name, width_in_log_unit)
 from ._tables import fill
 
 USER_HISTORY_MIN = 100
@@ -101,7 +100,7 @@ def run(args):
                       quantile=args.quantile, confidence=args.confidence, seed=args.seed,
                       machine_procs=args.machine_procs or "from the log")
     with progress.step(lambda: read_done(jobs, args.trace)):
-        jobs = with_start_and_end(read_trace_arg(args.trace))
+        jobs = with_times(read_trace_arg(args.trace))
     procs, unit_note = width_in_log_unit(jobs, args, procs, script)
     if unit_note:
         progress.say(f"{unit_note}: {format_count(procs, 'node')}")

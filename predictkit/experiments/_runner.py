@@ -12,6 +12,7 @@ trace file is never served from old cells.
 import contextlib
 import json
 import numbers
+import os
 import time
 import warnings
 from pathlib import Path
@@ -23,6 +24,7 @@ import pandas as pd
 
 from .._atomic import check_output, open_output, write_errors
 from .._deprecation import UNSET, renamed_argument
+from .._validation import invalid_parameter
 from ..exceptions import ConfigError, OutputError
 from ._evaluate import check_trace_jobs, evaluate_cell
 from ._grid import cell_key
@@ -119,6 +121,9 @@ def _backend(backend, scheduler, n_workers):
 
 def _check_results(path):
     """Refuse, before any work, a results file :func:`_write_table` could not write."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise invalid_parameter("results", "run_grid", "a path (str or os.PathLike) of a "
+                                ".csv or .parquet file, or None", path)
     if Path(path).suffix.lower() not in (".csv", ".parquet"):
         raise ConfigError(f"results must be a .csv or .parquet file, got {Path(path).name!r}")
     check_output(path)
@@ -146,14 +151,28 @@ def _parquet_ready(table):
     return table
 
 
-def _finished_cells(parts):
-    """Rows of the readable cell files in ``parts``; a corrupt or empty one is named and skipped."""
+def _finished_cells(parts, cells):
+    """Rows of the readable cell files in ``parts`` of the cells of this grid.
+
+    ``cells`` maps each key of the grid to its cell. A file of a cell of the
+    grid that is corrupt, empty or holds another configuration than its cell's
+    (edited by hand, or from another version) is named and its cell computed
+    again; files of cells not in the grid are left alone.
+    """
     done = {}
     for file in sorted(parts.glob("*.json")):
+        if file.stem not in cells:
+            continue
         try:
             row = json.loads(file.read_text(encoding="utf-8"))
             if not isinstance(row, dict) or row.get("cell") != file.stem:
                 raise ValueError(f"it does not hold the result of cell {file.stem}")
+            expected = json.loads(json.dumps(_flatten(cells[file.stem], {}, file.stem),
+                                             default=_json_value))
+            differs = [name for name, value in expected.items() if row.get(name) != value]
+            if differs:
+                raise ValueError(f"its {differs[0]} is {row.get(differs[0])!r}, not the cell's "
+                                 f"{expected[differs[0]]!r}")
         except (ValueError, UnicodeDecodeError, OSError) as exc:
             reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             warnings.warn(f"{file}: unreadable cell result ({reason}); the cell is computed "
@@ -216,8 +235,9 @@ def run_grid(cells, evaluate, *, results=None, backend=None, scheduler=None, n_w
     Warns
     -----
     UserWarning
-        For each corrupt or empty cell file in ``<results>.parts/``, naming
-        it; that cell is computed again.
+        For each file in ``<results>.parts/`` of a cell of the grid that is
+        corrupt, empty or holds another configuration than the cell's,
+        naming it; that cell is computed again.
 
     Notes
     -----
@@ -252,17 +272,18 @@ def run_grid(cells, evaluate, *, results=None, backend=None, scheduler=None, n_w
         if parts.exists() and not parts.is_dir():
             raise OutputError(f"cannot keep finished cells in {parts}: it is not a folder "
                               f"(move it away)")
-        done = _finished_cells(parts)
+        done = _finished_cells(parts, dict(zip(keys, cells)))
     todo = [(c, k) for c, k in zip(cells, keys) if k not in done]
-    if evaluate is evaluate_cell:
-        check_trace_jobs([cell for cell, _ in todo], source=source)
-    if parts is not None:
-        parts.mkdir(parents=True, exist_ok=True)
     reused = len(set(keys) & set(done))
     report = progress if callable(progress) else None
-    if report is not None:
-        report(SweepProgress(0, len(todo), reused, time.monotonic() - started, None))
+    # the scheduler is reached first: a wrong address fails before the traces are read
     with _backend(backend, scheduler, n_workers) as workers:
+        if evaluate is evaluate_cell:
+            check_trace_jobs([cell for cell, _ in todo], source=source)
+        if parts is not None:
+            parts.mkdir(parents=True, exist_ok=True)
+        if report is not None:
+            report(SweepProgress(0, len(todo), reused, time.monotonic() - started, None))
         if workers == 1:
             iterator = (_run_one(evaluate, cell, parts, key) for cell, key in todo)
         else:

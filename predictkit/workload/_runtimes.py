@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator
 
 from .._validation import RANDOM_STATE, Interval, ParamsValidatedMixin
 from ..exceptions import ConfigError, JobTableError, NotFittedError
-from ..jobs import validate_jobs
+from ..jobs import job_width, validate_jobs
 from ._base import as_rng
 
 __all__ = ["RuntimeDistribution", "PROBABILITIES", "size_class", "SIZE_CLASSES"]
@@ -121,13 +121,13 @@ class RuntimeDistribution(ParamsValidatedMixin, BaseEstimator):
             If a column is missing or no job has a positive runtime and width.
         """
         self._validate_params()
-        validate_jobs(X, present=("run_time", "n_procs"))
+        validate_jobs(X, present=("run_time",))
         run = X["run_time"].to_numpy(dtype=float)
-        size = X["n_procs"].to_numpy(dtype=float)
+        size = job_width(X)
         keep = np.isfinite(run) & np.isfinite(size) & (run > 0) & (size > 0)
         if not keep.any():
-            raise JobTableError("no job has a positive run_time and n_procs to fit "
-                                "runtimes on")
+            raise JobTableError("no job has a positive run_time and width (n_procs, else "
+                                "req_procs) to fit runtimes on")
         run, size = run[keep], size[keep]
         machine = X.attrs.get("max_procs") or size.max()
         self.machine_procs_ = int(max(machine, size.max()))

@@ -13,7 +13,7 @@ def test_list_prints_the_catalogue(capsys, tmp_path):
     assert main(["fetch", "--list", "--data-home", str(tmp_path / "nowhere")]) == 0
     out = capsys.readouterr().out
     assert "KTH-SP2-1996-2.1-cln" in out and "CTC-SP2-1996-3.1-cln" in out
-    assert "28476" in out
+    assert " 28,476 " in out  # counts print as in every table
     assert f"cache: {tmp_path / 'nowhere'}" in out
     assert not (tmp_path / "nowhere").exists()
 

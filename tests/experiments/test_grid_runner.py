@@ -1,8 +1,8 @@
 import pandas as pd
 import pytest
 
-from predictkit.exceptions import ConfigError
-from predictkit.experiments import cell_key, expand_grid, load_grid, run_grid
+from predictkit.exceptions import ConfigError, InvalidParameterError
+from predictkit.experiments import cell_key, evaluate_cell, expand_grid, load_grid, run_grid
 from tracedata import trace_file
 
 SPEC = {
@@ -100,7 +100,6 @@ def test_deprecated_n_jobs_still_sets_the_workers():
 
 def test_dask_local_cluster_gives_the_in_process_result(tmp_path):
     distributed = pytest.importorskip("distributed")
-    from predictkit.experiments import evaluate_cell
 
     spec = {"traces": [str(trace_file("KTH-SP2-1996-2.1-cln"))],
             "predictors": ["requested", {"name": "tang", "params": {"quantile": [0.7, 0.9]}},
@@ -148,6 +147,27 @@ def test_a_scheduler_address_dask_cannot_use_is_one_config_error(address, messag
                                           f".*{message}") as info:
         run_grid(expand_grid(SPEC), toy_metrics, scheduler=address)
     assert "\n" not in str(info.value)
+
+
+def test_a_wrong_scheduler_fails_before_the_traces_are_read_or_anything_is_written(
+        tmp_path, monkeypatch):
+    pytest.importorskip("dask.distributed")
+    from predictkit.experiments import _runner
+
+    read = []
+    monkeypatch.setattr(_runner, "check_trace_jobs", lambda *a, **k: read.append(a))
+    with pytest.raises(ConfigError, match="cannot connect to the Dask scheduler"):
+        run_grid(expand_grid({"traces": ["synthetic:50"]}), evaluate_cell,
+                 results=tmp_path / "r.csv", scheduler="nonsense")
+    assert read == [] and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("results", [5, b"r.csv", ["r.csv"]])
+def test_results_that_are_no_path_are_named(results):
+    with pytest.raises(InvalidParameterError, match=r"^The 'results' parameter of run_grid "
+                       r"must be a path \(str or os.PathLike\) of a .csv or .parquet file, "
+                       r"or None\. Got .* instead\.$"):
+        run_grid(expand_grid(SPEC), toy_metrics, results=results)
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [

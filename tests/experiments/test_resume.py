@@ -2,6 +2,7 @@
 
 import json
 import os
+import warnings
 
 import pandas as pd
 import pytest
@@ -78,7 +79,8 @@ def toy(cell):
     return {"score": float(len(cell["trace"]))}
 
 
-@pytest.mark.parametrize("damage", ["", "{\"cell\": ", "[1, 2]", "\xff\xfe", "wrong-cell"])
+@pytest.mark.parametrize("damage", ["", "{\"cell\": ", "[1, 2]", "\xff\xfe", "wrong-cell",
+                                    "edited-trace"])
 def test_a_corrupt_or_empty_cell_file_is_named_and_recomputed(tmp_path, damage):
     cells = expand_grid({"traces": ["a", "bb", "ccc"]})
     out = tmp_path / "r.csv"
@@ -92,6 +94,9 @@ def test_a_corrupt_or_empty_cell_file_is_named_and_recomputed(tmp_path, damage):
     victim = tmp_path / "r.csv.parts" / f"{cell_key(cells[1])}.json"
     if damage == "wrong-cell":
         victim.write_text(json.dumps({**expected.iloc[0].to_dict()}))
+    elif damage == "edited-trace":  # its key kept, its configuration another cell's
+        row = json.loads(victim.read_text())
+        victim.write_text(json.dumps({**row, "trace": "other", "score": 123.0}))
     else:
         victim.write_bytes(damage.encode("latin-1"))
     calls.clear()
@@ -135,3 +140,15 @@ def test_a_parquet_table_holds_a_column_of_mixed_parameter_values(tmp_path):
     table = run_grid(cells, toy, results=out)
     assert table["param_quantile"].tolist() == [0.9, "mean"]
     assert pd.read_parquet(out)["param_quantile"].tolist() == ["0.9", "mean"]
+
+
+def test_a_corrupt_file_of_a_cell_not_in_the_grid_is_left_alone(tmp_path):
+    cells = expand_grid({"traces": ["a", "bb"]})
+    out = tmp_path / "r.csv"
+    run_grid(cells, toy, results=out)
+    stale = tmp_path / "r.csv.parts" / "0123456789abcdef.json"
+    stale.write_text("{")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing of this grid is computed again
+        assert list(run_grid(cells, toy, results=out)["score"]) == [1.0, 2.0]
+    assert stale.read_text() == "{"
