@@ -36,7 +36,8 @@ def register(subparsers):
     parser.add_argument("--jobs", type=int, default=None, metavar="N",
                         help="number of synthetic jobs (default: 10000)")
     parser.add_argument("--machine-procs", type=int, default=None, metavar="P",
-                        help="processors of the synthetic machine (default: 128)")
+                        help="processors of the synthetic machine (default: 128; with --site, "
+                             "the machine of the site's log)")
     parser.add_argument("--n-procs", "--procs", type=int, dest="machine_procs",
                         action=DeprecatedAlias, new="--machine-procs")
     parser.add_argument("--tmax", default=None, metavar="DURATION",
@@ -48,7 +49,8 @@ def register(subparsers):
                         help="percent of jobs estimating tmax, in [0, 100], with --model "
                              "tsafrir or sessions (default: the log's share, or about 22 for "
                              "a synthetic workload); jobs no shorter estimate covers get tmax "
-                             "anyway")
+                             "anyway, so a synthetic workload's share is at least theirs "
+                             "(25-30%%, which a lower value does not change)")
     parser.add_argument("--load", type=float, default=None,
                         help="offered load of every week of the synthetic workload "
                              "(default: 0.7)")
@@ -362,7 +364,9 @@ def _settings(args):
     """The settings in effect, only those the chosen mode uses."""
     if args.estimates_for is None:
         tmax = args.tmax or ("the site's longest request" if args.site else "18h")
-        settings = dict(jobs=args.jobs, machine_procs=args.machine_procs, tmax=tmax)
+        machine = ("the site's" if args.site and "machine_procs" not in args.given
+                   else args.machine_procs)
+        settings = dict(jobs=args.jobs, machine_procs=machine, tmax=tmax)
         if args.site is None:
             settings["model"] = args.synthetic_model
         if args.synthetic_model == "tsafrir":
@@ -384,8 +388,13 @@ def run(args):
     progress.settings(**_settings(args))
     if args.estimates_for is None:
         site = _fit_site(args, progress) if args.site is not None else None
-        with flag_names(_FLAGS), progress.step(f"generated {format_count(args.jobs, 'job')}"):
-            jobs = make_workload(args.jobs, machine_procs=args.machine_procs, random_state=args.seed,
+        machine = args.machine_procs
+        if site is not None and "machine_procs" not in args.given:
+            machine = site.machine_procs_  # the fitted log's machine
+        with flag_names(_FLAGS), progress.step(
+                f"generated {format_count(args.jobs, 'job')} for a machine of "
+                f"{format_count(machine, 'processor')}"):
+            jobs = make_workload(args.jobs, machine_procs=machine, random_state=args.seed,
                                  t_max=args.tmax, p_max=args.pmax, load=args.load, site=site,
                                  estimates=_SYNTHETIC_MODELS[args.synthetic_model])
         comments = []

@@ -161,6 +161,13 @@ def test_generate_with_a_site_fitted_to_a_log(tmp_path, capsys):
     jobs = read_swf(out)
     span = jobs["submit_time"].max() - jobs["submit_time"].min()
     assert (jobs["run_time"] * jobs["n_procs"]).sum() / (100 * span) == pytest.approx(0.8, rel=0.1)
+    # without --machine-procs the workload is for the site's own machine (KTH: 100 processors)
+    assert main(["generate", "--jobs", "500", "--site", str(trace_file("KTH-SP2-1996-2.1-cln")),
+                 "--seed", "2", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "machine-procs=the site's" in err.splitlines()[0]
+    assert "generated 500 jobs for a machine of 100 processors" in err
+    assert read_swf(out).attrs["max_procs"] == 100
 
 
 @pytest.mark.parametrize(("args", "message"), [

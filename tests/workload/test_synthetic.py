@@ -1,5 +1,7 @@
 """make_workload and the Lublin-Feitelson sampler."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -75,7 +77,14 @@ def test_daily_cycle_peaks_in_working_hours():
 
 @pytest.mark.parametrize(("n_jobs", "p_max"), [(10, 2.0), (2000, 0.0), (2000, 0.1), (500, 100.0)])
 def test_any_p_max_in_range_gives_a_workload(n_jobs, p_max):
-    jobs = make_workload(n_jobs, p_max=p_max, random_state=1, estimates="modal")
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        jobs = make_workload(n_jobs, p_max=p_max, random_state=1, estimates="modal")
+    # jobs that no shorter mode covers request t_max whatever p_max says: that is warned of
+    share = 100 * float((jobs["req_time"] == 18 * 3600).mean())
+    assert [str(w.message) for w in said] == (
+        [f"p_max={p_max:g}: {share:.1f}% of the jobs request t_max, since jobs that no "
+         "shorter mode covers get it too"] if share > p_max + 1 else [])
     assert len(jobs) == n_jobs
     assert (jobs["req_time"] >= jobs["run_time"]).all()
     assert jobs["req_time"].max() <= 18 * 3600
