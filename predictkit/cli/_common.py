@@ -100,8 +100,8 @@ def add_log_argument(parser, *, dest="trace", flag=None, nargs=None, help=None):
     """Add the job-log argument of a subcommand, with ``--input-format`` and ``--time-zone``.
 
     Every command that reads a log declares it with this helper, so every one
-    of them reads SWF (plain or gzip) and Slurm ``sacct --parsable2`` output
-    (plain or gzip), and ``-`` for standard input.
+    of them reads SWF, Slurm ``sacct --parsable2`` output and Batsim JSON
+    workloads (each plain or gzip), and ``-`` for standard input.
 
     Parameters
     ----------
@@ -119,7 +119,8 @@ def add_log_argument(parser, *, dest="trace", flag=None, nargs=None, help=None):
         What the log is for; the accepted formats are appended.
     """
     what = (help + ": " if help else "") + (
-        "SWF or sacct --parsable2 output, plain or .gz; '-' for standard input")
+        "SWF, sacct --parsable2 output or a Batsim JSON workload, plain or .gz; '-' for "
+        "standard input")
     if flag is None:
         parser.add_argument(dest, nargs=nargs, metavar="TRACE", action=StoreLog, help=what)
     else:
@@ -127,8 +128,9 @@ def add_log_argument(parser, *, dest="trace", flag=None, nargs=None, help=None):
                             default=None, help=what)
     parser.add_argument(
         "--input-format", choices=LOG_FORMATS, default="auto",
-        help="format of the log: auto (sacct when the first line names JobID|..., "
-             "else SWF), swf or sacct (default: %(default)s)")
+        help="format of the log: auto (sacct when the first line names JobID|..., Batsim "
+             "when it starts a JSON object, else SWF), swf, sacct or batsim (default: "
+             "%(default)s)")
     parser.add_argument(
         "--time-zone", default=None, metavar="ZONE",
         help="sacct input: the IANA zone sacct printed its times in, e.g. "
@@ -210,9 +212,10 @@ def read_trace_arg(path, **kwargs):
     if fmt == "auto":
         fmt = detect_format(source)
     jobs = read_log(source, format=fmt, time_zone="UTC" if zone is None else zone, **kwargs)
-    if zone is not None and fmt == "swf":
-        print(f"{path.prog}: warning: --time-zone applies to sacct input only; {path} is "
-              "SWF", file=sys.stderr)
+    if zone is not None and fmt != "sacct":
+        warnings.warn(f"--time-zone applies to sacct input only; {path} is "
+                      f"{'SWF' if fmt == 'swf' else 'a Batsim workload'}", UserWarning,
+                      stacklevel=2)
     return jobs
 
 

@@ -305,7 +305,8 @@ def read_batsim(path):
     """
     source, content = read_source(path, SWFFormatError, reader="read_batsim", parameter="path")
     try:
-        data = json.loads(content.decode("utf-8") if isinstance(content, bytes) else content)
+        data = json.loads(content.decode("utf-8-sig") if isinstance(content, bytes)
+                          else content.removeprefix("\ufeff"))
     except json.JSONDecodeError as exc:
         raise SWFFormatError(f"not JSON ({exc.msg})", source=source,
                              line_number=exc.lineno) from None

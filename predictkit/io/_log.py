@@ -1,4 +1,5 @@
-"""Reading a job log whatever its format: SWF or ``sacct --parsable2``, plain or gzip."""
+"""Reading a job log whatever its format: SWF, ``sacct --parsable2`` or a Batsim JSON
+workload, plain or gzip."""
 
 import gzip
 import io
@@ -7,6 +8,7 @@ import zlib
 
 from .._validation import check_path_or_file
 from ..exceptions import ConfigError, SacctFormatError
+from ._batsim import read_batsim
 from ._sacct import looks_like_sacct, read_sacct, sacct_lookalike
 from ._slurm_fields import check_time_zone
 from ._source import source_name
@@ -14,37 +16,42 @@ from ._swf import read_swf
 
 __all__ = ["read_log", "LOG_FORMATS", "detect_format"]
 
-LOG_FORMATS = ("auto", "swf", "sacct")
+LOG_FORMATS = ("auto", "swf", "sacct", "batsim")
 """Values of ``format``: detect from the content, or force a format."""
 
 _HEAD_BYTES = 65536
 
 
 def read_log(path_or_buffer, *, format="auto", time_zone="UTC", errors="raise"):
-    """Read a job log into a job table: SWF or Slurm ``sacct`` output, plain or gzip.
+    """Read a job log into a job table: SWF, Slurm ``sacct`` output or a Batsim JSON
+    workload, plain or gzip.
 
     Parameters
     ----------
     path_or_buffer : str, path or binary file-like
         The log. A buffer that cannot seek (a pipe, standard input) is read
         into memory first, so detecting its format consumes nothing.
-    format : {"auto", "swf", "sacct"}
+    format : {"auto", "swf", "sacct", "batsim"}
         ``"auto"`` reads the first line of the (decompressed) content: a
         ``|``-separated header naming ``JobID`` is ``sacct --parsable2`` (or
-        ``--parsable``) output, anything else SWF
-        (:func:`~predictkit.io.read_sacct`'s ``looks_like_sacct``).
+        ``--parsable``) output (:func:`~predictkit.io.read_sacct`'s
+        ``looks_like_sacct``), a JSON object (``{`` first) a Batsim
+        workload (:func:`~predictkit.io.read_batsim`, what ``predictkit
+        generate --format batsim`` writes), anything else SWF.
     time_zone : str
         For ``sacct`` output: the IANA zone its times are written in (see
-        :func:`~predictkit.io.read_sacct`). Ignored for SWF.
+        :func:`~predictkit.io.read_sacct`). Ignored for SWF and Batsim.
     errors : {"raise", "skip"}
         What to do with malformed lines (see :func:`~predictkit.io.read_swf`
-        and :func:`~predictkit.io.read_sacct`).
+        and :func:`~predictkit.io.read_sacct`); a Batsim workload, one JSON
+        object, is read whole or refused.
 
     Returns
     -------
     DataFrame
-        The job table, as :func:`~predictkit.io.read_swf` or
-        :func:`~predictkit.io.read_sacct` returns it.
+        The job table, as :func:`~predictkit.io.read_swf`,
+        :func:`~predictkit.io.read_sacct` or :func:`~predictkit.io.read_batsim`
+        returns it.
 
     Raises
     ------
@@ -78,11 +85,14 @@ def read_log(path_or_buffer, *, format="auto", time_zone="UTC", errors="raise"):
         format = detect_format(source)
     if format == "sacct":
         return read_sacct(source, time_zone=time_zone, errors=errors)
+    if format == "batsim":
+        return read_batsim(source)
     return read_swf(source, errors=errors)
 
 
 def detect_format(path_or_buffer):
-    """``"sacct"`` or ``"swf"``: the format of a log, from its first line (gzip is opened).
+    """``"sacct"``, ``"batsim"`` or ``"swf"``: the format of a log, from its first
+    line (gzip is opened).
 
     A seekable buffer is left where it was. An unreadable file is called SWF,
     so that the reader names the problem. ``sacct`` output printed without
@@ -93,12 +103,20 @@ def detect_format(path_or_buffer):
     head = _read_head(path_or_buffer)
     if looks_like_sacct(head):
         return "sacct"
+    if _looks_like_json(head):
+        return "batsim"
     lookalike = sacct_lookalike(head)
     if lookalike is not None:
         problem, number, line = lookalike
         raise SacctFormatError(problem, source=source_name(path_or_buffer), line_number=number,
                                line=line[:200])
     return "swf"
+
+
+def _looks_like_json(head):
+    """Whether the content starts (after white space and a UTF-8 mark) with a JSON object."""
+    text = head.encode("utf-8", "replace") if isinstance(head, str) else head
+    return text.removeprefix(b"\xef\xbb\xbf").lstrip()[:1] == b"{"
 
 
 def _read_head(source):

@@ -1,5 +1,7 @@
 """``predictkit generate``."""
 
+import json
+
 import numpy as np
 import pytest
 from tracedata import trace_file
@@ -358,3 +360,17 @@ def test_generate_progress_counts_and_help(tmp_path, capsys):
         main(["generate", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "(default: 0.7) (default: 0.7)" not in text and "--json" not in text
+
+
+def test_every_command_reads_the_batsim_workload_generate_wrote(tmp_path, capsys):
+    out = tmp_path / "w.json"
+    assert main(["generate", "--jobs", "300", "--seed", "1", "--format", "batsim", "-o",
+                 str(out), "-q"]) == 0
+    assert main(["info", str(out), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["n_jobs"] == 300
+    swf = tmp_path / "w.swf"
+    assert main(["simulate", str(out), "-o", str(swf), "-q"]) == 0
+    assert len(read_swf(swf)) == 300
+    assert main(["info", str(out), "--time-zone", "Europe/Paris"]) == 0
+    assert (f"predictkit info: warning: --time-zone applies to sacct input only; {out} is a "
+            "Batsim workload\n") in capsys.readouterr().err

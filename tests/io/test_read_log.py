@@ -9,10 +9,13 @@ import pytest
 
 import predictkit
 from predictkit.exceptions import ConfigError, SacctFormatError, SWFFormatError
-from predictkit.io import read_log, read_sacct, read_swf, write_swf
+from predictkit.io import read_batsim, read_log, read_sacct, read_swf, write_swf
 
 SAMPLE = Path(__file__).resolve().parents[2] / "datasets" / "sacct_sample.txt"
 SWF = b"; MaxProcs: 8\n1 0 5 60 2 -1 -1 2 600 -1 1 1 1 -1 1 1 -1 -1\n"
+BATSIM = (b'\xef\xbb\xbf \n{"nb_res": 8, "jobs": [{"id": 1, "subtime": 0, "walltime": 600, '
+          b'"res": 2, "profile": "delay_60"}], "profiles": {"delay_60": {"type": "delay", '
+          b'"delay": 60}}}')
 
 
 class Pipe(io.RawIOBase):
@@ -36,7 +39,8 @@ def test_read_log_is_exported_at_the_top_level():
 @pytest.mark.parametrize("compress", [False, True])
 @pytest.mark.parametrize("kind", ["path", "str", "buffer", "pipe"])
 def test_formats_are_detected_in_files_and_buffers(tmp_path, compress, kind):
-    for data, reader in ((SAMPLE.read_bytes(), read_sacct), (SWF, read_swf)):
+    for data, reader in ((SAMPLE.read_bytes(), read_sacct), (SWF, read_swf),
+                         (BATSIM, read_batsim)):
         data = gzip.compress(data) if compress else data
         path = tmp_path / "log"
         path.write_bytes(data)
@@ -50,6 +54,22 @@ def test_a_seekable_buffer_is_read_from_where_it_stands():
     buffer = io.BytesIO(b"junk" + SWF)
     buffer.seek(4)
     assert read_log(buffer)["run_time"].tolist() == [60.0]
+
+
+def test_a_batsim_workload_reads_as_what_generate_wrote(tmp_path):
+    from predictkit.datasets import make_workload
+    from predictkit.io import write_batsim
+
+    jobs = make_workload(50, random_state=0)
+    write_batsim(jobs, tmp_path / "w.json.gz")
+    back = read_log(tmp_path / "w.json.gz")
+    for column in ("submit_time", "run_time", "n_procs", "req_time"):
+        assert back[column].tolist() == jobs[column].astype(float).tolist()
+    assert back.attrs["max_procs"] == 128
+    with pytest.raises(SWFFormatError, match="no jobs"):
+        read_log(io.BytesIO(b'{"nb_res": 1, "jobs": [], "profiles": {}}'))
+    with pytest.raises(SWFFormatError, match="line 1"):  # forced, it is no SWF
+        read_log(tmp_path / "w.json.gz", format="swf")
 
 
 def test_forced_formats_and_time_zone():
@@ -76,7 +96,7 @@ def test_errors_skip_is_passed_on(tmp_path):
 
 def test_a_bad_format_is_a_config_error():
     with pytest.raises(ConfigError, match="format must be one of 'auto', 'swf', 'sacct', "
-                                          "got 'csv'"):
+                                          "'batsim', got 'csv'"):
         read_log(io.BytesIO(SWF), format="csv")
 
 
