@@ -474,21 +474,25 @@ _TABLE_EXTENSIONS = ("parquet", "csv", "json", "swf")
 """Extensions that name a format: an output so named is never written in another one."""
 
 
-def output_format(output, fmt, formats, *, default=None):
+def output_format(output, fmt, formats, *, default=None, extensions=None):
     """The format of ``-o output``: ``--format``, else the file extension, else ``default``.
 
     Refuses a format the command cannot write, an output named for a table
     format the command does not write (``.parquet``, or ``.json`` / ``.csv``
     where those are not among ``formats``) unless ``--format`` says what to
     write, and an output whose extension says nothing when there is no
-    default.
+    default. ``extensions`` maps a format to the extension that names it
+    when that is not the format's name (``{"batsim": "json"}``).
     """
     from ..exceptions import ConfigError
 
+    extensions = {f: (extensions or {}).get(f, f) for f in formats}
+    endings = ", ".join("." + extensions[f] for f in formats)
     if fmt is None:
         name = str(output).lower()
         for candidate in formats:
-            if name.endswith((f".{candidate}", f".{candidate}.gz")):
+            ending = extensions[candidate]
+            if name.endswith((f".{ending}", f".{ending}.gz")):
                 fmt = candidate
                 break
         else:
@@ -496,12 +500,10 @@ def output_format(output, fmt, formats, *, default=None):
                           if name.endswith((f".{kind}", f".{kind}.gz"))), None)
             if other is not None:
                 raise ConfigError(f"-o {output}: this command does not write {other}; give "
-                                  f"a file name ending in {', '.join('.' + f for f in formats)}, "
-                                  f"or --format")
+                                  f"a file name ending in {endings}, or --format")
             fmt = default
     if fmt is None:
-        raise ConfigError(f"-o {output}: give a file name ending in "
-                          f"{', '.join('.' + f for f in formats)}, or --format")
+        raise ConfigError(f"-o {output}: give a file name ending in {endings}, or --format")
     if fmt not in formats:
         raise ConfigError(f"--format {fmt} is not available here; use {', '.join(formats)}")
     return fmt

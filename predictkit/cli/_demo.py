@@ -166,8 +166,11 @@ def _print_results(analysis, page, started):
     print(f"predictkit demo on {analysis.name}")
     keys = ["n_jobs", "span_days", "machine_procs", "n_users", "accuracy_mean",
             "frac_at_request", "n_estimates", "modes_for_90pct"]
-    print(pd.DataFrame({"value": [_value(k, summary[k]) for k in keys]},
-                       index=[SUMMARY_LABELS.get(k, k) for k in keys]).to_string())
+    columns = {"value": [_value(k, summary[k]) for k in keys]}
+    if analysis.analysed_summary is not None:  # the sections below cover a prefix
+        columns = {"whole log": columns["value"],
+                   "analysed": [_value(k, analysis.analysed_summary[k]) for k in keys]}
+    print(pd.DataFrame(columns, index=[SUMMARY_LABELS.get(k, k) for k in keys]).to_string())
     for note in analysis.notes:
         print(f"note: {note}")
     if analysis.predictor_table is not None:

@@ -347,10 +347,8 @@ def _check_args(args):
             check_params = getattr(_model(args), "_check_params", None)
             if check_params is not None:
                 check_params()
-    fmt = args.format
-    if fmt is None and str(args.output).lower().endswith((".json", ".json.gz")):
-        fmt = "batsim"  # Batsim workloads are JSON
-    fmt = output_format(args.output, fmt, ("swf", "csv", "batsim"), default="swf")
+    fmt = output_format(args.output, args.format, ("swf", "csv", "batsim"), default="swf",
+                        extensions={"batsim": "json"})  # Batsim workloads are JSON
     if args.min_delay is not None:
         if fmt != "batsim":
             raise ConfigError(f"--min-delay is for Batsim output; this output is {fmt}")

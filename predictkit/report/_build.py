@@ -187,7 +187,10 @@ def build_report(analysis, output):
         sections.append(_bounds(analysis))
     if analysis.schedule_table is not None:
         sections.append(_schedules(analysis))
-    subtitle = (f"{format_count(analysis.summary['n_jobs'], 'job')}; made by predictkit. "
+    jobs = format_count(analysis.summary["n_jobs"], "job")
+    if analysis.analysed_summary is not None:
+        jobs += f", the first {analysis.analysed_summary['n_jobs']:,} analysed"
+    subtitle = (f"{jobs}; made by predictkit. "
                 "Every number here comes from an online replay that never looks at jobs "
                 "that had not finished (or started) yet.")
     return write_page(page, f"predictkit report: {analysis.name}", subtitle, sections)

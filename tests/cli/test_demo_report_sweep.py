@@ -14,6 +14,21 @@ def test_demo_runs_on_the_synthetic_workload(tmp_path, capsys):
     assert (tmp_path / "demo" / "index.html").exists() and "Report:" in out
 
 
+def test_demo_on_a_log_prefix_shows_the_whole_log_and_what_is_analysed(tmp_path, capsys):
+    from predictkit.io import write_swf
+    from predictkit.datasets import make_workload
+
+    log = tmp_path / "log.swf"
+    write_swf(make_workload(900, random_state=2), log)
+    assert main(["demo", "--trace", str(log), "--max-jobs", "300", "-o",
+                 str(tmp_path / "demo")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split() == ["whole", "log", "analysed"]
+    assert lines[2].split() == ["jobs", "900", "300"]
+    page = (tmp_path / "demo" / "index.html").read_text()
+    assert "900 jobs, the first 300 analysed; made by predictkit." in page
+
+
 def test_report_command_and_its_errors(tmp_path, capsys):
     trace = str(trace_file("KTH-SP2-1996-2.1-cln"))
     assert main(["report", trace, "-o", str(tmp_path / "r"), "--max-jobs", "2000",
