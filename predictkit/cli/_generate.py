@@ -386,12 +386,11 @@ def run(args):
     progress.settings(**_settings(args))
     if args.estimates_for is None:
         site = _fit_site(args, progress) if args.site is not None else None
-        machine = args.machine_procs
+        machine, done = args.machine_procs, f"generated {format_count(args.jobs, 'job')}"
         if site is not None and "machine_procs" not in args.given:
             machine = site.machine_procs_  # the fitted log's machine
-        with flag_names(_FLAGS), progress.step(
-                f"generated {format_count(args.jobs, 'job')} for a machine of "
-                f"{format_count(machine, 'processor')}"):
+            done += f" for its machine of {format_count(machine, 'processor')}"
+        with flag_names(_FLAGS), progress.step(done):
             jobs = make_workload(args.jobs, machine_procs=machine, random_state=args.seed,
                                  t_max=args.tmax, p_max=args.pmax, load=args.load, site=site,
                                  estimates=_SYNTHETIC_MODELS[args.synthetic_model])

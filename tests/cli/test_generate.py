@@ -168,7 +168,7 @@ def test_generate_with_a_site_fitted_to_a_log(tmp_path, capsys):
                  "--seed", "2", "-o", str(out)]) == 0
     err = capsys.readouterr().err
     assert "machine-procs=the site's" in err.splitlines()[0]
-    assert "generated 500 jobs for a machine of 100 processors" in err
+    assert "generated 500 jobs for its machine of 100 processors" in err
     assert read_swf(out).attrs["max_procs"] == 100
 
 
