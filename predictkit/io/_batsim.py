@@ -43,7 +43,8 @@ from ._source import read_source
 
 __all__ = ["write_batsim", "read_batsim"]
 
-_DIGITS = re.compile(r"^(?:0|[1-9][0-9]*)$")
+_DIGITS = re.compile(r"0|[1-9][0-9]*")
+"""A job id written as text: the digits of a whole number (matched whole, ``fullmatch``)."""
 
 
 def _number(value):
@@ -242,15 +243,12 @@ def _header_procs(attrs):
 def _read_id(value, where, source):
     """A job id of the file: a whole number >= 0, or a text of its digits (Batsim allows text)."""
     if isinstance(value, str):
-        if not _DIGITS.match(value) or int(value) >= MAX_EXACT:
+        if not _DIGITS.fullmatch(value) or int(value) >= MAX_EXACT:
             raise SWFFormatError(
                 f"{where}: id {value!r} is not a job number: Batsim allows any text as id, but a "
                 "job table needs a whole number >= 0 below 2**53 (as a JSON number or a text of "
                 "its digits such as \"42\")", source=source)
         return float(value)
-    if isinstance(value, int) and not isinstance(value, bool) and value >= MAX_EXACT:
-        raise SWFFormatError(f"{where}: id {value} is too large for a job table (a whole number "
-                             "below 2**53)", source=source)
     return _read_number(value, f"{where}: id", source, whole=True)
 
 
@@ -263,6 +261,11 @@ def _read_number(value, what, source, *, whole=False, least=0, unknown=None, pos
     """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise SWFFormatError(f"{what} {value!r} is not a number", source=source)
+    if abs(value) >= MAX_EXACT and (isinstance(value, int) or np.isfinite(value)):
+        # compared exactly: 2**53 + 1 must not round to 2**53
+        shown = str(value) if len(str(value)) <= 30 else f"{str(value)[:20]}..."
+        raise SWFFormatError(f"{what} {shown} is too large for a job table (below 2**53, "
+                             "where every whole number is exact)", source=source)
     value = float(value)
     if unknown is not None and value == unknown:
         return value
@@ -310,6 +313,9 @@ def read_batsim(path):
     except json.JSONDecodeError as exc:
         raise SWFFormatError(f"not JSON ({exc.msg})", source=source,
                              line_number=exc.lineno) from None
+    except ValueError as exc:  # an integer of more digits than Python converts
+        raise SWFFormatError(f"not a Batsim workload ({str(exc).splitlines()[0][:80]})",
+                             source=source) from None
     except UnicodeDecodeError:
         raise SWFFormatError("not UTF-8 text", source=source) from None
     except RecursionError:

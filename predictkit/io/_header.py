@@ -35,7 +35,8 @@ _SINGLE = {"max_nodes", "max_procs", "unix_start_time", "time_zone"}
 _ALWAYS_LIST = {"note", "queue", "partition"}
 _KEY_LINE = re.compile(r"^(\s*)([A-Za-z][A-Za-z0-9]*):(?!//)\s?(.*)$")
 # A number, then the end or whitespace (``259200 (3 days)``, ``1664 (72, 1368, 224)``).
-_LEADING_NUMBER = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)(?:\s|$)")
+_LEADING_NUMBER = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)(?:\s|$)",
+                             re.ASCII)
 # Values that say "unknown" (Sandia-Ross: ``MaxRuntime: N/A``); SWF's own mark is -1.
 _UNKNOWN = re.compile(r"^(?:n/?a|unknown|none|\?|-1)(?:\s|$)", re.IGNORECASE)
 # What a reader (pandas included, which ends lines at "\r" too) or an editor may take as a line end.

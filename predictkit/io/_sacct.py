@@ -51,6 +51,7 @@ from ..jobs import as_job_table
 from ._slurm_fields import (
     array_task_job_ids,
     check_time_zone,
+    is_digits,
     parse_counts,
     parse_durations,
     parse_memory,
@@ -67,7 +68,8 @@ _UTC = frozenset({"UTC", "ETC/UTC", "GMT", "ETC/GMT", "UCT", "ZULU"})
 """Names of the zone without daylight saving in which the default reads times."""
 _DST_SHIFT = 3600.0
 """Seconds by which clocks move at a daylight-saving change (one hour nearly everywhere)."""
-_JOB_ID = re.compile(r"^(?P<job>\d{1,10}(?:_\d{1,10})?(?:\+\d{1,10})?)(?:\.(?P<step>[^.]+))?$")
+_JOB_ID = re.compile(r"^(?P<job>\d{1,10}(?:_\d{1,10})?(?:\+\d{1,10})?)(?:\.(?P<step>[^.]+))?$",
+                     re.ASCII)
 """A job id: Slurm's job, array task and component numbers are 32-bit (at most 10 digits)."""
 _REQUIRED = (("JobID", "JobIDRaw"), ("Submit",), ("Start",), ("State",),
              ("ElapsedRaw", "Elapsed", "End"),
@@ -604,11 +606,11 @@ def _id_problems(parsed):
     if raw is not None:
         raw_matches = [_JOB_ID.match(text) for text in raw]
         parsed.raw_id = np.array(
-            [float(m["job"]) if m and m["job"].isdigit() else np.nan for m in raw_matches])
+            [float(m["job"]) if m and is_digits(m["job"]) else np.nan for m in raw_matches])
         raw_step = np.array([bool(m and m["step"] is not None) for m in raw_matches], dtype=bool)
         bad_raw = (np.isnan(parsed.raw_id) | (raw_step != parsed.is_step)) & ~invalid
         # a plain job id (not an array task nor a heterogeneous component) is its raw id
-        plain = np.array([float(k) if k is not None and k.isdigit() else np.nan
+        plain = np.array([float(k) if k is not None and is_digits(k) else np.nan
                           for k in parsed.job_key])
         with np.errstate(invalid="ignore"):
             bad_raw |= (plain != parsed.raw_id) & ~np.isnan(plain) & ~invalid
@@ -861,7 +863,7 @@ def _job_ids(parsed, alloc):
         candidates = parsed.raw_id[alloc]
     else:
         keys = parsed.job_key[alloc]
-        candidates = np.array([float(k) if k.isdigit() else np.nan for k in keys])
+        candidates = np.array([float(k) if is_digits(k) else np.nan for k in keys])
     ids = np.empty(len(alloc), dtype=np.int64)
     used = set()
     pending = []

@@ -5,7 +5,8 @@ from pathlib import Path
 
 from .._validation import check_path_or_file
 from ..exceptions import ConfigError, InputFileError
-from ._slurm_fields import parse_time_request
+from ._slurm_fields import is_digits, parse_time_request
+from ._source import UTF16_MARKS
 
 __all__ = ["read_sbatch_script"]
 
@@ -65,9 +66,15 @@ def read_sbatch_script(path):
     path = Path(check_path_or_file(path, "path", "read_sbatch_script", files=False))
     found = dict.fromkeys(list(dict.fromkeys(_OPTIONS.values())) + ["procs"])
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        data = path.read_bytes()
     except (FileNotFoundError, PermissionError, IsADirectoryError) as exc:
         raise InputFileError.from_os_error(exc) from None
+    if data[:2] in UTF16_MARKS or b"\x00" in data[:4096]:
+        raise ConfigError(f"{path}: not a text script in UTF-8 or ASCII (UTF-16 or binary "
+                          "data), so its #SBATCH lines cannot be read; convert it, e.g. with "
+                          "iconv -f UTF-16 -t UTF-8")
+    # sbatch reads bytes: a stray byte in a later command must not stop the options
+    text = data.decode("utf-8", errors="replace")
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         if not line or (line.startswith("#") and not line.startswith("#SBATCH")):
@@ -110,7 +117,7 @@ def _value(key, name, value, where):
         return parse_time_request(value, name=f"{where}: #SBATCH {name}")
     if key in _COUNTS:
         first = value.split("-", 1)[0]
-        if not first.isdigit() or int(first) < 1:
+        if not is_digits(first) or int(first) < 1:
             raise ConfigError(f"{where}: #SBATCH {name} must be a positive count, got {value!r}")
         return int(first)
     return value

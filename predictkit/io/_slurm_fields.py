@@ -31,6 +31,7 @@ __all__ = [
     "MAX_ARRAY_TASKS",
     "parse_array_tasks",
     "array_task_job_ids",
+    "is_digits",
 ]
 
 LIMIT_TOKENS = frozenset({"UNLIMITED", "PARTITION_LIMIT"})
@@ -41,9 +42,16 @@ UNKNOWN_TOKENS = frozenset({"", "INVALID", "NONE", "UNKNOWN", "N/A"})
 
 _DURATION = re.compile(
     r"^(?:(?P<days>\d+)-(?P<dh>\d+)(?::(?P<dm>\d+)(?::(?P<ds>\d+(?:\.\d+)?))?)?"
-    r"|(?:(?P<h>\d+):)?(?P<m>\d+):(?P<s>\d+(?:\.\d+)?))$"
+    r"|(?:(?P<h>\d+):)?(?P<m>\d+):(?P<s>\d+(?:\.\d+)?))$", re.ASCII
 )
 _TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S"
+
+
+def is_digits(text):
+    """Whether ``text`` is a run of ASCII digits (``str.isdigit`` also takes ``²`` and ``٣``)."""
+    return text.isascii() and text.isdigit()
+
+
 MAX_SECONDS = 2.0**32
 """Longest duration read (about 136 years): beyond it a field is malformed, not a time."""
 MAX_COUNT = 2**32 - 1
@@ -52,9 +60,11 @@ MAX_MEMORY_KB = 2.0**53
 """Largest memory size read, in KB (8 EiB)."""
 MAX_ARRAY_TASKS = 1_000_000
 """Most tasks one job id of a job array's pending tasks (``123_[0-999999]``) may stand for."""
-_ARRAY_JOB_ID = re.compile(r"^(?P<job>\d+)_\[(?P<tasks>.*)\]$")
-_ARRAY_TERM = re.compile(r"^(?P<first>\d+)(?:-(?P<last>\d+)(?::(?P<step>\d+))?)?$")
-_MEMORY = re.compile(r"^(?P<number>\d+(?:\.\d+)?)(?P<unit>[KMGTP]?)(?P<per>[cn]?)$")
+_ARRAY_JOB_ID = re.compile(r"^(?P<job>\d+)_\[(?P<tasks>.*)\]$", re.ASCII)
+_ARRAY_TERM = re.compile(r"^(?P<first>\d+)(?:-(?P<last>\d+)(?::(?P<step>\d+))?)?$",
+                         re.ASCII)
+_MEMORY = re.compile(r"^(?P<number>\d+(?:\.\d+)?)(?P<unit>[KMGTP]?)(?P<per>[cn]?)$",
+                     re.ASCII)
 _MEMORY_UNITS_KB = {"": 1 / 1024, "K": 1.0, "M": 1024.0, "G": 1024.0**2,
                     "T": 1024.0**3, "P": 1024.0**4}
 
@@ -158,7 +168,7 @@ def parse_raw_durations(strings, *, unit_seconds=1):
             return math.nan, False, True
         if text.upper() in UNKNOWN_TOKENS:
             return math.nan, False, False
-        if not text.isdigit() or int(text) * unit_seconds > MAX_SECONDS:
+        if not is_digits(text) or int(text) * unit_seconds > MAX_SECONDS:
             return math.nan, True, False
         return int(text) * unit_seconds, False, False
 
@@ -288,7 +298,7 @@ def parse_counts(strings):
         text = text.strip()
         if not text:
             return math.nan, False
-        if not text.isdigit() or int(text) > MAX_COUNT:
+        if not is_digits(text) or int(text) > MAX_COUNT:
             return math.nan, True
         return int(text), False
 
@@ -321,7 +331,7 @@ def parse_memory(strings):
     return parsed[:, 0], parsed[:, 1].astype(bool)
 
 
-_BARE_MINUTES = re.compile(r"^\d+(?:\.\d+)?$")
+_BARE_MINUTES = re.compile(r"^\d+(?:\.\d+)?$", re.ASCII)
 
 
 def parse_time_request(text, *, name="--time"):
@@ -448,7 +458,7 @@ def parse_array_tasks(expression, *, limit=MAX_ARRAY_TASKS):
         raise ValueError("task list cut short by Slurm ('...'; run it with "
                          "SLURM_BITSTR_LEN=0 to print it whole)")
     body, _, throttle = expression.partition("%")
-    if "%" in expression and not throttle.isdigit():
+    if "%" in expression and not is_digits(throttle):
         raise ValueError("throttle after '%' is not a count")
     ranges = [_array_range(term) for term in body.split(",")]
     count = sum(len(r) for r in ranges)

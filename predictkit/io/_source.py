@@ -24,7 +24,8 @@ MAX_REPORTED = 10
 """Line numbers of skipped lines kept in ``attrs`` and shown in the warning."""
 
 _GZIP_MAGIC = b"\x1f\x8b"
-_UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
+UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
+"""Byte-order marks of UTF-16 text, which no reader takes (job logs and scripts are UTF-8)."""
 
 
 def read_source(path_or_buffer, error, *, reader, parameter="path_or_buffer"):
@@ -85,7 +86,7 @@ def read_source(path_or_buffer, error, *, reader, parameter="path_or_buffer"):
                 data = gzip.decompress(data)
             except (OSError, EOFError, zlib.error) as exc:
                 raise error(f"corrupt or truncated gzip data ({exc})", source=source) from None
-        if data[:2] in _UTF16_MARKS:
+        if data[:2] in UTF16_MARKS:
             raise error("is UTF-16 text; job logs are read as UTF-8 or ASCII (convert it, "
                         "e.g. with iconv -f UTF-16 -t UTF-8)", source=source)
     return source, data

@@ -42,6 +42,7 @@ from ..exceptions import SqueueFormatError
 from ._sacct import _read_text, looks_like_sacct, read_sacct
 from ._slurm_fields import (
     array_task_job_ids,
+    check_time_zone,
     parse_counts,
     parse_durations,
     parse_local_timestamps,
@@ -111,6 +112,7 @@ def read_squeue(path_or_buffer, *, time_zone="UTC"):
         :class:`~predictkit.exceptions.InvalidParameterError`).
     """
     source, text = _read_text(path_or_buffer, "read_squeue")
+    check_time_zone(time_zone)
     if _is_sacct(text):
         return _from_sacct(text, source, time_zone)
     numbered = [(k, line.rstrip("\r")) for k, line in enumerate(text.split("\n"), start=1)

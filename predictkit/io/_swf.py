@@ -5,6 +5,7 @@ comment lines starting with ``;`` and one job per line with 18
 whitespace-separated numeric fields, ``-1`` meaning unknown.
 """
 
+import csv
 import io
 import re
 import warnings
@@ -24,6 +25,8 @@ from ._source import read_source, report_skipped_lines
 __all__ = ["read_swf", "write_swf"]
 
 _N_FIELDS = len(SWF_COLUMNS)
+_LONE_CARRIAGE_RETURN = re.compile(rb"\r(?!\n|\r*\Z)")
+"""A carriage return that ends no Windows line (``\\r\\n``) and is not trailing the file."""
 _NUMBER = re.compile(rb"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
 _BOM = b"\xef\xbb\xbf"
 _FREE_TEXT = ("Note", "Acknowledge", "Information", "Conversion")
@@ -154,6 +157,12 @@ def _read_bytes(path_or_buffer):
         raw = raw[len(_BOM):]
     if b"\x00" in raw[:65536]:
         raise SWFFormatError("is a binary file (it holds NUL bytes), not SWF text", source=source)
+    lone = _LONE_CARRIAGE_RETURN.search(raw) if b"\r" in raw else None
+    if lone is not None:
+        raise SWFFormatError(
+            "a line ends in a carriage return alone (old Mac line endings), which would join "
+            "or split lines; convert them, e.g. with tr '\\r' '\\n'", source=source,
+            line_number=raw.count(b"\n", 0, lone.start()) + 1)
     return source, raw
 
 
@@ -231,6 +240,7 @@ def _parse_quickly(data):
         table = pd.read_csv(
             io.BytesIO(data), sep=r"\s+", header=None, names=range(_N_FIELDS),
             comment=";", dtype=np.float64, engine="c", na_filter=False,
+            quoting=csv.QUOTE_NONE,  # a quoted field is no SWF number, as the slow path says
         )
     except pd.errors.EmptyDataError:
         return np.empty((0, _N_FIELDS))

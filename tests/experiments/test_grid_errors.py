@@ -137,6 +137,8 @@ def test_bad_traces_are_named(tmp_path, monkeypatch, traces, message):
     ("g.yaml", "traces: [a]\npolicies: [easy]\ntraces: [b]\n",
      r"g\.yaml, line 3, column 1: cannot parse YAML grid: key 'traces' given twice "
      r"\(first on line 1\)"),
+    ("g.yaml", "traces: [a]\n[1, 2]: [easy]\n",
+     r"g\.yaml, line 2, column 1: cannot parse YAML grid: a key must be a name, got a list"),
     ("g.toml", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", r"g\.toml: not a text file \(a NUL byte"),
     ("g.toml", b"traces = [\"caf\xe9\"]\n", r"g\.toml, line 1: not UTF-8 text \(byte 0xe9"),
     ("g.json", '{"traces": ["a"]}', r"g\.json: a grid file must end in \.toml, \.yaml or \.yml"),

@@ -1,5 +1,6 @@
 """Batsim JSON workloads: read back, schema, byte stability and clean errors."""
 
+import io
 import json
 import warnings
 from pathlib import Path
@@ -364,3 +365,24 @@ def test_every_archive_log_writes_a_workload_batsim_accepts(tmp_path, name):
     assert len(data["jobs"]) == len(jobs)
     back = read_batsim(target)
     np.testing.assert_array_equal(back["run_time"], np.maximum(jobs["run_time"], 1.0))
+
+
+@pytest.mark.parametrize(("job", "nb_res", "message"), [
+    ('"id": 1e19', "8", r"id 1e\+19 is too large for a job table"),
+    ('"id": 9007199254740993.0', "8", r"id 9007199254740992.0 is too large"),
+    ('"id": "42\\n"', "8", r"is not a job number"),
+    ('"subtime": 9007199254740993', "8", r"subtime 9007199254740993 is too large"),
+    ('"subtime": ' + "9" * 400, "8", r"subtime 9{20}\.\.\. is too large"),
+    ("", "1" * 5000, r"^<buffer>: not a Batsim workload \(Exceeds the limit"),
+])
+def test_numbers_a_job_table_cannot_hold_exactly_are_refused(job, nb_res, message):
+    fields = {"id": "1", "subtime": "0"}
+    if job:
+        name, value = job.split(": ", 1)
+        fields[name.strip('"')] = value
+    text = ('{"nb_res": %s, "jobs": [{"id": %s, "subtime": %s, "res": 1, "walltime": 100, '
+            '"profile": "p"}], "profiles": {"p": {"type": "delay", "delay": 10}}}'
+            % (nb_res, fields["id"], fields["subtime"]))
+    with pytest.raises(SWFFormatError, match=message) as info:
+        read_batsim(io.BytesIO(text.encode()))
+    assert "\n" not in str(info.value)

@@ -962,3 +962,15 @@ def test_carriage_returns_alone_are_refused():
     assert info.value.line_number == 1
     one = "".join(line for line in CLUSTERS.splitlines(keepends=True) if "beta" not in line)
     assert len(read(one.replace("\n", "\r\n"))) == 2
+
+
+@pytest.mark.parametrize("value", ["²", "٣", "１２"])
+@pytest.mark.parametrize("field", ["ElapsedRaw", "NCPUS"])
+def test_digits_that_are_not_ascii_are_not_numbers(field, value):
+    # str.isdigit takes them and int() then fails (²) or reads them (٣ as 3)
+    header = "JobID|Submit|Start|ElapsedRaw|NCPUS|State"
+    fields = {"ElapsedRaw": "600", "NCPUS": "4", field: value}
+    text = (f"{header}\n1|2024-01-01T00:00:00|2024-01-01T00:01:00|{fields['ElapsedRaw']}|"
+            f"{fields['NCPUS']}|COMPLETED\n")
+    with pytest.raises(SacctFormatError, match=rf"line 2: .*{field}"):
+        read_sacct(io.StringIO(text))

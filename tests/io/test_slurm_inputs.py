@@ -176,3 +176,28 @@ def test_squeue_reads_a_repeated_hour_as_its_later_occurrence():
     np.testing.assert_array_equal(queue["submit"], utc["submit"])
     assert queue.attrs["n_ambiguous_local_times"] == 1
     assert "n_ambiguous_local_times" not in utc.attrs
+
+
+@pytest.mark.parametrize("value", ["²", "٣"])
+def test_sbatch_and_squeue_counts_take_ascii_digits_only(tmp_path, value):
+    script = tmp_path / "job.sh"
+    script.write_text(f"#!/bin/bash\n#SBATCH --ntasks={value}\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"line 2: #SBATCH --ntasks must be a positive count"):
+        read_sbatch_script(script)
+    text = f"JOBID|CPUS|TIME_LIMIT|SUBMIT_TIME\n1|{value}|1:00:00|2024-04-03T10:00:00\n"
+    with pytest.raises(SqueueFormatError, match=r"line 2"):
+        read_squeue(io.BytesIO(text.encode()))
+
+
+def test_a_utf16_script_is_refused_by_name(tmp_path):
+    script = tmp_path / "job.sh"
+    script.write_text("#!/bin/bash\n#SBATCH --time=1:00:00\n", encoding="utf-16")
+    with pytest.raises(ConfigError, match=r"job.sh: not a text script in UTF-8 or ASCII"):
+        read_sbatch_script(script)
+
+
+@pytest.mark.parametrize("zone", [5, None, ""])
+def test_squeue_refuses_a_time_zone_that_is_no_name(zone):
+    text = b"JOBID|CPUS|TIME_LIMIT|SUBMIT_TIME\n1|4|1:00:00|2024-03-04T10:00:00\n"
+    with pytest.raises(ConfigError, match=r"time_zone must be the name of a time zone"):
+        read_squeue(io.BytesIO(text), time_zone=zone)

@@ -658,3 +658,24 @@ def test_repeated_job_numbers_are_kept_with_a_warning():
                                          r"job is kept$"):
         jobs = read_swf(io.BytesIO(text.encode()))
     assert list(jobs["job_id"]) == [1, 2, 1, 3, 2]
+
+
+@pytest.mark.parametrize(("data", "line"), [
+    (b"; MaxProcs: 8\r; UnixStartTime: 100\r1 0 5 60 4 -1 -1 4 120 -1 1 3 1 -1 -1 -1 -1 -1\r", 1),
+    (b"; MaxProcs: 8\n1 0 5 60 4 -1 -1 4 120 -1 1 3 1 -1 -1 -1 -1 -1\r; MaxProcs: 16\r"
+     b"2 0 5 60 4 -1 -1 4 120 -1 1 3 1 -1 -1 -1 -1 -1\n", 2),
+])
+def test_lines_ending_in_a_carriage_return_alone_are_refused(data, line):
+    # the fast parser splits at a lone \r, the header scan does not: header fields were lost
+    with pytest.raises(SWFFormatError, match=rf"^<buffer>, line {line}: a line ends in a carriage "
+                                             r"return alone \(old Mac line endings\)"):
+        read_swf(io.BytesIO(data))
+    windows = b"; MaxProcs: 8\r\n1 0 5 60 4 -1 -1 4 120 -1 1 3 1 -1 -1 -1 -1 -1\r\n\r"
+    assert read_swf(io.BytesIO(windows)).attrs["max_procs"] == 8
+
+
+def test_a_quoted_field_is_refused_whatever_the_other_lines():
+    line = b'1 0 5 "60" 4 -1 -1 4 120 -1 1 3 1 -1 -1 -1 -1 -1\n'
+    for data in (line, line + b"2 0 5 60 4 -1 -1 4 120 -1 1 3 1 -1 -1 -1 -1 -1 extra\n"):
+        with pytest.raises(SWFFormatError, match=r"line 1: field 4 \(run_time\) is not a number"):
+            read_swf(io.BytesIO(data))
