@@ -5,7 +5,7 @@ from pathlib import Path
 
 from .._validation import check_path_or_file
 from ..exceptions import ConfigError, InputFileError
-from ._slurm_fields import is_digits, parse_time_request
+from ._slurm_fields import MAX_COUNT, is_digits, parse_time_request
 from ._source import UTF16_MARKS
 
 __all__ = ["read_sbatch_script"]
@@ -116,10 +116,14 @@ def _value(key, name, value, where):
     if key == "time":
         return parse_time_request(value, name=f"{where}: #SBATCH {name}")
     if key in _COUNTS:
-        first = value.split("-", 1)[0]
-        if not is_digits(first) or int(first) < 1:
-            raise ConfigError(f"{where}: #SBATCH {name} must be a positive count, got {value!r}")
-        return int(first)
+        # a count, or for --nodes a range "min-max" whose smallest sbatch may grant
+        counts = value.split("-", 1) if key == "nodes" else [value]
+        if not all(is_digits(c) and 1 <= int(c) <= MAX_COUNT for c in counts) or (
+                len(counts) == 2 and int(counts[0]) > int(counts[1])):
+            kind = "a positive count" + (" or a range min-max" if key == "nodes" else "")
+            raise ConfigError(f"{where}: #SBATCH {name} must be {kind} (at most "
+                              f"{MAX_COUNT:,}), got {value!r}")
+        return int(counts[0])
     return value
 
 

@@ -68,6 +68,11 @@ def test_sbatch_option_spellings(tmp_path, lines, time, procs):
 @pytest.mark.parametrize(("lines", "message"), [
     ("#SBATCH --time=soon\n", r"job.sh, line 2: #SBATCH --time must be a positive Slurm time"),
     ("#SBATCH -n zero\n", r"job.sh, line 2: #SBATCH -n must be a positive count"),
+    ("#SBATCH -n 2-4\n", r"job.sh, line 2: #SBATCH -n must be a positive count \(at most "),
+    ("#SBATCH --nodes=4-x\n", r"#SBATCH --nodes must be a positive count or a range min-max"),
+    ("#SBATCH --nodes=4-2\n", r"#SBATCH --nodes must be a positive count or a range min-max"),
+    ("#SBATCH --ntasks=100000000000000000000000000\n",
+     r"#SBATCH --ntasks must be a positive count \(at most 4,294,967,295\)"),
     ("#SBATCH -t\n", r"job.sh, line 2: #SBATCH -t has no value"),
     ("#SBATCH --job-name='unclosed\n", r"job.sh, line 2: cannot read"),
 ])
