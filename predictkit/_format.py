@@ -53,7 +53,7 @@ def format_fixed(value):
     with three (``0.338``, ``1,234.500``); ``n/a`` for ``None`` or ``NaN``,
     ``inf`` / ``-inf``; text and bools as they are.
     """
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+    if value is None:
         return "n/a"
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         return str(value)

@@ -8,6 +8,7 @@ import pandas as pd
 
 from .._format import format_count
 from ..datasets import make_workload
+from ..workload._synthetic import DEFAULT_MACHINE_PROCS
 from ..exceptions import ConfigError, JobTableError
 from ..jobs import SUMMARY_LABELS
 from ..jobs import describe_cleaning
@@ -98,7 +99,8 @@ def _check_args(args):
             raise ConfigError("--load applies to the synthetic workload only, not to --trace")
     else:
         refuse_log_options(args, False, "--trace")
-        args.machine_procs = 128 if args.machine_procs is None else args.machine_procs
+        args.machine_procs = (DEFAULT_MACHINE_PROCS if args.machine_procs is None
+                              else args.machine_procs)
         args.load = DEMO_LOAD if args.load is None else args.load
         if not 0 < args.load < float("inf"):
             raise ConfigError(f"--load must be a positive number, got {args.load:g}")

@@ -179,8 +179,8 @@ def evaluate_cell(cell):
 
     The predictor (``cell["predictor"]`` with ``cell["params"]``, see
     :func:`predictkit.runtime.make_predictor`; ``"perfect"`` for the actual
-    runtimes, capped at the request as the simulator caps every estimate) is replayed online over the trace: ``accuracy`` (Tang et al.
-    2013 eq. 3), ``underestimated``, ``mae`` and the ``NA``/``OE``/``UE``/``BE``
+    runtimes, capped at the request as the simulator caps every estimate)
+    is replayed online over the trace: ``accuracy`` (Tang et al. 2013 eq. 3), ``underestimated``, ``mae`` and the ``NA``/``OE``/``UE``/``BE``
     shares. With a ``policy``, the trace is also simulated with the
     predictor's estimates, ``priority`` and the options its policy uses
     (``selective``, ``on_underestimate``, ``machine_procs``, ``max_runtime``;
@@ -236,7 +236,7 @@ def evaluate_cell(cell):
 
 def _warn_rejected(cell, n_rejected, machine):
     """Warn that a synthetic trace's jobs wider than the cell's machine were left out
-    of its schedule (a log's are warned of before the sweep, by :func:`check_traces`)."""
+    of its schedule (a log's are warned of before the sweep, by :func:`check_trace_jobs`)."""
     import warnings
 
     from .._summary import wider_than_machine

@@ -5,6 +5,7 @@ import itertools
 import json
 import re
 import tomllib
+from collections.abc import Hashable
 from pathlib import Path
 
 from ..exceptions import ConfigError
@@ -217,11 +218,10 @@ def _strict_loader(yaml):
         first = {}
         for key_node, _ in node.value:
             key = loader.construct_object(key_node, deep=deep)
-            if not isinstance(key, (str, int, float, bool)) and key is not None:
+            if not isinstance(key, Hashable):  # a list, a table or a set
+                kind = {list: "list", dict: "table"}.get(type(key), type(key).__name__)
                 raise yaml.constructor.ConstructorError(
-                    None, None, "a key must be a name, got a "
-                    f"{ {list: 'list', dict: 'table'}.get(type(key), type(key).__name__)}",
-                    key_node.start_mark)
+                    None, None, f"a key must be a name, got a {kind}", key_node.start_mark)
             if key in first:
                 raise yaml.constructor.ConstructorError(
                     None, None, f"key {key!r} given twice (first on line {first[key] + 1})",

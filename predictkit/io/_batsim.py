@@ -180,9 +180,10 @@ def write_batsim(jobs, path, *, machine_procs=None, description=None, min_delay=
         run = np.where(raised, float(min_delay), run)
     past = run > request
     if past.any():
+        first = int(np.argmax(past))
         warnings.warn(
             f"{int(past.sum()):,} job(s) ran longer than their request (first at row "
-            f"{int(np.argmax(past))}, job_id {jobs['job_id'].iloc[int(np.argmax(past))]}): "
+            f"{first}, job_id {jobs['job_id'].iloc[first]}): "
             "their delay exceeds their walltime, so Batsim kills them at the walltime",
             UserWarning, stacklevel=3)
     _check_unique(ids)

@@ -154,7 +154,8 @@ def make_workload(n_jobs, *, machine_procs=DEFAULT_MACHINE_PROCS, random_state=N
     True
     """
     machine_procs = renamed_argument("make_workload", "n_procs", "machine_procs", n_procs,
-                                     machine_procs, new_default=128, stacklevel=5)
+                                     machine_procs, new_default=DEFAULT_MACHINE_PROCS,
+                                     stacklevel=5)
     _check_memory(n_jobs)
     if p_max is not None and estimates == "joint":
         raise InvalidParameterError(
