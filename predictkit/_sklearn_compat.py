@@ -11,7 +11,7 @@ from sklearn.utils._param_validation import (
     InvalidParameterError as SklearnInvalidParameterError,
     Options,
     RealNotInt,
-    StrOptions,
+    StrOptions as _SklearnStrOptions,
     make_constraint,
     validate_parameter_constraints,
 )
@@ -32,3 +32,15 @@ class Constraint(Options):
 
     def __init__(self):
         super().__init__(object, set())
+
+
+class StrOptions(_SklearnStrOptions):
+    """scikit-learn's ``StrOptions``, naming its options in sorted order.
+
+    scikit-learn prints the set as it iterates, and the order of a set of
+    strings changes from one run to the next (hash randomisation).
+    """
+
+    def __str__(self):
+        names = ", ".join(self._mark_if_deprecated(o) for o in sorted(self.options))
+        return f"a str among {{{names}}}"

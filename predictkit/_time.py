@@ -17,7 +17,7 @@ _UNITS = {
     "d": 86400, "day": 86400, "days": 86400,
     "w": 7 * 86400, "week": 7 * 86400, "weeks": 7 * 86400,
 }
-_PATTERN = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)\s*$")
+_PATTERN = re.compile(r"^\s*([-+]?[0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)\s*$")
 
 
 def parse_duration(value, *, name="duration", allow_none=False):
@@ -74,7 +74,7 @@ def parse_duration(value, *, name="duration", allow_none=False):
         raise ConfigError(f"{name} must be a duration, got {type(value).__name__}")
     if not math.isfinite(seconds) or seconds < 0:
         raise ConfigError(f"{name} must be a non-negative finite duration, got {value!r}")
-    return seconds
+    return seconds + 0.0  # -0.0 reads as 0
 
 
 _DISPLAY_UNITS = (("d", 86400), ("h", 3600), ("min", 60), ("s", 1))

@@ -40,7 +40,7 @@ from .exceptions import ConfigError, InvalidParameterError, NotFittedError
 
 __all__ = ["ParamsValidatedMixin", "check_parameters", "validate_params", "invalid_parameter",
            "check_path_or_file", "check_instance", "short_repr", "RANDOM_STATE", "Duration",
-           "ColumnNames", "WholeNumber", "NumericArray", "as_generator", "as_seed", "HasMethods",
+           "ColumnNames", "FAIRSHARE_DECAY", "FAIRSHARE_FACTOR", "WholeNumber", "NumericArray", "as_generator", "as_seed", "HasMethods",
            "Interval", "Options", "RealNotInt", "StrOptions"]
 
 
@@ -397,6 +397,13 @@ class Duration(Constraint):
             low = "> 0" if self.positive else ">= 0"
         text = f"a duration {low} (seconds, or a string such as '90min', '18h', '30D')"
         return text + (" or 'all'" if self.unlimited else "")
+
+
+FAIRSHARE_DECAY = Duration(positive=True)
+"""The constraint of every ``fairshare_decay``: the period after which usage decays."""
+
+FAIRSHARE_FACTOR = Interval(numbers.Real, 0, 1, closed="both")
+"""The constraint of every ``fairshare_factor``: what is left of usage after a period."""
 
 
 class RegisteredName(Constraint):

@@ -83,3 +83,29 @@ def test_scheduling_page_names_dropped_jobs_in_words():
     assert dropped_text({"no positive width": 3, "no run_time": 11287}) == (
         "3 with no positive width, 11,287 with no run_time")
     assert dropped_text({}) == "none"
+
+
+def _leung_run(miss_percent, mean_miss, turnaround, loc):
+    return dict(miss_percent=miss_percent, mean_miss=mean_miss, mean_turnaround=turnaround,
+                loss_of_capacity=loc, wide=dict(n_jobs=3, miss_percent=miss_percent,
+                                                 mean_miss=mean_miss))
+
+
+def test_leung_findings_leave_out_logs_the_72_hour_limit_does_not_change():
+    from benchmarks.leung import POLICIES, findings
+
+    same = {name: _leung_run(10.0, 600.0, 3600.0, 0.1) for name in POLICIES}
+    split = dict(same, **{"cplant24.72max.all": _leung_run(10.05, 500.0, 3500.0, 0.09)})
+    result = {"logs": {"unsplit": {"runs": same}, "split": {"runs": split}}}
+    by_claim = {item["claim"].split(" (")[0]: item for item in findings(result)}
+    limit = by_claim["A 72-hour maximum runtime improves the share of unfair jobs, the average "
+                     "miss time, the average turnaround and the loss of capacity"]
+    assert (limit["holds"], limit["of"]) == (0, 1)
+    assert limit["detail"][0].startswith("unsplit: unchanged")
+    assert limit["detail"][1].endswith("(misses only by less than 1%: unfair)")
+    only = by_claim["Of the enhanced CPlant policies, only those with a 72-hour maximum runtime "
+                    "reduce the average miss time"]
+    assert only["of"] == 1 and "changes nothing here" in only["detail"][0]
+    # a finding about every log counts both
+    conservative = by_claim["Every conservative policy has fewer unfair jobs than the original"]
+    assert (conservative["holds"], conservative["of"]) == (0, 2)

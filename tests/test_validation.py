@@ -321,6 +321,36 @@ def test_duration_constraint_bounds():
     assert "1 h" in str(Duration(minimum=3600))
 
 
+@pytest.mark.parametrize("value", ["-1h", "-90min", "-3600", " -2 D", "-1e3"])
+def test_a_negative_duration_is_named_negative_not_misspelt(value):
+    from predictkit._time import parse_duration
+
+    with pytest.raises(ConfigError, match=r"^x must be a non-negative finite duration, got "):
+        parse_duration(value, name="x")
+
+
+def test_a_duration_with_a_sign_reads_as_its_number():
+    from predictkit._time import parse_duration
+
+    assert parse_duration("+2h") == 7200.0
+    zero = parse_duration("-0")
+    assert zero == 0.0 and math.copysign(1.0, zero) == 1.0
+
+
+def test_string_options_are_named_in_one_order_whatever_the_hash_seed():
+    import subprocess
+    import sys
+
+    code = ("from predictkit.simulate import simulate\n"
+            "try:\n    simulate(None, priority='x')\n"
+            "except Exception as e:\n    print(e)")
+    said = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env={**__import__("os").environ, "PYTHONHASHSEED": str(seed)},
+                           check=True).stdout for seed in (1, 2, 3)}
+    assert len(said) == 1
+    assert "among {'fairshare', 'fcfs', 'sjf', 'wfp'}" in said.pop()
+
+
 def test_column_names_and_whole_numbers():
     assert ColumnNames().is_satisfied_by(("user_id",))
     assert not ColumnNames().is_satisfied_by(())

@@ -79,7 +79,8 @@ def register(subparsers):
                              "shortest-first backfilling")
     add_machine_procs_option(parser)
     parser.add_argument("--max-jobs", type=int, default=None,
-                        help="use only the first N jobs (default: all)")
+                        help="use only the first N jobs of the log, counted before jobs that "
+                             "cannot be simulated are left out (default: all)")
     parser.add_argument("--top", type=int, default=10, metavar="N",
                         help="candidates shown, best cross-validation score first")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")

@@ -74,7 +74,11 @@ def register(subparsers):
         parser.add_argument(old, type=int, dest="machine_procs", action=DeprecatedAlias,
                             new="--machine-procs")
     parser.add_argument("--max-jobs", type=int, default=None,
-                        help="simulate only the first N jobs (default: all)")
+                        help="simulate only the first N jobs of the log, counted before jobs "
+                             "that cannot be simulated are left out (default: all)")
+    parser.add_argument("--fairness", action="store_true",
+                        help="add Leung et al.'s fairness metrics: the share of jobs starting "
+                             "after their fair start time and the average miss (slower)")
     parser.add_argument("--json", action="store_true", help="print the metrics as JSON")
     add_output_options(parser, formats=("swf", "csv", "json"), fallback="swf")
     parser.set_defaults(func=run)
@@ -94,7 +98,7 @@ def estimate_source(name, quantile=0.85, *, keys=None):
 
 
 _HOURS = ("mean_wait", "weighted_wait", "mean_response", "makespan",
-          "mean_wait_prediction_error")
+          "mean_wait_prediction_error", "mean_fair_start_miss")
 """Metrics in seconds that the table shows in hours (besides the wait percentiles)."""
 
 
@@ -106,6 +110,8 @@ def metric_label(name):
         return f"{name} (fraction)"
     if name == "n_jobs":
         return "n_jobs (jobs)"
+    if name.endswith("_percent"):
+        return f"{name} (%)"
     if "slowdown" in name:
         return f"{name} (ratio)"
     return name
@@ -229,7 +235,7 @@ def run(args):
     if len(schedule.rejected):
         wider = wider_than_machine(len(schedule.rejected), schedule.machine_procs, verb="was")
         progress.say(f"{wider} not simulated")
-    table = schedule.metrics().rename(columns={"value": args.predictor})
+    table = schedule.metrics(fairness=args.fairness).rename(columns={"value": args.predictor})
     unrequested = int(jobs["req_time"].isna().sum())
     if unrequested:  # only --predictor perfect simulates jobs without a request
         progress.say(f"no baseline with requested estimates: "
@@ -238,7 +244,8 @@ def run(args):
         with flag_names(_FLAGS), progress.step(
                 f"simulated {format_count(len(schedule.jobs), 'job')} with requested estimates "
                 f"(baseline)"):
-            baseline = simulate(jobs, estimates="requested", **common).metrics()
+            baseline = simulate(jobs, estimates="requested", **common).metrics(
+                fairness=args.fairness)
         table.insert(1, "requested", baseline["value"].to_numpy())
     if args.output:
         with progress.step(f"wrote {format_count(len(schedule.jobs), 'simulated job')} to "

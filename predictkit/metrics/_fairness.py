@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit
 
 from .._deprecation import UNSET, renamed_argument
+from .._validation import FAIRSHARE_DECAY, FAIRSHARE_FACTOR, check_parameters
 from ._schedule_table import _holds, _machine_procs, _table
 
 __all__ = ["fair_start_times", "fairness_metrics"]
@@ -31,7 +32,8 @@ def fair_start_times(schedule, *, machine_procs=None, fairshare_decay=None,
         Machine size in processors (default: the schedule's).
     fairshare_decay, fairshare_factor : optional
         Fairshare usage decay (default: the schedule's parameters, else 24 h
-        and 0.5). Usage is the processor-seconds of completed jobs, as in
+        and 0.5): a duration > 0 and a factor in [0, 1], as for
+        :func:`predictkit.simulate.simulate`. Usage is the processor-seconds of completed jobs, as in
         :func:`predictkit.simulate.simulate` with ``priority="fairshare"``.
     n_procs : int, optional
         Deprecated name of ``machine_procs`` (warns, removed in 0.3).
@@ -50,6 +52,10 @@ def fair_start_times(schedule, *, machine_procs=None, fairshare_decay=None,
 
     machine_procs = renamed_argument("fair_start_times", "n_procs", "machine_procs", n_procs,
                                      machine_procs)
+    check_parameters({"fairshare_decay": [FAIRSHARE_DECAY, None],
+                      "fairshare_factor": [FAIRSHARE_FACTOR, None]},
+                     {"fairshare_decay": fairshare_decay, "fairshare_factor": fairshare_factor},
+                     "fair_start_times")
     jobs = _table(schedule)
     size = _machine_procs(schedule, machine_procs, "fair_start_times")
     params = getattr(schedule, "params", {}) or {}
@@ -73,6 +79,13 @@ def fair_start_times(schedule, *, machine_procs=None, fairshare_decay=None,
 def fairness_metrics(schedule, **kwargs):
     """Share of jobs missing their fair start time and the average miss.
 
+    Parameters
+    ----------
+    schedule : Schedule or DataFrame
+        A simulated schedule.
+    **kwargs
+        Passed to :func:`fair_start_times`.
+
     Returns
     -------
     dict
@@ -80,9 +93,17 @@ def fairness_metrics(schedule, **kwargs):
         ``mean_fair_start_miss`` (``sum(max(0, start - FST)) / n_jobs``,
         Leung et al. section IV, seconds).
     """
+    return miss_metrics(fair_start_misses(schedule, **kwargs))
+
+
+def fair_start_misses(schedule, **kwargs):
+    """``start - FST`` of every job (positive: it started after its fair start time)."""
     jobs = _table(schedule)
-    fst = fair_start_times(schedule, **kwargs)
-    miss = jobs["start_time"].to_numpy(dtype=float) - fst
+    return jobs["start_time"].to_numpy(dtype=float) - fair_start_times(schedule, **kwargs)
+
+
+def miss_metrics(miss):
+    """:func:`fairness_metrics` of some jobs, from their :func:`fair_start_misses`."""
     return {"fair_start_miss_percent": float(100.0 * (miss > 0).mean()),
             "mean_fair_start_miss": float(np.maximum(miss, 0.0).mean())}
 

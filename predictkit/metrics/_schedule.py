@@ -16,7 +16,7 @@ import pandas as pd
 from .._deprecation import UNSET, renamed_argument
 from .._validation import check_parameters, invalid_parameter
 from ..exceptions import ConfigError, JobTableError
-from ._fairness import fairness_metrics
+from ._fairness import fair_start_misses, miss_metrics
 from ._schedule_table import _holds, _machine_procs, _table, _times, _widths
 
 __all__ = [
@@ -236,7 +236,8 @@ def schedule_metrics(schedule, *, percentiles=DEFAULT_PERCENTILES, by=None, fair
     by : {None, "width", "length"}
         Add a ``category`` column and report the per-job metrics for each
         Leung et al. width or length class (system-wide metrics are reported
-        for the whole schedule only, with category ``"all"``).
+        for the whole schedule only, with category ``"all"``; the fairness
+        metrics are per job, by class too: Leung et al. Figs. 6 and 10).
     fairness : bool
         Add the hybrid fair-start-time metrics of Leung et al. section IV
         (:func:`predictkit.metrics.fairness_metrics`; slower).
@@ -276,8 +277,9 @@ def schedule_metrics(schedule, *, percentiles=DEFAULT_PERCENTILES, by=None, fair
     error = wait_prediction_error(schedule)
     if np.isfinite(error).any():
         rows.append(("mean_wait_prediction_error", float(np.nanmean(error))))
+    misses = fair_start_misses(schedule, machine_procs=machine_procs) if fairness else None
     if fairness:
-        rows += list(fairness_metrics(schedule, machine_procs=machine_procs).items())
+        rows += list(miss_metrics(misses).items())
     table = pd.DataFrame(rows, columns=["metric", "value"])
     table["value"] = table["value"].astype(float)
     if by is None:
@@ -290,10 +292,14 @@ def schedule_metrics(schedule, *, percentiles=DEFAULT_PERCENTILES, by=None, fair
         classes = length_category(run)
     parts = [table]
     for name in classes.categories:
-        members = jobs.loc[np.asarray(classes == name)]
+        chosen = np.asarray(classes == name)
+        members = jobs.loc[chosen]
         if len(members) == 0:
             continue
-        part = pd.DataFrame(_user_metrics(members, percentiles), columns=["metric", "value"])
+        rows = _user_metrics(members, percentiles)
+        if fairness:
+            rows += list(miss_metrics(misses[chosen]).items())
+        part = pd.DataFrame(rows, columns=["metric", "value"])
         part.insert(0, "category", name)
         parts.append(part)
     return pd.concat(parts, ignore_index=True)

@@ -2,7 +2,6 @@
 (asking a runtime predictor at submissions), build the :class:`Schedule`."""
 
 import copy
-from numbers import Real
 
 import numpy as np
 import pandas as pd
@@ -10,9 +9,9 @@ import pandas as pd
 from .._deprecation import NOT_PASSED, UNSET, renamed_argument
 from .._summary import machine_size
 from .._time import parse_duration
-from .._validation import (Duration, HasMethods, Interval, NumericArray, RegisteredName,
-                           StrOptions, WholeNumber, invalid_parameter, python_scalar,
-                           validate_params)
+from .._validation import (FAIRSHARE_DECAY, FAIRSHARE_FACTOR, Duration, HasMethods,
+                           NumericArray, RegisteredName, StrOptions, WholeNumber,
+                           invalid_parameter, python_scalar, validate_params)
 from ..exceptions import ConfigError, JobTableError, SimulationError
 from .._table import check_aligned, check_unique_columns, job_width, validate_jobs
 from ..runtime._protocol import (HistoryPipeline, PartialFitAdapter, as_online_predictor,
@@ -42,8 +41,8 @@ _BATCH = 4096
     "policy": [RegisteredName(REGISTRY)],
     "reservation_depth": [WholeNumber(0, integral=True), None],
     "priority": [StrOptions(set(PRIORITIES)), callable],
-    "fairshare_decay": [Duration(positive=True)],
-    "fairshare_factor": [Interval(Real, 0, 1, closed="both")],
+    "fairshare_decay": [FAIRSHARE_DECAY],
+    "fairshare_factor": [FAIRSHARE_FACTOR],
     "estimates": [StrOptions({"requested", "perfect"}), NumericArray(),
                   HasMethods(["start", "observe", "predict_for"]),
                   HasMethods(["partial_fit", "predict"]), HistoryPipeline()],
@@ -94,7 +93,7 @@ def simulate(jobs, *, machine_procs=None, policy="easy", reservation_depth=None,
         every pass; ``"fairshare"`` serves first the user with the least
         decayed processor-seconds (charged when a job completes, multiplied by
         ``fairshare_factor`` at every multiple of ``fairshare_decay``; Leung
-        II.A). A callable gets the job table (simulated jobs, submit order) and
+        II.A give the daily decay, the factor is ours). A callable gets the job table (simulated jobs, submit order) and
         returns one static score per job, higher first.
     fairshare_decay : duration, default "24h"
     fairshare_factor : float, default 0.5
@@ -134,7 +133,8 @@ def simulate(jobs, *, machine_procs=None, policy="easy", reservation_depth=None,
         Jobs run ``min(run_time, req_time)``.
     max_runtime : duration, optional
         Split longer jobs into chained pieces of at most this length, each
-        submitted when the previous one ends (Leung et al. section V.A).
+        submitted when the previous one ends (Leung et al. section V.A);
+        estimates are capped at it too.
     starvation_after : duration, optional
         With ``policy="no_guarantee"``: the CPlant scheduler (Leung et al.
         sections II.A, V.E). A job that has waited this long enters an FCFS

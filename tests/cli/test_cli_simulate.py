@@ -89,11 +89,27 @@ def test_simulate_cplant_starvation_queue_flags(capsys, tmp_path):
     assert data["params"]["starvation_bar_heavy"] is False
 
 
+def test_simulate_fairness_adds_the_fair_start_metrics_to_both_runs(capsys):
+    path = str(trace_file("Sandia-Ross-2001-1.1-cln"))
+    args = ["simulate", path, "--max-jobs", "800", "--policy", "no_guarantee", "--priority",
+            "fairshare", "--starvation-after", "24h", "--predictor", "usage-max", "--json"]
+    assert main(args) == 0
+    plain = json.loads(capsys.readouterr().out)["metrics"]
+    assert "fair_start_miss_percent" not in plain
+    assert main([*args, "--fairness"]) == 0
+    metrics = json.loads(capsys.readouterr().out)["metrics"]
+    assert set(metrics["fair_start_miss_percent"]) == {"requested", "usage-max"}
+    assert set(metrics["mean_fair_start_miss"]) == {"requested", "usage-max"}
+    assert main([*args[:-1], "--fairness"]) == 0
+    out = capsys.readouterr().out
+    assert "fair_start_miss_percent (%)" in out and "mean_fair_start_miss (h)" in out
+
+
 @pytest.mark.parametrize("flags,named", [
     (["--policy", "easy", "--starvation-after", "24h"], "--starvation-after"),
     (["--policy", "no_guarantee", "--starvation-bar-heavy"], "--starvation-bar-heavy"),
     (["--policy", "no_guarantee", "--starvation-after", "soon"], "--starvation-after"),
-    (["--policy", "no_guarantee", "--starvation-after=-3h"], "--starvation-after"),
+    (["--policy", "no_guarantee", "--starvation-after=-3h"], "non-negative"),
     (["--policy", "conservative", "--reservation-depth", "3"], "--reservation-depth"),
     (["--policy", "easy", "--reservation-depth", "-1"], "--reservation-depth"),
     (["--max-runtime", "0"], "--max-runtime"),

@@ -96,3 +96,22 @@ def test_split_jobs_count_as_their_pieces(schedule):
                           "user_id": jobs["user_id"].to_numpy()[pieces["job"]]})
     want = reference_fst(table, schedule.params["machine_procs"], 50, 0.5)
     np.testing.assert_array_equal(fair_start_times(schedule), want[pieces["piece"] == 0])
+
+
+@pytest.mark.parametrize("params, named", [
+    (dict(fairshare_decay=0), "fairshare_decay"), (dict(fairshare_decay="-1h"), "fairshare_decay"),
+    (dict(fairshare_factor=2), "fairshare_factor"),
+    (dict(fairshare_factor=-1), "fairshare_factor"),
+    (dict(fairshare_factor=True), "fairshare_factor")])
+def test_fairshare_parameters_are_checked_as_simulate_checks_them(params, named):
+    from predictkit.exceptions import InvalidParameterError
+
+    jobs = pd.DataFrame(dict(job_id=[0, 1], submit_time=[0.0, 1], run_time=[2.0, 10],
+                             n_procs=[1.0, 1], req_time=[2.0, 10], user_id=[1.0, 3]))
+    schedule = simulate(jobs, machine_procs=1)
+    for call in (fair_start_times, fairness_metrics):
+        with pytest.raises(InvalidParameterError, match=rf"^The '{named}' parameter of "
+                                                        r"fair_start_times must be"):
+            call(schedule, **params)
+        with pytest.raises(InvalidParameterError, match=rf"'{named}' parameter of simulate"):
+            simulate(jobs, machine_procs=1, priority="fairshare", **params)

@@ -241,3 +241,26 @@ def test_loss_of_capacity_counts_the_pieces_of_split_jobs_as_they_ran():
     assert loss_of_capacity(schedule) == pytest.approx(_loss_by_the_second(
         p["submit_time"].to_numpy(), p["start_time"].to_numpy(), p["end_time"].to_numpy(),
         width, 2, 260))
+
+
+def test_fairness_by_width_is_each_class_of_jobs_own():
+    from predictkit.metrics import fair_start_times, width_category
+    from predictkit.simulate import simulate
+    from predictkit.workload import make_workload
+
+    jobs = make_workload(600, random_state=3)
+    schedule = simulate(jobs, priority="fairshare", policy="no_guarantee",
+                        starvation_after="2h")
+    miss = schedule.jobs["start_time"].to_numpy() - fair_start_times(schedule)
+    classes = np.asarray(width_category(schedule.jobs["n_procs"].to_numpy()))
+    table = schedule.metrics(by="width", fairness=True)
+    got = table.set_index(["category", "metric"])["value"]
+    assert (miss > 0).any()
+    for name in ["all", *sorted(set(classes))]:
+        chosen = np.ones(len(miss), bool) if name == "all" else classes == name
+        assert got[(name, "fair_start_miss_percent")] == pytest.approx(
+            100.0 * (miss[chosen] > 0).mean())
+        assert got[(name, "mean_fair_start_miss")] == pytest.approx(
+            np.maximum(miss[chosen], 0.0).mean())
+    assert "fair_start_miss_percent" not in set(
+        schedule.metrics(by="width").set_index("metric").index)
