@@ -54,7 +54,7 @@ def register(subparsers):
                              "starvation queue")
     parser.add_argument("--max-runtime", default=None, metavar="DURATION",
                         help="split longer jobs into chained pieces of at most DURATION "
-                             "(e.g. 72h; Leung et al. V.A)")
+                             "(e.g. 72h; Leung et al. V.A; none: no limit, the default)")
     parser.add_argument("--predictor", default="requested", choices=PREDICTORS,
                         help="runtime estimates: the request, the actual runtime, Tang's "
                              "walltime adjuster (user+group+request keys, 30-day window), "
@@ -192,8 +192,10 @@ def _check_policy_flags(args):
                               f"not --policy {args.policy}")
         parse_duration(args.starvation_after, name="--starvation-after")
     if args.max_runtime is not None:
-        limit = parse_duration(args.max_runtime, name="--max-runtime")
-        if limit <= 0:
+        limit = parse_duration(args.max_runtime, name="--max-runtime", allow_none=True)
+        if limit is None:  # "none", "all" or "inf", as simulate(max_runtime=...) takes them
+            args.max_runtime = None
+        elif limit <= 0:
             raise ConfigError(f"--max-runtime must be a positive duration, got "
                               f"{args.max_runtime!r}")
 

@@ -89,6 +89,17 @@ def test_simulate_cplant_starvation_queue_flags(capsys, tmp_path):
     assert data["params"]["starvation_bar_heavy"] is False
 
 
+def test_simulate_max_runtime_none_is_no_limit_as_in_the_api(capsys):
+    path = str(trace_file("Sandia-Ross-2001-1.1-cln"))
+    args = ["simulate", path, "--max-jobs", "300", "--json"]
+    assert main(args) == 0
+    plain = json.loads(capsys.readouterr().out)
+    for word in ("none", "all", "inf"):
+        assert main([*args, "--max-runtime", word]) == 0
+        said = json.loads(capsys.readouterr().out)
+        assert said["params"]["max_runtime"] is None and said["metrics"] == plain["metrics"]
+
+
 def test_simulate_fairness_adds_the_fair_start_metrics_to_both_runs(capsys):
     path = str(trace_file("Sandia-Ross-2001-1.1-cln"))
     args = ["simulate", path, "--max-jobs", "800", "--policy", "no_guarantee", "--priority",
