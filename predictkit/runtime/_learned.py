@@ -264,12 +264,22 @@ class LearnedRuntime(OnlineRuntimeEstimator):
             size = min(2 * size, size + int(self.refit_every))
         return sizes
 
+    def _regressor_key(self):
+        """Every setting of the regressor, nested ones included (a change made by
+        ``set_params`` or on the regressor itself must not reuse a cached model)."""
+        if self.regressor is None:
+            return "default"
+        params = self.regressor.get_params(deep=True)
+        return repr((type(self.regressor).__qualname__, sorted(
+            (name, repr(value)) for name, value in params.items())))
+
     def _fit_model(self, features, target):
         """The regressor fitted on ``features`` and its flat trees (``_learned_trees``).
 
-        Cached by content: the same data gives the same model.
+        Cached by content: the same data and regressor settings give the same model.
         """
-        digest = hashlib.blake2b(features.tobytes() + target.tobytes(), digest_size=16).digest()
+        digest = hashlib.blake2b(features.tobytes() + target.tobytes()
+                                 + self._regressor_key().encode(), digest_size=16).digest()
         cache = self.__dict__.setdefault("_models", {})
         fitted = cache.get(digest)
         if fitted is None:
@@ -306,7 +316,7 @@ class LearnedRuntime(OnlineRuntimeEstimator):
         of the same jobs at another ``max_bad_share`` only reruns the pass.
         """
         digest = hashlib.blake2b(repr((self.min_train, self.refit_every, self.max_train,
-                                       self.regressor)).encode(), digest_size=16)
+                                       self._regressor_key())).encode(), digest_size=16)
         for name in ("submit_time", "req_time", "user_id", "group_id", "width", "run",
                      "status", "known", "job_id", "seq"):
             digest.update(np.ascontiguousarray(hist[name], dtype=np.float64).tobytes())

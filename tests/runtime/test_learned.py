@@ -145,6 +145,23 @@ def test_a_replay_at_another_budget_reuses_only_what_the_budget_leaves_unchanged
                        clone(est)._replay(head, y[:900], known[:900]))
 
 
+def test_a_regressor_changed_after_a_fit_is_fitted_again():
+    X = make_workload(600, random_state=4, runtime_spread=1.0)
+    X["wait_time"] = 0.0
+    y = X["run_time"].to_numpy()
+    est = _small()
+    before = est.fit(X, y).predict(X)
+    changes = ({"regressor": HistGradientBoostingRegressor(max_iter=2, random_state=0)},
+               {"regressor__max_iter": 4}, {"regressor__learning_rate": 0.5})
+    for params in changes:
+        after = est.set_params(**params).fit(X, y).predict(X)
+        assert_array_equal(after, clone(est).fit(X, y).predict(X))
+        assert not np.array_equal(after, before), params
+        before = after
+    est.regressor.set_params(max_iter=7)  # on the regressor itself
+    assert_array_equal(est.fit(X, y).predict(X), clone(est).fit(X, y).predict(X))
+
+
 def test_a_larger_budget_buys_accuracy():
     jobs = make_workload(4000, random_state=4, runtime_spread=1.0, runtimes="lublin",
                          estimates="modal", load=None)
