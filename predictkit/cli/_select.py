@@ -37,12 +37,12 @@ def register(subparsers):
             "Scheduling-level model selection. Every candidate (requested times, Tang's "
             "walltime adjuster for each key and quantile, recent usage max, recent average; "
             "each regular and selective, and with EASY++'s increments and shortest-first "
-            "backfilling) is simulated over the whole log, online. The one with the lowest "
-            "mean metric over the past periods (after the warm-up; --criterion for other "
-            "ways of combining them) is chosen, and its score "
-            "on the last --test-periods periods is printed next to EASY++'s on the same "
-            "periods. The choice reads only the schedule before the split. -o writes every "
-            "candidate's scores (CSV or JSON)."))
+            "backfilling) is simulated online on the jobs submitted before the split, and "
+            "on the whole log. The one with the lowest mean metric over the past periods "
+            "in the first run (after the warm-up; --criterion for other ways of combining "
+            "them) is chosen, and its score on the last --test-periods periods in the "
+            "second run is printed next to EASY++'s on the same periods. The choice reads "
+            "nothing after the split. -o writes every candidate's scores (CSV or JSON)."))
     add_log_argument(parser)
     parser.add_argument("--test-periods", type=int, default=3, metavar="N",
                         help="periods at the end of the log held out as the following months")

@@ -1,13 +1,14 @@
 """Choose a runtime predictor by its schedule on past months; score it on the following ones.
 
 Every candidate (a predictor, its settings and how the scheduler uses its
-estimates) is simulated once over the whole job table, online: the predictor
-sees exactly the jobs that completed in the simulation before each
-submission. A simulation is causal -- the schedule up to a time depends only
-on the jobs submitted before it -- so the part of each run before the split
-is the run a site would have seen had the log stopped there: the choice,
-made from those months only, cannot peek at the following months, whose
-score is read from the same runs.
+estimates) is simulated twice, online (the predictor sees exactly the jobs
+that completed in the simulation before each submission): on the jobs
+submitted before the split, for the past months' scores, and on the whole
+job table, for the following months'. The first run is the log as a site
+had it at the split, its waiting jobs served with nobody arriving after
+them: the choice reads nothing of the following months. (One run of the
+whole table would not do: a job still waiting at the split can be passed
+by jobs submitted after it, so its past score would depend on them.)
 """
 
 import dataclasses
@@ -269,12 +270,15 @@ def select_by_schedule(jobs, candidates=None, *, test_periods=3, period="30D", w
     completed in the simulation before each submission, never a later one).
     Its score on a past period after the first ``warmup_periods`` (when the
     machine and the predictor's history fill up) is the metric's mean over
-    the jobs submitted in that period; its cross-validation score combines
-    those period scores by ``criterion`` (by default their mean). The chosen
-    candidate is the one with the lowest score (ties: the earlier one); its score on the
-    following months is the metric's mean over the jobs submitted in them,
-    read from the same run. Simulations are causal, so the choice depends
-    only on the jobs submitted before the split (the test suite checks it).
+    the jobs submitted in that period, in a simulation of the jobs submitted
+    before the split only (the log as it stood then: the jobs still waiting
+    at the split are served with nobody arriving after them); its
+    cross-validation score combines those period scores by ``criterion``
+    (by default their mean). The chosen candidate is the one with the
+    lowest score (ties: the earlier one); its score on the following months
+    is the metric's mean over the jobs submitted in them, in a simulation of
+    the whole table. So the choice depends only on the jobs submitted before
+    the split (the test suite checks it).
 
     Parameters
     ----------
@@ -380,14 +384,19 @@ def select_by_schedule(jobs, candidates=None, *, test_periods=3, period="30D", w
     runs = [(c, False) for c in candidates]
     if baseline is not None:
         runs.append((baseline, True))
+    past_jobs = jobs[submit < split_time]
+    past_jobs.attrs = dict(jobs.attrs)
     rows, fold_jobs, schedule = [], None, None
     for k, (candidate, is_baseline) in enumerate(runs):
         began = time.perf_counter()
-        schedule = simulate(jobs, machine_procs=machine_procs, policy=policy, priority=priority,
-                            **candidate.simulate_kwargs(), **simulate_kwargs)
+        settings = dict(policy=policy, priority=priority, **candidate.simulate_kwargs(),
+                        **simulate_kwargs)
+        schedule = simulate(jobs, machine_procs=machine_procs, **settings)
+        # the same machine, whatever job the whole table's size came from
+        past = simulate(past_jobs, machine_procs=schedule.machine_procs, **settings)
         seconds = time.perf_counter() - began
-        row, counts = _score(schedule, candidate, is_baseline, metric, (t0, period_s), folds,
-                             split_index, seconds)
+        row, counts = _score(past, schedule, candidate, is_baseline, metric, (t0, period_s),
+                             folds, split_index, seconds)
         rows.append(row)
         fold_jobs = counts if fold_jobs is None else fold_jobs
         if progress is not None:
@@ -421,18 +430,25 @@ def _combine(table, fold_jobs, *, criterion, half_life):
     table["cv_score"] = cv
 
 
-def _score(schedule, candidate, is_baseline, metric, cut, folds, split_index, seconds):
-    sim = schedule.jobs
+def _score(past, schedule, candidate, is_baseline, metric, cut, folds, split_index, seconds):
+    """A candidate's row: the past periods' scores from ``past`` (the run of the jobs
+    before the split), the following months' from ``schedule`` (the whole table)."""
+
+    def periods_and_values(run):
+        sim = run.jobs
+        submit = sim["submit_time"].to_numpy(dtype=float)
+        values = SCHEDULE_METRICS[metric](submit, sim["start_time"].to_numpy(dtype=float),
+                                          sim["end_time"].to_numpy(dtype=float))
+        return np.floor((submit - t0) / period_s), values
+
     t0, period_s = cut
-    period = np.floor((sim["submit_time"].to_numpy(dtype=float) - t0) / period_s)
-    values = SCHEDULE_METRICS[metric](sim["submit_time"].to_numpy(dtype=float),
-                                      sim["start_time"].to_numpy(dtype=float),
-                                      sim["end_time"].to_numpy(dtype=float))
+    period, values = periods_and_values(past)
     fold_scores, counts = {}, {}
     for fold in folds:
         mask = period == fold
         fold_scores[f"fold_{fold}"] = float(values[mask].mean()) if mask.any() else np.nan
         counts[f"fold_{fold}"] = int(mask.sum())
+    period, values = periods_and_values(schedule)
     test = period >= split_index
     return dict(candidate=candidate.name, predictor=candidate.predictor,
                 params=", ".join(f"{k}={v}" for k, v in candidate.params),

@@ -104,7 +104,7 @@ def test_select_table_to_standard_output(log, capsys):
     (["--max-jobs", "0"], "--max-jobs must be positive"),
     (["--machine-procs", "0"], "--machine-procs must be positive"),
     (["--top", "0"], "--top must be a whole number from 1"),
-    (["--period=-3D"], "--period must look like"),
+    (["--period=-3D"], "--period must be a non-negative finite duration"),
     (["--period", "0"], "--period must be positive"),
     (["--period", "soon"], "--period"),
     (["--test-periods", "50"], "lower --test-periods or --warmup-periods, or shorten "

@@ -36,20 +36,27 @@ def _cut(jobs, period):
     return np.floor((submit - submit.min()) / period)
 
 
-def test_scores_are_the_metric_means_of_whole_log_runs(jobs):
+def test_scores_are_the_metric_means_of_the_past_and_of_the_whole_log(jobs):
     found = select_by_schedule(jobs, SMALL, period="3D", test_periods=1, warmup_periods=1)
     period = _cut(jobs, 3 * DAY)
     split = period.max()
     assert found.split_time == pytest.approx(jobs["submit_time"].min() + split * 3 * DAY)
     folds = [c for c in found.table.columns if c.startswith("fold_")]
     assert folds == [f"fold_{k}" for k in range(1, int(split))]
+    past = jobs[jobs["submit_time"].to_numpy() < found.split_time]
+    past.attrs = dict(jobs.attrs)
     for candidate, row in zip(SMALL + [EASY_PLUS_PLUS], found.table.itertuples()):
         schedule = simulate(jobs, **candidate.simulate_kwargs())
         values = bounded_slowdown(schedule)
         sim_period = _cut(schedule.jobs, 3 * DAY)
+        before = simulate(past, **candidate.simulate_kwargs())
+        past_values = bounded_slowdown(before)
+        past_period = np.floor((before.jobs["submit_time"].to_numpy()
+                                - jobs["submit_time"].min()) / (3 * DAY))
         for fold in folds:
             k = int(fold[5:])
-            assert getattr(row, fold) == pytest.approx(values[sim_period == k].mean(), rel=1e-12)
+            assert getattr(row, fold) == pytest.approx(past_values[past_period == k].mean(),
+                                                       rel=1e-12)
         assert row.cv_score == pytest.approx(np.mean([getattr(row, f) for f in folds]))
         assert row.test_score == pytest.approx(values[sim_period >= split].mean(), rel=1e-12)
     scored = found.table[~found.table["is_baseline"]]
@@ -103,13 +110,28 @@ def test_the_choice_never_sees_the_following_months(jobs):
                                   found.table[["candidate", "cv_score", *folds, "chosen"]])
     assert again.chosen == found.chosen
     assert not np.allclose(again.table["test_score"], found.table["test_score"])
-    # the same past scores from a simulation that stops at the split
-    for candidate, row in zip(SMALL, found.table.itertuples()):
-        schedule = simulate(past, machine_procs=jobs.attrs["max_procs"],
-                            **candidate.simulate_kwargs())
-        values = bounded_slowdown(schedule)
-        period = _cut(schedule.jobs, 3 * DAY)
-        assert row.fold_1 == pytest.approx(values[period == 1].mean(), rel=1e-12)
+    # ... and none of it: the log as it stood at the split gives the same choice
+    cut = select_by_schedule(past, SMALL, period="3D", test_periods=1, warmup_periods=0)
+    alone = select_by_schedule(jobs, SMALL, period="3D", test_periods=1, warmup_periods=0)
+    last = [c for c in cut.table.columns if c.startswith("fold_")][-1]
+    assert last in alone.table.columns
+
+
+def test_a_job_waiting_at_the_split_is_scored_as_if_nobody_came_after_it():
+    """The last past period's jobs still queued at the split would otherwise be passed by
+    (or wait behind) jobs of the following months."""
+    # one processor; job 2 waits behind job 1 at the split (t = 10); job 3 comes after it
+    jobs = pd.DataFrame(dict(job_id=[1, 2, 3, 4], submit_time=[0.0, 9.0, 10.0, 21.0],
+                             run_time=[10.0, 5.0, 1.0, 1.0], req_time=[10.0, 100.0, 1.0, 1.0],
+                             n_procs=[1, 1, 1, 1], user_id=[1, 2, 3, 4]))
+    jobs.attrs["max_procs"] = 1
+    found = select_by_schedule(jobs, [ScheduleCandidate("requested")], baseline=None, period=10.0,
+                               test_periods=2, warmup_periods=0, priority="sjf",
+                               metric="wait")
+    whole = simulate(jobs, machine_procs=1, priority="sjf")
+    assert whole.jobs["start_time"].tolist()[1] == 11.0  # job 3 went first in the whole run
+    # in the past run job 2 starts as soon as job 1 ends: waits 0 and 1 s
+    assert found.table["fold_0"].iloc[0] == pytest.approx(np.mean([0.0, 1.0]))
 
 
 def test_candidate_set_holds_every_builtin_predictor_once():
