@@ -98,8 +98,11 @@ class LearnedRuntime(OnlineRuntimeEstimator):
     ----------
     max_bad_share : float in (0, 1), default=0.02
         Budget: the largest share of jobs underestimated by more than
-        ``bad_threshold`` over a stretch of 1,000 jobs (with 95% probability;
-        the calibration aims below it, see 4.).
+        ``bad_threshold`` over long stretches of jobs. The calibration aims
+        below it (see 4.) by the margin that would keep 95% of the stretches
+        of 1,000 jobs within it were bad estimates independent; they come in
+        bursts (a user's jobs fail together), so more short stretches than
+        that exceed it.
     bad_threshold : float, default=1800
         Seconds of underestimate that make a bad estimate (Tang: 30 min).
     min_train : int, default=1000
