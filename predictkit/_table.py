@@ -434,6 +434,7 @@ def check_known_after_target(known, submit, y, what):
 
 def _numeric(X, column, name):
     """A column as float64 (missing values as NaN), or a JobTableError naming the first bad row."""
+    check_unique_columns(X, name, (column,))
     series = X[column]
     kind = series.dtype
     # True/False is no count, time or id (a width of True would run as 1); a status of

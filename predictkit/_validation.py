@@ -298,7 +298,10 @@ def validate_params(constraints):
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
-            bound = signature.bind(*args, **kwargs)
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError as exc:  # name the function, as a plain call would
+                raise TypeError(f"{func.__qualname__}() {exc}") from None
             check_parameters(constraints, bound.arguments, func.__qualname__)
             return func(*args, **kwargs)
 

@@ -329,6 +329,12 @@ def test_a_negative_duration_is_named_negative_not_misspelt(value):
         parse_duration(value, name="x")
 
 
+def test_a_call_with_an_unknown_keyword_names_the_function():
+    with pytest.raises(TypeError, match=r"^simulate\(\) got an unexpected keyword argument "
+                                        r"'predictor'$"):
+        simulate(make_workload(20, random_state=0), predictor=None)
+
+
 def test_a_duration_with_a_sign_reads_as_its_number():
     from predictkit._time import parse_duration
 

@@ -280,6 +280,29 @@ class OnlineRuntimeEstimator(ParamsValidatedMixin, RegressorMixin, BaseEstimator
         raw = self._predict_raw(self._history_for(query), query)
         return self._clip(raw, query["req_time"])
 
+    def score(self, X, y, sample_weight=None):
+        """:math:`R^2` of :meth:`predict` against the runtimes ``y`` (scikit-learn's
+        ``RegressorMixin.score``).
+
+        Raises
+        ------
+        JobTableError
+            For runtimes that are missing or negative, and for jobs that get
+            no prediction (no request), naming how many and the first row:
+            leave them out (or give them a request) to score the others.
+        """
+        from sklearn.metrics import r2_score
+
+        truth = check_target(y, X, what="runtimes", owner=type(self).__name__)
+        pred = self.predict(X)
+        unpredicted = np.isnan(pred)
+        if unpredicted.any():
+            raise JobTableError(
+                f"{type(self).__name__}.score: {int(unpredicted.sum()):,} job(s) get no "
+                f"prediction (no request; first at row {int(np.argmax(unpredicted))}): "
+                "leave them out, or give them a request, to score the others")
+        return float(r2_score(truth, pred, sample_weight=sample_weight))
+
     def start(self, jobs):
         """Prepare to predict for ``jobs`` (:class:`~predictkit.runtime.OnlinePredictor`).
 

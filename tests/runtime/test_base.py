@@ -42,6 +42,34 @@ def test_missing_key_columns_are_named(est):
 
 
 @pytest.mark.parametrize("est", PREDICTORS, ids=lambda e: type(e).__name__)
+def test_a_column_named_twice_is_refused_by_name(est):
+    X = _jobs()
+    twice = pd.concat([X, X[["req_time", "user_id"]]], axis=1)
+    with pytest.raises(JobTableError, match=r"has column '(req_time|user_id)' 2 times"):
+        clone(est).fit(twice, np.ones(len(X)))
+    fitted = clone(est).fit(X, np.ones(len(X)))
+    with pytest.raises(JobTableError, match=r"jobs to predict has column '\w+' 2 times"):
+        fitted.predict(twice)
+
+
+@pytest.mark.parametrize("est", PREDICTORS, ids=lambda e: type(e).__name__)
+def test_score_is_r2_and_names_jobs_without_a_prediction(est):
+    from sklearn.metrics import r2_score
+
+    X = _jobs()
+    y = 50.0 + 10.0 * np.arange(len(X))
+    fitted = clone(est).fit(X, y)
+    assert fitted.score(X, y) == pytest.approx(r2_score(y, fitted.predict(X)))
+    unrequested = X.assign(req_time=X["req_time"].where(X.index != 4))
+    if np.isnan(fitted.predict(unrequested)).any():
+        with pytest.raises(JobTableError, match=r"score: 1 job\(s\) get no prediction "
+                                                r"\(no request; first at row 4\)"):
+            fitted.score(unrequested, y)
+    with pytest.raises(JobTableError, match="runtimes"):
+        fitted.score(X, np.r_[y[:-1], np.nan])
+
+
+@pytest.mark.parametrize("est", PREDICTORS, ids=lambda e: type(e).__name__)
 def test_empty_history_falls_back_to_the_request(est):
     X = _jobs()
     est.fit(X.iloc[:0], np.empty(0))
