@@ -33,8 +33,9 @@ def register(subparsers):
                         choices=tuple(PREDICTORS),
                         help="tang: WalltimeAdjuster (Tang et al. 2013); usage-max: "
                              "RecentUsageMax (Klusacek & Soysal 2019); recent-average: "
-                             "RecentAverage (Tsafrir et al. 2007); requested: the request "
-                             "(default: %(default)s)")
+                             "RecentAverage (Tsafrir et al. 2007); learned: LearnedRuntime, "
+                             "gradient boosting on the user's history held to a bad-estimate "
+                             "budget; requested: the request (default: %(default)s)")
     parser.add_argument("--keys", default=None,
                         help="tang: similarity keys, comma-separated: user, group (project), "
                              "request, or column names (default: user,group,request, leaving "

@@ -18,7 +18,10 @@ from ._common import (Progress, add_command, add_log_argument, add_machine_procs
                       table_format, warn_busier_than_machine, write_table)
 from ._tables import format_table
 
-PREDICTOR_CHOICES = ("requested", "tang", "usage-max", "recent-average")
+PREDICTOR_CHOICES = ("requested", "tang", "usage-max", "recent-average", "learned")
+DEFAULT_PREDICTORS = PREDICTOR_CHOICES[:-1]
+"""The learned candidates are asked for by name: they fit models, much slower than the rest."""
+BUDGETS = (0.02,)
 QUANTILES = (0.7, 0.85, 0.95)
 
 _FLAGS = {"test_periods": "--test-periods", "warmup_periods": "--warmup-periods",
@@ -57,7 +60,9 @@ def register(subparsers):
     parser.add_argument("--predictors", nargs="+", default=None,
                         choices=PREDICTOR_CHOICES, metavar="NAME",
                         help=f"candidate predictors, among {', '.join(PREDICTOR_CHOICES)} "
-                             "(default: all)")
+                             f"(default: {' '.join(DEFAULT_PREDICTORS)}; learned, the "
+                             "gradient-boosting predictor held to a bad-estimate budget, "
+                             "is slower than all the others together)")
     parser.add_argument("--keys", nargs="+", default=None, metavar="KEYS",
                         help="similarity keys of the tang candidates, each comma-separated "
                              f"(default: Tang's four, {' '.join(TANG_KEYS)})")
@@ -67,6 +72,9 @@ def register(subparsers):
     parser.add_argument("--recent", nargs="+", type=int, default=None, metavar="N",
                         help="runtimes averaged by the recent-average candidates "
                              f"(default: {' '.join(map(str, RECENT_COUNTS))})")
+    parser.add_argument("--budgets", nargs="+", type=float, default=None, metavar="SHARE",
+                        help="bad-estimate budgets (max_bad_share, in (0, 1)) of the learned "
+                             f"candidates (default: {' '.join(map(str, BUDGETS))})")
     parser.add_argument("--criterion", default="mean", choices=SCHEDULE_CRITERIA,
                         help="how the past periods' scores combine: their mean, the mean over "
                              "the past jobs, a mean weighting recent periods more, or the mean "
@@ -92,19 +100,25 @@ _CANDIDATE_OPTIONS = (
     ("keys", "--keys", ("tang",)),
     ("quantiles", "--quantiles", ("tang",)),
     ("recent", "--recent", ("recent-average",)),
+    ("budgets", "--budgets", ("learned",)),
 )
 """Options that set one predictor's candidates, and the predictors that use them."""
 
 
 def _check_args(args):
     """Refuse bad values before any work, each naming its flag; fill list defaults."""
-    args.predictors = refuse_repeats(args.predictors or list(PREDICTOR_CHOICES), "--predictors",
+    args.predictors = refuse_repeats(args.predictors or list(DEFAULT_PREDICTORS), "--predictors",
                                      "a predictor")
     refuse_inapplicable(args, _CANDIDATE_OPTIONS, args.predictors, "--predictors")
     args.keys_given = args.keys is not None
     args.keys = args.keys or list(TANG_KEYS)
     args.quantiles = args.quantiles or list(QUANTILES)
     args.recent = args.recent or list(RECENT_COUNTS)
+    args.budgets = args.budgets or list(BUDGETS)
+    for share in args.budgets:
+        if not 0 < share < 1:  # also refuses NaN
+            raise ConfigError(f"--budgets must be shares in (0, 1), got {share:g}")
+    refuse_repeats(args.budgets, "--budgets")
     for n in args.recent:
         if n < 1:
             raise ConfigError(f"--recent must be whole numbers from 1, got {n}")
@@ -139,7 +153,9 @@ def candidates_of(args):
     with flag_names(_FLAGS):
         every = schedule_candidates(keys=tuple(args.keys), quantiles=tuple(args.quantiles),
                                     easy_pp_style=not args.no_easy_pp_style,
-                                    recent=tuple(args.recent))
+                                    recent=tuple(args.recent),
+                                    learned=tuple(args.budgets) if "learned" in args.predictors
+                                    else ())
         for candidate in every:
             candidate.estimates()  # a bad --keys value fails here, before any work
     return [c for c in every if c.predictor in args.predictors]

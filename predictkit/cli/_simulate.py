@@ -13,7 +13,8 @@ from ..runtime._registry import ESTIMATE_NAMES, PERFECT
 from ..runtime._walltime_adjuster import DEFAULT_KEYS as TANG_DEFAULT_KEYS
 from ..simulate import POLICIES, PRIORITIES
 from ..simulate._policies import BACKFILL_ORDERS, refuse_blind_scheduler
-from ._checks import check_positive, check_procs, flag_names, refuse_inapplicable, tang_keys
+from ._checks import (check_fraction, check_positive, check_procs, flag_names,
+                      refuse_inapplicable, tang_keys)
 from ._common import (DeprecatedAlias, Progress, add_command, add_machine_procs_option,
                       add_output_options, output_format, print_json, read_jobs_to_simulate,
                       result_stream, warn_busier_than_machine, write_swf_output, write_table)
@@ -58,9 +59,13 @@ def register(subparsers):
     parser.add_argument("--predictor", default="requested", choices=PREDICTORS,
                         help="runtime estimates: the request, the actual runtime, Tang's "
                              "walltime adjuster (user+group+request keys, 30-day window), "
-                             "Klusacek's recent usage max, or the recent average")
+                             "Klusacek's recent usage max, the recent average, or the learned "
+                             "predictor (gradient boosting held to a 2%% bad-estimate budget)")
     parser.add_argument("--quantile", type=float, default=None,
                         help="aggressiveness of --predictor tang, in [0.5, 1] (default: 0.85)")
+    parser.add_argument("--max-bad-share", type=float, default=None, metavar="SHARE",
+                        help="bad-estimate budget of --predictor learned, in (0, 1) "
+                             "(default: 0.02)")
     parser.add_argument("--selective", action="store_true",
                         help="use predictions for waiting jobs only (Tang 5.2)")
     parser.add_argument("--on-underestimate", default="double",
@@ -84,17 +89,21 @@ def register(subparsers):
     parser.set_defaults(func=run)
 
 
-def estimate_source(name, quantile=0.85, *, keys=None):
+def estimate_source(name, quantile=0.85, *, keys=None, max_bad_share=None):
     """The estimate source named on the command line: a string the simulator knows, or a predictor.
 
-    ``keys`` are Tang's similarity keys (default: the adjuster's own).
+    ``keys`` are Tang's similarity keys (default: the adjuster's own);
+    ``max_bad_share`` the learned predictor's budget (default: its own).
     """
     if name in ("requested", PERFECT):
         return name
     from ..runtime import make_predictor
 
-    params = {"quantile": quantile, **({"keys": keys} if keys else {})}
-    return make_predictor(name, **(params if name == "tang" else {}))
+    if name == "tang":
+        return make_predictor(name, quantile=quantile, **({"keys": keys} if keys else {}))
+    if name == "learned" and max_bad_share is not None:
+        return make_predictor(name, max_bad_share=max_bad_share)
+    return make_predictor(name)
 
 
 _HOURS = ("mean_wait", "weighted_wait", "mean_response", "makespan",
@@ -158,8 +167,11 @@ def _check_args(args):
 
 def _check_predictor_flags(args):
     """The flags that apply to some predictors only (then set their defaults)."""
-    refuse_inapplicable(args, [("quantile", "--quantile", ("tang",))], args.predictor,
-                        "--predictor")
+    refuse_inapplicable(args, [("quantile", "--quantile", ("tang",)),
+                               ("max_bad_share", "--max-bad-share", ("learned",))],
+                        args.predictor, "--predictor")
+    if args.max_bad_share is not None:
+        check_fraction(args.max_bad_share, "--max-bad-share")
     if args.selective and args.predictor == "requested":
         raise ConfigError("--selective uses predictions for waiting jobs and requests for "
                           "running ones; with --predictor requested there is nothing to "
@@ -208,6 +220,8 @@ def run(args):
     settings = {"policy": args.policy, "priority": args.priority, "predictor": args.predictor}
     if args.predictor == "tang":
         settings["quantile"] = args.quantile
+    if args.max_bad_share is not None:
+        settings["max_bad_share"] = args.max_bad_share
     for flag in ("reservation_depth", "starvation_after", "max_runtime"):
         if getattr(args, flag) is not None:
             settings[flag] = getattr(args, flag)
@@ -232,7 +246,8 @@ def run(args):
             lambda: f"simulated {format_count(len(schedule.jobs), 'job')} with "
                     f"{args.predictor} estimates"):
         schedule = simulate(jobs, estimates=estimate_source(args.predictor, args.quantile,
-                                                            keys=keys),
+                                                            keys=keys,
+                                                            max_bad_share=args.max_bad_share),
                             selective=args.selective, **common)
     if len(schedule.rejected):
         wider = wider_than_machine(len(schedule.rejected), schedule.machine_procs, verb="was")

@@ -114,7 +114,7 @@ RECENT_COUNTS = (1, 2, 3)
 
 
 def schedule_candidates(*, keys=TANG_KEYS, quantiles=(0.7, 0.85, 0.95), easy_pp_style=True,
-                        recent=RECENT_COUNTS):
+                        recent=RECENT_COUNTS, learned=()):
     """The built-in candidate set: every built-in predictor, selective or not.
 
     Requested times; EASY++; Tang's walltime adjuster for each key and
@@ -136,6 +136,11 @@ def schedule_candidates(*, keys=TANG_KEYS, quantiles=(0.7, 0.85, 0.95), easy_pp_
         something about the next one is a setting of the site's workload,
         like Tang's quantile, so the neighbours of two are candidates too
         (``recent=(2,)`` gives the 58 candidates of earlier versions).
+    learned : sequence of float, default ()
+        Bad-estimate budgets (``max_bad_share``) of learned candidates
+        (:class:`~predictkit.runtime.LearnedRuntime`), none by default: each
+        of their simulations fits gradient-boosting models, slower than all
+        the others together on a large log.
 
     Returns
     -------
@@ -145,7 +150,8 @@ def schedule_candidates(*, keys=TANG_KEYS, quantiles=(0.7, 0.85, 0.95), easy_pp_
     Raises
     ------
     ConfigError
-        For a ``recent`` count that is not a whole number >= 1.
+        For a ``recent`` count that is not a whole number >= 1, or a
+        ``learned`` budget outside (0, 1).
     """
     predictors = [("tang", (("keys", k), ("quantile", float(q)))) for k in keys
                   for q in quantiles]
@@ -154,6 +160,11 @@ def schedule_candidates(*, keys=TANG_KEYS, quantiles=(0.7, 0.85, 0.95), easy_pp_
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ConfigError(f"recent must hold whole numbers >= 1, got {n!r}")
     predictors += [("recent-average", (("n_recent", int(n)),)) for n in recent]
+    for budget in learned:
+        if isinstance(budget, bool) or not isinstance(budget, (float, int, np.floating,
+                                                              np.integer)) or not 0 < budget < 1:
+            raise ConfigError(f"learned must hold budgets in (0, 1), got {budget!r}")
+    predictors += [("learned", (("max_bad_share", float(b)),)) for b in learned]
     styles = [("double", "priority")] + ([("increments", "sjf")] if easy_pp_style else [])
     out = [ScheduleCandidate("requested")]
     if easy_pp_style:

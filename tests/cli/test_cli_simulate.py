@@ -89,6 +89,16 @@ def test_simulate_cplant_starvation_queue_flags(capsys, tmp_path):
     assert data["params"]["starvation_bar_heavy"] is False
 
 
+def test_simulate_learned_takes_its_budget(capsys):
+    path = str(trace_file("KTH-SP2-1996-2.1-cln"))
+    waits = {}
+    for share in ("0.01", "0.3"):
+        assert main(["simulate", path, "--max-jobs", "2500", "--predictor", "learned",
+                     "--max-bad-share", share, "--json", "-q"]) == 0
+        waits[share] = json.loads(capsys.readouterr().out)["metrics"]["mean_wait"]["learned"]
+    assert waits["0.01"] != waits["0.3"]
+
+
 def test_simulate_max_runtime_none_is_no_limit_as_in_the_api(capsys):
     path = str(trace_file("Sandia-Ross-2001-1.1-cln"))
     args = ["simulate", path, "--max-jobs", "300", "--json"]
@@ -124,6 +134,9 @@ def test_simulate_fairness_adds_the_fair_start_metrics_to_both_runs(capsys):
     (["--policy", "conservative", "--reservation-depth", "3"], "--reservation-depth"),
     (["--policy", "easy", "--reservation-depth", "-1"], "--reservation-depth"),
     (["--max-runtime", "0"], "--max-runtime"),
+    (["--predictor", "tang", "--max-bad-share", "0.1"], "--max-bad-share applies to "
+                                                        "--predictor learned only"),
+    (["--predictor", "learned", "--max-bad-share", "1"], "--max-bad-share must be in (0, 1)"),
     (["--max-runtime", "forever"], "--max-runtime"),
 ])
 def test_simulate_policy_flags_are_checked_in_one_line(capsys, flags, named):

@@ -50,6 +50,15 @@ def test_select_prints_the_choice_and_its_score_next_to_easy_pp(log, capsys, tmp
     assert "simulated 1,200 jobs with each candidate" in captured.err
 
 
+def test_select_takes_learned_candidates_by_name(log, capsys):
+    assert main(["select", str(log), "--predictors", "requested", "learned", "--budgets",
+                 "0.05", "0.2", "--no-easy-pp-style", *PERIODS, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    names = {row["candidate"] for row in data["candidates"]}
+    assert {"learned max_bad_share=0.05", "learned max_bad_share=0.2 selective"} <= names
+    assert len(names) == 1 + 4 + 1  # requested, 2 budgets x (regular, selective), EASY++
+
+
 def test_select_json(log, capsys):
     assert main(["select", str(log), *PERIODS, "--predictors", "usage-max", "--no-easy-pp-style",
                  "--json", "-q"]) == 0
@@ -118,6 +127,10 @@ def test_select_table_to_standard_output(log, capsys):
      "--half-life must be a positive number of periods, got nan"),
     (["--half-life", "5"], "--half-life applies to --criterion recent only, not --criterion mean"),
     (["--period", "1min"], "period 1min splits the jobs into"),
+    (["--budgets", "0.1"], "--budgets applies to --predictors learned only"),
+    (["--predictors", "learned", "--budgets", "1.5"], "--budgets must be shares in (0, 1), "
+                                                      "got 1.5"),
+    (["--predictors", "learned", "--budgets", "0.1", "0.1"], "--budgets gives a value twice"),
 ])
 def test_bad_values_are_one_line_naming_the_flag(log, capsys, argv, message):
     args = ["select", str(log), "--predictors", "requested", "--period", "3D",

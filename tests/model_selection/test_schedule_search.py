@@ -370,3 +370,16 @@ def test_scorer_history_errors(jobs):
     assert "history=<100 jobs>" in repr(scorer)
     value = scorer(fitted, jobs.iloc[50:60])
     assert value < 0
+
+
+def test_learned_candidates_are_asked_for_by_budget():
+    plain = schedule_candidates()
+    assert "learned" not in {c.predictor for c in plain}
+    with_learned = schedule_candidates(learned=(0.02, 0.1))
+    learned = [c for c in with_learned if c.predictor == "learned"]
+    assert len(learned) == 2 * 2 * 2  # budgets x (regular, selective) x scheduler styles
+    assert {dict(c.params)["max_bad_share"] for c in learned} == {0.02, 0.1}
+    assert [c for c in with_learned if c.predictor != "learned"] == plain
+    for bad in (0.0, 1.0, 1.5, True, "0.1"):
+        with pytest.raises(ConfigError, match="learned must hold budgets in"):
+            schedule_candidates(learned=(bad,))
