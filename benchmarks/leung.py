@@ -23,8 +23,9 @@ the paper's period, 1 Dec 2002 - 14 Jul 2003), SDSC-SP2-1998-4.2-cln (an
 overloaded 128-node machine whose queue is long enough for thousands of jobs
 to wait a day) and SDSC-BLUE-2000-4.2-cln (the largest shared log with
 requests and user ids, a 1152-processor machine like Ross, though few of its
-jobs run or ask for more than 72 hours: the page counts them), whole logs. Writes ``leung.json`` and ``leung.md`` (rendered from
-the JSON alone) into ``--output-dir``; ``--from-json`` renders the page again.
+jobs run or ask for more than 72 hours: the page counts them), whole logs.
+Writes ``leung.json`` and ``leung.md`` (rendered from the JSON alone) into
+``--output-dir``; ``--from-json`` renders the page again.
 
 Run from the repository root: ``python -m benchmarks.leung [--traces A B]
 [--max-jobs N] [--output-dir DIR] [--from-json PATH]``
@@ -350,7 +351,8 @@ def write_markdown(result, path):
              f"{result['elapsed_s']:.0f} s in all (simulations and fair start times).", "",
              "Every policy orders its queue by fairshare (each user's processor-seconds, "
              "halved every 24 hours: the paper gives the daily decay, not its factor) and "
-             "plans with the users' requested times; jobs are killed at their request. cplant24/cplant72: no-guarantee backfilling with an "
+             "plans with the users' requested times; jobs are killed at their request. "
+             "cplant24/cplant72: no-guarantee backfilling with an "
              "FCFS starvation queue entered after 24/72 hours whose head gets a reservation "
              "(`simulate(policy=\"no_guarantee\", starvation_after=...)`); .fair: heavy "
              "users (decayed usage above the mean of the users with a job waiting) are "
@@ -393,7 +395,8 @@ def write_markdown(result, path):
               f"{'fewer' if period['n_in_window'] < PAPER_JOBS else 'more'} than the "
               f"{PAPER_JOBS:,} the paper took from the machine's PBS and yod logs")
     lines += ["", "Why these logs: Sandia-Ross is the CPlant/Ross machine of the paper "
-              f"(the archive's log spans Nov 2001 - Jan 2005{versus}); SDSC-SP2 is the most overloaded shared log with requests (thousands of "
+              f"(the archive's log spans Nov 2001 - Jan 2005{versus}); SDSC-SP2 is the most "
+              "overloaded shared log with requests (thousands of "
               "jobs wait more than a day, so the starvation queue matters); SDSC-BLUE is the "
               "largest, on a machine of Ross's size (the counts above say how many of its jobs "
               "the 72-hour limit touches).", "",

@@ -32,8 +32,8 @@ def fair_start_times(schedule, *, machine_procs=None, fairshare_decay=None,
         Machine size in processors (default: the schedule's).
     fairshare_decay, fairshare_factor : optional
         Fairshare usage decay (default: the schedule's parameters, else 24 h
-        and 0.5): a duration > 0 and a factor in [0, 1], as for
-        :func:`predictkit.simulate.simulate`. Usage is the processor-seconds of completed jobs, as in
+        and 0.5): a duration > 0 and a factor in [0, 1]. Usage is the
+        processor-seconds of completed jobs, as in
         :func:`predictkit.simulate.simulate` with ``priority="fairshare"``.
     n_procs : int, optional
         Deprecated name of ``machine_procs`` (warns, removed in 0.3).

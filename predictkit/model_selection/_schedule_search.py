@@ -12,6 +12,7 @@ by jobs submitted after it, so its past score would depend on them.)
 """
 
 import dataclasses
+from numbers import Real
 from typing import NamedTuple
 
 import numpy as np
@@ -161,8 +162,7 @@ def schedule_candidates(*, keys=TANG_KEYS, quantiles=(0.7, 0.85, 0.95), easy_pp_
             raise ConfigError(f"recent must hold whole numbers >= 1, got {n!r}")
     predictors += [("recent-average", (("n_recent", int(n)),)) for n in recent]
     for budget in learned:
-        if isinstance(budget, bool) or not isinstance(budget, (float, int, np.floating,
-                                                              np.integer)) or not 0 < budget < 1:
+        if isinstance(budget, bool) or not isinstance(budget, Real) or not 0 < budget < 1:
             raise ConfigError(f"learned must hold budgets in (0, 1), got {budget!r}")
     predictors += [("learned", (("max_bad_share", float(b)),)) for b in learned]
     styles = [("double", "priority")] + ([("increments", "sjf")] if easy_pp_style else [])
