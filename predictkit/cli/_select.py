@@ -188,7 +188,9 @@ def run(args):
     candidates = candidates_of(args)
     with flag_names(_FLAGS):
         refuse_blind_scheduler(args.policy, args.priority,
-                               [c.backfill_order for c in candidates])
+                               [c.backfill_order for c in candidates],
+                               backfill_advice="--policy no_guarantee with the EASY++-style "
+                                               "candidates (they backfill shortest first)")
     progress = Progress("select", quiet=args.quiet)
     progress.settings(policy=args.policy, priority=args.priority, metric=args.metric,
                       criterion=args.criterion,

@@ -128,6 +128,8 @@ def test_select_table_to_standard_output(log, capsys):
     (["--half-life", "5"], "--half-life applies to --criterion recent only, not --criterion mean"),
     (["--period", "1min"], "period 1min splits the jobs into"),
     (["--budgets", "0.1"], "--budgets applies to --predictors learned only"),
+    (["--policy", "fcfs"], "to backfill without reservations, --policy no_guarantee with the "
+                           "EASY++-style candidates (they backfill shortest first)"),
     (["--predictors", "learned", "--budgets", "1.5"], "--budgets must be shares in (0, 1), "
                                                       "got 1.5"),
     (["--predictors", "learned", "--budgets", "0.1", "0.1"], "--budgets gives a value twice"),

@@ -89,7 +89,8 @@ def estimates_matter(policy, priority="fcfs", backfill_order="priority", starvat
 
 
 def refuse_blind_scheduler(policy, priority, backfill_orders, starvation_after=None,
-                           reservation_depth=None, *, refused="a runtime predictor"):
+                           reservation_depth=None, *, refused="a runtime predictor",
+                           backfill_advice="backfill_order='sjf'"):
     """Refuse a scheduler whose schedule no runtime estimate changes.
 
     Every predictor would give the same schedule and score the same under
@@ -104,6 +105,9 @@ def refuse_blind_scheduler(policy, priority, backfill_orders, starvation_after=N
         The backfilling orders the candidates use.
     refused : str
         What is refused, to start the message with.
+    backfill_advice : str
+        How the caller asks for shortest-first backfilling without
+        reservations, for the message.
 
     Raises
     ------
@@ -122,7 +126,7 @@ def refuse_blind_scheduler(policy, priority, backfill_orders, starvation_after=N
         f"priority={priority!r} never reads a runtime estimate, so every predictor gives the "
         "same schedule and the same score; choose a policy with reservations ('easy', "
         "'conservative'), a priority that reads estimates ('sjf', 'wfp') or, to backfill "
-        "without reservations, backfill_order='sjf'")
+        f"without reservations, {backfill_advice}")
 
 
 def resolve_policy(policy, reservation_depth, starvation_after=None):
