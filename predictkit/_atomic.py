@@ -10,7 +10,10 @@ a regular file, or nothing written to ``.NAME.HOST.PID.RANDOM.part`` beside the 
                            flushed, fsynced and renamed over it (``os.replace``), so a
                            reader sees the old file or the new one, never half of one; a
                            new file gets ``0666 & ~umask``, a replaced one keeps its mode
-                           (and, where permitted, its owner and group)
+                           (and, where permitted, its owner and group); a file this
+                           process may not write (``chmod a-w``) is refused, as the
+                           shell's ``>`` refuses it; a file with other hard links gets a
+                           new inode: the other names keep the old content
 a symbolic link            followed: the file it points to is replaced as above and the
                            link stays a link; a dangling link creates its target
 a FIFO or a device         opened and written as a stream (``/dev/null``, a named pipe),
@@ -22,8 +25,9 @@ A missing or unwritable folder, and an output that is the same file as one of
 the ``inputs``, are an :class:`~predictkit.exceptions.OutputError` too: one
 line naming the path, raised before anything is written.
 
-A writer killed before its rename (``kill -9``, a power cut) leaves its
-temporary file behind. The next write to the same target removes those of its
+The command line turns ``SIGTERM`` and ``SIGHUP`` into an interrupt, so that,
+as on Ctrl-C, a temporary being written is removed. A writer killed before its
+rename (``kill -9``, a power cut) leaves its temporary file behind. The next write to the same target removes those of its
 temporaries whose writer is gone: the name holds the writer's host and process
 id, and a temporary is stale when that process no longer runs on this host, or
 when nothing has touched it for :data:`STALE_AFTER_SECONDS` (a process id
@@ -188,6 +192,10 @@ def gzip_if_named(path, payload):
     return buffer.getvalue()
 
 
+_EFFECTIVE = os.access in os.supports_effective_ids
+"""Whether access checks can use the effective ids (a set-uid process writes as its owner)."""
+
+
 def check_output(path):
     """Raise :class:`OutputError` now for an output that :func:`open_output` would refuse.
 
@@ -197,8 +205,7 @@ def check_output(path):
     kind, target, _ = _plan(path)
     if kind == "replace":
         folder = target.parent
-        effective = os.access in os.supports_effective_ids
-        if not os.access(folder, os.W_OK | os.X_OK, effective_ids=effective):
+        if not os.access(folder, os.W_OK | os.X_OK, effective_ids=_EFFECTIVE):
             raise OutputError(f"cannot write {path}: the folder {folder} is not writable")
 
 
@@ -226,6 +233,9 @@ def _plan(path):
         if not folder.is_dir():
             what = "is not a directory" if folder.exists() else "does not exist"
             raise OutputError(f"cannot write {path}: the folder {folder} {what}")
+        if info is not None and not os.access(target, os.W_OK, effective_ids=_EFFECTIVE):
+            raise OutputError(f"cannot write {path}: it is read-only (make it writable to "
+                              "let it be replaced)")
         return "replace", target, info
     if stat.S_ISFIFO(info.st_mode) or stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode):
         return "stream", target, info

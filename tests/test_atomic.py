@@ -498,3 +498,19 @@ def test_a_name_ending_in_a_slash_is_never_written_as_a_file(tmp_path, name):
     with pytest.raises(OutputError, match="a name ending in / is a folder's"):
         check_output(target)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_file_this_process_may_not_write_is_refused_not_replaced(tmp_path, monkeypatch):
+    from predictkit import _atomic
+
+    target = tmp_path / "kept.txt"
+    target.write_text("before")
+    real = os.access
+    monkeypatch.setattr(_atomic.os, "access", lambda path, mode, **kw: (
+        False if Path(path) == target and mode & os.W_OK else real(path, mode, **kw)))
+    for attempt in (lambda: _atomic.check_output(target),
+                    lambda: _atomic.write_result(target, b"after", owner="test")):
+        with pytest.raises(OutputError, match=r"kept.txt: it is read-only \(make it writable "
+                                              r"to let it be replaced\)$"):
+            attempt()
+    assert target.read_text() == "before"

@@ -17,8 +17,14 @@ or that cannot be written (``_common.check_output_arg``); every output goes
 through :func:`predictkit._atomic.open_output`, where ``-`` is standard output.
 """
 
+import contextlib
+import errno
 import importlib
+import io
+import os
+import signal
 import sys
+import threading
 import warnings
 
 from .. import __version__
@@ -67,8 +73,104 @@ BROKEN_PIPE_STATUS = 141
 """Exit status when the output's reader went away: 128 + ``SIGPIPE``, as a shell reports it."""
 
 
+class _Terminated(KeyboardInterrupt):
+    """``SIGTERM`` or ``SIGHUP``, raised where the command is, so that what it was
+    writing is removed as on Ctrl-C."""
+
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def _terminations_interrupt():
+    """Within: ``SIGTERM`` and ``SIGHUP`` raise :class:`_Terminated` (the handlers
+    before are put back after)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise _Terminated(signum)
+
+    before = {number: signal.signal(number, stop)
+              for number in (signal.SIGTERM, getattr(signal, "SIGHUP", None)) if number}
+    try:
+        yield
+    finally:
+        for number, handler in before.items():
+            signal.signal(number, handler)
+
+
+class _ClosedOutput(io.TextIOBase):
+    """Standard output of a process started with it closed (``>&-``): a write
+    fails, so that a result is never lost without a word."""
+
+    def writable(self):
+        return True
+
+    def write(self, text):
+        raise OSError(errno.EBADF, "standard output is closed: the result has nowhere to go")
+
+    @property
+    def buffer(self):
+        return self
+
+
+class _MessagesBestEffort:
+    """Standard error whose writes may fail (a full disk, ``2>&-``) without
+    losing the work: the message is lost instead. A reader gone away still
+    stops the command (``BrokenPipeError``)."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        try:
+            return self._stream.write(text) if self._stream is not None else len(text)
+        except BrokenPipeError:
+            raise
+        except (OSError, ValueError):
+            return len(text)
+
+    def flush(self):
+        try:
+            if self._stream is not None:
+                self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except (OSError, ValueError):
+            pass
+
+    def isatty(self):
+        return self._stream is not None and self._stream.isatty()
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def _standard_streams():
+    """Within: a closed standard output refuses writes, and standard error never
+    ends the work (:class:`_ClosedOutput`, :class:`_MessagesBestEffort`); put back
+    after, for callers of :func:`main` in a process of their own."""
+    before = sys.stdout, sys.stderr
+    if sys.stdout is None:
+        sys.stdout = _ClosedOutput()
+    sys.stderr = _MessagesBestEffort(sys.stderr)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = before
+
+
 def main(argv=None):
     """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
+    with _standard_streams(), _terminations_interrupt():
+        return _main(argv)
+
+
+def _main(argv):
     parser = build_parser()
     args = _parse(parser, argv)
     if getattr(args, "func", None) is None:
@@ -84,11 +186,10 @@ def main(argv=None):
     except BrokenPipeError:
         # The reader of our output went away (e.g. `predictkit info x | head`):
         # nothing more can be said, and the work is not done.
-        import os
-
         devnull = os.open(os.devnull, os.O_WRONLY)
         for stream in (sys.stdout, sys.stderr):
-            os.dup2(devnull, stream.fileno())
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                os.dup2(devnull, stream.fileno())
         return BROKEN_PIPE_STATUS
     except (PredictkitError, OSError) as exc:
         if args.debug:
@@ -96,9 +197,14 @@ def main(argv=None):
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         if isinstance(exc, OSError) and exc.filename is not None:
             message = f"{exc.strerror}: {exc.filename}"
+        elif isinstance(exc, OSError) and exc.strerror:
+            message = exc.strerror
         print(f"predictkit {args.command}: error: {' '.join(message.split())}",
               file=sys.stderr)
         return 2
+    except _Terminated as exc:
+        print(f"predictkit: terminated by {signal.Signals(exc.signum).name}", file=sys.stderr)
+        return 128 + exc.signum
     except KeyboardInterrupt:
         print("predictkit: interrupted", file=sys.stderr)
         return 130

@@ -4,6 +4,7 @@ import argparse
 import contextlib
 import json
 import os
+import stat
 import sys
 import time
 import warnings
@@ -228,6 +229,32 @@ def _is_regular_file(path):
         return True  # let open() name the problem
 
 
+def _same_as_stream(fd, path):
+    """Whether the standard stream ``fd`` is the regular file ``path`` (redirected to it)."""
+    try:
+        stream, named = os.fstat(fd), os.stat(path)
+    except (OSError, ValueError, TypeError):
+        return False
+    return stat.S_ISREG(stream.st_mode) and (stream.st_dev, stream.st_ino) == (
+        named.st_dev, named.st_ino)
+
+
+def _refuse_standard_streams(output, inputs, *, reads_stdin):
+    """Refuse ``-o FILE`` when the log comes on standard input from FILE
+    (``< FILE``), and ``-o -`` when standard output goes to an input
+    (``> FILE``, ``>> FILE``): either would destroy the input."""
+    from ..exceptions import OutputError
+
+    if output == "-":
+        for path in inputs:
+            if _same_as_stream(1, path):
+                raise OutputError(f"-o -: standard output is {path}, an input of the command: "
+                                  "writing it would destroy what the result is computed from")
+    elif reads_stdin and _same_as_stream(0, output):
+        raise OutputError(f"-o {output} is the file given on standard input: writing it would "
+                          "destroy what the result is computed from")
+
+
 def check_output_arg(args):
     """Check a command's ``-o/--output`` before anything is read or written.
 
@@ -262,6 +289,7 @@ def check_output_arg(args):
     # only values naming an existing file can be inputs (this leaves out --policy easy)
     inputs = [v for v in values if v and os.path.lexists(v)]
     refuse_inputs(output, inputs, name="-o")
+    _refuse_standard_streams(output, inputs, reads_stdin="-" in values)
     if getattr(args, "output_is_folder", False) and output != "-":
         # the folder's page (report, demo) must not be one of the inputs either
         refuse_inputs(os.path.join(output, "index.html"), inputs, name="-o")

@@ -277,3 +277,80 @@ def test_standard_output_is_written_whole_and_a_reader_gone_stops_the_command(
     cut.stdout.close()
     assert cut.wait(timeout=300) == 141
     assert cut.stderr.read() == b""
+
+
+def _run(argv, **streams):
+    """The command line in a process of its own (``streams``: subprocess.run's)."""
+    import subprocess
+    import sys
+
+    return subprocess.run(
+        [sys.executable, "-c", "from predictkit.cli import console_main; console_main()",
+         *argv], timeout=300, **streams)
+
+
+def test_the_log_given_on_standard_input_is_never_the_output(tmp_path):
+    import subprocess
+
+    log = _large_log(tmp_path, 300)
+    kept = log.read_bytes()
+    with open(log, "rb") as given:
+        done = _run(["predict", "-", "--method", "requested", "-o", str(log)], stdin=given,
+                    capture_output=True)
+    assert done.returncode == 2 and log.read_bytes() == kept
+    assert done.stderr.decode().endswith("is the file given on standard input: writing it "
+                                         "would destroy what the result is computed from\n")
+    # nor is an input the file standard output goes to (> or >>)
+    with open(log, "ab") as appended:
+        done = _run(["predict", str(log), "--method", "requested", "-o", "-"],
+                    stdout=appended, stderr=subprocess.PIPE)
+    assert done.returncode == 2 and log.read_bytes() == kept
+    assert b"-o -: standard output is " in done.stderr
+
+
+def test_closed_standard_streams_lose_neither_the_result_nor_the_data(tmp_path):
+    import subprocess
+
+    log = _large_log(tmp_path, 300)
+    # standard output closed: a result printed to it is an error, not a silent loss
+    for argv in (["info", str(log)], ["info", str(log), "--json"],
+                 ["predict", str(log), "--method", "requested", "-o", "-"]):
+        done = _run(argv, stderr=subprocess.PIPE, preexec_fn=lambda: os.close(1))
+        assert done.returncode == 2, argv
+        assert done.stderr.decode().splitlines()[-1].endswith(
+            "standard output is closed: the result has nowhere to go"), argv
+    # standard error closed: messages are lost, the data on standard output stays clean
+    done = _run(["predict", str(log), "--method", "requested", "-o", "-"],
+                stdout=subprocess.PIPE, preexec_fn=lambda: os.close(2))
+    assert done.returncode == 0 and done.stdout.startswith(b";")
+    assert b"predictkit predict:" not in done.stdout and len(read_swf(
+        io.BytesIO(done.stdout))) == 300
+    # standard error full: the work is done all the same
+    out = tmp_path / "out.swf"
+    with open("/dev/full", "w") as full:
+        done = _run(["predict", str(log), "--method", "requested", "-o", str(out)],
+                    stdout=subprocess.DEVNULL, stderr=full)
+    assert done.returncode == 0 and len(read_swf(out)) == 300
+
+
+def test_sigterm_leaves_no_partial_file(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    target = tmp_path / "big.swf"
+    target.write_text("; the earlier result\n")
+    writer = subprocess.Popen(
+        [sys.executable, "-c", "from predictkit.cli import console_main; console_main()",
+         "generate", "--jobs", "2000000", "--seed", "1", "-o", str(target)],
+        stderr=subprocess.PIPE)
+    began = time.monotonic()
+    while not list(tmp_path.glob(".big.swf.*.part")) and time.monotonic() - began < 240:
+        time.sleep(0.05)
+    assert list(tmp_path.glob(".big.swf.*.part")), "the writer never began"
+    writer.send_signal(signal.SIGTERM)
+    assert writer.wait(timeout=120) == 128 + signal.SIGTERM
+    assert writer.stderr.read().decode().endswith("predictkit: terminated by SIGTERM\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.swf"]
+    assert target.read_text() == "; the earlier result\n"
