@@ -48,8 +48,18 @@ def get_data_home(data_home=None):
     Path
     """
     path = data_home_path(data_home)
-    path.mkdir(parents=True, exist_ok=True)
+    _make_folder(path, "data_home")
     return path
+
+
+def _make_folder(path, what):
+    """Create the folder ``path`` (and its parents), or a :class:`DatasetError` naming it."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        reason = "a file is in the way" if isinstance(exc, (FileExistsError,
+                                                            NotADirectoryError)) else exc.strerror
+        raise DatasetError(f"{what} {path}: cannot create the folder ({reason})") from None
 
 
 def data_home_path(data_home=None):
@@ -170,7 +180,7 @@ def download(url, target, entry=None):
         With nothing left under ``target`` or in temporary files.
     """
     target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    _make_folder(target.parent, "the cache folder")
     handle, temporary = create_temporary(target)
     os.close(handle)
     try:

@@ -397,3 +397,18 @@ def test_a_cached_copy_cut_short_or_damaged_is_said_to_be(monkeypatch, tmp_path)
     with pytest.raises(DatasetError, match=r"cached copy of .* cannot be read .*line 1.*; "
                                            r"delete .* to download it again"):
         fetch_pwa(UNCHECKED, data_home=tmp_path, download_if_missing=False)
+
+
+def test_a_data_home_that_cannot_be_a_folder_is_a_dataset_error(tmp_path):
+    from predictkit.datasets import get_data_home
+    from predictkit.exceptions import DatasetError
+
+    blocker = tmp_path / "afile"
+    blocker.write_text("x")
+    for home in (blocker, blocker / "sub"):
+        with pytest.raises(DatasetError, match=r"cannot create the folder \(a file is in the "
+                                               r"way\)$"):
+            get_data_home(home)
+    with pytest.raises(DatasetError, match="a file is in the way"):
+        fetch_pwa("KTH-SP2-1996-2.1-cln", data_home=blocker)
+    assert blocker.read_text() == "x"
