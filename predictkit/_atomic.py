@@ -52,6 +52,7 @@ from pathlib import Path
 from .exceptions import OutputError
 
 __all__ = ["open_output", "write_result", "atomic_write", "check_output", "is_stream",
+           "sync_directory",
            "same_file", "gzip_if_named", "refuse_inputs", "remove_stale_temporaries",
            "create_temporary", "STALE_AFTER_SECONDS"]
 
@@ -431,7 +432,7 @@ def _replacing(target, info, mode, *, shown):
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
         raise
-    _sync_directory(directory)
+    sync_directory(directory)
 
 
 def create_temporary(target, *, shown=None):
@@ -484,7 +485,7 @@ def _finish(stream, shown):
         raise OutputError(f"cannot write {shown}: {exc.strerror}") from None
 
 
-def _sync_directory(directory):
+def sync_directory(directory):
     """Make the rename durable (best effort: not every file system allows it)."""
     with contextlib.suppress(OSError):
         fd = os.open(directory if str(directory) else ".", os.O_RDONLY)

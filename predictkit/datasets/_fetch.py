@@ -18,7 +18,7 @@ import urllib.request
 import warnings
 from pathlib import Path
 
-from .._atomic import create_temporary
+from .._atomic import create_temporary, sync_directory
 from .._validation import check_path_or_file
 from ..exceptions import DatasetError, DownloadError, PredictkitError
 from ..io import read_swf
@@ -191,6 +191,7 @@ def download(url, target, entry=None):
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+    sync_directory(target.parent)
     return jobs
 
 
@@ -231,6 +232,8 @@ def _get(url, temporary):
             out.write(chunk)
             digest.update(chunk)
             received += len(chunk)
+        out.flush()
+        os.fsync(out.fileno())  # on disk before the rename makes it the cached log
     if length is not None and received != int(length):
         raise DownloadError(f"truncated response: received {received} of {length} bytes")
     return digest.hexdigest()

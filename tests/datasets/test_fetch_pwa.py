@@ -412,3 +412,19 @@ def test_a_data_home_that_cannot_be_a_folder_is_a_dataset_error(tmp_path):
     with pytest.raises(DatasetError, match="a file is in the way"):
         fetch_pwa("KTH-SP2-1996-2.1-cln", data_home=blocker)
     assert blocker.read_text() == "x"
+
+
+def test_a_download_is_on_disk_before_it_becomes_the_cached_log(server, monkeypatch, tmp_path):
+    expect_jobs(monkeypatch, 20)
+    server.routes["/ctc.swf.gz"] = (200, small_swf_gz(tmp_path), "ok")
+    events = []
+    real_fsync, real_replace = os.fsync, os.replace
+    monkeypatch.setattr(_fetch.os, "fsync", lambda fd: (events.append(
+        ("fsync", os.path.basename(os.readlink(f"/proc/self/fd/{fd}")))), real_fsync(fd))[1])
+    monkeypatch.setattr(_fetch.os, "replace", lambda a, b: (events.append(
+        ("replace", os.path.basename(b))), real_replace(a, b))[1])
+    fetch_pwa(UNCHECKED, data_home=tmp_path / "home", url=server.base + "/ctc.swf.gz")
+    name = f"{UNCHECKED}.swf.gz"
+    assert events[:2] == [("fsync", events[0][1]), ("replace", name)]
+    assert events[0][1].startswith(f".{name}.") and events[0][1].endswith(".part")
+    assert events[-1] == ("fsync", "pwa")  # the folder, so that the rename lasts
