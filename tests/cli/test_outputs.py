@@ -343,7 +343,7 @@ def test_sigterm_leaves_no_partial_file(tmp_path):
     target.write_text("; the earlier result\n")
     writer = subprocess.Popen(
         [sys.executable, "-c", "from predictkit.cli import console_main; console_main()",
-         "generate", "--jobs", "2000000", "--seed", "1", "-o", str(target)],
+         "generate", "--jobs", "400000", "--seed", "1", "-o", str(target)],
         stderr=subprocess.PIPE)
     began = time.monotonic()
     while not list(tmp_path.glob(".big.swf.*.part")) and time.monotonic() - began < 240:
