@@ -277,8 +277,9 @@ def schedule_metrics(schedule, *, percentiles=DEFAULT_PERCENTILES, by=None, fair
     error = wait_prediction_error(schedule)
     if np.isfinite(error).any():
         rows.append(("mean_wait_prediction_error", float(np.nanmean(error))))
-    misses = fair_start_misses(schedule, machine_procs=machine_procs) if fairness else None
+    misses = None
     if fairness:
+        misses = fair_start_misses(schedule, machine_procs=machine_procs)
         rows += list(miss_metrics(misses).items())
     table = pd.DataFrame(rows, columns=["metric", "value"])
     table["value"] = table["value"].astype(float)
