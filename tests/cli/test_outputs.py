@@ -339,16 +339,30 @@ def test_sigterm_leaves_no_partial_file(tmp_path):
     import sys
     import time
 
+    # the writer stops once its temporary file is whole, before the rename, and says so
+    ready = tmp_path / "ready"
+    held_writer = (
+        "import pathlib, sys, time\n"
+        "import predictkit._atomic as atomic\n"
+        "finish = atomic._finish\n"
+        "def held(stream, shown):\n"
+        "    finish(stream, shown)\n"
+        f"    pathlib.Path({str(ready)!r}).touch()\n"
+        "    time.sleep(300)\n"
+        "atomic._finish = held\n"
+        "from predictkit.cli import console_main\n"
+        "console_main()\n")
     target = tmp_path / "big.swf"
     target.write_text("; the earlier result\n")
     writer = subprocess.Popen(
-        [sys.executable, "-c", "from predictkit.cli import console_main; console_main()",
-         "generate", "--jobs", "400000", "--seed", "1", "-o", str(target)],
-        stderr=subprocess.PIPE)
+        [sys.executable, "-c", held_writer, "generate", "--jobs", "2000", "--seed", "1",
+         "-o", str(target)], stderr=subprocess.PIPE)
     began = time.monotonic()
-    while not list(tmp_path.glob(".big.swf.*.part")) and time.monotonic() - began < 240:
+    while not ready.exists() and writer.poll() is None and time.monotonic() - began < 240:
         time.sleep(0.05)
-    assert list(tmp_path.glob(".big.swf.*.part")), "the writer never began"
+    assert writer.poll() is None, f"the writer ended first: {writer.stderr.read().decode()}"
+    ready.unlink()
+    assert len(list(tmp_path.glob(".big.swf.*.part"))) == 1
     writer.send_signal(signal.SIGTERM)
     assert writer.wait(timeout=120) == 128 + signal.SIGTERM
     assert writer.stderr.read().decode().endswith("predictkit: terminated by SIGTERM\n")
