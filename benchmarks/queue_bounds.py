@@ -59,6 +59,7 @@ from predictkit.queue._forward import replay_forecasts
 from predictkit.runtime import RecentAverage
 from predictkit._table import job_width, requested_width
 from predictkit.queue._history import SortedHistory
+from predictkit.queue._replay import sized_rows
 from benchmarks._common import (parse_or_render, provenance, provenance_lines, traces_dir,
                                 write_json, write_text)
 
@@ -179,10 +180,7 @@ def run_wait(args, made):
         jobs, X = load(path)
         # WaitPredictor simulates the queue: a job needs a width, and no width column may
         # say 0 (QBETS's rows keep such jobs)
-        sized = job_width(X) > 0
-        for column in ("n_procs", "req_procs"):
-            if column in X.columns:
-                sized &= ~(X[column].to_numpy(dtype=float) <= 0)
+        sized = sized_rows(X)
         if not sized.all():
             print(f"{name}: {int((~sized).sum()):,} job(s) without a positive n_procs or "
                   "req_procs left out of the WaitPredictor rows", file=sys.stderr)

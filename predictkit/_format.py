@@ -8,7 +8,7 @@ Durations have their own formatter, :func:`predictkit._time.format_duration`.
 import math
 import numbers
 
-__all__ = ["format_count", "format_fixed", "format_number"]
+__all__ = ["format_count", "format_fixed", "format_given", "format_number", "format_percent"]
 
 
 def format_number(value):
@@ -65,6 +65,25 @@ def format_fixed(value):
     if math.isinf(value):
         return "inf" if value > 0 else "-inf"
     return f"{value:,.3f}"
+
+
+def format_given(value):
+    """Return a number a user gave as they would write it: every digit it has.
+
+    The shortest text that reads back as the same float, without a trailing
+    ``.0`` (``0.9999999``, ``0.95``, ``1``, ``1e-07``): settings and errors
+    must never round 0.9999999 to 1.
+    """
+    value = float(value)
+    if value.is_integer() and abs(value) < 1e16:
+        return str(int(value))
+    return repr(value)
+
+
+def format_percent(share):
+    """A share as a percentage with the digits it has (``99.5%``, ``95%``), never
+    rounded up to a confidence that was not asked for."""
+    return f"{format_given(round(float(share) * 100, 10))}%"
 
 
 def format_count(n, noun):

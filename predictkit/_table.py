@@ -25,6 +25,7 @@ __all__ = [
     "known_time",
     "job_width",
     "requested_width",
+    "cancelled_before_running",
 ]
 
 SWF_COLUMNS = (
@@ -669,3 +670,25 @@ def _first_known(X, first, fallback, *, positive=False):
         missing = np.isnan(width) | (width <= 0) if positive else np.isnan(width)
         width = np.where(missing, np.asarray(X[fallback], dtype=np.float64), width)
     return width
+
+
+CANCELLED = 5
+"""SWF status of a cancelled job (Slurm's ``CANCELLED`` reads as 5 too)."""
+
+
+def cancelled_before_running(X):
+    """Jobs cancelled before they ran whose log still records a wait, one flag per row.
+
+    Status 5 (cancelled) with no run time (0 or unknown) and a known wait: the
+    archive's logs record for such a job the time until its cancel as its
+    wait, the least it would have waited had it stayed in the queue (a
+    censored wait), not a wait that ended in a start.
+    """
+    n = len(X)
+    if "status" not in getattr(X, "columns", ()) or "wait_time" not in X.columns:
+        return np.zeros(n, dtype=bool)
+    status = np.asarray(X["status"], dtype=np.float64)
+    wait = np.asarray(X["wait_time"], dtype=np.float64)
+    run = (np.asarray(X["run_time"], dtype=np.float64) if "run_time" in X.columns
+           else np.full(n, np.nan))
+    return (status == CANCELLED) & np.isfinite(wait) & ~(run > 0)

@@ -16,8 +16,8 @@ from ._clean import clean_jobs, describe_cleaning
 from ._summary import (SUMMARY_LABELS, estimate_modes, format_summary, request_accuracy,
                        summarize)
 from ._table import (INTEGER_COLUMNS, MAX_EXACT, SWF_COLUMNS, TIME_COLUMNS, as_job_table,
-                     empty_jobs, job_width, known_time, requested_width, validate_jobs,
-                     with_times)
+                     cancelled_before_running, empty_jobs, job_width, known_time,
+                     requested_width, validate_jobs, with_times)
 
 from . import _table
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import numpy as np
 
-from predictkit._format import format_fixed, format_number
+from predictkit._format import format_fixed, format_given, format_number, format_percent
 
 
 @pytest.mark.parametrize("value, text", [
@@ -44,3 +44,21 @@ def test_fixed_is_three_decimals_and_never_scientific(value):
     text = format_fixed(value)
     assert re.fullmatch(r"-?\d{1,3}(,\d{3})*\.\d{3}", text)
     assert abs(float(text.replace(",", "")) - value) <= 5e-4 * max(1.0, abs(value) * 1e-12)
+
+
+@pytest.mark.parametrize(("value", "text"), [
+    (0.9999999, "0.9999999"), (0.95, "0.95"), (1.0, "1"), (3600.0, "3600"), (1e-07, "1e-07"),
+    (2.5, "2.5"), (-0.25, "-0.25")])
+def test_given_examples(value, text):
+    assert format_given(value) == text
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_given_reads_back_as_the_same_number(value):
+    assert float(format_given(value)) == value
+
+
+@pytest.mark.parametrize(("share", "text"), [
+    (0.995, "99.5%"), (0.95, "95%"), (0.9999999, "99.99999%"), (0.07, "7%"), (1.0, "100%")])
+def test_percent_is_never_rounded_up(share, text):
+    assert format_percent(share) == text

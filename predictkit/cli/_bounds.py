@@ -6,12 +6,14 @@ import sys
 import numpy as np
 import pandas as pd
 
-from .._format import format_count, format_fixed
+from .._format import format_count, format_fixed, format_given
+from .._table import cancelled_before_running
 from ..exceptions import ConfigError, JobTableError
 from ..metrics import bound_summary
-from ..queue._replay import make_wait_model, replay_wait_bounds
+from ..queue._replay import (known_wait_rows, make_wait_model, replay_wait_bounds,
+                              sized_rows)
 from ._checks import check_fraction, check_procs, check_seed
-from ._common import (Progress, add_command, add_output_options, print_json, read_done,
+from ._common import (Progress, cancelled_note, add_command, add_output_options, print_json, read_done,
                       read_trace_arg, table_format, write_table)
 from ._tables import format_table
 
@@ -83,23 +85,33 @@ def run(args):
         table_format(args.output, args.format)  # refuse -o x.swf before reading
     progress = Progress("bounds", quiet=args.quiet)
     if args.method == "wait":
-        progress.settings(method="wait", quantile=args.quantile, capacity=args.capacity)
+        progress.settings(method="wait", quantile=args.quantile,
+                          capacity=args.capacity or "header-or-learned")
     else:
         progress.settings(quantile=args.quantile, confidence=args.confidence,
                           changepoint=args.changepoint, clustering=args.clustering,
                           index=args.index, seed=args.seed)
     with progress.step(lambda: read_done(jobs, args.trace)):
         jobs = read_trace_arg(args.trace)
-    usable = np.isfinite(jobs["wait_time"]) & np.isfinite(jobs["submit_time"])
+    usable = known_wait_rows(jobs)
     if not usable.any():
         raise JobTableError(f"{args.trace}: no job has a known wait time; QBETS needs waits "
                             "(predictkit simulate TRACE -o waits.swf gives a log simulated ones)")
     if not usable.all():
         progress.say(f"left out {format_count(int((~usable).sum()), 'job')} without a known "
                      "wait or submit time")
+    cancelled = int((usable & cancelled_before_running(jobs)).sum())
+    if cancelled:
+        progress.say(f"{cancelled_note(cancelled)}")
     capacity = args.capacity or jobs.attrs.get("max_procs")
     if args.method == "wait":
-        return _run_wait(jobs, args, progress, usable, capacity)
+        unsized = usable & ~sized_rows(jobs)
+        if unsized.any():
+            first = jobs["job_id"].to_numpy()[np.flatnonzero(unsized)[0]]
+            progress.say(f"left out {format_count(int(unsized.sum()), 'job')} without a "
+                         "width (n_procs or req_procs unknown or 0), which the simulated "
+                         f"queue cannot place (first: job_id {first:g})")
+        return _run_wait(jobs, args, progress, usable & ~unsized, capacity)
     model = make_wait_model("qbets", quantile=args.quantile, confidence=args.confidence,
                             changepoint=args.changepoint, clustering=args.clustering,
                             index=args.index, random_state=args.seed)
@@ -115,15 +127,17 @@ def run(args):
     classes = model.class_bounds()
     summary = bound_summary(waits, bounds, quantile=args.quantile)
     summary["n_skipped_unknown_wait"] = int((~usable).sum())
+    summary["n_cancelled_before_running"] = int(cancelled_before_running(jobs).sum())
     if args.output:
         _write(jobs, bounds, args)
     if args.quiet and not args.json:
         return 0
     stream = sys.stderr if args.output == "-" else sys.stdout
     if args.json:
-        print_json({"summary": summary, "classes": classes.to_dict(orient="records")}, stream)
+        print_json({"settings": _settings(args), "summary": summary,
+                    "classes": classes.to_dict(orient="records")}, stream)
         return 0
-    print(f"QBETS q={args.quantile:g} c={args.confidence:g}: bound per class now "
+    print(f"QBETS q={format_given(args.quantile)} c={format_given(args.confidence)}: bound per class now "
           f"(n/a = too little history)", file=stream)
     shown = classes.copy()
     for column in ("nodes", "requested_time"):
@@ -141,10 +155,13 @@ def _run_wait(jobs, args, progress, usable, capacity):
     model = make_wait_model("wait", quantile=args.quantile, capacity=capacity)
     with progress.step(f"bounded the waits of {format_count(int(usable.sum()), 'job')} online"):
         _, bounds = replay_wait_bounds(model, jobs)
+    known = known_wait_rows(jobs)
     jobs = jobs[usable].reset_index(drop=True)
     waits = jobs["wait_time"].to_numpy()
     summary = bound_summary(waits, bounds, quantile=args.quantile)
-    summary["n_skipped_unknown_wait"] = int((~usable).sum())
+    summary["n_skipped_unknown_wait"] = int((~known).sum())
+    summary["n_skipped_no_width"] = int((known & ~usable).sum())
+    summary["n_cancelled_before_running"] = int(cancelled_before_running(jobs).sum())
     summary["capacity"] = capacity
     if args.output:
         _write(jobs, bounds, args)
@@ -152,13 +169,20 @@ def _run_wait(jobs, args, progress, usable, capacity):
         return 0
     stream = sys.stderr if args.output == "-" else sys.stdout
     if args.json:
-        print_json({"summary": summary}, stream)
+        print_json({"settings": _settings(args), "summary": summary}, stream)
         return 0
     where = (f"{format_fixed(capacity)} processors" if capacity
              else "capacity learned online")
-    print(f"WaitPredictor q={args.quantile:g} ({where})", file=stream)
+    print(f"WaitPredictor q={format_given(args.quantile)} ({where})", file=stream)
     _print_summary(summary, stream)
     return 0
+
+
+def _settings(args):
+    """The settings of the run, for the JSON summary (times in seconds)."""
+    names = ("quantile", "capacity") if args.method == "wait" else (
+        "quantile", *_QBETS_DEFAULTS)
+    return {"method": args.method, **{name: getattr(args, name) for name in names}}
 
 
 def _print_summary(summary, stream):

@@ -9,7 +9,7 @@ import sys
 import time
 import warnings
 
-from .._format import format_count
+from .._format import format_count, format_given
 from .._table import copy_attrs
 from ..io._log import LOG_FORMATS  # the values of --input-format
 from ._checks import os_errors
@@ -468,6 +468,15 @@ class Progress:
 
 
 
+def cancelled_note(n_jobs):
+    """What the wait of ``n_jobs`` jobs cancelled before they ran stands for."""
+    one = n_jobs == 1
+    return (f"{format_count(n_jobs, 'job')} cancelled before running (status 5, no run "
+            f"time) {'counts' if one else 'count'} the time until the cancel as "
+            f"{'its' if one else 'their'} wait, the least {'it' if one else 'they'} would "
+            "have waited (a censored wait): bounds learned from such waits lean low")
+
+
 def read_done(jobs, path):
     """The progress line of a log read: ``read 1 job from standard input``."""
     return f"read {format_count(len(jobs), 'job')} from {source_name(path)}"
@@ -480,7 +489,7 @@ def source_name(path, stream="input"):
 
 def _setting(value):
     if isinstance(value, float):
-        return f"{value:g}"
+        return format_given(value)
     if isinstance(value, (list, tuple)):
         return ",".join(_setting(v) for v in value)
     return "none" if value is None else str(value)

@@ -6,7 +6,7 @@ import time
 
 import pandas as pd
 
-from .._format import format_count
+from .._format import format_count, format_given
 from ..datasets import make_workload
 from ..workload._synthetic import DEFAULT_MACHINE_PROCS
 from ..exceptions import ConfigError, JobTableError
@@ -103,7 +103,7 @@ def _check_args(args):
                               else args.machine_procs)
         args.load = DEMO_LOAD if args.load is None else args.load
         if not 0 < args.load < float("inf"):
-            raise ConfigError(f"--load must be a positive number, got {args.load:g}")
+            raise ConfigError(f"--load must be a positive number, got {format_given(args.load)}")
     if not args.trace:
         from ..workload._synthetic import _check_memory
 

@@ -4,7 +4,7 @@
 import numpy as np
 import pandas as pd
 
-from .._format import format_count
+from .._format import format_count, format_given
 from .._table import copy_attrs
 from .._time import parse_duration
 from ..exceptions import ConfigError
@@ -332,11 +332,11 @@ def _check_args(args):
     if args.tmax is not None and parse_duration(args.tmax, name="--tmax") > MAX_TMAX:
         raise ConfigError(f"--tmax must be at most {MAX_TMAX // 86400:,} days, got {args.tmax}")
     if args.pmax is not None and not 0 <= args.pmax <= 100:
-        raise ConfigError(f"--pmax is a percent and must be in [0, 100], got {args.pmax:g}")
+        raise ConfigError(f"--pmax is a percent and must be in [0, 100], got {format_given(args.pmax)}")
     if args.load is not None and not 0 < args.load < float("inf"):
-        raise ConfigError(f"--load must be a positive number, got {args.load:g}")
+        raise ConfigError(f"--load must be a positive number, got {format_given(args.load)}")
     if not 0 <= args.f < float("inf"):
-        raise ConfigError(f"--f must be a number >= 0, got {args.f:g}")
+        raise ConfigError(f"--f must be a number >= 0, got {format_given(args.f)}")
     check_positive(args.fit_modes, "--fit-modes", allow_zero=True)
     with flag_names(_FLAGS):
         if args.tmax is not None and (args.estimates_for is None
@@ -355,7 +355,7 @@ def _check_args(args):
             raise ConfigError(f"--min-delay is for Batsim output; this output is {fmt}")
         if not 0 < args.min_delay < float("inf"):
             raise ConfigError(f"--min-delay must be a positive number of seconds, got "
-                              f"{args.min_delay:g}")
+                              f"{format_given(args.min_delay)}")
     return fmt
 
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .._format import format_count, format_fixed
+from .._format import format_count, format_fixed, format_given
 from ..exceptions import ConfigError
 from ..metrics import (adjustment_outcomes, estimate_accuracy, mean_absolute_error,
                        underestimation_rate)
@@ -157,7 +157,7 @@ def _check_args(args):
     check_fraction(args.max_bad_share, "--max-bad-share")
     if not 0 <= args.bad_threshold < float("inf"):
         raise ConfigError(f"--bad-threshold must be a number of seconds >= 0, "
-                          f"got {args.bad_threshold:g}")
+                          f"got {format_given(args.bad_threshold)}")
     if args.method == "tang":
         window = parse_duration(args.window, name="--window", allow_none=True)
         if window is not None and not window > 0:

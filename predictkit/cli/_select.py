@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .._format import format_count
+from .._format import format_count, format_given
 from .._summary import wider_than_machine
 from .._time import format_duration, parse_duration
 from ..exceptions import ConfigError
@@ -117,7 +117,7 @@ def _check_args(args):
     args.budgets = args.budgets or list(BUDGETS)
     for share in args.budgets:
         if not 0 < share < 1:  # also refuses NaN
-            raise ConfigError(f"--budgets must be shares in (0, 1), got {share:g}")
+            raise ConfigError(f"--budgets must be shares in (0, 1), got {format_given(share)}")
     refuse_repeats(args.budgets, "--budgets")
     for n in args.recent:
         if n < 1:
@@ -130,7 +130,7 @@ def _check_args(args):
         args.half_life = 3.0
     if not args.half_life > 0 or args.half_life == float("inf"):  # also refuses NaN
         raise ConfigError(f"--half-life must be a positive number of periods, got "
-                          f"{args.half_life:g}")
+                          f"{format_given(args.half_life)}")
     check_positive(args.max_jobs, "--max-jobs")
     check_procs(args.machine_procs)
     check_count(args.test_periods, "--test-periods")
@@ -140,7 +140,7 @@ def _check_args(args):
         raise ConfigError(f"--period must be positive, got {args.period}")
     for q in args.quantiles:
         if not 0.5 <= q <= 1.0:  # also refuses NaN
-            raise ConfigError(f"--quantiles must be in [0.5, 1], got {q:g}")
+            raise ConfigError(f"--quantiles must be in [0.5, 1], got {format_given(q)}")
     refuse_repeats(args.quantiles, "--quantiles")
     refuse_repeats(args.keys, "--keys", "a key set")
     if args.output:

@@ -4,7 +4,7 @@
 import numpy as np
 import pandas as pd
 
-from .._format import format_count
+from .._format import format_count, format_given
 from .._summary import wider_than_machine
 from .._table import copy_attrs
 from .._time import parse_duration
@@ -153,7 +153,7 @@ def _check_args(args):
                                    refused=f"--predictor {args.predictor}")
     if args.predictor == "tang" and not 0.5 <= args.quantile <= 1.0:
         raise ConfigError(f"--quantile must be in [0.5, 1] for --predictor tang, "
-                          f"got {args.quantile:g}")
+                          f"got {format_given(args.quantile)}")
     if args.output:
         fmt = output_format(args.output, args.format, ("swf", "csv", "json"), default="swf")
         if fmt == "swf" and args.max_runtime is not None:

@@ -56,9 +56,10 @@ def _unit_list(text, name):
 _SHOWN = {"fraction": "fraction (of jobs)", "probability": "probability",
           "count": "accepted (jobs)", "refused": "refused (jobs)",
           "predicted": "predicted success", "observed": "observed success",
-          "required_node_hours": "required (node-hours)", "used_node_hours": "used (node-hours)",
-          "ratio": "used/required"}
-"""Columns of the printed table, with their units."""
+          "required_node_hours": "required ({unit}-hours)",
+          "used_node_hours": "used ({unit}-hours)", "ratio": "used/required"}
+"""Columns of the printed table, with their units (``unit``: what a job's width counts,
+as the paper's node-hours are processor-hours on a log that counts processors)."""
 
 
 def run(args):
@@ -116,7 +117,9 @@ def run(args):
     if args.json:
         print_json(table.to_dict(orient="records"), stream)
         return 0
-    shown = table[list(_SHOWN)].rename(columns=_SHOWN)
+    unit = width_unit(jobs)
+    shown = table[list(_SHOWN)].rename(
+        columns={name: label.format(unit=unit) for name, label in _SHOWN.items()})
     print(format_table(shown), file=stream)
     return 0
 

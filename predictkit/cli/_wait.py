@@ -15,16 +15,16 @@ import sys
 import numpy as np
 import pandas as pd
 
-from .._format import format_count
+from .._format import format_count, format_given, format_percent
 from .._summary import machine_size, width_unit
-from .._table import job_width, with_times
+from .._table import cancelled_before_running, job_width, with_times
 from .._time import format_duration
 from ..exceptions import ConfigError, JobTableError
 from ..io._slurm_fields import format_slurm_duration, parse_time_request
 from ..queue import QBETS, min_history
 from ._checks import check_fraction, check_procs, check_seed, refuse_repeats
-from ._common import (Progress, add_log_argument, add_machine_procs_option, print_json,
-                      read_done, read_trace_arg, warn_busier_than_machine)
+from ._common import (Progress, add_log_argument, add_machine_procs_option, cancelled_note,
+                      print_json, read_done, read_trace_arg, warn_busier_than_machine)
 from ._questions import (add_request_options, clock_time, job_request, log_end, log_zone,
                          partition_ids, resolve_name, width_in_log_unit)
 from ._tables import fill
@@ -224,6 +224,9 @@ def estimate_wait(jobs, *, procs, req_time, user=None, partition=None, within=(3
     else:
         population += ", every user"
     history = jobs[started].copy()
+    cancelled = int(cancelled_before_running(history).sum())
+    if cancelled:
+        notes.append(cancelled_note(cancelled))
     if not len(history):
         raise JobTableError(f"no job ({population}) has started by {clock_time(jobs, now)}:"
                             " no wait to learn from")
@@ -236,6 +239,7 @@ def estimate_wait(jobs, *, procs, req_time, user=None, partition=None, within=(3
                         "n_procs": [float(procs)], "req_time": [float(req_time)]})
     within = np.asarray(within, dtype=float)
     jobs_asked = pd.concat([job] * len(within), ignore_index=True)
+    job_class = model.job_classes(job).iloc[0]
     alone = {"bound": float(model.predict(job)[0]),
              "proba": model.start_probability(jobs_asked, within=within).tolist()}
     if queue is None:
@@ -266,6 +270,8 @@ def estimate_wait(jobs, *, procs, req_time, user=None, partition=None, within=(3
         "time_zone": log_zone(jobs) if "unix_start_time" in jobs.attrs else None,
         "quantile": quantile,
         "confidence": confidence, "population": population, "n_waits": len(history),
+        "n_class_waits": int(job_class["n_history"]),
+        "job_class": {"nodes": job_class["nodes"], "requested_time": job_class["requested_time"]},
         "min_history": int(min_history(quantile, confidence)),
         "queue_source": queue_source, "n_pending": int((pending["submit_time"] < now).sum()),
         "bound_history": alone["bound"], "bound_with_queue": queued["bound"],
@@ -315,7 +321,7 @@ def _bound_text(seconds):
 
 
 def _share(value):
-    return "n/a" if value is None or not np.isfinite(value) else f"{value:.0%}"
+    return "n/a" if value is None or not np.isfinite(value) else format_percent(value)
 
 
 def _partition_text(partition):
@@ -324,6 +330,19 @@ def _partition_text(partition):
         return None
     names = partition.split(",")
     return f"partition{'s' if len(names) > 1 else ''} {', '.join(names)}"
+
+
+def _class_text(job_class):
+    """`` (about 6 processors, 344 s requested)`` for a class of the mixture,
+    ``(processors in [16, 64), requested time in [0, 3600) s)`` for bins, empty
+    for one class of every job."""
+    nodes, requested = str(job_class["nodes"]), str(job_class["requested_time"])
+    if nodes == "all":
+        return ""
+    if nodes.startswith("~"):
+        return (f" (centred on {format_given(float(nodes[1:]))} processors and "
+                f"{format_duration(float(requested[1:]))} requested)")
+    return f" (processors in {nodes}, requested time in {requested} s)"
 
 
 def _zone_text(zone):
@@ -338,7 +357,9 @@ def print_answer(answer, stream):
           f"{format_slurm_duration(answer['req_time'])}{where}, submitted at "
           f"{answer['now']}{_zone_text(answer.get('time_zone'))}:", file=stream)
     print(fill(
-        f"learned from {format_count(answer['n_waits'], 'wait')} ({answer['population']}); queue: "
+        f"learned from {format_count(answer['n_waits'], 'wait')} ({answer['population']}), "
+        f"{answer['n_class_waits']:,} of them in the class of jobs like "
+        f"this one{_class_text(answer['job_class'])}, the class the bound rests on; queue: "
         f"{format_count(answer['n_pending'], 'pending job')}, {answer['queue_source']}.", width=88,
         initial_indent="  ", subsequent_indent="  "), file=stream)
     for note in answer["notes"]:
@@ -360,12 +381,13 @@ def print_answer(answer, stream):
     bound = answer["bound_with_queue"]
     if np.isnan(bound):
         print(fill(
-            f"No bound: the class of jobs like this one has fewer than "
-            f"{answer['min_history']} waits (QBETS needs that many for q={q:g}, c={c:g}).",
+            f"No bound: the class of jobs like this one has "
+            f"{format_count(answer['n_class_waits'], 'wait')}, fewer than the "
+            f"{answer['min_history']:,} (QBETS needs that many for q={format_given(q)}, c={format_given(c)}).",
             width=88), file=stream)
     else:
         print(fill(
-            f"Meaning: with {c:.0%} confidence, at least {q:.0%} of jobs like this one "
+            f"Meaning: with {format_percent(c)} confidence, at least {format_percent(q)} of jobs like this one "
             f"start within {format_slurm_duration(bound)}; a P(start within T) of 60% "
             f"means at least 60% of them start within T (same confidence). 'history "
             f"only' uses the waits alone; 'with the queue' also counts the pending jobs "

@@ -16,7 +16,7 @@ import sys
 import numpy as np
 import pandas as pd
 
-from .._format import format_count
+from .._format import format_count, format_given
 from .._table import copy_attrs
 from ..exceptions import ConfigError, JobTableError
 from ..io._slurm_fields import format_slurm_duration
@@ -193,7 +193,7 @@ def recommend_walltime(jobs, *, user, req_time, procs=None, account=None, max_ri
     limit = max(max_risk, risk_requested)
     if risk_requested > max_risk:
         notes.append(f"the requests themselves ran out for {risk_requested:.1%} of the "
-                     f"jobs judged (above --max-risk {max_risk:g}): only predictors no "
+                     f"jobs judged (above --max-risk {format_given(max_risk)}): only predictors no "
                      f"riskier than the requests are considered")
     eligible = table[table["underestimated"] <= limit + 1e-12]
     best = eligible.sort_values(["accuracy", "underestimated"], ascending=[False, True],

@@ -475,6 +475,41 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
         warn_renamed("QBETS.predict_proba", "QBETS.start_probability")
         return self.start_probability(X, within=within)
 
+    def job_classes(self, X):
+        """The class each job falls in now, and how many waits that class holds.
+
+        The class's bound (:meth:`predict`) rests on its own history alone, so
+        ``n_history`` is how much history a job's answer rests on.
+
+        Returns
+        -------
+        DataFrame
+            Indexed like ``X``: the ``by`` columns, then ``class``, ``nodes``,
+            ``requested_time`` (the class's description, as in
+            :meth:`class_bounds`) and ``n_history``; a job of a group never
+            seen has class ``-1`` and no history.
+        """
+        check_fitted(self, "n_seen_")
+        features = self._features(X)
+        label = np.full(len(X), -1, dtype=np.int64)
+        n_history = np.zeros(len(X), dtype=np.int64)
+        nodes = np.full(len(X), None, dtype=object)
+        requested_time = np.full(len(X), None, dtype=object)
+        for key, rows in self._groups(X):
+            engine = self._engines.get(key)
+            if engine is None:
+                continue
+            described = {info["class"]: info for info in engine.classifier.describe()}
+            for row, value in zip(rows.tolist(), engine.labels(features[rows]).tolist()):
+                hist = engine.histories.get(value)
+                label[row], n_history[row] = value, len(hist) if hist is not None else 0
+                nodes[row] = described[value]["nodes"]
+                requested_time[row] = described[value]["requested_time"]
+        by = {column: np.asarray(X[column]) for column in self.by or ()}
+        return pd.DataFrame({**by, "class": label, "nodes": nodes,
+                             "requested_time": requested_time, "n_history": n_history},
+                            index=X.index)
+
     def class_bounds(self):
         """The bound of each class now, with its history size and description.
 

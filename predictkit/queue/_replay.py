@@ -2,7 +2,7 @@
 
 import numpy as np
 
-__all__ = ["WAIT_METHODS", "make_wait_model", "replay_wait_bounds"]
+__all__ = ["WAIT_METHODS", "make_wait_model", "known_wait_rows", "replay_wait_bounds", "sized_rows"]
 
 WAIT_METHODS = ("qbets", "wait")
 """``qbets``: :class:`~predictkit.queue.QBETS`; ``wait``: :class:`~predictkit.queue.WaitPredictor`."""
@@ -41,7 +41,9 @@ def replay_wait_bounds(model, jobs):
     """Each job's bound at its submission, from the waits known by then.
 
     Jobs without a known wait or submit time are left out (they cannot be
-    placed in the history nor checked against their bound).
+    placed in the history nor checked against their bound), and so are, for a
+    WaitPredictor, jobs without a width (:func:`sized_rows`): its simulated
+    queue cannot place them.
 
     Parameters
     ----------
@@ -59,10 +61,35 @@ def replay_wait_bounds(model, jobs):
         The bound of each usable job, in order (``NaN``: too little history).
     """
     from ..model_selection import replay
+    from . import WaitPredictor
 
-    usable = (np.isfinite(np.asarray(jobs["wait_time"], dtype=float))
-              & np.isfinite(np.asarray(jobs["submit_time"], dtype=float)))
+    usable = known_wait_rows(jobs)
+    if isinstance(model, WaitPredictor):
+        usable &= sized_rows(jobs)
     kept = jobs[usable].reset_index(drop=True)
     if len(kept) == 0:
         return usable, np.empty(0)
     return usable, replay(model, kept, kept["wait_time"].to_numpy(dtype=float))
+
+
+def sized_rows(jobs):
+    """The jobs a WaitPredictor can place in its simulated queue, one flag per row.
+
+    A job needs a width (``n_procs``, else ``req_procs``), and no width column
+    may say 0 or less; QBETS, which only classes jobs by their request, keeps
+    the others.
+    """
+    from .._table import job_width
+
+    sized = job_width(jobs) > 0
+    for column in ("n_procs", "req_procs"):
+        if column in jobs.columns:
+            sized &= ~(np.asarray(jobs[column], dtype=float) <= 0)
+    return sized
+
+
+def known_wait_rows(jobs):
+    """The jobs with a known wait and submit time, one flag per row: those a wait
+    bound can be learned from and checked against."""
+    return (np.isfinite(np.asarray(jobs["wait_time"], dtype=float))
+            & np.isfinite(np.asarray(jobs["submit_time"], dtype=float)))

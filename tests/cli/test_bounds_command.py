@@ -113,3 +113,63 @@ def test_a_capacity_is_a_whole_number_and_narrower_jobs_are_warned_about(small_t
     assert main(["bounds", str(small_trace), "--method", "wait", "--capacity", "2", "-q"]) == 0
     err = capsys.readouterr().err
     assert "wider than the machine (2 processors) are forecast as asking for the whole" in err
+
+
+def test_json_names_the_settings(small_trace, capsys):
+    assert main(["bounds", str(small_trace), "--quantile", "0.9", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["settings"] == {
+        "method": "qbets", "quantile": 0.9, "confidence": 0.95, "changepoint": "runs",
+        "clustering": "auto", "index": "textbook", "seed": 0}
+    assert main(["bounds", str(small_trace), "--method", "wait", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["settings"] == {
+        "method": "wait", "quantile": 0.95, "capacity": None}
+
+
+def test_a_confidence_is_shown_with_every_digit_given(small_trace, capsys):
+    assert main(["bounds", str(small_trace), "--confidence", "0.9999999"]) == 0
+    captured = capsys.readouterr()
+    assert "QBETS q=0.95 c=0.9999999:" in captured.out
+    assert "confidence=0.9999999 " in captured.err
+
+
+def test_jobs_without_a_width_are_left_out_of_wait_bounds_and_counted(tmp_path, capsys):
+    jobs = load_trace("KTH-SP2-1996-2.1-cln", 1500).reset_index(drop=True)
+    unsized = jobs.copy()
+    unsized.loc[700, ["n_procs", "req_procs"]] = np.nan
+    with_it, without = tmp_path / "unsized.swf", tmp_path / "without.swf"
+    write_swf(unsized, with_it)
+    write_swf(jobs.drop(index=700), without)
+    bounds = {}
+    for path in (with_it, without):
+        out = tmp_path / f"{path.stem}.csv"
+        assert main(["bounds", str(path), "--method", "wait", "--capacity", "100",
+                     "-o", str(out), "--json"]) == 0
+        captured = capsys.readouterr()
+        bounds[path.stem] = (pd.read_csv(out), json.loads(captured.out)["summary"], captured.err)
+    table, summary, err = bounds["unsized"]
+    assert summary["n_skipped_no_width"] == 1 and summary["n_jobs"] == 1499
+    job_id = int(jobs.loc[700, "job_id"])
+    assert (f"left out 1 job without a width (n_procs or req_procs unknown or 0), which the "
+            f"simulated queue cannot place (first: job_id {job_id})") in err
+    pd.testing.assert_frame_equal(table, bounds["without"][0])
+    assert bounds["without"][1]["n_skipped_no_width"] == 0
+    # QBETS classes jobs by their request and keeps the job
+    assert main(["bounds", str(with_it), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["summary"]["n_jobs"] == 1500
+
+
+def test_cancelled_jobs_that_never_ran_are_counted_as_censored_waits(tmp_path, capsys):
+    jobs = load_trace("KTH-SP2-1996-2.1-cln", 1500).reset_index(drop=True)
+    jobs.loc[[10, 20, 30], "status"] = 5
+    jobs.loc[[10, 20], "run_time"] = 0
+    jobs.loc[30, "run_time"] = 100  # cancelled after it ran: its wait ended in a start
+    path = tmp_path / "cancelled.swf"
+    write_swf(jobs, path)
+    assert main(["bounds", str(path), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["summary"]["n_cancelled_before_running"] == 2
+    assert ("2 jobs cancelled before running (status 5, no run time) count the time until "
+            "the cancel as their wait") in captured.err
+    write_swf(load_trace("KTH-SP2-1996-2.1-cln", 1500).assign(status=1), path)
+    assert main(["bounds", str(path)]) == 0
+    assert "cancelled before running" not in capsys.readouterr().err

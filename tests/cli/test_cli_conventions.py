@@ -72,7 +72,7 @@ def test_tables_state_units_and_use_one_number_format(logs, capsys):
                     ["varq", logs["waits"], "--start", "0", "--days", "1D"]):
         assert main(command) == 0
         out += capsys.readouterr().out
-    assert "bound (h)" in out and "mean absolute error (h)" in out and "(node-hours)" in out
+    assert "bound (h)" in out and "mean absolute error (h)" in out and "(processor-hours)" in out
     assert not re.search(r"\de[+-]\d", out)  # no scientific notation
     numbers = re.findall(r"(?<![\w.=])\d[\d,]*\.\d+(?![\w.])", out)
     assert numbers and all(len(n.split(".")[1]) == 3 for n in numbers)

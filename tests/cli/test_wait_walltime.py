@@ -69,6 +69,10 @@ def test_wait_bound_is_qbets_on_the_partitions_history(capsys, jobs):
     assert answer["bound_history"] == model.predict(job)[0] > 0
     assert answer["proba_history"] == [model.start_probability(job, within=3600.0)[0]]
     assert answer["n_waits"] == len(started)
+    job_class = model.job_classes(job).iloc[0]
+    assert answer["n_class_waits"] == job_class["n_history"] < len(started)
+    assert answer["job_class"] == {"nodes": job_class["nodes"],
+                                   "requested_time": job_class["requested_time"]}
     # the log's own queue: the cpu jobs still PENDING at the end
     pending = cpu["slurm_state"].eq("PENDING").sum()
     assert answer["n_pending"] == pending > 0
@@ -105,6 +109,34 @@ def test_wait_text_explains_the_numbers(capsys):
     assert "with 95% confidence, at least 95% of jobs like this one start within" in out
     for horizon in ("00:10:00", "01:00:00", "06:00:00", "1-00:00:00"):
         assert f"P(start within {horizon})" in out
+
+
+def test_wait_text_names_the_class_history_and_the_confidence_as_given(capsys, jobs):
+    argv = ["wait", SAMPLE, "--procs", "64", "--time", "4:00:00", "--partition", "cpu"]
+    answer = run_json(capsys, argv)
+    out = " ".join(run(capsys, [*argv, "--confidence", "0.995"]).split())
+    assert (f"learned from {answer['n_waits']:,} waits (partition cpu, every user), "
+            f"{answer['n_class_waits']:,} of them in the class of jobs like this one") in out
+    assert "with 99.5% confidence, at least 95% of jobs" in out
+    # too little history in the class: the answer says how little
+    out = " ".join(run(capsys, [*argv, "--quantile", "0.99", "--confidence", "0.9999999"])
+                   .split())
+    assert (f"No bound: the class of jobs like this one has {answer['n_class_waits']:,} "
+            "waits, fewer than the 1,604 (QBETS needs that many for q=0.99, c=0.9999999)") in out
+
+
+def test_wait_counts_the_cancelled_jobs_whose_wait_ended_in_no_start(capsys, jobs, tmp_path):
+    from predictkit.io import write_swf
+
+    swf = jobs[["job_id", "submit_time", "wait_time", "run_time", "n_procs", "req_procs",
+                "req_time", "status", "user_id"]].copy()
+    swf = swf[np.isfinite(swf["wait_time"]) & np.isfinite(swf["run_time"])]
+    swf.loc[swf.index[:7], ["status", "run_time"]] = [5, 0]
+    path = tmp_path / "cancelled.swf"
+    write_swf(swf.reset_index(drop=True), path)
+    out = " ".join(run(capsys, ["wait", str(path), "--procs", "8", "--time", "1:00:00"]).split())
+    assert ("note: 7 jobs cancelled before running (status 5, no run time) count the time "
+            "until the cancel as their wait") in out
 
 
 def snapshot(path, rows, taken):

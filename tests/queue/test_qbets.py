@@ -503,3 +503,27 @@ def test_impossible_requests_misaligned_waits_and_bad_clocks_are_refused():
     with pytest.raises(ConfigError, match="'now' parameter of QBETS.observe_queue must be a "
                                           "finite time"):
         model.observe_queue(jobs.iloc[:3], now="x")
+
+
+@pytest.mark.parametrize("options", [SINGLE, {"random_state": 0, "cluster_start": 500},
+                                     {"clustering": "bic", "cluster_start": 500}])
+def test_job_classes_name_the_class_and_history_a_bound_rests_on(options):
+    jobs = load_trace("KTH-SP2-1996-2.1-cln", 3000).reset_index(drop=True)
+    model = QBETS(**options).fit(jobs, jobs["wait_time"])
+    asked = jobs.iloc[::7].set_axis([f"job{k}" for k in range(len(jobs.iloc[::7]))])
+    classes = model.job_classes(asked)
+    assert list(classes.index) == list(asked.index)
+    table = model.class_bounds().set_index("class")
+    assert (classes["n_history"].to_numpy()
+            == table.loc[classes["class"], "n_history"].to_numpy()).all()
+    assert (classes["nodes"].to_numpy() == table.loc[classes["class"], "nodes"].to_numpy()).all()
+    bounds = model.predict(asked)
+    assert_array_equal(np.isnan(bounds), classes["n_history"].to_numpy() < model.min_history_)
+
+
+def test_job_classes_of_a_group_never_seen_have_no_history():
+    jobs = _jobs(200).assign(queue_id=1.0)
+    model = QBETS(by=("queue_id",), **SINGLE).fit(jobs, np.linspace(0.0, 1990.0, 200))
+    classes = model.job_classes(_jobs(2).assign(queue_id=[1.0, 2.0]))
+    assert list(classes.columns) == ["queue_id", "class", "nodes", "requested_time", "n_history"]
+    assert classes["class"].tolist() == [0, -1] and classes["n_history"].tolist() == [200, 0]
