@@ -23,11 +23,13 @@ import numpy as np
 import pandas as pd
 
 from .._atomic import check_output, open_output, write_errors
+from .._format import format_count
 from .._deprecation import UNSET, renamed_argument
 from .._validation import invalid_parameter
 from ..exceptions import ConfigError, OutputError
 from ._evaluate import check_trace_jobs, evaluate_cell
 from ._grid import cell_key
+from ._identity import FOLDER_KEY, cell_trace, trace_identity
 from ._validate import check_cells
 
 __all__ = ["run_grid", "SweepProgress"]
@@ -67,16 +69,58 @@ def _flatten(cell, result, key=None):
     return row
 
 
-def _run_one(evaluate, cell, parts, key):
-    result = evaluate(cell)
+def _run_one(evaluate, cell, parts, key, sent, made_by):
+    """Evaluate ``sent`` (``cell`` with its trace file as the client found it, and the
+    identity of that file) and keep the row of ``cell`` in ``parts`` with what made it."""
+    sent, identity = sent
+    _check_same_trace(cell, sent, identity)
+    result = evaluate(sent)
     if not isinstance(result, dict):
         raise TypeError(f"evaluate must return a dict of metrics, got {type(result).__name__}")
     row = _flatten(cell, result, key)
     if parts is not None:
         part = Path(parts) / f"{row['cell']}.json"
         with open_output(part) as stream, write_errors(part):
-            stream.write(json.dumps(row, default=_json_value).encode())
+            stream.write(json.dumps({**row, MADE_BY: made_by}, default=_json_value).encode())
     return row
+
+
+MADE_BY = "_made_by"
+"""The entry of a finished cell's file naming the ``evaluate`` function and the
+predictkit version that computed it: a cell is reused only by the same two."""
+
+def _made_by(evaluate):
+    """``module.name predictkit VERSION`` of an ``evaluate`` function (its ``repr`` when
+    it has no name: such a cell is reused only by the very same object)."""
+    from .. import __version__
+
+    name = getattr(evaluate, "__qualname__", None)
+    what = f"{evaluate.__module__}.{name}" if name else repr(evaluate)
+    return f"{what} predictkit {__version__}"
+
+
+def _sent_cell(cell):
+    """``cell`` as a worker gets it: its trace as the absolute path of the file found
+    here (a worker's working folder and ``PREDICTKIT_TRACES`` may differ), and the
+    content identity the cell is keyed on (None without a file)."""
+    path = cell_trace(cell)
+    if path is None:
+        return cell, None
+    sent = {name: value for name, value in cell.items() if name != FOLDER_KEY}
+    return ({**sent, "trace": str(path.resolve())},
+            trace_identity(cell.get("trace"), cell.get(FOLDER_KEY)))
+
+
+def _check_same_trace(cell, sent, expected):
+    """Refuse to compute a cell on another file than the one it is keyed on."""
+    if expected is None:
+        return
+    found = trace_identity(sent["trace"])
+    if found != expected:
+        where = "is missing" if found is None else "differs (size, time or content)"
+        raise ConfigError(f"{cell['trace']}: the file {sent['trace']} {where} where this cell "
+                          "is computed: the workers must read the same files as the sweep "
+                          "that started them (a shared folder)")
 
 
 BACKENDS = (None, "loky", "threading", "dask")
@@ -151,14 +195,16 @@ def _parquet_ready(table):
     return table
 
 
-def _finished_cells(parts, cells):
+def _finished_cells(parts, cells, made_by):
     """Rows of the readable cell files in ``parts`` of the cells of this grid.
 
     ``cells`` maps each key of the grid to its cell. A file of a cell of the
     grid that is corrupt, empty or holds another configuration than its cell's
     (edited by hand, or from another version) is named and its cell computed
-    again; files of cells not in the grid are left alone.
+    again, and so are those ``made_by`` another evaluate function or version
+    (counted in one warning); files of cells not in the grid are left alone.
     """
+    other = []
     done = {}
     for file in sorted(parts.glob("*.json")):
         if file.stem not in cells:
@@ -167,6 +213,9 @@ def _finished_cells(parts, cells):
             row = json.loads(file.read_text(encoding="utf-8"))
             if not isinstance(row, dict) or row.get("cell") != file.stem:
                 raise ValueError(f"it does not hold the result of cell {file.stem}")
+            if row.pop(MADE_BY, None) != made_by:
+                other.append(file.stem)
+                continue
             expected = json.loads(json.dumps(_flatten(cells[file.stem], {}, file.stem),
                                              default=_json_value))
             differs = [name for name, value in expected.items() if row.get(name) != value]
@@ -179,6 +228,11 @@ def _finished_cells(parts, cells):
                           f"again", UserWarning, stacklevel=3)
             continue
         done[row["cell"]] = row
+    if other:
+        warnings.warn(f"{parts}: {format_count(len(other), 'finished cell')} of this grid "
+                      f"made by another evaluate function or predictkit version than "
+                      f"{made_by} (first: {other[0]}); computed again", UserWarning,
+                      stacklevel=3)
     return done
 
 
@@ -265,14 +319,16 @@ def run_grid(cells, evaluate, *, results=None, backend=None, scheduler=None, n_w
     if evaluate is evaluate_cell:
         check_cells(cells, source=source)
     keys = [cell_key(c) for c in cells]
+    made_by = _made_by(evaluate)
     parts = None
     done = {}
     if results is not None:
-        parts = Path(f"{results}.parts")
+        # absolute: a Dask worker's working folder is not this one
+        parts = Path(os.path.abspath(f"{results}.parts"))
         if parts.exists() and not parts.is_dir():
             raise OutputError(f"cannot keep finished cells in {parts}: it is not a folder "
                               f"(move it away)")
-        done = _finished_cells(parts, dict(zip(keys, cells)))
+        done = _finished_cells(parts, dict(zip(keys, cells)), made_by)
     todo = [(c, k) for c, k in zip(cells, keys) if k not in done]
     reused = len(set(keys) & set(done))
     report = progress if callable(progress) else None
@@ -284,11 +340,14 @@ def run_grid(cells, evaluate, *, results=None, backend=None, scheduler=None, n_w
             parts.mkdir(parents=True, exist_ok=True)
         if report is not None:
             report(SweepProgress(0, len(todo), reused, time.monotonic() - started, None))
+        sent = [_sent_cell(cell) for cell, _ in todo]
         if workers == 1:
-            iterator = (_run_one(evaluate, cell, parts, key) for cell, key in todo)
+            iterator = (_run_one(evaluate, cell, parts, key, job, made_by)
+                        for (cell, key), job in zip(todo, sent))
         else:
             iterator = joblib.Parallel(n_jobs=workers, return_as="generator_unordered")(
-                joblib.delayed(_run_one)(evaluate, cell, parts, key) for cell, key in todo)
+                joblib.delayed(_run_one)(evaluate, cell, parts, key, job, made_by)
+                for (cell, key), job in zip(todo, sent))
         if progress is True:
             from tqdm.auto import tqdm
 

@@ -181,3 +181,67 @@ def test_a_backend_or_worker_count_joblib_cannot_use_is_refused_first(kwargs, me
     with pytest.raises(ConfigError, match=message):
         run_grid(expand_grid(SPEC), lambda cell: ran.append(cell) or {"x": 1.0}, **kwargs)
     assert ran == []
+
+
+def test_cells_are_reused_only_by_the_evaluate_function_that_made_them(tmp_path):
+    cells = expand_grid(SPEC)
+    out = tmp_path / "results.csv"
+    run_grid(cells, toy_metrics, results=out)
+    calls = []
+
+    def mine(cell):
+        calls.append(cell_key(cell))
+        return {"my_metric": 42.0}
+
+    with pytest.warns(UserWarning, match=r"12 finished cells of this grid made by another "
+                      r"evaluate function or predictkit version than .*mine predictkit"):
+        table = run_grid(cells, mine, results=out)
+    assert len(calls) == len(cells) and (table["my_metric"] == 42.0).all()
+    calls.clear()
+    run_grid(cells, mine, results=out)
+    assert calls == []  # the same function reuses its own cells
+
+
+def test_a_worker_gets_the_trace_found_here_and_writes_where_the_sweep_runs(
+        tmp_path, monkeypatch):
+    import os
+
+    from predictkit.io import read_swf, write_swf
+
+    here, elsewhere = tmp_path / "here", tmp_path / "elsewhere"
+    here.mkdir()
+    elsewhere.mkdir()
+    write_swf(read_swf(trace_file("KTH-SP2-1996-2.1-cln")).iloc[:50], here / "t.swf")
+    write_swf(read_swf(trace_file("KTH-SP2-1996-2.1-cln")).iloc[50:90], elsewhere / "t.swf")
+    monkeypatch.chdir(here)
+    seen = []
+
+    def in_another_folder(cell):
+        # a worker runs in a folder of its own, with a file of the same name there
+        os.chdir(elsewhere)
+        seen.append(cell["trace"])
+        return {"n": len(read_swf(cell["trace"]))}
+
+    cells = expand_grid({"traces": ["t.swf"], "predictors": ["requested"]})
+    table = run_grid(cells, in_another_folder, results="r.csv")
+    assert seen == [str(here / "t.swf")] and table["n"].tolist() == [50]
+    assert table["trace"].tolist() == ["t.swf"]  # the grid's own text in the table
+    assert len(list((here / "r.csv.parts").glob("*.json"))) == 1
+    assert not (elsewhere / "r.csv.parts").exists()
+
+
+def test_a_cell_is_not_computed_on_another_file_than_it_is_keyed_on(tmp_path):
+    from predictkit.experiments._runner import _run_one, _sent_cell
+    from predictkit.io import read_swf, write_swf
+
+    path = tmp_path / "t.swf"
+    write_swf(read_swf(trace_file("KTH-SP2-1996-2.1-cln")).iloc[:50], path)
+    cell = expand_grid({"traces": [str(path)], "predictors": ["requested"]})[0]
+    sent = _sent_cell(cell)
+    write_swf(read_swf(trace_file("KTH-SP2-1996-2.1-cln")).iloc[:60], path)
+    with pytest.raises(ConfigError, match=r"differs \(size, time or content\) where this cell "
+                       r"is computed: the workers must read the same files"):
+        _run_one(toy_metrics, cell, None, cell_key(cell), sent, "toy")
+    path.unlink()
+    with pytest.raises(ConfigError, match=r"t\.swf is missing where this cell is computed"):
+        _run_one(toy_metrics, cell, None, cell_key(cell), sent, "toy")
