@@ -92,7 +92,8 @@ def check_trace_jobs(cells, *, source=None):
         the log's) is narrower than some of its jobs, which their schedules
         leave out, or than what the log keeps busy at once
         (:func:`predictkit._summary.busier_than_machine`), as ``predictkit
-        simulate`` warns.
+        simulate`` warns; when a predictor that learns from each user's past
+        jobs runs on a trace that gives no user (its cells keep every request).
     """
     import warnings
 
@@ -115,12 +116,33 @@ def check_trace_jobs(cells, *, source=None):
                 raise ConfigError(f"{where}tang keys {keys!r}: {path} {reason}, so Tang would "
                                   "adjust no job; leave the key out for this trace")
         _warn_small_machine(jobs, path, [c for c in cells if str(cell_trace(c)) == path])
+        _warn_ungrouped(jobs, path, [c for c in cells if str(cell_trace(c)) == path
+                                     and c["predictor"] != "tang"])
         kept = grouping_keys(jobs)
         if any("keys" not in c["params"] for c in tang) and kept != DEFAULT_KEYS:
             left_out = [k for k in DEFAULT_KEYS if k not in kept]
             warnings.warn(f"{path} gives {', '.join(left_out)} for no job: its tang cells "
                           f"without keys leave {'it' if len(left_out) == 1 else 'them'} out "
                           "(column tang_keys of the results)", UserWarning, stacklevel=2)
+
+
+def _warn_ungrouped(jobs, path, cells):
+    """Warn about each predictor of a trace's cells that learns from the jobs of each
+    user (or group) where the log gives none: its cells keep every request."""
+    import warnings
+
+    from ..runtime import make_predictor
+    from ..runtime._base import keys_given_for_no_job
+
+    for name in dict.fromkeys(c["predictor"] for c in cells):
+        if name == "perfect":
+            continue
+        params = next(c["params"] for c in cells if c["predictor"] == name)
+        missing = keys_given_for_no_job(make_predictor(name, **params), jobs)
+        if missing:
+            warnings.warn(f"{path} gives {', '.join(missing)} for no job: its {name} cells, "
+                          f"which learn from each {' and '.join(missing)}'s past jobs, keep "
+                          "every request", UserWarning, stacklevel=3)
 
 
 def _warn_small_machine(jobs, path, cells):

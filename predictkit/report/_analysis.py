@@ -23,6 +23,7 @@ from ..metrics._schedule import WIDTH_CATEGORIES, _WIDTH_EDGES
 from ..model_selection import replay
 from ..queue._replay import make_wait_model
 from ..runtime import make_predictor
+from ..runtime._base import keys_given_for_no_job
 from ..runtime._walltime_adjuster import DEFAULT_KEYS as TANG_KEYS
 from ..runtime._walltime_adjuster import grouping_keys
 from ..simulate import simulate
@@ -184,6 +185,7 @@ def analyze(jobs, *, name=None, max_jobs=None, predictors=None, quantile=0.95,
 
     started = time.perf_counter()
     if requested is not None:
+        predictors = _labelled_keys(predictors, requested)
         _predictors(result, requested, predictors)
     else:
         notes.append("The log has no requested times: the runtime predictors, which adjust "
@@ -216,6 +218,21 @@ def analyze(jobs, *, name=None, max_jobs=None, predictors=None, quantile=0.95,
     return result
 
 
+_KEY_LABELS = {"user_id": "user", "group_id": "group", "req_time": "request"}
+
+
+def _labelled_keys(predictors, jobs):
+    """``predictors`` with each Tang label naming the keys the log gives
+    (``user+request`` on a log without groups), where the label names the defaults."""
+    keys = grouping_keys(jobs)
+    if keys == TANG_KEYS:
+        return predictors
+    default = "+".join(_KEY_LABELS[k] for k in TANG_KEYS)
+    used = "+".join(_KEY_LABELS[k] for k in keys) or "no key"
+    return {(label.replace(default, used) if kind == "tang" and "keys" not in params
+             else label): (kind, params) for label, (kind, params) in predictors.items()}
+
+
 def _predictors(result, jobs, predictors):
     run = np.asarray(jobs["run_time"], dtype=float)
     requested = np.asarray(jobs["req_time"], dtype=float)
@@ -229,7 +246,13 @@ def _predictors(result, jobs, predictors):
         params = dict(params)
         if kind == "tang":
             params.setdefault("keys", keys)
-        estimate = replay(make_predictor(kind, **params), jobs, run)
+        estimator = make_predictor(kind, **params)
+        missing = keys_given_for_no_job(estimator, jobs) if kind != "tang" else ()
+        if missing:
+            result.notes.append(f"{label} learns from the past jobs of each "
+                                f"{' and '.join(missing)}, which the log gives for no job: "
+                                "it keeps every request.")
+        estimate = replay(estimator, jobs, run)
         result.predictions[label] = estimate
         outcomes = adjustment_outcomes(run, requested, estimate)
         rows.append({"predictor": label, "accuracy": estimate_accuracy(run, estimate),

@@ -33,7 +33,7 @@ from .._validation import ParamsValidatedMixin, check_fitted
 from .._table import MAX_EXACT, _numeric, check_target, known_time
 from ..exceptions import JobTableError
 
-__all__ = ["OnlineRuntimeEstimator", "group_codes", "check_jobs",
+__all__ = ["OnlineRuntimeEstimator", "group_codes", "check_jobs", "keys_given_for_no_job",
            "OUTCOME_COLUMNS"]
 
 OUTCOME_COLUMNS = ("wait_time", "run_time", "avg_cpu_time", "used_memory", "status",
@@ -81,6 +81,23 @@ def check_jobs(X, required, *, name, owner):
         if column == "req_time" and (values < 0).any():
             raise JobTableError(f"{name}: column 'req_time' has negative values")
     return arrays
+
+
+def keys_given_for_no_job(estimator, jobs):
+    """The columns ``estimator`` groups its history by that ``jobs`` gives for no job.
+
+    A predictor that learns from each user's (or group's) past jobs learns
+    nothing on a log without that column, and keeps every request.
+
+    Returns
+    -------
+    tuple of str
+        Empty for an estimator that groups by nothing, or whose every key
+        the log gives for some job.
+    """
+    keys = estimator._group_keys() if hasattr(estimator, "_group_keys") else ()
+    return tuple(key for key in keys
+                 if key not in jobs.columns or not pd.notna(jobs[key]).any())
 
 
 def group_codes(frames, keys):

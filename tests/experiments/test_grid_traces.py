@@ -172,3 +172,20 @@ def test_a_synthetic_trace_wider_than_the_cells_machine_is_warned_about_when_sim
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # on its own 128 processors every job runs
         assert evaluate_cell(expand_grid({**spec, "options": {}})[0])["schedule_n_jobs"] == 300
+
+
+def test_a_per_user_predictor_on_a_trace_without_users_is_warned_about(tmp_path):
+    from predictkit.experiments import check_trace_jobs
+
+    path = write_trace(tmp_path / "nousers.swf")
+    lines = [line.split() for line in path.read_text().splitlines()[1:]]
+    for line in lines:
+        line[11] = "-1"  # no user for any job, as in ANL-Theta
+    path.write_text("; MaxProcs: 8\n" + "\n".join(" ".join(f) for f in lines) + "\n")
+    cells = expand_grid({"traces": [str(path)],
+                         "predictors": ["requested", "usage-max", "learned"]})
+    with pytest.warns(UserWarning) as caught:
+        check_trace_jobs(cells)
+    assert [str(w.message) for w in caught if "for no job" in str(w.message)] == [
+        f"{path} gives user_id for no job: its usage-max cells, which learn from each "
+        "user_id's past jobs, keep every request"]

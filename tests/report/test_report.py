@@ -167,8 +167,14 @@ def test_tang_keys_leave_out_what_the_log_gives_for_no_job():
     assert ("Tang's similarity keys leave out group_id: the log gives it for no job."
             in a.notes)
     run = a.jobs["run_time"].to_numpy()
-    assert_array_equal(a.predictions["Tang p85 (user+group+request, 30D)"],
+    assert_array_equal(a.predictions["Tang p85 (user+request, 30D)"],
                        replay(WalltimeAdjuster(keys=("user_id", "req_time")), a.jobs, run))
+    # every label names the keys used: the tables, the figures and the schedules
+    assert not any("group" in label for label in a.predictions)
+    assert "Tang p70 (user+request, 30D)" in set(a.predictor_table["predictor"])
+    own = analyze(jobs, fairness=False, policies=(), predictors={
+        "Tang p85 (user+group+request, 30D)": ("tang", {"keys": ("user_id", "req_time")})})
+    assert list(own.predictions) == ["Tang p85 (user+group+request, 30D)"]  # a caller's label
 
 
 def test_log_with_few_requests_predicts_the_jobs_that_have_one(tmp_path):
@@ -232,3 +238,14 @@ def test_a_report_of_the_first_jobs_summarises_them_beside_the_whole_log(tmp_pat
     page = build_report(analysis, tmp_path).read_text()
     assert "first 200 jobs, analysed" in page and "whole log" in page
     assert analyze(jobs, max_jobs=600, fairness=False, policies=()).analysed_summary is None
+
+
+def test_per_user_predictors_on_a_log_without_users_are_said_to_keep_the_requests():
+    jobs = make_workload(n_jobs=600, random_state=2).assign(user_id=np.nan)
+    a = analyze(jobs, fairness=False, policies=())
+    for label in ("RecentUsageMax (last 5)", "RecentAverage (last 2)"):
+        assert (f"{label} learns from the past jobs of each user_id, which the log gives "
+                "for no job: it keeps every request.") in a.notes
+        assert_array_equal(a.predictions[label], a.predictions["request"])
+    assert not any(note.startswith("Tang") and "keeps every request" in note
+                   for note in a.notes)
