@@ -2,11 +2,13 @@
 
 import sys
 import warnings
+from pathlib import Path
 
 from .._format import format_count
 from .._time import format_duration
 from ..exceptions import ConfigError
-from ..experiments import check_cells, evaluate_cell, expand_grid, load_grid, run_grid
+from ..experiments import (cell_key, check_cells, evaluate_cell, expand_grid, load_grid,
+                           run_grid)
 from ..experiments._grid import STDIN_NAME
 from ..experiments._runner import BACKENDS
 from ._checks import refuse_inapplicable
@@ -87,6 +89,17 @@ def _check_backend(args):
         args.workers = 2
 
 
+def _say_where_it_stopped(output, cells):
+    """On an interruption: the table was not written, and what is kept to resume."""
+    parts = Path(f"{output}.parts")
+    keys = {cell_key(cell) for cell in cells}
+    kept = sum(1 for file in parts.glob("*.json") if file.stem in keys) if parts.is_dir() else 0
+    before = (f"{output} is an earlier table, not this grid's" if Path(output).exists()
+              else f"{output} was not written")
+    print(f"predictkit sweep: stopped: {before}; {kept:,} of {format_count(len(cells), 'cell')} "
+          f"finished in {parts}: the same command computes the rest", file=sys.stderr)
+
+
 def run(args):
     from .._atomic import is_stream, refuse_inputs
     from ..experiments._identity import cell_trace
@@ -110,10 +123,15 @@ def run(args):
         warnings.simplefilter("always")
         warnings.showwarning = one_line_warning("sweep", once=True)
         check_cells(cells, source=source)
-        table = run_grid(cells, evaluate_cell, results=None if streamed else args.output,
-                         backend=None if args.backend == "serial" else args.backend,
-                         scheduler=args.scheduler, n_workers=args.workers, progress=progress,
-                         source=source)
+        try:
+            table = run_grid(cells, evaluate_cell, results=None if streamed else args.output,
+                             backend=None if args.backend == "serial" else args.backend,
+                             scheduler=args.scheduler, n_workers=args.workers,
+                             progress=progress, source=source)
+        except KeyboardInterrupt:
+            if not streamed:
+                _say_where_it_stopped(args.output, cells)
+            raise
     if streamed:
         write_table(table, args.output, "csv")
     if not args.quiet:

@@ -338,6 +338,8 @@ def run_grid(cells, evaluate, *, results=None, backend=None, scheduler=None, n_w
             check_trace_jobs([cell for cell, _ in todo], source=source)
         if parts is not None:
             parts.mkdir(parents=True, exist_ok=True)
+            if todo:  # a folder that refuses the cells' files fails before the first cell
+                check_output(parts / f"{todo[0][1]}.json")
         if report is not None:
             report(SweepProgress(0, len(todo), reused, time.monotonic() - started, None))
         sent = [_sent_cell(cell) for cell, _ in todo]

@@ -395,3 +395,35 @@ def test_sweep_takes_relative_traces_from_the_grid_folder(tmp_path, capsys, monk
     assert main(["sweep", "-", "-o", str(tmp_path / "stdin.csv"), "-q"]) == 0
     assert list(pd.read_csv(tmp_path / "stdin.csv")["cell"]) == list(
         pd.read_csv(tmp_path / "r.csv")["cell"])
+
+
+def test_an_interrupted_sweep_says_the_table_is_not_this_grids_and_how_to_resume(
+        tmp_path, capsys, monkeypatch):
+    import predictkit.cli._sweep as sweep_command
+    from predictkit.experiments import evaluate_cell
+
+    trace = small_trace(tmp_path / "t.swf")
+    grid = tmp_path / "grid.toml"
+    grid.write_text(f'traces = ["{trace}"]\npredictors = ["requested", "recent-average", '
+                    '"usage-max"]\n')
+    out = tmp_path / "res.csv"
+    out.write_text("cell,score\nearlier,1\n")
+    calls = []
+
+    def stopped_at_the_third(cell):
+        calls.append(cell)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return evaluate_cell(cell)
+
+    monkeypatch.setattr(sweep_command, "evaluate_cell", stopped_at_the_third)
+    assert main(["sweep", str(grid), "-o", str(out), "--quiet"]) == 130
+    err = capsys.readouterr().err
+    assert err == (f"predictkit sweep: stopped: {out} is an earlier table, not this grid's; "
+                   f"2 of 3 cells finished in {out}.parts: the same command computes the "
+                   "rest\npredictkit: interrupted\n")
+    assert out.read_text() == "cell,score\nearlier,1\n"
+    out.unlink()
+    calls[:] = [None, None]  # the next cell, the one left, stops again
+    assert main(["sweep", str(grid), "-o", str(out), "--quiet"]) == 130
+    assert f"stopped: {out} was not written; 2 of 3 cells" in capsys.readouterr().err

@@ -245,3 +245,38 @@ def test_a_cell_is_not_computed_on_another_file_than_it_is_keyed_on(tmp_path):
     path.unlink()
     with pytest.raises(ConfigError, match=r"t\.swf is missing where this cell is computed"):
         _run_one(toy_metrics, cell, None, cell_key(cell), sent, "toy")
+
+
+PARTS_SCRIPT = """
+import sys
+from predictkit.exceptions import OutputError
+from predictkit.experiments import expand_grid, run_grid
+
+def never(cell):
+    raise AssertionError("a cell ran")
+
+try:
+    run_grid(expand_grid({"traces": ["a"], "predictors": ["requested"]}), never,
+             results=sys.argv[1])
+except OutputError as exc:
+    print(exc)
+"""
+
+
+def test_a_parts_folder_that_refuses_files_fails_before_the_first_cell(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from test_atomic import REPO, can_mount_read_only, read_only_mount_command
+
+    if not can_mount_read_only(tmp_path):
+        pytest.skip("no private read-only mount here (needs root and unshare)")
+    parts = tmp_path / "r.csv.parts"
+    parts.mkdir()
+    command = read_only_mount_command(parts, [sys.executable, "-c", PARTS_SCRIPT,
+                                              str(tmp_path / "r.csv")])
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert done.returncode == 0 and "a cell ran" not in done.stderr, done.stderr
+    assert done.stdout.startswith(f"cannot write {parts}/") and "not writable" in done.stdout
