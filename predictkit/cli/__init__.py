@@ -22,6 +22,7 @@ import errno
 import importlib
 import io
 import os
+import shlex
 import signal
 import sys
 import threading
@@ -173,6 +174,8 @@ def main(argv=None):
 def _main(argv):
     parser = build_parser()
     args = _parse(parser, argv)
+    # what a written result says made it
+    args.command_line = shlex.join(["predictkit", *(sys.argv[1:] if argv is None else argv)])
     if getattr(args, "func", None) is None:
         parser.print_help(sys.stderr)
         return 2

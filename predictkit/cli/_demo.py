@@ -118,8 +118,9 @@ STEPS = {"prepare": "cleaned the log", "predictors": "replayed the runtime predi
 """What each step of :func:`predictkit.report.analyze` did, for the progress lines."""
 
 
-def analyze_and_write(jobs, output, progress, **options):
-    """Run :func:`predictkit.report.analyze` with progress lines, then write the report page.
+def analyze_and_write(jobs, output, progress, *, command=None, **options):
+    """Run :func:`predictkit.report.analyze` with progress lines, then write the report page
+    (which names the ``command`` that made it).
 
     Shared by ``demo`` and ``report``; returns ``(analysis, page)``.
     """
@@ -128,7 +129,7 @@ def analyze_and_write(jobs, output, progress, **options):
     if describe_cleaning(analysis.cleaning):
         progress.say(f"left out {describe_cleaning(analysis.cleaning)}")
     with progress.step("wrote the report"), os_errors("-o", output):
-        page = build_report(analysis, output)
+        page = build_report(analysis, output, command=command)
     return analysis, page
 
 
@@ -154,7 +155,8 @@ def run(args):
         name = (f"synthetic ({format_count(n_jobs, 'job')}, {args.machine_procs} procs, "
                 f"load {args.load:g}, "
                 f"seed {args.seed})")
-    analysis, page = analyze_and_write(jobs, args.output, progress, name=name, max_jobs=max_jobs,
+    analysis, page = analyze_and_write(jobs, args.output, progress, command=args.command_line,
+                                       name=name, max_jobs=max_jobs,
                                        random_state=args.seed)
     if args.quiet:
         return 0

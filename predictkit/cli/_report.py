@@ -52,7 +52,8 @@ def run(args):
     if not len(jobs):
         raise JobTableError(f"{args.trace}: the log has no jobs")
     jobs = with_machine_size(jobs, args.machine_procs)
-    _, page = analyze_and_write(jobs, args.output, progress, max_jobs=args.max_jobs,
+    _, page = analyze_and_write(jobs, args.output, progress, command=args.command_line,
+                                max_jobs=args.max_jobs,
                                 quantile=args.quantile, fairness=not args.no_fairness,
                                 random_state=args.seed)
     if not args.quiet and args.output != "-":

@@ -5,6 +5,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .. import __version__
 from .._format import format_count
 from .._time import format_duration
 from ..exceptions import OutputError
@@ -155,7 +156,7 @@ def _schedules(analysis):
     return section
 
 
-def build_report(analysis, output):
+def build_report(analysis, output, *, command=None):
     """Write the HTML report of an analysis into the folder ``output``.
 
     Parameters
@@ -166,6 +167,9 @@ def build_report(analysis, output):
         Folder (created if needed). The report is ``output/index.html``, a
         single self-contained file (figures embedded as PNG). ``"-"`` writes
         that page to standard output instead.
+    command : str, optional
+        The command that made the analysis, named on the page beside the
+        predictkit version (the command line passes its own).
 
     Returns
     -------
@@ -190,7 +194,8 @@ def build_report(analysis, output):
     jobs = format_count(analysis.summary["n_jobs"], "job")
     if analysis.analysed_summary is not None:
         jobs += f", the first {analysis.analysed_summary['n_jobs']:,} analysed"
-    subtitle = (f"{jobs}; made by predictkit. "
+    made = f"predictkit {__version__}" + (f" ({command})" if command else "")
+    subtitle = (f"{jobs}; made by {made}. "
                 "Every number here comes from an online replay that never looks at jobs "
                 "that had not finished (or started) yet.")
     return write_page(page, f"predictkit report: {analysis.name}", subtitle, sections)

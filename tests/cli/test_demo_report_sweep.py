@@ -26,7 +26,11 @@ def test_demo_on_a_log_prefix_shows_the_whole_log_and_what_is_analysed(tmp_path,
     assert lines[1].split() == ["whole", "log", "analysed"]
     assert lines[2].split() == ["jobs", "900", "300"]
     page = (tmp_path / "demo" / "index.html").read_text()
-    assert "900 jobs, the first 300 analysed; made by predictkit." in page
+    from predictkit import __version__
+
+    made = (f"900 jobs, the first 300 analysed; made by predictkit {__version__} "
+            f"(predictkit demo --trace {log} --max-jobs 300 -o {tmp_path / 'demo'}).")
+    assert made in page
 
 
 def test_report_command_and_its_errors(tmp_path, capsys):
