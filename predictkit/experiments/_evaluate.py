@@ -92,12 +92,14 @@ def check_trace_jobs(cells, *, source=None):
         the log's) is narrower than some of its jobs, which their schedules
         leave out, or than what the log keeps busy at once
         (:func:`predictkit._summary.busier_than_machine`), as ``predictkit
-        simulate`` warns; when a predictor that learns from each user's past
+        simulate`` warns; when jobs of a trace are left out (no usable size,
+        runtime or request: :func:`predictkit.clean_jobs`); when a predictor that learns from each user's past
         jobs runs on a trace that gives no user (its cells keep every request).
     """
     import warnings
 
     from ..exceptions import ConfigError, PredictkitError
+    from ..jobs import describe_cleaning
     from ..runtime._walltime_adjuster import unusable_keys
 
     where = f"{source}: " if source is not None else ""
@@ -115,6 +117,10 @@ def check_trace_jobs(cells, *, source=None):
                 key, reason = next(iter(unusable.items()))
                 raise ConfigError(f"{where}tang keys {keys!r}: {path} {reason}, so Tang would "
                                   "adjust no job; leave the key out for this trace")
+        left_out = describe_cleaning(jobs.attrs.get("cleaning", []))
+        if left_out:
+            warnings.warn(f"{path}: left out {left_out}, in every cell (options.max_jobs "
+                          "counts the jobs kept)", UserWarning, stacklevel=2)
         _warn_small_machine(jobs, path, [c for c in cells if str(cell_trace(c)) == path])
         _warn_ungrouped(jobs, path, [c for c in cells if str(cell_trace(c)) == path
                                      and c["predictor"] != "tang"])

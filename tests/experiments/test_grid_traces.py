@@ -189,3 +189,16 @@ def test_a_per_user_predictor_on_a_trace_without_users_is_warned_about(tmp_path)
     assert [str(w.message) for w in caught if "for no job" in str(w.message)] == [
         f"{path} gives user_id for no job: its usage-max cells, which learn from each "
         "user_id's past jobs, keep every request"]
+
+
+def test_jobs_left_out_of_every_cell_are_counted_in_a_warning(tmp_path):
+    from predictkit.experiments import check_trace_jobs
+
+    path = write_trace(tmp_path / "some_without_request.swf")
+    lines = [line.split() for line in path.read_text().splitlines()[1:]]
+    for line in lines[:3]:
+        line[8] = "-1"  # no requested time
+    path.write_text("; MaxProcs: 8\n" + "\n".join(" ".join(f) for f in lines) + "\n")
+    with pytest.warns(UserWarning, match=rf"{path}: left out 3 jobs with req_time unknown or not "
+                      r"positive, in every cell \(options\.max_jobs counts the jobs kept\)"):
+        check_trace_jobs(expand_grid({"traces": [str(path)], "predictors": ["requested"]}))
