@@ -13,8 +13,8 @@ from ..metrics import bound_summary
 from ..queue._replay import (known_wait_rows, make_wait_model, replay_wait_bounds,
                               sized_rows)
 from ._checks import check_fraction, check_procs, check_seed
-from ._common import (Progress, cancelled_note, add_command, add_output_options, print_json, read_done,
-                      read_trace_arg, table_format, write_table)
+from ._common import (Progress, add_command, add_output_options, cancelled_note, print_json,
+                      read_done, read_trace_arg, table_format, write_table)
 from ._tables import format_table
 
 
@@ -100,10 +100,7 @@ def run(args):
     if not usable.all():
         progress.say(f"left out {format_count(int((~usable).sum()), 'job')} without a known "
                      "wait or submit time")
-    cancelled = int((usable & cancelled_before_running(jobs)).sum())
-    if cancelled:
-        progress.say(f"{cancelled_note(cancelled)}")
-    capacity = args.capacity or jobs.attrs.get("max_procs")
+    left_out = {"n_skipped_unknown_wait": int((~usable).sum())}
     if args.method == "wait":
         unsized = usable & ~sized_rows(jobs)
         if unsized.any():
@@ -111,7 +108,15 @@ def run(args):
             progress.say(f"left out {format_count(int(unsized.sum()), 'job')} without a "
                          "width (n_procs or req_procs unknown or 0), which the simulated "
                          f"queue cannot place (first: job_id {first:g})")
-        return _run_wait(jobs, args, progress, usable & ~unsized, capacity)
+        left_out["n_skipped_no_width"] = int(unsized.sum())
+        usable = usable & ~unsized
+    cancelled = int((usable & cancelled_before_running(jobs)).sum())
+    if cancelled:
+        progress.say(cancelled_note(cancelled))
+    left_out["n_cancelled_before_running"] = cancelled
+    capacity = args.capacity or jobs.attrs.get("max_procs")
+    if args.method == "wait":
+        return _run_wait(jobs, args, progress, usable, left_out, capacity)
     model = make_wait_model("qbets", quantile=args.quantile, confidence=args.confidence,
                             changepoint=args.changepoint, clustering=args.clustering,
                             index=args.index, random_state=args.seed)
@@ -126,8 +131,7 @@ def run(args):
         model.fit(jobs.iloc[order])
     classes = model.class_bounds()
     summary = bound_summary(waits, bounds, quantile=args.quantile)
-    summary["n_skipped_unknown_wait"] = int((~usable).sum())
-    summary["n_cancelled_before_running"] = int(cancelled_before_running(jobs).sum())
+    summary.update(left_out)
     if args.output:
         _write(jobs, bounds, args)
     if args.quiet and not args.json:
@@ -137,8 +141,8 @@ def run(args):
         print_json({"settings": _settings(args), "summary": summary,
                     "classes": classes.to_dict(orient="records")}, stream)
         return 0
-    print(f"QBETS q={format_given(args.quantile)} c={format_given(args.confidence)}: bound per class now "
-          f"(n/a = too little history)", file=stream)
+    print(f"QBETS q={format_given(args.quantile)} c={format_given(args.confidence)}: bound "
+          f"per class now (n/a = too little history)", file=stream)
     shown = classes.copy()
     for column in ("nodes", "requested_time"):
         shown[column] = [_numbers_in(text) for text in shown[column].astype(str)]
@@ -151,17 +155,14 @@ def run(args):
     return 0
 
 
-def _run_wait(jobs, args, progress, usable, capacity):
+def _run_wait(jobs, args, progress, usable, left_out, capacity):
     model = make_wait_model("wait", quantile=args.quantile, capacity=capacity)
     with progress.step(f"bounded the waits of {format_count(int(usable.sum()), 'job')} online"):
         _, bounds = replay_wait_bounds(model, jobs)
-    known = known_wait_rows(jobs)
     jobs = jobs[usable].reset_index(drop=True)
     waits = jobs["wait_time"].to_numpy()
     summary = bound_summary(waits, bounds, quantile=args.quantile)
-    summary["n_skipped_unknown_wait"] = int((~known).sum())
-    summary["n_skipped_no_width"] = int((known & ~usable).sum())
-    summary["n_cancelled_before_running"] = int(cancelled_before_running(jobs).sum())
+    summary.update(left_out)
     summary["capacity"] = capacity
     if args.output:
         _write(jobs, bounds, args)

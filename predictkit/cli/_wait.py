@@ -271,7 +271,8 @@ def estimate_wait(jobs, *, procs, req_time, user=None, partition=None, within=(3
         "quantile": quantile,
         "confidence": confidence, "population": population, "n_waits": len(history),
         "n_class_waits": int(job_class["n_history"]),
-        "job_class": {"nodes": job_class["nodes"], "requested_time": job_class["requested_time"]},
+        "job_class": {"nodes": job_class["nodes"],
+                      "requested_time": job_class["requested_time"]},
         "min_history": int(min_history(quantile, confidence)),
         "queue_source": queue_source, "n_pending": int((pending["submit_time"] < now).sum()),
         "bound_history": alone["bound"], "bound_with_queue": queued["bound"],
@@ -333,9 +334,9 @@ def _partition_text(partition):
 
 
 def _class_text(job_class):
-    """`` (about 6 processors, 344 s requested)`` for a class of the mixture,
-    ``(processors in [16, 64), requested time in [0, 3600) s)`` for bins, empty
-    for one class of every job."""
+    """`` (centred on 6 processors and 6 min requested)`` for a class of the mixture,
+    `` (processors in [16, 64), requested time in [0, 3600) s)`` for bins, empty for
+    one class of every job."""
     nodes, requested = str(job_class["nodes"]), str(job_class["requested_time"])
     if nodes == "all":
         return ""
@@ -383,11 +384,13 @@ def print_answer(answer, stream):
         print(fill(
             f"No bound: the class of jobs like this one has "
             f"{format_count(answer['n_class_waits'], 'wait')}, fewer than the "
-            f"{answer['min_history']:,} (QBETS needs that many for q={format_given(q)}, c={format_given(c)}).",
+            f"{answer['min_history']:,} (QBETS needs that many for q={format_given(q)}, "
+            f"c={format_given(c)}).",
             width=88), file=stream)
     else:
         print(fill(
-            f"Meaning: with {format_percent(c)} confidence, at least {format_percent(q)} of jobs like this one "
+            f"Meaning: with {format_percent(c)} confidence, at least {format_percent(q)} of "
+            f"jobs like this one "
             f"start within {format_slurm_duration(bound)}; a P(start within T) of 60% "
             f"means at least 60% of them start within T (same confidence). 'history "
             f"only' uses the waits alone; 'with the queue' also counts the pending jobs "

@@ -193,8 +193,8 @@ def recommend_walltime(jobs, *, user, req_time, procs=None, account=None, max_ri
     limit = max(max_risk, risk_requested)
     if risk_requested > max_risk:
         notes.append(f"the requests themselves ran out for {risk_requested:.1%} of the "
-                     f"jobs judged (above --max-risk {format_given(max_risk)}): only predictors no "
-                     f"riskier than the requests are considered")
+                     f"jobs judged (above --max-risk {format_given(max_risk)}): only "
+                     f"predictors no riskier than the requests are considered")
     eligible = table[table["underestimated"] <= limit + 1e-12]
     best = eligible.sort_values(["accuracy", "underestimated"], ascending=[False, True],
                                 kind="stable").iloc[0]

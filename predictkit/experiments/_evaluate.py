@@ -93,8 +93,9 @@ def check_trace_jobs(cells, *, source=None):
         leave out, or than what the log keeps busy at once
         (:func:`predictkit._summary.busier_than_machine`), as ``predictkit
         simulate`` warns; when jobs of a trace are left out (no usable size,
-        runtime or request: :func:`predictkit.clean_jobs`); when a predictor that learns from each user's past
-        jobs runs on a trace that gives no user (its cells keep every request).
+        runtime or request: :func:`predictkit.clean_jobs`); when a predictor
+        that learns from each user's past jobs runs on a trace that gives no
+        user (its cells keep every request).
     """
     import warnings
 

@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 
 from .._atomic import check_output, open_output, write_errors
-from .._format import format_count
 from .._deprecation import UNSET, renamed_argument
+from .._format import format_count
 from .._validation import invalid_parameter
 from ..exceptions import ConfigError, OutputError
 from ._evaluate import check_trace_jobs, evaluate_cell
@@ -69,10 +69,10 @@ def _flatten(cell, result, key=None):
     return row
 
 
-def _run_one(evaluate, cell, parts, key, sent, made_by):
-    """Evaluate ``sent`` (``cell`` with its trace file as the client found it, and the
-    identity of that file) and keep the row of ``cell`` in ``parts`` with what made it."""
-    sent, identity = sent
+def _run_one(evaluate, cell, parts, key, sent, identity, made_by):
+    """Evaluate ``sent`` (``cell`` with its trace file as the sweep found it, whose
+    content ``identity`` the cell is keyed on) and keep the row of ``cell`` in ``parts``
+    with what made it."""
     _check_same_trace(cell, sent, identity)
     result = evaluate(sent)
     if not isinstance(result, dict):
@@ -88,6 +88,7 @@ def _run_one(evaluate, cell, parts, key, sent, made_by):
 MADE_BY = "_made_by"
 """The entry of a finished cell's file naming the ``evaluate`` function and the
 predictkit version that computed it: a cell is reused only by the same two."""
+
 
 def _made_by(evaluate):
     """``module.name predictkit VERSION`` of an ``evaluate`` function (its ``repr`` when
@@ -344,11 +345,11 @@ def run_grid(cells, evaluate, *, results=None, backend=None, scheduler=None, n_w
             report(SweepProgress(0, len(todo), reused, time.monotonic() - started, None))
         sent = [_sent_cell(cell) for cell, _ in todo]
         if workers == 1:
-            iterator = (_run_one(evaluate, cell, parts, key, job, made_by)
+            iterator = (_run_one(evaluate, cell, parts, key, *job, made_by)
                         for (cell, key), job in zip(todo, sent))
         else:
             iterator = joblib.Parallel(n_jobs=workers, return_as="generator_unordered")(
-                joblib.delayed(_run_one)(evaluate, cell, parts, key, job, made_by)
+                joblib.delayed(_run_one)(evaluate, cell, parts, key, *job, made_by)
                 for (cell, key), job in zip(todo, sent))
         if progress is True:
             from tqdm.auto import tqdm

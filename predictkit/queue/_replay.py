@@ -2,7 +2,8 @@
 
 import numpy as np
 
-__all__ = ["WAIT_METHODS", "make_wait_model", "known_wait_rows", "replay_wait_bounds", "sized_rows"]
+__all__ = ["WAIT_METHODS", "make_wait_model", "known_wait_rows", "replay_wait_bounds",
+           "sized_rows"]
 
 WAIT_METHODS = ("qbets", "wait")
 """``qbets``: :class:`~predictkit.queue.QBETS`; ``wait``: :class:`~predictkit.queue.WaitPredictor`."""

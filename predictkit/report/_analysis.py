@@ -247,7 +247,7 @@ def _predictors(result, jobs, predictors):
         if kind == "tang":
             params.setdefault("keys", keys)
         estimator = make_predictor(kind, **params)
-        missing = keys_given_for_no_job(estimator, jobs) if kind != "tang" else ()
+        missing = keys_given_for_no_job(estimator, jobs)
         if missing:
             result.notes.append(f"{label} learns from the past jobs of each "
                                 f"{' and '.join(missing)}, which the log gives for no job: "

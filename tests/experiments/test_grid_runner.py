@@ -241,10 +241,10 @@ def test_a_cell_is_not_computed_on_another_file_than_it_is_keyed_on(tmp_path):
     write_swf(read_swf(trace_file("KTH-SP2-1996-2.1-cln")).iloc[:60], path)
     with pytest.raises(ConfigError, match=r"differs \(size, time or content\) where this cell "
                        r"is computed: the workers must read the same files"):
-        _run_one(toy_metrics, cell, None, cell_key(cell), sent, "toy")
+        _run_one(toy_metrics, cell, None, cell_key(cell), *sent, "toy")
     path.unlink()
     with pytest.raises(ConfigError, match=r"t\.swf is missing where this cell is computed"):
-        _run_one(toy_metrics, cell, None, cell_key(cell), sent, "toy")
+        _run_one(toy_metrics, cell, None, cell_key(cell), *sent, "toy")
 
 
 PARTS_SCRIPT = """
