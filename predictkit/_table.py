@@ -17,6 +17,7 @@ __all__ = [
     "SWF_COLUMNS",
     "INTEGER_COLUMNS",
     "TIME_COLUMNS",
+    "DERIVED_TIME_COLUMNS",
     "MAX_EXACT",
     "empty_jobs",
     "as_job_table",
@@ -68,6 +69,10 @@ INTEGER_COLUMNS = frozenset(
 
 TIME_COLUMNS = ("submit_time", "wait_time", "run_time", "req_time", "think_time")
 """Fields holding seconds."""
+
+DERIVED_TIME_COLUMNS = ("start_time", "end_time")
+"""Instants a table may carry besides the SWF fields (:func:`with_times`), in the
+seconds of ``submit_time``: checked like the SWF fields wherever present."""
 
 MAX_EXACT = 2.0**53
 """Magnitude from which float64 no longer holds every whole number: job tables stay below it."""
@@ -185,7 +190,8 @@ def validate_jobs(X, required=(), *, present=(), sorted_by="", positive=(), whol
     check_values : bool
         Check the value rules above (negative times, sizes <= 0, whole
         numbers). Every SWF
-        column present is always checked to hold numbers (a text column is
+        column present (and ``start_time`` / ``end_time``, the instants of
+        :data:`DERIVED_TIME_COLUMNS`) is always checked to hold numbers (a text column is
         named with its first offending row), no infinite value and no value of
         2**53 or more in magnitude (:data:`MAX_EXACT`: float64 is not exact
         from there on, so ids and widths would be altered).
@@ -230,7 +236,7 @@ def validate_jobs(X, required=(), *, present=(), sorted_by="", positive=(), whol
             f"(has: {', '.join(map(str, X.columns[:20]))})"
         )
     numeric = {}
-    for column in SWF_COLUMNS:
+    for column in SWF_COLUMNS + DERIVED_TIME_COLUMNS:
         if checked(column):
             values = numeric[column] = _numeric(X, column, name)
             bad = np.abs(values) >= MAX_EXACT  # infinite values included
@@ -361,6 +367,8 @@ def as_numbers(values, name):
                else "(t - t0).dt.total_seconds() from an origin t0")
         raise JobTableError(f"{name} holds {dtype} values, not numbers of seconds (convert "
                             f"with {how})")
+    if getattr(dtype, "kind", None) == "c":
+        raise JobTableError(f"{name} holds {dtype} values, not real numbers")
     try:
         return np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
@@ -442,7 +450,8 @@ def _numeric(X, column, name):
     # True/False reads as SWF's 1 (completed) / 0 (failed)
     flags = pd.api.types.is_bool_dtype(kind) and column != "status"
     if not (pd.api.types.is_datetime64_any_dtype(kind) or pd.api.types.is_timedelta64_dtype(kind)
-            or isinstance(kind, pd.PeriodDtype) or flags):
+            or isinstance(kind, pd.PeriodDtype) or pd.api.types.is_complex_dtype(kind)
+            or flags):
         try:
             return series.to_numpy(dtype=np.float64, na_value=np.nan)
         except (TypeError, ValueError):
@@ -451,23 +460,32 @@ def _numeric(X, column, name):
         bad = (numbers.isna() & series.notna()).to_numpy()
         if bad.any():
             position = int(np.argmax(bad))
-            job = X["job_id"].iloc[position] if "job_id" in X.columns else position
+            hint = (" (number the names first, e.g. with pandas.factorize)"
+                    if column in INTEGER_COLUMNS and column.endswith("_id") else "")
             raise JobTableError(
                 f"{name}: column {column!r} is not numeric ({int(bad.sum())} row(s) hold "
-                f"something else; first at row {position}, job_id {job}: "
-                f"{series.iloc[position]!r})"
+                f"something else; first at {_row(X, position)}: "
+                f"{series.iloc[position]!r}){hint}"
             )
+    if column in TIME_COLUMNS + DERIVED_TIME_COLUMNS and kind.kind in "mM":
+        as_numbers(series, f"{name}: column {column!r}")  # names the conversion
     what = "True/False" if pd.api.types.is_bool_dtype(kind) else kind
     raise JobTableError(f"{name}: column {column!r} holds {what} values, not numbers"
-                        + (" of seconds" if column in TIME_COLUMNS else ""))
+                        + (" of seconds" if column in TIME_COLUMNS + DERIVED_TIME_COLUMNS
+                           else ""))
 
 
 def _raise_rows(X, bad, message):
-    position = int(np.argmax(bad))
-    job = X["job_id"].iloc[position] if "job_id" in X.columns else position
     raise JobTableError(
-        f"{message} ({int(bad.sum())} row(s); first at row {position}, job_id {job})"
+        f"{message} ({int(bad.sum())} row(s); first at {_row(X, int(np.argmax(bad)))})"
     )
+
+
+def _row(X, position):
+    """A row for messages: its position, and its ``job_id`` where the table has one."""
+    if "job_id" not in X.columns:
+        return f"row {position}"
+    return f"row {position}, job_id {X['job_id'].iloc[position]}"
 
 
 def check_target(y, X, *, what, name="y", missing=False, owner=""):
@@ -518,6 +536,34 @@ def check_target(y, X, *, what, name="y", missing=False, owner=""):
     return values
 
 
+def said_starts(X, name="job table"):
+    """When each row says its job started: ``start_time``, else ``submit_time +
+    wait_time``.
+
+    Parameters
+    ----------
+    X : DataFrame
+        Jobs; neither column pair is required.
+    name : str
+        How to call the table in messages.
+
+    Returns
+    -------
+    ndarray of float64
+        ``NaN`` where unknown (or without ``start_time`` nor ``wait_time``).
+
+    Raises
+    ------
+    JobTableError
+        A column read holds something other than numbers of seconds.
+    """
+    if "start_time" in X.columns:
+        return _numeric(X, "start_time", name)
+    if "submit_time" in X.columns and "wait_time" in X.columns:
+        return _numeric(X, "submit_time", name) + _numeric(X, "wait_time", name)
+    return np.full(len(X), np.nan)
+
+
 def with_times(X):
     """Return a copy of ``X`` with ``start_time`` and ``end_time`` columns.
 
@@ -527,11 +573,11 @@ def with_times(X):
     """
     out = X.copy()
     if "start_time" not in out.columns:
-        out["start_time"] = (np.asarray(out["submit_time"], dtype=float)
-                             + np.asarray(out["wait_time"], dtype=float))
+        out["start_time"] = (_numeric(out, "submit_time", "job table")
+                             + _numeric(out, "wait_time", "job table"))
     if "end_time" not in out.columns:
-        out["end_time"] = (np.asarray(out["start_time"], dtype=float)
-                           + np.asarray(out["run_time"], dtype=float))
+        out["end_time"] = (_numeric(out, "start_time", "job table")
+                           + _numeric(out, "run_time", "job table"))
     return out
 
 
@@ -580,7 +626,7 @@ def known_time(X, target="end", *, y=None):
         raise invalid_parameter("target", "known_time", "'end' or 'start'", target)
     column = "end_time" if target == "end" else "start_time"
     if column in X.columns:
-        known = np.asarray(X[column], dtype=np.float64).copy()
+        known = _numeric(X, column, "job table").copy()
     elif target == "start" and y is not None and "wait_time" not in X.columns:
         known = np.asarray(X["submit_time"], dtype=np.float64) + np.asarray(y, dtype=np.float64)
     else:

@@ -26,11 +26,12 @@ def parse_duration(value, *, name="duration", allow_none=False):
     Accepts numbers (seconds), numeric strings (``"3600"``), strings with one
     unit (``"30D"``, ``"18h"``, ``"90min"``, ``"2w"``; units are case-insensitive
     except that ``"M"`` alone is refused as ambiguous) and
-    :class:`datetime.timedelta` / :class:`pandas.Timedelta`.
+    :class:`datetime.timedelta` / :class:`pandas.Timedelta` /
+    :class:`numpy.timedelta64` (in its own unit).
 
     Parameters
     ----------
-    value : float, int, str, timedelta or None
+    value : float, int, str, timedelta, timedelta64 or None
         The duration.
     name : str
         What the duration is, for the error message.
@@ -46,7 +47,9 @@ def parse_duration(value, *, name="duration", allow_none=False):
         if allow_none:
             return None
         raise ConfigError(f"{name} is required, got None")
-    if hasattr(value, "total_seconds"):
+    if isinstance(value, np.timedelta64):  # an integer to numbers, in any unit
+        seconds = float(value / np.timedelta64(1, "s"))
+    elif hasattr(value, "total_seconds"):
         seconds = float(value.total_seconds())
     elif isinstance(value, (bool, np.bool_)):
         raise ConfigError(f"{name} must be a duration, got {value!r}")

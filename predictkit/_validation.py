@@ -195,7 +195,9 @@ def seconds_per_job(value, n_jobs, name, owner):
     """``value`` -- seconds ``>= 0``, one number or one per job -- as a float64 array
     of ``n_jobs``, or a one-line error naming it (bools, text that is no number,
     ``NaN``, negative values or the wrong length). Numeric text reads as its
-    number, as :func:`finite_time` reads it.
+    number, as :func:`finite_time` reads it; durations (``pandas.Timedelta``,
+    ``numpy.timedelta64`` in any unit, ``datetime.timedelta``, or arrays and
+    Series of them) as their seconds.
 
     Raises
     ------
@@ -205,7 +207,11 @@ def seconds_per_job(value, n_jobs, name, owner):
     if value is None:
         raise InvalidParameterError(f"{owner} needs {name!r} (seconds)", parameter=name,
                                     owner=owner)
+    if hasattr(value, "total_seconds") and not hasattr(value, "dtype"):
+        value = value.total_seconds()  # datetime.timedelta, pandas.Timedelta
     array = np.asarray(value)
+    if array.dtype.kind == "m":
+        array = array / np.timedelta64(1, "s")
     if array.dtype.kind == "b" or array.ndim > 1 or (array.dtype.kind == "O" and any(
             isinstance(v, (bool, np.bool_)) for v in array.ravel().tolist())):
         raise invalid_parameter(name, owner, expected, value)
@@ -242,7 +248,10 @@ def check_instance(estimator, name, owner):
 def python_scalar(value):
     """A NumPy scalar as the Python value it holds (anything else as it is): what
     messages show and what parsers that take Python numbers accept."""
-    return value.item() if isinstance(value, np.generic) else value
+    # a timedelta64's item() is a timedelta, or a bare count of nanoseconds
+    keep = (np.timedelta64, np.datetime64)
+    return value.item() if isinstance(value, np.generic) and not isinstance(value, keep) \
+        else value
 
 
 def short_repr(value, limit=80):
@@ -381,10 +390,8 @@ class Duration(Constraint):
     def is_satisfied_by(self, val):
         if val is None:
             return False
-        if isinstance(val, np.generic):
-            val = val.item()
         try:
-            seconds = parse_duration(val, name="duration", allow_none=self.unlimited)
+            seconds = parse_duration(python_scalar(val), name="duration", allow_none=self.unlimited)
         except ConfigError:
             return False
         if seconds is None:

@@ -15,8 +15,8 @@ this module gathers all three.
 from ._clean import clean_jobs, describe_cleaning
 from ._summary import (SUMMARY_LABELS, estimate_modes, format_summary, request_accuracy,
                        summarize)
-from ._table import (INTEGER_COLUMNS, MAX_EXACT, SWF_COLUMNS, TIME_COLUMNS, as_job_table,
-                     cancelled_before_running, empty_jobs, job_width, known_time,
+from ._table import (DERIVED_TIME_COLUMNS, INTEGER_COLUMNS, MAX_EXACT, SWF_COLUMNS, TIME_COLUMNS,
+                     as_job_table, cancelled_before_running, empty_jobs, job_width, known_time,
                      requested_width, validate_jobs, with_times)
 
 from . import _table

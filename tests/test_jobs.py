@@ -76,6 +76,29 @@ def test_times_and_known_time():
     np.testing.assert_array_equal(known_time(small(), "start"), [5.0, 10.0, np.nan])
 
 
+@pytest.mark.parametrize("column", ["start_time", "end_time"])
+@pytest.mark.parametrize("convert, hint", [
+    (lambda s: pd.to_datetime(s, unit="s"), r"datetime64\[.*\] values, not numbers of seconds "
+                                            r"\(convert with \(t - t0\)"),
+    (lambda s: pd.to_timedelta(s, unit="s"), r"timedelta64\[.*\] values, not numbers of seconds "
+                                             r"\(convert with .dt.total_seconds\(\)\)"),
+])
+def test_start_and_end_times_of_dates_or_durations_are_refused_everywhere_read(column, convert,
+                                                                               hint):
+    # float64 would read them as micro- or nanoseconds: a history from another epoch
+    jobs = with_times(small())
+    jobs[column] = convert(jobs[column].fillna(0.0))
+    message = rf"^job table: column '{column}' holds {hint}"
+    with pytest.raises(JobTableError, match=message):
+        validate_jobs(jobs)
+    with pytest.raises(JobTableError, match=message):
+        known_time(jobs, "end" if column == "end_time" else "start")
+    if column == "start_time":  # read to compute end_time
+        with pytest.raises(JobTableError, match=message):
+            with_times(small().assign(start_time=jobs[column]))
+    validate_jobs(jobs, columns=("submit_time",))  # a scope without it leaves it alone
+
+
 def test_clean_jobs_reports_every_rule():
     jobs = small()
     jobs.loc[0, "submit_time"] = np.nan
@@ -170,12 +193,25 @@ def test_estimate_modes_are_sorted_by_popularity():
     ("job_id", np.array([1, 2**62, 3], dtype=np.int64), "column 'job_id' holds values of 2\\*\\*53"),
     ("submit_time", pd.to_datetime(["2020-01-01", "2020-01-02", "2020-01-03"]),
      "column 'submit_time' holds datetime64.* values, not numbers of seconds"),
+    ("req_time", np.array([1 + 1j, 2, 3]), r"column 'req_time' holds complex128 values, not "
+                                           r"numbers of seconds$"),
+    ("group_id", ["physics", "chemistry", "physics"],
+     r"column 'group_id' is not numeric \(3 row\(s\) hold something else; first at row 0, "
+     r"job_id 1: 'physics'\) \(number the names first, e.g. with pandas.factorize\)$"),
 ])
 def test_validate_names_a_column_that_is_not_a_usable_number(column, values, message):
     jobs = small()
     jobs[column] = values
     with pytest.raises(JobTableError, match=message):
         validate_jobs(jobs, check_values=False)
+
+
+def test_a_bad_row_of_a_table_without_job_id_is_named_by_its_position_alone():
+    jobs = small().drop(columns="job_id")
+    jobs.loc[1, "run_time"] = -5.0
+    with pytest.raises(JobTableError, match=r"column 'run_time' has negative values \(1 row\(s\); "
+                                            r"first at row 1\)$"):
+        validate_jobs(jobs)
 
 
 def test_validate_accepts_numbers_in_any_numeric_dtype():

@@ -5,13 +5,16 @@ and scikit-learn's ``InvalidParameterError``, raised in ``fit`` (estimators)
 or at the call (functions), with one line naming the parameter.
 """
 
+import datetime
 import inspect
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from numpy.testing import assert_array_equal
 from sklearn.base import clone
 from sklearn.utils import check_random_state
 from test_common import all_estimators
@@ -19,7 +22,7 @@ from test_common import all_estimators
 from predictkit import summarize
 from predictkit._sklearn_compat import SklearnInvalidParameterError, make_constraint
 from predictkit._validation import (RANDOM_STATE, ColumnNames, Duration, NumericArray, WholeNumber,
-                                    _is_numeric_only, as_generator, as_seed)
+                                    _is_numeric_only, as_generator, as_seed, seconds_per_job)
 from predictkit.datasets import make_workload
 from predictkit.exceptions import ConfigError, InvalidParameterError, PredictkitError
 from predictkit.metrics import (adjustment_outcomes, bound_correctness_confint, bound_summary,
@@ -327,6 +330,36 @@ def test_a_negative_duration_is_named_negative_not_misspelt(value):
 
     with pytest.raises(ConfigError, match=r"^x must be a non-negative finite duration, got "):
         parse_duration(value, name="x")
+
+
+@pytest.mark.parametrize("value", [np.timedelta64(2, "h"), np.timedelta64(120, "m"),
+                                   np.timedelta64(7200, "s"), np.timedelta64(7200 * 10**9, "ns"),
+                                   np.timedelta64(7_200_000, "ms")])
+def test_a_numpy_duration_reads_as_its_seconds_in_any_unit(value):
+    # its .item() is a timedelta, or (ns) a bare count that would read as seconds
+    from predictkit._time import parse_duration
+
+    assert parse_duration(value) == 7200.0
+    assert Duration(minimum=7200).is_satisfied_by(value)
+    assert not Duration(minimum=7201).is_satisfied_by(value)
+    assert_array_equal(seconds_per_job(value, 2, "within", "f"), [7200.0] * 2)
+
+
+@pytest.mark.parametrize("value", [np.timedelta64("NaT"), np.datetime64("2020-01-01"),
+                                   -np.timedelta64(1, "s")])
+def test_a_duration_that_is_no_duration_is_refused(value):
+    from predictkit._time import parse_duration
+
+    with pytest.raises(ConfigError, match=r"^x must be a"):
+        parse_duration(value, name="x")
+
+
+@pytest.mark.parametrize("within", [pd.Timedelta("10min"), np.timedelta64(600 * 10**9, "ns"),
+                                    datetime.timedelta(minutes=10),
+                                    pd.to_timedelta([600, 600], unit="s"),
+                                    pd.Series(pd.to_timedelta([600, 600], unit="s"))])
+def test_durations_per_job_read_as_seconds(within):
+    assert_array_equal(seconds_per_job(within, 2, "within", "f"), [600.0, 600.0])
 
 
 def test_a_call_with_an_unknown_keyword_names_the_function():

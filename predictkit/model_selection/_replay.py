@@ -51,10 +51,12 @@ def replay(estimator, X, y, *, method="auto", known_time=None):
     estimator conventions), the way a scheduler sees a trace, and how Tang et
     al. (2013) section 4.2 and Klusacek & Soysal (2019) section 2.2 evaluate.
 
-    ``method="reference"`` does it literally: jobs sorted by submit time
-    (stable, so rows need not be sorted); before each distinct submit time
+    ``method="reference"`` does it literally: jobs sorted by submit time,
+    then ``job_id`` where the table has one, then row (so rows need not be
+    sorted, and the answers do not depend on how rows submitted in the same
+    second are arranged); before each distinct submit time
     ``t``, ``partial_fit`` every not yet added job with ``known_time <= t``
-    (in known-time order, ties by submit time then row), then ``predict`` all
+    (in known-time order, ties by that submission order), then ``predict`` all
     jobs submitted at ``t`` in one call. ``method="fast"`` calls the
     estimator's one-pass ``_replay(X, y, known)``, which gives the same
     numbers (tested to the last digit); ``"auto"`` uses it when available.
@@ -154,7 +156,7 @@ def replay(estimator, X, y, *, method="auto", known_time=None):
         if unknown.any():
             warnings.warn(f"known_time is NaN for {format_count(int(unknown.sum()), 'job')} with "
                           f"a known target (first at row {int(np.argmax(unknown))}): they stay "
-                          "out of every history", UserWarning, stacklevel=2)
+                          "out of every history", UserWarning, stacklevel=3)
         known[np.isnan(y)] = np.nan
         check_known_after_target(known, submit, y, "known_time")
     known = known_after_submission(known, submit)
@@ -162,9 +164,35 @@ def replay(estimator, X, y, *, method="auto", known_time=None):
     fast = hasattr(est, "_replay")
     if method == "fast" and not fast:
         raise ConfigError(f"{type(estimator).__name__} has no fast replay path")
+    order = submission_order(X, submit)
+    if order is not None:
+        X, y, submit, known = X.iloc[order], y[order], submit[order], known[order]
     if method == "fast" or (method == "auto" and fast):
-        return np.asarray(est._replay(X, y, known), dtype=np.float64)
-    return _reference(est, X, y, submit, known, _TIME_COLUMN[target])
+        answers = np.asarray(est._replay(X, y, known), dtype=np.float64)
+    else:
+        answers = _reference(est, X, y, submit, known, _TIME_COLUMN[target])
+    if order is None:
+        return answers
+    out = np.empty_like(answers)
+    out[order] = answers
+    return out
+
+
+def submission_order(X, submit):
+    """The order a scheduler saw the jobs in: submit time, then ``job_id`` (where
+    the table has one), then row; ``None`` when the rows are in it already.
+
+    Jobs submitted in the same second are common in logs, and the queue a wait
+    forecast sees depends on which of them came first: ordering them by
+    ``job_id`` makes replay's answers independent of how the rows of such a
+    batch happen to be arranged.
+    """
+    rows = np.arange(len(X))
+    if "job_id" in X.columns:
+        order = np.lexsort((rows, np.asarray(X["job_id"], dtype=np.float64), submit))
+    else:
+        order = np.lexsort((rows, submit))
+    return None if np.array_equal(order, rows) else order
 
 
 def _reference(est, X, y, submit, known, column):

@@ -234,6 +234,11 @@ def replay_cross_validate(estimator, X, y, *, cv, scoring=None, return_predictio
                                 "such as TraceSplit(n_splits=5)", cv)
     target = "waits" if getattr(estimator, "target_known_at", None) == "start" else "runtimes"
     y = check_target(y, X, what=target, missing=True, owner=owner)
+    if scoring is None and not callable(getattr(estimator, "score", None)):
+        raise invalid_parameter(
+            "scoring", owner, f"a scorer: {type(estimator).__name__} has no score method for "
+            "None to use (e.g. scoring=sklearn.metrics.make_scorer(bound_correctness), with "
+            "bound_correctness from predictkit.metrics, for bounds)", scoring)
     try:
         if isinstance(scoring, dict):
             scorers = {name: check_scoring(estimator, scoring=s) for name, s in scoring.items()}

@@ -20,7 +20,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 
 from .._deprecation import warn_renamed
-from .._table import check_target
+from .._table import check_target, said_starts
 from .._validation import (RANDOM_STATE, ColumnNames, Interval, ParamsValidatedMixin,
                            StrOptions, as_seed, check_fitted, finite_time,
                            seconds_per_job)
@@ -350,8 +350,7 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
             raise JobTableError(f"observe_queue: {int(np.isnan(submit).sum())} queued "
                                 f"job(s) have no submit_time")
         if "start_time" in X.columns or "wait_time" in X.columns:
-            start = (np.asarray(X["start_time"], dtype=np.float64) if "start_time" in X.columns
-                     else submit + np.asarray(X["wait_time"], dtype=np.float64))
+            start = said_starts(X, "QBETS.observe_queue: job table")
             started = (submit < now) & (start <= now)
             if started.any():
                 raise JobTableError(

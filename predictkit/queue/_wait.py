@@ -23,10 +23,10 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, clone
 
-from .._table import (WIDTH_COLUMNS, _raise_rows, as_numbers, check_target, job_width,
-                      requested_width, validate_jobs)
+from .._table import (WIDTH_COLUMNS, _raise_rows, check_target, job_width, requested_width,
+                      said_starts, validate_jobs)
 from .._validation import (HasMethods, Interval, ParamsValidatedMixin, StrOptions, check_fitted,
-                           finite_time, seconds_per_job)
+                           finite_time, python_scalar, seconds_per_job)
 from .._summary import wider_than_machine
 from ..exceptions import InvalidParameterError, JobTableError
 from ._aggregate import ExpertAggregator
@@ -257,13 +257,15 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
             if starting and "start" in job:
                 problem = "names a job that has started already (in an earlier partial_fit)"
             elif job.get("submit", submit) != submit:
-                problem = (f"names two jobs (one submitted at {job['submit']!r}, this one at "
-                           f"{submit!r})")
+                problem = (f"names two jobs (one submitted at {float(job['submit'])!r}, this "
+                           f"one at {float(submit)!r})")
             else:
                 continue
-            raise JobTableError(f"WaitPredictor.{where}: row label {label!r} {problem}; jobs "
-                                "are identified by their row label across calls, so each "
-                                "needs its own")
+            raise JobTableError(f"WaitPredictor.{where}: row label {python_scalar(label)!r} "
+                                f"{problem}; jobs are identified by their row label across "
+                                "calls, so each needs its own (a table built anew labels its "
+                                "rows 0, 1, ... again: label jobs by their id, e.g. "
+                                "X.set_index('job_id', drop=False))")
 
     def _score(self, job):
         value = score(job["wait"], job["forecast"])
@@ -321,7 +323,7 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
 
     def _check_waiting(self, table, submit, now):
         """Refuse a job of the queue at ``now`` that has started by then (it is not waiting)."""
-        said = _starts(table)
+        said = said_starts(table, "WaitPredictor.observe_queue: job table")
         labels = table.index.tolist()
         for pos in np.flatnonzero(submit < now).tolist():
             start = self._jobs.get(labels[pos], {}).get("start", math.nan)
@@ -761,26 +763,26 @@ def _check_table(X, where):
     if no_width.any():
         _raise_rows(X, no_width, f"{owner}: job table: jobs without n_procs nor req_procs "
                     "(a job's width)")
+    missing = np.asarray(X.index.isna()) if X.index.nlevels == 1 else np.zeros(len(X), bool)
+    if missing.any():
+        first = int(np.argmax(missing))
+        raise JobTableError(f"{owner}: row {first} has no row label "
+                            f"({python_scalar(X.index[first])!r}); jobs are identified by "
+                            "their row label, so each needs one (e.g. "
+                            "X.reset_index(drop=True))")
     if not X.index.is_unique:
-        label = X.index[X.index.duplicated()][:1].tolist()[0]
-        first, second = np.flatnonzero(X.index == label)[:2].tolist()
-        raise JobTableError(f"{owner}: row label {label!r} is repeated (rows {first} and "
-                            f"{second}); jobs are identified by their row label, so each "
-                            "needs its own (e.g. X.reset_index(drop=True))")
+        labels = X.index.tolist()
+        second = int(np.argmax(X.index.duplicated()))
+        first = labels.index(labels[second])
+        raise JobTableError(f"{owner}: row label {python_scalar(labels[second])!r} is repeated "
+                            f"(rows {first} and {second}); jobs are identified by their row "
+                            "label, so each needs its own (e.g. X.reset_index(drop=True))")
     return X
 
 
 _READ_COLUMNS = ("job_id", "submit_time", "wait_time", "run_time", "n_procs", "req_procs",
                  "req_time", "user_id")
 """The SWF columns WaitPredictor reads (the job id only to name a bad row)."""
-
-
-def _starts(table):
-    """When each row says its job started: ``start_time``, else ``submit_time +
-    wait_time`` (``NaN`` where unknown, or without either column)."""
-    if "start_time" in table.columns:
-        return as_numbers(table["start_time"], "WaitPredictor.observe_queue: column 'start_time'")
-    return _column(table, "submit_time") + _column(table, "wait_time")
 
 
 def _column(table, name):

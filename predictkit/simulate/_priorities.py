@@ -4,6 +4,7 @@ et al. 2010 section II.A) or a user function."""
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from .._time import parse_duration
 from ..exceptions import ConfigError, SimulationError
@@ -78,10 +79,34 @@ def resolve_priority(priority, fairshare_decay, fairshare_factor):
 def callable_keys(priority, jobs):
     """Static keys (lower is served first) from a user priority function.
 
-    The function receives the job table (the simulated jobs, in submit order)
-    and returns one score per job; higher scores are served first.
+    The function receives the job table (the simulated jobs, in submit order,
+    labelled 0 to n - 1) and returns one score per job; higher scores are
+    served first. A Series is taken by its labels, as pandas would assign it
+    to a column of the table, so one that comes back sorted (``sort_values``)
+    still scores each job by its own row.
+
+    Raises
+    ------
+    SimulationError
+        The function raises (its error is chained), or returns something
+        other than one finite number per job: a Series labelled for other
+        rows, the wrong shape, text, ``NaN``.
     """
-    returned = priority(jobs)
+    try:
+        returned = priority(jobs)
+    except Exception as error:
+        raise SimulationError(f"the priority function raised {type(error).__name__}: "
+                              f"{error}") from error
+    if isinstance(returned, pd.Series) and len(returned) == len(jobs) \
+            and not returned.index.equals(jobs.index):
+        if not (returned.index.is_unique and returned.index.isin(jobs.index).all()):
+            extra = returned.index[~returned.index.isin(jobs.index)]
+            which = (f"label {extra[0]!r} is not a row of it" if len(extra) else
+                     "its labels are not the table's, each once")
+            raise SimulationError(
+                f"the priority function returned a Series labelled for other rows than the "
+                f"table it was given ({which}); return one score per row of that table")
+        returned = returned.reindex(jobs.index)
     try:
         scores = np.asarray(returned, dtype=float)
     except (TypeError, ValueError):

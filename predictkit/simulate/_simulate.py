@@ -2,12 +2,14 @@
 (asking a runtime predictor at submissions), build the :class:`Schedule`."""
 
 import copy
+import warnings
 
 import numpy as np
 import pandas as pd
 
 from .._deprecation import NOT_PASSED, UNSET, renamed_argument
 from .._summary import machine_size
+from .._format import format_count
 from .._time import parse_duration
 from .._validation import (FAIRSHARE_DECAY, FAIRSHARE_FACTOR, Duration, HasMethods,
                            NumericArray, RegisteredName, StrOptions, WholeNumber,
@@ -93,8 +95,10 @@ def simulate(jobs, *, machine_procs=None, policy="easy", reservation_depth=None,
         every pass; ``"fairshare"`` serves first the user with the least
         decayed processor-seconds (charged when a job completes, multiplied by
         ``fairshare_factor`` at every multiple of ``fairshare_decay``; Leung
-        II.A give the daily decay, the factor is ours). A callable gets the job table (simulated jobs, submit order) and
-        returns one static score per job, higher first.
+        II.A give the daily decay, the factor is ours). A callable gets the job
+        table (simulated jobs, submit order, labelled 0 to n - 1) and returns
+        one static score per job, higher first (a Series is taken by its
+        labels, as pandas assigns a column).
     fairshare_decay : duration, default "24h"
     fairshare_factor : float, default 0.5
     estimates : "requested", "perfect", array-like or runtime predictor
@@ -198,6 +202,13 @@ def simulate(jobs, *, machine_procs=None, policy="easy", reservation_depth=None,
                              allow_none=True)
     learned = _learned_pipeline(estimates, refresh)
     prep = _prepare(jobs, machine_procs, kill_at_request)
+    if prep["n_unknown_user"] and (prio_kind == "fairshare" or starvation_bar_heavy):
+        warnings.warn(
+            f"simulate: {format_count(prep['n_unknown_user'], 'job')} without a user_id "
+            f"{'is' if prep['n_unknown_user'] == 1 else 'are'} each charged to an account of "
+            "its own (by "
+            f"{'fairshare' if prio_kind == 'fairshare' else 'starvation_bar_heavy'}), "
+            "as no user's usage is known to be theirs", UserWarning, stacklevel=3)
     predictor = as_online_predictor(copy.deepcopy(estimates)) \
         if learned is None and not isinstance(estimates, str) and _is_predictor(estimates) \
         else None
@@ -354,12 +365,32 @@ def _prepare(jobs, machine_procs, kill_at_request):
     req = np.where(np.isnan(req), np.inf, req)
     run = jobs["run_time"].to_numpy(dtype=float)[positions]
     dur = np.minimum(run, req) if kill_at_request else run
-    user_raw = _column(jobs, "user_id")[positions]
-    codes, _ = pd.factorize(pd.Series(user_raw), use_na_sentinel=False)
+    codes, n_users, n_unknown = _user_accounts(_column(jobs, "user_id")[positions])
     return dict(
         jobs=jobs, kept=kept, positions=positions, rejected_mask=too_wide, machine=machine,
         submit=submit[positions].copy(), width=width[positions].copy(), req=req, dur=dur,
-        user=codes.astype(np.int64), n_users=int(codes.max()) + 1 if len(codes) else 1)
+        user=codes, n_users=n_users, n_unknown_user=n_unknown)
+
+
+def _user_accounts(users):
+    """One account per user (0 to n - 1), and one of its own for each job whose
+    user is unknown: a missing ``user_id`` groups nothing, as in the runtime
+    predictors' histories, rather than charging strangers to one account.
+
+    Returns
+    -------
+    codes : ndarray of int64
+    n_accounts : int
+        At least 1.
+    n_unknown : int
+        Jobs without a user.
+    """
+    codes, _ = pd.factorize(pd.Series(users))
+    codes = codes.astype(np.int64)
+    unknown = codes < 0
+    n_known = int(codes.max()) + 1 if (~unknown).any() else 0
+    codes[unknown] = n_known + np.arange(int(unknown.sum()))
+    return codes, max(n_known + int(unknown.sum()), 1), int(unknown.sum())
 
 
 def _column(jobs, name):

@@ -1,11 +1,12 @@
 """What every estimate model shares: input checks, randomness, the transformer form."""
 
 import numpy as np
+import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 
 from .._validation import ParamsValidatedMixin, as_generator
 from ..exceptions import ConfigError, JobTableError
-from .._table import as_numbers
+from .._table import as_numbers, check_aligned
 from ..jobs import validate_jobs
 
 __all__ = ["EstimateModel", "as_rng", "check_runtimes", "check_sample_inputs",
@@ -30,18 +31,28 @@ def check_runtimes(runtimes, name="runtimes"):
     return values
 
 
-def check_sample_inputs(runtimes, users=None, submit_times=None):
+def check_sample_inputs(runtimes, users=None, submit_times=None, estimates=None):
     """What every model's ``sample`` is given: the runtimes (:func:`check_runtimes`),
     and the users and submit times, when given, as numbers, one per runtime.
+
+    Values are paired with the runtimes by position; when the runtimes are a
+    Series, a Series of users, submit times or ``estimates`` must carry the
+    same index (labelled for other jobs, or the same jobs in another order,
+    it would pair each job with another's values).
 
     Raises
     ------
     JobTableError
-        For bad runtimes, or users or submit times that are not numbers.
+        For bad runtimes, users or submit times that are not numbers, or a
+        Series labelled otherwise than the runtimes.
     ConfigError
         For users or submit times of another length than the runtimes.
     """
     run = check_runtimes(runtimes)
+    if isinstance(runtimes, pd.Series):
+        for values, name in ((users, "users"), (submit_times, "submit_times"),
+                             (estimates, "estimates")):
+            check_aligned(values, runtimes, name, table="runtimes")
     given = []
     for values, name in ((users, "users"), (submit_times, "submit_times")):
         if values is not None:

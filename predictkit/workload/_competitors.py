@@ -58,7 +58,7 @@ class FModel(EstimateModel):
     def sample(self, runtimes, users=None, submit_times=None, estimates=None):
         """Estimates ``R * (1 + f * U)`` with ``U`` uniform on [0, 1], at least 1 s."""
         self._check_params()
-        run, users, submit_times = check_sample_inputs(runtimes, users, submit_times)
+        run, users, submit_times = check_sample_inputs(runtimes, users, submit_times, estimates)
         if self.f == 0:
             return np.maximum(run, MIN_REQUEST)
         with np.errstate(over="ignore"):
@@ -100,7 +100,7 @@ class PhiModel(EstimateModel):
     def sample(self, runtimes, users=None, submit_times=None, estimates=None):
         """Estimates ``max(R, min(R / u, t_max), 1 s)``, exact for a share ``phi``."""
         self._check_params()
-        run, users, submit_times = check_sample_inputs(runtimes, users, submit_times)
+        run, users, submit_times = check_sample_inputs(runtimes, users, submit_times, estimates)
         rng = as_rng(self.random_state)
         t_max = parse_duration(self.t_max, name="t_max")
         u = 1.0 - rng.random(run.size)
@@ -121,7 +121,7 @@ class DoubledEstimates(EstimateModel):
 
     def sample(self, runtimes, users=None, submit_times=None, estimates=None):
         """Twice ``estimates``."""
-        run, users, submit_times = check_sample_inputs(runtimes, users, submit_times)
+        run, users, submit_times = check_sample_inputs(runtimes, users, submit_times, estimates)
         return 2.0 * check_estimates(estimates, run.size)
 
 
@@ -177,7 +177,7 @@ class ShuffledEstimates(EstimateModel):
     def sample(self, runtimes, users=None, submit_times=None, estimates=None):
         """The estimates, shuffled over the jobs so that each covers its runtime."""
         self._check_params()
-        run, users, submit_times = check_sample_inputs(runtimes, users, submit_times)
+        run, users, submit_times = check_sample_inputs(runtimes, users, submit_times, estimates)
         if estimates is None and hasattr(self, "estimates_"):
             estimates = self.estimates_
         est = check_estimates(estimates, run.size)

@@ -464,7 +464,7 @@ class JointEstimates(EstimateModel):
         ndarray of float, shape (n,)
         """
         self._check_params()
-        run, users, submit_times = check_sample_inputs(runtimes, users, submit_times)
+        run, users, submit_times = check_sample_inputs(runtimes, users, submit_times, estimates)
         if run.size == 0:
             return np.zeros(0)
         user_codes = session_codes = None

@@ -283,7 +283,7 @@ class TsafrirEstimates(EstimateModel):
             parameters are invalid.
         """
         self._check_params()
-        run, users, submit_times = check_sample_inputs(runtimes, users, submit_times)
+        run, users, submit_times = check_sample_inputs(runtimes, users, submit_times, estimates)
         t_max, p_max, modes = self._settings()
         if run.size == 0:
             return np.zeros(0)

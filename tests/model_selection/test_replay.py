@@ -13,6 +13,7 @@ from tracedata import load_trace
 
 from predictkit.exceptions import ConfigError, JobTableError
 from predictkit.model_selection import known_times, replay
+from predictkit.queue import QBETS, WaitPredictor
 from predictkit.runtime import RecentAverage, RecentUsageMax, RequestedTime, WalltimeAdjuster
 
 ESTIMATORS = [
@@ -62,6 +63,32 @@ def test_unsorted_rows_give_the_same_predictions(estimator, sp2):
     for method in ("reference", "fast"):
         assert_array_equal(replay(estimator, shuffled, y[order], method=method),
                            replay(estimator, X, y)[order])
+
+
+def _busy_second_jobs(n=400, seed=0):
+    """Jobs in bursts: about four submitted in each second, on a machine of 64."""
+    rng = np.random.default_rng(seed)
+    run = rng.integers(1, 3000, n).astype(float)
+    return pd.DataFrame({
+        "job_id": np.arange(1, n + 1), "submit_time": np.sort(rng.integers(0, n // 4, n)) * 30.0,
+        "wait_time": rng.integers(0, 4000, n).astype(float), "run_time": run,
+        "req_time": run * rng.uniform(1.0, 4.0, n), "n_procs": rng.integers(1, 33, n) * 1.0,
+        "user_id": rng.integers(1, 6, n) * 1.0})
+
+
+@pytest.mark.parametrize("make", [lambda: WaitPredictor(capacity=64), lambda: QBETS(),
+                                  lambda: WalltimeAdjuster(keys=("user_id",))],
+                         ids=["WaitPredictor", "QBETS", "tang"])
+def test_answers_do_not_depend_on_how_a_seconds_submissions_are_arranged(make):
+    jobs = _busy_second_jobs()
+    target = jobs["wait_time" if make().target_known_at == "start" else "run_time"].to_numpy()
+    # each second's jobs in reverse row order, relabelled 0..n-1 as a fresh table would be
+    order = np.lexsort((-np.arange(len(jobs)), jobs["submit_time"].to_numpy()))
+    arranged = jobs.iloc[order].reset_index(drop=True)
+    expected = replay(make(), jobs, target)
+    for method in ("reference", "fast"):
+        assert_array_equal(replay(make(), arranged, target[order], method=method),
+                           expected[order])
 
 
 def test_known_time_required_without_waits():
@@ -206,8 +233,10 @@ def test_a_nan_known_time_for_a_known_target_is_kept_out_with_a_warning():
     known = (X["submit_time"] + X["run_time"]).to_numpy(dtype=float, copy=True)
     known[::2] = np.nan
     with pytest.warns(UserWarning, match=rf"known_time is NaN for {len(X[::2])} jobs with a "
-                                         r"known target \(first at row 0\): they stay out"):
+                                         r"known target \(first at row 0\): they stay out") \
+            as caught:
         kept_out = replay(RecentAverage(), X, y, known_time=known)
+    assert caught[0].filename == __file__  # the caller's line, past the parameter check
     # the same as leaving those jobs' runtimes unknown
     hidden = y.copy()
     hidden[::2] = np.nan

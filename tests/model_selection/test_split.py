@@ -7,12 +7,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from numpy.testing import assert_array_equal
 from sklearn.ensemble import HistGradientBoostingRegressor
+from sklearn.metrics import make_scorer
 from sklearn.pipeline import make_pipeline
 from threadpoolctl import threadpool_limits
 from tracedata import load_trace
 
-from predictkit.exceptions import ConfigError, JobTableError
-from predictkit.metrics import estimate_accuracy_scorer
+from predictkit.exceptions import ConfigError, InvalidParameterError, JobTableError
+from predictkit.metrics import bound_correctness, estimate_accuracy_scorer
 from predictkit.model_selection import TraceSplit, replay, replay_cross_validate
 from predictkit.queue import QBETS, WaitPredictor
 from predictkit.runtime import HistoryFeatures, RecentAverage, WalltimeAdjuster
@@ -179,6 +180,23 @@ def test_a_scorer_of_a_wait_estimator_scores_the_fold_it_is_given(kth):
     with pytest.raises(ConfigError, match="test fold's jobs"):
         replay_cross_validate(QBETS(clustering=None, queued=None), X, w,
                               cv=TraceSplit(n_splits=1, period="7D"), scoring=elsewhere)
+
+
+@pytest.mark.parametrize("make", [QBETS, WaitPredictor])
+def test_a_wait_estimator_without_score_needs_a_scorer(make, kth):
+    X, _ = kth
+    X = X[X["wait_time"].notna()].reset_index(drop=True).iloc[:1500]
+    w = X["wait_time"].to_numpy()
+    cv = TraceSplit(n_splits=1, period="7D")
+    with pytest.raises(InvalidParameterError, match=(
+            rf"^The 'scoring' parameter of replay_cross_validate must be a scorer: "
+            rf"{make.__name__} has no score method for None to use \(e.g. "
+            r"scoring=sklearn.metrics.make_scorer\(bound_correctness\)")):
+        replay_cross_validate(make(), X, w, cv=cv)
+    out = replay_cross_validate(make(), X, w, cv=cv, scoring=make_scorer(bound_correctness),
+                                return_predictions=True)
+    test = np.isfinite(out["predictions"]) & np.isfinite(w)
+    assert out["test_score"][0] == bound_correctness(w[test], out["predictions"][test])
 
 
 def test_a_test_job_that_ends_at_its_submission_is_not_in_its_own_history():

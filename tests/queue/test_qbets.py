@@ -234,6 +234,10 @@ def test_observe_queue_refuses_a_job_that_has_started():
     model.observe_queue(queue.assign(start_time=[5.0, 3.0, 50.0]), now=2.0)
     with pytest.raises(JobTableError, match="had started"):
         model.observe_queue(_jobs(3).assign(wait_time=[0.0, 0.5, 9.0]), now=2.0)
+    dated = queue.assign(start_time=pd.to_datetime([5.0, 3.0, 50.0], unit="s"))
+    with pytest.raises(JobTableError, match=r"^QBETS.observe_queue: job table: column "
+                                            r"'start_time' holds datetime64"):
+        model.observe_queue(dated, now=2.0)
 
 
 def test_a_by_value_that_cannot_name_a_group_is_named():

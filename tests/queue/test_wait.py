@@ -338,6 +338,19 @@ def test_replay_refuses_repeated_row_labels(waited, method):
                jobs["wait_time"].to_numpy(), method=method)
 
 
+@pytest.mark.parametrize("labels", [[np.nan, np.nan, 2.0], [np.nan, 1.0, 2.0],
+                                    pd.to_datetime([None, "2020-01-01", "2020-01-02"])])
+def test_a_row_without_a_label_is_refused_in_each_call(waited, labels):
+    # a NaN label is no key: the job would be lost between calls
+    jobs = waited.iloc[:3].set_axis(labels)
+    with pytest.raises(JobTableError, match=r"^WaitPredictor.partial_fit: row 0 has no row "
+                                            r"label \((nan|NaT)\); jobs are identified by"):
+        WaitPredictor(capacity=128).fit(jobs)
+    model = WaitPredictor(capacity=128).fit(waited.iloc[3:20])
+    with pytest.raises(JobTableError, match=r"^WaitPredictor.predict: row 0 has no row label"):
+        model.predict(jobs)
+
+
 def test_each_call_refuses_a_label_naming_two_jobs(waited):
     jobs = waited.iloc[:40]
     twice = jobs.iloc[[0, 1]].set_axis([5, 5])
@@ -352,8 +365,15 @@ def test_each_call_refuses_a_label_naming_two_jobs(waited):
             call(twice)
     # a label already given to a job submitted at another time, or started again
     later = jobs.iloc[[25]].set_axis([3])
-    with pytest.raises(JobTableError, match=r"WaitPredictor.predict: row label 3 names two jobs"):
+    with pytest.raises(JobTableError, match=(
+            rf"^WaitPredictor.predict: row label 3 names two jobs \(one submitted at "
+            rf"{float(jobs['submit_time'].iloc[3])!r}, this one at "
+            rf"{float(jobs['submit_time'].iloc[25])!r}\); .*label jobs by their id, e.g. "
+            r"X.set_index\('job_id', drop=False\)\)$")):
         model.predict(later)
+    # the rows named are those of the repeated label
+    with pytest.raises(JobTableError, match=r"row label 31 is repeated \(rows 1 and 3\)"):
+        model.predict(jobs.iloc[21:25].set_axis([30, 31, 32, 31]))
     with pytest.raises(JobTableError, match=r"WaitPredictor.partial_fit: row label 3 names a job "
                                             r"that has started already"):
         model.partial_fit(jobs.iloc[[3]])

@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pandas.testing import assert_frame_equal
 
 from _workloads import compare, workloads
 from tracedata import load_trace
@@ -171,6 +172,33 @@ def test_callable_priority_serves_high_scores_first():
         simulate(jobs, machine_procs=1, priority=lambda X: np.ones(2))
     with pytest.raises(SimulationError, match="not numbers"):
         simulate(jobs, machine_procs=1, priority=lambda X: ["high", "low", "low"])
+
+
+def test_a_callable_priority_series_is_taken_by_its_labels():
+    jobs = pd.DataFrame(dict(job_id=[1, 2, 3], submit_time=[0.0, 1, 1], run_time=[10.0, 5, 5],
+                             n_procs=[1.0, 1, 1], req_time=[10.0, 5, 5]),
+                        index=["a", "b", "c"])
+    by_position = simulate(jobs, machine_procs=1, priority=lambda X: -X["job_id"].to_numpy())
+    # the scores come back sorted (job 3 first): each still belongs to its own row
+    for returned in (lambda X: -X["job_id"], lambda X: (-X["job_id"]).sort_values()):
+        out = simulate(jobs, machine_procs=1, priority=returned)
+        assert_frame_equal(out.jobs, by_position.jobs)
+    assert list(by_position.jobs["start_time"]) == [0.0, 10.0, 15.0]
+    with pytest.raises(SimulationError, match=r"^the priority function returned a Series labelled "
+                                              r"for other rows than the table it was given "
+                                              r"\(label 'a' is not a row of it\)"):
+        simulate(jobs, machine_procs=1, priority=lambda X: -jobs["job_id"])
+    with pytest.raises(SimulationError, match=r"\(its labels are not the table's, each once\)"):
+        simulate(jobs, machine_procs=1, priority=lambda X: -X["job_id"].set_axis([0, 0, 1]))
+
+
+def test_a_priority_function_that_raises_is_named():
+    jobs = pd.DataFrame(dict(job_id=[1, 2], submit_time=[0.0, 1], run_time=[10.0, 5],
+                             n_procs=[1.0, 1], req_time=[10.0, 5]))
+    with pytest.raises(SimulationError, match=r"^the priority function raised KeyError: "
+                                              r"'nope'$") as caught:
+        simulate(jobs, machine_procs=1, priority=lambda X: X["nope"])
+    assert isinstance(caught.value.__cause__, KeyError)
 
 
 def test_max_runtime_splits_into_chained_pieces():

@@ -151,3 +151,7 @@ def test_numpy_scalars_are_accepted_as_durations():
                      max_runtime=np.int64(7200))
     np.testing.assert_array_equal(plain.jobs["start_time"], numpy.jobs["start_time"])
     assert numpy.params["starvation_after"] == 3600.0
+    for nanoseconds in (np.timedelta64(3600 * 10**9, "ns"), pd.Timedelta("1h")):
+        same = simulate(jobs, policy="no_guarantee", starvation_after=nanoseconds,
+                        max_runtime=np.timedelta64(2, "h"))
+        np.testing.assert_array_equal(plain.jobs["start_time"], same.jobs["start_time"])

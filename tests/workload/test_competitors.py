@@ -1,6 +1,7 @@
 """The competing estimate models of section 11.3."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -38,6 +39,25 @@ def test_every_model_refuses_text_runtimes_and_misaligned_users(model):
         model.sample([100.0, 200.0, 3000.0], users=[1, 2])
     with pytest.raises(ConfigError, match=r"submit_times must have one value per runtime"):
         model.sample([100.0, 200.0], users=[1, 2], submit_times=[0.0])
+
+
+@pytest.mark.parametrize("model", [FModel(random_state=0),
+                                   JointEstimates(t_max="18h", random_state=0),
+                                   TsafrirEstimates(t_max="18h", random_state=0),
+                                   DoubledEstimates()])
+@pytest.mark.parametrize("name", ["users", "submit_times", "estimates"])
+def test_a_series_labelled_for_other_jobs_than_the_runtimes_is_refused(model, name):
+    runtimes = pd.Series([100.0, 200.0, 3000.0], index=[10, 11, 12])
+    given = dict(users=[1.0, 2.0, 1.0], submit_times=[0.0, 5.0, 9.0],
+                 estimates=[200.0, 400.0, 6000.0])
+    shuffled = pd.Series(given[name], index=[10, 11, 12]).iloc[[2, 0, 1]]
+    with pytest.raises(JobTableError, match=(
+            rf"^{name} is a Series whose index differs from the index of runtimes \(first at "
+            rf"position 0: label 12 against 10\); align it \({name}.loc\[runtimes.index\]\)")):
+        model.sample(runtimes, **{**given, name: shuffled})
+    aligned = shuffled.loc[runtimes.index]
+    np.testing.assert_array_equal(clone(model).sample(runtimes, **{**given, name: aligned}),
+                                  clone(model).sample(runtimes, **given))
 
 
 @pytest.mark.parametrize("f", [1e308, 1e20])
