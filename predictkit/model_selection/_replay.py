@@ -35,7 +35,8 @@ def known_times(X, y, target="end"):
 
 
 _OWN_COLUMNS = ("job_id", "submit_time", "wait_time", "run_time")
-"""The columns replay itself reads (the job id only to name a bad row)."""
+"""The columns replay itself reads (the job id to order one second's submissions and
+to name a bad row)."""
 
 
 @validate_params({"method": [StrOptions({"auto", "reference", "fast"})],
@@ -189,7 +190,8 @@ def submission_order(X, submit):
     """
     rows = np.arange(len(X))
     if "job_id" in X.columns:
-        order = np.lexsort((rows, np.asarray(X["job_id"], dtype=np.float64), submit))
+        job_id = X["job_id"].to_numpy(dtype=np.float64, na_value=np.nan)
+        order = np.lexsort((rows, job_id, submit))
     else:
         order = np.lexsort((rows, submit))
     return None if np.array_equal(order, rows) else order
