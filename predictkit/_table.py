@@ -117,12 +117,7 @@ def as_job_table(data, *, attrs=None):
     columns = {}
     for name in SWF_COLUMNS:
         if name in frame.columns:
-            values = frame[name]
-            try:
-                values = pd.to_numeric(values, errors="raise")
-            except (TypeError, ValueError) as exc:
-                raise JobTableError(f"column {name!r} is not numeric: {exc}") from None
-            values = values.to_numpy(dtype=np.float64, na_value=np.nan)
+            values = _numeric(frame, name, "job table")
         elif name == "job_id":
             values = np.arange(1, n + 1, dtype=np.float64)
         else:
@@ -625,29 +620,40 @@ def known_time(X, target="end", *, y=None):
     if not isinstance(target, str) or target not in ("end", "start"):
         raise invalid_parameter("target", "known_time", "'end' or 'start'", target)
     column = "end_time" if target == "end" else "start_time"
+    if not isinstance(X, pd.DataFrame) or "submit_time" not in X.columns:
+        raise JobTableError("known_time needs a job table (DataFrame) with submit_time")
+
+    def seconds(name):
+        return _numeric(X, name, "job table")
+
+    if y is not None:
+        y = check_target(y, X, what="runtimes" if target == "end" else "waits", missing=True,
+                         owner="known_time")
+    submit = seconds("submit_time")
     if column in X.columns:
-        known = _numeric(X, column, "job table").copy()
+        known = seconds(column).copy()
     elif target == "start" and y is not None and "wait_time" not in X.columns:
-        known = np.asarray(X["submit_time"], dtype=np.float64) + np.asarray(y, dtype=np.float64)
+        known = submit + y
     else:
         if "wait_time" not in X.columns:
             raise JobTableError(
                 f"job table lacks wait_time, needed for {column}; add a column {column!r} "
                 "or pass known_time= to say when each target became known")
-        wait = np.asarray(X["wait_time"], dtype=np.float64)
+        wait = seconds("wait_time")
         for bad, kind in ((np.isinf(wait), "infinite"), (wait < 0, "negative")):
             if bad.any():
                 _raise_rows(X, bad, f"job table: column 'wait_time' has {kind} values, so "
                             f"{column} is unknown")
-        known = np.asarray(X["submit_time"], dtype=np.float64) + wait
+        known = submit + wait
         if target == "end":
-            known = known + (np.asarray(X["run_time"], dtype=np.float64) if y is None
-                             else np.asarray(y, dtype=np.float64))
+            if y is None and "run_time" not in X.columns:
+                raise JobTableError("job table lacks run_time, needed for end_time; add a "
+                                    "column 'end_time' or give the runtimes as y")
+            known = known + (seconds("run_time") if y is None else y)
     if y is None:
         return known
-    y = np.asarray(y, dtype=np.float64)
     known[np.isnan(y)] = np.nan
-    check_known_after_target(known, np.asarray(X["submit_time"], dtype=np.float64), y,
+    check_known_after_target(known, submit, y,
                              f"column {column}" if column in X.columns
                              else f"submit_time + wait_time{' + y' if target == 'end' else ''}")
     lost = np.isnan(known) & ~np.isnan(y)
@@ -710,12 +716,40 @@ def _first_known(X, first, fallback, *, positive=False):
         raise JobTableError(f"job table lacks both {first!r} and {fallback!r} "
                             "(a job's width in processors)")
     n = len(X)
-    width = (np.asarray(X[first], dtype=np.float64).copy() if first in columns
+    width = (_numeric(X, first, "job table").copy() if first in columns
              else np.full(n, np.nan))
     if fallback in columns:
         missing = np.isnan(width) | (width <= 0) if positive else np.isnan(width)
-        width = np.where(missing, np.asarray(X[fallback], dtype=np.float64), width)
+        width = np.where(missing, _numeric(X, fallback, "job table"), width)
     return width
+
+
+def user_accounts(users):
+    """One account per user (0 to n - 1), and one of its own for each job whose
+    user is unknown: a missing ``user_id`` groups nothing, as in the runtime
+    predictors' histories, rather than charging strangers to one account.
+    The fairshare of :func:`~predictkit.simulate.simulate` and of the fair
+    start times (:mod:`predictkit.metrics`) both count usage by these.
+
+    Parameters
+    ----------
+    users : ndarray of float64
+        One user id per job (``NaN``: unknown).
+
+    Returns
+    -------
+    codes : ndarray of int64
+    n_accounts : int
+        At least 1.
+    n_unknown : int
+        Jobs without a user.
+    """
+    codes, _ = pd.factorize(pd.Series(users))
+    codes = codes.astype(np.int64)
+    unknown = codes < 0
+    n_known = int(codes.max()) + 1 if (~unknown).any() else 0
+    codes[unknown] = n_known + np.arange(int(unknown.sum()))
+    return codes, max(n_known + int(unknown.sum()), 1), int(unknown.sum())
 
 
 CANCELLED = 5

@@ -14,8 +14,9 @@ import numpy as np
 from numba import njit
 
 from .._deprecation import UNSET, renamed_argument
+from .._table import _numeric, _raise_rows, user_accounts
 from .._validation import FAIRSHARE_DECAY, FAIRSHARE_FACTOR, check_parameters
-from ._schedule_table import _holds, _machine_procs, _table
+from ._schedule_table import _holds, _machine_procs, _table, _widths
 
 __all__ = ["fair_start_times", "fairness_metrics"]
 
@@ -64,8 +65,12 @@ def fair_start_times(schedule, *, machine_procs=None, fairshare_decay=None,
     factor = float(fairshare_factor if fairshare_factor is not None
                    else params.get("fairshare_factor", 0.5))
     submit, start, held_end, width, row = _holds(schedule, jobs)
-    users = jobs["user_id"].to_numpy(dtype=float) if "user_id" in jobs.columns else np.zeros(len(jobs))
-    codes = np.unique(np.nan_to_num(users, nan=-1.0), return_inverse=True)[1].astype(np.int64)
+    if (width != np.round(width)).any():
+        _raise_rows(jobs, _widths(jobs) != np.round(_widths(jobs)), "fair_start_times: "
+                    "widths that are no whole number of processors")
+    users = (_numeric(jobs, "user_id", "schedule") if "user_id" in jobs.columns
+             else np.zeros(len(jobs)))
+    codes = user_accounts(users)[0]
     order = np.lexsort((np.arange(len(submit)), submit))
     fst = _fst(submit[order], start[order], held_end[order], width[order].astype(np.int64),
                codes[row][order], size, period, factor)
@@ -73,7 +78,9 @@ def fair_start_times(schedule, *, machine_procs=None, fairshare_decay=None,
     out[order] = fst
     # a job's fair start is its first piece's (the pieces of a job are in order)
     first = np.r_[True, row[1:] != row[:-1]]
-    return out[first]
+    by_row = np.full(len(jobs), np.nan)
+    by_row[row[first]] = out[first]
+    return by_row
 
 
 def fairness_metrics(schedule, **kwargs):

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .._deprecation import UNSET, renamed_argument
+from .._table import _raise_rows, as_numbers
 from .._validation import check_parameters, invalid_parameter
 from ..exceptions import ConfigError, JobTableError
 from ._fairness import fair_start_misses, miss_metrics
@@ -150,7 +151,22 @@ def backfill_ratio(schedule):
     jobs = _table(schedule)
     if "backfilled" not in jobs.columns:
         raise JobTableError("schedule lacks the 'backfilled' column")
-    return float(jobs["backfilled"].to_numpy(dtype=bool).mean())
+    return float(_backfilled(jobs).mean())
+
+
+def _backfilled(jobs):
+    """The ``backfilled`` flags: True/False, or the numbers 0/1; anything else (text,
+    a missing flag) is refused rather than read as True."""
+    flags = jobs["backfilled"]
+    if pd.api.types.is_bool_dtype(flags.dtype) or pd.api.types.is_numeric_dtype(flags.dtype):
+        sound = flags.isin([0, 1]).to_numpy(dtype=bool)  # True == 1; NaN and NA are not in it
+    else:
+        sound = np.array([isinstance(v, (bool, np.bool_, Real)) and v in (0, 1)
+                          for v in flags.tolist()], dtype=bool)
+    if not sound.all():
+        _raise_rows(jobs, ~sound, "schedule: column 'backfilled' holds something other than "
+                    "True/False (or 0/1): text or a missing flag")
+    return flags.to_numpy(dtype=float, na_value=np.nan) == 1
 
 
 def wait_prediction_error(schedule):
@@ -168,15 +184,23 @@ def wait_prediction_error(schedule):
 
 
 def width_category(widths):
-    """Leung et al. Tables I-II width class of each job."""
-    index = np.searchsorted(_WIDTH_EDGES, np.asarray(widths, dtype=float), side="left")
-    return pd.Categorical.from_codes(index, WIDTH_CATEGORIES)
+    """Leung et al. Tables I-II width class of each job (``NaN`` where the width is
+    unknown or not a positive number of processors)."""
+    return _category(widths, _WIDTH_EDGES, WIDTH_CATEGORIES, lambda w: w > 0, "widths")
 
 
 def length_category(runtimes):
-    """Leung et al. Tables I-II length class of each job (seconds)."""
-    index = np.searchsorted(_LENGTH_EDGES, np.asarray(runtimes, dtype=float), side="left")
-    return pd.Categorical.from_codes(index, LENGTH_CATEGORIES)
+    """Leung et al. Tables I-II length class of each job (seconds; ``NaN`` where the
+    runtime is unknown or negative)."""
+    return _category(runtimes, _LENGTH_EDGES, LENGTH_CATEGORIES, lambda r: r >= 0, "runtimes")
+
+
+def _category(values, edges, names, sound, what):
+    values = as_numbers(values, what)
+    with np.errstate(invalid="ignore"):
+        known = sound(values) & np.isfinite(values)
+    index = np.searchsorted(edges, values, side="left")
+    return pd.Categorical.from_codes(np.where(known, index, -1), names)
 
 
 def _check_percentiles(percentiles):
@@ -206,7 +230,7 @@ def _user_metrics(jobs, percentiles):
          np.maximum(1.0, response / np.maximum(run, BOUNDED_SLOWDOWN_THRESHOLD)).mean()),
     ]
     if "backfilled" in jobs.columns:
-        rows.append(("backfill_ratio", float(jobs["backfilled"].to_numpy(dtype=bool).mean())))
+        rows.append(("backfill_ratio", float(_backfilled(jobs).mean())))
     return rows
 
 

@@ -5,7 +5,7 @@ import pandas as pd
 
 from .._format import format_count
 from .._summary import wider_than_machine
-from .._table import job_width
+from .._table import _numeric, _raise_rows, job_width
 from .._validation import WholeNumber, check_parameters
 from ..exceptions import ConfigError, JobTableError
 
@@ -44,13 +44,20 @@ def _widths(jobs):
 
 
 def _times(jobs):
-    submit = jobs["submit_time"].to_numpy(dtype=float)
-    start = jobs["start_time"].to_numpy(dtype=float)
-    end = jobs["end_time"].to_numpy(dtype=float)
-    run = (jobs["sim_run_time"].to_numpy(dtype=float) if "sim_run_time" in jobs.columns
+    """Submit, start and end instants and run times of the jobs, in seconds, checked
+    to be a schedule's: every instant known, no start before its submission nor
+    end before its start."""
+    submit, start, end = (_numeric(jobs, column, "schedule") for column in _NEEDED)
+    run = (_numeric(jobs, "sim_run_time", "schedule") if "sim_run_time" in jobs.columns
            else end - start)
-    if np.isnan(start).any() or np.isnan(end).any():
-        raise JobTableError("schedule has jobs without start or end times")
+    for values, column in ((submit, "submit_time"), (start, "start_time"), (end, "end_time")):
+        if np.isnan(values).any():
+            _raise_rows(jobs, np.isnan(values), f"schedule: jobs without {column}")
+    for bad, what in ((start < submit, "start before their submit_time"),
+                      (end < start, "end before their start_time"),
+                      (~(run >= 0), "have no run time (sim_run_time missing or negative)")):
+        if bad.any():
+            _raise_rows(jobs, bad, f"schedule: jobs that {what}")
     return submit, start, end, run
 
 
@@ -65,6 +72,18 @@ def _holds(schedule, jobs):
     if pieces is None:
         return submit, start, start + run, width, np.arange(len(jobs))
     row = pieces["job"].to_numpy(dtype=np.int64)
+    simulated = getattr(schedule, "simulated_index", None)
+    if simulated is not None and not jobs.index.equals(simulated):
+        if not (simulated.is_unique and jobs.index.is_unique
+                and jobs.index.isin(simulated).all()):
+            raise JobTableError(
+                "schedule: its jobs table is no longer the one simulate() gave (rows sorted, "
+                "filtered or added) and row labels cannot say which job each piece of a split "
+                "job belongs to (labels repeated, or not the simulated jobs'); compute the "
+                "metrics on the schedule as returned")
+        row = jobs.index.get_indexer(simulated[row])
+        pieces = pieces[row >= 0]
+        row = row[row >= 0]
     return (pieces["submit_time"].to_numpy(dtype=float),
             pieces["start_time"].to_numpy(dtype=float),
             pieces["end_time"].to_numpy(dtype=float), width[row], row)

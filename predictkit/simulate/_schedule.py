@@ -49,7 +49,9 @@ class Schedule:
             With ``max_runtime``: how many chained pieces the job ran as.
     pieces : DataFrame or None
         With ``max_runtime`` splitting some job: one row per piece of every
-        job, ``job`` (the job's position in :attr:`jobs`), ``piece`` (0 for
+        job, ``job`` (the job's position in :attr:`jobs` as returned, whose
+        labels :attr:`simulated_index` keeps: the metrics still find each
+        piece's job after :attr:`jobs` is sorted or filtered), ``piece`` (0 for
         the first), ``submit_time`` (the job's, else when the piece before
         it ended), ``start_time`` and ``end_time``. The per-job columns
         above describe the job as a whole (its wait is its first piece's);
@@ -69,6 +71,9 @@ class Schedule:
         self.rejected = rejected
         self.params = _Params(params)
         self.pieces = pieces
+        # the row labels pieces["job"] counts positions in: the metrics find a
+        # piece's job by label when .jobs is later sorted or filtered
+        self.simulated_index = jobs.index
 
     @property
     def machine_procs(self):

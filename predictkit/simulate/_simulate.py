@@ -15,7 +15,8 @@ from .._validation import (FAIRSHARE_DECAY, FAIRSHARE_FACTOR, Duration, HasMetho
                            NumericArray, RegisteredName, StrOptions, WholeNumber,
                            invalid_parameter, python_scalar, validate_params)
 from ..exceptions import ConfigError, JobTableError, SimulationError
-from .._table import check_aligned, check_unique_columns, job_width, validate_jobs
+from .._table import (check_aligned, check_unique_columns, job_width, user_accounts,
+                      validate_jobs)
 from ..runtime._protocol import (HistoryPipeline, PartialFitAdapter, as_online_predictor,
                                  history_pipeline)
 from . import _engine as eng
@@ -203,10 +204,11 @@ def simulate(jobs, *, machine_procs=None, policy="easy", reservation_depth=None,
     learned = _learned_pipeline(estimates, refresh)
     prep = _prepare(jobs, machine_procs, kill_at_request)
     if prep["n_unknown_user"] and (prio_kind == "fairshare" or starvation_bar_heavy):
+        one = prep["n_unknown_user"] == 1
         warnings.warn(
             f"simulate: {format_count(prep['n_unknown_user'], 'job')} without a user_id "
-            f"{'is' if prep['n_unknown_user'] == 1 else 'are'} each charged to an account of "
-            "its own (by "
+            f"{'is' if one else 'are each'} charged to an account of "
+            f"{'its' if one else 'their'} own (by "
             f"{'fairshare' if prio_kind == 'fairshare' else 'starvation_bar_heavy'}), "
             "as no user's usage is known to be theirs", UserWarning, stacklevel=3)
     predictor = as_online_predictor(copy.deepcopy(estimates)) \
@@ -365,32 +367,11 @@ def _prepare(jobs, machine_procs, kill_at_request):
     req = np.where(np.isnan(req), np.inf, req)
     run = jobs["run_time"].to_numpy(dtype=float)[positions]
     dur = np.minimum(run, req) if kill_at_request else run
-    codes, n_users, n_unknown = _user_accounts(_column(jobs, "user_id")[positions])
+    codes, n_users, n_unknown = user_accounts(_column(jobs, "user_id")[positions])
     return dict(
         jobs=jobs, kept=kept, positions=positions, rejected_mask=too_wide, machine=machine,
         submit=submit[positions].copy(), width=width[positions].copy(), req=req, dur=dur,
         user=codes, n_users=n_users, n_unknown_user=n_unknown)
-
-
-def _user_accounts(users):
-    """One account per user (0 to n - 1), and one of its own for each job whose
-    user is unknown: a missing ``user_id`` groups nothing, as in the runtime
-    predictors' histories, rather than charging strangers to one account.
-
-    Returns
-    -------
-    codes : ndarray of int64
-    n_accounts : int
-        At least 1.
-    n_unknown : int
-        Jobs without a user.
-    """
-    codes, _ = pd.factorize(pd.Series(users))
-    codes = codes.astype(np.int64)
-    unknown = codes < 0
-    n_known = int(codes.max()) + 1 if (~unknown).any() else 0
-    codes[unknown] = n_known + np.arange(int(unknown.sum()))
-    return codes, max(n_known + int(unknown.sum()), 1), int(unknown.sum())
 
 
 def _column(jobs, name):

@@ -115,3 +115,20 @@ def test_fairshare_parameters_are_checked_as_simulate_checks_them(params, named)
             call(schedule, **params)
         with pytest.raises(InvalidParameterError, match=rf"'{named}' parameter of simulate"):
             simulate(jobs, machine_procs=1, priority="fairshare", **params)
+
+
+def test_jobs_without_a_user_are_each_their_own_account_as_in_the_simulator():
+    rng = np.random.default_rng(5)
+    n = 200
+    jobs = pd.DataFrame(dict(
+        job_id=np.arange(1, n + 1), submit_time=np.sort(rng.integers(0, 4000, n)) * 1.0,
+        run_time=rng.integers(1, 500, n) * 1.0, req_time=500.0,
+        n_procs=rng.integers(1, 9, n) * 1.0, user_id=rng.integers(0, 4, n) * 1.0))
+    missing = rng.random(n) < 0.3
+    schedule = simulate(jobs, machine_procs=8).jobs
+    unknown = schedule.assign(user_id=schedule["user_id"].mask(missing))
+    own = schedule.assign(user_id=np.where(missing, 1000.0 + np.arange(n), schedule["user_id"]))
+    pooled = schedule.assign(user_id=np.where(missing, 1000.0, schedule["user_id"]))
+    fst = fair_start_times(unknown, machine_procs=8)
+    np.testing.assert_array_equal(fst, fair_start_times(own, machine_procs=8))
+    assert not np.array_equal(fst, fair_start_times(pooled, machine_procs=8))

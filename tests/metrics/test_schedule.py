@@ -10,6 +10,8 @@ from predictkit.model_selection import make_schedule_scorer
 from predictkit.metrics import (
     backfill_ratio,
     bounded_slowdown,
+    fair_start_times,
+    fairness_metrics,
     length_category,
     loss_of_capacity,
     makespan,
@@ -264,3 +266,72 @@ def test_fairness_by_width_is_each_class_of_jobs_own():
             np.maximum(miss[chosen], 0.0).mean())
     assert "fair_start_miss_percent" not in set(
         schedule.metrics(by="width").set_index("metric").index)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda f: f.assign(**{c: pd.to_datetime(f[c], unit="s") for c in
+                           ("submit_time", "start_time", "end_time")}),
+     r"^schedule: column 'submit_time' holds datetime64\[.*\] values, not numbers of seconds"),
+    (lambda f: f.assign(submit_time=[np.nan, 1.0, 2.0]),
+     r"^schedule: jobs without submit_time \(1 row\(s\); first at row 0, job_id 1\)$"),
+    (lambda f: f.assign(start_time=[0.0, 0.5, 2.0]),
+     r"^schedule: jobs that start before their submit_time \(1 row\(s\); first at row 1"),
+    (lambda f: f.assign(end_time=[10.0, 9.0, 5.0]),
+     r"^schedule: jobs that end before their start_time \(1 row\(s\); first at row 1"),
+    (lambda f: f.assign(start_time=["0", "oops", "2"]), r"column 'start_time' is not numeric"),
+])
+def test_a_table_that_is_no_schedule_is_refused_by_every_metric(change, message):
+    frame = change(schedule_frame())
+    for metric in (lambda f: schedule_metrics(f, machine_procs=4), makespan,
+                   lambda f: utilization(f, machine_procs=4),
+                   lambda f: loss_of_capacity(f, machine_procs=4)):
+        with pytest.raises(JobTableError, match=message):
+            metric(frame)
+
+
+@pytest.mark.parametrize("flags", [["False", "False", "True"], [np.nan, False, True],
+                                   pd.array([True, None, False], dtype="boolean")])
+def test_backfilled_flags_that_are_no_flags_are_refused(flags):
+    # any text is True to numpy, and so is NaN
+    frame = schedule_frame().assign(backfilled=flags)
+    for metric in (backfill_ratio, lambda f: schedule_metrics(f, machine_procs=4)):
+        with pytest.raises(JobTableError, match=r"^schedule: column 'backfilled' holds something "
+                                                r"other than True/False \(or 0/1\)"):
+            metric(frame)
+    for same in ([False, False, True], [0, 0, 1], pd.array([False, False, True], dtype="boolean"),
+                 np.array([False, 0, True], dtype=object)):
+        assert backfill_ratio(schedule_frame().assign(backfilled=same)) == pytest.approx(1 / 3)
+
+
+def test_an_unknown_width_or_length_has_no_class():
+    assert pd.isna(width_category([np.nan, 0, -3])).all()
+    assert list(width_category([np.nan, 1])[1:]) == ["1"]
+    assert pd.isna(length_category([np.nan, -5, np.inf])).all()
+
+
+def test_metrics_of_a_split_schedule_follow_its_jobs_when_sorted_or_filtered():
+    rng = np.random.default_rng(0)
+    n = 120
+    run = rng.integers(60, 20000, n).astype(float)
+    jobs = pd.DataFrame(dict(job_id=np.arange(1, n + 1), submit_time=np.sort(rng.integers(
+        0, 40000, n)).astype(float), run_time=run, req_time=run * 1.5,
+        n_procs=rng.integers(1, 9, n).astype(float), user_id=rng.integers(0, 5, n) * 1.0))
+    schedule = simulate(jobs, machine_procs=16, max_runtime="1h")
+    assert schedule.pieces is not None
+    expected = {"loss": loss_of_capacity(schedule),
+                "fair": fairness_metrics(schedule)["fair_start_miss_percent"]}
+    fair = fair_start_times(schedule)
+    schedule.jobs = schedule.jobs.sort_values("user_id", kind="stable")
+    assert loss_of_capacity(schedule) == pytest.approx(expected["loss"])
+    assert fairness_metrics(schedule)["fair_start_miss_percent"] == expected["fair"]
+    # each job's miss stays on its own row
+    np.testing.assert_array_equal(fair_start_times(schedule),
+                                  pd.Series(fair, index=schedule.simulated_index)
+                                  .loc[schedule.jobs.index].to_numpy())
+    schedule.jobs = schedule.jobs.iloc[30:]
+    assert np.isfinite(loss_of_capacity(schedule))
+    assert len(fair_start_times(schedule)) == n - 30
+    schedule.jobs = schedule.jobs.set_axis([0] * (n - 30))
+    with pytest.raises(JobTableError, match=r"^schedule: its jobs table is no longer the one "
+                                            r"simulate\(\) gave"):
+        loss_of_capacity(schedule)

@@ -52,7 +52,7 @@ def test_jobs_without_a_user_each_have_an_account_of_their_own(kwargs):
     unknown = jobs.assign(user_id=jobs["user_id"].mask(missing))
     own = jobs.assign(user_id=np.where(missing, 1000.0 + np.arange(n), jobs["user_id"]))
     with pytest.warns(UserWarning, match=rf"^simulate: {missing.sum()} jobs without a user_id "
-                                         r"are each charged to an account of its own") \
+                                         r"are each charged to an account of their own") \
             as caught:
         result = simulate(unknown, machine_procs=8, **kwargs)
     assert caught[0].filename == __file__
