@@ -11,6 +11,7 @@ import pandas as pd
 
 from ._format import format_count
 from ._table import copy_attrs, job_width, validate_jobs
+from ._validation import invalid_parameter, validate_params
 
 __all__ = ["clean_jobs", "describe_cleaning", "SANE_RULES"]
 
@@ -22,6 +23,8 @@ _SIMULATION_RULE = "submit_time negative"
 _REQUEST_RULE = "req_time unknown or not positive"
 
 
+@validate_params({"require_request": ["boolean"], "for_simulation": ["boolean"],
+                  "return_report": ["boolean"]})
 def clean_jobs(X, *, require_request=False, for_simulation=False, return_report=False):
     """Keep the jobs a simulation can use and say how many each rule removed.
 
@@ -107,7 +110,9 @@ def describe_cleaning(jobs):
     Parameters
     ----------
     jobs : DataFrame or list of dict
-        A table returned by :func:`clean_jobs`, or its ``attrs["cleaning"]``.
+        A table returned by :func:`clean_jobs`, its report
+        (``return_report=True``: ``rule`` and ``removed`` columns), or its
+        ``attrs["cleaning"]``.
 
     Returns
     -------
@@ -116,6 +121,15 @@ def describe_cleaning(jobs):
         by commas, e.g. ``"1,190 jobs with submit_time unknown, 1 job with
         run_time unknown"``.
     """
-    report = jobs.attrs.get("cleaning", []) if isinstance(jobs, pd.DataFrame) else jobs
+    if isinstance(jobs, pd.DataFrame) and {"rule", "removed"} <= set(jobs.columns):
+        report = jobs[["rule", "removed"]].to_dict("records")
+    elif isinstance(jobs, pd.DataFrame):
+        report = jobs.attrs.get("cleaning", [])
+    elif isinstance(jobs, (list, tuple)) and all(
+            isinstance(r, dict) and {"rule", "removed"} <= set(r) for r in jobs):
+        report = jobs
+    else:
+        raise invalid_parameter("jobs", "describe_cleaning", "a table returned by clean_jobs, "
+                                "its report or its attrs['cleaning']", jobs)
     return ", ".join(f"{format_count(r['removed'], 'job')} with {r['rule']}"
                      for r in report if r["removed"])

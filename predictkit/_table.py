@@ -98,7 +98,9 @@ def as_job_table(data, *, attrs=None):
     Missing SWF columns are added as all-``NaN``; extra columns are kept after
     the canonical ones. Values of ``-1`` in SWF columns are **not** converted
     here (use :func:`predictkit.io.read_swf` for files); this only fixes the
-    column order and the dtypes.
+    column order and the dtypes. The rows keep their order and get the
+    labels ``0`` to ``n - 1`` (a file's jobs have no other); extra columns keep
+    their dtypes.
 
     Parameters
     ----------
@@ -132,7 +134,7 @@ def as_job_table(data, *, attrs=None):
     extra = [c for c in frame.columns if c not in columns]
     out = pd.DataFrame(columns, index=pd.RangeIndex(n))
     for name in extra:
-        out[name] = frame[name].to_numpy()
+        out[name] = frame[name].array  # its dtype kept (categories, nullable, pyarrow)
     out.attrs = copy_attrs(frame)
     if attrs:
         out.attrs.update(copy.deepcopy(dict(attrs)))
@@ -214,6 +216,10 @@ def validate_jobs(X, required=(), *, present=(), sorted_by="", positive=(), whol
         raise JobTableError(
             f"{name} must be a pandas DataFrame with SWF columns, got {type(X).__name__}"
         )
+    if X.columns.nlevels > 1:
+        raise JobTableError(f"{name} has {X.columns.nlevels} levels of column names; job "
+                            "tables name each column once (flatten them, e.g. "
+                            "X.droplevel(0, axis=1))")
     required = tuple(required)
     scope = None
     if columns is not None:
@@ -364,12 +370,18 @@ def as_numbers(values, name):
                             f"with {how})")
     if getattr(dtype, "kind", None) == "c":
         raise JobTableError(f"{name} holds {dtype} values, not real numbers")
+    if getattr(dtype, "kind", None) == "b" or isinstance(dtype, pd.BooleanDtype):
+        raise JobTableError(f"{name} holds True/False values, not numbers")
     try:
         return np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
-        flat = pd.Series(np.asarray(values, dtype=object).ravel())
-        bad = (pd.to_numeric(flat, errors="coerce").isna() & flat.notna()).to_numpy()
-        first = int(np.argmax(bad)) if bad.any() else 0
+        objects = np.asarray(values, dtype=object)
+        flat = pd.Series(objects.ravel())
+        numbers = pd.to_numeric(flat, errors="coerce")
+        bad = (numbers.isna() & flat.notna()).to_numpy()
+        if not bad.any():  # only missing values numpy cannot hold (pd.NA) stood in the way
+            return numbers.to_numpy(dtype=np.float64, na_value=np.nan).reshape(objects.shape)
+        first = int(np.argmax(bad))
         raise JobTableError(f"{name} must hold numbers; position {first} holds "
                             f"{flat.iloc[first]!r}") from None
 

@@ -61,6 +61,12 @@ def check_parameters(constraints, params, owner):
         if isinstance(value, (bool, np.bool_)) and _is_numeric_only(constraints.get(name, ())):
             # scikit-learn's Interval takes True for 1: a number was meant
             raise invalid_parameter(name, owner, "a number, not a bool", value)
+        if isinstance(value, (np.timedelta64, np.datetime64)) and not any(
+                isinstance(c, Duration) for c in constraints.get(name, ())):
+            # numpy counts a timedelta64 as an integer, which scikit-learn's Interval
+            # then fails to compare
+            raise invalid_parameter(name, owner, "a number (of seconds for a duration: "
+                                    "value / numpy.timedelta64(1, 's'))", value)
     try:
         validate_parameter_constraints(constraints, params, caller_name=owner)
     except SklearnInvalidParameterError as exc:

@@ -419,3 +419,63 @@ def test_the_machine_assumed_and_a_log_busier_than_it():
     assert machine_size(jobs) == (10.0, True)
     assert "(from the log's header or as given)" in busier_than_machine(jobs)
     assert busier_than_machine(jobs, 16) is None
+
+
+def test_describe_cleaning_reads_each_form_of_the_report_and_refuses_others():
+    jobs = small()
+    jobs.loc[0, "submit_time"] = np.nan
+    cleaned, report = clean_jobs(jobs, return_report=True)
+    expected = "1 job with submit_time unknown"
+    assert describe_cleaning(cleaned) == expected
+    assert describe_cleaning(report) == expected
+    assert describe_cleaning(cleaned.attrs["cleaning"]) == expected
+    for wrong in (None, "report", [1, 2]):
+        with pytest.raises(InvalidParameterError, match=r"^The 'jobs' parameter of "
+                                                        r"describe_cleaning must be a table"):
+            describe_cleaning(wrong)
+
+
+@pytest.mark.parametrize("flag", ["require_request", "for_simulation", "return_report"])
+def test_clean_jobs_flags_are_true_or_false(flag):
+    with pytest.raises(InvalidParameterError, match=rf"'{flag}' parameter of clean_jobs"):
+        clean_jobs(small(), **{flag: "no"})
+
+
+def test_known_time_reads_its_columns_through_the_one_check():
+    jobs = small()
+    durations = jobs.assign(wait_time=pd.to_timedelta(jobs["wait_time"], unit="s"))
+    with pytest.raises(JobTableError, match=r"^job table: column 'wait_time' holds timedelta64"
+                                            r".* values, not numbers of seconds \(convert with "
+                                            r"\.dt\.total_seconds\(\)\)"):
+        known_time(durations, "end")
+    with pytest.raises(JobTableError, match=r"column 'wait_time' is not numeric \(1 row\(s\) "
+                                            r"hold something else; first at row 1, job_id 2"):
+        known_time(jobs.astype({"wait_time": object}).assign(wait_time=[5.0, "n/a", 1.0]))
+    with pytest.raises(JobTableError, match=r"^known_time needs a job table \(DataFrame\) with "
+                                            r"submit_time$"):
+        known_time(jobs.drop(columns="submit_time"))
+    with pytest.raises(JobTableError, match=r"^known_time: y must have one value per job \(3\)"):
+        known_time(jobs, "end", y=[1.0, 2.0])
+    with pytest.raises(JobTableError, match=r"^known_time: y is a Series whose index differs"):
+        known_time(jobs, "end", y=pd.Series([100.0, 50.0, 10.0]).iloc[::-1])
+    with pytest.raises(JobTableError, match=r"^job table lacks run_time, needed for end_time"):
+        known_time(jobs.drop(columns="run_time"), "end")
+
+
+@pytest.mark.parametrize("column, values", [
+    ("run_time", pd.to_timedelta([5, 6, 7], unit="s")),
+    ("submit_time", pd.to_datetime([0, 1, 2], unit="s")),
+])
+def test_as_job_table_refuses_dates_and_durations_rather_than_counting_microseconds(column,
+                                                                                   values):
+    with pytest.raises(JobTableError, match=rf"^job table: column '{column}' holds "
+                                            r"(datetime|timedelta)64"):
+        as_job_table({"submit_time": [0.0, 1.0, 2.0], column: values})
+
+
+def test_job_width_names_a_width_that_is_no_number():
+    jobs = small().astype({"n_procs": object})
+    jobs.loc[1, "n_procs"] = "many"
+    with pytest.raises(JobTableError, match=r"column 'n_procs' is not numeric .*first at row 1, "
+                                            r"job_id 2: 'many'"):
+        job_width(jobs)

@@ -66,7 +66,8 @@ _INT32_LIMIT = 2 ** 31
 
 
 @validate_params({"machine_procs": [WholeNumber(1), None],
-                  "min_delay": [Interval(Real, 0, None, closed="neither"), None]})
+                  "min_delay": [Interval(Real, 0, None, closed="neither"), None],
+                  "description": [str, None]})
 def write_batsim(jobs, path, *, machine_procs=None, description=None, min_delay=None):
     """Write a job table as a Batsim JSON workload with delay profiles (atomically to a path).
 
@@ -136,7 +137,9 @@ def write_batsim(jobs, path, *, machine_procs=None, description=None, min_delay=
     >>> len(read_batsim(out)) == 100
     True
     """
-    validate_jobs(jobs, required=("job_id", "submit_time", "run_time"), check_values=False)
+    validate_jobs(jobs, required=("job_id", "submit_time", "run_time"), check_values=False,
+                  columns=("job_id", "submit_time", "run_time", "n_procs", "req_procs",
+                           "req_time"))
     if "n_procs" not in jobs.columns and "req_procs" not in jobs.columns:
         raise JobTableError("cannot write Batsim JSON: the job table has neither n_procs nor "
                             "req_procs (the resources of each job)")
@@ -157,6 +160,9 @@ def write_batsim(jobs, path, *, machine_procs=None, description=None, min_delay=
         bad = ~np.isfinite(values) | (values < 0)
         if bad.any():
             raise _bad(jobs, bad, name, "must be known, finite and >= 0", values)
+    bad = ids != np.round(ids)
+    if bad.any():
+        raise _bad(jobs, bad, "job_id", "must be a whole number (Batsim's ids are)", ids)
     bad = ~np.isfinite(width) | (width < 1) | (width != np.round(width))
     if bad.any():
         raise _bad(jobs, bad, "n_procs", "must be a whole number >= 1", width)

@@ -420,7 +420,7 @@ def write_swf(jobs, path, *, comments=(), header=None):
     (for a table with at least one job: a table without jobs is written as
     a header, which :func:`read_swf` refuses as a log without jobs).
     """
-    validate_jobs(jobs, required=("job_id",), check_values=False)
+    validate_jobs(jobs, required=("job_id",), check_values=False, columns=SWF_COLUMNS)
     lines = _header_lines(jobs.attrs, header, comments)
     body = _format_body(jobs)
     text = ("\n".join(lines) + "\n" if lines else "") + body

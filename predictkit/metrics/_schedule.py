@@ -15,7 +15,9 @@ import pandas as pd
 
 from .._deprecation import UNSET, renamed_argument
 from .._table import _raise_rows, as_numbers
-from .._validation import check_parameters, invalid_parameter
+from .._time import parse_duration
+from .._validation import (Duration, check_parameters, invalid_parameter, python_scalar,
+                           validate_params)
 from ..exceptions import ConfigError, JobTableError
 from ._fairness import fair_start_misses, miss_metrics
 from ._schedule_table import _holds, _machine_procs, _table, _times, _widths
@@ -56,11 +58,16 @@ def slowdown(schedule):
     return (end - submit) / np.maximum(run, 1.0)
 
 
+@validate_params({"threshold": [Duration(positive=True)]})
 def bounded_slowdown(schedule, *, threshold=BOUNDED_SLOWDOWN_THRESHOLD):
-    """Per-job bounded slowdown ``max(1, (wait + run) / max(run, threshold))``."""
+    """Per-job bounded slowdown ``max(1, (wait + run) / max(run, threshold))``.
+
+    ``threshold`` is a duration > 0 (seconds, ``"1min"``, a ``pandas.Timedelta``).
+    """
     jobs = _table(schedule)
     submit, start, end, run = _times(jobs)
-    return np.maximum(1.0, (end - submit) / np.maximum(run, float(threshold)))
+    threshold = parse_duration(python_scalar(threshold), name="threshold")
+    return np.maximum(1.0, (end - submit) / np.maximum(run, threshold))
 
 
 def weighted_wait(schedule, *, score="auto"):

@@ -1,5 +1,7 @@
 """The simulated-job table every schedule metric reads, its times and the machine size."""
 
+from numbers import Real
+
 import numpy as np
 import pandas as pd
 
@@ -105,6 +107,10 @@ def _machine_procs(schedule, machine_procs, owner="schedule_metrics"):
         if value is None or value != value:
             raise ConfigError(f"{owner}: machine_procs is needed (not a Schedule and no "
                               "attrs['max_procs'])")
+        if isinstance(value, (str, bool, np.bool_)) or not isinstance(value, Real) \
+                or value <= 0 or value != int(value):
+            raise ConfigError(f"{owner}: the table's attrs['max_procs'] is {value!r}, no whole "
+                              "number of processors; pass machine_procs")
         size = int(value)
     width = _widths(_table(schedule))
     if (width > size).any():

@@ -386,3 +386,18 @@ def test_numbers_a_job_table_cannot_hold_exactly_are_refused(job, nb_res, messag
     with pytest.raises(SWFFormatError, match=message) as info:
         read_batsim(io.BytesIO(text.encode()))
     assert "\n" not in str(info.value)
+
+
+def test_a_table_batsim_would_refuse_is_refused_before_writing(tmp_path):
+    jobs = make_workload(20, random_state=0)
+    target = tmp_path / "w.json"
+    with pytest.raises(JobTableError, match=r"column 'job_id' must be a whole number \(Batsim's "
+                                            r"ids are\) \(20 row\(s\); first at row 0"):
+        write_batsim(jobs.assign(job_id=jobs["job_id"] + 0.5), target)
+    with pytest.raises(ConfigError, match=r"'description' parameter of write_batsim must be"):
+        write_batsim(jobs, target, description=np.nan)
+    assert not target.exists()
+    # a column it never writes may hold anything
+    dated = jobs.assign(start_time=pd.to_datetime(jobs["submit_time"], unit="s"))
+    write_batsim(dated, target)
+    assert len(read_batsim(target)) == 20

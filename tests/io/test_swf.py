@@ -679,3 +679,14 @@ def test_a_quoted_field_is_refused_whatever_the_other_lines():
     for data in (line, line + b"2 0 5 60 4 -1 -1 4 120 -1 1 3 1 -1 -1 -1 -1 -1 extra\n"):
         with pytest.raises(SWFFormatError, match=r"line 1: field 4 \(run_time\) is not a number"):
             read_swf(io.BytesIO(data))
+
+
+def test_write_swf_reads_only_the_swf_columns_and_refuses_levelled_column_names(tmp_path):
+    jobs = _five_jobs()
+    target = tmp_path / "x.swf"
+    with pytest.raises(JobTableError, match=r"^job table has 2 levels of column names"):
+        write_swf(pd.concat({"log": jobs}, axis=1), target)
+    assert not target.exists()
+    write_swf(jobs.assign(start_time=pd.to_datetime(jobs["submit_time"], unit="s")), target)
+    pd.testing.assert_frame_equal(read_swf(target)[list(SWF_COLUMNS)], jobs[list(SWF_COLUMNS)],
+                                  check_dtype=False)

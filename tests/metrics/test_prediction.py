@@ -62,6 +62,22 @@ def test_rates_and_errors():
         mean_absolute_error([-1], [1])
     with pytest.raises(ConfigError, match="bad_threshold"):
         adjustment_outcomes([1], [1], [1], bad_threshold=-5)
+    # numpy counts a timedelta64 as an integer: scikit-learn's check then crashed
+    with pytest.raises(ConfigError, match=r"'bad_threshold' parameter of adjustment_outcomes "
+                                          r"must be a number \(of seconds for a duration"):
+        adjustment_outcomes([1], [1], [1], bad_threshold=np.timedelta64(30, "m"))
+
+
+def test_adjusted_estimates_labelled_for_other_jobs_are_refused():
+    run, requested = pd.Series([10.0, 10, 100, 5000]), pd.Series([60.0, 60, 60, 9000])
+    adjusted = pd.Series([60.0, 20, 50, 1000])
+    shuffled = adjusted.iloc[::-1]
+    with pytest.raises(JobTableError, match=r"^adjusted is a Series whose index differs from the "
+                                            r"index of run \(first at position 0: label 3 "
+                                            r"against 0\)"):
+        adjustment_outcomes(run, requested, shuffled)
+    assert adjustment_outcomes(run, requested, shuffled.loc[run.index]) == {
+        "NA": 0.25, "OE": 0.25, "UE": 0.25, "BE": 0.25}
 
 
 def test_scorers_follow_greater_is_better():
@@ -84,3 +100,11 @@ def test_runtimes_that_are_not_seconds_per_job_are_refused(values, message):
     for metric in (estimate_accuracy, mean_absolute_error, underestimation_rate):
         with pytest.raises(JobTableError, match=message):
             metric(values, np.array([20.0, 20.0]))
+
+
+def test_a_missing_value_among_objects_is_missing_not_the_first_number():
+    # numpy cannot turn pd.NA into a float; the message named position 0, a valid number
+    with pytest.raises(JobTableError, match=r"^run has 1 missing value\(s\)"):
+        estimate_accuracy([1.0, pd.NA, 3.0], [5.0, 5.0, 5.0])
+    assert estimate_accuracy(pd.array([1.0, 2.0], dtype="Float64"), [2.0, 2.0]) == \
+        estimate_accuracy([1.0, 2.0], [2.0, 2.0])

@@ -1,5 +1,7 @@
 """Schedule metrics against hand-computed values."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -335,3 +337,28 @@ def test_metrics_of_a_split_schedule_follow_its_jobs_when_sorted_or_filtered():
     with pytest.raises(JobTableError, match=r"^schedule: its jobs table is no longer the one "
                                             r"simulate\(\) gave"):
         loss_of_capacity(schedule)
+
+
+@pytest.mark.parametrize("threshold", [60, "1min", pd.Timedelta("1min"), np.timedelta64(1, "m")])
+def test_the_bounded_slowdown_threshold_is_a_duration(threshold):
+    frame = schedule_frame()
+    np.testing.assert_array_equal(bounded_slowdown(frame, threshold=threshold),
+                                  bounded_slowdown(frame, threshold=60.0))
+
+
+@pytest.mark.parametrize("threshold", [np.nan, -5, 0, "soon"])
+def test_a_bounded_slowdown_threshold_that_is_no_duration_is_refused(threshold):
+    with pytest.raises(ConfigError, match=r"^The 'threshold' parameter of bounded_slowdown must "
+                                          r"be a duration > 0"):
+        bounded_slowdown(schedule_frame(), threshold=threshold)
+
+
+@pytest.mark.parametrize("size", [4.5, "4", True])
+def test_a_header_machine_size_that_is_no_whole_number_is_refused(size):
+    frame = schedule_frame()
+    frame.attrs["max_procs"] = size
+    with pytest.raises(ConfigError, match=rf"^utilization: the table's attrs\['max_procs'\] is "
+                                          rf"{re.escape(repr(size))}, no whole number"):
+        utilization(frame)
+    frame.attrs["max_procs"] = 4.0
+    assert utilization(frame) == utilization(frame, machine_procs=4)
