@@ -72,7 +72,7 @@ TIME_COLUMNS = ("submit_time", "wait_time", "run_time", "req_time", "think_time"
 
 DERIVED_TIME_COLUMNS = ("start_time", "end_time")
 """Instants a table may carry besides the SWF fields (:func:`with_times`), in the
-seconds of ``submit_time``: checked like the SWF fields wherever present."""
+seconds of ``submit_time``: checked like the SWF fields wherever they are read."""
 
 MAX_EXACT = 2.0**53
 """Magnitude from which float64 no longer holds every whole number: job tables stay below it."""
@@ -115,6 +115,7 @@ def as_job_table(data, *, attrs=None):
         If a column cannot be converted to numbers; the message names it.
     """
     frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
+    check_unique_columns(frame)
     n = len(frame)
     columns = {}
     for name in SWF_COLUMNS:
@@ -188,7 +189,8 @@ def validate_jobs(X, required=(), *, present=(), sorted_by="", positive=(), whol
         Check the value rules above (negative times, sizes <= 0, whole
         numbers). Every SWF
         column present (and ``start_time`` / ``end_time``, the instants of
-        :data:`DERIVED_TIME_COLUMNS`) is always checked to hold numbers (a text column is
+        :data:`DERIVED_TIME_COLUMNS`, when ``columns``, ``required`` or
+        ``present`` name them) is always checked to hold numbers (a text column is
         named with its first offending row), no infinite value and no value of
         2**53 or more in magnitude (:data:`MAX_EXACT`: float64 is not exact
         from there on, so ids and widths would be altered).
@@ -237,7 +239,9 @@ def validate_jobs(X, required=(), *, present=(), sorted_by="", positive=(), whol
             f"(has: {', '.join(map(str, X.columns[:20]))})"
         )
     numeric = {}
-    for column in SWF_COLUMNS + DERIVED_TIME_COLUMNS:
+    # the derived instants only when named (a reader of them checks them itself)
+    derived = tuple(c for c in DERIVED_TIME_COLUMNS if scope is not None and c in scope)
+    for column in SWF_COLUMNS + derived:
         if checked(column):
             values = numeric[column] = _numeric(X, column, name)
             bad = np.abs(values) >= MAX_EXACT  # infinite values included

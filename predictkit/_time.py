@@ -48,7 +48,7 @@ def parse_duration(value, *, name="duration", allow_none=False):
             return None
         raise ConfigError(f"{name} is required, got None")
     if isinstance(value, np.timedelta64):  # an integer to numbers, in any unit
-        seconds = float(value / np.timedelta64(1, "s"))
+        seconds = _timedelta64_seconds(value, name)
     elif hasattr(value, "total_seconds"):
         seconds = float(value.total_seconds())
     elif isinstance(value, (bool, np.bool_)):
@@ -78,6 +78,18 @@ def parse_duration(value, *, name="duration", allow_none=False):
     if not math.isfinite(seconds) or seconds < 0:
         raise ConfigError(f"{name} must be a non-negative finite duration, got {value!r}")
     return seconds + 0.0  # -0.0 reads as 0
+
+
+def _timedelta64_seconds(value, name):
+    """A numpy duration in seconds, refused without a unit or in months or years
+    (which have no fixed length)."""
+    unit = np.datetime_data(value.dtype)[0]
+    if unit in ("generic", "M", "Y"):
+        what = ("without a unit" if unit == "generic"
+                else "in months or years, which have no fixed length")
+        raise ConfigError(f"{name} is a numpy.timedelta64 {what}: give it in days, hours, "
+                          f"minutes or seconds, got {value!r}")
+    return float(value / np.timedelta64(1, "s"))
 
 
 _DISPLAY_UNITS = (("d", 86400), ("h", 3600), ("min", 60), ("s", 1))

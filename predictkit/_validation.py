@@ -216,7 +216,14 @@ def seconds_per_job(value, n_jobs, name, owner):
     if hasattr(value, "total_seconds") and not hasattr(value, "dtype"):
         value = value.total_seconds()  # datetime.timedelta, pandas.Timedelta
     array = np.asarray(value)
+    if array.dtype.kind == "O" and any(hasattr(v, "total_seconds") for v in array.ravel()):
+        array = np.array([v.total_seconds() if hasattr(v, "total_seconds") else v
+                          for v in array.ravel()], dtype=object).reshape(array.shape)
     if array.dtype.kind == "m":
+        unit = np.datetime_data(array.dtype)[0]
+        if unit in ("generic", "M", "Y"):
+            raise invalid_parameter(name, owner, "seconds, or durations in days, hours, minutes "
+                                    "or seconds (months and years have no fixed length)", value)
         array = array / np.timedelta64(1, "s")
     if array.dtype.kind == "b" or array.ndim > 1 or (array.dtype.kind == "O" and any(
             isinstance(v, (bool, np.bool_)) for v in array.ravel().tolist())):

@@ -90,13 +90,13 @@ def test_start_and_end_times_of_dates_or_durations_are_refused_everywhere_read(c
     jobs[column] = convert(jobs[column].fillna(0.0))
     message = rf"^job table: column '{column}' holds {hint}"
     with pytest.raises(JobTableError, match=message):
-        validate_jobs(jobs)
+        validate_jobs(jobs, columns=(column,))
+    validate_jobs(jobs)  # carried, not read: a reader of it checks it
     with pytest.raises(JobTableError, match=message):
         known_time(jobs, "end" if column == "end_time" else "start")
     if column == "start_time":  # read to compute end_time
         with pytest.raises(JobTableError, match=message):
             with_times(small().assign(start_time=jobs[column]))
-    validate_jobs(jobs, columns=("submit_time",))  # a scope without it leaves it alone
 
 
 def test_clean_jobs_reports_every_rule():
@@ -479,3 +479,9 @@ def test_job_width_names_a_width_that_is_no_number():
     with pytest.raises(JobTableError, match=r"column 'n_procs' is not numeric .*first at row 1, "
                                             r"job_id 2: 'many'"):
         job_width(jobs)
+
+
+def test_as_job_table_refuses_a_column_named_twice():
+    frame = pd.DataFrame([[0.0, 1.0, 2.0]], columns=["submit_time", "site", "site"])
+    with pytest.raises(JobTableError, match=r"^job table has column 'site' 2 times"):
+        as_job_table(frame)

@@ -346,17 +346,20 @@ def test_a_numpy_duration_reads_as_its_seconds_in_any_unit(value):
 
 
 @pytest.mark.parametrize("value", [np.timedelta64("NaT"), np.datetime64("2020-01-01"),
-                                   -np.timedelta64(1, "s")])
+                                   -np.timedelta64(1, "s"), np.timedelta64(1, "M"),
+                                   np.timedelta64(1, "Y"), np.timedelta64(5)])
 def test_a_duration_that_is_no_duration_is_refused(value):
     from predictkit._time import parse_duration
 
-    with pytest.raises(ConfigError, match=r"^x must be a"):
+    with pytest.raises(ConfigError, match=r"^x (must be a|is a numpy.timedelta64 (without a "
+                                          r"unit|in months or years))"):
         parse_duration(value, name="x")
 
 
 @pytest.mark.parametrize("within", [pd.Timedelta("10min"), np.timedelta64(600 * 10**9, "ns"),
                                     datetime.timedelta(minutes=10),
                                     pd.to_timedelta([600, 600], unit="s"),
+                                    [pd.Timedelta("10min"), np.timedelta64(600, "s")],
                                     pd.Series(pd.to_timedelta([600, 600], unit="s"))])
 def test_durations_per_job_read_as_seconds(within):
     assert_array_equal(seconds_per_job(within, 2, "within", "f"), [600.0, 600.0])
@@ -461,3 +464,11 @@ def test_a_time_that_is_no_finite_number_is_named(now):
                                                     "time in seconds"):
         finite_time(now, "now", "owner")
     assert finite_time("12.5", "now", "owner") == 12.5
+
+
+@pytest.mark.parametrize("value", [np.timedelta64(1, "M"), np.array([1, 2], dtype="m8[Y]")])
+def test_durations_per_job_of_no_fixed_length_are_refused(value):
+    with pytest.raises(InvalidParameterError, match=r"must be seconds, or durations in days, "
+                                                    r"hours, minutes or seconds"):
+        seconds_per_job(value, 2, "within", "f")
+    assert not Duration().is_satisfied_by(np.timedelta64(1, "M"))

@@ -69,7 +69,7 @@ def fair_start_times(schedule, *, machine_procs=None, fairshare_decay=None,
         _raise_rows(jobs, _widths(jobs) != np.round(_widths(jobs)), "fair_start_times: "
                     "widths that are no whole number of processors")
     users = (_numeric(jobs, "user_id", "schedule") if "user_id" in jobs.columns
-             else np.zeros(len(jobs)))
+             else np.full(len(jobs), np.nan))  # no user known, as the simulator reads it
     codes = user_accounts(users)[0]
     order = np.lexsort((np.arange(len(submit)), submit))
     fst = _fst(submit[order], start[order], held_end[order], width[order].astype(np.int64),

@@ -132,3 +132,16 @@ def test_jobs_without_a_user_are_each_their_own_account_as_in_the_simulator():
     fst = fair_start_times(unknown, machine_procs=8)
     np.testing.assert_array_equal(fst, fair_start_times(own, machine_procs=8))
     assert not np.array_equal(fst, fair_start_times(pooled, machine_procs=8))
+
+
+def test_a_split_schedule_without_user_ids_gets_the_accounts_the_simulator_charged():
+    rng = np.random.default_rng(6)
+    n = 150
+    run = rng.integers(60, 20000, n).astype(float)
+    jobs = pd.DataFrame(dict(
+        job_id=np.arange(1, n + 1), submit_time=np.sort(rng.integers(0, 40000, n)) * 1.0,
+        run_time=run, req_time=run * 1.5, n_procs=rng.integers(1, 9, n) * 1.0))
+    schedule = simulate(jobs, machine_procs=16, priority="fairshare", max_runtime="1h")
+    without = fair_start_times(schedule)
+    schedule.jobs = schedule.jobs.assign(user_id=np.nan)
+    np.testing.assert_array_equal(without, fair_start_times(schedule))
