@@ -27,7 +27,7 @@ def parse_duration(value, *, name="duration", allow_none=False):
     unit (``"30D"``, ``"18h"``, ``"90min"``, ``"2w"``; units are case-insensitive
     except that ``"M"`` alone is refused as ambiguous) and
     :class:`datetime.timedelta` / :class:`pandas.Timedelta` /
-    :class:`numpy.timedelta64` (in its own unit).
+    :class:`numpy.timedelta64` (in its own unit, weeks down to nanoseconds).
 
     Parameters
     ----------

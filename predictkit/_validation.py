@@ -202,8 +202,8 @@ def seconds_per_job(value, n_jobs, name, owner):
     of ``n_jobs``, or a one-line error naming it (bools, text that is no number,
     ``NaN``, negative values or the wrong length). Numeric text reads as its
     number, as :func:`finite_time` reads it; durations (``pandas.Timedelta``,
-    ``numpy.timedelta64`` in any unit, ``datetime.timedelta``, or arrays and
-    Series of them) as their seconds.
+    ``numpy.timedelta64`` in weeks down to nanoseconds, ``datetime.timedelta``, or
+    arrays and Series of them) as their seconds.
 
     Raises
     ------
