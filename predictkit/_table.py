@@ -547,6 +547,32 @@ def check_target(y, X, *, what, name="y", missing=False, owner=""):
     return values
 
 
+def submission_order(submit, job_id=None):
+    """The order a scheduler saw the jobs in: submit time, then ``job_id`` (where
+    known), then row.
+
+    Jobs submitted in the same second are common in logs, and the queue a
+    scheduler (or a wait forecast) sees depends on which of them came first:
+    :func:`~predictkit.model_selection.replay` and
+    :func:`~predictkit.simulate.simulate` both take jobs in this order, so their
+    answers do not depend on how the rows of such a batch are arranged.
+
+    Parameters
+    ----------
+    submit : ndarray of float64
+    job_id : ndarray of float64, optional
+        ``NaN`` ids come after the known ones of their second.
+
+    Returns
+    -------
+    ndarray of int64
+        Row positions, a permutation of ``0 .. n - 1``.
+    """
+    rows = np.arange(len(submit))
+    keys = (rows, submit) if job_id is None else (rows, job_id, submit)
+    return np.lexsort(keys)
+
+
 def said_starts(X, name="job table"):
     """When each row says its job started: ``start_time``, else ``submit_time +
     wait_time``.

@@ -80,16 +80,22 @@ def parse_duration(value, *, name="duration", allow_none=False):
     return seconds + 0.0  # -0.0 reads as 0
 
 
+def timedelta64_seconds(values):
+    """Numpy durations (a scalar or an array) in seconds, or ``None`` when their
+    unit has no fixed length (none, months, years)."""
+    if np.datetime_data(values.dtype)[0] in ("generic", "M", "Y"):
+        return None
+    return values / np.timedelta64(1, "s")
+
+
 def _timedelta64_seconds(value, name):
-    """A numpy duration in seconds, refused without a unit or in months or years
-    (which have no fixed length)."""
-    unit = np.datetime_data(value.dtype)[0]
-    if unit in ("generic", "M", "Y"):
-        what = ("without a unit" if unit == "generic"
+    seconds = timedelta64_seconds(value)
+    if seconds is None:
+        what = ("without a unit" if np.datetime_data(value.dtype)[0] == "generic"
                 else "in months or years, which have no fixed length")
         raise ConfigError(f"{name} is a numpy.timedelta64 {what}: give it in days, hours, "
                           f"minutes or seconds, got {value!r}")
-    return float(value / np.timedelta64(1, "s"))
+    return float(seconds)
 
 
 _DISPLAY_UNITS = (("d", 86400), ("h", 3600), ("min", 60), ("s", 1))

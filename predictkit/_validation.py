@@ -35,7 +35,7 @@ from ._sklearn_compat import (
     StrOptions,
     validate_parameter_constraints,
 )
-from ._time import parse_duration
+from ._time import parse_duration, timedelta64_seconds
 from .exceptions import ConfigError, InvalidParameterError, NotFittedError
 
 __all__ = ["ParamsValidatedMixin", "check_parameters", "validate_params", "invalid_parameter",
@@ -220,11 +220,10 @@ def seconds_per_job(value, n_jobs, name, owner):
         array = np.array([v.total_seconds() if hasattr(v, "total_seconds") else v
                           for v in array.ravel()], dtype=object).reshape(array.shape)
     if array.dtype.kind == "m":
-        unit = np.datetime_data(array.dtype)[0]
-        if unit in ("generic", "M", "Y"):
+        array = timedelta64_seconds(array)
+        if array is None:
             raise invalid_parameter(name, owner, "seconds, or durations in days, hours, minutes "
                                     "or seconds (months and years have no fixed length)", value)
-        array = array / np.timedelta64(1, "s")
     if array.dtype.kind == "b" or array.ndim > 1 or (array.dtype.kind == "O" and any(
             isinstance(v, (bool, np.bool_)) for v in array.ravel().tolist())):
         raise invalid_parameter(name, owner, expected, value)

@@ -66,8 +66,9 @@ def fair_start_times(schedule, *, machine_procs=None, fairshare_decay=None,
                    else params.get("fairshare_factor", 0.5))
     submit, start, held_end, width, row = _holds(schedule, jobs)
     if (width != np.round(width)).any():
-        _raise_rows(jobs, _widths(jobs) != np.round(_widths(jobs)), "fair_start_times: "
-                    "widths that are no whole number of processors")
+        per_job = _widths(jobs)
+        _raise_rows(jobs, per_job != np.round(per_job), "fair_start_times: widths that are no "
+                    "whole number of processors")
     users = (_numeric(jobs, "user_id", "schedule") if "user_id" in jobs.columns
              else np.full(len(jobs), np.nan))  # no user known, as the simulator reads it
     codes = user_accounts(users)[0]

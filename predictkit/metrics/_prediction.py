@@ -113,10 +113,8 @@ def adjustment_outcomes(run, requested, adjusted, *, bad_threshold=1800):
     >>> adjustment_outcomes([10, 10, 100, 5000], [60, 60, 60, 9000], [60, 20, 50, 1000])
     {'NA': 0.25, 'OE': 0.25, 'UE': 0.25, 'BE': 0.25}
     """
-    if isinstance(run, pd.Series):
-        check_aligned(adjusted, run, "adjusted", table="run")
-    run, requested = _pair(run, requested, ("run", "requested"))
     _, adjusted = _pair(run, adjusted, ("run", "adjusted"))
+    run, requested = _pair(run, requested, ("run", "requested"))
     same = adjusted == requested
     under = ~same & (adjusted < run)
     bad = under & (run - adjusted > bad_threshold)

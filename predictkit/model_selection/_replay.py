@@ -9,7 +9,7 @@ from sklearn.base import clone
 from .._format import format_count
 from .._validation import StrOptions, check_instance, invalid_parameter, validate_params
 from .._table import (as_numbers, check_aligned, check_known_after_target, check_target,
-                      known_after_submission, validate_jobs)
+                      known_after_submission, submission_order, validate_jobs)
 from .._table import known_time as _known_time
 from ..exceptions import ConfigError, JobTableError
 
@@ -165,36 +165,20 @@ def replay(estimator, X, y, *, method="auto", known_time=None):
     fast = hasattr(est, "_replay")
     if method == "fast" and not fast:
         raise ConfigError(f"{type(estimator).__name__} has no fast replay path")
-    order = submission_order(X, submit)
-    if order is not None:
+    order = submission_order(submit, X["job_id"].to_numpy(dtype=np.float64, na_value=np.nan)
+                             if "job_id" in X.columns else None)
+    in_order = np.array_equal(order, np.arange(len(X)))
+    if not in_order:
         X, y, submit, known = X.iloc[order], y[order], submit[order], known[order]
     if method == "fast" or (method == "auto" and fast):
         answers = np.asarray(est._replay(X, y, known), dtype=np.float64)
     else:
         answers = _reference(est, X, y, submit, known, _TIME_COLUMN[target])
-    if order is None:
+    if in_order:
         return answers
     out = np.empty_like(answers)
     out[order] = answers
     return out
-
-
-def submission_order(X, submit):
-    """The order a scheduler saw the jobs in: submit time, then ``job_id`` (where
-    the table has one), then row; ``None`` when the rows are in it already.
-
-    Jobs submitted in the same second are common in logs, and the queue a wait
-    forecast sees depends on which of them came first: ordering them by
-    ``job_id`` makes replay's answers independent of how the rows of such a
-    batch happen to be arranged.
-    """
-    rows = np.arange(len(X))
-    if "job_id" in X.columns:
-        job_id = X["job_id"].to_numpy(dtype=np.float64, na_value=np.nan)
-        order = np.lexsort((rows, job_id, submit))
-    else:
-        order = np.lexsort((rows, submit))
-    return None if np.array_equal(order, rows) else order
 
 
 def _reference(est, X, y, submit, known, column):
@@ -204,7 +188,7 @@ def _reference(est, X, y, submit, known, column):
     # pandas deep-copies attrs on every row selection and column access, which
     # dominates thousands of small calls; estimators read only the clock origin
     frame.attrs = {k: X.attrs[k] for k in ("unix_start_time",) if k in X.attrs}
-    by_submit = np.lexsort((rows, submit))
+    by_submit = rows  # replay put the rows in submission order
     eligible = np.flatnonzero(np.isfinite(known))
     by_known = eligible[np.lexsort((rows[eligible], submit[eligible], known[eligible]))]
     out = np.full(n, np.nan)

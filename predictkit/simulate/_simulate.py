@@ -15,8 +15,8 @@ from .._validation import (FAIRSHARE_DECAY, FAIRSHARE_FACTOR, Duration, HasMetho
                            NumericArray, RegisteredName, StrOptions, WholeNumber,
                            invalid_parameter, python_scalar, validate_params)
 from ..exceptions import ConfigError, JobTableError, SimulationError
-from .._table import (check_aligned, check_unique_columns, job_width, user_accounts,
-                      validate_jobs)
+from .._table import (check_aligned, check_unique_columns, job_width, submission_order,
+                      user_accounts, validate_jobs)
 from ..runtime._protocol import (HistoryPipeline, PartialFitAdapter, as_online_predictor,
                                  history_pipeline)
 from . import _engine as eng
@@ -356,12 +356,10 @@ def _prepare(jobs, machine_procs, kill_at_request):
     if machine <= 0:
         raise SimulationError(f"machine size must be positive, got {machine}")
     too_wide = width > machine
-    job_id = jobs["job_id"].to_numpy() if "job_id" in jobs.columns else np.arange(len(jobs))
-    keep_mask = ~too_wide
-    # submit order, ties by job id (stable: the input is already sorted by submit time)
-    candidates = np.flatnonzero(keep_mask)
-    order = np.lexsort((job_id[candidates], submit[candidates]))
-    positions = candidates[order]
+    job_id = _column(jobs, "job_id") if "job_id" in jobs.columns else None
+    candidates = np.flatnonzero(~too_wide)
+    positions = candidates[submission_order(
+        submit[candidates], None if job_id is None else job_id[candidates])]
     kept = jobs.iloc[positions].reset_index(drop=True)
     req = _column(jobs, "req_time")[positions]
     req = np.where(np.isnan(req), np.inf, req)
