@@ -18,8 +18,9 @@ job table column   ``sacct`` source
                    ``0`` (never allocated) is ``NaN``
 ``avg_cpu_time``   ``TotalCPU`` divided by ``n_procs``; ``NaN`` until the job
                    has ended
-``used_memory``    ``MaxRSS`` in KB (largest over the job's steps); ``NaN``
-                   until the job has ended
+``used_memory``    ``MaxRSS`` in KB (largest over the job's steps: the peak
+                   of one task, per processor only where each task has one);
+                   ``NaN`` until the job has ended
 ``req_procs``      ``ReqCPUS`` (``ReqNodes`` or ``NNodes`` when no CPU column)
 ``req_time``       ``TimelimitRaw`` (minutes) or ``Timelimit``; ``NaN`` for
                    ``UNLIMITED`` / ``Partition_Limit``
@@ -49,6 +50,7 @@ from .._format import format_count
 from ..exceptions import ConfigError, SacctFormatError
 from ..jobs import as_job_table
 from ._slurm_fields import (
+    TIMESTAMP_HINT,
     array_task_job_ids,
     check_time_zone,
     is_digits,
@@ -66,6 +68,10 @@ _ELAPSED_TOLERANCE = 1.0
 """Seconds by which Elapsed may exceed End - Start (times are printed to the second)."""
 _UTC = frozenset({"UTC", "ETC/UTC", "GMT", "ETC/GMT", "UCT", "ZULU"})
 """Names of the zone without daylight saving in which the default reads times."""
+_REQUEUE_GAP = 86400.0
+"""Most seconds from the end of a run to the ``Submit`` of the next run of the same
+requeued job: Slurm gives a requeued job a new submit time once the run's epilog
+is over. A job id listed again later than this is another job with the same id."""
 _DST_SHIFT = 3600.0
 """Seconds by which clocks move at a daylight-saving change (one hour nearly everywhere)."""
 _JOB_ID = re.compile(r"^(?P<job>\d{1,10}(?:_\d{1,10})?(?:\+\d{1,10})?)(?:\.(?P<step>[^.]+))?$",
@@ -78,9 +84,11 @@ _STATUS = {"COMPLETED": 1.0, "FAILED": 0.0, "NODE_FAIL": 0.0, "OUT_OF_MEMORY": 0
            "TIMEOUT": 0.0, "BOOT_FAIL": 0.0, "DEADLINE": 0.0, "PREEMPTED": 0.0,
            "CANCELLED": 5.0}
 _UNFINISHED = frozenset({"PENDING", "RUNNING", "SUSPENDED", "REQUEUED", "RESIZING",
-                         "REQUEUE_FED", "REQUEUE_HOLD", "REVOKED", "SPECIAL_EXIT",
-                         "STOPPED", "SIGNALING", "STAGE_OUT", "COMPLETING",
-                         "CONFIGURING"})
+                         "REQUEUE_FED", "REQUEUE_HOLD", "RESV_DEL_HOLD", "REVOKED",
+                         "SPECIAL_EXIT", "STOPPED", "SIGNALING", "STAGE_OUT", "COMPLETING",
+                         "CONFIGURING", "LAUNCH_FAILED", "RECONFIG_FAIL", "POWER_UP_NODE",
+                         "UPDATE_DB"})
+"""States (and state flags Slurm prints alone) of a job that has not ended for good."""
 _ID_COLUMNS = (("user_id", ("User",), "user_ids"),
                ("group_id", ("Account", "Group"), None),
                ("app_id", ("JobName",), "app_ids"),
@@ -160,9 +168,11 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
     heterogeneous components are numbered after the largest plain id, in
     file order; an array's pending tasks, which only ``JobID`` lists, are
     then one job. Each heterogeneous component is one job. A job id that
-    Slurm gave out again (after its saved state was lost) names jobs of
-    different users: each is kept, the later ones numbered after the largest
-    id, with a warning (their count is ``attrs["n_reused_job_ids"]``).
+    Slurm gave out again (after its saved state was lost, or when its ids
+    wrapped around at ``MaxJobId``) names jobs of different users, or of one
+    user that are no runs of one requeued job (*Requeued jobs* below): each
+    is kept, the later ones numbered after the largest id, with a warning
+    (their count is ``attrs["n_reused_job_ids"]``).
 
     *Job arrays' pending tasks*. ``sacct`` prints the tasks of an array that
     have not started on one line: ``123_[5-9]``, ``123_[1,3,8-12]``,
@@ -177,10 +187,16 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
     1,000,000 (``MAX_ARRAY_TASKS``) tasks.
 
     *Requeued jobs*. ``sacct --duplicates`` lists a requeued job once per
-    run, each run with its own ``Submit`` or ``Start`` and the same ``User``:
+    run, each run with its own ``Submit`` or ``Start`` and the same ``User``,
+    each run after the first submitted again when the one before it was
+    requeued (Slurm gives it a new ``Submit`` then, or keeps the first):
     the last run listed is kept, the earlier runs and their steps are left
     out with a warning
-    (their count is ``attrs["n_earlier_runs_dropped"]``). Two allocation
+    (their count is ``attrs["n_earlier_runs_dropped"]``). A run is taken
+    for an earlier run only when the next line with its job id and user has
+    the same ``Submit``, or one between the run's ``Start`` and a day after
+    its ``End``; otherwise the two are different jobs that share an id
+    (see *Job identifiers*). Two allocation
     lines with the same ``JobID``, ``Submit`` and ``Start`` are one run
     listed twice, which ``sacct`` never prints (concatenated outputs do):
     :class:`~predictkit.exceptions.SacctFormatError` names both lines,
@@ -294,8 +310,9 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
         jobs.attrs["n_reused_job_ids"] = reused
         warnings.warn(
             f"{source}: {format_count(reused, 'job')} {'has' if reused == 1 else 'have'} the "
-            f"job id of another user's job (Slurm gives ids out again when its saved state is "
-            f"lost): kept as separate jobs, numbered after the largest id (slurm_job_id keeps "
+            f"job id of an earlier job, of another user or submitted more than a day after it "
+            f"ended (Slurm gives ids out again when its saved state is lost or its ids wrap "
+            f"around): kept as separate jobs, numbered after the largest id (slurm_job_id keeps "
             f"the JobID)",
             UserWarning, stacklevel=2,
         )
@@ -351,9 +368,13 @@ def sacct_lookalike(head):
         problem = ("'|'-separated fields but no header line naming JobID: sacct output "
                    "printed with --noheader? predictkit needs the header (run sacct "
                    "--parsable2 without --noheader)")
-    elif {"jobid", "jobidraw"} & set(re.split(r"[\s,;:]+", first.lower())):
-        problem = ("a header naming JobID, its fields not separated by '|': sacct output "
-                   "with another --delimiter? run sacct --parsable2 without --delimiter")
+    elif {"jobid", "jobidraw"} & set(re.split(r"\W+", first.lower())):
+        if re.fullmatch(r"[\w\s]+", first):
+            problem = ("a header naming JobID, its fields aligned in columns: sacct's default "
+                       "fixed-width output? run sacct --parsable2")
+        else:
+            problem = ("a header naming JobID, its fields not separated by '|': sacct output "
+                       "with another --delimiter? run sacct --parsable2 without --delimiter")
     else:
         return None
     return problem, number, first
@@ -417,7 +438,8 @@ def _split(text, source, errors):
     for number, line in numbered[1:]:
         body = line[:-1] if trailing and line.endswith("|") else line
         values = body.split("|")
-        if _is_header(values):
+        low = line.lower()
+        if "jobid" in low and "submit" in low and _is_header(values):
             if [value.strip().lower() for value in values] == names:
                 continue  # outputs of the same --format concatenated: not a job
             raise SacctFormatError(
@@ -552,7 +574,7 @@ class _Parsed:
         self.later[name] = local.later
         self.n_ambiguous += int((~np.isnan(local.later)).sum())
         actual = self.columns[name.lower()]
-        self._flag(local.bad, f"field {actual} is not a timestamp", name)
+        self._flag(local.bad, f"field {actual} {TIMESTAMP_HINT}", name)
         for position in np.flatnonzero(local.nonexistent & ~self.bad):
             self.problems[int(position)] = (
                 f"field {actual} ({column[position]}) does not exist in {time_zone}: "
@@ -721,9 +743,12 @@ def _earlier_runs(parsed, line_numbers, lines, source):
 
     ``sacct --duplicates`` lists a requeued job once per run, each run with its
     own Submit or Start; the last run listed is kept. Runs of one job have
-    one User: the same id for another user is another job. Two allocation
-    lines with the same job id, Submit and Start are the same run twice,
-    which Slurm never prints, so that is an error.
+    one User, and each run after the first was submitted again when the one
+    before it was requeued: with the same Submit, or between that run's Start
+    and :data:`_REQUEUE_GAP` after its End (Start when it has no End). The
+    same id for another user, or listed again later than that, is another
+    job. Two allocation lines with the same job id, Submit and Start are the
+    same run twice, which Slurm never prints, so that is an error.
     """
     alloc = np.flatnonzero(~parsed.is_step)
     runs = pd.DataFrame({"key": parsed.job_key[alloc], "submit": parsed.get("Submit")[alloc],
@@ -741,13 +766,23 @@ def _earlier_runs(parsed, line_numbers, lines, source):
             f"outputs repeat jobs)",
             source=source, line_number=int(line_numbers[alloc[second]]),
             line=lines[alloc[second]])
-    # A job id listed again for another user is no requeue: Slurm gave the
-    # id out again (after its controller's saved state was lost).
+    # A job id listed again for another user is no requeue, nor is one whose
+    # next run was submitted long after it ended: Slurm gave the id out again
+    # (after its controller's saved state was lost, or its ids wrapped around).
     user = parsed.get("User")
     owner = ["key"] if user is None else ["key", "user"]
     if user is not None:
         runs["user"] = user[alloc]
-    earlier_alloc = runs.duplicated(owner, keep="last").to_numpy()
+    submit = parsed.values["Submit"][alloc]
+    start = parsed.values["Start"][alloc]
+    end = parsed.first("End")
+    last = start if end is None else np.where(np.isnan(end[alloc]), start, end[alloc])
+    next_submit = pd.Series(submit).groupby([runs[name] for name in owner],
+                                            sort=False).shift(-1).to_numpy()
+    with np.errstate(invalid="ignore"):
+        earlier_alloc = ~np.isnan(next_submit) & (
+            (next_submit == submit) | np.isnan(last)
+            | ((next_submit >= start) & (next_submit <= last + _REQUEUE_GAP)))
     earlier = np.zeros(parsed.n, dtype=bool)
     if earlier_alloc.any():
         earlier[alloc[earlier_alloc]] = True

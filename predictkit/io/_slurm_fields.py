@@ -24,6 +24,7 @@ __all__ = [
     "parse_timestamps",
     "parse_local_timestamps",
     "LocalTimestamps",
+    "TIMESTAMP_HINT",
     "parse_counts",
     "parse_memory",
     "parse_time_request",
@@ -34,8 +35,9 @@ __all__ = [
     "is_digits",
 ]
 
-LIMIT_TOKENS = frozenset({"UNLIMITED", "PARTITION_LIMIT"})
-"""Time-limit values that mean "no limit of the job's own" (read as ``NaN``)."""
+LIMIT_TOKENS = frozenset({"UNLIMITED", "PARTITION_LIMIT", "NOT_SET"})
+"""Time-limit values that mean "no limit of the job's own" (read as ``NaN``;
+``squeue`` prints ``NOT_SET`` for a job that has none yet)."""
 
 UNKNOWN_TOKENS = frozenset({"", "INVALID", "NONE", "UNKNOWN", "N/A"})
 """Values that mean "not known" (e.g. ``Start`` of a pending job)."""
@@ -45,6 +47,9 @@ _DURATION = re.compile(
     r"|(?:(?P<h>\d+):)?(?P<m>\d+):(?P<s>\d+(?:\.\d+)?))$", re.ASCII
 )
 _TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S"
+TIMESTAMP_HINT = ("is not a time in Slurm's standard form 2024-03-04T10:00:00 (another form "
+                  "comes from SLURM_TIME_FORMAT: run with SLURM_TIME_FORMAT=standard)")
+"""What a timestamp that cannot be read is not, for the readers' messages."""
 
 
 def is_digits(text):
@@ -65,6 +70,8 @@ _ARRAY_TERM = re.compile(r"^(?P<first>\d+)(?:-(?P<last>\d+)(?::(?P<step>\d+))?)?
                          re.ASCII)
 _MEMORY = re.compile(r"^(?P<number>\d+(?:\.\d+)?)(?P<unit>[KMGTP]?)(?P<per>[cn]?)$",
                      re.ASCII)
+_SCALED_COUNT = re.compile(r"^(?P<number>\d+(?:\.\d+)?)(?P<unit>[KMG])$", re.ASCII)
+_COUNT_UNITS = {"K": 1024, "M": 1024**2, "G": 1024**3}
 _MEMORY_UNITS_KB = {"": 1 / 1024, "K": 1.0, "M": 1024.0, "G": 1024.0**2,
                     "T": 1024.0**3, "P": 1024.0**4}
 
@@ -74,7 +81,7 @@ def parse_slurm_duration(text):
 
     Accepted forms are those ``sacct`` prints: ``D-HH:MM:SS``, ``D-HH:MM``,
     ``D-HH``, ``HH:MM:SS``, ``MM:SS`` and ``MM:SS.mmm`` (fractions of a second
-    appear in ``TotalCPU``). ``UNLIMITED``, ``Partition_Limit``, ``INVALID``,
+    appear in ``TotalCPU``). ``UNLIMITED``, ``Partition_Limit``, ``NOT_SET``, ``INVALID``,
     ``None``, ``Unknown`` and the empty string mean "no known value".
 
     Parameters
@@ -150,7 +157,7 @@ def parse_durations(strings):
     bad : ndarray of bool
         Entries that are not a valid duration.
     limits : ndarray of bool
-        Entries that were ``UNLIMITED`` or ``Partition_Limit``.
+        Entries that were ``UNLIMITED``, ``Partition_Limit`` or ``NOT_SET``.
     """
     parsed = _per_unique(strings, _duration, 3)
     return parsed[:, 0], parsed[:, 1].astype(bool), parsed[:, 2].astype(bool)
@@ -291,16 +298,36 @@ def _epoch_seconds(naive):
 def parse_counts(strings):
     """Parse a column of non-negative integers (``NCPUS``, ``NNodes``, ...).
 
+    ``sacct`` prints ``AllocNodes`` and ``ReqNodes`` of 1024 or more in units
+    of 1024 when that is exact (``1K``, ``1.50K``, ``64K``; Slurm's
+    ``convert_num_unit``): a number with a ``K``, ``M`` or ``G`` suffix is read
+    so, and is bad unless it comes to a whole count.
+
     Returns ``(values, bad)``; empty fields are ``NaN``; a count above
     :data:`MAX_COUNT` is bad.
+
+    Examples
+    --------
+    >>> parse_counts(["4", "1.50K", "64K", "1.3K", ""])[0].tolist()
+    [4.0, 1536.0, 65536.0, nan, nan]
     """
     def one(text):
         text = text.strip()
         if not text:
             return math.nan, False
-        if not is_digits(text) or int(text) > MAX_COUNT:
+        if is_digits(text):
+            count = int(text)
+        else:
+            match = _SCALED_COUNT.match(text)
+            if match is None:
+                return math.nan, True
+            scaled = float(match["number"]) * _COUNT_UNITS[match["unit"]]
+            if scaled != round(scaled):
+                return math.nan, True
+            count = int(scaled)
+        if count > MAX_COUNT:
             return math.nan, True
-        return int(text), False
+        return count, False
 
     parsed = _per_unique(strings, one, 2)
     return parsed[:, 0], parsed[:, 1].astype(bool)

@@ -21,14 +21,15 @@ header          code   meaning
 ``JOBID``       ``%i`` job id (required)
 ``SUBMIT_TIME`` ``%V`` submission time, ``2024-03-04T10:00:00`` (required)
 ``CPUS``        ``%C`` processors requested (or ``NODES``, ``%D``; one of them required)
-``TIME_LIMIT``  ``%l`` time limit, Slurm's ``[D-]HH:MM:SS`` (required)
+``TIME_LIMIT``  ``%l`` time limit, Slurm's ``[D-]HH:MM:SS``; ``UNLIMITED``, ``NOT_SET``: none (required)
 ``STATE``       ``%T`` ``PENDING``, ``RUNNING``, ...: only pending jobs are kept
 ``USER``        ``%u`` user name
 ``ACCOUNT``     ``%a`` account
 ``PARTITION``   ``%P`` partition
 ==============  =====  ==================================================
 
-Without a ``STATE`` column every line is taken as a pending job. ``sacct
+``MIN_CPUS`` (``%c``) is the processors asked *per node*, not the job's: it
+is not read. Without a ``STATE`` column every line is taken as a pending job. ``sacct
 --parsable2`` output of pending jobs is read too (its first line names
 ``JobID``).
 """
@@ -41,6 +42,7 @@ from .._table import requested_width
 from ..exceptions import SqueueFormatError
 from ._sacct import _read_text, looks_like_sacct, read_sacct
 from ._slurm_fields import (
+    TIMESTAMP_HINT,
     array_task_job_ids,
     check_time_zone,
     parse_counts,
@@ -53,7 +55,7 @@ __all__ = ["read_squeue"]
 _ALIASES = {
     "job_id": ("JOBID", "JOB_ID"),
     "submit": ("SUBMIT_TIME", "SUBMIT"),
-    "cpus": ("CPUS", "NUM_CPUS", "MIN_CPUS"),
+    "cpus": ("CPUS", "NUM_CPUS"),
     "nodes": ("NODES", "NUM_NODES"),
     "time_limit": ("TIME_LIMIT", "TIMELIMIT"),
     "state": ("STATE", "ST"),
@@ -127,7 +129,9 @@ def read_squeue(path_or_buffer, *, time_zone="UTC"):
     missing = [" or ".join(_ALIASES[k]) for k in ("job_id", "submit", "time_limit")
                if where[k] is None]
     if where["cpus"] is None and where["nodes"] is None:
-        missing.append("CPUS or NODES")
+        missing.append("CPUS or NODES" + (" (MIN_CPUS, %c, counts processors per node, not "
+                                          "the job's: print %C)" if "MIN_CPUS" in names
+                                          else ""))
     if missing:
         raise SqueueFormatError(
             f"squeue header lacks {'; '.join(missing)} (run squeue --format='{FORMAT}')",
@@ -147,9 +151,11 @@ def read_squeue(path_or_buffer, *, time_zone="UTC"):
                else None for key, k in where.items()}
     _check_job_ids(columns["job_id"], numbers, lines, source)
 
-    def check(bad, what):
+    def check(bad, what, key=None):
         if bad.any():
             k = int(np.argmax(bad))
+            if key is not None:
+                what = f"{names[where[key]]} {columns[key][k]!r} {what}"
             raise SqueueFormatError(what, source=source, line_number=numbers[k],
                                     line=lines[numbers[k]])
 
@@ -157,15 +163,16 @@ def read_squeue(path_or_buffer, *, time_zone="UTC"):
                                        header_line.split("|")[where["submit"]].strip())
     limit, bad, _ = parse_durations(columns["time_limit"]) if rows else \
         (np.zeros(0), np.zeros(0, dtype=bool), None)
-    check(bad, "TIME_LIMIT is not a Slurm duration such as 1-00:00:00")
+    check(bad, "is not a Slurm duration such as 1-00:00:00 (or UNLIMITED, NOT_SET)",
+          "time_limit")
     counts = {}
-    for key, name in (("cpus", "CPUS"), ("nodes", "NODES")):
+    for key in ("cpus", "nodes"):
         if columns[key] is None:
             continue
         values, bad = (parse_counts(columns[key]) if rows
                        else (np.zeros(0), np.zeros(0, dtype=bool)))
-        check(bad, f"{name} is not a count")
-        check(values == 0, f"{name} is 0: a pending job asks for at least one")
+        check(bad, "is not a count", key)
+        check(values == 0, f"{names[where[key]]} is 0: a pending job asks for at least one")
         counts[key] = values
     frame = pd.DataFrame({
         "job_id": columns["job_id"] if rows else np.zeros(0, dtype=object),
@@ -224,14 +231,15 @@ def _check_job_ids(job_ids, numbers, lines, source):
 def _submit_times(column, time_zone, check, actual):
     """Seconds since the epoch of the submit times, and how many fell in a repeated hour.
 
-    ``check(bad, message)`` raises for the first bad entry; ``actual`` is the
-    column's name as the header spells it.
+    ``check(bad, message, key)`` raises for the first bad entry (naming the
+    column ``key`` and its value); ``actual`` is the column's name as the
+    header spells it.
     """
     if column is None or not len(column):
         return np.zeros(0), 0
     local = parse_local_timestamps(column, time_zone)
     check(local.bad | (np.isnan(local.values) & ~local.nonexistent),
-          "SUBMIT_TIME is not a time such as 2024-03-04T10:00:00")
+          TIMESTAMP_HINT, "submit")
     if local.nonexistent.any():
         position = int(np.argmax(local.nonexistent))
         check(local.nonexistent,

@@ -379,7 +379,9 @@ def test_gzip_file_and_binary_buffer(tmp_path):
 BAD_LINES = [
     ("100|100|sim|alice", "expected 19 '|'-separated fields"),
     ("100|100|sim|alice|chem|batch|normal|2023-01-05 10:00|2023-01-05T10:01:00|"
-     "2023-01-05T11:01:00|01:00:00|02:00:00|1|4|4|COMPLETED|0:0||", "field Submit is not a timestamp"),
+     "2023-01-05T11:01:00|01:00:00|02:00:00|1|4|4|COMPLETED|0:0||",
+     "field Submit is not a time in Slurm's standard form 2024-03-04T10:00:00 .*"
+     "SLURM_TIME_FORMAT=standard"),
     ("100|100|sim|alice|chem|batch|normal|2023-01-05T10:00:00|2023-01-05T10:01:00|"
      "2023-01-05T11:01:00|60|02:00:00|1|4|4|COMPLETED|0:0||", "field Elapsed is not a Slurm duration"),
     ("100|100|sim|alice|chem|batch|normal|2023-01-05T10:00:00|2023-01-05T10:01:00|"
@@ -561,12 +563,15 @@ def test_a_state_that_is_no_slurm_state_is_warned_about_and_kept():
             "304|304|done|dave|chem|batch|normal|2023-01-05T10:01:00|2023-01-05T10:02:00|"
             "2023-01-05T10:03:00|00:01:00|01:00:00|1|8|8||0:0|00:00:00|0\n"
             "305|305|wait|dave|chem|batch|normal|2023-01-05T10:01:00|Unknown|"
-            "Unknown|00:00:00|01:00:00|0|8|8|PENDING|0:0|00:00:00|\n")
+            "Unknown|00:00:00|01:00:00|0|8|8|PENDING|0:0|00:00:00|\n"
+            "306|306|wait|dave|chem|batch|normal|2023-01-05T10:01:00|Unknown|"
+            "Unknown|00:00:00|01:00:00|0|8|8|RESV_DEL_HOLD|0:0|00:00:00|\n")
     with pytest.warns(UserWarning, match=r"<buffer>: 2 jobs with a State that is no Slurm "
                                          r"job state \(COMPLETE: 1, \(empty\): 1\)"):
         jobs = read(text)
-    np.testing.assert_array_equal(jobs["status"], [1, np.nan, np.nan, np.nan])
-    assert jobs["slurm_state"].tolist() == ["COMPLETED", "COMPLETE", "", "PENDING"]
+    np.testing.assert_array_equal(jobs["status"], [1, np.nan, np.nan, np.nan, np.nan])
+    assert jobs["slurm_state"].tolist() == ["COMPLETED", "COMPLETE", "", "PENDING",
+                                            "RESV_DEL_HOLD"]
 
 
 def test_pending_and_running_jobs_have_unknown_results_not_zero():
@@ -887,7 +892,8 @@ def test_one_cluster_is_read_whole():
 
 def test_an_id_given_out_again_to_another_user_is_another_job():
     text = CLUSTERS.replace("beta", "alpha")
-    with pytest.warns(UserWarning, match="1 job has the job id of another user's job"):
+    with pytest.warns(UserWarning, match="1 job has the job id of an earlier job, of another "
+                                         "user"):
         jobs = read(text)
     assert jobs["slurm_job_id"].tolist() == ["500", "501", "500"]
     assert jobs["job_id"].tolist() == [500, 501, 502]
@@ -898,6 +904,43 @@ def test_an_id_given_out_again_to_another_user_is_another_job():
     with pytest.warns(UserWarning, match="dropped 1 earlier run"):
         same_user = read(text.replace("bob", "alice"))
     assert same_user["wait_time"].tolist() == [60, 7200]
+
+
+@pytest.mark.parametrize("submit, requeue", [
+    ("2024-03-04T08:01:00", True),   # at the earlier run's Start
+    ("2024-03-05T09:01:00", True),   # a day after its End
+    ("2024-03-04T08:00:00", True),   # its Submit kept
+    ("2024-03-05T09:01:01", False),  # more than a day after its End: the id wrapped
+    ("2024-03-04T08:00:30", False),  # before its Start, after its Submit
+])
+def test_an_id_listed_again_for_the_same_user_is_a_requeue_only_right_after_the_run(
+        submit, requeue):
+    first = CLUSTERS.splitlines(keepends=True)[:2]
+    again = (f"alpha|500|500|alice|{submit}|2024-07-15T00:00:30|2024-07-15T00:01:30|"
+             f"00:01:00|4|COMPLETED\n")
+    if requeue:
+        with pytest.warns(UserWarning, match="dropped 1 earlier run"):
+            jobs = read("".join(first) + again)
+        assert jobs["job_id"].tolist() == [500]
+        assert jobs["run_time"].tolist() == [60]
+        return
+    with pytest.warns(UserWarning, match="1 job has the job id of an earlier job"):
+        jobs = read("".join(first) + again)
+    assert jobs["job_id"].tolist() == [500, 501]
+    assert jobs["slurm_job_id"].tolist() == ["500", "500"]
+    assert jobs["run_time"].tolist() == [3600, 60]
+    assert jobs.attrs["n_reused_job_ids"] == 1
+    assert "n_earlier_runs_dropped" not in jobs.attrs
+
+
+def test_a_run_that_never_started_is_an_earlier_run_whenever_the_id_comes_again():
+    text = ("JobID|User|Submit|Start|End|Elapsed|NCPUS|State\n"
+            "7|alice|2024-03-04T08:00:00|None|Unknown|00:00:00|4|REQUEUED\n"
+            "7|alice|2024-03-09T08:00:00|2024-03-09T08:10:00|2024-03-09T08:20:00|"
+            "00:10:00|4|COMPLETED\n")
+    with pytest.warns(UserWarning, match="dropped 1 earlier run"):
+        jobs = read(text)
+    assert jobs["wait_time"].tolist() == [600]
 
 
 def test_a_repeated_header_is_no_job_and_another_header_is_an_error():
@@ -974,3 +1017,17 @@ def test_digits_that_are_not_ascii_are_not_numbers(field, value):
             f"{fields['NCPUS']}|COMPLETED\n")
     with pytest.raises(SacctFormatError, match=rf"line 2: .*{field}"):
         read_sacct(io.StringIO(text))
+
+
+def test_node_counts_in_units_of_1024_as_sacct_prints_them():
+    text = ("JobID|User|Submit|Start|End|Elapsed|Timelimit|AllocNodes|ReqNodes|State\n"
+            "1|a|2024-03-04T08:00:00|2024-03-04T08:00:10|2024-03-04T09:00:10|01:00:00|"
+            "02:00:00|1.50K|64K|COMPLETED\n"
+            "2|a|2024-03-04T08:00:00|2024-03-04T08:00:10|2024-03-04T09:00:10|01:00:00|"
+            "02:00:00|1000|1000|COMPLETED\n")
+    jobs = read(text)
+    assert jobs["n_procs"].tolist() == [1536, 1000]
+    assert jobs["req_procs"].tolist() == [65536, 1000]
+    with pytest.raises(SacctFormatError, match=r"line 2: field AllocNodes is not a count "
+                                               r"\('1.3K'\)"):
+        read(text.replace("1.50K", "1.3K"))

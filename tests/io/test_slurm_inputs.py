@@ -103,6 +103,19 @@ def test_squeue_snapshot_keeps_pending_jobs():
     np.testing.assert_array_equal(queue["submit"] - paris["submit"], 7200)
 
 
+def test_squeue_min_cpus_is_per_node_and_not_the_jobs_width():
+    text = ("JOBID|USER|MIN_CPUS|NODES|TIME_LIMIT|SUBMIT_TIME|STATE\n"
+            "950|alice|32|4|2:00:00|2024-03-05T07:00:00|PENDING\n"
+            "951|alice|0|2|2:00:00|2024-03-05T07:00:00|PENDING\n")
+    queue = read_squeue(io.StringIO(text))
+    assert queue["req_procs"].tolist() == [4, 2] and queue.attrs["width_unit"] == "node"
+
+
+def test_squeue_time_limit_not_set_is_no_limit():
+    queue = read_squeue(io.StringIO(SNAPSHOT.replace("1-00:00:00", "NOT_SET")))
+    assert np.isnan(queue["req_time"].iloc[1])
+
+
 def test_squeue_columns_in_any_order_and_without_state():
     text = "SUBMIT_TIME|TIME_LIMIT|NODES|JOBID\n2024-04-01T10:00:00|10:00|2|7\n"
     queue = read_squeue(io.StringIO(text))
@@ -125,9 +138,14 @@ def test_sacct_output_of_pending_jobs_is_a_snapshot_too():
     ("JOBID|USER\n1|a\n", r"squeue header lacks SUBMIT_TIME or SUBMIT; TIME_LIMIT or "
                           r"TIMELIMIT; CPUS or NODES"),
     (SNAPSHOT.replace("|PENDING\n502", "|PENDING|x\n502"), r"line 2: expected 9 '\|'"),
-    (SNAPSHOT.replace("2024-04-01T11:30:00", "yesterday"), "line 3: SUBMIT_TIME is not"),
-    (SNAPSHOT.replace("1-00:00:00", "one day"), "line 3: TIME_LIMIT is not"),
-    (SNAPSHOT.replace("|8|1|", "|eight|1|"), "line 3: CPUS is not a count"),
+    (SNAPSHOT.replace("2024-04-01T11:30:00", "yesterday"),
+     "line 3: SUBMIT_TIME 'yesterday' is not a time in Slurm's standard form "
+     ".*SLURM_TIME_FORMAT=standard"),
+    (SNAPSHOT.replace("1-00:00:00", "one day"), "line 3: TIME_LIMIT 'one day' is not"),
+    (SNAPSHOT.replace("|8|1|", "|eight|1|"), "line 3: CPUS 'eight' is not a count"),
+    (SNAPSHOT.replace("|8|1|", "|0|1|"), "line 3: CPUS is 0"),
+    (SNAPSHOT.replace("|CPUS|", "|MIN_CPUS|").replace("|NODES|", "|X|"),
+     r"CPUS or NODES \(MIN_CPUS, %c, counts processors per node"),
     (SNAPSHOT + SNAPSHOT.split("\n", 1)[1], r"line 6: lines 2 and 6 both list JOBID 501"),
     (SNAPSHOT.replace("502_3", "502_[9-3%2]"), r"line 3: JOBID 502_\[9-3%2\]: range '9-3'"),
     (SNAPSHOT.replace("502_3", "502_[3,5,7,9,11,13,15,17"),
