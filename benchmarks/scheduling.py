@@ -24,7 +24,8 @@ For every shared trace with runtimes and requests, on the whole log:
   choosing (:data:`SELECTION_DESIGNS`: the earlier 58 candidates, the other
   criteria of :func:`~predictkit.model_selection.cross_validation_scores`)
   from the same runs. ``--update-selection PATH`` reruns only this part and
-  merges it into the result at ``PATH`` (the other sections are kept).
+  merges it into the result at ``PATH`` (the other sections are kept);
+  ``--update-matrix PATH`` does the same for Tang's matrix.
 
 Predictors are asked at each submission with every job completed before it
 (exact online; the built-in ones run compiled inside the simulator). Writes
@@ -35,7 +36,8 @@ the page again from a saved JSON without simulating.
 
 Run from the repository root: ``python -m benchmarks.scheduling [--max-jobs N]
 [--conservative-max-jobs N] [--test-periods 3] [--traces A B] [--no-matrix]
-[--no-selection] [--update-selection PATH] [--output-dir DIR] [--from-json PATH]``
+[--no-selection] [--update-selection PATH] [--update-matrix PATH] [--output-dir DIR]
+[--from-json PATH]``
 """
 
 import argparse
@@ -568,32 +570,48 @@ def _old_past(selection):
             "depend slightly on them."]
 
 
-def update_selection(args, argv):
-    """Rerun the selection of some logs and put it into an earlier result in their place."""
+UPDATABLE = {
+    "selection": ("model-selection section", "selection",
+                  lambda name, jobs, result: [run_selection(name, jobs, result["test_periods"],
+                                                            "30D")]),
+    "matrix": ("matrix of policies, priorities and estimates (Tang's questions)", "runs",
+               lambda name, jobs, result: run_matrix(name, jobs,
+                                                     result["conservative_max_jobs"])),
+}
+"""Sections ``--update-selection`` and ``--update-matrix`` rerun: what the page calls
+them, their key in the result (rows with a ``trace``) and how to rerun one log's rows."""
+
+
+def update_section(args, argv, section, path):
+    """Rerun one section of some logs and put it into an earlier result in their place."""
     began = time.perf_counter()
-    result = read_json(args.update_selection)
-    names = args.traces or [row["trace"] for row in result["selection"]] or list(result["traces"])
+    title, key, rerun = UPDATABLE[section]
+    result = read_json(path)
+    names = args.traces or list(dict.fromkeys(row["trace"] for row in result[key])) \
+        or list(result["traces"])
     unknown = [n for n in names if n not in result["traces"]]
     if unknown:
-        raise SystemExit(f"--update-selection: {', '.join(unknown)} not in "
-                         f"{args.update_selection}; run them in full first")
+        raise SystemExit(f"--update-{section}: {', '.join(unknown)} not in {path}; run them "
+                         f"in full first")
     earlier = result["provenance"]
     result["provenance"] = provenance("scheduling", argv)
     result["provenance"]["note"] = (
-        f"The model-selection section was rerun for {', '.join(names)}; the other sections "
+        f"The {title} was rerun for {', '.join(names)}; the other sections "
         f"are from the run of {earlier['date']} (commit `{earlier['commit']}`, "
         f"`{earlier['command']}`)" + (f". {earlier['note']}" if earlier.get("note") else "."))
     order = list(result["traces"])
-    kept = {row["trace"]: row for row in result["selection"]}
+    kept = {}
+    for row in result[key]:
+        kept.setdefault(row["trace"], []).append(row)
     for name in names:
         jobs, _ = load(name, result["max_jobs"])
-        kept[name] = run_selection(name, jobs, result["test_periods"], "30D")
-        result["selection"] = [kept[n] for n in order if n in kept]
+        kept[name] = rerun(name, jobs, result)
+        result[key] = [row for n in order for row in kept.get(n, [])]
         write_json(args.output_dir / "scheduling.json", result)
     result["provenance"]["note"] += (f" The rerun took {time.perf_counter() - began:.0f} s.")
     write_json(args.output_dir / "scheduling.json", result)
     render(result, args.output_dir)
-    print(json.dumps(result["selection"], indent=2))
+    print(json.dumps(result[key], indent=2))
 
 
 def main(argv=None):
@@ -618,12 +636,18 @@ def main(argv=None):
                         help="rerun only the scheduling-level model selection (of --traces, "
                              "default: the logs in PATH) and merge it into the result at PATH; "
                              "the other sections are kept")
+    parser.add_argument("--update-matrix", type=Path, metavar="PATH",
+                        help="rerun only Tang's policy x priority x estimates matrix (of "
+                             "--traces, default: the logs in PATH) and merge it into the "
+                             "result at PATH; the other sections are kept")
     args = parse_or_render(parser, argv, render)
     if args is None:
         return
-    if args.update_selection is not None:
-        update_selection(args, argv)
-        return
+    for section in UPDATABLE:
+        path = getattr(args, f"update_{section}")
+        if path is not None:
+            update_section(args, argv, section, path)
+            return
     began = time.perf_counter()
     names = args.traces or sorted(p.name.split(".swf")[0] for p in traces_dir().glob("*.swf*"))
     if args.resume is not None:

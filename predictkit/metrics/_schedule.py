@@ -51,11 +51,26 @@ LENGTH_CATEGORIES = ("0-60 min", "1-8 h", "8-16 h", "16-24 h", "1-2 days", "2+ d
 """Job length classes of Leung et al. (2010) Tables I-II (simulated runtime)."""
 _LENGTH_EDGES = np.array([1, 8, 16, 24, 48]) * 3600.0
 
+SLOWDOWN_FLOOR = 1.0
+"""Seconds: runtimes shorter than this count as this long in (plain) slowdown."""
+
+
 def slowdown(schedule):
-    """Per-job slowdown ``(wait + run) / run``, runtimes floored at 1 s."""
+    """Per-job slowdown ``max(1, (wait + run) / max(run, 1 s))``.
+
+    ``(wait + run) / run``, at least 1 by definition; a job shorter than a
+    second (0 s runs are common in archive logs) counts as running 1 s, and
+    its slowdown is then at least 1 too.
+    """
     jobs = _table(schedule)
     submit, start, end, run = _times(jobs)
-    return (end - submit) / np.maximum(run, 1.0)
+    return _slowdown(end - submit, run, SLOWDOWN_FLOOR)
+
+
+def _slowdown(response, run, floor):
+    """``max(1, response / max(run, floor))``: bounded slowdown, and plain slowdown
+    with runtimes floored at ``floor``."""
+    return np.maximum(1.0, response / np.maximum(run, floor))
 
 
 @validate_params({"threshold": [Duration(positive=True)]})
@@ -67,7 +82,7 @@ def bounded_slowdown(schedule, *, threshold=BOUNDED_SLOWDOWN_THRESHOLD):
     jobs = _table(schedule)
     submit, start, end, run = _times(jobs)
     threshold = parse_duration(python_scalar(threshold), name="threshold")
-    return np.maximum(1.0, (end - submit) / np.maximum(run, threshold))
+    return _slowdown(end - submit, run, threshold)
 
 
 def weighted_wait(schedule, *, score="auto"):
@@ -232,9 +247,8 @@ def _user_metrics(jobs, percentiles):
     rows += [
         ("max_wait", wait.max()),
         ("mean_response", response.mean()),
-        ("mean_slowdown", (response / np.maximum(run, 1.0)).mean()),
-        ("mean_bounded_slowdown",
-         np.maximum(1.0, response / np.maximum(run, BOUNDED_SLOWDOWN_THRESHOLD)).mean()),
+        ("mean_slowdown", _slowdown(response, run, SLOWDOWN_FLOOR).mean()),
+        ("mean_bounded_slowdown", _slowdown(response, run, BOUNDED_SLOWDOWN_THRESHOLD).mean()),
     ]
     if "backfilled" in jobs.columns:
         rows.append(("backfill_ratio", float(_backfilled(jobs).mean())))
@@ -284,8 +298,8 @@ def schedule_metrics(schedule, *, percentiles=DEFAULT_PERCENTILES, by=None, fair
     DataFrame
         Columns ``metric`` and ``value`` (and ``category`` with ``by``).
         Metrics: ``n_jobs``, ``mean_wait``, ``p<q>_wait``, ``max_wait``,
-        ``mean_response``, ``mean_slowdown``, ``mean_bounded_slowdown``,
-        ``backfill_ratio``, ``weighted_wait`` (eq. 4), ``utilization``,
+        ``mean_response``, ``mean_slowdown`` (:func:`slowdown`),
+        ``mean_bounded_slowdown``, ``backfill_ratio``, ``weighted_wait`` (eq. 4), ``utilization``,
         ``makespan``, ``loss_of_capacity`` (eq. 1) and, for schedules with
         promised starts, ``mean_wait_prediction_error`` (Klusacek 4.1, over
         the jobs with a ``promised_start``: every job under conservative

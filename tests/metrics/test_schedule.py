@@ -36,6 +36,17 @@ def schedule_frame():
         backfilled=[False, False, True], promised_start=[0.0, 20.0, 2.0]))
 
 
+def test_slowdown_is_at_least_one_also_for_jobs_shorter_than_a_second():
+    # runs of 0 s and 0.5 s that did not wait, one of 0 s that waited 3 s
+    frame = pd.DataFrame(dict(
+        job_id=[1, 2, 3], submit_time=[0.0, 0.0, 0.0], start_time=[0.0, 0.0, 3.0],
+        end_time=[0.0, 0.5, 3.0], n_procs=[1.0, 1.0, 1.0]))
+    np.testing.assert_allclose(slowdown(frame), [1.0, 1.0, 3.0])
+    metrics = schedule_metrics(frame, machine_procs=4).set_index("metric")["value"]
+    assert metrics["mean_slowdown"] == pytest.approx(5 / 3)
+    assert metrics["mean_bounded_slowdown"] == 1.0
+
+
 def test_per_job_metrics():
     frame = schedule_frame()
     np.testing.assert_allclose(slowdown(frame), [1.0, 14 / 5, 1.0])
