@@ -233,6 +233,39 @@ def busier_than_machine(X, machine_procs=None, *, option="--machine-procs"):
             f"check that size")
 
 
+IMPLAUSIBLE_REQUEST = 365 * 86400.0
+"""Seconds: a requested time longer than a year is no batch system's limit (archive
+logs hold such values as placeholders, e.g. 2**31 - 1 for "no limit")."""
+
+
+def implausible_requests(X):
+    """Why the requested times of log ``X`` hold values no job could be granted, or None.
+
+    Such requests are kept as the log has them (they are data, not errors),
+    but they dominate a mean: this says how many there are and the longest.
+
+    Returns
+    -------
+    str or None
+        A lower-case sentence without a final period, such as "3 jobs request
+        more than a year (the longest 2,147,483,647 s, 68 years) ...".
+    """
+    if "req_time" not in X.columns or not len(X):
+        return None
+    request = pd.to_numeric(X["req_time"], errors="coerce").to_numpy(dtype=float)
+    with np.errstate(invalid="ignore"):
+        long = request > IMPLAUSIBLE_REQUEST
+    if not long.any():
+        return None
+    longest = float(np.max(request[long]))
+    n_long = int(long.sum())
+    return (f"{format_count(n_long, 'job')} request{'s' if n_long == 1 else ''} more than a "
+            f"year (the longest "
+            f"{format_number(longest)} s, {longest / (365 * 86400):,.0f} years): placeholders "
+            f"for no limit? They are kept as the log has them, and weigh on every mean over "
+            f"requests")
+
+
 @validate_params({"name": [str, None]})
 def summarize(X, *, name=None):
     """Summarise a job table: the numbers a user asks for first.

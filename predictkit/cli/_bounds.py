@@ -8,11 +8,10 @@ import pandas as pd
 
 from .._format import format_count, format_fixed, format_given
 from .._table import cancelled_before_running
-from ..exceptions import ConfigError, JobTableError
+from ..exceptions import ConfigError
 from ..metrics import bound_summary
-from ..queue._replay import (known_wait_rows, make_wait_model, replay_wait_bounds,
-                              sized_rows)
-from ._checks import check_fraction, check_procs, check_seed
+from ..queue._replay import make_wait_model, replay_wait_bounds, sized_rows
+from ._checks import check_fraction, check_procs, check_seed, refuse_without_waits
 from ._common import (Progress, add_command, add_output_options, cancelled_note, print_json,
                       read_done, read_trace_arg, table_format, write_table)
 from ._tables import format_table
@@ -93,10 +92,7 @@ def run(args):
                           index=args.index, seed=args.seed)
     with progress.step(lambda: read_done(jobs, args.trace)):
         jobs = read_trace_arg(args.trace)
-    usable = known_wait_rows(jobs)
-    if not usable.any():
-        raise JobTableError(f"{args.trace}: no job has a known wait time; QBETS needs waits "
-                            "(predictkit simulate TRACE -o waits.swf gives a log simulated ones)")
+    usable = refuse_without_waits(jobs, args.trace)
     if not usable.all():
         progress.say(f"left out {format_count(int((~usable).sum()), 'job')} without a known "
                      "wait or submit time")

@@ -162,6 +162,22 @@ def unusable_tang_keys(keys, jobs, trace, *, given):
     return unusable
 
 
+def refuse_without_waits(jobs, trace):
+    """Refuse a log in which no job has a known wait (QBETS learns from waits).
+
+    Returns the flags of the jobs that have one
+    (:func:`predictkit.queue._replay.known_wait_rows`).
+    """
+    from ..exceptions import JobTableError
+    from ..queue._replay import known_wait_rows
+
+    usable = known_wait_rows(jobs)
+    if not usable.any():
+        raise JobTableError(f"{trace}: no job has a known wait time; QBETS needs waits "
+                            "(predictkit simulate TRACE -o waits.swf gives a log simulated ones)")
+    return usable
+
+
 def is_given(args, dest):
     """Whether an option that defaults to None (or a flag) was given on the command line."""
     value = getattr(args, dest)

@@ -1,9 +1,12 @@
 """``predictkit info TRACE...``: the summary of each log as a table or JSON."""
 
+import warnings
+
 import pandas as pd
 
 from .._format import format_count, format_fixed
-from .._summary import DURATION_FIELDS, PROCESSOR_FIELDS, format_value
+from .._summary import (DURATION_FIELDS, PROCESSOR_FIELDS, busier_than_machine, format_value,
+                        implausible_requests)
 from ..jobs import SUMMARY_LABELS, summarize
 from ._checks import flag_names
 from ._common import Progress, add_command, print_json, read_trace_arg, source_name
@@ -62,7 +65,13 @@ def run(args):
     for path in args.traces:
         with flag_names({}), progress.step(lambda: f"read {format_count(summaries[-1]['n_jobs'], 'job')} "
                                                    f"from {source_name(path)}"):
-            summaries.append(summarize(read_trace_arg(path, errors=errors)))
+            jobs = read_trace_arg(path, errors=errors)
+            summaries.append(summarize(jobs))
+        for note in (busier_than_machine(jobs, option="--machine-procs of the commands that "
+                                                        "simulate"),
+                     implausible_requests(jobs)):
+            if note is not None:
+                warnings.warn(f"{source_name(path)}: {note}", UserWarning, stacklevel=2)
     names = _column_names(summaries, [str(path) for path in args.traces])
     if args.json:
         print_json(dict(zip(names, (s.to_dict() for s in summaries))) if len(summaries) > 1

@@ -3,7 +3,7 @@
 import numpy as np
 
 from .._format import format_count, format_fixed, format_given
-from ..exceptions import ConfigError
+from ..exceptions import ConfigError, JobTableError
 from ..metrics import (adjustment_outcomes, estimate_accuracy, mean_absolute_error,
                        underestimation_rate)
 from ..model_selection import replay
@@ -13,7 +13,7 @@ from ..runtime._walltime_adjuster import _keys
 from ._checks import (check_count, check_fraction, flag_names, os_errors, refuse_inapplicable,
                       tang_keys)
 from ._common import (Progress, add_command, output_format, print_json, read_done,
-                      read_trace_arg, result_stream, write_table)
+                      read_trace_arg, result_stream, source_name, write_table)
 
 def register(subparsers):
     parser = add_command(
@@ -213,6 +213,11 @@ def run(args):
                                            f"{format_count(len(jobs), 'job')} online"):
         predicted = replay(estimator, jobs, y, known_time=known)
     requested = jobs["req_time"].to_numpy(dtype=float)
+    if len(jobs) and not np.isfinite(predicted).any():
+        why = (f"no job has a requested time, which {args.method} predictions start from"
+               if not (requested > 0).any() else "the log gives it nothing to predict from")
+        raise JobTableError(f"{source_name(args.trace)}: no job got a predicted runtime: "
+                            f"{why}")
     summary = summarize_predictions(y, requested, predicted, bad_threshold=args.bad_threshold)
     summary["method"] = repr(estimator)
     if args.output:

@@ -22,7 +22,8 @@ from .._time import format_duration
 from ..exceptions import ConfigError, JobTableError
 from ..io._slurm_fields import format_slurm_duration, parse_time_request
 from ..queue import QBETS, min_history
-from ._checks import check_fraction, check_procs, check_seed, refuse_repeats
+from ._checks import (check_fraction, check_procs, check_seed, refuse_repeats,
+                      refuse_without_waits)
 from ._common import (Progress, add_log_argument, add_machine_procs_option, cancelled_note,
                       print_json, read_done, read_trace_arg, warn_busier_than_machine)
 from ._questions import (add_request_options, clock_time, job_request, log_end, log_zone,
@@ -101,6 +102,7 @@ def run(args):
                       machine_procs=args.machine_procs or "from the log")
     with progress.step(lambda: read_done(jobs, args.trace)):
         jobs = with_times(read_trace_arg(args.trace))
+    refuse_without_waits(jobs, args.trace)
     procs, unit_note = width_in_log_unit(jobs, args, procs, script)
     if unit_note:
         progress.say(f"{unit_note}: {format_count(procs, 'node')}")

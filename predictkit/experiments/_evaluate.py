@@ -123,6 +123,7 @@ def check_trace_jobs(cells, *, source=None):
             warnings.warn(f"{path}: left out {left_out}, in every cell (options.max_jobs "
                           "counts the jobs kept)", UserWarning, stacklevel=2)
         _warn_small_machine(jobs, path, [c for c in cells if str(cell_trace(c)) == path])
+        _warn_simulated_waits(jobs, path, [c for c in cells if str(cell_trace(c)) == path])
         _warn_ungrouped(jobs, path, [c for c in cells if str(cell_trace(c)) == path
                                      and c["predictor"] != "tang"])
         kept = grouping_keys(jobs)
@@ -131,6 +132,26 @@ def check_trace_jobs(cells, *, source=None):
             warnings.warn(f"{path} gives {', '.join(left_out)} for no job: its tang cells "
                           f"without keys leave {'it' if len(left_out) == 1 else 'them'} out "
                           "(column tang_keys of the results)", UserWarning, stacklevel=2)
+
+
+def _warn_simulated_waits(jobs, path, cells):
+    """Warn that the jobs of a trace without a wait in the log get the waits of an EASY
+    simulation (:func:`~predictkit.simulate._observed_waits.with_observed_waits`)."""
+    import warnings
+
+    from .._format import format_count
+
+    missing = int((~np.isfinite(np.asarray(jobs["wait_time"], dtype=float))).sum())
+    if not missing:
+        return
+    bounded = any("wait_bounds" in c.get("options", {}) for c in cells)
+    also = ", and as the waits wait_bounds bound" if bounded else ""
+    one = missing == 1
+    warnings.warn(f"{path}: {format_count(missing, 'job')} {'has' if one else 'have'} no wait "
+                  f"time in the log: every cell takes {'its wait' if one else 'their waits'} "
+                  f"from an EASY simulation of the log with requested estimates (for when "
+                  f"runtimes become known{also})",
+                  UserWarning, stacklevel=3)
 
 
 def _warn_ungrouped(jobs, path, cells):

@@ -32,7 +32,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from .._clean import clean_jobs
+from .._clean import clean_jobs, describe_cleaning
 from .._deprecation import UNSET, renamed_argument
 from .._table import copy_attrs
 from ..exceptions import ConfigError, JobTableError
@@ -54,8 +54,9 @@ def _prepare(jobs):
         raise JobTableError("VARQ experiment needs n_procs or req_procs")
     out = clean_jobs(jobs, for_simulation=True, require_request=True)
     if not len(out):
-        raise JobTableError("no job has a submit time, a runtime, a requested time and a "
-                            "width")
+        raise JobTableError(f"no job can be simulated: every job was left out "
+                            f"({describe_cleaning(out) or 'no jobs'}); a job needs a submit "
+                            f"time, a runtime, a requested time and a width")
     return out
 
 

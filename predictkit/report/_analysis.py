@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._summary import busier_than_machine, wider_than_machine, width_unit
+from .._summary import (busier_than_machine, implausible_requests, wider_than_machine,
+                        width_unit)
 from .._table import copy_attrs
 from ..exceptions import JobTableError
 from ..jobs import clean_jobs, describe_cleaning, estimate_modes, summarize
@@ -149,8 +150,9 @@ def analyze(jobs, *, name=None, max_jobs=None, predictors=None, quantile=0.95,
         raise JobTableError(f"{jobs.attrs.get('source', name)}: no job can be analysed: "
                             f"every job was left out ({describe_cleaning(clean) or 'no jobs'}); "
                             f"a job needs a submit time, a runtime and a width")
-    note = busier_than_machine(jobs, option="--machine-procs, or attrs['max_procs']")
-    notes = [] if note is None else [f"{note[0].upper()}{note[1:]}."]
+    notes = [f"{note[0].upper()}{note[1:]}." for note in (
+        busier_than_machine(jobs, option="--machine-procs, or attrs['max_procs']"),
+        implausible_requests(jobs)) if note is not None]
     cleaning = clean.attrs["cleaning"]
     truncated = max_jobs is not None and len(clean) > max_jobs
     if truncated:

@@ -198,7 +198,8 @@ def test_varq_on_a_log_without_usable_jobs_names_the_log(tmp_path, capsys):
     log = tmp_path / "no-runtime.swf"
     log.write_text("; MaxProcs: 64\n1 0 10 -1 4 -1 -1 4 100 -1 0 1 1 -1 1 -1 -1 -1\n")
     line = _one_line_error(capsys, ["varq", str(log), "--start", "0", "-q"], str(log))
-    assert "no job has" in line
+    assert "no job can be simulated: every job was left out (1 job with run_time unknown or " \
+           "negative)" in line
 
 
 def test_generate_says_a_learned_t_max_is_set_by_tmax(tmp_path, capsys):

@@ -126,3 +126,25 @@ def test_help_names_the_machine_size(capsys, command):
     help_text = " ".join(capsys.readouterr().out.split())
     assert ("--machine-procs P machine size in processors (default: the header's MaxProcs, "
             "else the widest job)") in help_text
+
+
+def test_info_warns_of_a_log_busier_than_the_machine_and_of_requests_over_a_year(
+        tmp_path, overlapping, capsys):
+    status, _, err = outcome(capsys, ["info", str(overlapping)])
+    assert status == 0
+    assert err.splitlines()[-1] == (
+        f"predictkit info: warning: {overlapping}: the log keeps up to 16 processors busy at "
+        f"once, more than the 8 processors of its widest job, which stand for the machine "
+        f"size: if the machine is larger, give its size (--machine-procs of the commands "
+        f"that simulate)")
+    jobs = pd.DataFrame({"job_id": [1, 2], "submit_time": [0.0, 10.0], "wait_time": [0.0, 0.0],
+                         "run_time": [100.0, 50.0], "n_procs": [8.0, 4.0],
+                         "req_time": [200.0, 2147483647.0], "user_id": [1.0, 2.0]})
+    write_swf(jobs, tmp_path / "sentinel.swf")
+    status, out, err = outcome(capsys, ["info", str(tmp_path / "sentinel.swf")])
+    assert status == 0 and err.splitlines()[-1] == (
+        f"predictkit info: warning: {tmp_path / 'sentinel.swf'}: 1 job requests more than a "
+        f"year (the longest 2,147,483,647 s, 68 years): placeholders for no limit? They are "
+        f"kept as the log has them, and weigh on every mean over requests")
+    status, _, err = outcome(capsys, ["info", str(tmp_path / "sentinel.swf"), "-q"])
+    assert "warning" in err  # warnings are kept by --quiet, like every command's

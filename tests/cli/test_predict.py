@@ -163,3 +163,26 @@ def test_requests_need_no_wait_times(tmp_path, capsys):
     assert main(["predict", str(path), "--method", "requested", "--json", "-q"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["accuracy_predicted"] == summary["accuracy_requested"]
+
+
+@pytest.mark.parametrize("method", ["tang", "usage-max", "learned", "requested"])
+def test_a_log_without_requests_is_refused_by_predictors_that_start_from_them(
+        tmp_path, capsys, method):
+    from predictkit.io import write_swf
+
+    jobs = pd.DataFrame({"job_id": [1, 2, 3], "submit_time": [0.0, 200.0, 400.0],
+                         "wait_time": [0.0, 0.0, 0.0], "run_time": [100.0, 50.0, 70.0],
+                         "n_procs": [8.0, 4.0, 4.0], "user_id": [1.0, 1.0, 1.0]})
+    write_swf(jobs, tmp_path / "norequests.swf")
+    out = tmp_path / "predicted.swf"
+    code = main(["predict", str(tmp_path / "norequests.swf"), "--method", method,
+                 "-o", str(out)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and err[-1] == (
+        f"predictkit predict: error: {tmp_path / 'norequests.swf'}: no job got a predicted "
+        f"runtime: no job has a requested time, which {method} predictions start from")
+    assert not out.exists()
+    # a predictor of runtimes alone still predicts
+    assert main(["predict", str(tmp_path / "norequests.swf"), "--method", "recent-average",
+                 "-o", str(out), "-q"]) == 0
+    assert_array_equal(read_swf(out)["req_time"], [np.nan, 100.0, 75.0])

@@ -648,3 +648,19 @@ def test_walltime_names_the_script_for_an_account_the_log_lacks(capsys, tmp_path
                       "#SBATCH --ntasks=4 --time=1:00:00\n")
     err = fails(capsys, ["walltime", SAMPLE, "--user", "eva", "--script", str(script)])
     assert f"{script}: #SBATCH --account nosuchacct: no job of the log has it" in err
+
+
+def test_a_log_without_waits_is_refused_as_bounds_refuses_it(capsys, tmp_path):
+    from predictkit.io import write_swf
+    from predictkit.workload import make_workload
+
+    jobs = make_workload(200, machine_procs=64, random_state=5)
+    jobs["wait_time"] = np.nan
+    write_swf(jobs, tmp_path / "nowaits.swf")
+    error = fails(capsys, ["wait", str(tmp_path / "nowaits.swf"), "--procs", "4",
+                           "--time", "1:00:00"])
+    assert error == (f"predictkit wait: error: {tmp_path / 'nowaits.swf'}: no job has a known "
+                     f"wait time; QBETS needs waits (predictkit simulate TRACE -o waits.swf "
+                     f"gives a log simulated ones)\n")
+    assert main(["bounds", str(tmp_path / "nowaits.swf"), "-q"]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == error.replace("wait:", "bounds:").rstrip()

@@ -155,6 +155,22 @@ def test_a_machine_narrower_than_the_traces_jobs_is_warned_about_before_the_firs
         check_trace_jobs(expand_grid({"traces": [str(trace)], "predictors": ["requested"]}))
 
 
+@pytest.mark.parametrize("bounds", [False, True])
+def test_a_trace_without_waits_is_warned_to_get_simulated_ones(tmp_path, bounds):
+    from predictkit.experiments._evaluate import check_trace_jobs
+
+    trace = write_trace(tmp_path / "t.swf")
+    trace.write_text(trace.read_text().replace(" 0 1", " -1 1", 1))  # job 1's wait
+    spec = {"traces": [str(trace)], "predictors": ["requested"],
+            "options": {"wait_bounds": "qbets"} if bounds else {}}
+    with pytest.warns(UserWarning) as said:
+        check_trace_jobs(expand_grid(spec))
+    assert [str(w.message) for w in said] == [
+        f"{trace}: 1 job has no wait time in the log: every cell takes its wait from an EASY "
+        f"simulation of the log with requested estimates (for when runtimes become known"
+        f"{', and as the waits wait_bounds bound' if bounds else ''})"]
+
+
 def test_a_synthetic_trace_wider_than_the_cells_machine_is_warned_about_when_simulated():
     from predictkit.workload import make_workload
 

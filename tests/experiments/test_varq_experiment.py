@@ -66,3 +66,14 @@ def test_machine_procs_sets_the_machine_and_n_procs_is_its_deprecated_name():
     with pytest.warns(DeprecationWarning, match=r"varq_experiment\(n_procs=\.\.\.\)"):
         old = varq_experiment(jobs, n_procs=machine, **kwargs)
     assert old.equals(new)
+
+
+def test_a_log_with_no_simulable_job_names_what_left_each_out():
+    import pandas as pd
+
+    jobs = pd.DataFrame({"job_id": [1, 2], "submit_time": [0.0, 10.0], "wait_time": [0.0, 0.0],
+                         "run_time": [5.0, 6.0], "n_procs": [1.0, 1.0],
+                         "req_time": [float("nan")] * 2})
+    with pytest.raises(JobTableError, match=r"^no job can be simulated: every job was left out "
+                                            r"\(2 jobs with req_time unknown or not positive\)"):
+        varq_experiment(jobs)

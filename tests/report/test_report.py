@@ -197,6 +197,19 @@ def test_log_with_few_requests_predicts_the_jobs_that_have_one(tmp_path):
     assert "Only " in page
 
 
+def test_requests_over_a_year_are_noted_and_kept():
+    jobs = pd.DataFrame({"job_id": [1, 2, 3], "submit_time": [0.0, 10.0, 5000.0],
+                         "wait_time": [0.0, 0.0, 0.0], "run_time": [100.0, 100.0, 50.0],
+                         "n_procs": [8.0, 8.0, 4.0],
+                         "req_time": [200.0, 2147483647.0, 2147483647.0],
+                         "user_id": [1.0, 2.0, 1.0]})
+    jobs.attrs["max_procs"] = 16
+    analysis = analyze(jobs, fairness=False, policies=())
+    assert "2 jobs request more than a year (the longest 2,147,483,647 s, 68 years)" in (
+        " ".join(analysis.notes))
+    assert analysis.summary["mean_req_time"] == pytest.approx((200 + 2 * 2147483647) / 3)
+
+
 @pytest.mark.parametrize("max_procs", [None, 8])
 def test_a_log_busier_than_the_machine_is_noted(max_procs):
     # two 8-wide jobs overlap: 16 processors busy at once
