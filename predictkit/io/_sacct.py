@@ -310,10 +310,10 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
         jobs.attrs["n_reused_job_ids"] = reused
         warnings.warn(
             f"{source}: {format_count(reused, 'job')} {'has' if reused == 1 else 'have'} the "
-            f"job id of an earlier job, of another user or submitted more than a day after it "
-            f"ended (Slurm gives ids out again when its saved state is lost or its ids wrap "
-            f"around): kept as separate jobs, numbered after the largest id (slurm_job_id keeps "
-            f"the JobID)",
+            f"job id of an earlier job without being a requeued run of it (another user's, or "
+            f"one that did not end within a day before it was submitted: Slurm gives ids out "
+            f"again when its saved state is lost or its ids wrap around): kept as separate "
+            f"jobs, numbered after the largest id (slurm_job_id keeps the JobID)",
             UserWarning, stacklevel=2,
         )
     # The tasks of an array's line are skipped together: count the line once.

@@ -892,8 +892,8 @@ def test_one_cluster_is_read_whole():
 
 def test_an_id_given_out_again_to_another_user_is_another_job():
     text = CLUSTERS.replace("beta", "alpha")
-    with pytest.warns(UserWarning, match="1 job has the job id of an earlier job, of another "
-                                         "user"):
+    with pytest.warns(UserWarning, match=r"1 job has the job id of an earlier job without "
+                                         r"being a requeued run of it \(another user's, or"):
         jobs = read(text)
     assert jobs["slurm_job_id"].tolist() == ["500", "501", "500"]
     assert jobs["job_id"].tolist() == [500, 501, 502]
