@@ -6,7 +6,7 @@ import pandas as pd
 
 from .._format import format_count, format_fixed
 from .._summary import (DURATION_FIELDS, PROCESSOR_FIELDS, busier_than_machine, format_value,
-                        implausible_requests)
+                        implausible_requests, machine_size)
 from ..jobs import SUMMARY_LABELS, summarize
 from ._checks import flag_names
 from ._common import Progress, add_command, print_json, read_trace_arg, source_name
@@ -67,8 +67,11 @@ def run(args):
                                                    f"from {source_name(path)}"):
             jobs = read_trace_arg(path, errors=errors)
             summaries.append(summarize(jobs))
+        # a size the log's header gives is the site's: a few jobs over it are the log's
+        # own glitches, which the commands that simulate warn of
+        guessed = not machine_size(jobs)[1]
         for note in (busier_than_machine(jobs, option="--machine-procs of the commands that "
-                                                        "simulate"),
+                                                        "simulate") if guessed else None,
                      implausible_requests(jobs)):
             if note is not None:
                 warnings.warn(f"{source_name(path)}: {note}", UserWarning, stacklevel=2)

@@ -136,12 +136,16 @@ def check_trace_jobs(cells, *, source=None):
 
 def _warn_simulated_waits(jobs, path, cells):
     """Warn that the jobs of a trace without a wait in the log get the waits of an EASY
-    simulation (:func:`~predictkit.simulate._observed_waits.with_observed_waits`)."""
+    simulation (:func:`~predictkit.simulate._observed_waits.with_observed_waits`): those
+    the cells use (their ``options.max_jobs`` first ones)."""
     import warnings
 
     from .._format import format_count
 
-    missing = int((~np.isfinite(np.asarray(jobs["wait_time"], dtype=float))).sum())
+    cuts = [c.get("options", {}).get("max_jobs") for c in cells]
+    used = len(jobs) if not cuts or None in cuts else max(int(cut) for cut in cuts)
+    waits = np.asarray(jobs["wait_time"], dtype=float)[:used]
+    missing = int((~np.isfinite(waits)).sum())
     if not missing:
         return
     bounded = any("wait_bounds" in c.get("options", {}) for c in cells)

@@ -192,11 +192,13 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
     requeued (Slurm gives it a new ``Submit`` then, or keeps the first):
     the last run listed is kept, the earlier runs and their steps are left
     out with a warning
-    (their count is ``attrs["n_earlier_runs_dropped"]``). A run is taken
-    for an earlier run only when the next line with its job id and user has
-    the same ``Submit``, or one between the run's ``Start`` and a day after
-    its ``End``; otherwise the two are different jobs that share an id
-    (see *Job identifiers*). Two allocation
+    (their count is ``attrs["n_earlier_runs_dropped"]``). Runs are ordered
+    in time (by ``Submit``, then ``Start``), and a run is taken for an
+    earlier run only when the next run with its job id and user has the same
+    ``Submit``, or one between the run's ``Start`` and a day after its
+    ``End`` (its ``Start`` when it has no ``End``; any, when it never
+    started); otherwise the two are different jobs that share an id (see
+    *Job identifiers*). Two allocation
     lines with the same ``JobID``, ``Submit`` and ``Start`` are one run
     listed twice, which ``sacct`` never prints (concatenated outputs do):
     :class:`~predictkit.exceptions.SacctFormatError` names both lines,
@@ -310,10 +312,10 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
         jobs.attrs["n_reused_job_ids"] = reused
         warnings.warn(
             f"{source}: {format_count(reused, 'job')} {'has' if reused == 1 else 'have'} the "
-            f"job id of an earlier job without being a requeued run of it (another user's, or "
-            f"one that did not end within a day before it was submitted: Slurm gives ids out "
-            f"again when its saved state is lost or its ids wrap around): kept as separate "
-            f"jobs, numbered after the largest id (slurm_job_id keeps the JobID)",
+            f"job id of an earlier job that is not one of its requeued runs (another user's "
+            f"job, or one it was not submitted again right after, as a requeued run is: Slurm "
+            f"gives ids out again when its saved state is lost or its ids wrap around): kept "
+            f"as separate jobs, numbered after the largest id (slurm_job_id keeps the JobID)",
             UserWarning, stacklevel=2,
         )
     # The tasks of an array's line are skipped together: count the line once.
@@ -369,7 +371,7 @@ def sacct_lookalike(head):
                    "printed with --noheader? predictkit needs the header (run sacct "
                    "--parsable2 without --noheader)")
     elif {"jobid", "jobidraw"} & set(re.split(r"\W+", first.lower())):
-        if re.fullmatch(r"[\w\s]+", first):
+        if re.fullmatch(r"[\w ]+", first) and "  " in first:
             problem = ("a header naming JobID, its fields aligned in columns: sacct's default "
                        "fixed-width output? run sacct --parsable2")
         else:
@@ -743,11 +745,11 @@ def _earlier_runs(parsed, line_numbers, lines, source):
 
     ``sacct --duplicates`` lists a requeued job once per run, each run with its
     own Submit or Start; the last run listed is kept. Runs of one job have
-    one User, and each run after the first was submitted again when the one
-    before it was requeued: with the same Submit, or between that run's Start
-    and :data:`_REQUEUE_GAP` after its End (Start when it has no End). The
-    same id for another user, or listed again later than that, is another
-    job. Two allocation lines with the same job id, Submit and Start are the
+    one User, and each run after the first (in time: by Submit, then Start)
+    was submitted again when the one before it was requeued: with the same
+    Submit, or between that run's Start and :data:`_REQUEUE_GAP` after its
+    End (Start when it has no End; any, when it never started). The same id
+    for another user, or listed again otherwise, is another job. Two allocation lines with the same job id, Submit and Start are the
     same run twice, which Slurm never prints, so that is an error.
     """
     alloc = np.flatnonzero(~parsed.is_step)
@@ -777,11 +779,17 @@ def _earlier_runs(parsed, line_numbers, lines, source):
     start = parsed.values["Start"][alloc]
     end = parsed.first("End")
     last = start if end is None else np.where(np.isnan(end[alloc]), start, end[alloc])
-    next_submit = pd.Series(submit).groupby([runs[name] for name in owner],
-                                            sort=False).shift(-1).to_numpy()
+    # runs in time order (sacct's sort by Submit may list runs of one Submit in any
+    # order): by Submit, then Start, a run that never started first
+    in_time = np.lexsort((np.arange(len(alloc)), np.where(np.isnan(start), -np.inf, start),
+                          submit))
+    timed = runs.iloc[in_time]
+    next_submit = np.empty(len(alloc))
+    next_submit[in_time] = pd.Series(submit[in_time], index=timed.index).groupby(
+        [timed[name] for name in owner], sort=False).shift(-1).to_numpy()
     with np.errstate(invalid="ignore"):
         earlier_alloc = ~np.isnan(next_submit) & (
-            (next_submit == submit) | np.isnan(last)
+            (next_submit == submit) | np.isnan(start)
             | ((next_submit >= start) & (next_submit <= last + _REQUEUE_GAP)))
     earlier = np.zeros(parsed.n, dtype=bool)
     if earlier_alloc.any():

@@ -64,10 +64,10 @@ def slowdown(schedule):
     """
     jobs = _table(schedule)
     submit, start, end, run = _times(jobs)
-    return _slowdown(end - submit, run, SLOWDOWN_FLOOR)
+    return per_job_slowdown(end - submit, run, SLOWDOWN_FLOOR)
 
 
-def _slowdown(response, run, floor):
+def per_job_slowdown(response, run, floor):
     """``max(1, response / max(run, floor))``: bounded slowdown, and plain slowdown
     with runtimes floored at ``floor``."""
     return np.maximum(1.0, response / np.maximum(run, floor))
@@ -82,7 +82,7 @@ def bounded_slowdown(schedule, *, threshold=BOUNDED_SLOWDOWN_THRESHOLD):
     jobs = _table(schedule)
     submit, start, end, run = _times(jobs)
     threshold = parse_duration(python_scalar(threshold), name="threshold")
-    return _slowdown(end - submit, run, threshold)
+    return per_job_slowdown(end - submit, run, threshold)
 
 
 def weighted_wait(schedule, *, score="auto"):
@@ -247,8 +247,9 @@ def _user_metrics(jobs, percentiles):
     rows += [
         ("max_wait", wait.max()),
         ("mean_response", response.mean()),
-        ("mean_slowdown", _slowdown(response, run, SLOWDOWN_FLOOR).mean()),
-        ("mean_bounded_slowdown", _slowdown(response, run, BOUNDED_SLOWDOWN_THRESHOLD).mean()),
+        ("mean_slowdown", per_job_slowdown(response, run, SLOWDOWN_FLOOR).mean()),
+        ("mean_bounded_slowdown",
+         per_job_slowdown(response, run, BOUNDED_SLOWDOWN_THRESHOLD).mean()),
     ]
     if "backfilled" in jobs.columns:
         rows.append(("backfill_ratio", float(_backfilled(jobs).mean())))

@@ -183,9 +183,15 @@ def schedule_candidates(*, keys=TANG_KEYS, quantiles=(0.7, 0.85, 0.95), easy_pp_
 
 
 def _bounded_slowdown(submit, start, end):
-    from ..metrics import BOUNDED_SLOWDOWN_THRESHOLD
+    from ..metrics._schedule import BOUNDED_SLOWDOWN_THRESHOLD, per_job_slowdown
 
-    return np.maximum(1.0, (end - submit) / np.maximum(end - start, BOUNDED_SLOWDOWN_THRESHOLD))
+    return per_job_slowdown(end - submit, end - start, BOUNDED_SLOWDOWN_THRESHOLD)
+
+
+def _slowdown(submit, start, end):
+    from ..metrics._schedule import SLOWDOWN_FLOOR, per_job_slowdown
+
+    return per_job_slowdown(end - submit, end - start, SLOWDOWN_FLOOR)
 
 
 MAX_PERIODS = 2_000
@@ -193,7 +199,7 @@ MAX_PERIODS = 2_000
 
 SCHEDULE_METRICS = {
     "bounded_slowdown": _bounded_slowdown,
-    "slowdown": lambda submit, start, end: (end - submit) / np.maximum(end - start, 1.0),
+    "slowdown": _slowdown,
     "wait": lambda submit, start, end: start - submit,
     "response": lambda submit, start, end: end - submit,
 }

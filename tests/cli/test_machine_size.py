@@ -148,3 +148,8 @@ def test_info_warns_of_a_log_busier_than_the_machine_and_of_requests_over_a_year
         f"kept as the log has them, and weigh on every mean over requests")
     status, _, err = outcome(capsys, ["info", str(tmp_path / "sentinel.swf"), "-q"])
     assert "warning" in err  # warnings are kept by --quiet, like every command's
+    # a machine size from the header is the site's: info does not second-guess it
+    text = overlapping.read_text()
+    (tmp_path / "sized.swf").write_text("; MaxProcs: 8\n" + text)
+    status, _, err = outcome(capsys, ["info", str(tmp_path / "sized.swf")])
+    assert status == 0 and "warning" not in err

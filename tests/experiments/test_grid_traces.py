@@ -169,6 +169,13 @@ def test_a_trace_without_waits_is_warned_to_get_simulated_ones(tmp_path, bounds)
         f"{trace}: 1 job has no wait time in the log: every cell takes its wait from an EASY "
         f"simulation of the log with requested estimates (for when runtimes become known"
         f"{', and as the waits wait_bounds bound' if bounds else ''})"]
+    trace.write_text(trace.read_text().replace(" -1 1", " 0 1", 1)
+                     .replace("\n40 2400 0", "\n40 2400 -1"))  # the last job's wait instead
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the cells use the first 39 jobs, which have waits
+        check_trace_jobs(expand_grid({**spec, "options": {**spec["options"], "max_jobs": 39}}))
+    with pytest.warns(UserWarning, match="1 job has no wait time"):
+        check_trace_jobs(expand_grid({**spec, "options": {**spec["options"], "max_jobs": 40}}))
 
 
 def test_a_synthetic_trace_wider_than_the_cells_machine_is_warned_about_when_simulated():

@@ -123,6 +123,7 @@ def test_detection_needs_only_the_start_of_an_uncompressed_gzip_stream():
     ("jobid;user;submit;start;elapsed;ncpus;state", "another --delimiter"),
     ("JobID^User^Submit^Start^Elapsed^NCPUS^State", "another --delimiter"),
     ("JobID           JobName  Partition      State", "sacct's default fixed-width output"),
+    ("JobID\tUser\tSubmit\tStart\tElapsed\tNCPUS\tState", "another --delimiter"),
 ])
 def test_sacct_output_detection_cannot_read_is_named_as_such(tmp_path, first, message):
     path = tmp_path / "log.txt"

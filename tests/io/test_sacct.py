@@ -892,8 +892,8 @@ def test_one_cluster_is_read_whole():
 
 def test_an_id_given_out_again_to_another_user_is_another_job():
     text = CLUSTERS.replace("beta", "alpha")
-    with pytest.warns(UserWarning, match=r"1 job has the job id of an earlier job without "
-                                         r"being a requeued run of it \(another user's, or"):
+    with pytest.warns(UserWarning, match=r"1 job has the job id of an earlier job that is not "
+                                         r"one of its requeued runs \(another user's job, or"):
         jobs = read(text)
     assert jobs["slurm_job_id"].tolist() == ["500", "501", "500"]
     assert jobs["job_id"].tolist() == [500, 501, 502]
@@ -1031,3 +1031,29 @@ def test_node_counts_in_units_of_1024_as_sacct_prints_them():
     with pytest.raises(SacctFormatError, match=r"line 2: field AllocNodes is not a count "
                                                r"\('1.3K'\)"):
         read(text.replace("1.50K", "1.3K"))
+
+
+@pytest.mark.parametrize("same_submit", [True, False])
+def test_runs_of_a_requeued_job_are_paired_in_time_whatever_their_order_in_the_file(
+        same_submit):
+    header = "JobID|User|Submit|Start|End|Elapsed|NCPUS|State\n"
+    earlier = ("100|alice|2024-03-04T10:00:00|2024-03-04T10:01:00|2024-03-04T11:00:00|"
+               "00:59:00|4|REQUEUED\n")
+    final = ("100|alice|{}|2024-03-04T11:05:00|2024-03-04T12:00:00|00:55:00|4|COMPLETED\n"
+             .format("2024-03-04T10:00:00" if same_submit else "2024-03-04T11:00:30"))
+    for text in (header + earlier + final, header + final + earlier):
+        with pytest.warns(UserWarning, match="dropped 1 earlier run"):
+            jobs = read(text)
+        assert jobs["slurm_state"].tolist() == ["COMPLETED"]
+        assert jobs["run_time"].tolist() == [3300]
+
+
+def test_a_started_run_without_end_is_an_earlier_run_within_a_day_of_its_start():
+    header = "JobID|User|Submit|Start|End|Elapsed|NCPUS|State\n"
+    first = "7|alice|2024-03-04T08:00:00|2024-03-04T08:10:00|Unknown|00:00:00|4|REQUEUED\n"
+    for submit, requeue in (("2024-03-05T08:10:00", True), ("2024-03-05T08:10:01", False)):
+        again = f"7|alice|{submit}|{submit}|2024-03-09T08:20:00|00:10:00|4|COMPLETED\n"
+        with pytest.warns(UserWarning, match="dropped 1 earlier run" if requeue
+                          else "1 job has the job id of an earlier job"):
+            jobs = read(header + first + again)
+        assert len(jobs) == (1 if requeue else 2)

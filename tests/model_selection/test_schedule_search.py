@@ -383,3 +383,20 @@ def test_learned_candidates_are_asked_for_by_budget():
     for bad in (0.0, 1.0, 1.5, True, "0.1"):
         with pytest.raises(ConfigError, match="learned must hold budgets in"):
             schedule_candidates(learned=(bad,))
+
+
+def test_the_selections_slowdown_is_the_metrics_slowdown():
+    import numpy as np
+    import pandas as pd
+
+    from predictkit.metrics import bounded_slowdown, slowdown
+    from predictkit.model_selection._schedule_search import SCHEDULE_METRICS
+
+    submit, start, end = np.zeros(3), np.array([0.0, 0.0, 5.0]), np.array([0.5, 0.0, 5.0])
+    frame = pd.DataFrame({"job_id": [1, 2, 3], "submit_time": submit, "start_time": start,
+                          "end_time": end, "n_procs": [1.0, 1.0, 1.0]})
+    np.testing.assert_array_equal(SCHEDULE_METRICS["slowdown"](submit, start, end), [1, 1, 5])
+    np.testing.assert_array_equal(SCHEDULE_METRICS["slowdown"](submit, start, end),
+                                  slowdown(frame))
+    np.testing.assert_array_equal(SCHEDULE_METRICS["bounded_slowdown"](submit, start, end),
+                                  bounded_slowdown(frame))
