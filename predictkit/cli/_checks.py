@@ -3,7 +3,7 @@
 import contextlib
 import re
 
-from ..exceptions import ConfigError, PredictkitError
+from ..exceptions import ConfigError, JobTableError, PredictkitError
 
 __all__ = ["flag_names", "cli_wording", "check_positive", "check_procs", "check_seed",
            "check_count", "refuse_repeats", "tang_keys", "unusable_tang_keys",
@@ -168,7 +168,6 @@ def refuse_without_waits(jobs, trace):
     Returns the flags of the jobs that have one
     (:func:`predictkit.queue._replay.known_wait_rows`).
     """
-    from ..exceptions import JobTableError
     from ..queue._replay import known_wait_rows
 
     usable = known_wait_rows(jobs)

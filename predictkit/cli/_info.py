@@ -69,9 +69,9 @@ def run(args):
             summaries.append(summarize(jobs))
         # a size the log's header gives is the site's: a few jobs over it are the log's
         # own glitches, which the commands that simulate warn of
-        guessed = not machine_size(jobs)[1]
-        for note in (busier_than_machine(jobs, option="--machine-procs of the commands that "
-                                                        "simulate") if guessed else None,
+        told = machine_size(jobs)[1]
+        for note in (None if told else busier_than_machine(
+                         jobs, option="--machine-procs of the commands that simulate"),
                      implausible_requests(jobs)):
             if note is not None:
                 warnings.warn(f"{source_name(path)}: {note}", UserWarning, stacklevel=2)

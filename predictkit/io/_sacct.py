@@ -440,8 +440,7 @@ def _split(text, source, errors):
     for number, line in numbered[1:]:
         body = line[:-1] if trailing and line.endswith("|") else line
         values = body.split("|")
-        low = line.lower()
-        if "jobid" in low and "submit" in low and _is_header(values):
+        if _is_header(line, values):
             if [value.strip().lower() for value in values] == names:
                 continue  # outputs of the same --format concatenated: not a job
             raise SacctFormatError(
@@ -464,8 +463,12 @@ def _split(text, source, errors):
     return header, fields, line_numbers, lines, skipped
 
 
-def _is_header(values):
-    """Whether a line's fields are a header's: they name JobID, Submit, Start and State."""
+def _is_header(line, values):
+    """Whether a line's fields are a header's: they name JobID, Submit, Start and State
+    (the line's text is looked at first: a job line rarely holds those words)."""
+    low = line.lower()
+    if "jobid" not in low or "submit" not in low:
+        return False
     names = {value.strip().lower() for value in values}
     return bool(names & {"jobid", "jobidraw"}) and {"submit", "start", "state"} <= names
 
