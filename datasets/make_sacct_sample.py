@@ -198,9 +198,10 @@ def _stamp(seconds):
 
 def _duration(seconds, *, fraction=False):
     """Slurm's duration format: [D-]HH:MM:SS, or MM:SS.mmm for CPU times under an hour."""
-    if fraction and seconds < 3600:
-        minutes, rest = divmod(seconds, 60)
-        return f"{int(minutes):02d}:{rest:06.3f}"
+    milliseconds = round(seconds * 1000)
+    if fraction and milliseconds < 3_600_000:
+        minutes, rest = divmod(milliseconds, 60_000)
+        return f"{minutes:02d}:{rest // 1000:02d}.{rest % 1000:03d}"
     seconds = int(round(seconds))
     days, rest = divmod(seconds, 86400)
     hours, rest = divmod(rest, 3600)

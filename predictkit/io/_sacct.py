@@ -40,6 +40,9 @@ found by comparing ``run_time`` with ``req_time``. ``CPUTime`` is not used:
 it is the *allocated* CPU time (elapsed times CPUs), not the CPU time used.
 """
 
+import copy
+import csv
+import io
 import re
 import warnings
 
@@ -80,6 +83,13 @@ _JOB_ID = re.compile(r"^(?P<job>\d{1,10}(?:_\d{1,10})?(?:\+\d{1,10})?)(?:\.(?P<s
 _REQUIRED = (("JobID", "JobIDRaw"), ("Submit",), ("Start",), ("State",),
              ("ElapsedRaw", "Elapsed", "End"),
              ("NCPUS", "AllocCPUS", "ReqCPUS", "NNodes", "AllocNodes", "ReqNodes"))
+_FIELDS_READ = frozenset(name.lower() for name in (
+    "JobID", "JobIDRaw", "Submit", "Eligible", "Start", "End", "Elapsed", "ElapsedRaw",
+    "Timelimit", "TimelimitRaw", "TotalCPU", "NCPUS", "AllocCPUS", "ReqCPUS", "NNodes",
+    "AllocNodes", "ReqNodes", "MaxRSS", "State", "User", "Account", "Group", "JobName", "QOS",
+    "Partition", "Cluster"))
+"""The fields the job table is made of (others in the header are checked for their
+count on each line, and not kept)."""
 _STATUS = {"COMPLETED": 1.0, "FAILED": 0.0, "NODE_FAIL": 0.0, "OUT_OF_MEMORY": 0.0,
            "TIMEOUT": 0.0, "BOOT_FAIL": 0.0, "DEADLINE": 0.0, "PREEMPTED": 0.0,
            "CANCELLED": 5.0}
@@ -252,26 +262,25 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
         raise ConfigError(f"errors must be 'raise' or 'skip', got {errors!r}")
     check_time_zone(time_zone)
     source, text = _read_text(path_or_buffer)
-    header, fields, line_numbers, lines, skipped = _split(text, source, errors)
-    _check_one_cluster(header, fields, line_numbers, lines, source)
-    fields, line_numbers, lines = _expand_arrays(header, fields, line_numbers, lines,
-                                                 source, errors, skipped)
-    columns = list(zip(*fields)) if fields else [()] * len(header)
-    table = {name: np.array(column, dtype=object) for name, column in zip(header, columns)}
-    line_numbers = np.asarray(line_numbers, dtype=np.int64)
+    header, table, line_numbers, lines, skipped = _split(text, source, errors)
+    del text
+    _check_one_cluster(table, line_numbers, lines, source)
+    table, line_numbers, lines = _expand_arrays(header, table, line_numbers, lines,
+                                                source, errors, skipped)
     n_dropped_runs = 0
+    parsed = _Parsed(table, time_zone)
+    del table
     while True:
-        parsed = _Parsed(table, time_zone)
-        _id_problems(parsed)
+        _orphan_steps(parsed)
         bad = _order_problems(parsed)
         if not bad.any():
             earlier = _earlier_runs(parsed, line_numbers, lines, source)
             if not earlier.any():
                 break
             n_dropped_runs += int((earlier & ~parsed.is_step).sum())
-            table = {name: column[~earlier] for name, column in table.items()}
+            parsed = parsed.subset(~earlier)
             line_numbers = line_numbers[~earlier]
-            lines = [line for line, drop in zip(lines, earlier) if not drop]
+            lines = lines[~earlier]
             continue
         first = int(np.argmax(bad))
         if errors == "raise":
@@ -279,9 +288,9 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
                                    line_number=int(line_numbers[first]), line=lines[first])
         # Dropping an allocation line orphans its steps, so check again.
         skipped.extend(line_numbers[bad].tolist())
-        table = {name: column[~bad] for name, column in table.items()}
+        parsed = parsed.subset(~bad)
         line_numbers = line_numbers[~bad]
-        lines = [line for line, drop in zip(lines, bad) if not drop]
+        lines = lines[~bad]
     jobs = _build(parsed, time_zone)
     jobs.attrs["source"] = source
     unknown = {state: count for state, count in jobs.attrs["unmapped_states"].items()
@@ -414,53 +423,95 @@ def _read_text(path_or_buffer, reader="read_sacct"):
 
 
 def _split(text, source, errors):
-    """Split the text into the header and rows of fields, checking field counts."""
+    """Split the text into the header and its columns, checking field counts.
+
+    Returns ``(header, table, line_numbers, lines, skipped)``: ``table`` maps
+    each header name the reader uses (:data:`_FIELDS_READ`) to an object array
+    of the job lines' fields (as written), ``line_numbers`` and ``lines`` (arrays) give each job line's
+    number and text, ``skipped`` the numbers of lines left out.
+
+    The checks look at each line's text once; the fields are then split by
+    pandas' C parser, which keeps one string object for a value repeated
+    nearby (a site's users, states and limits), instead of a list of
+    strings per line.
+    """
     if "\n" not in text and "\r" in text.strip():
         raise SacctFormatError(
             "lines end in a carriage return alone (old Mac line endings): convert them, "
             "e.g. with tr '\\r' '\\n'", source=source, line_number=1)
-    numbered = [(k, line.rstrip("\r")) for k, line in enumerate(text.split("\n"), start=1)]
-    numbered = [(k, line) for k, line in numbered if line.strip()]
-    if not numbered:
+    lines = text.split("\n")
+    if "\r" in text:
+        lines = [line.rstrip("\r") for line in lines]
+    kept = [k for k, line in enumerate(lines) if line and not line.isspace()]
+    if not kept:
         raise SacctFormatError("no header line (expected sacct --parsable2 output)",
                                source=source)
-    header_number, header_line = numbered[0]
+    header_index = kept[0]
+    header_number, header_line = header_index + 1, lines[header_index]
     header = [name.strip() for name in header_line.split("|")]
     trailing = len(header) > 1 and header[-1] == ""
     if trailing:
         header = header[:-1]
     _check_header(header, source, header_number, header_line)
-    if len(numbered) == 1:
+    if len(kept) == 1:
         raise SacctFormatError(
             "no job lines after the header (sacct selected no jobs: check its "
             "--starttime, --endtime and --allusers options)", source=source,
             line_number=header_number)
-    fields, line_numbers, lines, skipped = [], [], [], []
+    body = np.array(kept[1:], dtype=np.int64)
+    n_fields = np.array([lines[k].count("|") + 1 for k in kept[1:]], dtype=np.int64)
+    if trailing:
+        n_fields -= np.array([lines[k].endswith("|") for k in kept[1:]], dtype=bool)
     names = [name.lower() for name in header]
-    for number, line in numbered[1:]:
-        body = line[:-1] if trailing and line.endswith("|") else line
-        values = body.split("|")
+    repeated = np.zeros(len(body), dtype=bool)
+    other_header = len(body)
+    for position in (p for p, k in enumerate(kept[1:]) if "jobid" in lines[k].lower()):
+        line = lines[body[position]]
+        values = (line[:-1] if trailing and line.endswith("|") else line).split("|")
         if _is_header(line, values):
-            if [value.strip().lower() for value in values] == names:
-                continue  # outputs of the same --format concatenated: not a job
-            raise SacctFormatError(
-                f"a second header, naming other fields or another order than line "
-                f"{header_number}'s (sacct outputs of different --format concatenated): "
-                f"read each output apart, or run sacct once with one --format",
-                source=source, line_number=number, line=line)
-        if len(values) == len(header):
-            fields.append(values)
-            line_numbers.append(number)
-            lines.append(line)
-        elif errors == "raise":
-            hint = (" (a field holding '|', such as JobName or SubmitLine? leave it out of "
-                    "--format)" if len(values) > len(header) else "")
-            raise SacctFormatError(
-                f"expected {len(header)} '|'-separated fields (as in the header), "
-                f"found {len(values)}{hint}", source=source, line_number=number, line=line)
-        else:
-            skipped.append(number)
-    return header, fields, line_numbers, lines, skipped
+            if [value.strip().lower() for value in values] != names:
+                other_header = position
+                break
+            repeated[position] = True  # outputs of one --format concatenated: no job
+    wrong = (n_fields != len(header)) & ~repeated
+    if errors == "raise" and wrong[:other_header].any():
+        position = int(np.argmax(wrong))
+        hint = (" (a field holding '|', such as JobName or SubmitLine? leave it out of "
+                "--format)" if n_fields[position] > len(header) else "")
+        raise SacctFormatError(
+            f"expected {len(header)} '|'-separated fields (as in the header), "
+            f"found {n_fields[position]}{hint}", source=source,
+            line_number=int(body[position]) + 1, line=lines[body[position]])
+    if other_header < len(body):
+        raise SacctFormatError(
+            f"a second header, naming other fields or another order than line "
+            f"{header_number}'s (sacct outputs of different --format concatenated): "
+            f"read each output apart, or run sacct once with one --format",
+            source=source, line_number=int(body[other_header]) + 1,
+            line=lines[body[other_header]])
+    skipped = (body[wrong] + 1).tolist()
+    body = body[~(wrong | repeated)]
+    table = _columns(lines, body, header, trailing)
+    job_lines = np.empty(len(body), dtype=object)
+    job_lines[:] = [lines[k] for k in body]
+    return header, table, body + 1, job_lines, skipped
+
+
+def _columns(lines, body, header, trailing):
+    """The fields of ``lines[body]`` as one object array per header name read
+    (:data:`_FIELDS_READ`; each line has ``len(header)`` fields, and when
+    ``trailing`` a ``|`` may follow them)."""
+    if len(body) == 0:
+        return {name: np.empty(0, dtype=object) for name in header
+                if name.lower() in _FIELDS_READ}
+    read = [k for k, name in enumerate(header) if name.lower() in _FIELDS_READ]
+    data = "\n".join(lines[k] for k in body).encode("utf-8")
+    frame = pd.read_csv(io.BytesIO(data), sep="|", header=None, dtype=object,
+                        names=range(len(header) + trailing), usecols=read, na_filter=False,
+                        quoting=csv.QUOTE_NONE, lineterminator="\n", skip_blank_lines=False,
+                        engine="c", encoding="utf-8")
+    del data
+    return {header[k]: frame[k].to_numpy(dtype=object) for k in read}
 
 
 def _is_header(line, values):
@@ -473,23 +524,24 @@ def _is_header(line, values):
     return bool(names & {"jobid", "jobidraw"}) and {"submit", "start", "state"} <= names
 
 
-def _check_one_cluster(header, fields, line_numbers, lines, source):
+def _check_one_cluster(table, line_numbers, lines, source):
     """Refuse ``sacct --clusters`` output that lists jobs of several clusters.
 
     A job table is the log of one machine, and job ids are only unique within
     a cluster: two clusters' job 500 would be read as two runs of one job.
     """
-    column = next((k for k, name in enumerate(header) if name.lower() == "cluster"), None)
+    column = next((table[name] for name in table if name.lower() == "cluster"), None)
     if column is None:
         return
+    codes, uniques = pd.factorize(column, use_na_sentinel=False)
     first = {}
-    for position, values in enumerate(fields):
-        name = values[column].strip()
+    for code, value in enumerate(uniques):  # in order of first appearance
+        name = value.strip()
         if name and name not in first:
-            first[name] = position
+            first[name] = code
     if len(first) > 1:
         names = list(first)
-        position = first[names[1]]
+        position = int(np.argmax(codes == first[names[1]]))
         shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
         raise SacctFormatError(
             f"jobs of {len(names)} clusters ({shown}); a job log is one machine's and job "
@@ -498,7 +550,7 @@ def _check_one_cluster(header, fields, line_numbers, lines, source):
             line_number=int(line_numbers[position]), line=lines[position])
 
 
-def _expand_arrays(header, fields, line_numbers, lines, source, errors, skipped):
+def _expand_arrays(header, table, line_numbers, lines, source, errors, skipped):
     """One row per task of each line standing for a job array's tasks (``123_[4-9]``).
 
     Each task's row is the line's, with ``JobID`` ``123_4``, ``123_5``, ...;
@@ -506,26 +558,36 @@ def _expand_arrays(header, fields, line_numbers, lines, source, errors, skipped)
     is not such a task list is a malformed line (appended to ``skipped``
     when ``errors`` is ``"skip"``).
     """
-    column = next((k for k, name in enumerate(header) if name.lower() == "jobid"), None)
-    if column is None or not any("[" in row[column] or "]" in row[column] for row in fields):
-        return fields, line_numbers, lines
-    out_fields, out_numbers, out_lines = [], [], []
-    for values, number, line in zip(fields, line_numbers, lines):
+    name = next((name for name in header if name.lower() == "jobid"), None)
+    if name is None:
+        return table, line_numbers, lines
+    column = table[name]
+    listed = np.flatnonzero([("[" in value or "]" in value) for value in column])
+    if len(listed) == 0:
+        return table, line_numbers, lines
+    copies = np.ones(len(column), dtype=np.int64)
+    task_ids = []
+    for position in listed:
         try:
-            ids = array_task_job_ids(values[column]) or [None]
+            ids = array_task_job_ids(column[position]) or None
         except ValueError as exc:
             if errors == "raise":
-                raise SacctFormatError(f"field {header[column]} ({values[column].strip()}): "
-                                       f"{exc}", source=source, line_number=number,
-                                       line=line) from None
-            skipped.append(number)
-            continue
-        for job_id in ids:
-            out_fields.append(values if job_id is None else
-                              values[:column] + [job_id] + values[column + 1:])
-        out_numbers.extend([number] * len(ids))
-        out_lines.extend([line] * len(ids))
-    return out_fields, out_numbers, out_lines
+                raise SacctFormatError(f"field {name} ({column[position].strip()}): {exc}",
+                                       source=source, line_number=int(line_numbers[position]),
+                                       line=lines[position]) from None
+            skipped.append(int(line_numbers[position]))
+            copies[position] = 0
+            ids = None
+        else:
+            copies[position] = 1 if ids is None else len(ids)
+        task_ids.append(ids)
+    rows = np.repeat(np.arange(len(column)), copies)
+    table = {key: values[rows] for key, values in table.items()}
+    first_copy = np.cumsum(copies) - copies
+    for position, ids in zip(listed, task_ids):
+        if ids:
+            table[name][first_copy[position]:first_copy[position] + len(ids)] = ids
+    return table, line_numbers[rows], lines[rows]
 
 
 def _check_header(header, source, number, line):
@@ -545,7 +607,12 @@ def _check_header(header, source, number, line):
 
 
 class _Parsed:
-    """Every column of interest parsed, with a per-line record of what failed."""
+    """Every column of interest parsed, with a per-line record of what failed.
+
+    Each line is parsed on its own (a step is matched with its job by
+    :func:`_orphan_steps`, which looks at the lines in order), so the lines
+    kept after dropping some are those lines parsed (:meth:`subset`).
+    """
 
     def __init__(self, table, time_zone):
         self.columns = {name.lower(): name for name in table}
@@ -569,6 +636,26 @@ class _Parsed:
         for name in ("NCPUS", "AllocCPUS", "ReqCPUS", "NNodes", "AllocNodes", "ReqNodes"):
             self._parse(name, parse_counts, "a count")
         self._parse("MaxRSS", parse_memory, "a memory size")
+        _id_problems(self)
+
+    def subset(self, keep):
+        """The lines where ``keep`` (a boolean mask) holds, none of them flagged
+        (they are checked again by what looks at lines together)."""
+        out = copy.copy(self)
+        out.table = {name: column[keep] for name, column in self.table.items()}
+        out.stripped = {name: column[keep] for name, column in self.stripped.items()}
+        out.values = {name: column[keep] for name, column in self.values.items()}
+        out.later = {name: column[keep] for name, column in self.later.items()}
+        out.n_ambiguous = sum(int((~np.isnan(later)).sum()) for later in out.later.values())
+        out.limits = self.limits[keep]
+        out.job_key = self.job_key[keep]
+        out.is_step = self.is_step[keep]
+        if hasattr(self, "raw_id"):
+            out.raw_id = self.raw_id[keep]
+        out.n = len(out.job_key)
+        out.bad = np.zeros(out.n, dtype=bool)
+        out.problems = {}
+        return out
 
     def _parse_time(self, name, time_zone):
         column = self.get(name)
@@ -621,39 +708,59 @@ class _Parsed:
         return next((self.values[n] for n in names if n in self.values), None)
 
 
+def _job_id_parts(texts):
+    """Read job ids: for each, its job part (``None`` where the text is no Slurm
+    job id), whether it names a step, and the number of a plain job id (``NaN``
+    for an array task, a heterogeneous component or no id)."""
+    keys = np.empty(len(texts), dtype=object)
+    steps = np.zeros(len(texts), dtype=bool)
+    numbers = np.full(len(texts), np.nan)
+    for position, text in enumerate(texts):
+        job, dot, step = text.partition(".")
+        if job.isdigit() and job.isascii() and len(job) <= 10 and (
+                not dot or (step and "." not in step)):
+            keys[position] = job  # the common case, without the expression's cost
+            steps[position] = bool(dot)
+            numbers[position] = int(job)
+            continue
+        match = _JOB_ID.match(text)  # no plain id: that would have been read above
+        if match:
+            keys[position] = match["job"]
+            steps[position] = match["step"] is not None
+    return keys, steps, numbers
+
+
 def _id_problems(parsed):
-    """Flag lines whose job id is not a Slurm job id, or steps without their job."""
+    """Read each line's job id; flag lines whose job id is not a Slurm job id or
+    does not match its ``JobIDRaw``."""
     key_name = "JobID" if parsed.get("JobID") is not None else "JobIDRaw"
-    matches = [_JOB_ID.match(text) for text in parsed.get(key_name)]
-    invalid = np.array([m is None for m in matches], dtype=bool)
-    parsed.job_key = np.array([m["job"] if m else None for m in matches], dtype=object)
-    parsed.is_step = np.array([bool(m and m["step"] is not None) for m in matches], dtype=bool)
+    parsed.job_key, parsed.is_step, plain = _job_id_parts(parsed.get(key_name))
+    invalid = np.equal(parsed.job_key, None)
     parsed._flag(invalid, "not a Slurm job id", key_name)
     raw = parsed.get("JobIDRaw")
     if raw is not None:
-        raw_matches = [_JOB_ID.match(text) for text in raw]
-        parsed.raw_id = np.array(
-            [float(m["job"]) if m and is_digits(m["job"]) else np.nan for m in raw_matches])
-        raw_step = np.array([bool(m and m["step"] is not None) for m in raw_matches], dtype=bool)
+        _, raw_step, parsed.raw_id = _job_id_parts(raw)
         bad_raw = (np.isnan(parsed.raw_id) | (raw_step != parsed.is_step)) & ~invalid
         # a plain job id (not an array task nor a heterogeneous component) is its raw id
-        plain = np.array([float(k) if k is not None and is_digits(k) else np.nan
-                          for k in parsed.job_key])
         with np.errstate(invalid="ignore"):
             bad_raw |= (plain != parsed.raw_id) & ~np.isnan(plain) & ~invalid
         parsed._flag(bad_raw, "field JobIDRaw is not an integer job id matching JobID",
                      "JobIDRaw")
+
+
+def _orphan_steps(parsed):
+    """Flag the steps listed before (or without) their job's allocation line."""
+    key_name = "JobID" if parsed.get("JobID") is not None else "JobIDRaw"
     seen = set()
     orphan = np.zeros(parsed.n, dtype=bool)
     for position, (key, step) in enumerate(zip(parsed.job_key, parsed.is_step)):
-        if invalid[position]:
+        if key is None:
             continue
         if step and key not in seen:
             orphan[position] = True
         elif not step:
             seen.add(key)
     parsed._flag(orphan, "job step before (or without) its job's allocation line", key_name)
-    return parsed.bad
 
 
 def _order_problems(parsed):
@@ -928,9 +1035,9 @@ def _job_ids(parsed, alloc):
 
 def _number(names):
     """Integer ids 1.. in order of first appearance; empty names are NaN."""
-    mapping = {}
-    codes = np.full(len(names), np.nan)
-    for position, name in enumerate(names):
-        if name:
-            codes[position] = mapping.setdefault(name, len(mapping) + 1)
-    return codes, mapping
+    codes, uniques = pd.factorize(np.asarray(names, dtype=object), use_na_sentinel=False)
+    named = np.array([bool(name) for name in uniques], dtype=bool)
+    number = np.cumsum(named).astype(np.float64)
+    number[~named] = np.nan
+    mapping = {name: int(k) for name, k, keep in zip(uniques, number, named) if keep}
+    return number[codes], mapping

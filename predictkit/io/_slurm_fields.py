@@ -264,8 +264,16 @@ def parse_local_timestamps(strings, time_zone):
     ConfigError
         If ``time_zone`` is not a known zone.
     """
-    strings = pd.Series(np.asarray(strings, dtype=object), dtype=object).str.strip()
-    unknown = _per_unique(strings, lambda t: (t.upper() in UNKNOWN_TOKENS,), 1)[:, 0] > 0
+    codes, uniques = pd.factorize(np.asarray(strings, dtype=object), use_na_sentinel=False)
+    distinct = _distinct_local_timestamps(pd.Series(uniques, dtype=object).str.strip(),
+                                          time_zone)
+    naive = pd.Series(distinct.naive.to_numpy()[codes])
+    return LocalTimestamps(*(field[codes] for field in distinct[:4]), naive)
+
+
+def _distinct_local_timestamps(strings, time_zone):
+    """:func:`parse_local_timestamps` of a Series of distinct stripped strings."""
+    unknown = np.array([str(t).upper() in UNKNOWN_TOKENS for t in strings], dtype=bool)
     naive = pd.to_datetime(strings.where(~unknown, None), format=_TIMESTAMP_FORMAT,
                            errors="coerce")
     bad = naive.isna().to_numpy() & ~unknown

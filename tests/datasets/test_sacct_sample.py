@@ -6,8 +6,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from predictkit.io import read_sacct
+from predictkit.io._slurm_fields import parse_durations
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "datasets" / "sacct_sample.txt"
@@ -92,3 +95,16 @@ def test_tiny_samples_read_back(n_jobs, tmp_path):
     path = tmp_path / "tiny.txt"
     path.write_text(_script().make_sample(n_jobs=n_jobs, seed=3))
     assert 1 <= len(read_sacct(path)) <= n_jobs
+
+
+@settings(max_examples=300, deadline=None)
+@given(seconds=st.floats(min_value=0.0, max_value=40 * 86400.0, allow_nan=False),
+       fraction=st.booleans())
+@example(seconds=59.9996, fraction=True)
+@example(seconds=3599.9996, fraction=True)
+def test_durations_are_ones_slurm_prints_and_read_back(seconds, fraction):
+    # 59.9996 s once came out as "00:60.000", which no reader takes
+    text = _script()._duration(seconds, fraction=fraction)
+    values, bad, _ = parse_durations(np.array([text], dtype=object))
+    assert not bad[0], text
+    assert values[0] == pytest.approx(seconds, abs=0.0005 if fraction and seconds < 3599 else 0.5)

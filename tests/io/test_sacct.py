@@ -1057,3 +1057,60 @@ def test_a_started_run_without_end_is_an_earlier_run_within_a_day_of_its_start()
                           else "1 job has the job id of an earlier job"):
             jobs = read(header + first + again)
         assert len(jobs) == (1 if requeue else 2)
+
+
+# --- the column splitter against splitting each line -------------------------------
+
+_SPLIT_HEADER = ["JobID", "JobName", "Submit", "Other", "Start", "State", "End", "NCPUS"]
+_FIELD_TEXT = st.text(alphabet=st.sampled_from(list('ab7 "#\'\\,;\t\r\x00\x0b\x1c\x85é\u2028')),
+                      max_size=6).filter(lambda text: not text.endswith("\r"))
+
+
+def _split_reference(text, trailing):
+    """Each non-blank line after the header split at '|', as the reader once did
+    (``Other`` is a field the reader does not keep)."""
+    rows = []
+    for line in text.split("\n")[1:]:
+        line = line.rstrip("\r")
+        if line.strip():
+            body = line[:-1] if trailing and line.endswith("|") else line
+            rows.append(body.split("|"))
+    return rows
+
+
+@given(rows=st.lists(st.lists(_FIELD_TEXT, min_size=8, max_size=8), min_size=1, max_size=30),
+       blank=st.lists(st.sampled_from(["", " ", "\t", "\r"]), max_size=30),
+       trailing=st.booleans(), crlf=st.booleans())
+def test_columns_are_the_fields_each_line_splits_into(rows, blank, trailing, crlf):
+    from predictkit.io._sacct import _split
+
+    end = "|" if trailing else ""
+    lines = ["|".join(_SPLIT_HEADER) + end]
+    for k, row in enumerate(rows):
+        if not "|".join(row).strip():
+            row = ["x", *row[1:]]  # a line of blanks is no job line
+        lines.append("|".join(row) + end)
+        if k < len(blank):
+            lines.append(blank[k])
+    text = ("\r\n" if crlf else "\n").join(lines) + "\n"
+    header, table, numbers, texts, skipped = _split(text, "<test>", "raise")
+    assert "Other" not in table
+    expected = _split_reference(text, trailing)
+    assert header == _SPLIT_HEADER and skipped == []
+    read = [k for k, name in enumerate(header) if name != "Other"]
+    assert [list(row) for row in zip(*(table[header[k]] for k in read))] == [
+        [row[k] for k in read] for row in expected]
+    assert [text.split("\n")[n - 1].rstrip("\r") for n in numbers] == list(texts)
+
+
+def test_the_first_problem_in_the_file_is_the_one_named():
+    header = "JobID|Submit|Start|End|State|NCPUS"
+    good = "1|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T00:01:00|COMPLETED|1"
+    other_header = "JobID|Start|Submit|End|State|NCPUS"
+    with pytest.raises(SacctFormatError, match="line 3: expected 6"):
+        read("\n".join([header, good, "2|x", other_header, good]))
+    with pytest.raises(SacctFormatError, match="line 3: a second header"):
+        read("\n".join([header, good, other_header, "2|x", good]))
+    # skipping the short line still refuses the other header
+    with pytest.raises(SacctFormatError, match="line 4: a second header"):
+        read("\n".join([header, good, "2|x", other_header, good]), errors="skip")
