@@ -43,6 +43,7 @@ it is the *allocated* CPU time (elapsed times CPUs), not the CPU time used.
 import copy
 import csv
 import io
+import itertools
 import re
 import warnings
 
@@ -459,14 +460,22 @@ def _split(text, source, errors):
             "--starttime, --endtime and --allusers options)", source=source,
             line_number=header_number)
     body = np.array(kept[1:], dtype=np.int64)
-    n_fields = np.array([lines[k].count("|") + 1 for k in kept[1:]], dtype=np.int64)
+    body_lines = [lines[k] for k in kept[1:]]
+    del lines
+    n_fields = np.fromiter(map(str.count, body_lines, itertools.repeat("|")),
+                           dtype=np.int64, count=len(body_lines)) + 1
     if trailing:
-        n_fields -= np.array([lines[k].endswith("|") for k in kept[1:]], dtype=bool)
+        n_fields -= np.fromiter(map(str.endswith, body_lines, itertools.repeat("|")),
+                                dtype=bool, count=len(body_lines))
     names = [name.lower() for name in header]
     repeated = np.zeros(len(body), dtype=bool)
     other_header = len(body)
-    for position in (p for p, k in enumerate(kept[1:]) if "jobid" in lines[k].lower()):
-        line = lines[body[position]]
+    # every header names JobID; job lines seldom hold the word, most files never
+    more = text.lower().count("jobid") > header_line.lower().count("jobid")
+    candidates = (position for position, line in enumerate(body_lines)
+                  if more and "jobid" in line.lower())
+    for position in candidates:
+        line = body_lines[position]
         values = (line[:-1] if trailing and line.endswith("|") else line).split("|")
         if _is_header(line, values):
             if [value.strip().lower() for value in values] != names:
@@ -481,31 +490,32 @@ def _split(text, source, errors):
         raise SacctFormatError(
             f"expected {len(header)} '|'-separated fields (as in the header), "
             f"found {n_fields[position]}{hint}", source=source,
-            line_number=int(body[position]) + 1, line=lines[body[position]])
+            line_number=int(body[position]) + 1, line=body_lines[position])
     if other_header < len(body):
         raise SacctFormatError(
             f"a second header, naming other fields or another order than line "
             f"{header_number}'s (sacct outputs of different --format concatenated): "
             f"read each output apart, or run sacct once with one --format",
             source=source, line_number=int(body[other_header]) + 1,
-            line=lines[body[other_header]])
+            line=body_lines[other_header])
     skipped = (body[wrong] + 1).tolist()
-    body = body[~(wrong | repeated)]
-    table = _columns(lines, body, header, trailing)
-    job_lines = np.empty(len(body), dtype=object)
-    job_lines[:] = [lines[k] for k in body]
-    return header, table, body + 1, job_lines, skipped
+    jobs = ~(wrong | repeated)
+    job_lines = np.empty(len(body_lines), dtype=object)
+    job_lines[:] = body_lines
+    del body_lines
+    job_lines = job_lines[jobs]
+    return header, _columns(job_lines, header, trailing), body[jobs] + 1, job_lines, skipped
 
 
-def _columns(lines, body, header, trailing):
-    """The fields of ``lines[body]`` as one object array per header name read
+def _columns(lines, header, trailing):
+    """The fields of ``lines`` as one object array per header name read
     (:data:`_FIELDS_READ`; each line has ``len(header)`` fields, and when
     ``trailing`` a ``|`` may follow them)."""
-    if len(body) == 0:
+    if len(lines) == 0:
         return {name: np.empty(0, dtype=object) for name in header
                 if name.lower() in _FIELDS_READ}
     read = [k for k, name in enumerate(header) if name.lower() in _FIELDS_READ]
-    data = "\n".join(lines[k] for k in body).encode("utf-8")
+    data = "\n".join(lines).encode("utf-8")
     frame = pd.read_csv(io.BytesIO(data), sep="|", header=None, dtype=object,
                         names=range(len(header) + trailing), usecols=read, na_filter=False,
                         quoting=csv.QUOTE_NONE, lineterminator="\n", skip_blank_lines=False,
@@ -619,7 +629,10 @@ class _Parsed:
         self.table = table
         self.time_zone = time_zone
         self.stripped = {}
+        self.factorized = {}
         self.n = len(next(iter(table.values())))
+        self.rows = np.arange(self.n)
+        """The lines of ``table`` these are (:meth:`subset` keeps ``table`` whole)."""
         self.bad = np.zeros(self.n, dtype=bool)
         self.problems = {}
         self.values = {}
@@ -642,8 +655,10 @@ class _Parsed:
         """The lines where ``keep`` (a boolean mask) holds, none of them flagged
         (they are checked again by what looks at lines together)."""
         out = copy.copy(self)
-        out.table = {name: column[keep] for name, column in self.table.items()}
-        out.stripped = {name: column[keep] for name, column in self.stripped.items()}
+        out.rows = self.rows[keep]
+        out.stripped = {}
+        out.factorized = {name: (codes[keep], texts)
+                          for name, (codes, texts) in self.factorized.items()}
         out.values = {name: column[keep] for name, column in self.values.items()}
         out.later = {name: column[keep] for name, column in self.later.items()}
         out.n_ambiguous = sum(int((~np.isnan(later)).sum()) for later in out.later.values())
@@ -658,49 +673,67 @@ class _Parsed:
         return out
 
     def _parse_time(self, name, time_zone):
-        column = self.get(name)
-        if column is None:
+        distinct = self.distinct(name)
+        if distinct is None:
             return
-        local = parse_local_timestamps(column, time_zone)
-        self.values[name] = local.values
-        self.later[name] = local.later
-        self.n_ambiguous += int((~np.isnan(local.later)).sum())
+        codes, texts = distinct
+        local = parse_local_timestamps(texts, time_zone)
+        self.values[name] = local.values[codes]
+        self.later[name] = local.later[codes]
+        self.n_ambiguous += int((~np.isnan(self.later[name])).sum())
         actual = self.columns[name.lower()]
-        self._flag(local.bad, f"field {actual} {TIMESTAMP_HINT}", name)
-        for position in np.flatnonzero(local.nonexistent & ~self.bad):
+        self._flag(local.bad[codes], f"field {actual} {TIMESTAMP_HINT}", name)
+        nonexistent = local.nonexistent[codes]
+        for position in np.flatnonzero(nonexistent & ~self.bad):
             self.problems[int(position)] = (
-                f"field {actual} ({column[position]}) does not exist in {time_zone}: "
+                f"field {actual} ({texts[codes[position]]}) does not exist in {time_zone}: "
                 f"clocks moved forward (sacct never prints such a time there: "
                 f"is that the zone the file was written in?)")
-        self.bad |= local.nonexistent
+        self.bad |= nonexistent
 
     def _parse(self, name, parser, expected):
-        column = self.get(name)
-        if column is None:
+        """Parse a column with ``parser``, which reads each text on its own (once
+        for each distinct text here)."""
+        distinct = self.distinct(name)
+        if distinct is None:
             return
-        result = parser(column)
-        values, bad = result[0], result[1]
+        codes, texts = distinct
+        result = parser(texts)
+        values, bad = result[0][codes], result[1][codes]
         if name in ("Timelimit", "TimelimitRaw") and "req_time" not in self.values:
             self.values["req_time"] = values
-            self.limits = result[2]
+            self.limits = result[2][codes]
         self.values[name] = values
         self._flag(bad, f"field {self.columns[name.lower()]} is not {expected}", name)
 
     def _flag(self, bad, message, name):
         for position in np.flatnonzero(bad & ~self.bad):
-            value = self.table[self.columns[name.lower()]][position]
+            value = self.table[self.columns[name.lower()]][self.rows[position]]
             self.problems[int(position)] = f"{message} ({value!r})"
         self.bad |= bad
 
-    def get(self, name):
-        """The stripped string column called ``name`` (any case) as an array, or None."""
+    def distinct(self, name):
+        """The column called ``name`` (any case) as ``(codes, texts)``: its distinct
+        stripped texts and where each line's is among them, or None."""
         actual = self.columns.get(name.lower())
         if actual is None:
             return None
+        if actual not in self.factorized:
+            codes, uniques = pd.factorize(self.table[actual][self.rows], use_na_sentinel=False)
+            inner, texts = pd.factorize(np.array([v.strip() for v in uniques], dtype=object),
+                                        use_na_sentinel=False)
+            self.factorized[actual] = (inner[codes], np.asarray(texts, dtype=object))
+        return self.factorized[actual]
+
+    def get(self, name):
+        """The stripped string column called ``name`` (any case) as an array, or None."""
+        distinct = self.distinct(name)
+        if distinct is None:
+            return None
+        actual = self.columns[name.lower()]
         if actual not in self.stripped:
-            codes, uniques = pd.factorize(self.table[actual], use_na_sentinel=False)
-            stripped = np.array([v.strip() for v in uniques], dtype=object)
-            self.stripped[actual] = stripped[codes]
+            codes, texts = distinct
+            self.stripped[actual] = texts[codes]
         return self.stripped[actual]
 
     def first(self, *names):
@@ -734,12 +767,15 @@ def _id_problems(parsed):
     """Read each line's job id; flag lines whose job id is not a Slurm job id or
     does not match its ``JobIDRaw``."""
     key_name = "JobID" if parsed.get("JobID") is not None else "JobIDRaw"
-    parsed.job_key, parsed.is_step, plain = _job_id_parts(parsed.get(key_name))
+    texts = parsed.get(key_name)
+    parsed.job_key, parsed.is_step, plain = _job_id_parts(texts)
     invalid = np.equal(parsed.job_key, None)
     parsed._flag(invalid, "not a Slurm job id", key_name)
     raw = parsed.get("JobIDRaw")
     if raw is not None:
-        _, raw_step, parsed.raw_id = _job_id_parts(raw)
+        raw_step, parsed.raw_id = parsed.is_step.copy(), plain.copy()
+        other = np.flatnonzero(raw != texts)  # where JobID is no plain id, mostly
+        _, raw_step[other], parsed.raw_id[other] = _job_id_parts(raw[other])
         bad_raw = (np.isnan(parsed.raw_id) | (raw_step != parsed.is_step)) & ~invalid
         # a plain job id (not an array task nor a heterogeneous component) is its raw id
         with np.errstate(invalid="ignore"):
@@ -751,16 +787,18 @@ def _id_problems(parsed):
 def _orphan_steps(parsed):
     """Flag the steps listed before (or without) their job's allocation line."""
     key_name = "JobID" if parsed.get("JobID") is not None else "JobIDRaw"
-    seen = set()
-    orphan = np.zeros(parsed.n, dtype=bool)
-    for position, (key, step) in enumerate(zip(parsed.job_key, parsed.is_step)):
-        if key is None:
-            continue
-        if step and key not in seen:
-            orphan[position] = True
-        elif not step:
-            seen.add(key)
+    orphan = parsed.is_step & (_latest_allocation(parsed.job_key, parsed.is_step) < 0)
+    orphan &= ~np.equal(parsed.job_key, None)
     parsed._flag(orphan, "job step before (or without) its job's allocation line", key_name)
+
+
+def _latest_allocation(keys, is_step):
+    """For each line, the last allocation line up to it with its job id (``-1``: none;
+    ``keys`` of ``None`` have none)."""
+    codes, _ = pd.factorize(keys)
+    latest = pd.Series(np.where(is_step, -1, np.arange(len(keys))))
+    owner = latest.groupby(codes).cummax().to_numpy() if len(keys) else latest.to_numpy()
+    return np.where(codes < 0, -1, owner)
 
 
 def _order_problems(parsed):
@@ -863,8 +901,10 @@ def _earlier_runs(parsed, line_numbers, lines, source):
     same run twice, which Slurm never prints, so that is an error.
     """
     alloc = np.flatnonzero(~parsed.is_step)
-    runs = pd.DataFrame({"key": parsed.job_key[alloc], "submit": parsed.get("Submit")[alloc],
-                         "start": parsed.get("Start")[alloc]})
+    keys = parsed.job_key[alloc]
+    runs = pd.DataFrame({"key": pd.factorize(keys)[0],
+                         "submit": parsed.distinct("Submit")[0][alloc],
+                         "start": parsed.distinct("Start")[0][alloc]})
     repeated = runs.duplicated(keep="first").to_numpy()
     if repeated.any():
         second = int(np.argmax(repeated))
@@ -873,7 +913,7 @@ def _earlier_runs(parsed, line_numbers, lines, source):
         key_name = "JobID" if parsed.get("JobID") is not None else "JobIDRaw"
         raise SacctFormatError(
             f"lines {line_numbers[alloc[first]]} and {line_numbers[alloc[second]]} both list "
-            f"{key_name} {runs['key'].iat[second]} with the same Submit and Start (sacct lists "
+            f"{key_name} {keys[second]} with the same Submit and Start (sacct lists "
             f"a job once, a requeued job once per run with --duplicates; concatenated sacct "
             f"outputs repeat jobs)",
             source=source, line_number=int(line_numbers[alloc[second]]),
@@ -881,10 +921,10 @@ def _earlier_runs(parsed, line_numbers, lines, source):
     # A job id listed again for another user is no requeue, nor is one whose
     # next run was submitted long after it ended: Slurm gave the id out again
     # (after its controller's saved state was lost, or its ids wrapped around).
-    user = parsed.get("User")
+    user = parsed.distinct("User")
     owner = ["key"] if user is None else ["key", "user"]
     if user is not None:
-        runs["user"] = user[alloc]
+        runs["user"] = user[0][alloc]
     submit = parsed.values["Submit"][alloc]
     start = parsed.values["Start"][alloc]
     end = parsed.first("End")
@@ -926,8 +966,9 @@ def _build(parsed, time_zone):
     submit = parsed.values["Submit"][alloc]
     start = parsed.values["Start"][alloc]
     states = parsed.get("State")[alloc]
-    words = np.array([s.split()[0].rstrip("+").upper() if s.split() else "" for s in states],
-                     dtype=object)
+    codes, distinct = pd.factorize(states, use_na_sentinel=False)
+    words = np.array([s.split()[0].rstrip("+").upper() if s.split() else "" for s in distinct],
+                     dtype=object)[codes] if len(states) else np.empty(0, dtype=object)
     end = parsed.first("End")
     if end is not None:
         end = end[alloc]
@@ -990,15 +1031,9 @@ def _build(parsed, time_zone):
 
 
 def _step_owners(keys, is_step):
-    """For each line, the line index of the allocation it belongs to."""
-    owner = np.arange(len(keys))
-    latest = {}
-    for position, (key, step) in enumerate(zip(keys, is_step)):
-        if step:
-            owner[position] = latest[key]
-        else:
-            latest[key] = position
-    return owner
+    """For each line, the line index of the allocation it belongs to (every step has
+    one: :func:`_orphan_steps`)."""
+    return np.where(is_step, _latest_allocation(keys, is_step), np.arange(len(keys)))
 
 
 def _fold(values, alloc, steps, owner, position_of, how):
@@ -1012,24 +1047,18 @@ def _fold(values, alloc, steps, owner, position_of, how):
 
 
 def _job_ids(parsed, alloc):
+    """Each job's number: its own where it has one not taken by an earlier line,
+    else the next after the largest, in file order."""
     if hasattr(parsed, "raw_id"):
         candidates = parsed.raw_id[alloc]
     else:
         keys = parsed.job_key[alloc]
         candidates = np.array([float(k) if is_digits(k) else np.nan for k in keys])
-    ids = np.empty(len(alloc), dtype=np.int64)
-    used = set()
-    pending = []
-    for position, value in enumerate(candidates):
-        if np.isnan(value) or int(value) in used:
-            pending.append(position)
-        else:
-            ids[position] = int(value)
-            used.add(int(value))
-    following = max(used, default=0) + 1
-    for position in pending:
-        ids[position] = following
-        following += 1
+    pending = np.isnan(candidates) | pd.Series(candidates).duplicated().to_numpy()
+    ids = np.zeros(len(alloc), dtype=np.int64)
+    ids[~pending] = candidates[~pending]
+    following = int(ids[~pending].max(initial=0)) + 1
+    ids[pending] = following + np.arange(int(pending.sum()))
     return ids
 
 
