@@ -16,6 +16,7 @@ import datetime
 import json
 import shlex
 import subprocess
+import time
 from pathlib import Path
 
 import predictkit
@@ -94,6 +95,17 @@ def provenance(script, argv):
     return {"version": predictkit.__version__, "commit": current_commit(),
             "command": shlex.join(["python", "-m", f"benchmarks.{script}", *kept]),
             "date": now.strftime("%Y-%m-%d %H:%M UTC")}
+
+
+def best_of(function, repeat):
+    """Fewest seconds ``function()`` took in ``repeat`` calls (the machine's noise
+    only ever adds time)."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return min(times)
 
 
 def markdown_table(header, rows):

@@ -15,7 +15,6 @@ import csv
 import json
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +23,7 @@ import pandas as pd
 from predictkit.io import read_swf
 from predictkit.jobs import as_job_table
 
-from benchmarks._common import traces_dir
+from benchmarks._common import best_of, traces_dir
 
 TARGET_RATIO = 2.0
 REPO = Path(__file__).resolve().parents[1]
@@ -39,14 +38,6 @@ def job_counts(folder):
                     for row in csv.DictReader(handle, delimiter="\t")}
     return {path: len(read_swf(path)) for path in sorted(folder.glob("*.swf*"))}
 
-
-def best_of(function, repeat):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def compare(path, repeat):

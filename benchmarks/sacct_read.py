@@ -26,7 +26,6 @@ import json
 import subprocess
 import sys
 import tempfile
-import time
 import warnings
 from pathlib import Path
 
@@ -34,7 +33,7 @@ import pandas as pd
 
 from predictkit.io import read_sacct
 
-from benchmarks._common import REPO, provenance
+from benchmarks._common import REPO, best_of, provenance
 
 TARGET_TIME_RATIO = 6.0
 TARGET_MEMORY_RATIO = 4.0
@@ -68,14 +67,6 @@ def write_sample(path, n_jobs, seed):
     spec.loader.exec_module(module)
     path.write_text(module.make_sample(n_jobs=n_jobs, seed=seed), encoding="utf-8")
 
-
-def best_of(function, repeat):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def peak_added(reader, path):
