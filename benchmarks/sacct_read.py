@@ -109,7 +109,8 @@ def main(argv=None):
     time_ratio = ours / baseline
     memory_ratio = sacct_bytes / csv_bytes
     result = {
-        "provenance": made_by, "file": {"jobs": jobs, "lines": n_lines, "bytes": size, "seed": args.seed},
+        "provenance": made_by,
+        "file": {"jobs": jobs, "lines": n_lines, "bytes": size, "seed": args.seed},
         "pandas": pd.__version__, "repeat": args.repeat,
         "read_csv_seconds": round(baseline, 3), "read_sacct_seconds": round(ours, 3),
         "time_ratio": round(time_ratio, 2), "target_time_ratio": TARGET_TIME_RATIO,

@@ -428,8 +428,9 @@ def _split(text, source, errors):
 
     Returns ``(header, table, line_numbers, lines, skipped)``: ``table`` maps
     each header name the reader uses (:data:`_FIELDS_READ`) to an object array
-    of the job lines' fields (as written), ``line_numbers`` and ``lines`` (arrays) give each job line's
-    number and text, ``skipped`` the numbers of lines left out.
+    of the job lines' fields (as written), ``line_numbers`` and ``lines``
+    (arrays) give each job line's number and text, ``skipped`` the numbers of
+    lines left out.
 
     The checks look at each line's text once; the fields are then split by
     pandas' C parser, which keeps one string object for a value repeated
