@@ -516,11 +516,13 @@ def _columns(lines, header, trailing):
         return {name: np.empty(0, dtype=object) for name in header
                 if name.lower() in _FIELDS_READ}
     read = [k for k, name in enumerate(header) if name.lower() in _FIELDS_READ]
-    data = "\n".join(lines).encode("utf-8")
-    frame = pd.read_csv(io.BytesIO(data), sep="|", header=None, dtype=object,
+    # The empty first line keeps read_csv from taking a byte-order mark that starts
+    # the first job line for the file's; text given as str may hold lone surrogates.
+    data = ("\n" + "\n".join(lines)).encode("utf-8", errors="surrogatepass")
+    frame = pd.read_csv(io.BytesIO(data), sep="|", header=None, dtype=object, skiprows=1,
                         names=range(len(header) + trailing), usecols=read, na_filter=False,
                         quoting=csv.QUOTE_NONE, lineterminator="\n", skip_blank_lines=False,
-                        engine="c", encoding="utf-8")
+                        engine="c", encoding="utf-8", encoding_errors="surrogatepass")
     del data
     return {header[k]: frame[k].to_numpy(dtype=object) for k in read}
 

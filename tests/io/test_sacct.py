@@ -1114,3 +1114,21 @@ def test_the_first_problem_in_the_file_is_the_one_named():
     # skipping the short line still refuses the other header
     with pytest.raises(SacctFormatError, match="line 4: a second header"):
         read("\n".join([header, good, "2|x", other_header, good]), errors="skip")
+
+
+def test_a_byte_order_mark_in_a_job_line_is_part_of_its_field():
+    # read_csv takes a mark at the start of what it reads for the file's own
+    head = "User|JobID|Submit|Start|End|NCPUS|State\n"
+    line = "alice|1|2024-01-01T00:00:00|2024-01-01T00:01:00|2024-01-01T00:02:00|4|COMPLETED"
+    assert read(head + "\ufeff" + line).attrs["user_ids"] == {"\ufeffalice": 1}
+    with pytest.raises(SacctFormatError, match="line 3: not a Slurm job id"):
+        read(head + line + "\n" + line.replace("alice|1", "bob|\ufeff2"))
+    jobs = read(head + "x|y\n\ufeff" + line, errors="skip")
+    assert jobs.attrs["user_ids"] == {"\ufeffalice": 1}
+
+
+def test_lone_surrogates_in_text_are_kept():
+    text = ("JobID|JobName|User|Submit|Start|End|NCPUS|State\n"
+            "1|caf\udce9|u|2024-01-01T00:00:00|2024-01-01T00:01:00|2024-01-01T00:02:00|4|"
+            "COMPLETED\n")
+    assert read(text).attrs["app_ids"] == {"caf\udce9": 1}
