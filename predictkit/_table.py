@@ -701,7 +701,7 @@ def known_time(X, target="end", *, y=None):
     lost = np.isnan(known) & ~np.isnan(y)
     if lost.any():
         raise JobTableError(
-            f"{int(lost.sum())} job(s) with a known target have no {column} "
+            f"{int(lost.sum()):,} job(s) with a known target have no {column} "
             f"(wait_time unknown; first at row {int(np.argmax(lost))}); add an {column!r} "
             "column stating the assumption or pass known_time= to replay, e.g. "
             "X.submit_time + y to assume no queue wait"

@@ -17,6 +17,7 @@ or that cannot be written (``_common.check_output_arg``); every output goes
 through :func:`predictkit._atomic.open_output`, where ``-`` is standard output.
 """
 
+import argparse
 import contextlib
 import errno
 import importlib
@@ -39,6 +40,9 @@ COMMANDS = ("info", "fetch", "predict", "simulate", "bounds", "varq", "generate"
 """Subcommand modules, in the order ``--help`` lists them."""
 
 
+_DEBUG_HELP = "show full tracebacks instead of one-line errors"
+
+
 def build_parser():
     """Return the top-level parser (an :class:`argparse.ArgumentParser`)."""
     parser = ArgumentParser(
@@ -50,12 +54,16 @@ def build_parser():
         ),
     )
     parser.add_argument("--version", action="version", version=f"predictkit {__version__}")
-    parser.add_argument("--debug", action="store_true",
-                        help="show full tracebacks instead of one-line errors")
+    parser.add_argument("--debug", action="store_true", help=_DEBUG_HELP)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         module = importlib.import_module(f"predictkit.cli._{name}")
         module.register(subparsers)
+    for command in subparsers.choices.values():
+        # after the command too (``predictkit info LOG --debug``); not given, it leaves
+        # the value before the command alone
+        command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                             help=_DEBUG_HELP)
     parser.set_defaults(subcommand_parsers=subparsers.choices)
     return parser
 
@@ -168,7 +176,15 @@ def _standard_streams():
 def main(argv=None):
     """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
     with _standard_streams(), _terminations_interrupt():
-        return _main(argv)
+        try:
+            return _main(argv)
+        except _Terminated as exc:
+            print(f"predictkit: terminated by {signal.Signals(exc.signum).name}",
+                  file=sys.stderr)
+            return 128 + exc.signum
+        except KeyboardInterrupt:
+            print("predictkit: interrupted", file=sys.stderr)
+            return 130
 
 
 def _main(argv):
@@ -205,12 +221,6 @@ def _main(argv):
         print(f"predictkit {args.command}: error: {' '.join(message.split())}",
               file=sys.stderr)
         return 2
-    except _Terminated as exc:
-        print(f"predictkit: terminated by {signal.Signals(exc.signum).name}", file=sys.stderr)
-        return 128 + exc.signum
-    except KeyboardInterrupt:
-        print("predictkit: interrupted", file=sys.stderr)
-        return 130
 
 
 def console_main():

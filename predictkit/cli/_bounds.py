@@ -13,7 +13,7 @@ from ..metrics import bound_summary
 from ..queue._replay import make_wait_model, replay_wait_bounds, sized_rows
 from ._checks import check_fraction, check_procs, check_seed, refuse_without_waits
 from ._common import (Progress, add_command, add_output_options, cancelled_note, print_json,
-                      read_done, read_trace_arg, table_format, write_table)
+                      prints_table, read_done, read_trace_arg, table_format, write_table)
 from ._tables import format_table
 
 
@@ -130,7 +130,7 @@ def run(args):
     summary.update(left_out)
     if args.output:
         _write(jobs, bounds, args)
-    if args.quiet and not args.json:
+    if not args.json and not prints_table(args):
         return 0
     stream = sys.stderr if args.output == "-" else sys.stdout
     if args.json:
@@ -162,7 +162,7 @@ def _run_wait(jobs, args, progress, usable, left_out, capacity):
     summary["capacity"] = capacity
     if args.output:
         _write(jobs, bounds, args)
-    if args.quiet and not args.json:
+    if not args.json and not prints_table(args):
         return 0
     stream = sys.stderr if args.output == "-" else sys.stdout
     if args.json:

@@ -18,7 +18,7 @@ __all__ = ["add_output_options", "add_log_argument", "print_json", "read_trace_a
            "read_jobs_to_simulate", "source_name", "read_done",
            "write_table", "table_format", "check_output_arg", "check_stdin_once", "result_stream", "LOG_FORMATS",
            "add_command",
-           "ArgumentParser", "HelpFormatter", "DeprecatedAlias", "Progress", "write_swf_output", "output_format"]
+           "ArgumentParser", "HelpFormatter", "QUIET_HELP", "prints_table", "DeprecatedAlias", "Progress", "write_swf_output", "output_format"]
 
 
 def add_output_options(parser, *, formats=("swf", "csv", "json"), default=None, fallback=None):
@@ -32,9 +32,18 @@ def add_output_options(parser, *, formats=("swf", "csv", "json"), default=None, 
     otherwise = f", else {fallback}" if fallback else ""
     parser.add_argument("--format", choices=formats, default=default,
                         help=f"output format (default: from the file extension{otherwise})")
-    json = " (and the JSON --json asks for)" if "--json" in parser._option_string_actions else ""
-    parser.add_argument("-q", "--quiet", action="store_true",
-                        help=f"print nothing but errors{json}")
+    parser.add_argument("-q", "--quiet", action="store_true", help=QUIET_HELP)
+
+
+QUIET_HELP = ("print no progress lines or notes, only errors and warnings; the result still "
+              "goes to -o, or without -o to standard output")
+"""Help of ``--quiet`` for a command whose result is a table or a file."""
+
+
+def prints_table(args):
+    """Whether a command prints its result table: always without ``-o`` (the table is
+    then its only result), and with ``-o`` unless ``--quiet``."""
+    return not (args.quiet and args.output)
 
 
 def print_json(obj, stream=None):

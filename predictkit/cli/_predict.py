@@ -12,8 +12,8 @@ from ..runtime._registry import PREDICTORS, make_predictor
 from ..runtime._walltime_adjuster import _keys
 from ._checks import (check_count, check_fraction, flag_names, os_errors, refuse_inapplicable,
                       tang_keys)
-from ._common import (Progress, add_command, output_format, print_json, read_done,
-                      read_trace_arg, result_stream, source_name, write_table)
+from ._common import (Progress, QUIET_HELP, add_command, output_format, print_json, prints_table,
+                      read_done, read_trace_arg, result_stream, source_name, write_table)
 
 def register(subparsers):
     parser = add_command(
@@ -69,7 +69,7 @@ def register(subparsers):
     parser.add_argument("--json", action="store_true",
                         help="print the accuracy summary as JSON")
     parser.add_argument("-q", "--quiet", action="store_true",
-                        help="print nothing but errors (and the JSON --json asks for)")
+                        help=QUIET_HELP)
     parser.set_defaults(func=run)
 
 
@@ -201,7 +201,7 @@ def run(args):
     needs_history = args.method != "requested"  # the request is known at submission
     if no_wait.any() and not args.assume_no_wait and needs_history:
         raise ConfigError(
-            f"{int(no_wait.sum())} job(s) have no wait time, so their end time (when "
+            f"{int(no_wait.sum()):,} job(s) have no wait time, so their end time (when "
             "their runtime becomes known) is unknown; rerun with --assume-no-wait to "
             "treat them as ending at submit + run")
     if args.assume_no_wait and not no_wait.any():
@@ -226,7 +226,7 @@ def run(args):
             _write(jobs, requested, predicted, estimator, args)
     if args.json:
         print_json(summary, result_stream(args.output))
-    elif not args.quiet:
+    elif prints_table(args):
         _print_table(summary, result_stream(args.output))
     return 0
 

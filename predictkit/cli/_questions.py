@@ -16,8 +16,12 @@ _NAME_MAPS = {"user_id": ("user_ids",), "partition_id": ("partition_ids",),
               "group_id": ("account_ids", "group_ids")}
 
 
-def add_request_options(parser, *, procs_required):
-    """``--time``, ``--procs`` and ``--script``: the job a user asks about."""
+def add_request_options(parser, *, procs_required, script_also_gives):
+    """``--time``, ``--procs`` and ``--script``: the job a user asks about.
+
+    ``script_also_gives`` names, for the help, the command's own option that a
+    script's ``#SBATCH`` lines also give (``"--partition"``).
+    """
     parser.add_argument("--time", metavar="TIME",
                         help="requested time limit as for sbatch --time: 2:00:00, 1-12:00:00, "
                              "90 (minutes), 90min (default: the --script's #SBATCH --time)")
@@ -29,8 +33,8 @@ def add_request_options(parser, *, procs_required):
                                  "of the predictors compared, only the learned one uses "
                                  "the width, as one of its features)"))
     parser.add_argument("--script", metavar="FILE",
-                        help="a batch script whose #SBATCH lines give --time, --procs, "
-                             "--partition and --account when those are not given")
+                        help=f"a batch script whose #SBATCH lines give --time, --procs and "
+                             f"{script_also_gives} when those are not given")
 
 
 def job_request(args, *, need_procs):

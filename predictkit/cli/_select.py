@@ -14,8 +14,8 @@ from ..simulate import POLICIES, PRIORITIES
 from ._checks import (check_count, check_positive, check_procs, flag_names, refuse_inapplicable,
                       refuse_repeats, unusable_tang_keys)
 from ._common import (Progress, add_command, add_log_argument, add_machine_procs_option,
-                      add_output_options, print_json, read_jobs_to_simulate, result_stream,
-                      table_format, warn_busier_than_machine, write_table)
+                      add_output_options, print_json, prints_table, read_jobs_to_simulate,
+                      result_stream, table_format, warn_busier_than_machine, write_table)
 from ._tables import format_table
 
 PREDICTOR_CHOICES = ("requested", "tang", "usage-max", "recent-average", "learned")
@@ -221,7 +221,7 @@ def run(args):
     table = found.table.sort_values(["is_baseline", "cv_score"], kind="stable")
     if args.output:
         write_table(table, args.output, fmt)
-    if args.quiet and not args.json:
+    if not args.json and not prints_table(args):
         return 0
     stream = result_stream(args.output)
     chosen, base = found.chosen_test_score, found.baseline_test_score

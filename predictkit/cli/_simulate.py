@@ -16,8 +16,9 @@ from ..simulate._policies import BACKFILL_ORDERS, refuse_blind_scheduler
 from ._checks import (check_fraction, check_positive, check_procs, flag_names,
                       refuse_inapplicable, tang_keys)
 from ._common import (DeprecatedAlias, Progress, add_command, add_machine_procs_option,
-                      add_output_options, output_format, print_json, read_jobs_to_simulate,
-                      result_stream, warn_busier_than_machine, write_swf_output, write_table)
+                      add_output_options, output_format, print_json, prints_table,
+                      read_jobs_to_simulate, result_stream, warn_busier_than_machine,
+                      write_swf_output, write_table)
 from ._tables import format_table
 
 PREDICTORS = ESTIMATE_NAMES
@@ -160,7 +161,8 @@ def _check_args(args):
             raise ConfigError(f"-o {args.output}: --max-runtime runs jobs as chained pieces, "
                               f"which an SWF log of one line per job cannot hold (its waits "
                               f"and runtimes would overlap on the machine); write .csv or "
-                              f".json, whose rows give each job's pieces")
+                              f".json, whose rows give each job's number of pieces "
+                              f"(n_pieces), its first piece's wait and its last piece's end")
         return fmt
     return None
 
@@ -268,7 +270,7 @@ def run(args):
         with progress.step(f"wrote {format_count(len(schedule.jobs), 'simulated job')} to "
                            f"{args.output}"):
             _write(schedule, args, fmt)
-    if args.quiet and not args.json:
+    if not args.json and not prints_table(args):
         return 0
     stream = result_stream(args.output)
     if args.json:
@@ -290,8 +292,9 @@ _FLAGS = {"machine_procs": "--machine-procs", "policy": "--policy", "priority": 
 def schedule_as_log(schedule):
     """The simulated jobs as a log: the simulated waits, and runtimes cut where jobs were killed.
 
-    Everything else is the input's. Jobs wider than the machine were not
-    simulated and are not in it.
+    Everything else is the input's, its header lines too (with the machine
+    size simulated). Jobs wider than the machine were not simulated and are
+    not in it.
     """
     jobs = schedule.jobs.copy()
     run = jobs["run_time"].to_numpy(dtype=float)
@@ -299,7 +302,6 @@ def schedule_as_log(schedule):
     killed = jobs["killed"].to_numpy(dtype=bool)
     jobs["run_time"] = np.where(killed, held, run)
     jobs.attrs = copy_attrs(schedule.jobs)
-    jobs.attrs.pop("header", None)
     jobs.attrs["max_procs"] = schedule.machine_procs
     return jobs
 
@@ -320,6 +322,11 @@ def _write(schedule, args, fmt):
     if len(schedule.rejected):
         wider = wider_than_machine(len(schedule.rejected), p["machine_procs"], verb="was")
         comments.append(f"{wider} not simulated and left out")
-    write_swf_output(schedule_as_log(schedule), args.output, comments=comments)
+    log = schedule_as_log(schedule)
+    said = {log.attrs.get(key) for key in ("max_jobs", "max_records")} - {None, len(log)}
+    if said:
+        comments.append(f"{format_count(len(log), 'job')} simulated and written here; the "
+                        f"header above describes the log they were read from")
+    write_swf_output(log, args.output, comments=comments)
 
 

@@ -9,8 +9,8 @@ from ..experiments import varq_experiment
 from ..jobs import describe_cleaning
 from ._checks import check_procs, check_seed, flag_names, refuse_repeats
 from ._common import (Progress, add_command, add_machine_procs_option, add_output_options,
-                      print_json, read_done, read_trace_arg, result_stream, table_format,
-                      warn_busier_than_machine, write_table)
+                      print_json, prints_table, read_done, read_trace_arg, result_stream,
+                      table_format, warn_busier_than_machine, write_table)
 from ._tables import format_table
 
 
@@ -111,7 +111,7 @@ def run(args):
         progress.say(f"{wider} not simulated")
     if args.output:
         write_table(table, args.output, fmt)
-    if args.quiet and not args.json:
+    if not args.json and not prints_table(args):
         return 0
     stream = result_stream(args.output)
     if args.json:

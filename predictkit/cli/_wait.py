@@ -49,7 +49,7 @@ def register(subparsers):
             "log's own queue, or the squeue snapshot) raise the bound when they have "
             "already waited longer than it."))
     add_log_argument(parser, help="the site's job history")
-    add_request_options(parser, procs_required=True)
+    add_request_options(parser, procs_required=True, script_also_gives="--partition")
     parser.add_argument("--user", metavar="NAME",
                         help=f"use this user's own waits when there are at least "
                              f"{USER_HISTORY_MIN} (else every user's, said in the output)")

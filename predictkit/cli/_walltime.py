@@ -67,7 +67,7 @@ def register(subparsers):
     add_log_argument(parser, help="the site's job history")
     parser.add_argument("--user", required=True, metavar="NAME",
                         help="the user asking (a sacct user name, or an SWF user number)")
-    add_request_options(parser, procs_required=False)
+    add_request_options(parser, procs_required=False, script_also_gives="--account")
     parser.add_argument("--account", metavar="NAME",
                         help="the account the job is charged to (default: the --script's "
                              "#SBATCH --account, else the user's latest one)")

@@ -144,7 +144,7 @@ def replay(estimator, X, y, *, method="auto", known_time=None):
     if np.isnan(submit).any():
         bad = np.isnan(submit)
         raise JobTableError(
-            f"{int(bad.sum())} job(s) have no submit_time (first at row "
+            f"{int(bad.sum()):,} job(s) have no submit_time (first at row "
             f"{int(np.argmax(bad))}); replay cannot place them in time")
     if known_time is None:
         known = known_times(X, y, target)

@@ -383,7 +383,7 @@ def select_by_schedule(jobs, candidates=None, *, test_periods=3, period="30D", w
         raise JobTableError("jobs must be a non-empty job table with submit_time")
     submit = jobs["submit_time"].to_numpy(dtype=float)
     if np.isnan(submit).any():
-        raise JobTableError(f"jobs: {int(np.isnan(submit).sum())} job(s) have no submit_time")
+        raise JobTableError(f"jobs: {int(np.isnan(submit).sum()):,} job(s) have no submit_time")
     t0 = float(submit.min())
     n_periods = int(np.floor((submit.max() - t0) / period_s)) + 1
     if n_periods > MAX_PERIODS:

@@ -52,7 +52,7 @@ def static_estimates(estimates, *, req, dur, keep, n_input):
             missing = ~np.isfinite(req)
             if missing.any():
                 raise SimulationError(
-                    f"estimates='requested' needs req_time, missing for {int(missing.sum())} "
+                    f"estimates='requested' needs req_time, missing for {int(missing.sum()):,} "
                     f"job(s) (first at sorted position {int(np.argmax(missing))}); fill req_time "
                     "or use estimates='perfect', an array or a predictor")
             return req.copy()

@@ -359,7 +359,7 @@ class LearnedFeeder:
         self.n_rows += len(index)
         if values.shape != (len(index),):
             raise SimulationError(
-                f"{self.name}.predict returned shape {values.shape} for {len(index)} job(s)")
+                f"{self.name}.predict returned shape {values.shape} for {len(index):,} job(s)")
         request = self.state.jobs.request[index]
         values = np.where(np.isfinite(values), values, request)
         if not np.isfinite(values).all():

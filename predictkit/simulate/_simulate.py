@@ -321,7 +321,7 @@ def _prepare(jobs, machine_procs, kill_at_request):
     if isinstance(jobs, pd.DataFrame) and "run_time" in jobs.columns and jobs["run_time"].isna().any():
         bad = int(np.argmax(jobs["run_time"].isna().to_numpy()))
         raise JobTableError(
-            f"jobs: {int(jobs['run_time'].isna().sum())} job(s) have no run_time (first at row "
+            f"jobs: {int(jobs['run_time'].isna().sum()):,} job(s) have no run_time (first at row "
             f"{bad}, job_id {jobs['job_id'].iloc[bad] if 'job_id' in jobs else bad}); a "
             "simulation cannot replay them: drop them first with "
             "predictkit.clean_jobs(jobs, for_simulation=True), which reports what it removed")
@@ -340,7 +340,7 @@ def _prepare(jobs, machine_procs, kill_at_request):
     if np.isnan(width).any():
         bad = int(np.argmax(np.isnan(width)))
         raise JobTableError(
-            f"jobs: {int(np.isnan(width).sum())} job(s) have neither n_procs nor req_procs "
+            f"jobs: {int(np.isnan(width).sum()):,} job(s) have neither n_procs nor req_procs "
             f"(first at row {bad}, job_id {jobs['job_id'].iloc[bad]}); drop them first with "
             "predictkit.clean_jobs(jobs, for_simulation=True), which reports what it removed")
     if (width != np.round(width)).any():
@@ -517,7 +517,7 @@ class _Feeder:
         if values.shape != (len(positions),):
             method = "predict_for" if adapted is None else "predict"
             raise SimulationError(
-                f"{name}.{method} returned shape {values.shape} for {len(positions)} job(s)")
+                f"{name}.{method} returned shape {values.shape} for {len(positions):,} job(s)")
         request = s.jobs.request[positions]
         values = np.where(np.isfinite(values), values, request)
         missing = ~np.isfinite(values)

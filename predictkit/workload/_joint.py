@@ -506,7 +506,7 @@ class JointEstimates(EstimateModel):
             if not self.truncate:
                 raise ConfigError(
                     f"the largest request ({largest:g} s) is below the longest runtime "
-                    f"({run.max():g} s, {int((run > largest).sum())} job(s)); pass "
+                    f"({run.max():g} s, {int((run > largest).sum()):,} job(s)); pass "
                     "truncate=True to cap runtimes at it")
             run = np.minimum(run, largest)
         # without users (or sessions) their share of the variance stays with the job

@@ -292,7 +292,7 @@ class TsafrirEstimates(EstimateModel):
             if not self.truncate:
                 raise ConfigError(
                     f"t_max ({t_max:g} s) is below the longest runtime ({longest:g} s, "
-                    f"{int((run > t_max).sum())} job(s)); raise t_max or pass truncate=True "
+                    f"{int((run > t_max).sum()):,} job(s)); raise t_max or pass truncate=True "
                     "to cap runtimes at t_max as the reference implementation does")
             run = np.minimum(run, t_max)
         rng = as_rng(self.random_state)

@@ -51,6 +51,32 @@ def test_each_command_echoes_its_settings_and_times_its_steps(logs, capsys, argv
     assert capsys.readouterr().err == ""
 
 
+QUIET = [["simulate", "{plain}"], ["predict", "{waits}"], ["bounds", "{waits}"],
+         ["bounds", "{waits}", "--method", "wait"],
+         ["varq", "{waits}", "--start", "0", "--days", "1D"]]
+
+
+@pytest.mark.parametrize("argv", QUIET, ids=[" ".join(a[::2]) for a in QUIET])
+def test_quiet_keeps_the_result_table_unless_it_goes_to_a_file(logs, capsys, tmp_path, argv):
+    argv = [a.format(**logs) for a in argv] + ["-q"]
+    assert main(argv) == 0
+    alone = capsys.readouterr()
+    assert alone.err == "" and len(alone.out.splitlines()) >= 2
+    assert main(argv + ["-o", str(tmp_path / "result.csv")]) == 0
+    assert capsys.readouterr() == ("", "")
+    assert (tmp_path / "result.csv").stat().st_size > 0
+
+
+def test_debug_is_taken_after_the_command_too(logs, capsys):
+    missing = str(logs["folder"] / "missing.swf")
+    assert main(["info", missing]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+    for argv in (["--debug", "info", missing], ["info", missing, "--debug"]):
+        with pytest.raises(FileNotFoundError):
+            main(argv)
+    assert build_parser().parse_args(["info", missing]).debug is False
+
+
 def test_simulate_and_generate_progress_says_what_was_done(logs, capsys):
     assert main(["generate", "--jobs", "500", "--seed", "2", "-o",
                  str(logs["folder"] / "p.swf")]) == 0
@@ -63,8 +89,6 @@ def test_simulate_and_generate_progress_says_what_was_done(logs, capsys):
 
 
 def test_tables_state_units_and_use_one_number_format(logs, capsys):
-    assert main(["simulate", logs["plain"], "--predictor", "perfect", "-q"]) == 0
-    assert capsys.readouterr().out == ""
     assert main(["simulate", logs["plain"], "--predictor", "perfect"]) == 0
     out = capsys.readouterr().out
     assert "mean_wait (h)" in out and "utilization (fraction)" in out

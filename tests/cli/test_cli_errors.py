@@ -1,6 +1,8 @@
 """Every bad value on the command line is one line on stderr, exit status 2, naming the flag."""
 
+import os
 import re
+import signal
 
 import pytest
 
@@ -267,3 +269,21 @@ def test_an_environment_failure_is_one_line(capsys, monkeypatch):
     assert main(["info", "x.swf"]) == 2
     assert capsys.readouterr().err == ("predictkit info: error: Timed out trying to connect to "
                                        "tcp://127.0.0.1:1 after 30 s\n")
+
+
+@pytest.mark.parametrize("signum, status, said", [
+    (signal.SIGTERM, 143, "predictkit: terminated by SIGTERM\n"),
+    (signal.SIGINT, 130, "predictkit: interrupted\n")])
+def test_a_signal_while_the_commands_are_loaded_is_one_line(monkeypatch, capsys, signum,
+                                                              status, said):
+    import predictkit.cli as cli
+
+    real = cli.build_parser
+
+    def interrupted_build():
+        os.kill(os.getpid(), signum)
+        return real()
+
+    monkeypatch.setattr(cli, "build_parser", interrupted_build)
+    assert cli.main(["info", "missing.swf"]) == status
+    assert capsys.readouterr().err == said

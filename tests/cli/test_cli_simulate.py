@@ -70,6 +70,28 @@ def test_the_simulated_log_states_the_simulated_machine(tmp_path):
     assert read_swf(out).attrs["max_procs"] == 64
 
 
+def test_the_simulated_log_keeps_the_header_lines_of_the_log(tmp_path):
+    header = ["; Version: 2.2", "; MaxProcs: 8", "; MaxJobs: 3", "; SiteKey: custom value",
+              "; free comment about provenance", ";", "; Note: original note",
+              ";   continued note"]
+    jobs = ["1 0 5 60 4 -1 -1 4 120 -1 1 3 1 -1 -1 -1 -1 -1",
+            "2 10 5 60 4 -1 -1 4 120 -1 1 3 1 -1 -1 -1 -1 -1",
+            "3 20 5 60 16 -1 -1 16 120 -1 1 3 1 -1 -1 -1 -1 -1"]
+    log = tmp_path / "log.swf"
+    log.write_text("\n".join(header + jobs) + "\n")
+    out = tmp_path / "simulated.swf"
+    assert main(["simulate", str(log), "-q", "-o", str(out)]) == 0
+    written = [line for line in out.read_text().splitlines() if line.startswith(";")]
+    assert written[:len(header)] == header
+    assert written[len(header)].startswith("; Note: wait_time holds the waits simulated")
+    # the job wider than the machine is left out: the header's count is the log's
+    assert "; Note: 2 jobs simulated and written here" in written[-1]
+    assert main(["simulate", str(log), "-q", "--machine-procs", "16", "-o", str(out)]) == 0
+    written = [line for line in out.read_text().splitlines() if line.startswith(";")]
+    assert "; MaxProcs: 16" in written and "; SiteKey: custom value" in written
+    assert not any("simulated and written here" in line for line in written)
+
+
 def test_simulate_cplant_starvation_queue_flags(capsys, tmp_path):
     path = str(trace_file("Sandia-Ross-2001-1.1-cln"))
     out = tmp_path / "schedule.csv"
