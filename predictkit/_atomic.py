@@ -10,7 +10,8 @@ a regular file, or nothing written to ``.NAME.HOST.PID.RANDOM.part`` beside the 
                            flushed, fsynced and renamed over it (``os.replace``), so a
                            reader sees the old file or the new one, never half of one; a
                            new file gets ``0666 & ~umask``, a replaced one keeps its mode
-                           (and, where permitted, its owner and group); a file this
+                           (and, where permitted, its owner, group and extended
+                           attributes such as ACLs); a file this
                            process may not write (``chmod a-w``) is refused, as the
                            shell's ``>`` refuses it; a file with other hard links gets a
                            new inode: the other names keep the old content
@@ -18,6 +19,10 @@ a symbolic link            followed: the file it points to is replaced as above 
                            link stays a link; a dangling link creates its target
 a FIFO or a device         opened and written as a stream (``/dev/null``, a named pipe),
                            never replaced
+one of this process's      written through that descriptor, at its position, never
+open descriptors           replaced nor truncated: ``/dev/stdout``, ``/dev/stderr``,
+                           ``/dev/fd/N``, ``/proc/self/fd/N`` (so ``-o /dev/stdout
+                           >> log`` appends to ``log``, as ``-o -`` does)
 a directory or a socket    :class:`~predictkit.exceptions.OutputError`, nothing written
 =========================  ==============================================================
 
@@ -100,6 +105,9 @@ def open_output(path, mode="wb", *, inputs=()):
     kind, target, info = _plan(path)
     if kind == "stdout":
         with _standard_output(mode) as stream:
+            yield stream
+    elif kind == "descriptor":
+        with _through_descriptor(target, mode, shown=path) as stream:
             yield stream
     elif kind == "stream":
         with _streaming(target, mode, shown=path) as stream:
@@ -211,8 +219,9 @@ def check_output(path):
 
 
 def is_stream(path):
-    """Whether ``path`` is written as a stream: ``"-"``, a FIFO or a device (links followed)."""
-    if os.fspath(path) == "-":
+    """Whether ``path`` is written as a stream: ``"-"``, one of this process's open
+    descriptors, a FIFO or a device (links followed)."""
+    if os.fspath(path) == "-" or _open_descriptor(path) is not None:
         return True
     try:
         mode = os.stat(path).st_mode
@@ -222,9 +231,13 @@ def is_stream(path):
 
 
 def _plan(path):
-    """How to write ``path``: ``("stdout" | "stream" | "replace", file, status)``."""
+    """How to write ``path``: ``("stdout" | "descriptor" | "stream" | "replace", file,
+    status)`` (for ``"descriptor"``, the descriptor's number instead of a file)."""
     if os.fspath(path) == "-":
         return "stdout", None, None
+    descriptor = _open_descriptor(path)
+    if descriptor is not None:
+        return "descriptor", descriptor, None
     if str(os.fspath(path)).endswith(("/", os.sep)) and not os.path.isdir(path):
         raise OutputError(f"cannot write {os.fspath(path)}: a name ending in / is a folder's, "
                           "and there is no such folder")
@@ -243,6 +256,51 @@ def _plan(path):
     if stat.S_ISDIR(info.st_mode):
         raise OutputError(f"cannot write {path}: it is a directory")
     raise OutputError(f"cannot write {path}: it is a socket or another special file")
+
+
+_LINKS_FOLLOWED = 40
+"""Symbolic links followed at most in naming a descriptor (as the kernel's limit)."""
+
+
+def _open_descriptor(path):
+    """The number of this process's open descriptor that ``path`` names, else None.
+
+    ``/dev/stdout`` links to ``/proc/self/fd/1``, whose own link leads to
+    whatever standard output is (a file the shell opened with ``>>``, say):
+    opening that file anew would truncate it or write at its start, so such
+    a path is recognised by the links that lead to it, before the last one.
+    """
+    try:
+        current = os.path.abspath(os.fspath(path))
+        own = {os.path.realpath("/proc/self/fd"), os.path.realpath("/dev/fd")}
+        for _ in range(_LINKS_FOLLOWED):
+            folder, name = os.path.split(current)
+            if name.isdigit() and os.path.realpath(folder) in own:
+                number = int(name)
+                os.fstat(number)
+                return number
+            if not os.path.islink(current):
+                return None
+            current = os.path.normpath(os.path.join(folder, os.readlink(current)))
+    except (OSError, ValueError, OverflowError):
+        return None
+    return None
+
+
+@contextlib.contextmanager
+def _through_descriptor(descriptor, mode, *, shown):
+    """Write through a copy of the open ``descriptor``, which keeps its position and
+    flags (appending, for a shell's ``>>``)."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            if stream.fileno() == descriptor:
+                stream.flush()
+    try:
+        copy = os.dup(descriptor)
+    except OSError as exc:
+        raise OutputError(f"cannot write {shown}: {exc.strerror}") from None
+    with _streaming(copy, mode, shown=shown) as stream:
+        yield stream
 
 
 def same_file(first, second):
@@ -422,6 +480,7 @@ def _replacing(target, info, mode, *, shown):
         with os.fdopen(fd, mode, **_text_options(mode)) as stream:
             if info is not None:
                 _keep_owner_and_mode(stream.fileno(), info)
+                _keep_extended_attributes(stream.fileno(), target)
             yield stream
             _finish(stream, shown)
         try:
@@ -475,6 +534,20 @@ def _keep_owner_and_mode(fd, info):
             # never hand set-id bits to a file whose owner could not be kept
             mode &= ~(stat.S_ISUID | stat.S_ISGID)
     os.fchmod(fd, mode)
+
+
+def _keep_extended_attributes(fd, path):
+    """Copy the replaced file's extended attributes (user tags, POSIX ACLs, security
+    labels) to the new file, each where this process may set it."""
+    if not hasattr(os, "listxattr"):
+        return
+    try:
+        names = os.listxattr(path)
+    except OSError:
+        return
+    for name in names:
+        with contextlib.suppress(OSError):
+            os.setxattr(fd, name, os.getxattr(path, name))
 
 
 def _finish(stream, shown):

@@ -78,6 +78,18 @@ def test_replaced_file_keeps_its_owner_and_group(tmp_path):
     assert (info.st_uid, info.st_gid) == (12345, 23456)
 
 
+def test_replaced_file_keeps_its_extended_attributes(tmp_path):
+    target = tmp_path / "out.swf"
+    target.write_bytes(b"old\n")
+    try:
+        os.setxattr(target, "user.origin", b"site archive")
+    except (OSError, AttributeError):
+        pytest.skip("this file system keeps no user extended attributes")
+    write(target)
+    assert target.read_bytes() == b"new\n"
+    assert os.getxattr(target, "user.origin") == b"site archive"
+
+
 def test_file_is_replaced_not_rewritten_in_place(tmp_path):
     target = tmp_path / "out.txt"
     target.write_bytes(b"old\n")
@@ -183,6 +195,38 @@ def test_a_link_to_an_anonymous_pipe_is_written_through(tmp_path):
         os.close(write_end)
         os.close(read_end)
     assert received == [b"through the pipe\n"]
+
+
+@pytest.mark.parametrize("name", ["/proc/self/fd/{}", "/dev/fd/{}", "{link}"])
+def test_an_open_descriptor_is_written_through_at_its_position(tmp_path, name):
+    # a file the shell opened with >> behind /dev/stdout, /dev/fd/N or a link to them:
+    # replacing or reopening it would lose what it held
+    log = tmp_path / "log.txt"
+    log.write_bytes(b"kept\n")
+    link = tmp_path / "out"
+    descriptor = os.open(log, os.O_WRONLY | os.O_APPEND)
+    link.symlink_to(f"/proc/self/fd/{descriptor}")
+    inode = log.stat().st_ino
+    try:
+        write(name.format(descriptor, link=link), b"appended\n")
+        write(name.format(descriptor, link=link), b"again\n")
+    finally:
+        os.close(descriptor)
+    assert log.read_bytes() == b"kept\nappended\nagain\n"
+    assert log.stat().st_ino == inode and leftovers(tmp_path) == []
+
+
+def test_dev_stdout_appends_to_what_the_shell_redirected(tmp_path):
+    log = tmp_path / "log.txt"
+    log.write_text("first\n")
+    command = ("from predictkit.cli import main; raise SystemExit(main(['generate', '--jobs', "
+               "'20', '--seed', '1', '--format', 'swf', '-q', '-o', '/dev/stdout']))")
+    script = f'{{ echo before; "{sys.executable}" -c "{command}"; echo after; }} >> "{log}"'
+
+    subprocess.run(["bash", "-c", script], check=True, cwd=REPO, timeout=300)
+    lines = log.read_text().splitlines()
+    assert lines[:2] == ["first", "before"] and lines[-1] == "after"
+    assert sum(not line.startswith(";") for line in lines[2:-1]) == 20
 
 
 def test_device_is_written_as_a_stream_and_not_replaced():
