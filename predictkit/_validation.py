@@ -130,7 +130,7 @@ def check_path_or_file(value, name, owner, *, access="read", files=True, what="a
     if isinstance(value, (str, os.PathLike)):
         return value
     doing = "reading" if access == "read" else "writing"
-    if files and callable(getattr(value, access, None)):
+    if files and not isinstance(value, type) and callable(getattr(value, access, None)):
         able = getattr(value, "readable" if access == "read" else "writable", None)
         if getattr(value, "closed", False) is True:
             problem = "is a closed file object"

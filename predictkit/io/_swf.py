@@ -69,7 +69,11 @@ def read_swf(path_or_buffer, *, errors="raise"):
         ``NaN``. ``attrs`` holds the parsed header (snake_case keys such as
         ``max_procs``, ``unix_start_time``, ``time_zone_string``; repeated
         keys such as ``note`` or ``partition`` as lists), the verbatim header
-        lines under ``"header"`` and the source under ``"source"``.
+        lines under ``"header"`` and the source under ``"source"``. Comments
+        after the first job, on lines of their own or after a job's fields,
+        are kept under ``"late_comments"`` as ``[job_id, inline, text]``: the
+        job they stand before (``None`` after the last job) or, for an inline
+        one, the job of its line; :func:`write_swf` puts them back there.
 
     Raises
     ------
@@ -128,6 +132,9 @@ def read_swf(path_or_buffer, *, errors="raise"):
         raise SWFFormatError(_no_jobs(header_lines, skipped), source=source)
     jobs = _to_job_table(values)
     attrs["header"] = header_lines
+    late_comments = _late_comments(data, first_job)
+    if late_comments:
+        attrs["late_comments"] = late_comments
     attrs["source"] = source
     report_skipped_lines(source, skipped, attrs, stacklevel=2)
     _warn_repeated_numbers(jobs["job_id"].to_numpy(), source)
@@ -209,6 +216,42 @@ def _late_header_field(data, first_job, attrs, source):
                               f"(line {first_job[0]}): two logs joined? ({said})",
                               source=source, line_number=number, line=text)
     return None
+
+
+_COMMENTED_LINE = re.compile(rb"^([^\n;]*);([^\n]*)$", re.M)
+_JOB_LINE = re.compile(rb"^[ \t\r]*([^;\s][^\n;]*)", re.M)
+
+
+def _late_comments(data, first_job):
+    """The comments after the first job line, as ``[job_id, inline, text]`` (see
+    :func:`read_swf`): a comment line belongs to the next job line, an inline
+    comment (``; text`` after a job's fields) to the job of its line."""
+    if first_job is None or data.find(b";", first_job[1]) < 0:
+        return []
+    found = []
+    for match in _COMMENTED_LINE.finditer(data, first_job[1]):
+        fields = match.group(1).strip()
+        if fields:
+            text = data[match.end(1):match.end()]
+            found.append([_job_number(fields), True, _text(text.rstrip(b"\r"))])
+        else:
+            following = _JOB_LINE.search(data, match.end())
+            job = _job_number(following.group(1).strip()) if following else None
+            found.append([job, False, _text(match.group(0).rstrip(b"\r"))])
+    return found
+
+
+def _job_number(fields):
+    """The job number that a job line's text starts with, or None."""
+    first = fields.split(None, 1)[0] if fields else b""
+    try:
+        return int(first)
+    except ValueError:
+        try:
+            number = float(first)
+        except ValueError:
+            return None
+        return int(number) if np.isfinite(number) and number == int(number) else None
 
 
 def _given(value, above):
@@ -308,7 +351,8 @@ def _column_rules(name, column):
     sizes and memory either -1 (unknown) or >= 0. Status and identifiers
     are codes, any whole number (Sandia-Ross holds raw exit codes in status).
     """
-    rules = [(~np.isfinite(column), "is not finite"),
+    rules = [(~np.isfinite(column), "is not finite (inf, NaN, or a number too large to hold, "
+                                    "such as 1e400)"),
              (np.abs(column) >= MAX_EXACT,
               "is too large: 2**53 (9007199254740992) or more cannot be held exactly")]
     if name in INTEGER_COLUMNS:
@@ -423,8 +467,42 @@ def write_swf(jobs, path, *, comments=(), header=None):
     validate_jobs(jobs, required=("job_id",), check_values=False, columns=SWF_COLUMNS)
     lines = _header_lines(jobs.attrs, header, comments)
     body = _format_body(jobs)
+    if jobs.attrs.get("late_comments"):
+        body = _with_late_comments(body, jobs["job_id"], jobs.attrs["late_comments"])
     text = ("\n".join(lines) + "\n" if lines else "") + body
     return write_result(path, text.encode("utf-8"), owner="write_swf")
+
+
+def _with_late_comments(body, job_ids, late_comments):
+    """``body`` with the comments :func:`read_swf` found among the jobs put back: a
+    comment line before the first line of its job, an inline one after that line's
+    fields; those whose job is not in the table (or None) at the end, in order."""
+    try:
+        comments = [(job, bool(inline), text) for job, inline, text in late_comments]
+    except (TypeError, ValueError):
+        raise JobTableError("cannot write SWF: attrs['late_comments'] must be a list of "
+                            "[job_id, inline, text]") from None
+    _checked([text.lstrip() for _, _, text in comments], "attrs['late_comments']",
+             JobTableError)
+    rows = body.split("\n")[:-1]
+    first_row = {}
+    for row, job in enumerate(job_ids.tolist()):
+        first_row.setdefault(job, row)
+    before, after, inline = {}, [], {}
+    for job, is_inline, text in comments:
+        row = first_row.get(job)
+        if row is None:
+            after.append(text.lstrip() if is_inline else text)
+        elif is_inline:
+            inline[row] = f"{inline[row]} {text}" if row in inline else text
+        else:
+            before.setdefault(row, []).append(text)
+    out = []
+    for row, line in enumerate(rows):
+        out.extend(before.get(row, ()))
+        out.append(f"{line} {inline[row]}" if row in inline else line)
+    out.extend(after)
+    return "\n".join(out) + "\n"
 
 
 def _header_lines(attrs, header, comments):

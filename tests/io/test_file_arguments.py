@@ -22,7 +22,8 @@ def jobs():
 
 
 @pytest.mark.parametrize("reader, parameter", READERS, ids=lambda r: getattr(r, "__name__", r))
-@pytest.mark.parametrize("value", [5, None, 2.5, ["log.swf"]], ids=repr)
+@pytest.mark.parametrize("value", [5, None, 2.5, ["log.swf"], io.BufferedReader, io.StringIO],
+                         ids=repr)
 def test_readers_name_a_wrong_typed_argument_in_one_line(reader, parameter, value):
     with pytest.raises(InvalidParameterError) as info:
         reader(value)

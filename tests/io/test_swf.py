@@ -690,3 +690,45 @@ def test_write_swf_reads_only_the_swf_columns_and_refuses_levelled_column_names(
     write_swf(jobs.assign(start_time=pd.to_datetime(jobs["submit_time"], unit="s")), target)
     pd.testing.assert_frame_equal(read_swf(target)[list(SWF_COLUMNS)], jobs[list(SWF_COLUMNS)],
                                   check_dtype=False)
+
+
+LATE = ("; MaxProcs: 8\n" + LINE + "\n; Note: log restarted here after outage\n\n"
+        "   ; indented\n" + _with_field(1, "2") + " ; inline note\n"
+        + _with_field(1, "3") + "\n; end of log\n")
+
+
+def test_comments_among_the_jobs_are_kept_where_they_stand(tmp_path):
+    path, again = tmp_path / "late.swf", tmp_path / "again.swf"
+    path.write_text(LATE)
+    jobs = read_swf(path)
+    assert jobs.attrs["late_comments"] == [
+        [2, False, "; Note: log restarted here after outage"], [2, False, "   ; indented"],
+        [2, True, "; inline note"], [None, False, "; end of log"]]
+    write_swf(jobs, again)
+    assert again.read_text() == LATE.replace("\n\n", "\n")  # only the blank line goes
+    assert read_swf(again).attrs["late_comments"] == jobs.attrs["late_comments"]
+
+
+def test_comments_of_jobs_left_out_go_to_the_end_in_order(tmp_path):
+    path, out = tmp_path / "late.swf", tmp_path / "out.swf"
+    path.write_text(LATE)
+    jobs = read_swf(path)
+    kept = jobs[jobs["job_id"] != 2]
+    write_swf(kept.iloc[::-1], out)
+    lines = out.read_text().splitlines()
+    assert lines[1:3] == [_with_field(1, "3"), LINE]
+    assert lines[3:] == ["; Note: log restarted here after outage", "   ; indented",
+                         "; inline note", "; end of log"]
+
+
+@pytest.mark.parametrize("late, problem", [
+    ([[1, False]], "must be a list of \\[job_id, inline, text\\]"),
+    ([[1, False, "no semicolon"]], "attrs\\['late_comments'\\]\\[0\\]"),
+    ([[1, True, "; two\n1 0 5 60 4"]], "attrs\\['late_comments'\\]\\[0\\]"),
+])
+def test_late_comments_that_would_not_read_back_are_refused(tmp_path, late, problem):
+    jobs = read_swf(io.BytesIO(f"{LINE}\n".encode()))
+    jobs.attrs["late_comments"] = late
+    with pytest.raises(JobTableError, match=problem):
+        write_swf(jobs, tmp_path / "out.swf")
+    assert not (tmp_path / "out.swf").exists()
