@@ -137,7 +137,7 @@ class Schedule:
         out["backfilled"] = state.jobs.backfilled[:n].copy()
         out["estimate"] = state.jobs.estimate[:n].copy()
         out["promised_start"] = state.reservations.promised[:n].copy()
-        if pieces.extra:
+        if params.get("max_runtime") is not None:
             out["n_pieces"] = n_pieces
         if params.get("starvation_after") is not None:
             out["starving_since"] = state.starvation.since[:n].copy()

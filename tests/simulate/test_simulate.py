@@ -214,6 +214,15 @@ def test_max_runtime_splits_into_chained_pieces():
     assert split["n_pieces"].iloc[0] == 3
 
 
+def test_max_runtime_gives_n_pieces_even_when_no_job_is_split():
+    jobs = pd.DataFrame(dict(job_id=[1, 2], submit_time=[0.0, 5.0], run_time=[25.0, 4.0],
+                             n_procs=[1.0, 1.0], req_time=[30.0, 4.0]))
+    schedule = simulate(jobs, machine_procs=1, max_runtime=100)
+    assert list(schedule.jobs["n_pieces"]) == [1, 1]
+    assert schedule.pieces is None
+    assert "n_pieces" not in simulate(jobs, machine_procs=1).jobs.columns
+
+
 @settings(max_examples=40)
 @given(case=workloads(max_jobs=20), limit=st.integers(5, 40))
 def test_pieces_never_overlap_and_respect_capacity(case, limit):
@@ -364,8 +373,8 @@ def test_the_pieces_of_a_split_job_chain_from_its_submission_to_its_end(case, li
     jobs, machine, est, _ = case
     schedule = simulate(jobs, machine_procs=machine, estimates=est, max_runtime=limit)
     out, pieces = schedule.jobs, schedule.pieces
-    if "n_pieces" not in out.columns:
-        assert pieces is None
+    if pieces is None:
+        assert (out["n_pieces"] == 1).all()
         return
     assert list(pieces.groupby("job").size()) == list(out["n_pieces"])
     for j, own in pieces.groupby("job"):
