@@ -196,3 +196,24 @@ def test_given_key_sets_a_log_cannot_group_by_are_refused(log_without_groups, ca
     assert err.startswith(f"predictkit select: error: --keys user,group: {log_without_groups} "
                           "gives group_id for no job, so Tang would adjust no job")
     assert err.count("\n") == 1
+
+
+def test_the_guide_shows_what_its_select_command_prints(capsys, tmp_path):
+    from pathlib import Path
+
+    from tracedata import trace_file
+
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "model_selection.md").read_text()
+    command = guide.split("```sh\npredictkit select ", 1)[1].split("\n```", 1)[0]
+    argv = ["select", *command.replace("\\\n", " ").split()]
+    shown = guide.split("```text\n", 1)[1].split("\n```", 1)[0].splitlines()
+    argv[1] = str(trace_file(argv[1]))
+    argv[argv.index("-o") + 1] = str(tmp_path / "scores.csv")
+    assert main(argv) == 0
+    printed = capsys.readouterr().out.splitlines()
+    cut = shown.index("...")  # the guide shows the first rows and the last two lines
+
+    def words(lines):
+        return [" ".join(line.split()) for line in lines]
+
+    assert words(shown[:cut] + shown[cut + 1:]) == words(printed[:cut] + printed[-2:])
