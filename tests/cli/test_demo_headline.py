@@ -13,6 +13,8 @@ def test_default_demo_workload_meets_the_qbets_quantile_and_predictors_beat_requ
     table = analysis.predictor_table.set_index("predictor")
     request = table.loc["request", "accuracy"]
     assert table["accuracy"].drop("request").max() > request
+    tang = table[table.index.str.startswith("Tang")]
+    assert len(tang) == 2 and (tang["accuracy"] > request).all()  # as the quickstart says
     summary = analysis.summary
     assert 0.27 <= summary["accuracy_mean"] <= 0.58
     assert 0.05 <= summary["frac_at_request"] <= 0.4
