@@ -857,12 +857,19 @@ def _order_problems(parsed):
 
 
 def _zone_hint(parsed, seconds):
-    """Where two times read in UTC disagree by at most an hour, the daylight-saving
-    change the file's zone may have had: a hint to give that zone."""
-    if seconds > _DST_SHIFT + _ELAPSED_TOLERANCE or parsed.time_zone.upper() not in _UTC:
+    """Where two times disagree by at most an hour, read in UTC, the daylight-saving
+    change the file's zone may have had: a hint to give that zone; by an hour, read
+    in a zone that changes its clocks, the hint that the file may be another zone's."""
+    if seconds > _DST_SHIFT + _ELAPSED_TOLERANCE:
         return ""
-    return (f" (read in {parsed.time_zone}: if sacct wrote local time with a daylight-saving "
-            f"change, give its zone, time_zone= or --time-zone)")
+    if parsed.time_zone.upper() in _UTC:
+        return (f" (read in {parsed.time_zone}: if sacct wrote local time with a "
+                f"daylight-saving change, give its zone, time_zone= or --time-zone)")
+    if seconds >= _DST_SHIFT - _ELAPSED_TOLERANCE:
+        return (f" (an hour off, read in {parsed.time_zone}, whose clocks change: if sacct "
+                f"wrote another zone's time, such as UTC, give that zone, time_zone= or "
+                f"--time-zone)")
+    return ""
 
 
 def _resolve_repeated_hour(parsed):

@@ -964,6 +964,17 @@ def test_a_line_with_more_fields_suggests_a_field_holding_the_separator():
     assert "SubmitLine" not in str(info.value)
 
 
+def test_a_utc_file_read_in_a_zone_whose_clocks_change_suggests_another_zone():
+    # 01:30 to 03:30 UTC across Paris's spring change: one hour in Paris time
+    text = ("JobID|Submit|Start|End|Elapsed|NCPUS|State\n"
+            "1|2024-03-31T01:00:00|2024-03-31T01:30:00|2024-03-31T03:30:00|02:00:00|4|COMPLETED\n")
+    with pytest.raises(SacctFormatError) as info:
+        read(text, time_zone="Europe/Paris")
+    assert "an hour off, read in Europe/Paris" in str(info.value)
+    assert "such as UTC, give that zone" in str(info.value)
+    assert read(text).loc[0, "run_time"] == 7200
+
+
 @pytest.mark.parametrize(("line", "hint"), [
     # Submit 02:50, Start 02:10 of the repeated hour: in UTC a 40-minute negative wait
     ("1|2024-10-27T02:50:00|2024-10-27T02:10:00|2024-10-27T02:20:00|00:10:00|4|COMPLETED",
