@@ -482,8 +482,8 @@ def _with_late_comments(body, job_ids, late_comments):
     except (TypeError, ValueError):
         raise JobTableError("cannot write SWF: attrs['late_comments'] must be a list of "
                             "[job_id, inline, text]") from None
-    _checked([text.lstrip() for _, _, text in comments], "attrs['late_comments']",
-             JobTableError)
+    _checked([text.lstrip() if isinstance(text, str) else text for _, _, text in comments],
+             "attrs['late_comments']", JobTableError)
     rows = body.split("\n")[:-1]
     first_row = {}
     for row, job in enumerate(job_ids.tolist()):

@@ -724,6 +724,7 @@ def test_comments_of_jobs_left_out_go_to_the_end_in_order(tmp_path):
 @pytest.mark.parametrize("late, problem", [
     ([[1, False]], "must be a list of \\[job_id, inline, text\\]"),
     ([[1, False, "no semicolon"]], "attrs\\['late_comments'\\]\\[0\\]"),
+    ([[1, False, 5]], "attrs\\['late_comments'\\]\\[0\\] is int, not text"),
     ([[1, True, "; two\n1 0 5 60 4"]], "attrs\\['late_comments'\\]\\[0\\]"),
 ])
 def test_late_comments_that_would_not_read_back_are_refused(tmp_path, late, problem):
