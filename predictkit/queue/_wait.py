@@ -130,7 +130,7 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
     >>> from predictkit.model_selection import replay
     >>> from predictkit.queue import WaitPredictor
     >>> from predictkit.simulate import simulate
-    >>> jobs = simulate(make_workload(n_jobs=3000, random_state=0), policy="easy").jobs
+    >>> jobs = simulate(make_workload(n_jobs=5000, random_state=0), policy="easy").jobs
     >>> waits = jobs["wait_time"].to_numpy()
     >>> bounds = replay(WaitPredictor(quantile=0.9, capacity=128), jobs, waits)
     >>> has = ~np.isnan(bounds)                  # the first jobs get no bound

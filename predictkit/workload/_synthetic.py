@@ -14,10 +14,11 @@ from ..exceptions import InvalidParameterError
 from ..jobs import as_job_table
 from ._base import as_rng
 from ._joint import JointEstimates
-from ._load import paced_arrivals
+from ._load import paced_arrivals, to_calendar, to_rate_time
 from ._lublin import (SECONDS_IN_BUCKET, TYPE_CODE, bucket_weights, sample_arrivals,
                       sample_runtimes, sample_sizes)
-from ._runtimes import RuntimeDistribution
+from ._runtimes import RuntimeDistribution, size_class
+from ._session_arrivals import draw_sessions, lay_sessions, mean_runtimes
 from ._site import default_site
 from ._tsafrir import TsafrirEstimates
 
@@ -29,6 +30,9 @@ DEFAULT_MACHINE_PROCS = 128
 """Machine size of :func:`make_workload` by default (and of the built-in site's runtimes)."""
 DEFAULT_T_MAX = 18 * 3600.0
 """Maximal runtime and request by default (18 h, the modal model's SDSC limit)."""
+
+APPS_PER_USER = 3
+"""Applications each synthetic user runs (``app_id``); a session runs one of them."""
 
 BYTES_PER_JOB = 1024
 """Peak memory of :func:`make_workload` per job in bytes, rounded up (measured: 480-550)."""
@@ -47,6 +51,10 @@ BYTES_PER_JOB = 1024
     "user_skew": [Interval(Real, 0, None, closed="left")],
     "session_jobs": [Interval(Real, 1, None, closed="left")],
     "runtime_spread": [Interval(Real, 0, None, closed="left")],
+    "persistence": [Interval(Real, 0, 1, closed="both")],
+    "repeat": [Interval(Real, 0, 1, closed="both")],
+    "burst": [Interval(Real, 0, 1, closed="both")],
+    "think_time": [Duration(minimum=0)],
     "weekend_factor": [Interval(Real, 0, None, closed="neither")],
     "site": [HasMethods(["fit"]), None],
     "runtimes": [StrOptions({"site", "lublin"})],
@@ -54,7 +62,8 @@ BYTES_PER_JOB = 1024
 })
 def make_workload(n_jobs, *, machine_procs=DEFAULT_MACHINE_PROCS, random_state=None, t_max=None,
                   p_max=None, job_types=True, load=DEFAULT_LOAD, n_users=None, user_skew=1.0,
-                  session_jobs=5.0, runtime_spread=0.5, weekend_factor=0.5, site=None,
+                  session_jobs=5.0, runtime_spread=0.3, persistence=0.9, repeat=0.5, burst=0.5,
+                  think_time=300.0, weekend_factor=0.5, site=None,
                   runtimes="site", estimates="joint", n_procs=UNSET):
     """Generate a synthetic job table that looks like a real log.
 
@@ -63,16 +72,26 @@ def make_workload(n_jobs, *, machine_procs=DEFAULT_MACHINE_PROCS, random_state=N
     one added here), sizes preferring powers of two. On top of that model,
     which has no users or estimates:
 
-    * consecutive arrivals form sessions of ``session_jobs`` jobs on average
-      (geometric lengths); a session keeps the size and type of its first
-      job, and its runtimes are close to the first job's (``runtime_spread``);
-    * each session belongs to a user drawn from a Zipf-like law (user ``i``
-      has weight ``1 / i ** user_skew``), users belong to groups, and each
-      session runs one of its user's three applications;
+    * each user runs three applications and works in sessions of
+      ``session_jobs`` jobs on average (geometric lengths), each running one
+      of the user's applications; a session keeps the size and type of its
+      first job. A session's next job is submitted once its last job has run
+      (plus an exponential think time of mean ``think_time``), or at once
+      (a burst, share ``burst``): the arrivals go, in time order, to the
+      session due longest, or open a new one
+      (:mod:`predictkit.workload._session_arrivals`). Users are drawn per
+      session from a Zipf-like law (user ``i`` has weight
+      ``1 / i ** user_skew``) and belong to groups;
     * runtimes (``runtimes="site"``, the default) follow a site's runtime
       distribution per job-size class (:class:`RuntimeDistribution`): the
-      built-in site (an equal-weight mixture of nine archive logs) or ``site``;
-      ``runtimes="lublin"`` keeps Lublin & Feitelson's hyper-gamma runtimes;
+      built-in site (an equal-weight mixture of nine archive logs) or
+      ``site``, through normal scores that repeat as real users' runtimes do:
+      an application's sessions share a home score (``persistence``), a
+      session's jobs vary around the session's score (``runtime_spread``)
+      and repeat the previous job's runtime with probability ``repeat``.
+      ``runtimes="lublin"`` keeps Lublin & Feitelson's hyper-gamma runtimes,
+      with sessions of consecutive arrivals whose runtimes vary around the
+      first job's (``runtime_spread``);
     * requests (``estimates="joint"``, the default) come from
       :class:`JointEstimates`: a padding of the runtime drawn for its length,
       rounded to modal values, consistent within users and sessions; jobs
@@ -115,11 +134,24 @@ def make_workload(n_jobs, *, machine_procs=DEFAULT_MACHINE_PROCS, random_state=N
         Zipf exponent of user activity (>= 0).
     session_jobs : float
         Mean jobs per session (>= 1).
-    runtime_spread : float
-        How much runtimes vary within a session: the standard deviation of
-        the log runtime ratio (``runtimes="lublin"``), or of a job's normal
-        score around its session's (``runtimes="site"``; 1 or more makes a
-        session's runtimes independent).
+    runtime_spread : float, default=0.3
+        How much runtimes vary within a session: the weight of a job's own
+        normal score in its score (``runtimes="site"``; 1 or more makes a
+        session's jobs independent), or the standard deviation of the log
+        runtime ratio to the session's first job (``runtimes="lublin"``).
+    persistence : float, default=0.9
+        How much a user's sessions of one application share their runtimes:
+        the share of the variance of a session's score that is the
+        application's (0: independent sessions; ``runtimes="site"``).
+    repeat : float, default=0.5
+        Probability that a job repeats the runtime (normal score) of its
+        session's previous job (``runtimes="site"``).
+    burst : float, default=0.5
+        Share of a session's jobs whose next job is submitted at once, not
+        after the job has run (``runtimes="site"``).
+    think_time : float or str, default=300
+        Mean seconds between the end of a session's job and the submission of
+        its next one (exponential; ``runtimes="site"``).
     weekend_factor : float
         Arrival rate on Saturdays and Sundays relative to weekdays (> 0; 1
         gives the plain daily cycle).
@@ -174,6 +206,7 @@ def make_workload(n_jobs, *, machine_procs=DEFAULT_MACHINE_PROCS, random_state=N
         t_max = max(joint.largest_request(), 3600.0)
     else:
         t_max = DEFAULT_T_MAX
+    think_time = parse_duration(think_time, name="think_time")
     rng = as_rng(random_state)
     n = int(n_jobs)
     if n_users is None:
@@ -186,27 +219,31 @@ def make_workload(n_jobs, *, machine_procs=DEFAULT_MACHINE_PROCS, random_state=N
         mask = kind == code
         size[mask] = sample_sizes(rng, int(mask.sum()), name, machine_procs)
 
-    session = np.cumsum(rng.random(n) < 1.0 / session_jobs)
-    session -= session[0]
-    first = np.flatnonzero(np.r_[True, session[1:] != session[:-1]])
-    head = first[session]
-    size, kind = size[head], kind[head]
+    group_of_user = rng.integers(1, max(2, n_users // 5) + 1, size=n_users + 1)
     if runtimes == "lublin":
-        run = _lublin_runtimes(rng, size, kind, types, head, first, runtime_spread)
+        session = np.cumsum(rng.random(n) < 1.0 / session_jobs)
+        session -= session[0]
+        first = np.flatnonzero(np.r_[True, session[1:] != session[:-1]])
+        head = first[session]
+        run = _lublin_runtimes(rng, size[head], kind[head], types, head, first, runtime_spread)
+        user_of_session, app_of_session = _users_of_sessions(rng, first.size, n_users,
+                                                             user_skew)
     else:
-        spread = min(float(runtime_spread), 1.0)
-        scores = (np.sqrt(1.0 - spread ** 2) * rng.standard_normal(first.size)[session]
-                  + spread * rng.standard_normal(n))
+        # at most n sessions; those that open take the first codes
+        user_of_session, app_of_session = _users_of_sessions(rng, n, n_users, user_skew)
         model = site.runtimes_ if site is not None else default_runtimes()
-        run = model.sample(size, machine_procs=machine_procs, scores=scores)
+        draws = draw_sessions(rng, n, app_of_session, session_jobs=session_jobs,
+                              persistence=persistence, repeat=repeat, burst=burst,
+                              think_time=think_time)
+        session, start, run = _laid_sessions(submit, size, draws, model, machine_procs, load,
+                                             t_max, min(runtime_spread, 1.0),
+                                             bucket_weights(types[-1], weekend_factor))
+        head = start[session]
+    size, kind = size[head], kind[head]
     killed = run > t_max
     run = np.minimum(run, t_max)
-
-    weights = 1.0 / np.arange(1, n_users + 1) ** user_skew
-    user_of_session = rng.choice(n_users, size=first.size, p=weights / weights.sum()) + 1
     user = user_of_session[session].astype(float)
-    group_of_user = rng.integers(1, max(2, n_users // 5) + 1, size=n_users + 1)
-    app = ((user - 1) * 3 + rng.integers(1, 4, size=first.size)[session]).astype(float)
+    app = (app_of_session[session] + 1).astype(float)
 
     if joint is not None:
         requests, at_request = joint.draw(run, user_of_session[session] - 1, session, rng,
@@ -256,6 +293,44 @@ def _joint_model(site, t_max):
     if site is not None:
         return site.estimates_ if t_max is None else site.estimates_.limited(t_max)
     return JointEstimates(t_max=DEFAULT_T_MAX if t_max is None else t_max)
+
+
+SESSION_CLOCK_PASSES = 3
+"""Passes of :func:`_laid_sessions` over the arrivals (each refines the time scale)."""
+
+
+def _users_of_sessions(rng, n_sessions, n_users, user_skew):
+    """Each session's user (1-based, Zipf-like: user ``i`` has weight ``1 / i ** user_skew``)
+    and application code (0-based, :data:`APPS_PER_USER` per user)."""
+    weights = 1.0 / np.arange(1, n_users + 1) ** user_skew
+    user = rng.choice(n_users, size=n_sessions, p=weights / weights.sum()) + 1
+    return user, (user - 1) * APPS_PER_USER + rng.integers(0, APPS_PER_USER, size=n_sessions)
+
+
+def _laid_sessions(submit, size, draws, model, machine_procs, load, t_max, spread, weights):
+    """Sessions laid over the arrivals on the time scale the paced arrivals will have.
+
+    Pacing (:func:`paced_arrivals`) stretches the model's arrivals so that the
+    work offered per week is ``load``, and the work depends on the sessions'
+    runtimes and sizes. The first pass estimates it from each arrival's size
+    and its size class's mean runtime (capped at ``t_max``); each further pass
+    takes the work of the sessions the previous pass laid. Returns
+    ``(session, start, run)`` of :func:`lay_sessions`.
+    """
+    position_class = size_class(size, machine_procs)
+    times = submit - submit[0]
+    if load is not None and times.size > 1 and times[-1] > 0:
+        rate = to_rate_time(times, weights, SECONDS_IN_BUCKET)
+        work = float((size * mean_runtimes(np.minimum(model.log_quantiles_, np.log10(t_max)))
+                      [position_class]).sum())
+    for _ in range(SESSION_CLOCK_PASSES if load is not None else 1):
+        if load is not None and times.size > 1 and times[-1] > 0:
+            times = to_calendar(rate * (work / (load * machine_procs)) / rate[-1], weights,
+                                SECONDS_IN_BUCKET)
+        session, start, run, _ = lay_sessions(times, position_class, draws,
+                                              model.log_quantiles_, spread)
+        work = float((size[start[session]] * np.minimum(run, t_max)).sum())
+    return session, start, run
 
 
 def _lublin_runtimes(rng, size, kind, types, head, first, runtime_spread):

@@ -8,13 +8,12 @@ from predictkit.report import analyze
 def test_default_demo_workload_meets_the_qbets_quantile_and_predictors_beat_requests():
     jobs = make_workload(n_jobs=5000, machine_procs=128, random_state=0, load=DEMO_LOAD)
     analysis = analyze(jobs, max_jobs=5000, random_state=0, policies=(), fairness=False)
-    bounds = analysis.bound_table.iloc[0]
-    assert bounds["meets quantile"], bounds["correctness"]
+    bounds = analysis.bound_table.set_index("method")
+    assert bounds["meets quantile"].all(), bounds["correctness"]  # QBETS and WaitPredictor
     table = analysis.predictor_table.set_index("predictor")
     request = table.loc["request", "accuracy"]
-    assert table["accuracy"].drop("request").max() > request
-    tang = table[table.index.str.startswith("Tang")]
-    assert len(tang) == 2 and (tang["accuracy"] > request).all()  # as the quickstart says
+    # every predictor, as on real logs: those repeating a user's last runtimes too
+    assert len(table) == 5 and (table["accuracy"].drop("request") > request).all(), table
     summary = analysis.summary
     assert 0.27 <= summary["accuracy_mean"] <= 0.58
     assert 0.05 <= summary["frac_at_request"] <= 0.4

@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -93,16 +94,22 @@ def test_simulate_warns_of_a_log_busier_than_the_machine(overlapping, capsys):
 
 def test_select_warns_of_a_header_machine_too_small(tmp_path, capsys):
     log = tmp_path / "log.swf"
-    # every job starts when submitted: up to 77 processors busy on a machine of 32
-    write_swf(make_workload(600, machine_procs=32, random_state=4).assign(wait_time=0.0), log)
+    jobs = make_workload(600, machine_procs=32, random_state=4).assign(wait_time=0.0)
+    write_swf(jobs, log)
+    # every job starts when submitted: the busiest instant, by a sweep over starts and ends
+    events = sorted([(t, p) for t, p in zip(jobs["submit_time"], jobs["n_procs"])]
+                    + [(t + r, -p) for t, r, p in zip(jobs["submit_time"], jobs["run_time"],
+                                                      jobs["n_procs"])])
+    busy = max(np.cumsum([p for _, p in events]))  # an end sorts before a start at one time
+    assert busy > 32
     argv = ["select", str(log), "--predictors", "requested", "--no-easy-pp-style",
             "--period", "3D", "--test-periods", "1"]
     status, _, err = outcome(capsys, argv)
     assert status == 0 and (
-        "predictkit select: warning: the log keeps up to 77 processors busy at once, more than "
-        "the machine size of 32 processors (from the log's header or as given): the log's own "
-        "jobs overlap more than that machine holds") in err
-    status, _, err = outcome(capsys, [*argv, "--machine-procs", "77"])
+        f"predictkit select: warning: the log keeps up to {busy:.0f} processors busy at once, "
+        "more than the machine size of 32 processors (from the log's header or as given): the "
+        "log's own jobs overlap more than that machine holds") in err
+    status, _, err = outcome(capsys, [*argv, "--machine-procs", f"{busy:.0f}"])
     assert status == 0 and "warning" not in err
 
 

@@ -223,8 +223,10 @@ def test_simulation_with_zero_runtime_jobs_that_waited_predicts_as_the_reference
 
 
 def test_simulation_of_a_workload_with_waited_zero_runtime_jobs_keeps_the_kept_state():
-    # times in 5-minute steps: jobs often end at the instant a waiting one starts
-    jobs = make_workload(500, random_state=31).sort_values("submit_time", kind="stable")
+    # times in 5-minute steps: jobs often end at the instant a waiting one starts; offered
+    # more than the machine, so that many wait
+    jobs = make_workload(500, random_state=31, load=1.2).sort_values("submit_time",
+                                                                    kind="stable")
     rng = np.random.default_rng(31)
     run = jobs["run_time"].to_numpy().copy()
     run[rng.random(len(jobs)) < 0.3] = 0.0
