@@ -94,16 +94,16 @@ def run(args):
         jobs = read_trace_arg(args.trace)
     usable = refuse_without_waits(jobs, args.trace)
     if not usable.all():
-        progress.say(f"left out {format_count(int((~usable).sum()), 'job')} without a known "
-                     "wait or submit time")
+        progress.left_out(f"{format_count(int((~usable).sum()), 'job')} without a known wait "
+                          "or submit time")
     left_out = {"n_skipped_unknown_wait": int((~usable).sum())}
     if args.method == "wait":
         unsized = usable & ~sized_rows(jobs)
         if unsized.any():
             first = jobs["job_id"].to_numpy()[np.flatnonzero(unsized)[0]]
-            progress.say(f"left out {format_count(int(unsized.sum()), 'job')} without a "
-                         "width (n_procs or req_procs unknown or 0), which the simulated "
-                         f"queue cannot place (first: job_id {first:g})")
+            progress.left_out(f"{format_count(int(unsized.sum()), 'job')} without a width "
+                              "(n_procs or req_procs unknown or 0), which the simulated queue "
+                              f"cannot place (first: job_id {first:g})")
         left_out["n_skipped_no_width"] = int(unsized.sum())
         usable = usable & ~unsized
     cancelled = int((usable & cancelled_before_running(jobs)).sum())

@@ -458,6 +458,18 @@ class Progress:
             self.say(pending)
         print(f"predictkit {self.command}: {text}", file=sys.stderr, flush=True)
 
+    def warn(self, text):
+        """Print ``predictkit CMD: warning: text``; ``--quiet`` keeps warnings."""
+        if self.pending is not None and not self.quiet:
+            pending, self.pending = self.pending, None
+            self.say(pending)
+        print(f"predictkit {self.command}: warning: {text}", file=sys.stderr, flush=True)
+
+    def left_out(self, what):
+        """Warn that jobs of the user's log were left out, ``what`` saying which and why:
+        no job is dropped without a word, even with ``--quiet``."""
+        self.warn(f"left out {what}")
+
     def settings(self, **values):
         """Echo the settings in effect, ``name=value`` in the order given (see the class)."""
         self.pending = " ".join(f"{k.replace('_', '-')}={_setting(v)}" for k, v in values.items())
@@ -613,7 +625,7 @@ def read_jobs_to_simulate(args, progress, *, require_request, needs):
         jobs.attrs = attrs
     jobs = clean_jobs(jobs, for_simulation=True, require_request=require_request)
     if describe_cleaning(jobs):
-        progress.say(f"left out {describe_cleaning(jobs)}")
+        progress.left_out(describe_cleaning(jobs))
     if not len(jobs):
         raise JobTableError(f"{args.trace}: no job can be simulated (a job needs {needs})")
     return jobs

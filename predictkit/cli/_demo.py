@@ -127,7 +127,7 @@ def analyze_and_write(jobs, output, progress, *, command=None, **options):
     analysis = analyze(jobs, progress=lambda step, seconds: progress.say(
         f"{STEPS.get(step, step)} in {seconds:.1f} s"), **options)
     if describe_cleaning(analysis.cleaning):
-        progress.say(f"left out {describe_cleaning(analysis.cleaning)}")
+        progress.left_out(describe_cleaning(analysis.cleaning))
     with progress.step("wrote the report"), os_errors("-o", output):
         page = build_report(analysis, output, command=command)
     return analysis, page

@@ -214,10 +214,10 @@ def run(args):
             metric=args.metric, machine_procs=args.machine_procs, baseline=EASY_PLUS_PLUS,
             progress=each, criterion=args.criterion, half_life=args.half_life)
     n_rejected = len(found.rejected)
-    progress.say(f"simulated {format_count(len(jobs) - n_rejected, 'job')} with each candidate"
-                 + (f"; {wider_than_machine(n_rejected, found.machine_procs, verb='was')} not "
-                    f"simulated and {'is' if n_rejected == 1 else 'are'} not scored"
-                    if n_rejected else ""))
+    progress.say(f"simulated {format_count(len(jobs) - n_rejected, 'job')} with each candidate")
+    if n_rejected:
+        progress.warn(f"{wider_than_machine(n_rejected, found.machine_procs, verb='was')} not "
+                      f"simulated and {'is' if n_rejected == 1 else 'are'} not scored")
     table = found.table.sort_values(["is_baseline", "cv_score"], kind="stable")
     if args.output:
         write_table(table, args.output, fmt)

@@ -7,6 +7,7 @@ import pandas as pd
 from .._format import format_count, format_given
 from .._summary import wider_than_machine
 from .._table import copy_attrs
+from ..jobs import describe_cleaning
 from .._time import parse_duration
 from ..exceptions import ConfigError
 from ..runtime._registry import ESTIMATE_NAMES, PERFECT
@@ -253,7 +254,7 @@ def run(args):
                             selective=args.selective, **common)
     if len(schedule.rejected):
         wider = wider_than_machine(len(schedule.rejected), schedule.machine_procs, verb="was")
-        progress.say(f"{wider} not simulated")
+        progress.warn(f"{wider} not simulated")
     table = schedule.metrics(fairness=args.fairness).rename(columns={"value": args.predictor})
     unrequested = int(jobs["req_time"].isna().sum())
     if unrequested:  # only --predictor perfect simulates jobs without a request
@@ -319,6 +320,9 @@ def _write(schedule, args, fmt):
         + ("starvation_bar_heavy=True " if p.get("starvation_bar_heavy") else "") +
         f"machine_procs={p['machine_procs']}; run_time of jobs killed at their request is the time they ran",
     ]
+    cleaned = describe_cleaning(schedule.jobs)
+    if cleaned:
+        comments.append(f"left out of the log before simulating: {cleaned}")
     if len(schedule.rejected):
         wider = wider_than_machine(len(schedule.rejected), p["machine_procs"], verb="was")
         comments.append(f"{wider} not simulated and left out")

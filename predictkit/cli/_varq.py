@@ -104,7 +104,7 @@ def run(args):
         except JobTableError as exc:
             raise JobTableError(f"{args.trace}: {exc}") from exc
     if describe_cleaning(table.attrs.get("cleaning", [])):
-        progress.say(f"left out {describe_cleaning(table.attrs['cleaning'])}")
+        progress.left_out(describe_cleaning(table.attrs['cleaning']))
     if table.attrs["wider_than_machine"]:
         wider = wider_than_machine(table.attrs["wider_than_machine"],
                                    table.attrs["machine_procs"], width_unit(jobs), verb="was")

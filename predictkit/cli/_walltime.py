@@ -232,6 +232,14 @@ def _round_up(seconds):
     return float(max(60, math.ceil(seconds / 60.0) * 60))
 
 
+def _above_max_risk(answer):
+    """Why the risk limit is above ``--max-risk``, when it is (the requests' own share)."""
+    if answer["risk_limit"] <= answer["max_risk"]:
+        return ""
+    return (f" (as often as the requests themselves, above --max-risk "
+            f"{format_given(answer['max_risk'])})")
+
+
 def print_answer(answer, stream):
     """Print :func:`recommend_walltime`'s answer: a sentence, the table, notes."""
     advice, request = answer["advice"], answer["req_time"]
@@ -242,7 +250,7 @@ def print_answer(answer, stream):
     sentence = (
         f"{first} Chosen: {answer['chosen']} ({answer['chosen_what']}), the most accurate "
         f"predictor that cut short at most {answer['risk_limit']:.1%} of "
-        f"{answer['judged_on']}: it would have cut short {answer['risk']:.1%} of them "
+        f"{answer['judged_on']}{_above_max_risk(answer)}: it would have cut short {answer['risk']:.1%} of them "
         f"({answer['n_underestimated']:,} of {answer['n_judged']:,}{one_in}), with mean "
         f"accuracy {answer['accuracy']:.2f} (1 is exact) against "
         f"{answer['accuracy_requested']:.2f} for the requests.")

@@ -95,6 +95,16 @@ def _tick(bar, label):
         bar.update(1)
 
 
+def _by_submit_time(jobs):
+    """``jobs`` sorted by submit time (stable), as every replay and simulation needs."""
+    submit = np.asarray(jobs["submit_time"], dtype=float)
+    if not (np.diff(submit) < 0).any():
+        return jobs
+    out = jobs.sort_values("submit_time", kind="stable").reset_index(drop=True)
+    out.attrs = copy_attrs(jobs)
+    return out
+
+
 def analyze(jobs, *, name=None, max_jobs=None, predictors=None, quantile=0.95,
             policies=("easy", "conservative"), fairness=True, progress=False, random_state=0):
     """Run the whole study on one log.
@@ -145,7 +155,7 @@ def analyze(jobs, *, name=None, max_jobs=None, predictors=None, quantile=0.95,
     started = time.perf_counter()
     summary = summarize(jobs, name=name)
     name = summary.name
-    clean = clean_jobs(jobs)
+    clean = _by_submit_time(clean_jobs(jobs))
     if not len(clean):
         raise JobTableError(f"{jobs.attrs.get('source', name)}: no job can be analysed: "
                             f"every job was left out ({describe_cleaning(clean) or 'no jobs'}); "

@@ -15,8 +15,8 @@ from .._validation import (FAIRSHARE_DECAY, FAIRSHARE_FACTOR, Duration, HasMetho
                            NumericArray, RegisteredName, StrOptions, WholeNumber,
                            invalid_parameter, python_scalar, validate_params)
 from ..exceptions import ConfigError, JobTableError, SimulationError
-from .._table import (check_aligned, check_unique_columns, job_width, submission_order,
-                      user_accounts, validate_jobs)
+from .._table import (MAX_EXACT, check_aligned, check_unique_columns, job_width,
+                      submission_order, user_accounts, validate_jobs)
 from ..runtime._protocol import (HistoryPipeline, PartialFitAdapter, as_online_predictor,
                                  history_pipeline)
 from . import _engine as eng
@@ -315,6 +315,23 @@ def _learned_pipeline(estimates, refresh):
     return estimates
 
 
+def _refuse_times_past_exact_seconds(submit, duration):
+    """Refuse a log whose schedule could reach ``MAX_EXACT`` (2**53) seconds.
+
+    Every job has started by the last submission plus the work of all jobs
+    (one job at a time); past 2**53 seconds a start or an end would be
+    rounded to an even number of seconds without a word.
+    """
+    if not len(submit):
+        return
+    latest = float(submit.max()) + float(duration.sum())
+    if latest >= MAX_EXACT:
+        raise JobTableError(
+            f"jobs: the schedule could run until {latest:,.0f} s, past 2**53 s, beyond which "
+            "times in seconds are not exact; shift the log's times earlier (subtract its "
+            "first submit time)")
+
+
 def _prepare(jobs, machine_procs, kill_at_request):
     if isinstance(jobs, pd.DataFrame):
         check_unique_columns(jobs, "jobs")
@@ -365,6 +382,7 @@ def _prepare(jobs, machine_procs, kill_at_request):
     req = np.where(np.isnan(req), np.inf, req)
     run = jobs["run_time"].to_numpy(dtype=float)[positions]
     dur = np.minimum(run, req) if kill_at_request else run
+    _refuse_times_past_exact_seconds(submit[positions], dur)
     codes, n_users, n_unknown = user_accounts(_column(jobs, "user_id")[positions])
     return dict(
         jobs=jobs, kept=kept, positions=positions, rejected_mask=too_wide, machine=machine,

@@ -56,6 +56,14 @@ def test_simulate_cleans_the_log_and_says_what_it_left_out(capsys, tmp_path):
     simulated = read_swf(out)
     assert list(simulated["job_id"]) == list(expected["job_id"]) == [1, 4]
     assert simulated.loc[1, "n_procs"] == 3   # no allocation recorded: the request
+    # the written log says so too, and --quiet keeps the warning
+    assert ("; Note: left out of the log before simulating: 1 job with run_time unknown or "
+            "negative, 1 job with size unknown or not positive, 1 job with req_time unknown "
+            "or not positive") in out.read_text()
+    assert main(["simulate", str(log), "--policy", "easy", "-q", "-o", str(out)]) == 0
+    assert capsys.readouterr().err.startswith(
+        "predictkit simulate: warning: left out 1 job with run_time unknown or negative, 1 job "
+        "with size unknown or not positive, 1 job with req_time unknown or not positive\n")
 
 
 def test_the_simulated_log_states_the_simulated_machine(tmp_path):
@@ -99,9 +107,11 @@ def test_simulate_cplant_starvation_queue_flags(capsys, tmp_path):
                  "--priority", "fairshare", "--starvation-after", "6h",
                  "--starvation-bar-heavy", "--max-runtime", "72h", "--json", "-q",
                  "-o", str(out)]) == 0
-    quiet = capsys.readouterr()  # only the warning that the log's header machine is small
-    assert quiet.err.startswith("predictkit simulate: warning: the log keeps up to 1,536 ")
-    assert quiet.err.count("\n") == 1 and "metrics" in json.loads(quiet.out)
+    quiet = capsys.readouterr()  # only the warnings: a job left out, a header machine small
+    left, busy = quiet.err.splitlines()
+    assert left == "predictkit simulate: warning: left out 1 job with size unknown or not positive"
+    assert busy.startswith("predictkit simulate: warning: the log keeps up to 1,536 ")
+    assert "metrics" in json.loads(quiet.out)
     schedule = pd.read_csv(out)
     assert "starving_since" in schedule and schedule["starving_since"].notna().any()
     assert main(["simulate", path, "--max-jobs", "500", "--policy", "no_guarantee",

@@ -158,11 +158,13 @@ def test_select_says_which_jobs_no_run_simulated(log, capsys):
     procs = 8
     wide = int((jobs["n_procs"] > procs).sum())
     assert 0 < wide < len(jobs)
+    warning = (f"predictkit select: warning: {wide:,} jobs wider than the machine (8 "
+               "processors) were not simulated and are not scored\n")
     assert main(["select", str(log), *FEW, "--machine-procs", str(procs), "-q", "--json"]) == 0
+    assert capsys.readouterr().err == warning  # --quiet keeps it
     assert main(["select", str(log), *FEW, "--machine-procs", str(procs)]) == 0
     err = capsys.readouterr().err
-    assert (f"simulated {len(jobs) - wide:,} jobs with each candidate; {wide:,} jobs wider "
-            f"than the machine (8 processors) were not simulated and are not scored") in err
+    assert f"simulated {len(jobs) - wide:,} jobs with each candidate\n" in err and warning in err
     found = select_by_schedule(jobs, [ScheduleCandidate("requested")], period="3D",
                                test_periods=1, machine_procs=procs)
     assert len(found.rejected) == wide and found.machine_procs == procs

@@ -578,6 +578,11 @@ def test_walltime_counts_a_job_that_ran_until_its_limit_as_cut_short(capsys, tmp
     requested = next(row for row in answer["table"] if row["predictor"] == "requested")
     assert requested["n_underestimated"] == 20 and requested["n_judged"] == 60
     assert any("the requests themselves ran out for 33.3%" in note for note in answer["notes"])
+    # the sentence says why its risk limit is above --max-risk
+    assert main(["walltime", str(log), "--user", "tim", "--time", "1:00:00", "-q"]) == 0
+    sentence = " ".join(capsys.readouterr().out.split("\n\n")[0].split())
+    assert ("cut short at most 33.3% of user tim's 60 past jobs (as often as the requests "
+            "themselves, above --max-risk 0.05)") in sentence
 
 
 @pytest.mark.parametrize("column", ["CPUS", "NODES"])

@@ -262,3 +262,14 @@ def test_per_user_predictors_on_a_log_without_users_are_said_to_keep_the_request
         assert_array_equal(a.predictions[label], a.predictions["request"])
     assert not any(note.startswith("Tang") and "keeps every request" in note
                    for note in a.notes)
+
+
+def test_a_log_in_any_order_is_analysed_as_sorted_by_submit_time():
+    # as every command reads a log: the rows of a file need not be in submit order
+    jobs = make_workload(n_jobs=400, random_state=5)
+    shuffled = jobs.sample(frac=1.0, random_state=1)
+    shuffled.attrs = dict(jobs.attrs)
+    options = dict(max_jobs=400, random_state=0, policies=(), fairness=False)
+    a, b = analyze(jobs, **options), analyze(shuffled, **options)
+    pd.testing.assert_frame_equal(a.predictor_table, b.predictor_table)
+    pd.testing.assert_frame_equal(a.bound_table, b.bound_table)

@@ -403,3 +403,20 @@ def test_numpy_integers_are_durations_and_bools_are_no_widths():
     simulate(jobs, machine_procs=1, priority="fairshare", fairshare_decay=np.int64(3600))
     with pytest.raises(JobTableError, match="'n_procs' holds True/False values, not numbers"):
         simulate(jobs.assign(n_procs=[True, True]), machine_procs=1)
+
+
+@pytest.mark.parametrize("policy", ["fcfs", "easy", "conservative"])
+def test_a_schedule_that_could_pass_2_to_the_53_seconds_is_refused(policy):
+    # one more second and float times lose whole seconds without a word
+    near = 2.0 ** 53 - 2
+    jobs = pd.DataFrame({"job_id": [1.0, 2.0], "submit_time": [near, near + 1],
+                         "run_time": [3.0, 3.0], "n_procs": [4.0, 4.0],
+                         "req_time": [10.0, 10.0]})
+    with pytest.raises(JobTableError, match=r"could run until 9,007,199,254,740,996 s, past "
+                                            r"2\*\*53 s"):
+        simulate(jobs, machine_procs=4, policy=policy)
+    # half as far, every second is kept
+    jobs["submit_time"] = [2.0 ** 52, 2.0 ** 52 + 1]
+    result = simulate(jobs, machine_procs=4, policy=policy).jobs
+    assert result["start_time"].tolist() == [2.0 ** 52, 2.0 ** 52 + 3]
+    assert result["end_time"].tolist() == [2.0 ** 52 + 3, 2.0 ** 52 + 6]
