@@ -250,7 +250,8 @@ def print_answer(answer, stream):
     sentence = (
         f"{first} Chosen: {answer['chosen']} ({answer['chosen_what']}), the most accurate "
         f"predictor that cut short at most {answer['risk_limit']:.1%} of "
-        f"{answer['judged_on']}{_above_max_risk(answer)}: it would have cut short {answer['risk']:.1%} of them "
+        f"{answer['judged_on']}{_above_max_risk(answer)}: it would have cut short "
+        f"{answer['risk']:.1%} of them "
         f"({answer['n_underestimated']:,} of {answer['n_judged']:,}{one_in}), with mean "
         f"accuracy {answer['accuracy']:.2f} (1 is exact) against "
         f"{answer['accuracy_requested']:.2f} for the requests.")

@@ -28,6 +28,7 @@ runtime of its last one.
 
 import heapq
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -37,7 +38,7 @@ from ._joint import stratified_user_scores
 __all__ = ["SessionDraws", "draw_sessions", "lay_sessions", "mean_runtimes"]
 
 
-class SessionDraws:
+class SessionDraws(NamedTuple):
     """The random draws behind :func:`lay_sessions`, one array per quantity.
 
     Attributes
@@ -57,9 +58,12 @@ class SessionDraws:
         Seconds between the end of the job at each arrival and its session's next job.
     """
 
-    def __init__(self, length, score, noise, fresh, burst, think):
-        self.length, self.score, self.noise = length, score, noise
-        self.fresh, self.burst, self.think = fresh, burst, think
+    length: np.ndarray
+    score: np.ndarray
+    noise: np.ndarray
+    fresh: np.ndarray
+    burst: np.ndarray
+    think: np.ndarray
 
 
 def draw_sessions(rng, n, app_of_session, *, session_jobs, persistence, repeat, burst,
