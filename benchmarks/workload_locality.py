@@ -14,45 +14,65 @@ job was submitted after the first one ran (``submit_1 + run_1``, without the
 wait, which a synthetic workload does not have yet).
 
 ``summary`` says whether the synthetic median ratio and after-run share lie
-within the logs' range. Run from the repository
-root: ``python -m benchmarks.workload_locality [--jobs 50000] [--seeds 5]``;
+within the logs' range. With ``--fitted`` it also fits a ``SiteModel`` to
+every log (its jobs with a runtime and width, as ``simulate`` cleans them),
+generates as many jobs (at most ``--jobs``) from it and compares that
+workload's statistics with the log's: ``fitted_summary`` gives, per
+statistic, the median and largest distance to the logs of the default
+workload (seed 0) and of the fitted sites. Four statistics are fitted
+(``predictkit.workload._session_fit.FIT_PAIRS``); the median ratio and the
+correlation are not, and check the fit. Run from the repository
+root: ``python -m benchmarks.workload_locality [--jobs 50000] [--seeds 5]
+[--fitted]``;
 prints JSON (and writes it with ``--output``).
 """
 
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
 
 import predictkit
-from predictkit.workload import make_workload
+from predictkit._clean import clean_jobs
+from predictkit.workload import SiteModel, make_workload
+from predictkit.workload._locality import LOCALITY_STATISTICS, runtime_locality
 
 from benchmarks._common import provenance, traces_dir, write_json
 
 
-def repetition(jobs):
-    """The statistics of a user's consecutive runtimes (see the module docstring), or
-    None when the table has no two consecutive jobs of one user."""
-    known = (jobs["run_time"] > 0) & jobs["user_id"].notna() & (jobs["user_id"] >= 0)
-    own = jobs[known].sort_values(["user_id", "submit_time"], kind="stable")
-    log_run = np.log10(own["run_time"].to_numpy(dtype=float))
-    user = own["user_id"].to_numpy()
-    same = user[1:] == user[:-1]
-    if not same.any():
-        return None
-    earlier, later = log_run[:-1][same], log_run[1:][same]
-    step = np.abs(later - earlier)
-    submit = own["submit_time"].to_numpy(dtype=float)
-    ended = submit[:-1] + own["run_time"].to_numpy(dtype=float)[:-1]
-    spread = earlier.std() > 0 and later.std() > 0
-    return {"pairs": int(same.sum()),
-            "median_abs_log10_ratio": float(np.median(step)),
-            "share_within_12pct": float(np.mean(step < 0.05)),
-            "share_within_2x": float(np.mean(step < 0.3)),
-            "correlation": float(np.corrcoef(earlier, later)[0, 1]) if spread else None,
-            "share_after_run": float(np.mean(submit[1:][same] >= ended[same]))}
+def fitted_site(jobs, max_jobs):
+    """A site fitted to ``jobs``: its session parameters, fitting time and the locality of
+    as many jobs (at most ``max_jobs``) generated from it."""
+    kept = clean_jobs(jobs, for_simulation=True)
+    started = time.perf_counter()
+    site = SiteModel(random_state=0).fit(kept)
+    seconds = time.perf_counter() - started
+    generated = make_workload(min(len(kept), max_jobs), site=site, random_state=1)
+    return {"sessions": {name: round(value, 4) for name, value in site.sessions_._asdict().items()},
+            "fit_seconds": round(seconds, 1), "jobs": len(generated),
+            "locality": runtime_locality(generated)}
+
+
+def _fitted_summary(result):
+    """Per statistic, the median and largest distance to the logs of the default workload
+    (seed 0) and of the sites fitted to them."""
+    default = result["synthetic"].get("seed 0")
+    summary = {}
+    for key in LOCALITY_STATISTICS:
+        pairs = [(log[key], default[key] if default else None,
+                  result["fitted"][name]["locality"][key])
+                 for name, log in result["logs"].items() if log[key] is not None]
+        entry = {}
+        for label, column in (("default", 1), ("fitted", 2)):
+            gaps = [abs(row[column] - row[0]) for row in pairs if row[column] is not None]
+            if gaps:
+                entry[label] = {"median": round(float(np.median(gaps)), 4),
+                                "largest": round(float(np.max(gaps)), 4)}
+        summary[key] = entry
+    return summary
 
 
 def _ranges(result, key):
@@ -71,26 +91,32 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=50_000)
     parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--fitted", action="store_true",
+                        help="also fit a site to every log and compare its workload")
     parser.add_argument("--output", type=Path)
     args = parser.parse_args(argv)
     result = {"provenance": provenance("workload_locality", sys.argv[1:] if argv is None else argv),
               "synthetic": {}, "logs": {}, "skipped": {}}
     for seed in range(args.seeds):
-        result["synthetic"][f"seed {seed}"] = repetition(
+        result["synthetic"][f"seed {seed}"] = runtime_locality(
             make_workload(args.jobs, random_state=seed))
     folder = traces_dir()
     for path in sorted(folder.glob("*.swf*")) if folder else []:
         jobs = predictkit.read_swf(path)
-        found = repetition(jobs)
+        found = runtime_locality(jobs)
         name = path.name.split(".swf")[0]
         if found is None:
             result["skipped"][name] = "no two consecutive jobs of one known user with a runtime"
-        else:
-            result["logs"][name] = found
+            continue
+        result["logs"][name] = found
+        if args.fitted:
+            result.setdefault("fitted", {})[name] = fitted_site(jobs, args.jobs)
     if folder is None:
         result["skipped"]["all logs"] = "no shared traces found (set PREDICTKIT_TRACES)"
     result["summary"] = {key: _ranges(result, key)
                          for key in ("median_abs_log10_ratio", "share_after_run")}
+    if args.fitted and result["logs"]:
+        result["fitted_summary"] = _fitted_summary(result)
     if args.output:
         write_json(args.output, result)
     print(json.dumps(result, indent=2))

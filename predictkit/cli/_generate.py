@@ -293,7 +293,7 @@ _FLAGS = {"n_jobs": "--jobs", "machine_procs": "--machine-procs", "t_max": "--tm
 
 
 def _fit_site(args, progress):
-    """The site model of ``--site LOG``: runtimes and requests fitted to the log."""
+    """The site model of ``--site LOG``: runtimes, requests and sessions fitted to the log."""
     from ..jobs import clean_jobs, describe_cleaning
     from ..workload import SiteModel
 
@@ -307,7 +307,7 @@ def _fit_site(args, progress):
         raise ConfigError(f"--site {args.site}: no job has a known runtime, width and "
                           "requested time to fit the site to")
     with progress.step(f"fitted the site to {format_count(len(kept), 'job')} with a runtime, "
-                       "width and request"):
+                       "width and request (runtimes, requests and its users' sessions)"):
         return SiteModel(random_state=args.seed).fit(kept)
 
 

@@ -16,8 +16,9 @@ its next job is due: right after its last submission (a burst, share
 An arrival goes to the session that has been due longest; when no session is
 due, it opens a new one, which takes the arrival's size and type. A session
 lasts a geometric number of jobs. Its runtimes share a normal score: the
-user's application's home score (weight ``persistence``) plus the session's
-own; each job adds its own noise (``spread``) or, with probability
+user's application's home score (weight ``persistence``), itself partly the
+user's (weight ``user_affinity``: a user's applications run alike), plus the
+session's own; each job adds its own noise (``spread``) or, with probability
 ``repeat``, repeats the previous job's noise, hence its runtime.
 
 The scores are turned into runtimes through a site's runtime quantiles per
@@ -66,29 +67,43 @@ class SessionDraws(NamedTuple):
     think: np.ndarray
 
 
-def draw_sessions(rng, n, app_of_session, *, session_jobs, persistence, repeat, burst,
-                  think_time):
+def draw_sessions(rng, n, user_of_session, app_of_session, *, session_jobs, persistence,
+                  user_affinity, repeat, burst, think_time):
     """Draw :class:`SessionDraws` for ``n`` arrivals (at most ``n`` sessions).
 
-    ``app_of_session`` holds, for each of the ``n`` possible sessions, the
-    code of the user's application it runs. Each application has a home
-    score, stratified by the jobs its sessions will hold
+    ``user_of_session`` and ``app_of_session`` hold, for each of the ``n``
+    possible sessions, the code of its user and of the user's application it
+    runs (non-negative codes). Each user and each application has a home
+    score, stratified by the jobs their sessions will hold
     (:func:`~predictkit.workload._joint.stratified_user_scores`), so that the
     job-weighted scores stay standard normal however few heavy users
-    dominate: the runtimes keep the site's distribution.
+    dominate: the runtimes keep the site's distribution. An application's
+    score is ``sqrt(a) z_user + sqrt(1 - a) z_app`` (``a = user_affinity``),
+    a session's ``sqrt(p) z_application + sqrt(1 - p) z_session`` (``p =
+    persistence``).
     """
     length = rng.geometric(1.0 / session_jobs, size=n).astype(np.int64)
     opened = int(np.searchsorted(np.cumsum(length), n)) + 1
-    home = rng.standard_normal(int(app_of_session.max()) + 1)
-    stratified = stratified_user_scores(np.repeat(app_of_session[:opened], length[:opened]), rng)
-    home[:stratified.size] = stratified
-    score = (np.sqrt(persistence) * home[app_of_session]
-             + np.sqrt(1.0 - persistence) * rng.standard_normal(n))
+    app_home = _home_scores(rng, app_of_session, length, opened)
+    user_home = _home_scores(rng, user_of_session, length, opened)
+    application = (np.sqrt(user_affinity) * user_home[user_of_session]
+                   + np.sqrt(1.0 - user_affinity) * app_home[app_of_session])
+    score = np.sqrt(persistence) * application + np.sqrt(1.0 - persistence) * rng.standard_normal(n)
     noise = rng.standard_normal(n)
     fresh = rng.random(n) >= repeat
     bursts = rng.random(n) < burst
     think = rng.exponential(think_time, size=n) if think_time > 0 else np.zeros(n)
     return SessionDraws(length, score, noise, fresh, bursts, think)
+
+
+def _home_scores(rng, code_of_session, length, opened):
+    """A normal score per code, stratified by the jobs of the first ``opened`` sessions (each
+    ``length`` jobs long); codes no such session holds get independent scores."""
+    home = rng.standard_normal(int(code_of_session.max()) + 1)
+    stratified = stratified_user_scores(np.repeat(code_of_session[:opened], length[:opened]),
+                                        rng)
+    home[:stratified.size] = stratified
+    return home
 
 
 def mean_runtimes(log_quantiles):

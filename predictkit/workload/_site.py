@@ -17,7 +17,11 @@ from ..exceptions import NotFittedError
 from ._default_site import DefaultSite, default_site
 from ._joint import JointEstimates
 from ._runtimes import RuntimeDistribution
+from ._base import as_rng
+from ._locality import runtime_locality
+from ._session_fit import DEFAULT_SESSIONS, FIT_JOBS, FIT_SEEDS, fit_sessions
 from ._sessions import DEFAULT_THINK_TIME
+from ._synthetic import make_workload
 
 __all__ = ["SiteModel", "default_site", "DefaultSite"]
 
@@ -30,6 +34,11 @@ class SiteModel(ParamsValidatedMixin, BaseEstimator):
         Smallest size class or runtime bin that gets its own distribution.
     think_time : float or str
         Session threshold used to measure how consistent a user's sessions are.
+    fit_sessions : bool, default=True
+        Fit the session parameters of :func:`make_workload` (how much a
+        user's runtimes repeat, when the next job comes) to the log's
+        :func:`runtime_locality` (about 7 s); else, or when the log has no
+        two consecutive jobs of a known user, keep the built-in site's.
     random_state : int, RandomState, Generator or None
 
     Attributes
@@ -40,6 +49,12 @@ class SiteModel(ParamsValidatedMixin, BaseEstimator):
         paddings per runtime bin and its users' consistency, which carry to
         synthetic users, not from copies of the log's users' requests.
     machine_procs_ : int
+    locality_ : dict or None
+        The log's :func:`runtime_locality` (None without user ids or pairs).
+    sessions_ : SessionParameters
+        The session parameters :func:`make_workload` uses with this site,
+        fitted so that a generated workload's locality matches ``locality_``
+        (see :func:`~predictkit.workload._session_fit.fit_sessions`).
 
     Examples
     --------
@@ -52,16 +67,20 @@ class SiteModel(ParamsValidatedMixin, BaseEstimator):
     """
 
     _parameter_constraints = {"min_jobs": [Interval(Integral, 1, None, closed="left")],
-                              "think_time": [Duration()], "random_state": [RANDOM_STATE]}
+                              "think_time": [Duration()], "fit_sessions": ["boolean"],
+                              "random_state": [RANDOM_STATE]}
 
-    def __init__(self, *, min_jobs=50, think_time=DEFAULT_THINK_TIME, random_state=None):
+    def __init__(self, *, min_jobs=50, think_time=DEFAULT_THINK_TIME, fit_sessions=True,
+                 random_state=None):
         self.min_jobs = min_jobs
         self.think_time = think_time
+        self.fit_sessions = fit_sessions
         self.random_state = random_state
 
     def fit(self, X, y=None):
-        """Fit the runtime distribution (every job with a runtime and width) and the
-        request model (every job that also has a request)."""
+        """Fit the runtime distribution (every job with a runtime and width), the
+        request model (every job that also has a request) and the session parameters
+        (every job with a runtime and a user)."""
         self._validate_params()
         self.runtimes_ = RuntimeDistribution(min_jobs=self.min_jobs,
                                              random_state=self.random_state).fit(X)
@@ -71,7 +90,22 @@ class SiteModel(ParamsValidatedMixin, BaseEstimator):
                                          user_requests=False,
                                          random_state=self.random_state).fit(X)
         self.machine_procs_ = self.runtimes_.machine_procs_
+        self.locality_ = runtime_locality(X) if {"user_id", "submit_time"} <= set(X) else None
+        self.sessions_ = DEFAULT_SESSIONS
+        if self.fit_sessions and self.locality_ is not None:
+            seeds = as_rng(self.random_state).integers(2**31, size=FIT_SEEDS)
+            self.sessions_ = fit_sessions(self._generator(seeds),
+                                          self.locality_)
         return self
+
+    def _generator(self, seeds):
+        """``generate(parameters, k)`` for :func:`fit_sessions`: :data:`FIT_JOBS` jobs of this
+        site drawn from ``seeds[k]``."""
+        def generate(parameters, k):
+            return make_workload(FIT_JOBS, machine_procs=self.machine_procs_, site=self,
+                                 random_state=int(seeds[k]), **parameters._asdict())
+
+        return generate
 
     def __sklearn_is_fitted__(self):
         return hasattr(self, "estimates_")
@@ -87,4 +121,6 @@ class SiteModel(ParamsValidatedMixin, BaseEstimator):
                 "user_share": round(est.user_share_, 4),
                 "session_share": round(est.session_share_, 4),
                 "tail_share": round(est.tail_share_, 4), "t_max": est.t_max_,
-                "modes": est.mode_values_.tolist(), "head": est.mode_head_.tolist()}
+                "modes": est.mode_values_.tolist(), "head": est.mode_head_.tolist(),
+                "sessions": {name: round(value, 4)
+                             for name, value in self.sessions_._asdict().items()}}

@@ -19,7 +19,8 @@ from ._lublin import (SECONDS_IN_BUCKET, TYPE_CODE, bucket_weights, sample_arriv
                       sample_runtimes, sample_sizes)
 from ._runtimes import RuntimeDistribution, size_class
 from ._session_arrivals import draw_sessions, lay_sessions, mean_runtimes
-from ._site import default_site
+from ._session_fit import DEFAULT_SESSIONS
+from ._default_site import default_site
 from ._tsafrir import TsafrirEstimates
 
 __all__ = ["make_workload"]
@@ -50,10 +51,11 @@ BYTES_PER_JOB = 1024
     "n_users": [Interval(Integral, 1, None, closed="left"), None],
     "user_skew": [Interval(Real, 0, None, closed="left")],
     "session_jobs": [Interval(Real, 1, None, closed="left")],
-    "runtime_spread": [Interval(Real, 0, None, closed="left")],
-    "persistence": [Interval(Real, 0, 1, closed="both")],
-    "repeat": [Interval(Real, 0, 1, closed="both")],
-    "burst": [Interval(Real, 0, 1, closed="both")],
+    "runtime_spread": [Interval(Real, 0, None, closed="left"), None],
+    "persistence": [Interval(Real, 0, 1, closed="both"), None],
+    "user_affinity": [Interval(Real, 0, 1, closed="both"), None],
+    "repeat": [Interval(Real, 0, 1, closed="both"), None],
+    "burst": [Interval(Real, 0, 1, closed="both"), None],
     "think_time": [Duration(minimum=0)],
     "weekend_factor": [Interval(Real, 0, None, closed="neither")],
     "site": [HasMethods(["fit"]), None],
@@ -62,8 +64,8 @@ BYTES_PER_JOB = 1024
 })
 def make_workload(n_jobs, *, machine_procs=DEFAULT_MACHINE_PROCS, random_state=None, t_max=None,
                   p_max=None, job_types=True, load=DEFAULT_LOAD, n_users=None, user_skew=1.0,
-                  session_jobs=5.0, runtime_spread=0.3, persistence=0.9, repeat=0.5, burst=0.5,
-                  think_time=300.0, weekend_factor=0.5, site=None,
+                  session_jobs=5.0, runtime_spread=None, persistence=None, user_affinity=None,
+                  repeat=None, burst=None, think_time=300.0, weekend_factor=0.5, site=None,
                   runtimes="site", estimates="joint", n_procs=UNSET):
     """Generate a synthetic job table that looks like a real log.
 
@@ -87,8 +89,11 @@ def make_workload(n_jobs, *, machine_procs=DEFAULT_MACHINE_PROCS, random_state=N
       built-in site (an equal-weight mixture of nine archive logs) or
       ``site``, through normal scores that repeat as real users' runtimes do:
       an application's sessions share a home score (``persistence``), a
+      user's applications partly share theirs (``user_affinity``), a
       session's jobs vary around the session's score (``runtime_spread``)
-      and repeat the previous job's runtime with probability ``repeat``.
+      and repeat the previous job's runtime with probability ``repeat``;
+      these and ``burst`` are the site's: fitted to its log by a
+      :class:`SiteModel`, :data:`DEFAULT_SESSIONS` for the built-in site.
       ``runtimes="lublin"`` keeps Lublin & Feitelson's hyper-gamma runtimes,
       with sessions of consecutive arrivals whose runtimes vary around the
       first job's (``runtime_spread``);
@@ -134,21 +139,29 @@ def make_workload(n_jobs, *, machine_procs=DEFAULT_MACHINE_PROCS, random_state=N
         Zipf exponent of user activity (>= 0).
     session_jobs : float
         Mean jobs per session (>= 1).
-    runtime_spread : float, default=0.3
-        How much runtimes vary within a session: the weight of a job's own
+    runtime_spread : float, optional
+        Default: the site's (0.3 for the built-in site). How much runtimes vary within a session: the weight of a job's own
         normal score in its score (``runtimes="site"``; 1 or more makes a
         session's jobs independent), or the standard deviation of the log
         runtime ratio to the session's first job (``runtimes="lublin"``).
-    persistence : float, default=0.9
+    persistence : float, optional
         How much a user's sessions of one application share their runtimes:
         the share of the variance of a session's score that is the
         application's (0: independent sessions; ``runtimes="site"``).
-    repeat : float, default=0.5
+        Default: the site's (0.9 for the built-in site; not fitted).
+    user_affinity : float, optional
+        How much a user's applications share their runtimes: the share of
+        the variance of an application's score that is its user's (0:
+        independent applications; ``runtimes="site"``). Default: the site's
+        (0.5 for the built-in site).
+    repeat : float, optional
         Probability that a job repeats the runtime (normal score) of its
-        session's previous job (``runtimes="site"``).
-    burst : float, default=0.5
+        session's previous job (``runtimes="site"``). Default: the site's
+        (0.5 for the built-in site).
+    burst : float, optional
         Share of a session's jobs whose next job is submitted at once, not
-        after the job has run (``runtimes="site"``).
+        after the job has run (``runtimes="site"``). Default: the site's
+        (0.5 for the built-in site).
     think_time : float or str, default=300
         Mean seconds between the end of a session's job and the submission of
         its next one (exponential; ``runtimes="site"``).
@@ -207,6 +220,8 @@ def make_workload(n_jobs, *, machine_procs=DEFAULT_MACHINE_PROCS, random_state=N
     else:
         t_max = DEFAULT_T_MAX
     think_time = parse_duration(think_time, name="think_time")
+    sessions = _session_parameters(site, runtime_spread=runtime_spread, persistence=persistence,
+                                   user_affinity=user_affinity, repeat=repeat, burst=burst)
     rng = as_rng(random_state)
     n = int(n_jobs)
     if n_users is None:
@@ -225,18 +240,20 @@ def make_workload(n_jobs, *, machine_procs=DEFAULT_MACHINE_PROCS, random_state=N
         session -= session[0]
         first = np.flatnonzero(np.r_[True, session[1:] != session[:-1]])
         head = first[session]
-        run = _lublin_runtimes(rng, size[head], kind[head], types, head, first, runtime_spread)
+        run = _lublin_runtimes(rng, size[head], kind[head], types, head, first,
+                               sessions.runtime_spread)
         user_of_session, app_of_session = _users_of_sessions(rng, first.size, n_users,
                                                              user_skew)
     else:
         # at most n sessions; those that open take the first codes
         user_of_session, app_of_session = _users_of_sessions(rng, n, n_users, user_skew)
         model = site.runtimes_ if site is not None else default_runtimes()
-        draws = draw_sessions(rng, n, app_of_session, session_jobs=session_jobs,
-                              persistence=persistence, repeat=repeat, burst=burst,
-                              think_time=think_time)
+        draws = draw_sessions(rng, n, user_of_session - 1, app_of_session,
+                              session_jobs=session_jobs, persistence=sessions.persistence,
+                              user_affinity=sessions.user_affinity, repeat=sessions.repeat,
+                              burst=sessions.burst, think_time=think_time)
         session, start, run = _laid_sessions(submit, size, draws, model, machine_procs, load,
-                                             t_max, min(runtime_spread, 1.0),
+                                             t_max, min(sessions.runtime_spread, 1.0),
                                              bucket_weights(types[-1], weekend_factor))
         head = start[session]
     size, kind = size[head], kind[head]
@@ -286,6 +303,14 @@ def _warn_share_at_t_max(p_max, requests, t_max):
 
         warnings.warn(f"p_max={p_max:g}: {share:.1f}% of the jobs request t_max, since jobs "
                       "that no shorter mode covers get it too", UserWarning, stacklevel=4)
+
+
+def _session_parameters(site, **given):
+    """The given session parameters, the others the site's (:data:`DEFAULT_SESSIONS` for the
+    built-in site or a site fitted without them)."""
+    fitted = getattr(site, "sessions_", None) or DEFAULT_SESSIONS
+    return fitted._replace(**{name: float(value) for name, value in given.items()
+                              if value is not None})
 
 
 def _joint_model(site, t_max):

@@ -106,7 +106,7 @@ def test_select_warns_of_a_header_machine_too_small(tmp_path, capsys):
     busy = max(np.cumsum([p for _, p in events]))  # an end sorts before a start at one time
     assert busy > 32
     argv = ["select", str(log), "--predictors", "requested", "--no-easy-pp-style",
-            "--period", "3D", "--test-periods", "1"]
+            "--period", "1D", "--test-periods", "1"]
     status, _, err = outcome(capsys, argv)
     assert status == 0 and (
         f"predictkit select: warning: the log keeps up to {busy:.0f} processors busy at once, "

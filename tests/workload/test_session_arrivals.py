@@ -14,7 +14,7 @@ from predictkit.workload._session_arrivals import (SessionDraws, draw_sessions, 
                                                     mean_runtimes)
 from predictkit.workload._synthetic import default_runtimes
 
-from benchmarks.workload_locality import repetition
+from predictkit.workload._locality import runtime_locality
 
 
 def reference_lay_sessions(times, position_class, draws, log_quantiles, spread):
@@ -55,9 +55,11 @@ def random_case(seed, n, *, session_jobs=3.0, repeat=0.5, burst=0.3, think_time=
     times[rng.random(n) < 0.1] = 0.0  # ties
     times = np.maximum.accumulate(times)
     position_class = rng.integers(0, 5, n)
-    apps = rng.integers(0, 6, n)
-    draws = draw_sessions(rng, n, apps, session_jobs=session_jobs, persistence=0.8,
-                          repeat=repeat, burst=burst, think_time=think_time)
+    users = rng.integers(0, 3, n)
+    apps = 2 * users + rng.integers(0, 2, n)
+    draws = draw_sessions(rng, n, users, apps, session_jobs=session_jobs, persistence=0.8,
+                          user_affinity=0.5, repeat=repeat, burst=burst,
+                          think_time=think_time)
     return times, position_class, draws
 
 
@@ -135,9 +137,9 @@ def test_synthetic_users_repeat_their_runtimes_as_real_users_do():
     # thirteen archive logs: median |log10 ratio| of a user's consecutive runtimes 0.013-0.30,
     # correlation 0.60-0.95 (benchmarks/workload_locality.py); independent sessions gave 0.59
     jobs = make_workload(20_000, random_state=1)
-    found = repetition(jobs)
+    found = runtime_locality(jobs)
     assert found["median_abs_log10_ratio"] < 0.3 and found["correlation"] > 0.6
-    independent = repetition(make_workload(20_000, random_state=1, persistence=0.0, repeat=0.0,
+    independent = runtime_locality(make_workload(20_000, random_state=1, persistence=0.0, repeat=0.0,
                                            runtime_spread=1.0))
     assert independent["median_abs_log10_ratio"] > 0.5
 
@@ -160,22 +162,8 @@ def test_a_users_next_job_usually_comes_after_the_last_one_ended():
 
 
 @pytest.mark.parametrize("name, value", [("persistence", 1.5), ("repeat", -0.1),
+                                         ("user_affinity", 1.01),
                                          ("burst", 2.0), ("think_time", -1.0)])
 def test_session_parameters_out_of_range_are_refused_by_name(name, value):
     with pytest.raises(InvalidParameterError, match=f"'{name}' parameter of make_workload"):
         make_workload(100, random_state=0, **{name: value})
-
-
-def test_the_locality_statistics_of_a_small_log_by_hand():
-    import pandas as pd
-
-    jobs = pd.DataFrame({"user_id": [1.0, 1.0, 1.0, 2.0, 2.0],
-                         "submit_time": [0.0, 50.0, 500.0, 0.0, 10.0],
-                         "run_time": [100.0, 100.0, 1000.0, 10.0, 10.0]})
-    found = repetition(jobs)
-    # pairs: user 1 (100, 100) submitted before the first ended, (100, 1000) after;
-    # user 2 (10, 10) submitted as the first ended
-    assert found["pairs"] == 3
-    assert found["median_abs_log10_ratio"] == 0.0
-    assert found["share_within_12pct"] == pytest.approx(2 / 3)
-    assert found["share_after_run"] == pytest.approx(2 / 3)
