@@ -15,9 +15,10 @@ wait, which a synthetic workload does not have yet).
 
 ``summary`` says whether the synthetic median ratio and after-run share lie
 within the logs' range. With ``--fitted`` it also fits a ``SiteModel`` to
-every log (its jobs with a runtime and width, as ``simulate`` cleans them),
+every log (its jobs with a runtime, width and request, as ``simulate`` cleans them),
 generates as many jobs (at most ``--jobs``) from it and compares that
-workload's statistics with the log's: ``fitted_summary`` gives, per
+workload's statistics with the log's (logs without requests are skipped: a
+site's request model needs them): ``fitted_summary`` gives, per
 statistic, the median and largest distance to the logs of the default
 workload (seed 0) and of the fitted sites. Four statistics are fitted
 (``predictkit.workload._session_fit.FIT_PAIRS``); the median ratio and the
@@ -43,10 +44,9 @@ from predictkit.workload._locality import LOCALITY_STATISTICS, runtime_locality
 from benchmarks._common import provenance, traces_dir, write_json
 
 
-def fitted_site(jobs, max_jobs):
-    """A site fitted to ``jobs``: its session parameters, fitting time and the locality of
-    as many jobs (at most ``max_jobs``) generated from it."""
-    kept = clean_jobs(jobs, for_simulation=True)
+def fitted_site(kept, max_jobs):
+    """A site fitted to ``kept`` (cleaned jobs with requests): its session parameters,
+    fitting time and the locality of as many jobs (at most ``max_jobs``) generated from it."""
     started = time.perf_counter()
     site = SiteModel(random_state=0).fit(kept)
     seconds = time.perf_counter() - started
@@ -64,7 +64,8 @@ def _fitted_summary(result):
     for key in LOCALITY_STATISTICS:
         pairs = [(log[key], default[key] if default else None,
                   result["fitted"][name]["locality"][key])
-                 for name, log in result["logs"].items() if log[key] is not None]
+                 for name, log in result["logs"].items()
+                 if log[key] is not None and name in result["fitted"]]
         entry = {}
         for label, column in (("default", 1), ("fitted", 2)):
             gaps = [abs(row[column] - row[0]) for row in pairs if row[column] is not None]
@@ -110,7 +111,12 @@ def main(argv=None):
             continue
         result["logs"][name] = found
         if args.fitted:
-            result.setdefault("fitted", {})[name] = fitted_site(jobs, args.jobs)
+            kept = clean_jobs(jobs, for_simulation=True, require_request=True)
+            if len(kept):
+                result.setdefault("fitted", {})[name] = fitted_site(kept, args.jobs)
+            else:
+                result["skipped"][f"{name} (fitted site)"] = (
+                    "no job with a runtime, width and request to fit a site to")
     if folder is None:
         result["skipped"]["all logs"] = "no shared traces found (set PREDICTKIT_TRACES)"
     result["summary"] = {key: _ranges(result, key)
