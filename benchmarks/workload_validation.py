@@ -558,7 +558,8 @@ def run_log(name, n_jobs, seeds):
                     "session_share": site.estimates_.session_share_,
                     "tail_share": site.estimates_.tail_share_,
                     "modes": int(site.estimates_.mode_values_.size),
-                    "bins": padding_summary(site.estimates_)}}
+                    "bins": padding_summary(site.estimates_),
+                    "sessions": site.sessions_._asdict()}}
     if name in QUEUED_LOGS:
         row["schedule"] = schedules(log, n_jobs, seeds)
     return row, log, site
@@ -1186,13 +1187,24 @@ def render(result, output_dir):
     lines += weight_lines(result)
     lines += candidate_lines(result)
     lines += ["", "## Fitted parameters", "",
-              "| log | t_max (h) | modes | tail share | user share | session share |",
-              "|---|---|---|---|---|---|"]
+              "Requests: `t_max`, modes, tail, user and session shares (`JointEstimates`). "
+              "Sessions (`SiteModel.sessions_`, fitted to the log's runtime locality; "
+              "`persistence` stays at the built-in 0.9): how much a job repeats its session's "
+              "last runtime (repeat), the weight of its own score (spread), the share of "
+              "jobs whose next one is due at once (burst) and how much a user's "
+              "applications run alike (affinity).", "",
+              "| log | t_max (h) | modes | tail share | user share | session share | repeat | "
+              "spread | burst | affinity |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
     for r in result["logs"]:
         s = r["site"]
+        sessions = s.get("sessions")
+        session_cells = ("- | - | - | -" if sessions is None else
+                         " | ".join(f"{sessions[k]:.2f}" for k in ("repeat", "runtime_spread",
+                                                                  "burst", "user_affinity")))
         lines.append(f"| {r['trace']} | {s['t_max_h']:.4g} | {s['modes']} | "
                      f"{s['tail_share']:.2f} | {s['user_share']:.2f} | "
-                     f"{s['session_share']:.2f} |")
+                     f"{s['session_share']:.2f} | {session_cells} |")
     labels = ["< 10 s", "10-32 s", "32-100 s", "100-316 s", "316 s-17 min", "17-53 min",
               "53 min-2.8 h", "2.8-8.8 h", "> 8.8 h"]
     lines += ["", "Accuracy by runtime length (`JointEstimates.padding_quantiles_`): per runtime "

@@ -5,10 +5,10 @@ How much a synthetic user's runtimes repeat and when the next job comes
 Their defaults lie in the middle of the archive logs' range. A site fitted to
 a log (:class:`SiteModel`) chooses them by the simulated method of moments
 (McFadden, Econometrica 57(5), 1989): each parameter is paired with the
-statistic of :func:`runtime_locality` it moves most, and set, by bisection on
-workloads generated with fixed random draws, so that the generated workload's
-statistic equals the log's; a few sweeps over the four pairs settle their
-interactions. The statistics not used (the share of pairs within a factor of
+statistic of :func:`runtime_locality` it moves most, and the four are set,
+one at a time on workloads generated with fixed random draws, to bring the
+generated workloads' statistics closest to the log's (least squares); a few
+sweeps settle their interactions. The statistics not used (the share of pairs within a factor of
 the median ratio, the correlation of consecutive runtimes) are left to check the fit.
 """
 
@@ -51,11 +51,11 @@ DEFAULT_SESSIONS = SessionParameters(runtime_spread=0.3, persistence=0.9, user_a
                                      repeat=0.5, burst=0.5)
 """The built-in site's session parameters (the middle of the archive logs' range)."""
 
-FIT_PAIRS = (("repeat", "share_within_12pct", +1),
-             ("runtime_spread", "share_within_2x", -1),
-             ("burst", "share_after_run", -1),
-             ("user_affinity", "user_share_of_variance", +1))
-"""Each fitted parameter, the statistic it is matched on, and the sign of its effect."""
+FIT_PAIRS = (("repeat", "share_within_12pct"),
+             ("runtime_spread", "share_within_2x"),
+             ("burst", "share_after_run"),
+             ("user_affinity", "user_share_of_variance"))
+"""Each fitted parameter and the statistic it moves most (the order of a sweep)."""
 
 FIT_JOBS = 10_000
 """Jobs of each workload generated while fitting (0.03 s each)."""
@@ -67,12 +67,20 @@ one workload's pairs)."""
 FIT_SWEEPS = 3
 """Sweeps over :data:`FIT_PAIRS`."""
 
-FIT_STEPS = 8
-"""Bisection steps per parameter and sweep (a resolution of 1/256)."""
+FIT_STEPS = 10
+"""Golden-section steps per parameter and sweep (an interval of 0.618**10 = 0.008)."""
 
 
 def fit_sessions(generate, target, start=DEFAULT_SESSIONS):
     """Session parameters whose generated workload has the locality ``target``.
+
+    Minimizes the misfit, the sum over the statistics of :data:`FIT_PAIRS`
+    (those the log has) of the squared difference between the generated
+    workloads' statistic and the log's, one parameter at a time (golden-section
+    search on [0, 1]), sweeping :data:`FIT_SWEEPS` times. Where the log's
+    statistics can all be reached, the misfit is 0 there; where one cannot
+    (a log whose users nearly never submit before their last job ended), the
+    others are not pushed to a bound to make up for it.
 
     Parameters
     ----------
@@ -87,26 +95,27 @@ def fit_sessions(generate, target, start=DEFAULT_SESSIONS):
     Returns
     -------
     SessionParameters
-        Each parameter of :data:`FIT_PAIRS` in [0, 1]; at a bound of the
-        interval when no value reaches the log's statistic (parameters not in :data:`FIT_PAIRS` stay at
-        ``start``). ``persistence`` stays at ``start``: with applications
-        unseen in a log, it cannot be told apart from ``user_affinity``.
+        Each parameter of :data:`FIT_PAIRS` in [0, 1]; ``persistence`` stays
+        at ``start``: with applications unseen in a log, it cannot be told
+        apart from ``user_affinity``.
     """
+    statistics = [statistic for _, statistic in FIT_PAIRS if target.get(statistic) is not None]
+    if not statistics:
+        return start
+
+    def misfit(parameters):
+        found = runtime_locality(pd.concat(
+            [_distinct_users(generate(parameters, seed), seed) for seed in range(FIT_SEEDS)]))
+        if found is None:
+            return float(len(statistics))
+        return sum((found[name] - target[name]) ** 2 if found[name] is not None else 1.0
+                   for name in statistics)
+
     current = start
     for _ in range(FIT_SWEEPS):
-        for name, statistic, sign in FIT_PAIRS:
-            goal = target.get(statistic)
-            if goal is None:
-                continue
-
-            def gap(value, name=name, statistic=statistic, goal=goal, sign=sign):
-                trial = current._replace(**{name: value})
-                found = runtime_locality(pd.concat(
-                    [_distinct_users(generate(trial, seed), seed) for seed in range(FIT_SEEDS)]))
-                measured = None if found is None else found[statistic]
-                return 0.0 if measured is None else sign * (measured - goal)
-
-            current = current._replace(**{name: _bisect(gap)})
+        for name, _ in FIT_PAIRS:
+            value = _golden_section(lambda v, name=name: misfit(current._replace(**{name: v})))
+            current = current._replace(**{name: value})
     return current
 
 
@@ -115,18 +124,24 @@ def _distinct_users(jobs, seed):
     return jobs.assign(user_id=jobs["user_id"] + seed * (jobs["user_id"].max() + 1))
 
 
-def _bisect(gap):
-    """The value in [0, 1] where the non-decreasing ``gap`` crosses 0, in
-    :data:`FIT_STEPS` halvings (a bound when it does not cross)."""
+GOLDEN = (np.sqrt(5.0) - 1.0) / 2.0
+
+
+def _golden_section(objective):
+    """The point of [0, 1] where ``objective`` is least, by golden-section search in
+    :data:`FIT_STEPS` steps, the bounds and the last bracket's best point compared."""
     low, high = 0.0, 1.0
-    if gap(low) >= 0.0:
-        return low
-    if gap(high) <= 0.0:
-        return high
+    left, right = high - GOLDEN * (high - low), low + GOLDEN * (high - low)
+    f_left, f_right = objective(left), objective(right)
     for _ in range(FIT_STEPS):
-        middle = 0.5 * (low + high)
-        if gap(middle) < 0.0:
-            low = middle
+        if f_left <= f_right:
+            high, right, f_right = right, left, f_left
+            left = high - GOLDEN * (high - low)
+            f_left = objective(left)
         else:
-            high = middle
-    return float(np.round(0.5 * (low + high), 4))
+            low, left, f_left = left, right, f_right
+            right = low + GOLDEN * (high - low)
+            f_right = objective(right)
+    candidates = [(f_left, left), (f_right, right), (objective(0.0), 0.0),
+                  (objective(1.0), 1.0)]
+    return float(np.round(min(candidates)[1], 4))

@@ -7,15 +7,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from predictkit.workload import SiteModel, make_workload
-from predictkit.workload._session_fit import (DEFAULT_SESSIONS, FIT_JOBS, FIT_STEPS,
-                                              SessionParameters, _bisect)
+from predictkit.workload._session_fit import (DEFAULT_SESSIONS, FIT_JOBS, FIT_STEPS, GOLDEN,
+                                              SessionParameters, _golden_section)
 
 
 @settings(max_examples=50, deadline=None)
-@given(st.floats(-0.5, 1.5))
-def test_bisection_finds_where_a_rising_gap_crosses_zero_or_a_bound(crossing):
-    found = _bisect(lambda value: value - crossing)
-    assert found == pytest.approx(min(max(crossing, 0.0), 1.0), abs=2.0 ** -FIT_STEPS)
+@given(st.floats(-0.5, 1.5), st.floats(0.1, 10.0))
+def test_golden_section_finds_the_least_point_or_the_nearest_bound(least, scale):
+    found = _golden_section(lambda value: scale * (value - least) ** 2)
+    assert found == pytest.approx(min(max(least, 0.0), 1.0), abs=GOLDEN ** FIT_STEPS)
 
 
 def test_the_fit_recovers_the_parameters_a_workload_was_generated_with():
