@@ -658,7 +658,8 @@ def main(argv=None):
     if args.default_site:
         from predictkit.workload._site import default_site as built_in
 
-        sites = {name: SiteModel().fit(load_log(name)) for name in QUEUED_LOGS}
+        sites = {name: SiteModel(fit_sessions=False).fit(load_log(name))
+                 for name in QUEUED_LOGS}
         write_text(args.default_site, json.dumps(default_site(sites)) + "\n")
         built_in.cache_clear()
         del sites

@@ -25,7 +25,7 @@ def sites():
     out = {}
     for name, seed in (("a", 1), ("b", 2), ("c", 3)):
         jobs = make_workload(3000, random_state=seed)
-        out[name] = SiteModel().fit(jobs)
+        out[name] = SiteModel(fit_sessions=False).fit(jobs)
     return out
 
 

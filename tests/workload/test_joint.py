@@ -14,6 +14,7 @@ from predictkit.workload import JointEstimates, make_workload
 from predictkit.workload._joint import (AT_REQUEST, RUNTIME_BIN_EDGES, _normal_scores,
                                         _round_to_mode, consistency_shares, runtime_bin,
                                         stratified_user_scores)
+from predictkit.workload._locality import runtime_locality
 
 
 def _accuracy(run, req):
@@ -234,8 +235,10 @@ def test_jobs_with_unknown_runtimes_or_requests_are_left_out_as_zero_ones_are():
     unknown.loc[200:299, "run_time"] = np.nan
     zero.loc[:99, "req_time"] = 0.0
     zero.loc[200:299, "run_time"] = 0.0
+    # the session fit (SiteModel's default) reads the jobs only through runtime_locality
+    assert runtime_locality(unknown) == runtime_locality(zero)
     for model in (JointEstimates(random_state=0), RuntimeDistribution(random_state=0),
-                  SiteModel(random_state=0)):
+                  SiteModel(random_state=0, fit_sessions=False)):
         a = model.fit(unknown)
         fitted_unknown = {k: v for k, v in vars(a).items() if k.endswith("_")}
         fitted_zero = {k: v for k, v in vars(model.fit(zero)).items() if k.endswith("_")}

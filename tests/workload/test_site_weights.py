@@ -78,7 +78,7 @@ def test_minimax_matches_a_brute_force_search_over_the_simplex(seed):
 
 @pytest.fixture(scope="module")
 def two_sites():
-    return {name: SiteModel().fit(make_workload(2000, random_state=seed))
+    return {name: SiteModel(fit_sessions=False).fit(make_workload(2000, random_state=seed))
             for name, seed in (("a", 1), ("b", 2))}
 
 
