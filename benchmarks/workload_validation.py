@@ -57,6 +57,7 @@ from predictkit.io import read_swf
 from predictkit.jobs import clean_jobs
 from predictkit.simulate import simulate
 from predictkit.workload import JointEstimates, ShuffledEstimates, SiteModel, make_workload
+from predictkit.workload._session_fit import DEFAULT_SESSIONS
 from predictkit.workload._joint import AT_REQUEST
 from predictkit.workload._runtimes import PROBABILITIES
 from predictkit.workload._site import DefaultSite
@@ -1203,6 +1204,8 @@ def render(result, output_dir):
         session_cells = ("- | - | - | -" if sessions is None else
                          " | ".join(f"{sessions[k]:.2f}" for k in ("repeat", "runtime_spread",
                                                                   "burst", "user_affinity")))
+        if sessions == DEFAULT_SESSIONS._asdict():
+            session_cells += " (built-in: no two jobs of one user)"
         lines.append(f"| {r['trace']} | {s['t_max_h']:.4g} | {s['modes']} | "
                      f"{s['tail_share']:.2f} | {s['user_share']:.2f} | "
                      f"{s['session_share']:.2f} | {session_cells} |")
