@@ -294,7 +294,9 @@ def _with_same_second_ends(seed, n=420):
     and one of 140 (more than the 128 pooled residuals) later on.
     """
     rng = np.random.default_rng(seed)
-    jobs = make_workload(n, random_state=seed).sort_values("submit_time", kind="stable")
+    # a light load, so that most jobs start, and the zero-length ones end, as submitted
+    jobs = make_workload(n, random_state=seed, load=0.3).sort_values("submit_time",
+                                                                     kind="stable")
     jobs = jobs.reset_index(drop=True).assign(job_id=np.arange(1.0, n + 1))
     submit = jobs["submit_time"].to_numpy().copy()
     run = jobs["run_time"].to_numpy().copy()
