@@ -8,8 +8,8 @@ a log (:class:`SiteModel`) chooses them by the simulated method of moments
 statistic of :func:`runtime_locality` it moves most, and the four are set,
 one at a time on workloads generated with fixed random draws, to bring the
 generated workloads' statistics closest to the log's (least squares); a few
-sweeps settle their interactions. The statistics not used (the share of pairs within a factor of
-the median ratio, the correlation of consecutive runtimes) are left to check the fit.
+sweeps settle their interactions. The statistics not used (the median ratio,
+the correlation of consecutive runtimes) are left to check the fit.
 """
 
 from typing import NamedTuple

@@ -1,8 +1,9 @@
-"""A site's workload model: runtimes per size class and requests, fitted together.
+"""A site's workload model: runtimes per size class, requests and sessions, fitted together.
 
-:class:`SiteModel` fits a :class:`RuntimeDistribution` and a
-:class:`JointEstimates` to one log, so that :func:`make_workload` can generate
-jobs that look like that site's. :func:`default_site` is the built-in site
+:class:`SiteModel` fits a :class:`RuntimeDistribution`, a
+:class:`JointEstimates` and the session parameters (:mod:`._session_fit`) to
+one log, so that :func:`make_workload` can generate jobs that look like that
+site's. :func:`default_site` is the built-in site
 used by ``make_workload`` when no site is given: the equal-weight mixture of
 the sites fitted to nine archive logs (see ``docs/workload.md``).
 """
@@ -14,12 +15,13 @@ from sklearn.base import BaseEstimator
 
 from .._validation import RANDOM_STATE, Duration, Interval, ParamsValidatedMixin
 from ..exceptions import NotFittedError
+from ._base import as_rng
 from ._default_site import DefaultSite, default_site
 from ._joint import JointEstimates
-from ._runtimes import RuntimeDistribution
-from ._base import as_rng
 from ._locality import runtime_locality
-from ._session_fit import DEFAULT_SESSIONS, FIT_JOBS, FIT_SEEDS, fit_sessions
+from ._runtimes import RuntimeDistribution
+from ._session_fit import DEFAULT_SESSIONS, FIT_JOBS, FIT_SEEDS
+from ._session_fit import fit_sessions as fit_session_parameters
 from ._sessions import DEFAULT_THINK_TIME
 from ._synthetic import make_workload
 
@@ -37,7 +39,7 @@ class SiteModel(ParamsValidatedMixin, BaseEstimator):
     fit_sessions : bool, default=True
         Fit the session parameters of :func:`make_workload` (how much a
         user's runtimes repeat, when the next job comes) to the log's
-        :func:`runtime_locality` (about 7 s); else, or when the log has no
+        :func:`runtime_locality` (about 15 s on two cores); else, or when the log has no
         two consecutive jobs of a known user, keep the built-in site's.
     random_state : int, RandomState, Generator or None
 
@@ -94,13 +96,13 @@ class SiteModel(ParamsValidatedMixin, BaseEstimator):
         self.sessions_ = DEFAULT_SESSIONS
         if self.fit_sessions and self.locality_ is not None:
             seeds = as_rng(self.random_state).integers(2**31, size=FIT_SEEDS)
-            self.sessions_ = fit_sessions(self._generator(seeds),
-                                          self.locality_)
+            self.sessions_ = fit_session_parameters(self._generator(seeds), self.locality_)
         return self
 
     def _generator(self, seeds):
-        """``generate(parameters, k)`` for :func:`fit_sessions`: :data:`FIT_JOBS` jobs of this
-        site drawn from ``seeds[k]``."""
+        """``generate(parameters, k)`` for :func:`fit_session_parameters`: :data:`FIT_JOBS`
+        jobs of this site drawn from ``seeds[k]``."""
+
         def generate(parameters, k):
             return make_workload(FIT_JOBS, machine_procs=self.machine_procs_, site=self,
                                  random_state=int(seeds[k]), **parameters._asdict())
