@@ -14,7 +14,7 @@ from ._checks import (check_positive, check_procs, check_seed, flag_names, is_gi
                       os_errors, refuse_inapplicable)
 from ._common import (DeprecatedAlias, Progress, StoreLog, add_command, add_output_options,
                       output_format, read_done, read_trace_arg, refuse_log_options,
-                      source_name, write_swf_output, write_table)
+                      source_name, warn_busier_than_machine, write_swf_output, write_table)
 
 MAX_TMAX = 3650 * 86400
 """Longest --tmax accepted (ten years; real limits are days or weeks)."""
@@ -189,7 +189,7 @@ def _clean_source(args, source, note):
     kept = clean_jobs(source, for_simulation=True, require_request=needs_request)
     if describe_cleaning(kept):
         note(f"left out {describe_cleaning(kept)} "
-             f"(of {format_count(len(source), 'job')} in {args.estimates_for})")
+             f"(of {format_count(len(source), 'job')} in {args.estimates_for})", warn=True)
     if not len(kept):
         needed = "runtime, submit time, width" + (" and request" if needs_request else "")
         raise ConfigError(f"--estimates-for {args.estimates_for}: no job has a known "
@@ -219,8 +219,11 @@ def _fit_to_requests(args, model, source, note):
     if not known.all():
         note(f"learning the estimate model from the {int(known.sum()):,} of "
              f"{format_count(len(source), 'job')} that have a requested time")
+    modal = args.model in ("tsafrir", "sessions")
     learned = {**_FLAGS, "t_max": "the maximal estimate learned from the log's longest "
-                                  "request (--tmax sets it)"}
+                                  "request (--tmax sets it" + (
+                                      "; --model joint takes a shorter one" if modal else "")
+                                  + ")"}
     with flag_names(learned):
         model.fit(source[known])
 
@@ -239,8 +242,9 @@ def _longest_estimate(args, model, jobs):
 def _estimate(args, source, note):
     """Replace the requests of ``source``; the modal and joint models learn from the known ones.
 
-    ``note(text)`` reports each change to the log's jobs (the command prints
-    it and writes it into the SWF header).
+    ``note(text, warn=False)`` reports each change to the log's jobs (the
+    command prints it, as a warning that ``--quiet`` keeps when ``warn``:
+    a job left out or a value changed, and writes it into the SWF header).
     """
     model = _model(args)
     source = _clean_source(args, source, note)
@@ -256,14 +260,14 @@ def _estimate(args, source, note):
         note(f"left out {format_count(int(over.sum()), 'job')} ({_work_share(source, over)}) that "
              f"ran longer than the longest estimate ({longest:g} s); --truncate keeps "
              "them with runtimes capped at it"
-             + (", --tmax raises it" if "tmax" in _options_of(args.model) else ""))
+             + (", --tmax raises it" if "tmax" in _options_of(args.model) else ""), warn=True)
         attrs = copy_attrs(source)
         source = source.loc[~over].reset_index(drop=True)
         source.attrs = attrs
     elif over.any():
         note(f"capped the runtimes of {format_count(int(over.sum()), 'job')} "
              f"({_work_share(source, over)}) at the longest estimate ({longest:g} s), "
-             "as killed at their limit (status 0)")
+             "as killed at their limit (status 0)", warn=True)
     with flag_names(_FLAGS):
         jobs = model.transform(source)
     return _whole_seconds(jobs, note)
@@ -280,7 +284,7 @@ def _whole_seconds(jobs, note):
     fractional = np.isfinite(requests) & (whole != requests)
     if fractional.any():
         note(f"rounded {format_count(int(fractional.sum()), 'fractional request')} up to whole "
-             "seconds")
+             "seconds", warn=True)
         jobs = jobs.copy()
         jobs["req_time"] = whole
     return jobs
@@ -301,11 +305,12 @@ def _fit_site(args, progress):
         log = read_trace_arg(args.site)
     kept = clean_jobs(log, for_simulation=True, require_request=True)
     if describe_cleaning(kept):
-        progress.say(f"left out {describe_cleaning(kept)} (of {format_count(len(log), 'job')} "
-                     f"in {args.site})")
+        progress.left_out(f"{describe_cleaning(kept)} (of {format_count(len(log), 'job')} "
+                          f"in {args.site})")
     if not len(kept):
         raise ConfigError(f"--site {args.site}: no job has a known runtime, width and "
                           "requested time to fit the site to")
+    warn_busier_than_machine(kept, args.machine_procs if "machine_procs" in args.given else None)
     with progress.step(f"fitted the site to {format_count(len(kept), 'job')} with a runtime, "
                        "width and request (runtimes, requests and its users' sessions)"):
         return SiteModel(random_state=args.seed).fit(kept)
@@ -401,8 +406,8 @@ def run(args):
             source = read_trace_arg(args.estimates_for)
         comments = [f"requested times replaced by the {args.model} estimate model (predictkit)"]
 
-        def note(text):
-            progress.say(text)
+        def note(text, *, warn=False):
+            (progress.warn if warn else progress.say)(text)
             comments.append(text)
 
         with progress.step(
@@ -421,9 +426,9 @@ def run(args):
             if args.min_delay is not None:
                 raised = int((jobs["run_time"] < args.min_delay).sum())
                 if raised:
-                    progress.say(f"note: {format_count(raised, 'job')} that ran less than "
-                                 f"{args.min_delay:g} s written with a delay of "
-                                 f"{args.min_delay:g} s (--min-delay)")
+                    progress.warn(f"{format_count(raised, 'job')} that ran less than "
+                                  f"{args.min_delay:g} s written with a delay of "
+                                  f"{args.min_delay:g} s (--min-delay)")
         else:
             write_swf_output(jobs, args.output, comments=comments)
     return 0

@@ -23,6 +23,11 @@ _OPTIONS = {
 _COUNTS = ("ntasks", "nodes", "cpus_per_task", "ntasks_per_node")
 
 
+HETEROGENEOUS_SEPARATORS = ("hetjob", "packjob")
+"""The ``#SBATCH`` words that separate the components of a heterogeneous job (``packjob``
+before Slurm 20.02)."""
+
+
 def read_sbatch_script(path):
     """Read the requests of a batch script as ``sbatch`` does.
 
@@ -86,6 +91,11 @@ def read_sbatch_script(path):
         except ValueError as exc:
             raise ConfigError(f"{path}, line {number}: cannot read {raw.strip()!r} ({exc})") \
                 from None
+        if words and words[0] in HETEROGENEOUS_SEPARATORS:
+            raise ConfigError(
+                f"{path}, line {number}: #SBATCH {words[0]} starts another component of a "
+                "heterogeneous job, whose components ask for resources of their own; give a "
+                "script with one component's options (e.g. their total processors)")
         _options(words, found, f"{path}, line {number}")
     found["procs"] = _procs(found)
     return found
@@ -131,6 +141,7 @@ def _procs(found):
     per_task = found["cpus_per_task"] or 1
     if found["ntasks"] is not None:
         return found["ntasks"] * per_task
-    if found["nodes"] is not None:
-        return found["nodes"] * (found["ntasks_per_node"] or 1) * per_task
+    if found["nodes"] is not None or found["ntasks_per_node"] is not None:
+        # sbatch allocates one node unless told otherwise
+        return (found["nodes"] or 1) * (found["ntasks_per_node"] or 1) * per_task
     return None if found["cpus_per_task"] is None else per_task

@@ -177,8 +177,10 @@ def analyze(jobs, *, name=None, max_jobs=None, predictors=None, quantile=0.95,
     has_requests = bool(len(clean)) and np.isfinite(requests).mean() >= 0.5
     if has_requests and not np.isfinite(requests).all():
         clean = clean_jobs(clean, require_request=True)
+        without_request = clean.attrs["cleaning"][-1]
+        result.cleaning = [*cleaning, without_request]
         notes.append(f"Jobs without a requested time were left out "
-                     f"({clean.attrs['cleaning'][-1]['removed']:,}).")
+                     f"({without_request['removed']:,}).")
     result.modes = estimate_modes(clean) if has_requests else None
     clean, filled = with_observed_waits(clean, has_requests=has_requests)
     notes += filled

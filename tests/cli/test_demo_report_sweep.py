@@ -434,3 +434,18 @@ def test_an_interrupted_sweep_says_the_table_is_not_this_grids_and_how_to_resume
     calls[:] = [None, None]  # the next cell, the one left, stops again
     assert main(["sweep", str(grid), "-o", str(out), "--quiet"]) == 130
     assert f"stopped: {out} was not written; 2 of 3 cells" in capsys.readouterr().err
+
+
+def test_report_warns_of_the_jobs_without_a_request_it_leaves_out(tmp_path, capsys):
+    from predictkit.datasets import make_workload
+    from predictkit.io import write_swf
+
+    log = make_workload(600, random_state=3).assign(wait_time=0.0)
+    log.loc[10:14, "req_time"] = float("nan")
+    path = tmp_path / "log.swf"
+    write_swf(log, path)
+    assert main(["report", str(path), "-q", "-o", str(tmp_path / "rep")]) == 0
+    err = capsys.readouterr().err
+    assert "predictkit report: warning: left out 5 jobs with req_time unknown" in err
+    page = (tmp_path / "rep" / "index.html").read_text(encoding="utf-8")
+    assert "req_time unknown or not positive" in page

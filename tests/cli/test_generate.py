@@ -114,10 +114,13 @@ def test_generate_estimates_for_a_log_cleans_it_and_says_what_it_left_out(
         tmp_path, capsys, name, reason):
     source = read_swf(trace_file(name))
     out = tmp_path / "out.swf"
-    assert main(["generate", "--estimates-for", str(trace_file(name)), "--seed", "0",
+    # --quiet keeps them: a job left out is a warning
+    assert main(["generate", "-q", "--estimates-for", str(trace_file(name)), "--seed", "0",
                  "-o", str(out)]) == 0
     err = capsys.readouterr().err
     assert reason in err
+    assert all(line.startswith("predictkit generate: warning: left out")
+               for line in err.splitlines() if "left out" in line)
     jobs = read_swf(out)
     left_out = sum(int(n.replace(",", "")) for n in
                    __import__("re").findall(r"left out ([\d,]+)", err))
@@ -225,7 +228,7 @@ def test_generate_batsim_refuses_zero_runtimes_unless_given_a_minimum_delay(tmp_
     assert "'run_time' is 0, and Batsim refuses a delay of 0: pass min_delay (--min-delay)" in err
     assert "(2 row(s); first at row 1, job_id 2: 0)" in err and not out.exists()
     assert main([*args, "--min-delay", "1"]) == 0
-    assert "note: 2 jobs that ran less than 1 s written with a delay of 1 s" in \
+    assert "warning: 2 jobs that ran less than 1 s written with a delay of 1 s" in \
         capsys.readouterr().err
     data = json.loads(out.read_text())
     assert [job["profile"] for job in data["jobs"]] == ["delay_100", "delay_1", "delay_1"]
@@ -374,3 +377,21 @@ def test_every_command_reads_the_batsim_workload_generate_wrote(tmp_path, capsys
     assert main(["info", str(out), "--time-zone", "Europe/Paris"]) == 0
     assert (f"predictkit info: warning: --time-zone applies to sacct input only; {out} is a "
             "Batsim workload\n") in capsys.readouterr().err
+
+
+def test_generate_site_warns_of_jobs_left_out_and_a_log_busier_than_its_widest_job(
+        tmp_path, capsys):
+    from predictkit.datasets import make_workload
+    from predictkit.io import write_swf
+
+    log = make_workload(800, machine_procs=32, random_state=5).assign(wait_time=0.0)
+    log.loc[:2, "req_time"] = np.nan
+    log.attrs.pop("max_procs", None)
+    log.attrs.pop("max_nodes", None)
+    path = tmp_path / "log.swf"
+    write_swf(log, path)
+    assert main(["generate", "-q", "--site", str(path), "--jobs", "300", "--seed", "1",
+                 "-o", str(tmp_path / "out.swf")]) == 0
+    err = capsys.readouterr().err
+    assert "predictkit generate: warning: left out 3 jobs with req_time unknown" in err
+    assert "processors busy at once, more than the" in err and "--machine-procs" in err

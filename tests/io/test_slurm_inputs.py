@@ -58,6 +58,7 @@ def test_sbatch_lines_until_the_first_command(tmp_path):
     ("#SBATCH -t90\n#SBATCH --nodes=2-4 --ntasks-per-node=8\n", 5400, 16),
     ("#SBATCH --time 2:00:00\n#SBATCH --time=3:00:00\n#SBATCH -N 3\n", 10800, 3),
     ("#SBATCH --cpus-per-task=8\n", None, 8),
+    ("#SBATCH --ntasks-per-node=8 -c 2\n", None, 16),  # on the one node sbatch gives
     ("#SBATCH --mem=4G --exclusive\n", None, None),
 ])
 def test_sbatch_option_spellings(tmp_path, lines, time, procs):
@@ -75,6 +76,9 @@ def test_sbatch_option_spellings(tmp_path, lines, time, procs):
      r"#SBATCH --ntasks must be a positive count \(at most 4,294,967,295\)"),
     ("#SBATCH -t\n", r"job.sh, line 2: #SBATCH -t has no value"),
     ("#SBATCH --job-name='unclosed\n", r"job.sh, line 2: cannot read"),
+    ("#SBATCH -n 4\n#SBATCH hetjob\n#SBATCH -n 8\n",
+     r"job.sh, line 3: #SBATCH hetjob starts another component of a heterogeneous job"),
+    ("#SBATCH -n 4\n#SBATCH packjob\n", r"job.sh, line 3: #SBATCH packjob starts another"),
 ])
 def test_sbatch_errors_name_file_line_and_option(tmp_path, lines, message):
     with pytest.raises(ConfigError, match=message) as info:
