@@ -127,9 +127,13 @@ def partition_ids(jobs, partition, flag):
     Raises
     ------
     ConfigError
-        When no job of the log has one of the partitions, naming the flag.
+        When a partition's name is empty or no job of the log has one of the
+        partitions, naming the flag.
     """
     asked = partition.split(",")
+    if not all(name.strip() for name in asked):
+        raise ConfigError(f"{flag} {partition!r} names an empty partition: give partition "
+                          "names separated by commas, e.g. cpu,gpu")
     mapping = jobs.attrs.get("partition_ids")
     if not isinstance(mapping, dict):
         return [resolve_name(jobs, name, "partition_id", flag) for name in asked]

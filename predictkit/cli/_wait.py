@@ -111,8 +111,10 @@ def run(args):
     with progress.step("bounded the wait"):
         answer = estimate_wait(
             jobs, procs=procs, req_time=req_time, user=args.user,
-            partition=args.partition or script.get("partition"), within=within,
-            partition_flag=("--partition" if args.partition or not script.get("partition")
+            partition=(args.partition if args.partition is not None
+                       else script.get("partition")), within=within,
+            partition_flag=("--partition"
+                            if args.partition is not None or not script.get("partition")
                             else f"{args.script}: #SBATCH --partition"),
             quantile=args.quantile, confidence=args.confidence, seed=args.seed,
             queue=_snapshot(args, jobs) if args.queue else None)
