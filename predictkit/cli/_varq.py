@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from .._format import format_count
 from .._summary import wider_than_machine, width_unit
 from .._time import format_duration, parse_duration
 from ..exceptions import ConfigError, JobTableError
@@ -108,7 +109,14 @@ def run(args):
     if table.attrs["wider_than_machine"]:
         wider = wider_than_machine(table.attrs["wider_than_machine"],
                                    table.attrs["machine_procs"], width_unit(jobs), verb="was")
-        progress.say(f"{wider} not simulated")
+        progress.warn(f"{wider} not simulated")
+    if not (table["count"] + table["refused"]).any():
+        start = first + offset
+        in_window = int(((submit >= start) & (submit < start + length)).sum())
+        progress.warn(f"no job became a VARQ request: of the "
+                      f"{format_count(in_window, 'job')} submitted in the request window "
+                      f"(--start {args.start}, --days {args.days}) none was drawn at --fractions "
+                      "and planned; every row is empty (widen the window or raise --fractions)")
     if args.output:
         write_table(table, args.output, fmt)
     if not args.json and not prints_table(args):

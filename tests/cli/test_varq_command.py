@@ -55,6 +55,19 @@ def test_jobs_wider_than_the_machine_are_counted_not_dropped_silently(small_trac
     wider = int((jobs["n_procs"] > 10).sum())
     assert wider > 0
     assert main(["varq", str(small_trace), "--fractions", "0.5", "--probabilities", "0.5",
-                 "--start", "20D", "--days", "2D", "--machine-procs", "10"]) == 0
+                 "--start", "20D", "--days", "2D", "--machine-procs", "10", "-q"]) == 0
+    err = capsys.readouterr().err  # a warning that --quiet keeps
+    assert (f"warning: {wider:,} jobs wider than the machine (10 processors) were not "
+            "simulated") in err
+
+
+def test_a_window_where_no_job_becomes_a_request_says_so(tmp_path, capsys):
+    from predictkit.io import read_swf
+
+    log = tmp_path / "one.swf"
+    write_swf(load_trace("KTH-SP2-1996-2.1-cln", 1), log)
+    assert len(read_swf(log)) == 1
+    assert main(["varq", str(log), "--start", "0s", "--days", "1D", "-q"]) == 0
     err = capsys.readouterr().err
-    assert f"{wider:,} jobs wider than the machine (10 processors) were not simulated" in err
+    assert ("predictkit varq: warning: no job became a VARQ request: of the 1 job submitted "
+            "in the request window (--start 0s, --days 1D) none") in err
