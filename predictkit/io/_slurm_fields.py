@@ -121,23 +121,27 @@ def _duration(text):
         return math.nan, False, True
     if upper in UNKNOWN_TOKENS:
         return math.nan, False, False
+    total = _clock_seconds(text)
+    if not total <= MAX_SECONDS:
+        return math.nan, True, False
+    return total, False, False
+
+
+def _clock_seconds(text):
+    """Seconds of a ``[days-]hours:minutes:seconds`` form (NaN when malformed, uncapped)."""
     match = _DURATION.match(text)
     if match is None:
-        return math.nan, True, False
+        return math.nan
     days, dh, dm, ds, h, m, s = match.groups()
     if days is not None:
         hours, minutes, seconds = int(dh), int(dm or 0), float(ds or 0)
         if hours >= 24 or minutes >= 60 or seconds >= 60:
-            return math.nan, True, False
-        total = int(days) * 86400 + hours * 3600 + minutes * 60 + seconds
-    else:
-        hours, minutes, seconds = int(h or 0), int(m), float(s)
-        if (h is not None and minutes >= 60) or seconds >= 60:
-            return math.nan, True, False
-        total = hours * 3600 + minutes * 60 + seconds
-    if total > MAX_SECONDS:
-        return math.nan, True, False
-    return float(total), False, False
+            return math.nan
+        return float(int(days) * 86400 + hours * 3600 + minutes * 60 + seconds)
+    hours, minutes, seconds = int(h or 0), int(m), float(s)
+    if (h is not None and minutes >= 60) or seconds >= 60:
+        return math.nan
+    return float(hours * 3600 + minutes * 60 + seconds)
 
 
 def _per_unique(strings, parse_one, width):
@@ -406,15 +410,16 @@ def parse_time_request(text, *, name="--time"):
     if _BARE_MINUTES.match(value):
         seconds = float(value) * 60.0
     elif _DURATION.match(value):
-        seconds, bad, _ = _duration(value)
-        if bad:
-            seconds = math.nan
+        seconds = _clock_seconds(value)
     else:
         try:
             seconds = parse_duration(value, name=name) if re.search(r"[A-Za-z]", value) \
                 else math.nan
         except ConfigError:
             seconds = math.nan
+    if seconds > MAX_SECONDS:
+        raise ConfigError(f"{name} must be at most {MAX_SECONDS / 86400:,.0f} days "
+                          f"({MAX_SECONDS:,.0f} s), got {text!r}")
     if not math.isfinite(seconds) or seconds <= 0:
         raise ConfigError(
             f"{name} must be a positive Slurm time such as 90 (minutes), 30:00, 2:00:00, "

@@ -193,6 +193,8 @@ def test_wait_for_a_user_with_few_waits_says_so(capsys):
     (["--time", "1:00:00"], "give the number of processors with --procs or --script"),
     (["--procs", "4"], "give the requested time with --time"),
     (["--procs", "4", "--time", "soon"], "--time must be a positive Slurm time"),
+    (["--procs", "4", "--time", "99999-00:00:00"],
+     "--time must be at most 49,710 days (4,294,967,296 s), got '99999-00:00:00'"),
     (["--procs", "0", "--time", "1:00:00"], "--procs must be at least 1"),
     (["--procs", "4", "--time", "1:00:00", "--partition", "huge"],
      "--partition huge: no job of the log has it (3 known: cpu, debug, gpu)"),
