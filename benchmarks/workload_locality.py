@@ -37,9 +37,9 @@ from pathlib import Path
 import numpy as np
 
 import predictkit
-from predictkit._clean import clean_jobs
-from predictkit.workload import SiteModel, make_workload
-from predictkit.workload._locality import LOCALITY_STATISTICS, runtime_locality
+from predictkit.jobs import clean_jobs
+from predictkit.workload import SiteModel, make_workload, runtime_locality
+from predictkit.workload._locality import LOCALITY_STATISTICS
 
 from benchmarks._common import provenance, traces_dir, write_json
 

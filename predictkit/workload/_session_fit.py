@@ -119,9 +119,15 @@ def fit_sessions(generate, target, start=DEFAULT_SESSIONS):
     return current
 
 
+LOCALITY_COLUMNS = ["user_id", "submit_time", "run_time"]
+"""The columns :func:`runtime_locality` reads."""
+
+
 def _distinct_users(jobs, seed):
-    """``jobs`` with user ids that no other seed's workload uses (pairs stay within one)."""
-    return jobs.assign(user_id=jobs["user_id"] + seed * (jobs["user_id"].max() + 1))
+    """The columns of ``jobs`` :func:`runtime_locality` reads, with user ids that no other
+    seed's workload uses (pairs stay within one)."""
+    return jobs[LOCALITY_COLUMNS].assign(user_id=jobs["user_id"]
+                                         + seed * (jobs["user_id"].max() + 1))
 
 
 GOLDEN = (np.sqrt(5.0) - 1.0) / 2.0

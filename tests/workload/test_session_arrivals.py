@@ -147,18 +147,10 @@ def test_synthetic_users_repeat_their_runtimes_as_real_users_do():
 def test_a_users_next_job_usually_comes_after_the_last_one_ended():
     # the share of a user's jobs submitted after the previous one ended (no wait) is
     # 0.04-0.79 on the archive logs, 0.62 on KTH-SP2; consecutive-arrival sessions gave 0.19
-    jobs = make_workload(20_000, random_state=2).sort_values(["user_id", "submit_time"],
-                                                              kind="stable")
-    user = jobs["user_id"].to_numpy()
-    submit, run = jobs["submit_time"].to_numpy(), jobs["run_time"].to_numpy()
-    same = user[1:] == user[:-1]
-    after = np.mean(submit[1:][same] >= (submit[:-1] + run[:-1])[same])
+    after = runtime_locality(make_workload(20_000, random_state=2))["share_after_run"]
     assert after > 0.35
-    bursts = make_workload(20_000, random_state=2, burst=1.0).sort_values(
-        ["user_id", "submit_time"], kind="stable")
-    same = bursts["user_id"].to_numpy()[1:] == bursts["user_id"].to_numpy()[:-1]
-    ended = (bursts["submit_time"].to_numpy()[:-1] + bursts["run_time"].to_numpy()[:-1])
-    assert np.mean(bursts["submit_time"].to_numpy()[1:][same] >= ended[same]) < after - 0.1
+    bursts = runtime_locality(make_workload(20_000, random_state=2, burst=1.0))
+    assert bursts["share_after_run"] < after - 0.1
 
 
 @pytest.mark.parametrize("name, value", [("persistence", 1.5), ("repeat", -0.1),
