@@ -9,6 +9,7 @@ import sys
 import time
 import warnings
 
+from .._compile_clock import compile_seconds
 from .._format import format_count, format_given
 from .._table import copy_attrs
 from ..io._log import LOG_FORMATS  # the values of --input-format
@@ -432,7 +433,10 @@ class Progress:
 
     Each finished step prints ``predictkit CMD: <what was done> in 4.1 s``,
     whether standard error is a terminal or not (so logs of batch jobs show
-    where the time went); ``quiet`` silences everything. The settings line
+    where the time went), and how much of it went into compiling kernels on
+    first use (:func:`~predictkit._compile_clock.compile_seconds`: a fresh
+    installation's first command compiles those it runs, which later runs
+    load from the cache); ``quiet`` silences everything. The settings line
     is printed with the first progress line, so that a command failing on
     its input (a missing file) prints only its one-line error.
 
@@ -448,6 +452,8 @@ class Progress:
         self.command = command
         self.quiet = quiet
         self.pending = None
+        self.compile_mark = compile_seconds()
+        self.compile_noted = False
 
     def say(self, text):
         """Print ``predictkit CMD: text`` on standard error (unless quiet)."""
@@ -481,10 +487,24 @@ class Progress:
         ``done`` is a string, or a callable returning one (called after the
         work, so it can count what the work produced).
         """
+        self.compile_mark = compile_seconds()
         started = time.perf_counter()
         yield
-        text = done() if callable(done) else done
-        self.say(f"{text} in {_seconds(time.perf_counter() - started)}")
+        self.finished(done() if callable(done) else done, time.perf_counter() - started)
+
+    def finished(self, text, seconds):
+        """Print ``text in <seconds>`` for a step that took ``seconds``, and the time it
+        spent compiling kernels (since the last step began or finished) when a second or
+        more; the first such line says that later runs load them from the cache."""
+        compiled = compile_seconds()
+        compiling, self.compile_mark = compiled - self.compile_mark, compiled
+        note = ""
+        if compiling >= 1.0:
+            note = (f" ({_seconds(compiling)} of it compiling)" if self.compile_noted else
+                    f" ({_seconds(compiling)} of it compiling kernels on first use; later "
+                    "runs load them from the cache)")
+            self.compile_noted = True
+        self.say(f"{text} in {_seconds(seconds)}{note}")
 
 
 

@@ -124,8 +124,8 @@ def analyze_and_write(jobs, output, progress, *, command=None, **options):
 
     Shared by ``demo`` and ``report``; returns ``(analysis, page)``.
     """
-    analysis = analyze(jobs, progress=lambda step, seconds: progress.say(
-        f"{STEPS.get(step, step)} in {seconds:.1f} s"), **options)
+    analysis = analyze(jobs, progress=lambda step, seconds: progress.finished(
+        STEPS.get(step, step), seconds), **options)
     if describe_cleaning(analysis.cleaning):
         progress.left_out(describe_cleaning(analysis.cleaning))
     with progress.step("wrote the report"), os_errors("-o", output):

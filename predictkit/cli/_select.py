@@ -205,7 +205,7 @@ def run(args):
     candidates = _usable(candidates, jobs, args, progress.say)
 
     def each(k, n, candidate, seconds):
-        progress.say(f"simulated {candidate.name} ({k}/{n}) in {seconds:.1f} s")
+        progress.finished(f"simulated {candidate.name} ({k}/{n})", seconds)
 
     with flag_names(_FLAGS):
         found = select_by_schedule(

@@ -12,7 +12,9 @@ from predictkit.cli import build_parser, main
 from predictkit.datasets import make_workload
 from predictkit.io import read_swf, write_swf
 
-PROGRESS = re.compile(r"^predictkit (\w+): .* in \d+\.\d (s|min)$")
+# a first run on a fresh cache also says how long compiling kernels took
+TIMED = r"in \d+\.\d (s|min)( \(\d+\.\d (s|min) of it compiling[^)]*\))?$"
+PROGRESS = re.compile(r"^predictkit (\w+): .* " + TIMED)
 
 
 @pytest.fixture(scope="module")
@@ -81,11 +83,11 @@ def test_simulate_and_generate_progress_says_what_was_done(logs, capsys):
     assert main(["generate", "--jobs", "500", "--seed", "2", "-o",
                  str(logs["folder"] / "p.swf")]) == 0
     err = capsys.readouterr().err
-    assert re.search(r"^predictkit generate: generated 500 jobs in \d+\.\d s$", err, re.M)
+    assert re.search(r"^predictkit generate: generated 500 jobs " + TIMED, err, re.M)
     assert main(["simulate", str(logs["folder"] / "p.swf")]) == 0
     err = capsys.readouterr().err
     assert re.search(r"^predictkit simulate: simulated 500 jobs with requested estimates "
-                     r"in \d+\.\d s$", err, re.M)
+                     + TIMED, err, re.M)
 
 
 def test_tables_state_units_and_use_one_number_format(logs, capsys):
@@ -198,3 +200,24 @@ def test_simulate_old_n_procs_flag_warns_and_gives_the_same_schedule(logs, capsy
     assert '"machine_procs": 64' in new_out
     names = [a.option_strings for _, p in _subparsers() for a in p._actions]
     assert not any(o in ("--limit", "--first", "--truncate-jobs") for opts in names for o in opts)
+
+
+def test_a_step_says_how_long_it_spent_compiling_and_only_the_first_says_why(
+        monkeypatch, capsys):
+    from predictkit.cli import _common
+
+    # at: the start, then each step's beginning and end, then the last one's end
+    clock = iter([0.0, 0.0, 0.0, 0.0, 12.5, 12.5, 12.8, 20.0])
+    monkeypatch.setattr(_common, "compile_seconds", lambda: next(clock))
+    progress = _common.Progress("simulate")
+    for text in ("read", "cleaned", "simulated"):
+        with progress.step(text):
+            pass
+    progress.finished("replayed", 30.0)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].startswith("predictkit simulate: read in ") and "compiling" not in lines[0]
+    assert lines[1].endswith("(12.5 s of it compiling kernels on first use; later runs load "
+                             "them from the cache)")
+    assert "compiling" not in lines[2]  # 0.3 s: under a second says nothing
+    assert lines[3] == "predictkit simulate: replayed in 30.0 s (7.2 s of it compiling)"
+    assert all(PROGRESS.match(line) for line in lines)
