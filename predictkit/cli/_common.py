@@ -164,29 +164,9 @@ def refuse_log_options(args, reads_a_log, where):
             raise ConfigError(f"{flag} applies to {where} only (the log it reads)")
 
 
-def is_time_zone(zone):
-    """Whether pandas knows ``zone`` (an IANA name such as ``Europe/Paris``)."""
-    import pandas as pd
-
-    try:
-        pd.Timestamp(0, unit="s", tz="UTC").tz_convert(zone)
-    except Exception:  # pandas raises several types (with internal wording) for an unknown zone
-        return False
-    return True
-
-
-def check_time_zone(zone, flag="--time-zone"):
-    """Refuse a time zone pandas does not know, before any log is read."""
-    from ..exceptions import ConfigError
-
-    if not is_time_zone(zone):
-        raise ConfigError(f"{flag}: unknown time zone {zone!r} (use an IANA name such as "
-                          "'Europe/Paris', or 'UTC')")
-    return zone
-
-
 def read_trace_arg(path, **kwargs):
-    """Read the log named on the command line: SWF or ``sacct`` output, a file or ``-`` (stdin).
+    """Read the log named on the command line: SWF, ``sacct`` output or a Batsim workload, a
+    file or ``-`` (stdin).
 
     The format is the ``--input-format`` of the command line (a :class:`LogPath`
     remembers it), ``auto`` for a plain string; :func:`predictkit.io.read_log`
@@ -204,11 +184,12 @@ def read_trace_arg(path, **kwargs):
 
     from ..io import read_log
     from ..io._log import detect_format
+    from ..io._slurm_fields import check_time_zone
 
     fmt = path.option("input_format", "auto") if isinstance(path, LogPath) else "auto"
     zone = path.option("time_zone", None) if isinstance(path, LogPath) else None
     if zone is not None:
-        check_time_zone(zone)
+        check_time_zone(zone, "--time-zone")
     if path == "-" or not _is_regular_file(str(path)):
         # A stream (stdin, a pipe such as <(sacct ...)) can be read only once.
         if path == "-":

@@ -83,6 +83,8 @@ def build_estimator(args):
     if args.method == "learned":
         return make_predictor("learned", max_bad_share=args.max_bad_share,
                               bad_threshold=args.bad_threshold)
+    if args.method != "tang":  # a registered predictor without options of its own here
+        return make_predictor(args.method)
     quantile = args.quantile
     if quantile != "mean":
         try:

@@ -7,7 +7,7 @@ import pandas as pd
 
 from .._summary import width_unit
 from ..exceptions import ConfigError
-from ._common import is_time_zone
+from ..io._slurm_fields import is_time_zone
 
 __all__ = ["add_request_options", "job_request", "resolve_name", "partition_ids",
            "width_in_log_unit", "log_end", "log_zone", "clock_time"]

@@ -187,24 +187,20 @@ def _check_policy_flags(args):
     """The flags that apply to one policy only, and their durations."""
     from ..simulate._policies import policies_taking
 
-    refuse_inapplicable(args, [("backfill_order", "--backfill-order",
-                                policies_taking("backfill_order"))], args.policy, "--policy")
+    refuse_inapplicable(args, [(option, f"--{option.replace('_', '-')}",
+                                policies_taking(option))
+                               for option in ("backfill_order", "reservation_depth",
+                                              "starvation_after")],
+                        args.policy, "--policy")
     if args.backfill_order is None:
         args.backfill_order = "priority"
-    if args.reservation_depth is not None:
-        if args.policy != "easy":
-            raise ConfigError(f"--reservation-depth applies to --policy easy only, not "
-                              f"--policy {args.policy}")
-        if args.reservation_depth < 0:
-            raise ConfigError(f"--reservation-depth must be a non-negative integer, got "
-                              f"{args.reservation_depth}")
+    if args.reservation_depth is not None and args.reservation_depth < 0:
+        raise ConfigError(f"--reservation-depth must be a non-negative integer, got "
+                          f"{args.reservation_depth}")
     if args.starvation_bar_heavy and args.starvation_after is None:
         raise ConfigError("--starvation-bar-heavy needs --starvation-after (it bars heavy "
                           "users from the starvation queue)")
     if args.starvation_after is not None:
-        if args.policy != "no_guarantee":
-            raise ConfigError(f"--starvation-after applies to --policy no_guarantee only, "
-                              f"not --policy {args.policy}")
         parse_duration(args.starvation_after, name="--starvation-after")
     if args.max_runtime is not None:
         limit = parse_duration(args.max_runtime, name="--max-runtime", allow_none=True)

@@ -33,6 +33,8 @@ __all__ = [
     "parse_array_tasks",
     "array_task_job_ids",
     "is_digits",
+    "is_time_zone",
+    "check_time_zone",
 ]
 
 LIMIT_TOKENS = frozenset({"UNLIMITED", "PARTITION_LIMIT", "NOT_SET"})
@@ -238,12 +240,33 @@ class LocalTimestamps(NamedTuple):
     """The wall-clock times as read, before localisation."""
 
 
-def check_time_zone(time_zone):
+def is_time_zone(zone):
+    """Whether ``zone`` is the name of a time zone pandas knows (an IANA name such as
+    ``Europe/Paris``)."""
+    if not isinstance(zone, str) or not zone.strip():
+        return False
+    try:
+        pd.Timestamp(0, unit="s", tz="UTC").tz_convert(zone)
+    except Exception:  # pandas raises several types (with internal wording) for an unknown zone
+        return False
+    return True
+
+
+def check_time_zone(time_zone, name="time_zone"):
     """Refuse a ``time_zone`` that is not a zone's name (pandas would take a number as
-    an offset in seconds, and ``None`` as no zone at all)."""
+    an offset in seconds, and ``None`` as no zone at all) or not a zone pandas knows,
+    before anything is read; ``name`` is how the message names it (``--time-zone``)."""
     if not isinstance(time_zone, str) or not time_zone.strip():
-        raise ConfigError(f"time_zone must be the name of a time zone, such as 'Europe/Paris' "
+        raise ConfigError(f"{name} must be the name of a time zone, such as 'Europe/Paris' "
                           f"or 'UTC', got {time_zone!r}")
+    if not is_time_zone(time_zone):
+        raise _unknown_zone(time_zone, name)
+    return time_zone
+
+
+def _unknown_zone(time_zone, name):
+    return ConfigError(f"{name}: unknown time zone {time_zone!r} (use an IANA name such as "
+                       "'Europe/Paris', or 'UTC')")
 
 
 def parse_local_timestamps(strings, time_zone):
@@ -292,8 +315,7 @@ def _distinct_local_timestamps(strings, time_zone):
         second = naive.dt.tz_localize(time_zone, ambiguous=np.zeros(n, dtype=bool),
                                       nonexistent="NaT")
     except Exception:  # pandas raises several types (with internal wording) for an unknown zone
-        raise ConfigError(f"unknown time zone {time_zone!r} (use an IANA name such as "
-                          "'Europe/Paris', or 'UTC')") from None
+        raise _unknown_zone(time_zone, "time_zone") from None
     values = _epoch_seconds(first.dt.tz_convert("UTC").dt.tz_localize(None))
     second_values = _epoch_seconds(second.dt.tz_convert("UTC").dt.tz_localize(None))
     nonexistent = (first.isna() & naive.notna()).to_numpy()

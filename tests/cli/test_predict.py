@@ -186,3 +186,17 @@ def test_a_log_without_requests_is_refused_by_predictors_that_start_from_them(
     assert main(["predict", str(tmp_path / "norequests.swf"), "--method", "recent-average",
                  "-o", str(out), "-q"]) == 0
     assert_array_equal(read_swf(out)["req_time"], [np.nan, 100.0, 75.0])
+
+
+def test_a_newly_registered_predictor_is_built_by_its_name_not_taken_for_tang(monkeypatch):
+    import argparse
+
+    from predictkit.cli import _predict
+    from predictkit.runtime import RecentAverage
+    from predictkit.runtime._registry import REGISTRY, RegisteredPredictor
+
+    monkeypatch.setitem(REGISTRY, "last-runtime", RegisteredPredictor(
+        name="last-runtime", rank=9, summary="the user's last runtime",
+        estimator=lambda: RecentAverage(n_recent=1)))
+    built = _predict.build_estimator(argparse.Namespace(method="last-runtime"))
+    assert isinstance(built, RecentAverage) and built.n_recent == 1

@@ -1143,3 +1143,16 @@ def test_lone_surrogates_in_text_are_kept():
             "1|caf\udce9|u|2024-01-01T00:00:00|2024-01-01T00:01:00|2024-01-01T00:02:00|4|"
             "COMPLETED\n")
     assert read(text).attrs["app_ids"] == {"caf\udce9": 1}
+
+
+def test_an_unknown_time_zone_is_refused_before_the_log_is_read():
+    from predictkit.io import read_log
+
+    class NeverRead(io.StringIO):
+        def read(self, *args):
+            raise AssertionError("the log was read")
+
+    for reader in (read_sacct, read_log):
+        with pytest.raises(ConfigError, match=r"^time_zone: unknown time zone 'Mars/Olympus' "
+                                              r"\(use an IANA name"):
+            reader(NeverRead(), time_zone="Mars/Olympus")
