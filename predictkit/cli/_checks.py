@@ -8,7 +8,7 @@ from ..exceptions import ConfigError, JobTableError, PredictkitError
 __all__ = ["flag_names", "cli_wording", "check_positive", "check_procs", "check_seed",
            "check_count", "refuse_repeats", "tang_keys", "unusable_tang_keys",
            "os_errors", "is_given", "refuse_inapplicable", "MAX_PROCS",
-           "MAX_SEED"]
+           "MAX_SEED", "check_fraction", "refuse_without_waits"]
 
 
 @contextlib.contextmanager

@@ -15,11 +15,13 @@ from .._table import copy_attrs
 from ..io._log import LOG_FORMATS  # the values of --input-format
 from ._checks import os_errors
 
-__all__ = ["add_output_options", "add_log_argument", "print_json", "read_trace_arg",
-           "read_jobs_to_simulate", "source_name", "read_done",
-           "write_table", "table_format", "check_output_arg", "check_stdin_once", "result_stream", "LOG_FORMATS",
-           "add_command",
-           "ArgumentParser", "HelpFormatter", "QUIET_HELP", "prints_table", "DeprecatedAlias", "Progress", "write_swf_output", "output_format"]
+__all__ = ["add_output_options", "add_quiet_option", "add_log_argument", "LogPath", "StoreLog",
+           "refuse_log_options", "read_trace_arg", "read_jobs_to_simulate", "source_name",
+           "read_done", "write_table", "table_format", "check_output_arg", "check_stdin_once",
+           "result_stream", "add_command", "ArgumentParser", "HelpFormatter", "prints_table",
+           "DeprecatedAlias", "Progress", "write_swf_output", "output_format", "print_json",
+           "one_line_warning", "cancelled_note", "add_machine_procs_option",
+           "warn_busier_than_machine", "with_machine_size"]
 
 
 def add_output_options(parser, *, formats=("swf", "csv", "json"), default=None, fallback=None):
@@ -33,12 +35,16 @@ def add_output_options(parser, *, formats=("swf", "csv", "json"), default=None, 
     otherwise = f", else {fallback}" if fallback else ""
     parser.add_argument("--format", choices=formats, default=default,
                         help=f"output format (default: from the file extension{otherwise})")
-    parser.add_argument("-q", "--quiet", action="store_true", help=QUIET_HELP)
+    add_quiet_option(parser)
 
 
-QUIET_HELP = ("print no progress lines or notes, only errors and warnings; the result still "
-              "goes to -o, or without -o to standard output")
-"""Help of ``--quiet`` for a command whose result is a table or a file."""
+def add_quiet_option(parser, still="the result still goes to -o, or without -o to standard "
+                                   "output"):
+    """Add ``-q/--quiet``: no progress lines or notes, but errors, warnings and the result
+    (``still`` says where the result goes)."""
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help=f"print no progress lines or notes, only errors and warnings; "
+                             f"{still}")
 
 
 def prints_table(args):

@@ -14,9 +14,8 @@ from ..jobs import SUMMARY_LABELS
 from ..jobs import describe_cleaning
 from ..report import analyze, build_report
 from ._checks import check_procs, check_seed, flag_names, is_given, os_errors
-from ._common import (DeprecatedAlias, Progress, add_command, read_done, read_trace_arg,
-                      refuse_log_options,
-                      with_machine_size,
+from ._common import (DeprecatedAlias, Progress, add_command, add_quiet_option, read_done,
+                      read_trace_arg, refuse_log_options, with_machine_size,
                       result_stream)
 from ._tables import format_table
 from ._info import _value
@@ -56,7 +55,7 @@ def register(subparsers):
     parser.add_argument("-o", "--output", default="predictkit-demo",
                         help="folder for the HTML report; '-' writes the page to standard "
                              "output")
-    parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    add_quiet_option(parser, "the report is still written")
     parser.set_defaults(func=run, output_is_folder=True)
 
 

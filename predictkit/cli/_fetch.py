@@ -11,7 +11,7 @@ from ..datasets._fetch import data_home_path
 from .._format import format_count, format_fixed
 from ..exceptions import ConfigError, DatasetError
 from ._checks import flag_names, os_errors
-from ._common import Progress, add_command
+from ._common import Progress, add_command, add_quiet_option
 
 _LIST_COLUMNS = ("name", "machine", "processors", "jobs", "period")
 
@@ -35,8 +35,7 @@ def register(subparsers):
                         help="print the catalogue of known logs and exit; with names, only "
                              "the logs they name (a prefix such as LLNL lists every log it "
                              "starts)")
-    parser.add_argument("-q", "--quiet", action="store_true",
-                        help="print nothing on standard error but errors")
+    add_quiet_option(parser, "the logs are still downloaded")
     parser.set_defaults(func=run)
 
 

@@ -9,7 +9,8 @@ from .._summary import (DURATION_FIELDS, PROCESSOR_FIELDS, busier_than_machine, 
                         implausible_requests, machine_size)
 from ..jobs import SUMMARY_LABELS, summarize
 from ._checks import flag_names
-from ._common import Progress, add_command, print_json, read_trace_arg, source_name
+from ._common import (Progress, add_command, add_quiet_option, print_json, read_trace_arg,
+                      source_name)
 
 
 def register(subparsers):
@@ -25,8 +26,7 @@ def register(subparsers):
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--skip-bad-lines", action="store_true",
                         help="skip malformed lines (reported) instead of stopping")
-    parser.add_argument("-q", "--quiet", action="store_true",
-                        help="print nothing on standard error but errors")
+    add_quiet_option(parser, "the summary still goes to standard output")
     parser.set_defaults(func=run)
 
 

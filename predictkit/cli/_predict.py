@@ -12,8 +12,8 @@ from ..runtime._registry import PREDICTORS, make_predictor
 from ..runtime._walltime_adjuster import _keys
 from ._checks import (check_count, check_fraction, flag_names, os_errors, refuse_inapplicable,
                       tang_keys)
-from ._common import (Progress, QUIET_HELP, add_command, output_format, print_json, prints_table,
-                      read_done, read_trace_arg, result_stream, source_name, write_table)
+from ._common import (Progress, add_command, add_quiet_option, output_format, print_json,
+                      prints_table, read_done, read_trace_arg, result_stream, source_name, write_table)
 
 def register(subparsers):
     parser = add_command(
@@ -68,8 +68,7 @@ def register(subparsers):
                              ".json; swf for '-', a FIFO or a device)")
     parser.add_argument("--json", action="store_true",
                         help="print the accuracy summary as JSON")
-    parser.add_argument("-q", "--quiet", action="store_true",
-                        help=QUIET_HELP)
+    add_quiet_option(parser)
     parser.set_defaults(func=run)
 
 

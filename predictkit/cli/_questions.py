@@ -10,7 +10,7 @@ from ..exceptions import ConfigError
 from ..io._slurm_fields import is_time_zone
 
 __all__ = ["add_request_options", "job_request", "resolve_name", "partition_ids",
-           "width_in_log_unit", "log_end", "log_zone", "clock_time"]
+           "width_in_log_unit", "log_end", "log_zone", "clock_time", "name_of"]
 
 _NAME_MAPS = {"user_id": ("user_ids",), "partition_id": ("partition_ids",),
               "group_id": ("account_ids", "group_ids")}

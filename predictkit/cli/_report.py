@@ -1,7 +1,8 @@
 """``predictkit report TRACE -o DIR``: the static HTML report of a log."""
 
 from ._checks import check_fraction, check_procs, check_seed
-from ._common import Progress, add_command, read_done, read_trace_arg, with_machine_size
+from ._common import (Progress, add_command, add_quiet_option, read_done, read_trace_arg,
+                      with_machine_size)
 from ._demo import analyze_and_write
 
 
@@ -30,7 +31,7 @@ def register(subparsers):
                         help="seed of every random choice (the QBETS job classes)")
     parser.add_argument("--no-fairness", action="store_true",
                         help="skip the fair-start-time analysis (the slowest part)")
-    parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    add_quiet_option(parser, "the report is still written")
     parser.set_defaults(func=run, output_is_folder=True)
 
 

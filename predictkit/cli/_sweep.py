@@ -12,12 +12,13 @@ from ..experiments import (cell_key, check_cells, evaluate_cell, expand_grid, lo
 from ..experiments._grid import STDIN_NAME
 from ..experiments._runner import BACKENDS
 from ._checks import refuse_inapplicable
-from ._common import (DeprecatedAlias, Progress, one_line_warning, result_stream,
-                      write_table)
+from ._common import (DeprecatedAlias, Progress, add_command, add_quiet_option,
+                      one_line_warning, result_stream, write_table)
 
 
 def register(subparsers):
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "sweep", help="run a grid of traces x predictors x parameters x policies x priorities",
         description=(
             "Run every cell of a grid file (TOML or YAML: traces, predictors with "
@@ -49,8 +50,7 @@ def register(subparsers):
                         help="local workers for --backend loky or threading (default 2)")
     parser.add_argument("--n-jobs", type=int, dest="workers", action=DeprecatedAlias,
                         new="--workers")
-    parser.add_argument("-q", "--quiet", action="store_true",
-                        help="print nothing but errors (no progress)")
+    add_quiet_option(parser, "the table still goes to -o")
     parser.set_defaults(func=run)
 
 

@@ -24,8 +24,9 @@ from ..io._slurm_fields import format_slurm_duration, parse_time_request
 from ..queue import QBETS, min_history
 from ._checks import (check_fraction, check_procs, check_seed, refuse_repeats,
                       refuse_without_waits)
-from ._common import (Progress, add_log_argument, add_machine_procs_option, cancelled_note,
-                      print_json, read_done, read_trace_arg, warn_busier_than_machine)
+from ._common import (Progress, add_command, add_log_argument, add_machine_procs_option,
+                      add_quiet_option, cancelled_note, print_json, read_done, read_trace_arg,
+                      warn_busier_than_machine)
 from ._questions import (add_request_options, clock_time, job_request, log_end, log_zone,
                          partition_ids, resolve_name, width_in_log_unit)
 from ._tables import fill
@@ -38,7 +39,8 @@ DEFAULT_WITHIN = ("10min", "1h", "6h", "1d")
 
 
 def register(subparsers):
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "wait", help="how long will a job of this shape wait? (QBETS bound and probability)",
         description=(
             "Bound the wait of a job with --procs processors asking for --time, submitted "
@@ -80,8 +82,7 @@ def register(subparsers):
                              "that two runs agree; QBETS(random_state=None) in Python draws "
                              "fresh ones)")
     parser.add_argument("--json", action="store_true", help="print the answer as JSON")
-    parser.add_argument("-q", "--quiet", action="store_true",
-                        help="print nothing on standard error but errors")
+    add_quiet_option(parser, "the answer still goes to standard output")
     parser.set_defaults(func=run)
 
 

@@ -24,7 +24,8 @@ from ..metrics import estimate_accuracy
 from ..model_selection import replay
 from ..runtime import make_predictor
 from ..runtime._registry import REGISTRY
-from ._common import (Progress, add_log_argument, print_json, read_done, read_trace_arg)
+from ._common import (Progress, add_command, add_log_argument, add_quiet_option, print_json,
+                      read_done, read_trace_arg)
 from ._questions import (add_request_options, job_request, log_end, name_of, resolve_name,
                          width_in_log_unit)
 from ._tables import fill
@@ -57,7 +58,8 @@ CANDIDATES = tuple(_candidates())
 
 
 def register(subparsers):
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "walltime", help="what walltime should I request? (best predictor on my history)",
         description=(
             "Compare the built-in runtime predictors on the user's past jobs in the log "
@@ -78,8 +80,7 @@ def register(subparsers):
                         help="fewest past jobs of the user to judge on them alone; with "
                              "fewer, the site's jobs are used (default: %(default)s)")
     parser.add_argument("--json", action="store_true", help="print the answer as JSON")
-    parser.add_argument("-q", "--quiet", action="store_true",
-                        help="print nothing on standard error but errors")
+    add_quiet_option(parser, "the answer still goes to standard output")
     parser.set_defaults(func=run)
 
 
