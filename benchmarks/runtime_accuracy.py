@@ -48,6 +48,7 @@ from threadpoolctl import threadpool_limits
 
 from predictkit._table import known_after_submission
 from predictkit.io import read_swf
+from predictkit.jobs import known_time
 from predictkit.metrics import adjustment_outcomes, estimate_accuracy
 from predictkit.model_selection import TraceSplit, known_times, replay
 from predictkit.runtime import (HistoryFeatures, LearnedRuntime, RecentAverage, RecentUsageMax,
@@ -87,7 +88,7 @@ def prepare(path):
     known = None
     if np.isnan(wait[np.isfinite(y)]).any():
         notes.append("no wait times: replayed assuming no queue wait")
-        known = jobs["submit_time"].to_numpy(dtype=float) + np.where(np.isnan(wait), 0, wait) + y
+        known = known_time(jobs, y=y, assume_no_wait=True)
     return jobs, y, known, notes
 
 

@@ -618,7 +618,7 @@ def with_times(X):
     return out
 
 
-def known_time(X, target="end", *, y=None):
+def known_time(X, target="end", *, y=None, assume_no_wait=False):
     """Time at which each job's target becomes known to an online estimator.
 
     This is the clock of the no-peeking rule (DESIGN: estimator conventions):
@@ -642,6 +642,10 @@ def known_time(X, target="end", *, y=None):
         ``submit_time + y``), jobs whose target is unknown
         get ``NaN``, and a job with a known target but no known time is an
         error.
+    assume_no_wait : bool, default=False
+        Take a missing ``wait_time`` as 0 (a job known to end at
+        ``submit_time + run``), as a user may say of a log that records no
+        waits (``predictkit predict --assume-no-wait``).
 
     Returns
     -------
@@ -682,6 +686,8 @@ def known_time(X, target="end", *, y=None):
                 f"job table lacks wait_time, needed for {column}; add a column {column!r} "
                 "or pass known_time= to say when each target became known")
         wait = seconds("wait_time")
+        if assume_no_wait:
+            wait = np.where(np.isnan(wait), 0.0, wait)
         for bad, kind in ((np.isinf(wait), "infinite"), (wait < 0, "negative")):
             if bad.any():
                 _raise_rows(X, bad, f"job table: column 'wait_time' has {kind} values, so "

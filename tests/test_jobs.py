@@ -76,6 +76,16 @@ def test_times_and_known_time():
     np.testing.assert_array_equal(known_time(small(), "start"), [5.0, 10.0, np.nan])
 
 
+def test_known_time_assuming_no_wait_takes_a_missing_wait_as_zero():
+    jobs = small()
+    run = jobs["run_time"].to_numpy(dtype=float)
+    with pytest.raises(JobTableError, match="no known time|unknown"):
+        known_time(jobs.assign(run_time=run * 0 + 7.0), y=run * 0 + 7.0)
+    assumed = known_time(jobs, y=run * 0 + 7.0, assume_no_wait=True)
+    expected = jobs["submit_time"] + jobs["wait_time"].fillna(0.0) + 7.0
+    np.testing.assert_array_equal(assumed, expected.to_numpy(dtype=float))
+
+
 @pytest.mark.parametrize("column", ["start_time", "end_time"])
 @pytest.mark.parametrize("convert, hint", [
     (lambda s: pd.to_datetime(s, unit="s"), r"datetime64\[.*\] values, not numbers of seconds "

@@ -3,6 +3,7 @@
 import numpy as np
 
 from .._format import format_count, format_fixed, format_given
+from .._table import known_time
 from ..exceptions import ConfigError, JobTableError
 from ..metrics import (adjustment_outcomes, estimate_accuracy, mean_absolute_error,
                        underestimation_rate)
@@ -208,8 +209,7 @@ def run(args):
     if args.assume_no_wait and not no_wait.any():
         progress.say("--assume-no-wait: every job has a wait time, so nothing is assumed")
     if args.assume_no_wait or (no_wait.any() and not needs_history):
-        wait = jobs["wait_time"].to_numpy(dtype=float)
-        known = jobs["submit_time"].to_numpy(dtype=float) + np.where(np.isnan(wait), 0.0, wait) + y
+        known = known_time(jobs, y=y, assume_no_wait=True)
     with flag_names(_FLAGS), progress.step(f"predicted the runtimes of "
                                            f"{format_count(len(jobs), 'job')} online"):
         predicted = replay(estimator, jobs, y, known_time=known)

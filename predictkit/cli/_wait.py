@@ -20,7 +20,7 @@ from .._summary import machine_size, width_unit
 from .._table import cancelled_before_running, job_width, with_times
 from .._time import format_duration
 from ..exceptions import ConfigError, JobTableError
-from ..io._slurm_fields import format_slurm_duration, parse_time_request
+from ..io._slurm_fields import format_slurm_duration, is_pending, parse_time_request
 from ..queue import QBETS, min_history
 from ._checks import (check_fraction, check_procs, check_seed, refuse_repeats,
                       refuse_without_waits)
@@ -293,8 +293,7 @@ def _pending_at_end(jobs, now):
     start = jobs["start_time"].to_numpy(dtype=float)
     waiting = (submit <= now) & (start > now)
     if "slurm_state" in jobs:
-        state = jobs["slurm_state"].astype(str).str.split().str[0].str.upper()
-        waiting |= (submit <= now) & np.isnan(start) & (state == "PENDING").to_numpy()
+        waiting |= (submit <= now) & np.isnan(start) & is_pending(jobs["slurm_state"])
     held = np.zeros(len(jobs), dtype=bool)
     if "slurm_eligible_time" in jobs:
         eligible = jobs["slurm_eligible_time"].to_numpy(dtype=float)

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .._format import format_count, format_given
-from .._table import copy_attrs
+from .._table import copy_attrs, known_time
 from ..exceptions import ConfigError, JobTableError
 from ..io._slurm_fields import format_slurm_duration
 from ..metrics import estimate_accuracy
@@ -140,7 +140,7 @@ def recommend_walltime(jobs, *, user, req_time, procs=None, account=None, max_ri
     if no_wait.any():
         notes.append(f"{format_count(int(no_wait.sum()), 'job')} without a wait time: taken as "
                      "ending at submit + run")
-    known = submit + np.where(np.isnan(wait), 0.0, wait) + run_time
+    known = known_time(jobs, y=run_time, assume_no_wait=True)
     requested = jobs["req_time"].to_numpy(dtype=float)
     scorable = np.isfinite(run_time) & np.isfinite(requested) & (requested > 0)
     mine = jobs["user_id"].to_numpy() == user_id

@@ -35,6 +35,8 @@ __all__ = [
     "is_digits",
     "is_time_zone",
     "check_time_zone",
+    "PENDING_STATES",
+    "is_pending",
 ]
 
 LIMIT_TOKENS = frozenset({"UNLIMITED", "PARTITION_LIMIT", "NOT_SET"})
@@ -238,6 +240,27 @@ class LocalTimestamps(NamedTuple):
     """Wall-clock times skipped when the clocks moved forward."""
     naive: pd.Series
     """The wall-clock times as read, before localisation."""
+
+
+PENDING_STATES = frozenset({"PENDING", "PD"})
+"""Slurm's state of a job waiting to start: ``sacct`` prints ``PENDING``, ``squeue`` ``%T``
+``PENDING`` and ``%t`` ``PD``."""
+
+
+def is_pending(states):
+    """Whether each Slurm state is pending: the first word (``CANCELLED by 12`` is
+    ``CANCELLED``), in any case, among :data:`PENDING_STATES`.
+
+    Parameters
+    ----------
+    states : array-like of str
+
+    Returns
+    -------
+    ndarray of bool
+    """
+    first = pd.Series(np.asarray(states, dtype=object)).astype(str).str.split().str[0]
+    return first.str.upper().isin(PENDING_STATES).to_numpy(dtype=bool)
 
 
 def is_time_zone(zone):

@@ -45,6 +45,7 @@ from ._slurm_fields import (
     TIMESTAMP_HINT,
     array_task_job_ids,
     check_time_zone,
+    is_pending,
     parse_counts,
     parse_durations,
     parse_local_timestamps,
@@ -63,7 +64,6 @@ _ALIASES = {
     "account": ("ACCOUNT",),
     "partition": ("PARTITION",),
 }
-_PENDING = {"PENDING", "PD"}
 FORMAT = "%i|%u|%a|%P|%C|%D|%l|%V|%T"
 """The ``squeue --format`` this reader expects (any subset with the required columns)."""
 
@@ -185,7 +185,7 @@ def read_squeue(path_or_buffer, *, time_zone="UTC"):
         frame["req_nodes"] = counts["nodes"]
     if columns["state"] is not None:
         # A boolean array, not a list: an empty list would select no columns.
-        frame = frame[np.array([s.upper() in _PENDING for s in columns["state"]], dtype=bool)]
+        frame = frame[is_pending(columns["state"])]
     frame.attrs["source"] = source
     frame.attrs["width_unit"] = "processor" if "cpus" in counts else "node"
     if n_repeated:
@@ -260,8 +260,7 @@ def _is_sacct(text):
 
 def _from_sacct(text, source, time_zone):
     jobs = read_sacct(_Text(text, source), time_zone=time_zone)
-    pending = jobs["slurm_state"].str.split().str[0].str.upper() == "PENDING"
-    jobs = jobs[pending.to_numpy()]
+    jobs = jobs[is_pending(jobs["slurm_state"])]
     origin = jobs.attrs.get("unix_start_time") or 0
 
     def names(column, key):

@@ -228,3 +228,13 @@ def test_squeue_refuses_a_time_zone_that_is_no_name(zone):
     text = b"JOBID|CPUS|TIME_LIMIT|SUBMIT_TIME\n1|4|1:00:00|2024-03-04T10:00:00\n"
     with pytest.raises(ConfigError, match=r"time_zone must be the name of a time zone"):
         read_squeue(io.BytesIO(text), time_zone=zone)
+
+
+def test_a_pending_state_is_the_first_word_in_any_case_long_or_short():
+    from predictkit.io._slurm_fields import is_pending
+
+    states = ["PENDING", "pending", "PD", "PENDING (Priority)", "CANCELLED by 12", "RUNNING",
+              "", "R", "COMPLETED"]
+    assert is_pending(states).tolist() == [True, True, True, True, False, False, False,
+                                           False, False]
+    assert is_pending([]).shape == (0,)
