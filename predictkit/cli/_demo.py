@@ -31,8 +31,8 @@ def register(subparsers):
             "write an HTML report. Without --trace it uses the built-in synthetic "
             "workload (make_workload: Lublin & Feitelson arrivals and sizes with users, "
             "sessions, and the runtimes and requests of a site fitted to nine archive "
-            "logs, at an offered load of 0.6 per week), simulated once with EASY to "
-            "give it waits."),
+            f"logs, at an offered load of {DEMO_LOAD} per week), simulated once with EASY "
+            "to give it waits."),
     )
     from ._common import add_log_argument
     add_log_argument(parser, flag="--trace", help="a log instead of the synthetic workload")

@@ -9,7 +9,7 @@ from .._table import copy_attrs
 from .._time import parse_duration
 from ..exceptions import ConfigError
 from ..workload import make_workload
-from ..workload._synthetic import DEFAULT_MACHINE_PROCS
+from ..workload._synthetic import DEFAULT_LOAD, DEFAULT_MACHINE_PROCS
 from ._checks import (check_positive, check_procs, check_seed, flag_names, is_given,
                       os_errors, refuse_inapplicable)
 from ._common import (DeprecatedAlias, Progress, StoreLog, add_command, add_output_options,
@@ -94,7 +94,7 @@ def register(subparsers):
     parser.set_defaults(func=run)
 
 
-_DEFAULTS = {"jobs": 10_000, "machine_procs": DEFAULT_MACHINE_PROCS, "load": 0.7,
+_DEFAULTS = {"jobs": 10_000, "machine_procs": DEFAULT_MACHINE_PROCS, "load": DEFAULT_LOAD,
              "model": "tsafrir", "f": 1.0, "fit_modes": 3}
 """Defaults of the options whose use is checked (they default to None on the parser)."""
 

@@ -12,6 +12,7 @@ from .._time import parse_duration
 from ..exceptions import ConfigError
 from ..runtime._registry import ESTIMATE_NAMES, PERFECT
 from ..runtime._walltime_adjuster import DEFAULT_KEYS as TANG_DEFAULT_KEYS
+from ..runtime._walltime_adjuster import DEFAULT_QUANTILE as TANG_QUANTILE
 from ..simulate import POLICIES, PRIORITIES
 from ..simulate._policies import BACKFILL_ORDERS, refuse_blind_scheduler
 from ._checks import (check_fraction, check_positive, check_procs, flag_names,
@@ -64,7 +65,8 @@ def register(subparsers):
                              "Klusacek's recent usage max, the recent average, or the learned "
                              "predictor (gradient boosting held to a 2%% bad-estimate budget)")
     parser.add_argument("--quantile", type=float, default=None,
-                        help="aggressiveness of --predictor tang, in [0.5, 1] (default: 0.85)")
+                        help=f"aggressiveness of --predictor tang, in [0.5, 1] (default: "
+                             f"{TANG_QUANTILE})")
     parser.add_argument("--max-bad-share", type=float, default=None, metavar="SHARE",
                         help="bad-estimate budget of --predictor learned, in (0, 1) "
                              "(default: 0.02)")
@@ -91,7 +93,7 @@ def register(subparsers):
     parser.set_defaults(func=run)
 
 
-def estimate_source(name, quantile=0.85, *, keys=None, max_bad_share=None):
+def estimate_source(name, quantile=TANG_QUANTILE, *, keys=None, max_bad_share=None):
     """The estimate source named on the command line: a string the simulator knows, or a predictor.
 
     ``keys`` are Tang's similarity keys (default: the adjuster's own);
@@ -180,7 +182,7 @@ def _check_predictor_flags(args):
                           "running ones; with --predictor requested there is nothing to "
                           "select (give another --predictor)")
     if args.quantile is None:
-        args.quantile = 0.85
+        args.quantile = TANG_QUANTILE
 
 
 def _check_policy_flags(args):

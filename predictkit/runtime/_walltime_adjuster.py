@@ -14,6 +14,8 @@ __all__ = ["WalltimeAdjuster", "unusable_keys", "grouping_keys", "DEFAULT_KEYS"]
 
 DEFAULT_KEYS = ("user_id", "group_id", "req_time")
 """Tang's triple key (section 4.2.2): user, group (project) and request."""
+DEFAULT_QUANTILE = 0.85
+"""The default quantile of run/request: the aggressiveness of Tang's p85 (Figs. 4 and 5)."""
 
 
 class WalltimeAdjuster(OnlineRuntimeEstimator):
@@ -85,7 +87,7 @@ class WalltimeAdjuster(OnlineRuntimeEstimator):
     }
 
     def __init__(self, *, keys=DEFAULT_KEYS, window="30D",
-                 quantile=0.85, min_jobs=10, floor=0.5, clip_to_request=True):
+                 quantile=DEFAULT_QUANTILE, min_jobs=10, floor=0.5, clip_to_request=True):
         self.keys = keys
         self.window = window
         self.quantile = quantile
