@@ -3,12 +3,13 @@
 import contextlib
 import re
 
+from .._format import format_given
 from ..exceptions import ConfigError, JobTableError, PredictkitError
 
 __all__ = ["flag_names", "cli_wording", "check_positive", "check_procs", "check_seed",
            "check_count", "refuse_repeats", "tang_keys", "unusable_tang_keys",
            "os_errors", "is_given", "refuse_inapplicable", "MAX_PROCS",
-           "MAX_SEED", "check_fraction", "refuse_without_waits"]
+           "MAX_SEED", "check_fraction", "check_tang_quantile", "refuse_without_waits"]
 
 
 @contextlib.contextmanager
@@ -98,6 +99,15 @@ def check_fraction(value, flag):
     """Refuse a quantile, confidence or probability outside the open interval (0, 1)."""
     if not 0.0 < value < 1.0:  # also refuses NaN
         raise ConfigError(f"{flag} must be in (0, 1), got {value!r}")
+    return value
+
+
+def check_tang_quantile(value, flag):
+    """Refuse a quantile of run/request for Tang's adjuster outside [0.5, 1] (the range of
+    :class:`~predictkit.runtime.WalltimeAdjuster`'s ``quantile``)."""
+    if not 0.5 <= value <= 1.0:  # also refuses NaN
+        raise ConfigError(f"{flag} must be in [0.5, 1] for Tang's adjuster, got "
+                          f"{format_given(value)}")
     return value
 
 

@@ -11,8 +11,8 @@ from ..model_selection import replay
 from .._time import parse_duration
 from ..runtime._registry import PREDICTORS, make_predictor
 from ..runtime._walltime_adjuster import _keys
-from ._checks import (check_count, check_fraction, flag_names, os_errors, refuse_inapplicable,
-                      tang_keys)
+from ._checks import (check_count, check_fraction, check_tang_quantile, flag_names, os_errors,
+                      refuse_inapplicable, tang_keys)
 from ._common import (Progress, add_command, add_quiet_option, output_format, print_json,
                       prints_table, read_done, read_trace_arg, result_stream, source_name, write_table)
 
@@ -91,8 +91,7 @@ def build_estimator(args):
             quantile = float(quantile)
         except ValueError:
             raise ConfigError(f"--quantile must be a number or 'mean', got {quantile!r}") from None
-        if not 0.5 <= quantile <= 1.0:
-            raise ConfigError(f"--quantile must be in [0.5, 1], got {quantile}")
+        check_tang_quantile(quantile, "--quantile")
     floor = None if args.floor.lower() == "none" else _number(args.floor, "--floor")
     if floor is not None and not 0 <= floor <= 1:
         raise ConfigError(f"--floor must be in [0, 1] or 'none', got {floor}")

@@ -11,8 +11,8 @@ from ..model_selection._schedule_criteria import SCHEDULE_CRITERIA
 from ..model_selection._schedule_search import RECENT_COUNTS, SCHEDULE_METRICS, TANG_KEYS
 from ..simulate._policies import refuse_blind_scheduler
 from ..simulate import POLICIES, PRIORITIES
-from ._checks import (check_count, check_positive, check_procs, flag_names, refuse_inapplicable,
-                      refuse_repeats, unusable_tang_keys)
+from ._checks import (check_count, check_positive, check_procs, check_tang_quantile,
+                      flag_names, refuse_inapplicable, refuse_repeats, unusable_tang_keys)
 from ._common import (Progress, add_command, add_log_argument, add_machine_procs_option,
                       add_output_options, print_json, prints_table, read_jobs_to_simulate,
                       result_stream, table_format, warn_busier_than_machine, write_table)
@@ -139,8 +139,7 @@ def _check_args(args):
     if not parse_duration(args.period, name="--period") > 0:
         raise ConfigError(f"--period must be positive, got {args.period}")
     for q in args.quantiles:
-        if not 0.5 <= q <= 1.0:  # also refuses NaN
-            raise ConfigError(f"--quantiles must be in [0.5, 1], got {format_given(q)}")
+        check_tang_quantile(q, "--quantiles")
     refuse_repeats(args.quantiles, "--quantiles")
     refuse_repeats(args.keys, "--keys", "a key set")
     if args.output:

@@ -4,7 +4,7 @@
 import numpy as np
 import pandas as pd
 
-from .._format import format_count, format_given
+from .._format import format_count
 from .._summary import wider_than_machine
 from .._table import copy_attrs
 from ..jobs import describe_cleaning
@@ -15,8 +15,8 @@ from ..runtime._walltime_adjuster import DEFAULT_KEYS as TANG_DEFAULT_KEYS
 from ..runtime._walltime_adjuster import DEFAULT_QUANTILE as TANG_QUANTILE
 from ..simulate import POLICIES, PRIORITIES
 from ..simulate._policies import BACKFILL_ORDERS, refuse_blind_scheduler
-from ._checks import (check_fraction, check_positive, check_procs, flag_names,
-                      refuse_inapplicable, tang_keys)
+from ._checks import (check_fraction, check_positive, check_procs, check_tang_quantile,
+                      flag_names, refuse_inapplicable, tang_keys)
 from ._common import (DeprecatedAlias, Progress, add_command, add_machine_procs_option,
                       add_output_options, output_format, print_json, prints_table,
                       read_jobs_to_simulate, result_stream, warn_busier_than_machine,
@@ -155,9 +155,8 @@ def _check_args(args):
             refuse_blind_scheduler(args.policy, args.priority, [args.backfill_order],
                                    args.starvation_after, args.reservation_depth,
                                    refused=f"--predictor {args.predictor}")
-    if args.predictor == "tang" and not 0.5 <= args.quantile <= 1.0:
-        raise ConfigError(f"--quantile must be in [0.5, 1] for --predictor tang, "
-                          f"got {format_given(args.quantile)}")
+    if args.predictor == "tang":
+        check_tang_quantile(args.quantile, "--quantile")
     if args.output:
         fmt = output_format(args.output, args.format, ("swf", "csv", "json"), default="swf")
         if fmt == "swf" and args.max_runtime is not None:

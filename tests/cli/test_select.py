@@ -99,8 +99,8 @@ def test_select_table_to_standard_output(log, capsys):
 @pytest.mark.parametrize("argv, message", [
     (["--test-periods", "0"], "--test-periods must be a whole number from 1"),
     (["--warmup-periods", "-1"], "--warmup-periods must be a whole number from 0"),
-    (["--predictors", "tang", "--quantiles", "0.3"], "--quantiles must be in [0.5, 1], got 0.3"),
-    (["--predictors", "tang", "--quantiles", "nan"], "--quantiles must be in [0.5, 1], got nan"),
+    (["--predictors", "tang", "--quantiles", "0.3"], "--quantiles must be in [0.5, 1] for Tang's adjuster, got 0.3"),
+    (["--predictors", "tang", "--quantiles", "nan"], "--quantiles must be in [0.5, 1] for Tang's adjuster, got nan"),
     (["--predictors", "tang", "--quantiles", "0.9", "0.9"], "--quantiles gives a value twice"),
     (["--predictors", "tang", "tang"], "--predictors gives a predictor twice"),
     (["--predictors", "tang", "--keys", "user,shoe"], "--keys user,shoe: "),
