@@ -173,7 +173,8 @@ def validate_jobs(X, required=(), *, present=(), sorted_by="", positive=(), whol
     X : DataFrame
         The job table.
     required : iterable of str
-        Columns that must be present **and** have no missing values.
+        Columns that must be present **and** have no missing values (one
+        name alone is one column, as in the other lists).
     present : iterable of str
         Columns that must be present (missing values allowed).
     sorted_by : str, optional
@@ -222,7 +223,11 @@ def validate_jobs(X, required=(), *, present=(), sorted_by="", positive=(), whol
         raise JobTableError(f"{name} has {X.columns.nlevels} levels of column names; job "
                             "tables name each column once (flatten them, e.g. "
                             "X.droplevel(0, axis=1))")
-    required = tuple(required)
+    required, present, positive, whole = (
+        (names,) if isinstance(names, str) else tuple(names)
+        for names in (required, present, positive, whole))
+    if isinstance(columns, str):
+        columns = (columns,)
     scope = None
     if columns is not None:
         scope = set(columns).union(required, present, positive, whole,

@@ -495,3 +495,10 @@ def test_as_job_table_refuses_a_column_named_twice():
     frame = pd.DataFrame([[0.0, 1.0, 2.0]], columns=["submit_time", "site", "site"])
     with pytest.raises(JobTableError, match=r"^job table has column 'site' 2 times"):
         as_job_table(frame)
+
+
+def test_one_column_name_alone_is_one_column():
+    jobs = small()
+    assert validate_jobs(jobs, required="submit_time", present="run_time") is jobs
+    with pytest.raises(JobTableError, match=r"lacks required column\(s\) queue_time \("):
+        validate_jobs(jobs, required="queue_time")

@@ -27,7 +27,7 @@ def check_runtimes(runtimes, name="runtimes"):
         first = int(np.argmax(bad))
         raise JobTableError(
             f"{name} must be finite and >= 0: {int(bad.sum())} bad value(s), "
-            f"first at position {first} ({values[first]!r})")
+            f"first at position {first} ({float(values[first])!r})")
     return values
 
 

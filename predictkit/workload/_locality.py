@@ -11,7 +11,13 @@ session parameters of :func:`make_workload` to a log.
 
 import numpy as np
 
-__all__ = ["LOCALITY_STATISTICS", "runtime_locality"]
+from .._table import _raise_rows
+from ..jobs import validate_jobs
+
+__all__ = ["LOCALITY_COLUMNS", "LOCALITY_STATISTICS", "runtime_locality"]
+
+LOCALITY_COLUMNS = ("user_id", "submit_time", "run_time")
+"""The columns :func:`runtime_locality` reads."""
 
 LOCALITY_STATISTICS = ("median_abs_log10_ratio", "share_within_12pct", "share_within_2x",
                        "correlation", "share_after_run", "user_share_of_variance")
@@ -31,6 +37,13 @@ def runtime_locality(jobs):
     jobs : DataFrame
         A job table with ``user_id``, ``submit_time`` and ``run_time``.
 
+    Raises
+    ------
+    JobTableError
+        When a column is missing or holds other than numbers of seconds (or
+        ids), a time is negative or infinite, or a job with a user and a
+        runtime has no submit time.
+
     Returns
     -------
     dict or None
@@ -45,7 +58,12 @@ def runtime_locality(jobs):
         pooled within-user sum of squares over the total, over the users
         with at least two jobs; None when it is constant).
     """
+    validate_jobs(jobs, present=LOCALITY_COLUMNS, columns=LOCALITY_COLUMNS)
     known = (jobs["run_time"] > 0) & jobs["user_id"].notna() & (jobs["user_id"] >= 0)
+    unplaced = known & jobs["submit_time"].isna()
+    if unplaced.any():
+        _raise_rows(jobs, unplaced.to_numpy(), "runtime_locality: jobs with a user and a "
+                   "runtime but no submit_time cannot be put in order")
     own = jobs[known].sort_values(["user_id", "submit_time"], kind="stable")
     log_run = np.log10(own["run_time"].to_numpy(dtype=float))
     user = own["user_id"].to_numpy()

@@ -10,16 +10,17 @@ Quantiles are kept at every percent, so a spike holding one percent of the
 jobs or more (runtimes killed at a popular limit) is reproduced exactly.
 """
 
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 from scipy.special import ndtr
 from sklearn.base import BaseEstimator
 
-from .._validation import RANDOM_STATE, Interval, ParamsValidatedMixin
+from .._table import as_numbers
+from .._validation import RANDOM_STATE, Interval, ParamsValidatedMixin, invalid_parameter
 from ..exceptions import ConfigError, JobTableError, NotFittedError
 from ..jobs import job_width, validate_jobs
-from ._base import as_rng
+from ._base import as_rng, check_runtimes
 
 __all__ = ["RuntimeDistribution", "PROBABILITIES", "size_class", "SIZE_CLASSES"]
 
@@ -172,11 +173,29 @@ class RuntimeDistribution(ParamsValidatedMixin, BaseEstimator):
         if not hasattr(self, "log_quantiles_"):
             raise NotFittedError("RuntimeDistribution must be fitted (or made with "
                               "from_quantiles) before sample")
-        sizes = np.asarray(sizes, dtype=float)
+        sizes = check_runtimes(sizes, "sizes")
+        if (sizes <= 0).any():
+            first = int(np.argmax(sizes <= 0))
+            raise JobTableError(f"sizes must be positive numbers of processors: "
+                                f"{int((sizes <= 0).sum())} are not, first at position {first} "
+                                f"({float(sizes[first])!r})")
         machine = self.machine_procs_ if machine_procs is None else machine_procs
+        if (isinstance(machine, bool) or not isinstance(machine, Real)
+                or not 1 <= machine < np.inf):
+            raise invalid_parameter("machine_procs", "RuntimeDistribution.sample",
+                                    "a number of processors >= 1", machine)
         if scores is None:
             u = as_rng(self.random_state).random(sizes.size)
         else:
-            u = ndtr(np.asarray(scores, dtype=float))
+            scores = as_numbers(scores, "scores")
+            if scores.shape != sizes.shape:
+                raise ConfigError(f"scores must have one value per size ({sizes.size}), got "
+                                  f"shape {scores.shape}")
+            if not np.isfinite(scores).all():
+                first = int(np.argmax(~np.isfinite(scores)))
+                raise JobTableError(f"scores must be finite normal scores: "
+                                    f"{int((~np.isfinite(scores)).sum())} are not, first at "
+                                    f"position {first} ({float(scores[first])!r})")
+            u = ndtr(scores)
         log_run = inverse_transform(self.log_quantiles_, size_class(sizes, machine), u)
         return np.maximum(np.round(10.0 ** log_run), 1.0)

@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from ._locality import runtime_locality
+from ._locality import LOCALITY_COLUMNS, runtime_locality
 
 __all__ = ["DEFAULT_SESSIONS", "FIT_PAIRS", "SessionParameters", "fit_sessions"]
 
@@ -119,14 +119,10 @@ def fit_sessions(generate, target, start=DEFAULT_SESSIONS):
     return current
 
 
-LOCALITY_COLUMNS = ["user_id", "submit_time", "run_time"]
-"""The columns :func:`runtime_locality` reads."""
-
-
 def _distinct_users(jobs, seed):
     """The columns of ``jobs`` :func:`runtime_locality` reads, with user ids that no other
     seed's workload uses (pairs stay within one)."""
-    return jobs[LOCALITY_COLUMNS].assign(user_id=jobs["user_id"]
+    return jobs[list(LOCALITY_COLUMNS)].assign(user_id=jobs["user_id"]
                                          + seed * (jobs["user_id"].max() + 1))
 
 

@@ -1,5 +1,7 @@
 """The locality statistics of a log: how a user's consecutive runtimes repeat."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -58,3 +60,23 @@ def test_the_user_share_equals_a_groupby_reference(rows):
         assert -1e-9 <= found["user_share_of_variance"] <= 1 + 1e-9
     for name in ("share_within_12pct", "share_within_2x", "share_after_run"):
         assert 0.0 <= found[name] <= 1.0
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda j: j.drop(columns="user_id"), "lacks required column(s) user_id"),
+    (lambda j: j["run_time"], "must be a pandas DataFrame"),
+    (lambda j: j.assign(user_id="u" + j["user_id"].astype(int).astype(str)),
+     "'user_id' is not numeric"),
+    (lambda j: j.assign(submit_time=pd.to_datetime(j["submit_time"], unit="s")),
+     "holds datetime64"),
+    (lambda j: j.assign(run_time=-j["run_time"]), "'run_time' has negative values"),
+    (lambda j: j.assign(submit_time=j["submit_time"].where(j.index != 1)),
+     "no submit_time cannot be put in order"),
+])
+def test_a_table_it_cannot_read_is_one_line_naming_the_column(change, message):
+    from predictkit.exceptions import JobTableError
+
+    jobs = pd.DataFrame({"job_id": [1, 2, 3], "user_id": [1.0, 1.0, 2.0],
+                         "submit_time": [0.0, 50.0, 70.0], "run_time": [100.0, 90.0, 10.0]})
+    with pytest.raises(JobTableError, match=re.escape(message)):
+        runtime_locality(change(jobs))

@@ -1,5 +1,7 @@
 """RuntimeDistribution, the paced arrivals and SiteModel."""
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -7,7 +9,7 @@ from hypothesis import strategies as st
 from scipy.stats import ks_2samp
 from tracedata import load_trace
 
-from predictkit.exceptions import ConfigError, JobTableError, NotFittedError
+from predictkit.exceptions import ConfigError, InvalidParameterError, JobTableError, NotFittedError
 from predictkit.jobs import clean_jobs
 from predictkit.workload import RuntimeDistribution, SiteModel, make_workload
 from predictkit.workload._load import paced_arrivals, to_calendar, to_rate_time
@@ -145,3 +147,18 @@ def test_default_workload_looks_like_the_archive_logs():
         log = clean_jobs(load_trace(name), for_simulation=True, require_request=True)
         real = np.minimum(log.run_time / log.req_time, 1)
         assert ks_2samp(real, acc).statistic <= 0.35
+
+
+@pytest.mark.parametrize("sizes, options, error, message", [
+    ([1, 2], {"scores": [0.1, 0.2, 0.3]}, ConfigError, "one value per size (2)"),
+    ([1, 2], {"scores": [np.nan, 0.2]}, JobTableError, "scores must be finite"),
+    (["a", 2], {}, JobTableError, "sizes must hold numbers"),
+    ([np.nan, 3], {}, JobTableError, "sizes must be finite"),
+    ([0, 3], {}, JobTableError, "sizes must be positive"),
+    ([1], {"machine_procs": 0}, InvalidParameterError, "'machine_procs'"),
+    ([1], {"machine_procs": True}, InvalidParameterError, "'machine_procs'"),
+])
+def test_sample_refuses_what_it_cannot_draw_for(sizes, options, error, message):
+    model = RuntimeDistribution(random_state=0).fit(make_workload(500, random_state=0))
+    with pytest.raises(error, match=re.escape(message)):
+        model.sample(sizes, **options)
