@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ._format import format_count
-from ._table import copy_attrs, job_width, validate_jobs
+from ._table import copy_attrs, job_width, validate_jobs, with_numeric_columns
 from ._validation import invalid_parameter, validate_params
 
 __all__ = ["clean_jobs", "describe_cleaning", "SANE_RULES"]
@@ -52,7 +52,8 @@ def clean_jobs(X, *, require_request=False, for_simulation=False, return_report=
     Returns
     -------
     jobs : DataFrame
-        The kept rows (original index reset), with ``attrs`` of ``X`` plus
+        The kept rows (original index reset; SWF columns that held numbers as
+        objects or text, ``pd.NA`` for missing, hold float64), with ``attrs`` of ``X`` plus
         ``attrs["cleaning"]``: a list of ``{"rule", "removed", "remaining"}``
         in the order the rules are applied (:data:`SANE_RULES`, then
         ``"submit_time negative"`` for a simulation, then ``"req_time unknown
@@ -74,6 +75,7 @@ def clean_jobs(X, *, require_request=False, for_simulation=False, return_report=
     '1 job with submit_time unknown, 1 job with run_time unknown or negative'
     """
     validate_jobs(X, present=("submit_time", "run_time"), check_values=False)
+    source, X = X, with_numeric_columns(X)
     submit = np.asarray(X["submit_time"], dtype=float)
     width = job_width(X)
     rules = [
@@ -97,7 +99,7 @@ def clean_jobs(X, *, require_request=False, for_simulation=False, return_report=
         out = out.assign(n_procs=width[keep])
         out = out.sort_values("submit_time", kind="stable")
     out = out.reset_index(drop=True)
-    out.attrs = copy_attrs(X)
+    out.attrs = copy_attrs(source)
     out.attrs["cleaning"] = report
     if return_report:
         return out, pd.DataFrame(report)

@@ -1,13 +1,15 @@
 """What a user asks first about a log: size, span, users, estimate accuracy, modes."""
 
+from numbers import Real
+
 import numpy as np
 import pandas as pd
 
 from ._format import format_count, format_number
 from ._time import format_duration
-from .exceptions import JobTableError
+from .exceptions import ConfigError, JobTableError
 from ._validation import validate_params
-from ._table import job_width, validate_jobs
+from ._table import job_width, validate_jobs, with_numeric_columns
 
 __all__ = ["summarize", "request_accuracy", "estimate_modes", "SUMMARY_LABELS", "format_summary"]
 
@@ -144,6 +146,17 @@ def width_unit(X):
     return "node" if X.attrs.get("processor_unit") == "nodes" else "processor"
 
 
+def whole_machine_size(value, what, owner=None):
+    """``value`` as a whole number of processors (>= 1), or a ConfigError naming ``what``
+    (and ``owner``, the function refusing it) and the fix."""
+    if (isinstance(value, (str, bytes, bool, np.bool_)) or not isinstance(value, Real)
+            or not 1 <= value < np.inf or value != int(value)):
+        where = f"{owner}: " if owner else ""
+        raise ConfigError(f"{where}the table's {what} is {value!r}, no whole number of "
+                          "processors; pass machine_procs")
+    return int(value)
+
+
 def machine_size(X, machine_procs=None):
     """The machine size a simulation of ``X`` assumes, and whether it was told.
 
@@ -165,12 +178,18 @@ def machine_size(X, machine_procs=None):
         ``NaN`` when nothing tells it and no job has a width.
     told : bool
         False when the size is the widest job's, which only stands for it.
+
+    Raises
+    ------
+    ConfigError
+        When ``attrs["max_procs"]`` is set to anything but a whole number of
+        processors (NaN counts as unset).
     """
     if machine_procs is not None:
         return float(machine_procs), True
     header = X.attrs.get("max_procs")
-    if isinstance(header, (int, float, np.integer, np.floating)) and header == header:
-        return float(header), True
+    if header is not None and header == header:  # NaN: no header size
+        return float(whole_machine_size(header, "attrs['max_procs']")), True
     width = job_width(X) if len(X) else np.array([np.nan])
     return (float(np.nanmax(width)) if np.isfinite(width).any() else np.nan), False
 
@@ -305,6 +324,7 @@ def summarize(X, *, name=None):
     """
     validate_jobs(X, present=("submit_time", "run_time", "req_time", "n_procs"),
                   check_values=False, name="summary")
+    X = with_numeric_columns(X, "summary")
     for column in ("run_time", "req_time", "wait_time"):
         if column in X.columns:
             negative = np.asarray(X[column], dtype=float) < 0

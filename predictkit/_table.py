@@ -457,6 +457,28 @@ def check_known_after_target(known, submit, y, what):
             "their own answer")
 
 
+def with_numeric_columns(X, name="job table"):
+    """``X`` itself when its SWF columns (and ``start_time``/``end_time``) have number
+    dtypes; else a copy in which those held as objects or text are float64.
+
+    A column of Python objects may hold ``pd.NA`` (read as missing) or text
+    that reads as a number (``"100"``), which plain ``float`` conversions
+    refuse or leave as text; every entry point that converts columns with
+    them (:func:`clean_jobs`, :func:`~predictkit.simulate.simulate`,
+    :func:`summarize`) takes its table through here once, after
+    :func:`validate_jobs` has named any value that is no number.
+    """
+    textual = [column for column in X.columns
+               if column in SWF_COLUMNS + DERIVED_TIME_COLUMNS
+               and (pd.api.types.is_object_dtype(X[column].dtype)
+                    or pd.api.types.is_string_dtype(X[column].dtype))]
+    if not textual:
+        return X
+    out = X.assign(**{column: _numeric(X, column, name) for column in textual})
+    out.attrs = copy_attrs(X)
+    return out
+
+
 def _numeric(X, column, name):
     """A column as float64 (missing values as NaN), or a JobTableError naming the first bad row."""
     check_unique_columns(X, name, (column,))

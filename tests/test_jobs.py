@@ -502,3 +502,18 @@ def test_one_column_name_alone_is_one_column():
     assert validate_jobs(jobs, required="submit_time", present="run_time") is jobs
     with pytest.raises(JobTableError, match=r"lacks required column\(s\) queue_time \("):
         validate_jobs(jobs, required="queue_time")
+
+
+def test_numbers_held_as_objects_or_text_come_out_of_cleaning_as_numbers():
+    from predictkit.jobs import summarize
+
+    jobs = pd.DataFrame({"job_id": [1, 2, 3], "submit_time": [0, 10, 20],
+                         "run_time": ["100", "50", "20"], "n_procs": [4, 2, 1],
+                         "req_time": pd.Series([200.0, pd.NA, "30"], dtype=object)})
+    before = jobs.copy()
+    kept = clean_jobs(jobs, for_simulation=True, require_request=True)
+    assert kept["run_time"].dtype == kept["req_time"].dtype == np.float64
+    assert kept["run_time"].tolist() == [100.0, 20.0] and kept["req_time"].tolist() == [200.0, 30.0]
+    assert describe_cleaning(kept) == "1 job with req_time unknown or not positive"
+    assert summarize(jobs)["n_jobs"] == 3
+    pd.testing.assert_frame_equal(jobs, before)  # the caller's table is left as it was

@@ -1,12 +1,10 @@
 """The simulated-job table every schedule metric reads, its times and the machine size."""
 
-from numbers import Real
-
 import numpy as np
 import pandas as pd
 
 from .._format import format_count
-from .._summary import wider_than_machine
+from .._summary import whole_machine_size, wider_than_machine
 from .._table import _numeric, _raise_rows, job_width
 from .._validation import WholeNumber, check_parameters
 from ..exceptions import ConfigError, JobTableError
@@ -107,11 +105,7 @@ def _machine_procs(schedule, machine_procs, owner="schedule_metrics"):
         if value is None or value != value:
             raise ConfigError(f"{owner}: machine_procs is needed (not a Schedule and no "
                               "attrs['max_procs'])")
-        if isinstance(value, (str, bool, np.bool_)) or not isinstance(value, Real) \
-                or value <= 0 or value != int(value):
-            raise ConfigError(f"{owner}: the table's attrs['max_procs'] is {value!r}, no whole "
-                              "number of processors; pass machine_procs")
-        size = int(value)
+        size = whole_machine_size(value, "attrs['max_procs']", owner)
     width = _widths(_table(schedule))
     if (width > size).any():
         raise JobTableError(f"{owner}: {wider_than_machine(int((width > size).sum()), size)} "

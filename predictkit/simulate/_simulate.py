@@ -16,7 +16,7 @@ from .._validation import (FAIRSHARE_DECAY, FAIRSHARE_FACTOR, Duration, HasMetho
                            invalid_parameter, python_scalar, validate_params)
 from ..exceptions import ConfigError, JobTableError, SimulationError
 from .._table import (MAX_EXACT, check_aligned, check_unique_columns, job_width,
-                      submission_order, user_accounts, validate_jobs)
+                      submission_order, user_accounts, validate_jobs, with_numeric_columns)
 from ..runtime._protocol import (HistoryPipeline, PartialFitAdapter, as_online_predictor,
                                  history_pipeline)
 from . import _engine as eng
@@ -344,6 +344,7 @@ def _prepare(jobs, machine_procs, kill_at_request):
             "predictkit.clean_jobs(jobs, for_simulation=True), which reports what it removed")
     validate_jobs(jobs, required=("submit_time", "run_time"), sorted_by="submit_time",
                   name="jobs")
+    jobs = with_numeric_columns(jobs, "jobs")
     if len(jobs) == 0:
         raise JobTableError("jobs: the job table is empty; there is nothing to simulate")
     submit = jobs["submit_time"].to_numpy(dtype=float)

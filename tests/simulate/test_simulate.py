@@ -420,3 +420,26 @@ def test_a_schedule_that_could_pass_2_to_the_53_seconds_is_refused(policy):
     result = simulate(jobs, machine_procs=4, policy=policy).jobs
     assert result["start_time"].tolist() == [2.0 ** 52, 2.0 ** 52 + 3]
     assert result["end_time"].tolist() == [2.0 ** 52 + 3, 2.0 ** 52 + 6]
+
+
+@pytest.mark.parametrize("header", [10.5, True, "128", "abc", 0])
+def test_a_header_machine_size_that_is_no_whole_number_is_refused_not_truncated(header):
+    jobs = pd.DataFrame({"job_id": [1, 2], "submit_time": [0.0, 5.0], "run_time": [10.0, 10.0],
+                         "n_procs": [4, 8], "req_time": [20.0, 20.0]})
+    jobs.attrs["max_procs"] = header
+    with pytest.raises(ConfigError, match=r"attrs\['max_procs'\] is .*, no whole number of "
+                                          r"processors; pass machine_procs"):
+        simulate(jobs)
+    jobs.attrs["max_procs"] = float("nan")  # no header size: the widest job's
+    assert simulate(jobs).machine_procs == 8
+
+
+def test_an_object_column_with_pd_na_is_a_column_with_a_missing_value():
+    jobs = pd.DataFrame({"job_id": [1, 2, 3], "submit_time": [0.0, 10.0, 20.0],
+                         "run_time": [100.0, 50.0, 20.0], "n_procs": [4, 2, 1],
+                         "req_time": pd.Series([200.0, pd.NA, 30.0], dtype=object)})
+    floats = jobs.assign(req_time=[200.0, np.nan, 30.0])
+    assert_frame_equal(simulate(jobs, estimates="perfect").jobs,
+                       simulate(floats, estimates="perfect").jobs)
+    with pytest.raises(SimulationError, match="needs req_time, missing for 1 job"):
+        simulate(jobs)
