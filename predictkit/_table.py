@@ -6,6 +6,7 @@ there.
 """
 
 import copy
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -112,8 +113,13 @@ def as_job_table(data, *, attrs=None):
     Raises
     ------
     JobTableError
-        If a column cannot be converted to numbers; the message names it.
+        If ``data`` is neither (an array has no column names), or a column
+        cannot be converted to numbers; the message names it.
     """
+    if not isinstance(data, (pd.DataFrame, Mapping)):
+        raise JobTableError(f"as_job_table needs a DataFrame or a mapping of column names to "
+                            f"values, got {type(data).__name__} (name the columns, e.g. "
+                            "pd.DataFrame(array, columns=[\"job_id\", \"submit_time\", ...]))")
     frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
     check_unique_columns(frame)
     n = len(frame)
@@ -358,6 +364,16 @@ def check_aligned(values, X, name, table="X", owner=""):
             f"index of {table} (first at "
             f"position {first}: label {theirs!r} against {ours!r}); align it "
             f"({name}.loc[{table}.index]) or pass {name}.to_numpy() to pair by position")
+
+
+def per_job_numbers(values, name):
+    """:func:`as_numbers` of values given one per job: a 1-D array, or a one-line error
+    (a job table or a scalar given instead)."""
+    array = as_numbers(values, name)
+    if array.ndim != 1:
+        raise JobTableError(f"{name} must hold one value per job (1-D), got shape "
+                            f"{array.shape}")
+    return array
 
 
 def as_numbers(values, name):

@@ -517,3 +517,8 @@ def test_numbers_held_as_objects_or_text_come_out_of_cleaning_as_numbers():
     assert describe_cleaning(kept) == "1 job with req_time unknown or not positive"
     assert summarize(jobs)["n_jobs"] == 3
     pd.testing.assert_frame_equal(jobs, before)  # the caller's table is left as it was
+
+
+def test_an_array_without_column_names_is_no_job_table():
+    with pytest.raises(JobTableError, match="got ndarray .*name the columns"):
+        as_job_table(np.array([[77, 0, 5], [99, 10, 3]]))

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import make_scorer
 
-from .._table import as_numbers, check_aligned
+from .._table import check_aligned, per_job_numbers
 from .._validation import Interval, validate_params
 from ..exceptions import JobTableError
 
@@ -26,11 +26,7 @@ def _pair(run, est, names=("run", "est")):
         check_aligned(est, run, names[1], table=names[0])
     arrays = []
     for name, values in zip(names, (run, est)):
-        values = as_numbers(values, name)
-        if values.ndim != 1:
-            raise JobTableError(f"{name} must hold one value per job (1-D), got shape "
-                                f"{values.shape}")
-        arrays.append(values)
+        arrays.append(per_job_numbers(values, name))
     if arrays[0].shape != arrays[1].shape:
         raise JobTableError(
             f"{names[0]} and {names[1]} differ in length: {arrays[0].shape[0]} and "

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .._deprecation import UNSET, renamed_argument
-from .._table import _raise_rows, as_numbers
+from .._table import _raise_rows, per_job_numbers
 from .._time import parse_duration
 from .._validation import (Duration, check_parameters, invalid_parameter, python_scalar,
                            validate_params)
@@ -218,7 +218,7 @@ def length_category(runtimes):
 
 
 def _category(values, edges, names, sound, what):
-    values = as_numbers(values, what)
+    values = per_job_numbers(values, what)
     with np.errstate(invalid="ignore"):
         known = sound(values) & np.isfinite(values)
     index = np.searchsorted(edges, values, side="left")

@@ -6,7 +6,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 
 from .._validation import ParamsValidatedMixin, as_generator
 from ..exceptions import ConfigError, JobTableError
-from .._table import as_numbers, check_aligned
+from .._table import as_numbers, check_aligned, per_job_numbers
 from ..jobs import validate_jobs
 
 __all__ = ["EstimateModel", "as_rng", "check_runtimes", "check_sample_inputs",
@@ -19,9 +19,7 @@ as_rng = as_generator
 
 def check_runtimes(runtimes, name="runtimes"):
     """Runtimes as a float array; missing, negative or infinite values are an error."""
-    values = as_numbers(runtimes, name)
-    if values.ndim != 1:
-        raise JobTableError(f"{name} must be one-dimensional, got shape {values.shape}")
+    values = per_job_numbers(runtimes, name)
     bad = ~np.isfinite(values) | (values < 0)
     if bad.any():
         first = int(np.argmax(bad))

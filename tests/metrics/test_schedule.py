@@ -373,3 +373,10 @@ def test_a_header_machine_size_that_is_no_whole_number_is_refused(size):
         utilization(frame)
     frame.attrs["max_procs"] = 4.0
     assert utilization(frame) == utilization(frame, machine_procs=4)
+
+
+@pytest.mark.parametrize("values", [4, [[1, 2], [3, 4]], pd.DataFrame({"n_procs": [1, 2]})])
+def test_categories_take_one_value_per_job(values):
+    for categorize, what in ((width_category, "widths"), (length_category, "runtimes")):
+        with pytest.raises(JobTableError, match=rf"{what} must hold one value per job \(1-D\)"):
+            categorize(values)
