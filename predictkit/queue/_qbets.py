@@ -13,6 +13,7 @@ Wolski and Brevik (2008), section 2.3 (and the inverted function
 """
 
 import math
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -20,7 +21,9 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 
 from .._deprecation import warn_renamed
-from .._table import check_target, said_starts
+from .._format import format_count
+from .._summary import whole_machine_size, wider_than_machine
+from .._table import check_target, requested_width, said_starts
 from .._validation import (RANDOM_STATE, ColumnNames, Interval, ParamsValidatedMixin,
                            StrOptions, as_seed, check_fitted, finite_time,
                            seconds_per_job)
@@ -31,6 +34,16 @@ from ._engine import Engine
 from ._history import SortedHistory
 
 __all__ = ["QBETS"]
+
+
+def warn_submitted_after(submit, now, owner):
+    """Warn that the jobs of a queue at ``now`` submitted after it are left out (the
+    ``observe_queue`` of QBETS and WaitPredictor)."""
+    future = submit > now
+    if future.any():
+        warnings.warn(f"{owner}: {format_count(int(future.sum()), 'job')} submitted after "
+                      f"now={now:g} (first at row {int(np.argmax(future))}) left out: not "
+                      "in the queue yet", UserWarning, stacklevel=3)
 
 
 class QBETS(ParamsValidatedMixin, BaseEstimator):
@@ -127,6 +140,11 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
     min_history_ : int
         Waits a class needs before it has a bound: the smallest ``n`` with
         ``q**n <= 1 - c`` (59 for ``q = c = 0.95``).
+    machine_procs_ : int or None
+        The machine size of the last history that told it
+        (``attrs["max_procs"]``, an SWF header's ``MaxProcs``); a job asked
+        about that is wider is bounded as its class's jobs are, with a
+        warning that it cannot start on that machine.
 
     Notes
     -----
@@ -218,6 +236,7 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
                     parameter="clustering", owner="QBETS") from None
         self._seed = as_seed(self.random_state)
         self._engines = {}
+        self.machine_procs_ = None
 
     def _engine_for(self, key):
         engine = self._engines.get(key)
@@ -309,6 +328,9 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
             self._reset()
         features = self._features(X)
         waits = self._waits(X, y)
+        header = X.attrs.get("max_procs")
+        if header is not None and header == header:  # NaN: the history does not tell
+            self.machine_procs_ = whole_machine_size(header, "attrs['max_procs']", "QBETS")
         for key, rows in self._groups(X):
             self._engine_for(key).add(features[rows], waits[rows])
         self._queue = None
@@ -331,8 +353,9 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
         X : DataFrame
             The waiting jobs (``submit_time`` and the class features).
         now : float
-            The time the queue is observed at; jobs submitted at or after it
-            are ignored.
+            The time the queue is observed at; jobs submitted at it are
+            ignored (they have not waited yet), jobs submitted after it left
+            out with a warning.
 
         Raises
         ------
@@ -357,6 +380,7 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
                     f"QBETS.observe_queue: {int(started.sum()):,} job(s) of the queue at "
                     f"{now:g} had started by then (first at row {int(np.argmax(started))}): "
                     "the queue holds the jobs still waiting")
+        warn_submitted_after(submit, now, "QBETS.observe_queue")
         self._queue = None
         if self.queued is None or len(X) == 0:
             return self
@@ -403,6 +427,7 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
         """
         check_fitted(self, "n_seen_")
         features = self._features(X)
+        self._warn_wider(X)
         out = np.full(len(X), np.nan)
         for key, rows in self._groups(X):
             engine = self._engines.get(key)
@@ -417,6 +442,17 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
                 out[rows] = [engine.queued_bound(label, classes.get(label), now)
                              for label in labels]
         return out
+
+    def _warn_wider(self, X):
+        """Warn about jobs asked about that are wider than the history's machine."""
+        if self.machine_procs_ is None or self.clustering is None or not len(X):
+            return
+        wider = int(np.sum(requested_width(X) > self.machine_procs_))
+        if wider:
+            it = "it" if wider == 1 else "they"
+            warnings.warn(f"QBETS: {wider_than_machine(wider, self.machine_procs_)} given "
+                          f"the bound of {'its' if wider == 1 else 'their'} class, though "
+                          f"{it} cannot start on that machine", UserWarning, stacklevel=3)
 
     def start_probability(self, X, within=None):
         """Probability that each job starts within ``within`` seconds.
@@ -449,6 +485,7 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
         """
         check_fitted(self, "n_seen_")
         features = self._features(X)
+        self._warn_wider(X)
         groups = self._groups(X)
         within = seconds_per_job(within, len(X), "within", "QBETS.start_probability")
         out = np.full(len(X), np.nan)

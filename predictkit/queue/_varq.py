@@ -222,7 +222,9 @@ class VARQ:
         Returns
         -------
         Reservation
-            ``possible=False`` with a reason when no submit time qualifies.
+            ``possible=False`` with a reason when no submit time qualifies, or
+            when the job is wider than the machine the bounds were fitted on
+            (their ``machine_procs_``, where they know it).
         """
         check_parameters(_ARGUMENT_CONSTRAINTS, {"probability": probability, "mode": mode},
                          "VARQ.plan")
@@ -231,6 +233,14 @@ class VARQ:
                                     "a number in (0, 1] with mode='latest'", probability)
         if probability is not None:
             probability = float(probability)
+        machine = getattr(self.bounds, "machine_procs_", None)
+        if machine is not None and isinstance(nodes, Real) and nodes > machine:
+            check_parameters(_ARGUMENT_CONSTRAINTS, {"nodes": nodes, "walltime": walltime},
+                             "VARQ.plan")
+            return Reservation(False, math.nan, math.nan, math.nan, math.nan, math.nan,
+                               float(nodes) * float(walltime),
+                               f"{int(nodes):,} nodes is more than the machine holds "
+                               f"({machine:,}, the bounds' history's attrs['max_procs'])")
         traj = self.trajectory(nodes, walltime, deadline, now)
         nodes, walltime = float(nodes), float(walltime)
         probs = traj["probability"].to_numpy()

@@ -14,6 +14,7 @@ gives the bound, and a final online step on that bound keeps coverage
 (:mod:`._aggregate`).
 """
 
+import contextlib
 import heapq
 import math
 import warnings
@@ -32,7 +33,7 @@ from ..exceptions import InvalidParameterError, JobTableError
 from ._aggregate import ExpertAggregator
 from ._conformal import ConformalCalibrator, job_class, score
 from ._forward import forecast_wait, replay_forecasts
-from ._qbets import QBETS
+from ._qbets import QBETS, warn_submitted_after
 
 __all__ = ["WaitPredictor"]
 
@@ -290,8 +291,9 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         ----------
         X : DataFrame
             The waiting jobs (``submit_time``, widths, requests, and the
-            columns the runtime predictor reads); jobs submitted at or after
-            ``now`` are ignored. A job waits at ``now`` when it was submitted
+            columns the runtime predictor reads); jobs submitted at ``now``
+            are ignored (they have not waited yet), jobs submitted after it
+            left out with a warning. A job waits at ``now`` when it was submitted
             before ``now`` and has not started by then (it starts at
             ``now`` or later).
         now : float
@@ -315,10 +317,13 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         now = finite_time(now, "now", "WaitPredictor.observe_queue")
         submit = table["submit_time"].to_numpy(dtype=np.float64)
         self._check_waiting(table, submit, now)
+        warn_submitted_after(submit, now, "WaitPredictor.observe_queue")
         keep = np.flatnonzero(submit < now)
         keep = keep[np.argsort(submit[keep], kind="stable")]
         self._queue = (now, table.iloc[keep])
-        self._history.observe_queue(table, now)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # said above
+            self._history.observe_queue(table, now)
         return self
 
     def _check_waiting(self, table, submit, now):
@@ -378,8 +383,9 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         labels = table.index.tolist()
         batch = set(labels)
         out = np.full(len(table), np.nan)
-        history = (self._history.predict(table) if hasattr(self._history, "n_seen_")
-                   else np.full(len(table), np.nan))
+        with self._wider_said():
+            history = (self._history.predict(table) if hasattr(self._history, "n_seen_")
+                       else np.full(len(table), np.nan))
         for now in np.unique(submit).tolist():
             rows = np.flatnonzero(submit == now)
             runtime = self._predict_runtime(table.iloc[rows], request[rows], now)
@@ -431,6 +437,16 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         self.shift_ = dict(self._calibrator.delta)
         self.final_shift_ = dict(self._aggregator.delta)
         return out
+
+    @contextlib.contextmanager
+    def _wider_said(self):
+        """Silence the history's warning of jobs wider than its machine where
+        :meth:`_warn_wider` has said it of ``capacity``."""
+        with warnings.catch_warnings():
+            if self.capacity is not None:
+                warnings.filterwarnings("ignore", message="QBETS: .* wider than the machine",
+                                        category=UserWarning)
+            yield
 
     def _warn_wider(self, procs):
         """Warn about jobs asking for more processors than a given capacity."""
@@ -535,7 +551,9 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
             out[r] = self._calibrator.probability(job["class"], job["forecast"], within[r])
         unscored = np.isnan(out)
         if unscored.any() and hasattr(self._history, "n_seen_"):
-            out[unscored] = self._history.start_probability(table[unscored], within[unscored])
+            with self._wider_said():
+                out[unscored] = self._history.start_probability(table[unscored],
+                                                                within[unscored])
         return out
 
     def forecast(self, X):

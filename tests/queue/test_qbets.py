@@ -531,3 +531,34 @@ def test_job_classes_of_a_group_never_seen_have_no_history():
     classes = model.job_classes(_jobs(2).assign(queue_id=[1.0, 2.0]))
     assert list(classes.columns) == ["queue_id", "class", "nodes", "requested_time", "n_history"]
     assert classes["class"].tolist() == [0, -1] and classes["n_history"].tolist() == [200, 0]
+
+
+def test_a_job_wider_than_the_historys_machine_is_bounded_with_a_warning():
+    X = load_trace("SDSC-SP2-1998-4.2-cln", 1500)
+    model = QBETS(random_state=0).fit(X)
+    assert model.machine_procs_ == X.attrs["max_procs"] == 128
+    asked = pd.DataFrame({"req_procs": [4.0, 1000.0], "req_time": [3600.0, 3600.0]})
+    with pytest.warns(UserWarning, match=r"^QBETS: 1 job wider than the machine \(128 "
+                                         r"processors\) is given the bound of its class, "
+                                         r"though it cannot start on that machine$"):
+        bounds = model.predict(asked)
+    assert np.isfinite(bounds).all()
+    with pytest.warns(UserWarning, match="wider than the machine"):
+        model.start_probability(asked, within=3600.0)
+    untold = X.copy()
+    untold.attrs.pop("max_procs")
+    assert QBETS(random_state=0).fit(untold).machine_procs_ is None
+    bad = X.copy()
+    bad.attrs["max_procs"] = 12.5
+    with pytest.raises(ConfigError, match=r"QBETS: the table's attrs\['max_procs'\] is 12.5"):
+        QBETS(random_state=0).fit(bad)
+
+
+def test_jobs_submitted_after_now_are_left_out_of_the_queue_with_a_warning():
+    X = load_trace("SDSC-SP2-1998-4.2-cln", 600)
+    model = QBETS(random_state=0).fit(X.iloc[:400])
+    now = float(X["submit_time"].iloc[450])
+    later = X.iloc[451:460].drop(columns="wait_time")
+    with pytest.warns(UserWarning, match=r"^QBETS.observe_queue: \d+ jobs submitted after "
+                                         r"now=.* left out: not in the queue yet$"):
+        model.observe_queue(later, now=now)

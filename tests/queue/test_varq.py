@@ -132,3 +132,16 @@ def test_bounds_with_only_the_deprecated_predict_proba_still_plan():
         old = VARQ(OldBounds(), step=600).trajectory(4, 3600, deadline=3600, now=0)
     new = VARQ(StepBounds(), step=600).trajectory(4, 3600, deadline=3600, now=0)
     pd.testing.assert_frame_equal(old, new)
+
+
+def test_a_job_wider_than_the_bounds_machine_has_no_reservation():
+    jobs = pd.DataFrame({"req_procs": 4.0, "req_time": 3600.0,
+                         "submit_time": np.arange(200.0)})
+    jobs.attrs["max_procs"] = 64
+    qbets = QBETS(random_state=0).fit(jobs, np.linspace(0, 1990, 200))
+    plan = VARQ(qbets, step=60).plan(100, 3600, deadline=7200, probability=0.5, now=0)
+    assert not plan.possible
+    assert plan.reason == "100 nodes is more than the machine holds (64, the bounds' " \
+                          "history's attrs['max_procs'])"
+    assert plan.required_allocation == 100 * 3600
+    assert VARQ(qbets, step=60).plan(64, 3600, deadline=7200, probability=0.5, now=0).possible

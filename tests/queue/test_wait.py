@@ -412,8 +412,11 @@ def test_observe_queue_refuses_a_job_that_has_started(waited):
         model.observe_queue(waiting.assign(start_time=now - 1.0), now=now)
     # a start_time column wins over wait_time (as replay's clock does)
     model.observe_queue(early.assign(start_time=now + 1.0), now=now)
-    # jobs submitted at or after now are ignored, as documented
-    model.observe_queue(jobs[submit >= now].assign(wait_time=0.0), now=now)
+    # jobs submitted at now are ignored, after it left out with a warning, as documented
+    model.observe_queue(jobs[submit == now].assign(wait_time=0.0), now=now)
+    with pytest.warns(UserWarning, match=r"^WaitPredictor.observe_queue: \d+ jobs? submitted "
+                                         r"after now=.* left out: not in the queue yet$"):
+        model.observe_queue(jobs[submit >= now].assign(wait_time=0.0), now=now)
 
 
 @pytest.mark.parametrize(("column", "value", "message"), [
