@@ -1,11 +1,12 @@
 """Leakage-free numeric features of a job from its user's completed jobs."""
 
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 
-from .._table import requested_width
+from .._table import MAX_EXACT, requested_width
+from ..exceptions import JobTableError
 from .._validation import Interval, ParamsValidatedMixin, check_fitted
 from ._base import OnlineRuntimeEstimator, check_jobs
 from ._kernels import recent_features
@@ -83,7 +84,7 @@ class HistoryFeatures(ParamsValidatedMixin, TransformerMixin, BaseEstimator):
         if not hasattr(self, "history_"):
             self._validate_params()
             attrs = getattr(X, "attrs", {}) or {}
-            self.unix_start_time_ = float(attrs.get("unix_start_time", 0.0) or 0.0)
+            self.unix_start_time_ = _unix_start_time(attrs.get("unix_start_time"))
         self._append(self._history(X, y))
         return self
 
@@ -122,3 +123,17 @@ class HistoryFeatures(ParamsValidatedMixin, TransformerMixin, BaseEstimator):
         tags.target_tags.required = True
         tags.input_tags.allow_nan = True
         return tags
+
+
+def _unix_start_time(value):
+    """``attrs["unix_start_time"]`` as seconds (0 when unset), or a JobTableError: what an
+    SWF header's ``UnixStartTime`` may hold, a number of seconds in [0, 2**53)."""
+    if value is None:
+        return 0.0
+    if (isinstance(value, (str, bytes, bool, np.bool_)) or not isinstance(value, Real)
+            or not 0 <= value < MAX_EXACT):
+        raise JobTableError(f"HistoryFeatures: the table's attrs['unix_start_time'] is "
+                            f"{value!r}, not seconds since 1970 in [0, 2**53) (the SWF header's "
+                            "UnixStartTime); set it to such a number or remove it")
+    return float(value)
+

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pandas as pd
+import pytest
 from numpy.testing import assert_array_equal
 from sklearn.base import clone
 from tracedata import load_trace
@@ -37,3 +38,15 @@ def test_feature_names_and_calendar():
     assert_array_equal(out[:, names.index("user_n_done")], [0.0, 1.0])
     assert_array_equal(out[:, names.index("user_run_1")], [np.nan, 10.0])
     assert_array_equal(out[:, names.index("user_since_last_end")], [np.nan, 3600.0 * 25 - 10])
+
+
+@pytest.mark.parametrize("start", ["2024-01-01", True, -5.0, 1e30, float("nan")])
+def test_a_unix_start_time_that_is_no_time_is_refused_by_name(start):
+    from predictkit.datasets import make_workload
+    from predictkit.exceptions import JobTableError
+
+    jobs = make_workload(200, random_state=0)
+    jobs.attrs["unix_start_time"] = start
+    with pytest.raises(JobTableError, match=r"attrs\['unix_start_time'\] is .*, not seconds "
+                                            r"since 1970"):
+        HistoryFeatures().fit(jobs, jobs["run_time"])
