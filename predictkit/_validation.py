@@ -201,7 +201,8 @@ def seconds_per_job(value, n_jobs, name, owner):
     """``value`` -- seconds ``>= 0``, one number or one per job -- as a float64 array
     of ``n_jobs``, or a one-line error naming it (bools, text that is no number,
     ``NaN``, negative values or the wrong length). Numeric text reads as its
-    number, as :func:`finite_time` reads it; durations (``pandas.Timedelta``,
+    number, as :func:`finite_time` reads it, and one duration text (``"10min"``) as
+    :func:`~predictkit._time.parse_duration` does; durations (``pandas.Timedelta``,
     ``numpy.timedelta64`` in weeks down to nanoseconds, ``datetime.timedelta``, or
     arrays and Series of them) as their seconds.
 
@@ -209,10 +210,16 @@ def seconds_per_job(value, n_jobs, name, owner):
     ------
     InvalidParameterError
     """
-    expected = f"seconds >= 0, one number or one per job ({n_jobs}), not NaN"
+    expected = (f"seconds >= 0 (not NaN) or a duration such as '10min', one value or one "
+                f"per job ({n_jobs})")
     if value is None:
         raise InvalidParameterError(f"{owner} needs {name!r} (seconds)", parameter=name,
                                     owner=owner)
+    if isinstance(value, str):
+        try:
+            value = parse_duration(value, name=name)
+        except ConfigError:
+            raise invalid_parameter(name, owner, expected, value) from None
     if hasattr(value, "total_seconds") and not hasattr(value, "dtype"):
         value = value.total_seconds()  # datetime.timedelta, pandas.Timedelta
     array = np.asarray(value)
@@ -233,7 +240,7 @@ def seconds_per_job(value, n_jobs, name, owner):
         raise invalid_parameter(name, owner, expected, value) from None
     bad = np.isnan(array) | (array < 0)
     if bad.any():
-        where = f" (for {int(bad.sum())} of {n_jobs} jobs)" if n_jobs > 1 else ""
+        where = f"; {int(bad.sum())} of the {n_jobs} jobs' values are not" if n_jobs > 1 else ""
         raise invalid_parameter(name, owner, expected + where, float(array[int(np.argmax(bad))]))
     return array
 

@@ -30,7 +30,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, RegressorMixin
 
 from .._validation import ParamsValidatedMixin, check_fitted
-from .._table import MAX_EXACT, _numeric, check_target, known_time
+from .._table import MAX_EXACT, _numeric, _row, check_target, known_time
 from ..exceptions import JobTableError
 
 __all__ = ["OnlineRuntimeEstimator", "group_codes", "check_jobs", "keys_given_for_no_job",
@@ -71,15 +71,18 @@ def check_jobs(X, required, *, name, owner):
             what = ("infinite values" if np.isinf(values[np.argmax(huge)]) else
                     "values of 2**53 or more in magnitude, which float64 cannot hold exactly")
             raise JobTableError(f"{name}: column {column!r} holds {what} ({int(huge.sum())} "
-                                f"row(s); first at row {int(np.argmax(huge))}) for {owner}")
+                                f"row(s); first at {_row(X, int(np.argmax(huge)))}) for {owner}")
         if column == "submit_time" and np.isnan(values).any():
             bad = np.isnan(values)
             raise JobTableError(
                 f"{name}: column 'submit_time' has {int(bad.sum())} missing value(s) "
-                f"(first at row {int(np.argmax(bad))}); every job needs a submit time"
+                f"(first at {_row(X, int(np.argmax(bad)))}); every job needs a submit time"
             )
         if column == "req_time" and (values < 0).any():
-            raise JobTableError(f"{name}: column 'req_time' has negative values")
+            bad = values < 0
+            raise JobTableError(f"{name}: column 'req_time' has negative values "
+                                f"({int(bad.sum())} row(s); first at "
+                                f"{_row(X, int(np.argmax(bad)))}) for {owner}")
     return arrays
 
 

@@ -68,8 +68,10 @@ def static_estimates(estimates, *, req, dur, keep, n_input):
     values = values[keep]
     bad = ~np.isfinite(values) | (values < 0)
     if bad.any():
+        first = int(np.argmin(np.where(bad, keep, np.iinfo(np.int64).max)))
         raise SimulationError(
-            f"estimates array holds {int(bad.sum())} missing, infinite or negative value(s)")
+            f"estimates array holds {int(bad.sum())} missing, infinite or negative value(s), "
+            f"first at position {int(keep[first])} ({float(values[first])!r})")
     return values
 
 

@@ -15,7 +15,7 @@ from .._validation import (FAIRSHARE_DECAY, FAIRSHARE_FACTOR, Duration, HasMetho
                            NumericArray, RegisteredName, StrOptions, WholeNumber,
                            invalid_parameter, python_scalar, validate_params)
 from ..exceptions import ConfigError, JobTableError, SimulationError
-from .._table import (MAX_EXACT, check_aligned, check_unique_columns, job_width,
+from .._table import (MAX_EXACT, _raise_rows, check_aligned, check_unique_columns, job_width,
                       submission_order, user_accounts, validate_jobs, with_numeric_columns)
 from ..runtime._protocol import (HistoryPipeline, PartialFitAdapter, as_online_predictor,
                                  history_pipeline)
@@ -362,7 +362,8 @@ def _prepare(jobs, machine_procs, kill_at_request):
             f"(first at row {bad}, job_id {jobs['job_id'].iloc[bad]}); drop them first with "
             "predictkit.clean_jobs(jobs, for_simulation=True), which reports what it removed")
     if (width != np.round(width)).any():
-        raise JobTableError("jobs: processor counts must be whole numbers")
+        _raise_rows(jobs, width != np.round(width), "jobs: processor counts must be whole "
+                    "numbers")
     width = width.astype(np.int64)
     if machine_procs is None:
         machine = int(machine_size(jobs)[0])  # the header's, else the widest job

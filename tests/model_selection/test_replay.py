@@ -160,7 +160,7 @@ def test_bad_arguments():
     ("wait_time", 2.0**60, r"X: column 'wait_time' holds values of 2\*\*53 or more"),
     # columns the estimator reads are its own to check
     ("req_time", np.inf, r"jobs( to predict)?: column 'req_time' holds infinite values "
-                         r"\(1 row\(s\); first at row [01]\) for WalltimeAdjuster"),
+                         r"\(1 row\(s\); first at row [01], job_id 2\) for WalltimeAdjuster"),
     ("user_id", 2.0**60, r"column 'user_id' holds values of 2\*\*53 or more"),
     ("user_id", "alice", r"column 'user_id' is not numeric"),
 ])
@@ -313,3 +313,13 @@ def test_waits_give_their_own_clock_without_a_wait_time_column():
     y = np.full(100, 30.0)
     est = QBETS(clustering=None, changepoint=None, queued=None)
     assert_array_equal(replay(est, X, y), replay(est, X.assign(wait_time=y), y))
+
+
+def test_a_negative_request_is_named_by_its_row_and_job():
+    X = pd.DataFrame({"job_id": [1, 2, 3], "submit_time": [0.0, 10.0, 20.0],
+                      "wait_time": [0.0] * 3, "req_time": [50.0, -5.0, 50.0],
+                      "user_id": [1.0] * 3, "group_id": [1.0] * 3})
+    with pytest.raises(JobTableError, match=r"column 'req_time' has negative values \(1 "
+                                            r"row\(s\); first at row 1, job_id 2\) for "
+                                            r"WalltimeAdjuster"):
+        replay(WalltimeAdjuster(), X, [5.0, 5.0, 5.0])

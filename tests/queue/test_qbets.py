@@ -562,3 +562,11 @@ def test_jobs_submitted_after_now_are_left_out_of_the_queue_with_a_warning():
     with pytest.warns(UserWarning, match=r"^QBETS.observe_queue: \d+ jobs submitted after "
                                          r"now=.* left out: not in the queue yet$"):
         model.observe_queue(later, now=now)
+
+
+def test_start_probability_reads_a_duration_text_as_its_seconds():
+    model = QBETS(**SINGLE).fit(_jobs(200), np.linspace(0.0, 1990.0, 200))
+    assert_array_equal(model.start_probability(_jobs(3), within="10min"),
+                       model.start_probability(_jobs(3), within=600.0))
+    with pytest.raises(ConfigError, match=r"; 1 of the 3 jobs' values are not\. Got -1\.0"):
+        model.start_probability(_jobs(3), within=[100.0, -1.0, 100.0])

@@ -443,3 +443,16 @@ def test_an_object_column_with_pd_na_is_a_column_with_a_missing_value():
                        simulate(floats, estimates="perfect").jobs)
     with pytest.raises(SimulationError, match="needs req_time, missing for 1 job"):
         simulate(jobs)
+
+
+def test_bad_widths_and_estimates_are_named_by_their_first_job():
+    jobs = pd.DataFrame({"job_id": [7, 8, 9], "submit_time": [0.0, 5.0, 9.0],
+                         "run_time": [10.0, 10.0, 10.0], "n_procs": [4.0, 2.5, 1.0],
+                         "req_time": [20.0, 20.0, 20.0]})
+    with pytest.raises(JobTableError, match=r"^jobs: processor counts must be whole numbers "
+                                            r"\(1 row\(s\); first at row 1, job_id 8\)$"):
+        simulate(jobs)
+    whole = jobs.assign(n_procs=[4.0, 2.0, 1.0])
+    with pytest.raises(SimulationError, match=r"2 missing, infinite or negative value\(s\), "
+                                              r"first at position 1 \(nan\)$"):
+        simulate(whole, estimates=[5.0, np.nan, -1.0])
