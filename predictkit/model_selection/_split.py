@@ -13,7 +13,7 @@ from .._table import check_target, known_after_submission, known_time, validate_
 from .._time import parse_duration
 from .._validation import (Duration, Interval, StrOptions, check_instance, check_parameters,
                            invalid_parameter)
-from ..exceptions import ConfigError, JobTableError
+from ..exceptions import ConfigError, JobTableError, PredictkitError
 from ._replay import replay
 
 __all__ = ["TraceSplit", "replay_cross_validate"]
@@ -267,9 +267,25 @@ def replay_cross_validate(estimator, X, y, *, cv, scoring=None, return_predictio
             _add_history(model, _on_replay_clock(X.iloc[done], y[done]), y[done])
             predictions[test] = model.predict(X.iloc[test])
         for name, scorer in scorers.items():
-            results[f"test_{name}"].append(scorer(model, shown, y[scored]))
+            results[f"test_{name}"].append(_score(scorer, model, shown, y[scored], scoring,
+                                                  target, owner))
         results["fold"].append(len(test))
     out = {k: np.asarray(v) for k, v in results.items()}
     if return_predictions:
         out["predictions"] = predictions
     return out
+
+
+def _score(scorer, model, X, y, scoring, target, owner):
+    """``scorer(model, X, y)``; a scorer that cannot score numbers (scikit-learn's
+    classification metrics) is an error naming ``scoring``, not scikit-learn's."""
+    try:
+        return scorer(model, X, y)
+    except (ValueError, TypeError) as error:
+        if isinstance(error, PredictkitError):
+            raise
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise invalid_parameter("scoring", owner, f"a scorer of {target} in seconds, a "
+                                f"regression metric (scoring it failed: {reason})",
+                                scoring) from None
+

@@ -138,6 +138,11 @@ def test_replay_cross_validate_refuses_what_it_cannot_pair_or_score(kth):
         replay_cross_validate(est, X, y, cv=3)
     with pytest.raises(ConfigError, match="'scoring' parameter .*get_scorer_names"):
         replay_cross_validate(est, X, y, cv=cv, scoring="nope")
+    with pytest.raises(ConfigError, match=r"^The 'scoring' parameter of replay_cross_validate "
+                                          r"must be a scorer of runtimes in seconds, a "
+                                          r"regression metric \(scoring it failed: "
+                                          r"Classification metrics"):
+        replay_cross_validate(est, X, y, cv=cv, scoring="accuracy")
     with pytest.raises(JobTableError, match="X must be a pandas DataFrame"):
         replay_cross_validate(est, X.to_numpy(), y, cv=cv)
     # aligned by label, the same Series is fine
