@@ -157,6 +157,16 @@ def whole_machine_size(value, what, owner=None):
     return int(value)
 
 
+def header_machine_size(X, owner=None):
+    """``X.attrs["max_procs"]`` (an SWF header's ``MaxProcs``) as a whole number of
+    processors, None when unset or NaN; a ConfigError (:func:`whole_machine_size`) when
+    it is anything else."""
+    header = X.attrs.get("max_procs")
+    if header is None or header != header:
+        return None
+    return whole_machine_size(header, "attrs['max_procs']", owner)
+
+
 def machine_size(X, machine_procs=None):
     """The machine size a simulation of ``X`` assumes, and whether it was told.
 
@@ -187,9 +197,9 @@ def machine_size(X, machine_procs=None):
     """
     if machine_procs is not None:
         return float(machine_procs), True
-    header = X.attrs.get("max_procs")
-    if header is not None and header == header:  # NaN: no header size
-        return float(whole_machine_size(header, "attrs['max_procs']")), True
+    header = header_machine_size(X)
+    if header is not None:
+        return float(header), True
     width = job_width(X) if len(X) else np.array([np.nan])
     return (float(np.nanmax(width)) if np.isfinite(width).any() else np.nan), False
 

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 
 from .._format import format_count
-from .._summary import whole_machine_size, wider_than_machine
+from .._summary import header_machine_size, whole_machine_size, wider_than_machine
 from .._table import _numeric, _raise_rows, job_width
 from .._validation import WholeNumber, check_parameters
 from ..exceptions import ConfigError, JobTableError
@@ -100,12 +100,13 @@ def _machine_procs(schedule, machine_procs, owner="schedule_metrics"):
     else:
         params = getattr(schedule, "params", None)
         jobs = getattr(schedule, "jobs", schedule)
-        value = (params.get("machine_procs") if params and params.get("machine_procs")
-                 else jobs.attrs.get("max_procs"))
-        if value is None or value != value:
+        if params and params.get("machine_procs"):
+            size = whole_machine_size(params["machine_procs"], "params['machine_procs']", owner)
+        else:
+            size = header_machine_size(jobs, owner)
+        if size is None:
             raise ConfigError(f"{owner}: machine_procs is needed (not a Schedule and no "
                               "attrs['max_procs'])")
-        size = whole_machine_size(value, "attrs['max_procs']", owner)
     width = _widths(_table(schedule))
     if (width > size).any():
         raise JobTableError(f"{owner}: {wider_than_machine(int((width > size).sum()), size)} "

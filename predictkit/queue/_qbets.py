@@ -22,7 +22,7 @@ from sklearn.base import BaseEstimator
 
 from .._deprecation import warn_renamed
 from .._format import format_count
-from .._summary import whole_machine_size, wider_than_machine
+from .._summary import header_machine_size, wider_than_machine
 from .._table import check_target, requested_width, said_starts
 from .._validation import (RANDOM_STATE, ColumnNames, Interval, ParamsValidatedMixin,
                            StrOptions, as_seed, check_fitted, finite_time,
@@ -328,9 +328,9 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
             self._reset()
         features = self._features(X)
         waits = self._waits(X, y)
-        header = X.attrs.get("max_procs")
-        if header is not None and header == header:  # NaN: the history does not tell
-            self.machine_procs_ = whole_machine_size(header, "attrs['max_procs']", "QBETS")
+        header = header_machine_size(X, "QBETS")
+        if header is not None:
+            self.machine_procs_ = header
         for key, rows in self._groups(X):
             self._engine_for(key).add(features[rows], waits[rows])
         self._queue = None
@@ -449,10 +449,10 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
             return
         wider = int(np.sum(requested_width(X) > self.machine_procs_))
         if wider:
-            it = "it" if wider == 1 else "they"
+            its, it = ("its", "it") if wider == 1 else ("their", "they")
             warnings.warn(f"QBETS: {wider_than_machine(wider, self.machine_procs_)} given "
-                          f"the bound of {'its' if wider == 1 else 'their'} class, though "
-                          f"{it} cannot start on that machine", UserWarning, stacklevel=3)
+                          f"the bound of {its} class, though {it} cannot start on that "
+                          "machine", UserWarning, stacklevel=3)
 
     def start_probability(self, X, within=None):
         """Probability that each job starts within ``within`` seconds.

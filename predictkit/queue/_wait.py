@@ -321,9 +321,7 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         keep = np.flatnonzero(submit < now)
         keep = keep[np.argsort(submit[keep], kind="stable")]
         self._queue = (now, table.iloc[keep])
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)  # said above
-            self._history.observe_queue(table, now)
+        self._history.observe_queue(self._queue[1], now)
         return self
 
     def _check_waiting(self, table, submit, now):
