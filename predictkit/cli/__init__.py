@@ -13,7 +13,7 @@ exits with status 141, as a process that ``SIGPIPE`` ends does: its work
 was not finished.
 Before a command runs, :func:`main` refuses an ``-o/--output`` that is the
 same file as any of the command's other arguments (an input it would destroy)
-or that cannot be written (``_common.check_output_arg``); every output goes
+or that cannot be written (``_output.check_output_arg``); every output goes
 through :func:`predictkit._atomic.open_output`, where ``-`` is standard output.
 """
 
@@ -31,7 +31,9 @@ import warnings
 
 from .. import __version__
 from ..exceptions import PredictkitError
-from ._common import ArgumentParser, check_output_arg, check_stdin_once, one_line_warning
+from ._output import check_output_arg, check_stdin_once
+from ._parser import ArgumentParser
+from ._progress import one_line_warning
 
 __all__ = ["main", "console_main", "build_parser"]
 

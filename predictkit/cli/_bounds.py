@@ -12,8 +12,10 @@ from ..exceptions import ConfigError
 from ..metrics import bound_summary
 from ..queue._replay import make_wait_model, replay_wait_bounds, sized_rows
 from ._checks import check_fraction, check_procs, check_seed, refuse_without_waits
-from ._common import (Progress, add_command, add_output_options, cancelled_note, print_json,
-                      prints_table, read_done, read_trace_arg, table_format, write_table)
+from ._logs import add_log_argument, cancelled_note, read_done, read_trace_arg
+from ._output import print_json, prints_table, table_format, write_table
+from ._parser import add_command, add_output_options
+from ._progress import Progress
 from ._tables import format_table
 
 
@@ -28,7 +30,6 @@ def register(subparsers):
                     "queue each job joins calibrated online on the waits already seen. "
                     "Prints the correctness/tightness of the per-job bounds; -o writes the "
                     "per-job bounds (CSV or JSON).")
-    from ._common import add_log_argument
     add_log_argument(parser)
     parser.add_argument("--method", choices=("qbets", "wait"), default="qbets",
                         help="qbets: QBETS; wait: WaitPredictor (forward simulation of the "

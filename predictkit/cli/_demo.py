@@ -14,9 +14,11 @@ from ..jobs import SUMMARY_LABELS
 from ..jobs import describe_cleaning
 from ..report import analyze, build_report
 from ._checks import check_procs, check_seed, flag_names, is_given, os_errors
-from ._common import (DeprecatedAlias, Progress, add_command, add_quiet_option, read_done,
-                      read_trace_arg, refuse_log_options, with_machine_size,
-                      result_stream)
+from ._logs import add_log_argument, read_done, read_trace_arg, refuse_log_options
+from ._machine import with_machine_size
+from ._output import result_stream
+from ._parser import DeprecatedAlias, add_command, add_quiet_option
+from ._progress import Progress
 from ._tables import format_table
 from ._info import _value
 
@@ -34,7 +36,6 @@ def register(subparsers):
             f"logs, at an offered load of {DEMO_LOAD} per week), simulated once with EASY "
             "to give it waits."),
     )
-    from ._common import add_log_argument
     add_log_argument(parser, flag="--trace", help="a log instead of the synthetic workload")
     parser.add_argument("--jobs", type=int, default=None, metavar="N",
                         help="synthetic jobs (default: 5000)")

@@ -11,7 +11,8 @@ from ..datasets._fetch import data_home_path
 from .._format import format_count, format_fixed
 from ..exceptions import ConfigError, DatasetError
 from ._checks import flag_names, os_errors
-from ._common import Progress, add_command, add_quiet_option
+from ._parser import add_command, add_quiet_option
+from ._progress import Progress
 
 _LIST_COLUMNS = ("name", "machine", "processors", "jobs", "period")
 

@@ -12,9 +12,12 @@ from ..workload import make_workload
 from ..workload._synthetic import DEFAULT_LOAD, DEFAULT_MACHINE_PROCS
 from ._checks import (check_positive, check_procs, check_seed, flag_names, is_given,
                       os_errors, refuse_inapplicable)
-from ._common import (DeprecatedAlias, Progress, StoreLog, add_command, add_output_options,
-                      output_format, read_done, read_trace_arg, refuse_log_options,
-                      source_name, warn_busier_than_machine, write_swf_output, write_table)
+from ._logs import (StoreLog, add_log_argument, read_done, read_trace_arg, refuse_log_options,
+                    source_name)
+from ._machine import warn_busier_than_machine
+from ._output import output_format, write_swf_output, write_table
+from ._parser import DeprecatedAlias, add_command, add_output_options
+from ._progress import Progress
 
 MAX_TMAX = 3650 * 86400
 """Longest --tmax accepted (ten years; real limits are days or weeks)."""
@@ -61,7 +64,6 @@ def register(subparsers):
     parser.add_argument("--seed", type=int, default=None,
                         help="random seed (default: fresh randomness on each run, as "
                              "make_workload(random_state=None))")
-    from ._common import add_log_argument
     add_log_argument(parser, dest="estimates_for", flag="--estimates-for",
                      help="the log whose estimates to replace")
     parser.add_argument("--model", choices=MODELS, default=None,

@@ -9,8 +9,10 @@ from .._summary import (DURATION_FIELDS, PROCESSOR_FIELDS, busier_than_machine, 
                         implausible_requests, machine_size)
 from ..jobs import SUMMARY_LABELS, summarize
 from ._checks import flag_names
-from ._common import (Progress, add_command, add_quiet_option, print_json, read_trace_arg,
-                      source_name)
+from ._logs import add_log_argument, read_trace_arg, source_name
+from ._output import print_json
+from ._parser import add_command, add_quiet_option
+from ._progress import Progress
 
 
 def register(subparsers):
@@ -21,7 +23,6 @@ def register(subparsers):
                     "request accuracy R = run/request and the estimate modes "
                     "(Tsafrir et al. 2005, Table 2).",
     )
-    from ._common import add_log_argument
     add_log_argument(parser, dest="traces", nargs="+", help="the logs to summarise")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--skip-bad-lines", action="store_true",

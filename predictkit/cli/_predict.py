@@ -13,8 +13,10 @@ from ..runtime._registry import PREDICTORS, make_predictor
 from ..runtime._walltime_adjuster import _keys
 from ._checks import (check_count, check_fraction, check_tang_quantile, flag_names, os_errors,
                       refuse_inapplicable, tang_keys)
-from ._common import (Progress, add_command, add_quiet_option, output_format, print_json,
-                      prints_table, read_done, read_trace_arg, result_stream, source_name, write_table)
+from ._logs import add_log_argument, read_done, read_trace_arg, source_name
+from ._output import output_format, print_json, prints_table, result_stream, write_table
+from ._parser import add_command, add_quiet_option
+from ._progress import Progress
 
 def register(subparsers):
     parser = add_command(
@@ -28,7 +30,6 @@ def register(subparsers):
             "says how it was made; predictions are rounded to whole seconds); CSV and "
             "JSON output keep them in 'requested_time'."),
     )
-    from ._common import add_log_argument
     add_log_argument(parser)
     parser.add_argument("--method", default="tang",
                         choices=tuple(PREDICTORS),

@@ -1,8 +1,10 @@
 """``predictkit report TRACE -o DIR``: the static HTML report of a log."""
 
 from ._checks import check_fraction, check_procs, check_seed
-from ._common import (Progress, add_command, add_quiet_option, read_done, read_trace_arg,
-                      with_machine_size)
+from ._logs import add_log_argument, read_done, read_trace_arg
+from ._machine import with_machine_size
+from ._parser import add_command, add_quiet_option
+from ._progress import Progress
 from ._demo import analyze_and_write
 
 
@@ -14,7 +16,6 @@ def register(subparsers):
             "fairness) and write OUTPUT/index.html, one self-contained page with the "
             "figures embedded."),
     )
-    from ._common import add_log_argument
     add_log_argument(parser)
     parser.add_argument("-o", "--output", default="report",
                         help="output folder; '-' writes the page to "

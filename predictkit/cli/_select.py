@@ -13,9 +13,11 @@ from ..simulate._policies import refuse_blind_scheduler
 from ..simulate import POLICIES, PRIORITIES
 from ._checks import (check_count, check_positive, check_procs, check_tang_quantile,
                       flag_names, refuse_inapplicable, refuse_repeats, unusable_tang_keys)
-from ._common import (Progress, add_command, add_log_argument, add_machine_procs_option,
-                      add_output_options, print_json, prints_table, read_jobs_to_simulate,
-                      result_stream, table_format, warn_busier_than_machine, write_table)
+from ._logs import add_log_argument, read_jobs_to_simulate
+from ._machine import add_machine_procs_option, warn_busier_than_machine
+from ._output import print_json, prints_table, result_stream, table_format, write_table
+from ._parser import add_command, add_output_options
+from ._progress import Progress
 from ._tables import format_table
 
 PREDICTOR_CHOICES = ("requested", "tang", "usage-max", "recent-average", "learned")

@@ -17,10 +17,12 @@ from ..simulate import POLICIES, PRIORITIES
 from ..simulate._policies import BACKFILL_ORDERS, refuse_blind_scheduler
 from ._checks import (check_fraction, check_positive, check_procs, check_tang_quantile,
                       flag_names, refuse_inapplicable, tang_keys)
-from ._common import (DeprecatedAlias, Progress, add_command, add_machine_procs_option,
-                      add_output_options, output_format, print_json, prints_table,
-                      read_jobs_to_simulate, result_stream, warn_busier_than_machine,
-                      write_swf_output, write_table)
+from ._logs import add_log_argument, read_jobs_to_simulate
+from ._machine import add_machine_procs_option, warn_busier_than_machine
+from ._output import (output_format, print_json, prints_table, result_stream, write_swf_output,
+                      write_table)
+from ._parser import DeprecatedAlias, add_command, add_output_options
+from ._progress import Progress
 from ._tables import format_table
 
 PREDICTORS = ESTIMATE_NAMES
@@ -37,7 +39,6 @@ def register(subparsers):
                     "simulated jobs: SWF (the log with the simulated waits, to chain into "
                     "'predictkit bounds'), CSV or JSON (every simulated column).",
     )
-    from ._common import add_log_argument
     add_log_argument(parser)
     parser.add_argument("--policy", default="easy",
                         choices=POLICIES,

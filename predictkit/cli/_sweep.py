@@ -12,8 +12,9 @@ from ..experiments import (cell_key, check_cells, evaluate_cell, expand_grid, lo
 from ..experiments._grid import STDIN_NAME
 from ..experiments._runner import BACKENDS
 from ._checks import refuse_inapplicable
-from ._common import (DeprecatedAlias, Progress, add_command, add_quiet_option,
-                      one_line_warning, result_stream, write_table)
+from ._output import result_stream, write_table
+from ._parser import DeprecatedAlias, add_command, add_quiet_option
+from ._progress import Progress, one_line_warning
 
 
 def register(subparsers):

@@ -9,9 +9,11 @@ from ..exceptions import ConfigError, JobTableError
 from ..experiments import varq_experiment
 from ..jobs import describe_cleaning
 from ._checks import check_procs, check_seed, flag_names, refuse_repeats
-from ._common import (Progress, add_command, add_machine_procs_option, add_output_options,
-                      print_json, prints_table, read_done, read_trace_arg, result_stream,
-                      table_format, warn_busier_than_machine, write_table)
+from ._logs import add_log_argument, read_done, read_trace_arg
+from ._machine import add_machine_procs_option, warn_busier_than_machine
+from ._output import print_json, prints_table, result_stream, table_format, write_table
+from ._parser import add_command, add_output_options
+from ._progress import Progress
 from ._tables import format_table
 
 
@@ -23,7 +25,6 @@ def register(subparsers):
                     "bounds trained online, simulate the machine (EASY, FCFS) and report "
                     "predicted vs observed success and the allocation overhead (Nurmi et "
                     "al. 2008, sections 4.4-4.5, Tables 3-4).")
-    from ._common import add_log_argument
     add_log_argument(parser)
     parser.add_argument("--fractions", default="0.1,0.5",
                         help="comma-separated shares of jobs that use VARQ")

@@ -24,9 +24,11 @@ from ..io._slurm_fields import format_slurm_duration, is_pending, parse_time_req
 from ..queue import QBETS, min_history
 from ._checks import (check_fraction, check_procs, check_seed, refuse_repeats,
                       refuse_without_waits)
-from ._common import (Progress, add_command, add_log_argument, add_machine_procs_option,
-                      add_quiet_option, cancelled_note, print_json, read_done, read_trace_arg,
-                      warn_busier_than_machine)
+from ._logs import add_log_argument, cancelled_note, read_done, read_trace_arg
+from ._machine import add_machine_procs_option, warn_busier_than_machine
+from ._output import print_json
+from ._parser import add_command, add_quiet_option
+from ._progress import Progress
 from ._questions import (add_request_options, clock_time, job_request, log_end, log_zone,
                          partition_ids, resolve_name, width_in_log_unit)
 from ._tables import fill

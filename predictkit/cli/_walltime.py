@@ -24,8 +24,10 @@ from ..metrics import estimate_accuracy
 from ..model_selection import replay
 from ..runtime import make_predictor
 from ..runtime._registry import REGISTRY
-from ._common import (Progress, add_command, add_log_argument, add_quiet_option, print_json,
-                      read_done, read_trace_arg)
+from ._logs import add_log_argument, read_done, read_trace_arg
+from ._output import print_json
+from ._parser import add_command, add_quiet_option
+from ._progress import Progress
 from ._questions import (add_request_options, job_request, log_end, name_of, resolve_name,
                          width_in_log_unit)
 from ._tables import fill

@@ -204,12 +204,12 @@ def test_simulate_old_n_procs_flag_warns_and_gives_the_same_schedule(logs, capsy
 
 def test_a_step_says_how_long_it_spent_compiling_and_only_the_first_says_why(
         monkeypatch, capsys):
-    from predictkit.cli import _common
+    from predictkit.cli import _progress
 
     # at: the start, then each step's beginning and end, then the last one's end
     clock = iter([0.0, 0.0, 0.0, 0.0, 12.5, 12.5, 12.8, 20.0])
-    monkeypatch.setattr(_common, "compile_seconds", lambda: next(clock))
-    progress = _common.Progress("simulate")
+    monkeypatch.setattr(_progress, "compile_seconds", lambda: next(clock))
+    progress = _progress.Progress("simulate")
     for text in ("read", "cleaned", "simulated"):
         with progress.step(text):
             pass

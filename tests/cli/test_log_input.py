@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from predictkit.cli import build_parser, main
-from predictkit.cli._common import LogPath, read_trace_arg
+from predictkit.cli._logs import LogPath, read_trace_arg
 from predictkit.io import read_sacct, write_swf
 
 ROOT = Path(__file__).resolve().parents[2]
