@@ -9,7 +9,8 @@ import zlib
 from .._validation import check_path_or_file
 from ..exceptions import ConfigError, SacctFormatError
 from ._batsim import read_batsim
-from ._sacct import looks_like_sacct, read_sacct, sacct_lookalike
+from ._sacct import read_sacct
+from ._sacct_text import looks_like_sacct, sacct_lookalike
 from ._slurm_fields import check_time_zone
 from ._source import source_name
 from ._swf import read_swf
@@ -97,7 +98,7 @@ def detect_format(path_or_buffer):
     A seekable buffer is left where it was. An unreadable file is called SWF,
     so that the reader names the problem. ``sacct`` output printed without
     its header or with another ``--delimiter`` raises ``SacctFormatError``
-    saying so (:func:`~predictkit.io._sacct.sacct_lookalike`), rather than
+    saying so (:func:`~predictkit.io._sacct_text.sacct_lookalike`), rather than
     going to the SWF reader.
     """
     head = _read_head(path_or_buffer)

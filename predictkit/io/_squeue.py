@@ -40,7 +40,8 @@ import pandas as pd
 from .._summary import width_unit
 from .._table import requested_width
 from ..exceptions import SqueueFormatError
-from ._sacct import _read_text, looks_like_sacct, read_sacct
+from ._sacct import read_sacct
+from ._sacct_text import looks_like_sacct, read_text
 from ._slurm_fields import (
     TIMESTAMP_HINT,
     array_task_job_ids,
@@ -113,7 +114,7 @@ def read_squeue(path_or_buffer, *, time_zone="UTC"):
         path nor a file object open for reading (an
         :class:`~predictkit.exceptions.InvalidParameterError`).
     """
-    source, text = _read_text(path_or_buffer, "read_squeue")
+    source, text = read_text(path_or_buffer, "read_squeue")
     check_time_zone(time_zone)
     if _is_sacct(text):
         return _from_sacct(text, source, time_zone)

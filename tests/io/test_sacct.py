@@ -14,7 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from predictkit.exceptions import ConfigError, InvalidParameterError, SacctFormatError
-from predictkit.io._sacct import looks_like_sacct, read_sacct
+from predictkit.io._sacct import read_sacct
+from predictkit.io._sacct_text import looks_like_sacct
 from predictkit.io._slurm_fields import parse_slurm_duration
 from predictkit.jobs import SWF_COLUMNS
 
@@ -1093,7 +1094,7 @@ def _split_reference(text, trailing):
        blank=st.lists(st.sampled_from(["", " ", "\t", "\r"]), max_size=30),
        trailing=st.booleans(), crlf=st.booleans())
 def test_columns_are_the_fields_each_line_splits_into(rows, blank, trailing, crlf):
-    from predictkit.io._sacct import _split
+    from predictkit.io._sacct_text import split_fields
 
     end = "|" if trailing else ""
     lines = ["|".join(_SPLIT_HEADER) + end]
@@ -1104,7 +1105,7 @@ def test_columns_are_the_fields_each_line_splits_into(rows, blank, trailing, crl
         if k < len(blank):
             lines.append(blank[k])
     text = ("\r\n" if crlf else "\n").join(lines) + "\n"
-    header, table, numbers, texts, skipped = _split(text, "<test>", "raise")
+    header, table, numbers, texts, skipped = split_fields(text, "<test>", "raise")
     assert "Other" not in table
     expected = _split_reference(text, trailing)
     assert header == _SPLIT_HEADER and skipped == []
