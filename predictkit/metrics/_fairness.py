@@ -16,6 +16,7 @@ from numba import njit
 from .._deprecation import UNSET, renamed_argument
 from .._table import _numeric, _raise_rows, user_accounts
 from .._validation import FAIRSHARE_DECAY, FAIRSHARE_FACTOR, check_parameters
+from ..simulate._engine import NO_EPOCH
 from ._schedule_table import _holds, _machine_procs, _table, _widths
 
 __all__ = ["fair_start_times", "fairness_metrics"]
@@ -118,11 +119,22 @@ def miss_metrics(miss):
 
 @njit(cache=True)
 def _fst(submit, start, hold_end, width, user, size, period, factor):
+    """Fair start time of every job: one pass over the arrival instants in time order.
+
+    Keeps, at each instant ``now`` before its jobs' list schedules: ``usage``
+    holds each user's processor-seconds of the jobs that released their
+    processors by ``now`` (``hold_end``), decayed by ``factor`` per
+    ``period`` boundary passed as the simulator decays it; ``running[:rn]``
+    the jobs started before ``now`` and holding processors after it;
+    ``queue[:qn]`` the jobs submitted by ``now`` that start at or after it,
+    in submission order, ranked by their users' usage (stable) for
+    :func:`_list_schedule`.
+    """
     n = len(submit)
     by_end = np.argsort(hold_end, kind="mergesort")
     by_start = np.argsort(start, kind="mergesort")
     usage = np.zeros(user.max() + 1 if n else 1)
-    epoch = np.int64(-(2 ** 62))
+    epoch = np.int64(NO_EPOCH)
     done_ptr = 0
     start_ptr = 0
     queue = np.empty(n, dtype=np.int64)
@@ -137,7 +149,7 @@ def _fst(submit, start, hold_end, width, user, size, period, factor):
         now = submit[i]
         e = np.int64(np.floor(now / period))
         if e > epoch:
-            if epoch > -(2 ** 62):
+            if epoch > NO_EPOCH:
                 usage *= factor ** (e - epoch)
             epoch = e
         while done_ptr < n and hold_end[by_end[done_ptr]] <= now:
@@ -178,6 +190,15 @@ def _fst(submit, start, hold_end, width, user, size, period, factor):
 
 @njit(cache=True)
 def _list_schedule(ranked, target, now, running, rn, hold_end, start, width, size, times, counts):
+    """Start of ``target`` when the ``ranked`` jobs are placed in order without backfilling.
+
+    ``times[:p]`` and ``counts[:p]``: how many processors become free at
+    each instant (the running jobs' ends, then each placed job's), in time
+    order. Keeps: every instant before ``times[head]`` has given all its
+    processors to placed jobs, so each job takes the earliest-freed
+    processors from ``head`` on and starts when the last of them is free;
+    the jobs ranked after ``target`` are never placed.
+    """
     ends = np.empty(rn)
     for k in range(rn):
         ends[k] = hold_end[running[k]]

@@ -14,7 +14,8 @@ forecast costs ``O(running jobs + queued jobs x grid)`` whatever the runtimes.
 A running job's end: ``start + runtime`` while its elapsed time is below the
 runtime used, else ``start + request`` while below the request, else one
 minute from now (overdue). Unknown values (``NaN``) fall back in the same
-order; a job with neither is taken to end in an hour.
+order; a job with neither is taken to end an hour after its start (one
+minute from now once that hour is over).
 """
 
 import numpy as np
@@ -57,7 +58,11 @@ def _running_end(now, start, runtime, request):
 
 @njit(cache=True)
 def _place(free, grid, procs, duration):
-    """Earliest grid index where ``procs`` stay free for ``duration``; reserve them there."""
+    """Earliest grid index where ``procs`` stay free for ``duration``; reserve them there.
+
+    When no index has room (the span reaches past the grid's last point
+    everywhere it fits), the last index is returned and nothing is reserved.
+    """
     n = grid.shape[0]
     s = 0
     while s < n:
@@ -92,9 +97,10 @@ def forecast_wait(now, capacity, run_start, run_procs, run_runtime, run_request,
                   max_queue):
     """Forecast wait (seconds) of one job submitted at ``now``, behind the queue and alone.
 
-    Returns ``(forecast, alone)``: the job's start in the plan with every
-    queued job placed first, and its start if the queue were empty (the
-    earliest time the running jobs leave it room, what backfilling can give).
+    Returns ``(forecast, alone)``: the job's wait (its start minus ``now``,
+    a point of :data:`GRID`) in the plan with every queued job placed first,
+    and its wait if the queue were empty (the earliest time the running jobs
+    leave it room, what backfilling can give).
 
     Parameters
     ----------
@@ -134,6 +140,16 @@ def forecast_wait(now, capacity, run_start, run_procs, run_runtime, run_request,
 @njit(cache=True)
 def _replay_kernel(submit, start, end, procs, width, runtime, request, capacity_given,
                    max_queue):
+    """One pass over the submission instants in time order (see :func:`replay_forecasts`).
+
+    Keeps, at each instant ``t`` before its forecasts: the running set
+    (``run_list[:n_run]``, ``run_pos``) holds the jobs started at or before
+    ``t`` and not ended by ``t``; the queue (a list linked through ``nxt``
+    and ``prv`` from the sentinel ``n``) holds the jobs submitted before
+    ``t`` that start after it, in submission order; with ``capacity_given``
+    NaN, ``capacity`` is the most processors seen in use at an instant or
+    asked for by a queued or new job so far.
+    """
     n = submit.shape[0]
     out = np.full(n, np.nan)
     alone = np.full(n, np.nan)

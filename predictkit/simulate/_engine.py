@@ -40,7 +40,7 @@ field                              type     meaning                             
 ``jobs.submit``                    f8[n]    submit time                                 pieces: NaN until the previous piece ends
 ``jobs.duration``                  f8[n]    time the job holds its processors           >= 0
 ``jobs.width``                     i8[n]    processors                                  1 <= width <= machine
-``jobs.estimate``                  f8[n]    estimate planned with while waiting         in [1, request]; NaN until known
+``jobs.estimate``                  f8[n]    estimate planned with while waiting         max(1, min(., request)); NaN until known
 ``jobs.estimate_at_start``         f8[n]    estimate given when the job starts          the request with ``selective``
 ``jobs.request``                   f8[n]    requested time                              ``inf`` when unknown
 ``jobs.priority_key``              f8[n]    static queue key (lower first)              sjf: the estimate; callable: -score
@@ -62,7 +62,7 @@ field                              type     meaning                             
 ``usage``                          f8[u]    decayed processor-seconds per user          charged at completion
 ``profile.times[:length]``         f8[m]    breakpoints of the availability profile     ascending; m = 2n + 4
 ``profile.free``                   i8[m]    free processors on [times[k], times[k+1])   the last segment runs to infinity
-``profile.running_max``            i8[m]    running maximum of ``free`` (scratch)       rebuilt before use
+``profile.running_max``            i8[m]    running maximum of ``free`` (scratch)       the tests' plain conservative pass
 ``profile.running_min``            i8[m]    running minimum of ``free`` (scratch)       depth-k: rebuilt before use
 ``reservations.start``             f8[n]    reserved start of a waiting job             conservative; never later while estimates hold
 ``reservations.promised``          f8[n]    first reservation, made at arrival          conservative; starvation queue: first
@@ -77,6 +77,7 @@ field                              type     meaning                             
 ``starvation.since``               f8[n]    when the job entered the starvation queue   NaN: never entered
 ``starvation.candidates``          i8[n]    scratch: the main queue of a pass           contents meaningless between calls
 ``starvation.user_mark``           i8[u]    scratch: users counted in this pass         compared with ``stamp[0]``
+``starvation.stamp[0]``            i8       the pass's mark in ``user_mark``            one more at each pass
 ``counters[0].now``                f8       the current instant                         never decreases
 ``counters[0].wakeup``             f8       next instant a pass must run                returned by the last pass
 ``counters[0].next_arrival``       i8       next regular job to arrive                  jobs before it are queued or done
@@ -198,6 +199,9 @@ class GapIndex(NamedTuple):
     could have lasted that long, and ``changed[0, b]``, the same but no
     earlier than the start of what was given back (``-inf``: nothing indexed
     yet). ``stale[0]`` counts the queries that record could not answer.
+    ``levels[0]``: the rows indexed, those of the levels whose ``2**level``
+    processors were free somewhere on the indexed part (a query for a wider
+    level finds no stretch).
     ``run``: ``[left, right)``, the run of segments with a free processor
     last walked to bound such stretches (empty after indexing), and the
     earliest start given back within it whose record is complete

@@ -10,7 +10,7 @@ held on half-open intervals ``[start, end)``.
 Each structure is one of the named tuples of :mod:`._engine` and keeps its
 own length in a one-element array ``length``: ``EventHeap(times, jobs,
 length)``, ``RunningSet(end_times, jobs, length)``, ``Profile(times, free,
-length, running_max)``.
+length, running_max, running_min)``.
 
 Every kernel is compiled without numba's reference counting (``_nrt=False``):
 the simulation state is a tuple of some forty arrays, and counting the
@@ -299,22 +299,6 @@ def profile_compact(profile):
             F[out] = F[k]
             out += 1
     profile.length[0] = out
-
-
-@njit(cache=True, _nrt=False)
-def profile_running_max(profile):
-    """``profile.running_max[k]``: most free processors on any segment up to ``k``.
-
-    A job of width ``w`` can only start before ``times[k + 1]`` if
-    ``running_max[k] >= w``.
-    """
-    F = profile.free
-    out = profile.running_max
-    high = F[0]
-    for k in range(profile.length[0]):
-        if F[k] > high:
-            high = F[k]
-        out[k] = high
 
 
 # ------------------------------------------------------------ stable sorting

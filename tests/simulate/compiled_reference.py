@@ -30,10 +30,26 @@ from predictkit.simulate._profile import (
     profile_fits,
     profile_min,
     profile_reset,
-    profile_running_max,
 )
 
 # ---------------------------------------------------------------- conservative
+
+
+@njit(cache=True, _nrt=False)
+def profile_running_max(profile):
+    """``profile.running_max[k]``: most free processors on any segment up to ``k``.
+
+    A job of width ``w`` can only start before ``times[k + 1]`` if
+    ``running_max[k] >= w``.
+    """
+    F = profile.free
+    out = profile.running_max
+    high = F[0]
+    for k in range(profile.length[0]):
+        if F[k] > high:
+            high = F[k]
+        out[k] = high
+
 @njit(cache=True, inline="always", _nrt=False)
 def _advance(profile, now):
     """Drop the past from the profile (once per instant: later calls are no-ops)."""

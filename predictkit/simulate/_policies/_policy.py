@@ -21,7 +21,7 @@ class Policy:
         One line: what the policy does.
     run : numba dispatcher
         The event loop compiled with the policy's hooks,
-        ``run(state, settings) -> NEED_ESTIMATES | DONE`` (see
+        ``run(state, settings) -> NEED_ESTIMATES | NO_ESTIMATE | DONE`` (see
         :func:`predictkit.simulate._engine.event_loop`).
     rank : int
         Position in :data:`~predictkit.simulate.POLICIES` (listings, help).

@@ -42,9 +42,14 @@ def schedule(s, order, now, settings):
     """Start jobs in priority order until one does not fit; reserve for that one
     (its *shadow time*) and backfill others that do not delay it.
 
-    Keeps: the first blocked job can start by its shadow time given the
-    running jobs' current estimates; backfilled jobs either end (by their
-    estimate) before it, or use only processors it leaves spare (``extra``).
+    Keeps: each backfilled job either ends by the shadow time by the
+    estimate it was chosen with (``jobs.estimate``), or uses only processors
+    the first blocked job leaves spare then (``extra``, which counts every
+    started job whose ``estimate_at_start`` passes the shadow time). With
+    ``selective`` estimates a job chosen by its prediction runs on its
+    request once started: ``extra`` may then fall below zero, after which
+    only jobs that end by the shadow time are backfilled, and the first
+    blocked job is delayed when such a prediction was too short.
     """
     jobs = s.jobs
     c = s.counters[0]

@@ -132,10 +132,11 @@ def schedule(s, order, now, settings):
     ``order``, or by estimate with ``backfill_order="sjf"``), starting each
     job that fits now and does not delay the reservation.
 
-    Keeps: the blocked head of the starvation queue can start by its shadow
-    time given the running jobs' current estimates; every job started after
-    it was blocked either ends (by its estimate) before the shadow time or
-    uses only processors the head leaves spare (``extra``).
+    Keeps: every job started after the head of the starvation queue was
+    blocked either ends by the shadow time by the estimate it was chosen
+    with, or uses only processors the head leaves spare then (``extra``, as
+    in :func:`.easy.schedule`, which also says what ``selective`` estimates
+    change).
     """
     if len(order) == 0:
         return np.inf
