@@ -12,6 +12,8 @@ The plain-Python references these kernels are tested against live in
 import numpy as np
 from numba import njit
 
+from .._fenwick import fenwick_add, fenwick_find
+
 __all__ = ["window_mean", "window_quantile", "recent_statistic", "recent_features",
            "quantile_sorted"]
 
@@ -127,21 +129,6 @@ def window_mean(h_group, h_known, h_value, q_group, q_time, window, min_jobs):
 
 
 @njit(cache=True)
-def _kth(tree, off, m, top, k):
-    """0-based position of the k-th smallest (0-based) entry of a Fenwick count tree."""
-    pos = 0
-    rem = k + 1
-    bit = top
-    while bit > 0:
-        nxt = pos + bit
-        if nxt <= m and tree[off + nxt] < rem:
-            pos = nxt
-            rem -= tree[off + nxt]
-        bit >>= 1
-    return pos
-
-
-@njit(cache=True)
 def window_quantile(h_group, h_known, h_rank, h_sorted, q_group, q_time,
                     window, quantile, min_jobs):
     """Quantile of the history values of each query's group and window, in O(log n) per event.
@@ -164,7 +151,6 @@ def window_quantile(h_group, h_known, h_rank, h_sorted, q_group, q_time,
     lo = 0
     hi = 0
     m = 0
-    top = 0
     for qi in range(nq):
         g = q_group[qi]
         if g < 0:
@@ -178,32 +164,23 @@ def window_quantile(h_group, h_known, h_rank, h_sorted, q_group, q_time,
             for i in range(start, end + 1):
                 if i <= nh:
                     tree[i] = 0
-            top = 1
-            while top * 2 <= m:
-                top *= 2
         t = q_time[qi]
         while hi < end and h_known[hi] <= t:
-            i = h_rank[hi] + 1
-            while i <= m:
-                tree[start + i] += 1
-                i += i & (-i)
+            fenwick_add(tree, start, m, h_rank[hi], 1)
             hi += 1
         if window >= 0.0:
             while lo < hi and h_known[lo] < t - window:
-                i = h_rank[lo] + 1
-                while i <= m:
-                    tree[start + i] -= 1
-                    i += i & (-i)
+                fenwick_add(tree, start, m, h_rank[lo], -1)
                 lo += 1
         n = hi - lo
         if n >= min_jobs and n > 0:
             h = (n - 1) * quantile
             k = int(np.floor(h))
-            low = h_sorted[start + _kth(tree, start, m, top, k)]
+            low = h_sorted[start + fenwick_find(tree, start, m, k)]
             if k >= n - 1:
                 out[qi] = low
             else:
-                high = h_sorted[start + _kth(tree, start, m, top, k + 1)]
+                high = h_sorted[start + fenwick_find(tree, start, m, k + 1)]
                 out[qi] = low + (h - k) * (high - low)
     return out
 

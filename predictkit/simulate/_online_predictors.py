@@ -88,6 +88,7 @@ from numba import njit
 
 from ..exceptions import SimulationError
 from ..runtime._base import group_codes
+from .._fenwick import fenwick_add, fenwick_find
 from ..runtime._kernels import sorted_insert, sorted_remove
 from ..runtime._recent import RecentAverage, RecentUsageMax
 from ..runtime._requested import RequestedTime
@@ -316,12 +317,7 @@ def build_state(predictor, kind, kept, *, total, full_request, pieces, selective
 @njit(cache=True, inline="always", _nrt=False)
 def _fenwick_add(p, g, rank, delta):
     """Add ``delta`` to the count of ``rank`` in group ``g``'s Fenwick tree."""
-    base = p.offset[g] + g
-    m = p.offset[g + 1] - p.offset[g]
-    i = rank + 1
-    while i <= m:
-        p.tree[base + i] += delta
-        i += i & (-i)
+    fenwick_add(p.tree, p.offset[g] + g, p.offset[g + 1] - p.offset[g], rank, delta)
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -430,21 +426,7 @@ def observe_completion(p, jobs, piece, now):
 @njit(cache=True, inline="always", _nrt=False)
 def _kth(p, g, k):
     """0-based rank of the ``k``-th smallest (0-based) value in group ``g``'s window."""
-    base = p.offset[g] + g
-    m = p.offset[g + 1] - p.offset[g]
-    top = 1
-    while top * 2 <= m:
-        top *= 2
-    pos = 0
-    rem = k + 1
-    bit = top
-    while bit > 0:
-        nxt = pos + bit
-        if nxt <= m and p.tree[base + nxt] < rem:
-            pos = nxt
-            rem -= p.tree[base + nxt]
-        bit >>= 1
-    return pos
+    return fenwick_find(p.tree, p.offset[g] + g, p.offset[g + 1] - p.offset[g], k)
 
 
 @njit(cache=True, _nrt=False)

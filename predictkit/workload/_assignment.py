@@ -17,6 +17,7 @@ to every job of the session.
 import numba
 import numpy as np
 
+from .._fenwick import fenwick_add, fenwick_find, fenwick_prefix
 from ..exceptions import ConfigError
 
 __all__ = ["mode_counts", "assign", "assign_modes", "assign_values"]
@@ -49,42 +50,22 @@ def _draw(counts, prefix_len, weights, u):
     k = counts.shape[0]
     tree = np.zeros(k + 1, dtype=np.int64)
     for i in range(k):
-        j = i + 1
-        while j <= k:
-            tree[j] += counts[i]
-            j += j & -j
+        fenwick_add(tree, 0, k, i, counts[i])
     left = counts.copy()
-    top = 1
-    while top * 2 <= k:
-        top *= 2
     out = np.empty(prefix_len.shape[0], dtype=np.int64)
     for i in range(prefix_len.shape[0]):
-        total = 0
-        j = prefix_len[i]
-        while j > 0:
-            total += tree[j]
-            j -= j & -j
+        total = fenwick_prefix(tree, 0, prefix_len[i])
         if total == 0:
             out[i] = -1
             continue
         target = int(u[i] * total)
         if target >= total:
             target = total - 1
-        pos = 0
-        step = top
-        while step > 0:
-            nxt = pos + step
-            if nxt <= k and tree[nxt] <= target:
-                pos = nxt
-                target -= tree[nxt]
-            step //= 2
+        pos = fenwick_find(tree, 0, k, target)
         out[i] = pos
         take = min(weights[i], left[pos])
         left[pos] -= take
-        j = pos + 1
-        while j <= k:
-            tree[j] -= take
-            j += j & -j
+        fenwick_add(tree, 0, k, pos, -take)
     return out
 
 
