@@ -105,14 +105,8 @@ def insert_entries(head, size, known, submit, job_id, run, ratio, prev, count, r
 
 
 @njit(cache=True)
-def _emit(out, row, n_recent, t, count, run_sum, ratio_sum, ratio_n, newest_known,
-          k, run_value, ratio_value):
-    """Write the sums of a query (``k`` < 0) or its ``k``-th newest entry."""
-    if k >= 0:
-        if k < n_recent:
-            out[row, k] = run_value
-            out[row, n_recent + k] = ratio_value
-        return
+def _emit(out, row, n_recent, t, count, run_sum, ratio_sum, ratio_n, newest_known):
+    """Write the count, means and time since the newest end of a query's entries."""
     out[row, 2 * n_recent] = count
     if count > 0:
         out[row, 2 * n_recent + 1] = run_sum / count
@@ -155,7 +149,7 @@ def features_ahead(head, known, submit, job_id, run, ratio, prev, count, run_sum
             out[row, 2 * n_recent] = 0.0
             return
         _emit(out, row, n_recent, t, count[p], run_sum[p], ratio_sum[p], ratio_n[p],
-              known[p], -1, 0.0, 0.0)
+              known[p])
         q = p
         for k in range(n_recent):
             if q < 0:
@@ -198,7 +192,7 @@ def features_ahead(head, known, submit, job_id, run, ratio, prev, count, run_sum
             qn += 1
         merged_run[k] = r
         merged_ratio[k] = q
-    _emit(out, row, n_recent, t, c, rs, qs, qn, newest, -1, 0.0, 0.0)
+    _emit(out, row, n_recent, t, c, rs, qs, qn, newest)
     k = 0
     for idx in range(total - 1, -1, -1):
         if k >= n_recent:
@@ -255,7 +249,6 @@ class HistoryState:
             ratio_n=np.empty(capacity, dtype=np.int64))
         self._stack = np.empty(capacity, dtype=np.int64)
         self.jobs = jobs
-        self.job_ratio = None
         order = np.lexsort((hist["seq"], hist["job_id"], hist["submit_time"], hist["known"]))
         self.insert(h_code[order], hist["known"][order], hist["submit_time"][order],
                     hist["job_id"][order], hist["run"][order],

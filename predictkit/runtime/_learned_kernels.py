@@ -1,15 +1,17 @@
 """Compiled passes of :class:`~predictkit.runtime.LearnedRuntime` (numba, cached on disk).
 
 Both passes walk one list of *events* in time order (:func:`event_order`):
-the completion of each history entry at its known time (kind 0) and the
-submission of each history entry and each query at its submit time (kind 1).
+the completion of each history entry at its known time (:data:`COMPLETION`)
+and the submission of each history entry and each query at its submit time
+(:data:`SUBMISSION`).
 A submission at ``s`` comes after every completion with known time ``<= s``
 (the no-peeking rule of :mod:`predictkit.runtime._base`: a job ending in the
 same second counts as finished); completions come in the history's recent
 order (known time, submit time, ``job_id``, order added). Rows index one
 table: history entries first, then queries.
 
-State of the passes (one row per user, group or (user, request) key code):
+State of the passes (one row per user, group or (user, request) key code; the
+feature state first, then the budget state):
 
 ========================  ==========================================================
 state                     meaning
@@ -24,6 +26,13 @@ state                     meaning
 ``k_last``, ``k_mean``    last and exponentially weighted mean log ratio per
                           (user, request) key; ``k_count`` jobs per key
 ``g_mean``                exponentially weighted mean log ratio per group (project)
+``u_res[u, k]``           log ratios of the user's completed jobs with a request, a ring
+                          of ``ring`` slots; ``u_res_count[u]`` how many were added
+``k_res[k, j]``           the same per (user, request) key, counted by ``k_res_count``
+``p_res[j]``              the model's last residuals (log ratio minus its prediction)
+                          over all users, a ring of ``pooled_size`` slots;
+                          ``p_count[0]`` how many were added
+``log_lam``               log multiplier of the bad-estimate penalty
 ========================  ==========================================================
 """
 
@@ -32,7 +41,7 @@ from numba import njit
 
 __all__ = ["FEATURE_NAMES", "event_order", "submission_features", "budgeted_predictions",
            "feature_state", "budget_state", "features_for", "decide_rows", "complete_row",
-           "undo_row", "UNDO_SIZE"]
+           "undo_row", "UNDO_SIZE", "COMPLETION", "SUBMISSION"]
 
 FEATURE_NAMES = (
     "log_request", "log_width", "user_log_n_done",
@@ -43,6 +52,15 @@ FEATURE_NAMES = (
     "user_failed_share",
 )
 """Columns of :func:`submission_features` (log ratios are log(run / request))."""
+
+COMPLETION, SUBMISSION = 0, 1
+"""Kinds of events; at the same instant completions come first (the smaller kind)."""
+
+(LOG_REQUEST, LOG_WIDTH, USER_LOG_N_DONE, USER_RATIO_1, USER_RATIO_2, USER_RATIO_3,
+ USER_MEAN_RATIO, USER_STD_RATIO, USER_RATIO_TREND, USER_LOG_RUN_1, USER_LOG_SINCE_LAST_END,
+ USER_LOG_SINCE_LAST_SUBMIT, USER_BURST_POSITION, KEY_RATIO_1, KEY_MEAN_RATIO,
+ KEY_LOG_N_DONE, GROUP_MEAN_RATIO, USER_FAILED_SHARE) = range(len(FEATURE_NAMES))
+"""Column of each feature in :data:`FEATURE_NAMES` (its name in capitals)."""
 
 _LOG_OVERRUN = np.log(2.0)
 """Largest log(run / request) a residual sample may reach (jobs overrun their requests)."""
@@ -73,7 +91,8 @@ def event_order(known, submit, job_id, seq, q_submit):
     done = np.flatnonzero(np.isfinite(known))
     done = done[np.lexsort((seq[done], job_id[done], submit[done], known[done]))]
     times = np.concatenate([known[done], submit, q_submit])
-    kinds = np.concatenate([np.zeros(len(done)), np.ones(nh + nq)]).astype(np.int64)
+    kinds = np.concatenate([np.full(len(done), COMPLETION),
+                            np.full(nh + nq, SUBMISSION)]).astype(np.int64)
     rows = np.concatenate([done, np.arange(nh + nq)]).astype(np.int64)
     # completions keep their recent order; at equal times they come first
     rank = np.arange(len(times))
@@ -122,19 +141,19 @@ def features_of(f, i, user, group, key, submit, req, width, u_ratio, u_run, u_su
     u, g, k = user[i], group[i], key[i]
     s = submit[i]
     if req[i] > 0:
-        f[0] = np.log(req[i])
+        f[LOG_REQUEST] = np.log(req[i])
     if width[i] > 0:
-        f[1] = np.log(width[i])
+        f[LOG_WIDTH] = np.log(width[i])
     if g >= 0:
-        f[16] = g_mean[g]
+        f[GROUP_MEAN_RATIO] = g_mean[g]
     if k >= 0 and k_count[k] > 0:
-        f[13] = k_last[k]
-        f[14] = k_mean[k]
-        f[15] = np.log1p(k_count[k])
+        f[KEY_RATIO_1] = k_last[k]
+        f[KEY_MEAN_RATIO] = k_mean[k]
+        f[KEY_LOG_N_DONE] = np.log1p(k_count[k])
     if u < 0:
         return
     c = u_count[u]
-    f[2] = np.log1p(c)
+    f[USER_LOG_N_DONE] = np.log1p(c)
     m = min(c, ring)
     if m == 0:
         return
@@ -148,25 +167,25 @@ def features_of(f, i, user, group, key, submit, req, width, u_ratio, u_run, u_su
         if s - u_submit[u, slot] <= session:
             burst += 1
     for j in range(min(m, 3)):
-        f[3 + j] = newest[j]
+        f[USER_RATIO_1 + j] = newest[j]
     mean = _nanmean(newest)
-    f[6] = mean
+    f[USER_MEAN_RATIO] = mean
     if mean == mean:
         total, count = 0.0, 0
         for v in newest:
             if v == v:
                 total += (v - mean) ** 2
                 count += 1
-        f[7] = np.sqrt(total / count)
-        f[8] = _nanmean(newest[:4]) - mean
-    f[9] = u_run[u, (c - 1) % ring]
-    f[10] = np.log1p(max(s - u_end[u], 0.0))
-    f[11] = np.log1p(max(s - last_submit, 0.0))
-    f[12] = burst
+        f[USER_STD_RATIO] = np.sqrt(total / count)
+        f[USER_RATIO_TREND] = _nanmean(newest[:4]) - mean
+    f[USER_LOG_RUN_1] = u_run[u, (c - 1) % ring]
+    f[USER_LOG_SINCE_LAST_END] = np.log1p(max(s - u_end[u], 0.0))
+    f[USER_LOG_SINCE_LAST_SUBMIT] = np.log1p(max(s - last_submit, 0.0))
+    f[USER_BURST_POSITION] = burst
     failed = np.empty(m)
     for j in range(m):
         failed[j] = u_fail[u, (c - 1 - j) % ring]
-    f[17] = _nanmean(failed)
+    f[USER_FAILED_SHARE] = _nanmean(failed)
 
 
 @njit(cache=True)
@@ -193,7 +212,7 @@ def submission_features(kind, row, time, user, group, key, submit, req, width, f
      g_mean) = feature_state(n_users, n_groups, n_keys, ring)
     for e in range(kind.shape[0]):
         i = row[e]
-        if kind[e] == 0:
+        if kind[e] == COMPLETION:
             complete_features(i, time[e], user, group, key, submit, fail, log_ratio, log_run,
                               u_ratio, u_run, u_submit, u_fail, u_count, u_end, k_last, k_mean,
                               k_count, g_mean, ring)
@@ -306,23 +325,23 @@ def budgeted_predictions(kind, row, user, key, req, run, log_ratio, mu, modeled,
     for i in range(n):
         if key[i] + 1 > n_keys:
             n_keys = key[i] + 1
-    u_res, u_count, k_res, k_count, p_res, p_count = budget_state(n_users, n_keys, ring,
+    u_res, u_res_count, k_res, k_res_count, p_res, p_count = budget_state(n_users, n_keys, ring,
                                                                   pooled_size)
     samples = np.empty(ring + pooled_size)
     weights = np.empty(ring + pooled_size)
     log_lam = log_lam_start
     for e in range(kind.shape[0]):
         i = row[e]
-        if kind[e] == 0:
+        if kind[e] == COMPLETION:
             log_lam = complete_budget(i, pred[i], user, key, req, run, log_ratio, mu[i], u_res,
-                                      u_count, k_res, k_count, p_res, p_count, log_lam, ring,
+                                      u_res_count, k_res, k_res_count, p_res, p_count, log_lam, ring,
                                       threshold, budget, step, log_lam_low, log_lam_high)
             if log_ratio[i] - mu[i] == log_ratio[i] - mu[i]:
                 p_count[0] += 1
             continue
         trace[i] = log_lam
-        pred[i] = decide_row(i, user, key, req, mu[i], modeled[i], u_res, u_count, k_res,
-                             k_count, p_res, p_count[0], samples, weights, log_lam, ring,
+        pred[i] = decide_row(i, user, key, req, mu[i], modeled[i], u_res, u_res_count, k_res,
+                             k_res_count, p_res, p_count[0], samples, weights, log_lam, ring,
                              pooled_size, pooled_weight, sentinel, min_user_jobs, threshold)
     return pred, trace
 
@@ -336,8 +355,8 @@ def budget_state(n_users, n_keys, ring, pooled_size):
 
 
 @njit(cache=True)
-def complete_budget(i, pred_i, user, key, req, run, log_ratio, mu_i, u_res, u_count, k_res,
-                    k_count, p_res, p_count, log_lam, ring, threshold, budget, step,
+def complete_budget(i, pred_i, user, key, req, run, log_ratio, mu_i, u_res, u_res_count, k_res,
+                    k_res_count, p_res, p_count, log_lam, ring, threshold, budget, step,
                     log_lam_low, log_lam_high):
     """Add the completion of row ``i`` (estimated ``pred_i`` at its submission) to the state.
 
@@ -354,16 +373,16 @@ def complete_budget(i, pred_i, user, key, req, run, log_ratio, mu_i, u_res, u_co
     if residual == residual:
         p_res[p_count[0] % p_res.shape[0]] = residual
     if u >= 0 and log_ratio[i] == log_ratio[i]:
-        u_res[u, u_count[u] % ring] = log_ratio[i]
-        u_count[u] += 1
+        u_res[u, u_res_count[u] % ring] = log_ratio[i]
+        u_res_count[u] += 1
     if key[i] >= 0 and log_ratio[i] == log_ratio[i]:
-        k_res[key[i], k_count[key[i]] % ring] = log_ratio[i]
-        k_count[key[i]] += 1
+        k_res[key[i], k_res_count[key[i]] % ring] = log_ratio[i]
+        k_res_count[key[i]] += 1
     return log_lam
 
 
 @njit(cache=True)
-def decide_row(i, user, key, req, mu_i, modeled_i, u_res, u_count, k_res, k_count, p_res,
+def decide_row(i, user, key, req, mu_i, modeled_i, u_res, u_res_count, k_res, k_res_count, p_res,
                p_count, samples, weights, log_lam, ring, pooled_size, pooled_weight, sentinel,
                min_user_jobs, threshold):
     """The budgeted estimate of row ``i`` at its submission (see :func:`budgeted_predictions`)."""
@@ -371,21 +390,21 @@ def decide_row(i, user, key, req, mu_i, modeled_i, u_res, u_count, k_res, k_coun
     request = req[i]
     if not request > 0:
         return request
-    m_user = min(u_count[u], ring) if u >= 0 else 0
+    m_user = min(u_res_count[u], ring) if u >= 0 else 0
     if m_user < min_user_jobs and not modeled_i:
         return request
     m = 0
     kk = key[i]
-    m_key = min(k_count[kk], ring) if kk >= 0 else 0
+    m_key = min(k_res_count[kk], ring) if kk >= 0 else 0
     if m_key >= min_user_jobs:
         for k in range(m_key):
             samples[m] = k_res[kk, k]
-            weights[m] = _RECENCY ** ((k_count[kk] - 1 - k) % ring)  # the newest weighs 1
+            weights[m] = _RECENCY ** ((k_res_count[kk] - 1 - k) % ring)  # the newest weighs 1
             m += 1
     else:
         for k in range(m_user):
             samples[m] = u_res[u, k]
-            weights[m] = _RECENCY ** ((u_count[u] - 1 - k) % ring)
+            weights[m] = _RECENCY ** ((u_res_count[u] - 1 - k) % ring)
             m += 1
     m_pooled = min(p_count, pooled_size)
     for k in range(m_pooled):
@@ -410,7 +429,7 @@ def features_for(rows, user, group, key, submit, req, width, u_ratio, u_run, u_s
 
 
 @njit(cache=True)
-def decide_rows(rows, mu, modeled, user, key, req, u_res, u_count, k_res, k_count, p_res,
+def decide_rows(rows, mu, modeled, user, key, req, u_res, u_res_count, k_res, k_res_count, p_res,
                 p_count, log_lam, ring, pooled_size, pooled_weight, sentinel, min_user_jobs,
                 threshold):
     """Budgeted estimates of the submissions of ``rows`` from the current state."""
@@ -418,12 +437,18 @@ def decide_rows(rows, mu, modeled, user, key, req, u_res, u_count, k_res, k_coun
     samples = np.empty(ring + pooled_size)
     weights = np.empty(ring + pooled_size)
     for j in range(rows.shape[0]):
-        out[j] = decide_row(rows[j], user, key, req, mu[j], modeled[j], u_res, u_count, k_res,
-                            k_count, p_res, p_count[0], samples, weights, log_lam, ring,
+        out[j] = decide_row(rows[j], user, key, req, mu[j], modeled[j], u_res, u_res_count, k_res,
+                            k_res_count, p_res, p_count[0], samples, weights, log_lam, ring,
                             pooled_size, pooled_weight, sentinel, min_user_jobs, threshold)
     return out
 
 
+(_UNDO_U_RATIO, _UNDO_U_RUN, _UNDO_U_SUBMIT, _UNDO_U_FAIL, _UNDO_U_END, _UNDO_K_LAST,
+ _UNDO_K_MEAN, _UNDO_G_MEAN, _UNDO_U_RES, _UNDO_K_RES, _UNDO_P_RES, _UNDO_LOG_LAM,
+ _UNDO_MU) = range(13)
+"""Slots of a :func:`complete_row` record: the values of the state it overwrites (the
+user's ring slot, last end, key and group means, residual ring slots, ``log lam``)
+and the model's prediction ``mu`` it completed with."""
 UNDO_SIZE = 13
 """Values of one :func:`complete_row` record (what it overwrites, see :func:`undo_row`)."""
 
@@ -431,7 +456,7 @@ UNDO_SIZE = 13
 @njit(cache=True)
 def complete_row(i, t, pred_i, mu_i, user, group, key, submit, req, run, fail, log_ratio,
                  log_run, u_ratio, u_run, u_submit, u_fail, u_count, u_end, k_last, k_mean,
-                 k_count, g_mean, u_res, ub_count, k_res, kb_count, p_res, p_count, log_lam,
+                 k_count, g_mean, u_res, u_res_count, k_res, k_res_count, p_res, p_count, log_lam,
                  ring, threshold, budget, step, log_lam_low, log_lam_high, undo):
     """Add the completion of row ``i`` at known time ``t`` to both states; the new ``log lam``.
 
@@ -440,23 +465,23 @@ def complete_row(i, t, pred_i, mu_i, user, group, key, submit, req, run, fail, l
     """
     u, g, k = user[i], group[i], key[i]
     nan = np.nan
-    undo[0] = u_ratio[u, u_count[u] % ring] if u >= 0 else nan
-    undo[1] = u_run[u, u_count[u] % ring] if u >= 0 else nan
-    undo[2] = u_submit[u, u_count[u] % ring] if u >= 0 else nan
-    undo[3] = u_fail[u, u_count[u] % ring] if u >= 0 else nan
-    undo[4] = u_end[u] if u >= 0 else nan
-    undo[5] = k_last[k] if k >= 0 else nan
-    undo[6] = k_mean[k] if k >= 0 else nan
-    undo[7] = g_mean[g] if g >= 0 else nan
-    undo[8] = u_res[u, ub_count[u] % ring] if u >= 0 else nan
-    undo[9] = k_res[k, kb_count[k] % ring] if k >= 0 else nan
-    undo[10] = p_res[p_count[0] % p_res.shape[0]]
-    undo[11] = log_lam
-    undo[12] = mu_i
+    undo[_UNDO_U_RATIO] = u_ratio[u, u_count[u] % ring] if u >= 0 else nan
+    undo[_UNDO_U_RUN] = u_run[u, u_count[u] % ring] if u >= 0 else nan
+    undo[_UNDO_U_SUBMIT] = u_submit[u, u_count[u] % ring] if u >= 0 else nan
+    undo[_UNDO_U_FAIL] = u_fail[u, u_count[u] % ring] if u >= 0 else nan
+    undo[_UNDO_U_END] = u_end[u] if u >= 0 else nan
+    undo[_UNDO_K_LAST] = k_last[k] if k >= 0 else nan
+    undo[_UNDO_K_MEAN] = k_mean[k] if k >= 0 else nan
+    undo[_UNDO_G_MEAN] = g_mean[g] if g >= 0 else nan
+    undo[_UNDO_U_RES] = u_res[u, u_res_count[u] % ring] if u >= 0 else nan
+    undo[_UNDO_K_RES] = k_res[k, k_res_count[k] % ring] if k >= 0 else nan
+    undo[_UNDO_P_RES] = p_res[p_count[0] % p_res.shape[0]]
+    undo[_UNDO_LOG_LAM] = log_lam
+    undo[_UNDO_MU] = mu_i
     complete_features(i, t, user, group, key, submit, fail, log_ratio, log_run, u_ratio, u_run,
                       u_submit, u_fail, u_count, u_end, k_last, k_mean, k_count, g_mean, ring)
-    log_lam = complete_budget(i, pred_i, user, key, req, run, log_ratio, mu_i, u_res, ub_count,
-                              k_res, kb_count, p_res, p_count, log_lam, ring, threshold, budget,
+    log_lam = complete_budget(i, pred_i, user, key, req, run, log_ratio, mu_i, u_res, u_res_count,
+                              k_res, k_res_count, p_res, p_count, log_lam, ring, threshold, budget,
                               step, log_lam_low, log_lam_high)
     if log_ratio[i] - mu_i == log_ratio[i] - mu_i:
         p_count[0] += 1
@@ -465,37 +490,37 @@ def complete_row(i, t, pred_i, mu_i, user, group, key, submit, req, run, fail, l
 
 @njit(cache=True)
 def undo_row(i, undo, user, group, key, log_ratio, u_ratio, u_run, u_submit, u_fail, u_count,
-             u_end, k_last, k_mean, k_count, g_mean, u_res, ub_count, k_res, kb_count, p_res,
+             u_end, k_last, k_mean, k_count, g_mean, u_res, u_res_count, k_res, k_res_count, p_res,
              p_count, ring):
     """Take back the last :func:`complete_row` of row ``i`` (its record ``undo``).
 
     Completions are taken back newest first. Returns ``log lam`` before it.
     """
     u, g, k, r = user[i], group[i], key[i], log_ratio[i]
-    if r - undo[12] == r - undo[12]:
+    if r - undo[_UNDO_MU] == r - undo[_UNDO_MU]:
         p_count[0] -= 1
-        p_res[p_count[0] % p_res.shape[0]] = undo[10]
+        p_res[p_count[0] % p_res.shape[0]] = undo[_UNDO_P_RES]
     if r == r:
         if k >= 0:
-            kb_count[k] -= 1
-            k_res[k, kb_count[k] % ring] = undo[9]
+            k_res_count[k] -= 1
+            k_res[k, k_res_count[k] % ring] = undo[_UNDO_K_RES]
             k_count[k] -= 1
-            k_last[k] = undo[5]
-            k_mean[k] = undo[6]
+            k_last[k] = undo[_UNDO_K_LAST]
+            k_mean[k] = undo[_UNDO_K_MEAN]
         if u >= 0:
-            ub_count[u] -= 1
-            u_res[u, ub_count[u] % ring] = undo[8]
+            u_res_count[u] -= 1
+            u_res[u, u_res_count[u] % ring] = undo[_UNDO_U_RES]
         if g >= 0:
-            g_mean[g] = undo[7]
+            g_mean[g] = undo[_UNDO_G_MEAN]
     if u >= 0:
         u_count[u] -= 1
         slot = u_count[u] % ring
-        u_ratio[u, slot] = undo[0]
-        u_run[u, slot] = undo[1]
-        u_submit[u, slot] = undo[2]
-        u_fail[u, slot] = undo[3]
-        u_end[u] = undo[4]
-    return undo[11]
+        u_ratio[u, slot] = undo[_UNDO_U_RATIO]
+        u_run[u, slot] = undo[_UNDO_U_RUN]
+        u_submit[u, slot] = undo[_UNDO_U_SUBMIT]
+        u_fail[u, slot] = undo[_UNDO_U_FAIL]
+        u_end[u] = undo[_UNDO_U_END]
+    return undo[_UNDO_LOG_LAM]
 
 
 @njit(cache=True)

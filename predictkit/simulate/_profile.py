@@ -560,6 +560,12 @@ def _log2_floor(x):
     return min(_biased_exponent(x) - 1023, 62)
 
 
+FIT_ROUNDING = 4.0
+"""Units in the last place by which a free stretch may fall short of a window that
+"fits" it: ``start + duration <= end`` in floating point can hold for a stretch a
+few units in the last place shorter than ``duration``."""
+
+
 @njit(cache=True, inline="always", _nrt=False)
 def float_spacing(x):
     """``np.spacing(x)`` for ``x >= 0``: below ``2**1023`` and for normal ``x``, a power
@@ -612,7 +618,7 @@ def gap_index_given_back(profile, index, start, end, steps):
     # can hold for a stretch a few units in the last place shorter
     span = right - left
     if span < np.inf:
-        span += 4.0 * float_spacing(max(abs(right), abs(end)))
+        span += FIT_ROUNDING * float_spacing(max(abs(right), abs(end)))
     if span < 0.5:
         return
     top = len(one) - 1 if span == np.inf else min(_log2_floor(span), len(one) - 1)
@@ -709,7 +715,7 @@ def gap_index_answer(index, width, duration, limit, hint):
     guarantees that no processor is free just before ``limit``. The search
     for ``limit`` among the indexed breakpoints starts at ``hint``.
     """
-    slack = 4.0 * float_spacing(abs(limit))
+    slack = FIT_ROUNDING * float_spacing(abs(limit))
     need = duration - slack
     b = min(_log2_floor(max(need, 1.0)), index.changed.shape[1] - 1)
     if index.changed[0 if width == 1 else 1, b] <= limit + slack:
@@ -721,7 +727,7 @@ def gap_index_answer(index, width, duration, limit, hint):
     level = _gap_level(index, width)
     if level >= index.levels[0]:
         return 0
-    return 1 if _gap_row(index, level)[lo] >= need - 4.0 * float_spacing(abs(index.times[lo])) \
+    return 1 if _gap_row(index, level)[lo] >= need - FIT_ROUNDING * float_spacing(abs(index.times[lo])) \
         else 0
 
 
@@ -736,7 +742,7 @@ def gap_index_first_end(index, width, duration, limit):
     ends no earlier than ``changed`` records for its length. Taken with the
     same rounding allowance as :func:`gap_index_answer`.
     """
-    slack = 4.0 * float_spacing(abs(limit))
+    slack = FIT_ROUNDING * float_spacing(abs(limit))
     need = duration - slack
     b = min(_log2_floor(max(need, 1.0)), index.changed.shape[1] - 1)
     fresh = index.changed[0 if width == 1 else 1, b]
@@ -749,7 +755,7 @@ def gap_index_first_end(index, width, duration, limit):
         hi = n
         while lo < hi:
             mid = (lo + hi) // 2
-            if row[mid] >= need - 4.0 * float_spacing(abs(index.times[mid])):
+            if row[mid] >= need - FIT_ROUNDING * float_spacing(abs(index.times[mid])):
                 hi = mid
             else:
                 lo = mid + 1

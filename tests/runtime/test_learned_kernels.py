@@ -119,3 +119,8 @@ def test_budgeted_predictions_equal_the_reference_job_by_job(table, data):
         log_lam_start=log_lam_start, log_lam_bounds=bounds, recency=kernels._RECENCY)
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(got_trace, want_trace)
+
+
+def test_each_feature_column_is_named_after_its_feature():
+    for column, name in enumerate(kernels.FEATURE_NAMES):
+        assert getattr(kernels, name.upper()) == column

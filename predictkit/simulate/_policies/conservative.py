@@ -87,6 +87,10 @@ _GAP_STEPS = 1024
 _GAP_REBUILD = 16
 """Scans forced by what was given back after which the gap index is rebuilt."""
 
+_BOUND_ROUNDING = 16.0
+"""Units in the last place subtracted from ``end - d`` (a difference of values each
+rounded) so that the scan for a window starts no later than the window can."""
+
 
 @njit(cache=True, inline="always", _nrt=False)
 def _advance(profile, now):
@@ -172,7 +176,7 @@ def _earliest_move(s, j, hint):
     if answer > 0:
         # a window ends after ``end``, so it starts after ``end - d`` (less rounding)
         end = gap_index_first_end(gaps, w, d, limit)
-        bound = end - d - 16.0 * float_spacing(max(abs(end), abs(limit), d))
+        bound = end - d - _BOUND_ROUNDING * float_spacing(max(abs(end), abs(limit), d))
         first = profile_before(profile, bound) if bound > T[0] else 0
         if ruled_out > T[first]:
             first = first_at_or_after(T, profile.length[0], ruled_out, first)

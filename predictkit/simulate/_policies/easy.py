@@ -63,17 +63,24 @@ def schedule(s, order, now, settings):
         return np.inf
     shadow, extra = shadow_time(s, jobs.width[order[pos]], now)
     for j in backfill_order(s, order[pos + 1:], settings.backfill_sjf):
-        free = c.free
-        if free == 0:
+        if c.free == 0:
             break
-        w = jobs.width[j]
-        if w > free:
-            continue
-        if now + jobs.estimate[j] <= shadow or w <= extra:
-            start_job(s, j, now)
-            if now + jobs.estimate_at_start[j] > shadow:
-                extra -= w
+        extra = backfill(s, j, now, shadow, extra)
     return np.inf
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def backfill(s, j, now, shadow, extra):
+    """Start ``j`` if it fits now and does not delay the reservation at ``shadow``
+    (it ends by then by its estimate, or uses at most the ``extra`` processors spare
+    then); return the processors still spare at ``shadow``."""
+    jobs = s.jobs
+    w = jobs.width[j]
+    if w <= s.counters[0].free and (now + jobs.estimate[j] <= shadow or w <= extra):
+        start_job(s, j, now)
+        if now + jobs.estimate_at_start[j] > shadow:
+            extra -= w
+    return extra
 
 
 @njit(cache=True, _nrt=False)

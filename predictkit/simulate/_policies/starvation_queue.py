@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit
 
 from .._engine import backfill_order, event_loop, ignore_completion, ignore_extension, start_job
-from .easy import shadow_time
+from .easy import backfill, shadow_time
 
 
 @njit(cache=True, inline="always", _nrt=False)
@@ -168,24 +168,11 @@ def schedule(s, order, now, settings):
         if np.isnan(s.reservations.promised[head]):
             s.reservations.promised[head] = shadow
         for j in starving[pos + 1:]:
-            extra = _backfill(s, j, now, shadow, extra)
+            extra = backfill(s, j, now, shadow, extra)
         for j in main:
-            extra = _backfill(s, j, now, shadow, extra)
+            extra = backfill(s, j, now, shadow, extra)
     _drop_started(s)
     return _next_crossing(s, order, now, settings)
-
-
-@njit(cache=True, inline="always", _nrt=False)
-def _backfill(s, j, now, shadow, extra):
-    """Start ``j`` if it fits now and does not delay the reservation at
-    ``shadow``; return the processors still spare at ``shadow``."""
-    jobs = s.jobs
-    w = jobs.width[j]
-    if w <= s.counters[0].free and (now + jobs.estimate[j] <= shadow or w <= extra):
-        start_job(s, j, now)
-        if now + jobs.estimate_at_start[j] > shadow:
-            extra -= w
-    return extra
 
 
 @njit(cache=True, _nrt=False)
