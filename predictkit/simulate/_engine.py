@@ -46,7 +46,7 @@ field                              type     meaning                             
 ``jobs.priority_key``              f8[n]    static queue key (lower first)              sjf: the estimate; callable: -score
 ``jobs.user``                      i8[n]    user code                                   < len(usage)
 ``jobs.successor``                 i8[n]    next piece of a split job                   -1: none
-``jobs.estimate_history``          i8[n]    completed jobs the estimate was made from   -1: none yet; -2: use it anyway
+``jobs.estimate_history``          i8[n]    completed jobs the estimate was made from   NO_ESTIMATE_YET; ESTIMATE_FINAL
 ``jobs.start``, ``jobs.end``       f8[n]    simulated start and end                     NaN until they happen
 ``jobs.backfilled``                b1[n]    started while a job ahead kept waiting      set in :func:`finish_pass`
 ``jobs.current_estimate``          f8[n]    estimate in force for a running job         grows at each extension
@@ -120,6 +120,11 @@ INCREMENTS = np.array([60.0, 300.0, 900.0, 1800.0, 3600.0, 7200.0, 18000.0,
 """Tsafrir, Etsion & Feitelson (2007): 1 min, 5 min, 15 min, ..., 100 h."""
 
 NO_EPOCH = -(2 ** 62)
+
+NO_ESTIMATE_YET, ESTIMATE_FINAL = -1, -2
+"""Codes of ``jobs.estimate_history`` other than a count of completed jobs: no
+estimate yet (the loop asks for one at the job's arrival), and an estimate that
+holds whatever completes before the arrival."""
 
 
 class JobTable(NamedTuple):
@@ -310,7 +315,7 @@ def new_state(*, submit, duration, width, request, user, successor, n_users, fre
     """Allocate the simulation state for ``len(submit)`` jobs.
 
     Estimates (``estimate``, ``estimate_at_start``) start unknown (NaN),
-    priority keys at 0 and ``estimate_history`` at -2; the caller fills them,
+    priority keys at 0 and ``estimate_history`` at ``ESTIMATE_FINAL``; the caller fills them,
     or ``predictor`` (a :class:`~._online_predictors.PredictorState`; default:
     none) fills them at each arrival.
     """
@@ -335,7 +340,7 @@ def new_state(*, submit, duration, width, request, user, successor, n_users, fre
         jobs=JobTable(
             submit=submit, duration=duration, width=width, estimate=np.full(n, np.nan),
             estimate_at_start=np.full(n, np.nan), request=request, priority_key=np.zeros(n),
-            user=user, successor=successor, estimate_history=ints(-2),
+            user=user, successor=successor, estimate_history=ints(ESTIMATE_FINAL),
             start=np.full(n, np.nan), end=np.full(n, np.nan),
             backfilled=np.zeros(n, dtype=np.bool_), current_estimate=np.full(n, np.nan),
             extensions=ints()),
@@ -662,7 +667,7 @@ def event_loop(s, settings, on_completion, on_extension, schedule):
             if settings.online and c.next_arrival < n_regular \
                     and jobs.submit[c.next_arrival] == now:
                 seen = jobs.estimate_history[c.next_arrival]
-                if seen != -2 and seen != c.n_done:
+                if seen != ESTIMATE_FINAL and seen != c.n_done:
                     c.resume = 1
                     return NEED_ESTIMATES
         else:

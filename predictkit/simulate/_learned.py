@@ -25,7 +25,7 @@ other unfinished job of the user submitted before ``s`` provably ends after
 ``s``: running ones by their known end, waiting ones because ``t`` plus
 their duration is later than ``s``, ones not yet submitted because their
 submit time plus their duration is. Final estimates are handed to the engine
-for good (``estimate_history = -2``). The others are used only if no job
+for good (``estimate_history = ESTIMATE_FINAL``). The others are used only if no job
 completes before their submission (``estimate_history = n_done``);
 otherwise the engine stops at their submission and their features are
 computed again: if they did not change, the prediction stands, else it is
@@ -45,6 +45,7 @@ from ..exceptions import SimulationError
 from ..runtime._base import check_jobs
 from ..runtime._history_features import HistoryFeatures
 from ..runtime._history_state import HistoryState, features_ahead, insert_entry
+from ._engine import ESTIMATE_FINAL, NO_ESTIMATE_YET
 
 __all__ = ["LearnedFeeder", "fast_path_applies", "LOOKAHEAD"]
 
@@ -242,11 +243,11 @@ def finish_window(j_submit, first, n_window, final, changed, value, settled, n_d
                 level = v
         for k in range(start, end):
             if level == 0:
-                history[k] = -1
+                history[k] = NO_ESTIMATE_YET
             elif level == 1:
                 history[k] = n_done
             else:
-                history[k] = -2
+                history[k] = ESTIMATE_FINAL
                 settled[first + k] = True
             values[k] = 1.0 if changed[k] else value[first + k]
         start = end

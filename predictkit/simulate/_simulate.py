@@ -252,10 +252,10 @@ def simulate(jobs, *, machine_procs=None, policy="easy", reservation_depth=None,
     state.jobs.priority_key[:n] = keys
     fill = _Filler(state, pieces, selective, sjf)
     if (predictor is None and learned is None) or kind == online_predictors.KIND_STATIC:
-        fill(np.arange(n), est, -2)
+        fill(np.arange(n), est, eng.ESTIMATE_FINAL)
     online = (predictor is not None and kind is None) or learned is not None
     if online:
-        state.jobs.estimate_history[:] = -1
+        state.jobs.estimate_history[:] = eng.NO_ESTIMATE_YET
         feeder = _Feeder(predictor, kept, state, pieces, refresh) if learned is None \
             else _learned.LearnedFeeder(learned, kept, state, pieces)
     settings = eng.Settings(
@@ -481,7 +481,8 @@ class _Filler:
         jobs.estimate_at_start[index] = np.maximum(jobs.request[index], 1.0) if self.selective \
             else est
         if np.ndim(history):
-            history = np.concatenate([history, np.full(len(index) - len(history), -2)])
+            history = np.concatenate([history, np.full(len(index) - len(history),
+                                                         eng.ESTIMATE_FINAL)])
         jobs.estimate_history[index] = history
         if self.sjf:
             jobs.priority_key[index] = est
