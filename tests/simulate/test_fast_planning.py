@@ -26,7 +26,7 @@ def crowded(draw):
     """A random overloaded workload: ``(jobs, machine, estimates, scores)``."""
     rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
     n = draw(st.integers(1, 400))
-    machine = draw(st.sampled_from([1, 3, 8, 16, 64]))
+    machine = draw(st.sampled_from([1, 3, 8, 16, 64, 40_000]))  # widths past the gap levels
     grain = draw(st.sampled_from([0.1, 1.0, 10.0, 60.0]))  # coarse grains give ties
     offset = draw(st.sampled_from([0.0, 1.0e9 + 0.3]))  # rounding at large clock values
     load = draw(st.sampled_from([0.5, 1.0, 3.0]))
