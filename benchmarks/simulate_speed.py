@@ -68,6 +68,12 @@ POLICIES = [(name, None) for name in POLICY_NAMES] + [("easy", 4)]
 
 TARGET_RATIO = 0.25
 """Issue 13: any built-in predictor at least 1/4 the speed of the same policy with requests."""
+TARGET_PREDICTORS = tuple(name for name in ESTIMATE_NAMES if name != "learned")
+"""The predictors that ratio target names (requests, Tang's adjuster, usage-max, recent
+average, perfect estimates), the default of ``--predictors``. The learned predictor has a
+target of its own (a whole 200,000-job log in under a minute), timed by
+``benchmarks/learned_simulate_speed.py``; given with ``--predictors learned`` it is
+reported here apart from the ratio target."""
 TARGET_BLUE_S = 5.0
 """Issue 13: whole SDSC-BLUE, Tang p85 selective, EASY, in under 5 s."""
 PROBE_JOBS = 20_000
@@ -359,6 +365,13 @@ def findings(result):
     """Statements computed from the numbers: worst ratio, runs below target, BLUE time."""
     lines = []
     rows = [r for r in result.get("predictors", []) if r["estimates"] != "requests"]
+    apart = [r for r in rows if r["estimates"] not in TARGET_PREDICTORS]
+    rows = [r for r in rows if r["estimates"] in TARGET_PREDICTORS]
+    if apart:
+        shown = ", ".join(f"{r['log']} {r['policy']} {r['estimates']} {r['ratio']:.2f}"
+                          for r in apart)
+        lines.append(f"- Not held to the ratio target (their own target is timed by "
+                     f"benchmarks/learned_simulate_speed.py): {shown}.")
     if rows:
         worst = min(rows, key=lambda r: r["ratio"])
         below = [r for r in rows if r["ratio"] < TARGET_RATIO]
@@ -489,7 +502,8 @@ def main(argv=None):
     parser.add_argument("--policies", nargs="+", metavar="POLICY",
                         help="policies of the predictors part (e.g. easy easy-depth4)")
     parser.add_argument("--predictors", nargs="+", metavar="NAME", choices=ESTIMATE_NAMES,
-                        help="estimates of the predictors part (default: %(choices)s)")
+                        help="estimates of the predictors part (default: "
+                             f"{' '.join(TARGET_PREDICTORS)})")
     parser.add_argument("--budget", type=float, default=30.0,
                         help="skip a log and policy whose run with requests projects to more "
                              "CPU seconds (default: %(default)s)")
@@ -536,7 +550,7 @@ def main(argv=None):
                                        for p in traces_dir().glob("*.swf*")))
         policies = [case for case in POLICIES
                     if args.policies is None or label(*case) in args.policies]
-        predictors = args.predictors or list(ESTIMATE_NAMES)
+        predictors = args.predictors or list(TARGET_PREDICTORS)
         small = make_workload(n_jobs=2000, random_state=0)
         for name in predictors:  # compile / load the cache of each path
             simulate(small, estimates=estimates_for(name), policy="easy")

@@ -24,6 +24,7 @@ from ._base import group_codes
 __all__ = ["HistoryState"]
 
 _NO_ENTRY = -1
+"""``head`` and ``prev`` value where there is no entry (a user without entries, the oldest)."""
 
 
 @njit(cache=True, inline="always")
@@ -230,6 +231,18 @@ class HistoryState:
     ----------
     user : ndarray of int64
         User code of each job to come (-1: no user).
+    head : ndarray of int64
+        Each user's newest entry (``_NO_ENTRY``: none yet).
+    size : ndarray of int64
+        ``size[0]`` entries stored so far (entry ``e`` is row ``e`` of each array below).
+    arrays : dict of ndarray
+        One row per entry, the arguments of the kernels in this order:
+        ``known``, ``submit``, ``job_id`` (its sort key), ``run`` and
+        ``ratio`` (runtime and runtime / request, NaN without a request),
+        ``prev`` (the user's next older entry, ``_NO_ENTRY`` for the oldest),
+        and the sums over the entry and every older one of its user:
+        ``count``, ``run_sum``, ``ratio_sum`` and ``ratio_n`` (the ratios
+        that are not NaN).
     """
 
     def __init__(self, features, jobs):
