@@ -21,15 +21,20 @@ from numba import njit
 
 from ._base import group_codes
 
-__all__ = ["HistoryState"]
+__all__ = ["HistoryState", "history_after"]
 
 _NO_ENTRY = -1
 """``head`` and ``prev`` value where there is no entry (a user without entries, the oldest)."""
 
 
-@njit(cache=True, inline="always")
-def _after(known_a, submit_a, id_a, known_b, submit_b, id_b):
-    """Whether entry ``a`` sorts strictly after entry ``b`` (NaN job ids last, as lexsort)."""
+@njit(cache=True, inline="always", _nrt=False)
+def history_after(known_a, submit_a, id_a, known_b, submit_b, id_b):
+    """Whether entry ``a`` sorts strictly after entry ``b`` in the history order.
+
+    Known time, then submit time, then job id (NaN last, as ``np.lexsort``
+    sorts); entries equal on all three are in neither order, and each
+    caller breaks the tie by the order it added them in.
+    """
     if known_a != known_b:
         return known_a > known_b
     if submit_a != submit_b:
@@ -79,7 +84,8 @@ def insert_entry(head, size, known, submit, job_id, run, ratio, prev, count, run
     ratio[e] = e_ratio
     depth = 0
     p = head[u]
-    while p >= 0 and _after(known[p], submit[p], job_id[p], known[e], submit[e], job_id[e]):
+    while p >= 0 and history_after(known[p], submit[p], job_id[p], known[e], submit[e],
+                                   job_id[e]):
         stack[depth] = p
         depth += 1
         p = prev[p]
@@ -141,7 +147,8 @@ def features_ahead(head, known, submit, job_id, run, ratio, prev, count, run_sum
     # when the state was last updated): merged with the extra ones
     depth = 0
     if m > 0:
-        while p >= 0 and _after(known[p], submit[p], job_id[p], x_known[0], x_submit[0], x_id[0]):
+        while p >= 0 and history_after(known[p], submit[p], job_id[p], x_known[0],
+                                       x_submit[0], x_id[0]):
             scratch[depth] = p
             depth += 1
             p = prev[p]
@@ -175,8 +182,8 @@ def features_ahead(head, known, submit, job_id, run, ratio, prev, count, run_sum
         take_state = False
         if i >= 0 and j < m:
             s = scratch[i]
-            take_state = not _after(known[s], submit[s], job_id[s],
-                                    x_known[j], x_submit[j], x_id[j])
+            take_state = not history_after(known[s], submit[s], job_id[s],
+                                           x_known[j], x_submit[j], x_id[j])
         elif i >= 0:
             take_state = True
         if take_state:

@@ -44,7 +44,7 @@ from .._table import requested_width
 from ..exceptions import SimulationError
 from ..runtime._base import check_jobs
 from ..runtime._history_features import HistoryFeatures
-from ..runtime._history_state import HistoryState, features_ahead, insert_entry
+from ..runtime._history_state import HistoryState, features_ahead, history_after, insert_entry
 from ._engine import ESTIMATE_FINAL, NO_ESTIMATE_YET
 
 __all__ = ["LearnedFeeder", "fast_path_applies", "LOOKAHEAD"]
@@ -76,17 +76,11 @@ def fast_path_applies(pipeline):
 
 @njit(cache=True)
 def _virtual_key_before(ka, sa, ia, ea, kb, sb, ib, eb):
-    """Order of completions known ahead: end, submit, job id (NaN last), engine index."""
-    if ka != kb:
-        return ka < kb
-    if sa != sb:
-        return sa < sb
-    if ia != ib:
-        if ia != ia:
-            return False
-        if ib != ib:
-            return True
-        return ia < ib
+    """Order of completions known ahead: the history order, then engine index."""
+    if history_after(kb, sb, ib, ka, sa, ia):
+        return True
+    if history_after(ka, sa, ia, kb, sb, ib):
+        return False
     return ea < eb
 
 

@@ -89,6 +89,7 @@ from numba import njit
 from ..exceptions import SimulationError
 from ..runtime._base import group_codes
 from .._fenwick import fenwick_add, fenwick_find
+from ..runtime._history_state import history_after
 from ..runtime._kernels import sorted_insert, sorted_remove
 from ..runtime._recent import RecentAverage, RecentUsageMax
 from ..runtime._requested import RequestedTime
@@ -321,28 +322,16 @@ def _fenwick_add(p, g, rank, delta):
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def _id_before(a, b):
-    """``a < b`` for job ids, NaN last and equal to NaN (numpy's sort order)."""
-    if np.isnan(a):
-        return False
-    if np.isnan(b):
-        return True
-    return a < b
-
-
-@njit(cache=True, inline="always", _nrt=False)
 def _history_before(p, a, b):
     """Whether job ``a`` comes before job ``b`` in the history order.
 
     Known time, then submit time, then ``job_id``, then completion order.
     """
-    if p.known[a] != p.known[b]:
-        return p.known[a] < p.known[b]
-    if p.submit[a] != p.submit[b]:
-        return p.submit[a] < p.submit[b]
-    if _id_before(p.job_id[a], p.job_id[b]):
+    if history_after(p.known[b], p.submit[b], p.job_id[b], p.known[a], p.submit[a],
+                     p.job_id[a]):
         return True
-    if _id_before(p.job_id[b], p.job_id[a]):
+    if history_after(p.known[a], p.submit[a], p.job_id[a], p.known[b], p.submit[b],
+                     p.job_id[b]):
         return False
     return p.seq[a] < p.seq[b]
 
