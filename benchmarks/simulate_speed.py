@@ -3,9 +3,11 @@
 Two parts (``--part``, default both):
 
 * ``predictors`` (the results page ``docs/results/simulate_speed.md``): every
-  policy with every built-in runtime predictor (``RequestedTime``, Tang's
-  ``WalltimeAdjuster``, ``RecentUsageMax``, ``RecentAverage``, and perfect
-  estimates) on every whole shared log with requested times, as jobs per
+  policy with every built-in runtime predictor the target names
+  (``RequestedTime``, Tang's ``WalltimeAdjuster``, ``RecentUsageMax``,
+  ``RecentAverage``, and perfect estimates; the learned predictor, timed by
+  ``benchmarks.learned_simulate_speed``, only with ``--predictors``) on
+  every whole shared log with requested times, as jobs per
   second and as the ratio to the same policy with the requests measured in
   the same process just before (target of issue 13: at least 1/4); and whole
   SDSC-BLUE with Tang p85 selective under EASY (target: under 5 s). A

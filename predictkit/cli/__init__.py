@@ -31,7 +31,8 @@ import warnings
 
 from .. import __version__
 from ..exceptions import PredictkitError
-from ._output import check_output_arg, check_stdin_once
+from ._logs import check_stdin_once
+from ._output import check_output_arg
 from ._parser import ArgumentParser
 from ._progress import one_line_warning
 

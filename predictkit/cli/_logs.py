@@ -12,7 +12,8 @@ from .._table import copy_attrs
 from ..io._log import LOG_FORMATS  # the values of --input-format
 
 __all__ = ["LogPath", "StoreLog", "add_log_argument", "refuse_log_options", "read_trace_arg",
-           "read_jobs_to_simulate", "read_done", "source_name", "cancelled_note"]
+           "read_jobs_to_simulate", "read_done", "source_name", "cancelled_note",
+           "check_stdin_once"]
 
 
 class LogPath(str):
@@ -202,3 +203,23 @@ def cancelled_note(n_jobs):
             f"time) {'counts' if one else 'count'} the time until the cancel as "
             f"{'its' if one else 'their'} wait, the least {'it' if one else 'they'} would "
             "have waited (a censored wait): bounds learned from such waits lean low")
+
+
+def check_stdin_once(args):
+    """Refuse a command line that names standard input (``-``) as more than one input.
+
+    Standard input can be read only once: the second reader would see an
+    empty stream and report a misleading "empty file" error.
+    """
+    from ..exceptions import ConfigError
+
+    uses = []
+    for key, value in vars(args).items():
+        if key == "output":
+            continue
+        values = value if isinstance(value, (list, tuple)) else [value]
+        uses += [key for v in values if isinstance(v, str) and v == "-"]
+    if len(uses) > 1:
+        names = ", ".join(sorted({k.replace("_", "-") for k in uses}))
+        raise ConfigError(f"standard input ('-') is given {len(uses)} times ({names}); it can "
+                          "be read only once: save all but one input to a file")

@@ -9,8 +9,7 @@ import sys
 from ._checks import os_errors
 
 __all__ = ["prints_table", "result_stream", "print_json", "check_output_arg",
-           "check_stdin_once", "write_table", "table_format", "output_format",
-           "write_swf_output"]
+           "write_table", "table_format", "output_format", "write_swf_output"]
 
 
 def prints_table(args):
@@ -120,26 +119,6 @@ def _refuse_standard_streams(output, inputs, *, reads_stdin):
     elif reads_stdin and _same_as_stream(0, output):
         raise OutputError(f"-o {output} is the file given on standard input: writing it would "
                           "destroy what the result is computed from")
-
-
-def check_stdin_once(args):
-    """Refuse a command line that names standard input (``-``) as more than one input.
-
-    Standard input can be read only once: the second reader would see an
-    empty stream and report a misleading "empty file" error.
-    """
-    from ..exceptions import ConfigError
-
-    uses = []
-    for key, value in vars(args).items():
-        if key == "output":
-            continue
-        values = value if isinstance(value, (list, tuple)) else [value]
-        uses += [key for v in values if isinstance(v, str) and v == "-"]
-    if len(uses) > 1:
-        names = ", ".join(sorted({k.replace("_", "-") for k in uses}))
-        raise ConfigError(f"standard input ('-') is given {len(uses)} times ({names}); it can "
-                          "be read only once: save all but one input to a file")
 
 
 def write_table(frame, output, fmt=None):

@@ -64,7 +64,7 @@ def add_output_options(parser, *, formats=("swf", "csv", "json"), default=None, 
     """Add ``-o/--output``, ``--format`` and ``--quiet`` to a subcommand parser.
 
     ``fallback``: the format written when the output's extension names none
-    (the ``default`` of :func:`output_format`), for the help text.
+    (the ``default`` of :func:`._output.output_format`), for the help text.
     """
     parser.add_argument("-o", "--output", metavar="PATH",
                         help="where to write the result ('-' for standard output)")

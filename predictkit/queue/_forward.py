@@ -14,8 +14,8 @@ forecast costs ``O(running jobs + queued jobs x grid)`` whatever the runtimes.
 A running job's end: ``start + runtime`` while its elapsed time is below the
 runtime used, else ``start + request`` while below the request, else one
 minute from now (overdue). Unknown values (``NaN``) fall back in the same
-order; a job with neither is taken to end an hour after its start (one
-minute from now once that hour is over).
+order; a job with neither is taken to end an hour after its start, but no
+earlier than one minute from now.
 """
 
 import numpy as np
@@ -60,8 +60,9 @@ def _running_end(now, start, runtime, request):
 def _place(free, grid, procs, duration):
     """Earliest grid index where ``procs`` stay free for ``duration``; reserve them there.
 
-    When no index has room (the span reaches past the grid's last point
-    everywhere it fits), the last index is returned and nothing is reserved.
+    When no index has room (every start meets, within its span, a grid
+    point with fewer than ``procs`` free: the last point lacks them), the
+    last index is returned and nothing is reserved.
     """
     n = grid.shape[0]
     s = 0
@@ -147,8 +148,9 @@ def _replay_kernel(submit, start, end, procs, width, runtime, request, capacity_
     ``t`` and not ended by ``t``; the queue (a list linked through ``nxt``
     and ``prv`` from the sentinel ``n``) holds the jobs submitted before
     ``t`` that start after it, in submission order; with ``capacity_given``
-    NaN, ``capacity`` is the most processors seen in use at an instant or
-    asked for by a queued or new job so far.
+    NaN, ``capacity`` is the most processors seen in use at an instant by
+    jobs not submitted at it, or asked for by one of the first
+    ``max_queue`` queued jobs or by a job submitted at it, so far.
     """
     n = submit.shape[0]
     out = np.full(n, np.nan)

@@ -77,7 +77,7 @@ field                              type     meaning                             
 ``starvation.since``               f8[n]    when the job entered the starvation queue   NaN: never entered
 ``starvation.candidates``          i8[n]    scratch: the main queue of a pass           contents meaningless between calls
 ``starvation.user_mark``           i8[u]    scratch: users counted in this pass         compared with ``stamp[0]``
-``starvation.stamp[0]``            i8       the pass's mark in ``user_mark``            one more at each pass
+``starvation.stamp[0]``            i8       the pass's mark in ``user_mark``            one more per mean-usage count
 ``counters[0].now``                f8       the current instant                         never decreases
 ``counters[0].wakeup``             f8       next instant a pass must run                returned by the last pass
 ``counters[0].next_arrival``       i8       next regular job to arrive                  jobs before it are queued or done

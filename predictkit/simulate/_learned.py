@@ -76,7 +76,12 @@ def fast_path_applies(pipeline):
 
 @njit(cache=True)
 def _virtual_key_before(ka, sa, ia, ea, kb, sb, ib, eb):
-    """Order of completions known ahead: the history order, then engine index."""
+    """Order of completions known ahead: the history order, then engine index.
+
+    Entries equal in the history order (known and submit times, and job ids,
+    missing ones included) are ordered by engine index, as the completions
+    themselves reach the history (the completion heap breaks ties by it).
+    """
     if history_after(kb, sb, ib, ka, sa, ia):
         return True
     if history_after(ka, sa, ia, kb, sb, ib):

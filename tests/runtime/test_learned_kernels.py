@@ -52,7 +52,7 @@ def _tables(draw):
     }
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(table=_tables(), ring=st.integers(1, 6), session=st.sampled_from([0.0, 10.0, 60.0]))
 def test_submission_features_equal_the_reference_job_by_job(table, ring, session):
     t, nh = table, table["n_hist"]
@@ -74,7 +74,7 @@ def test_submission_features_equal_the_reference_job_by_job(table, ring, session
         np.testing.assert_array_equal(got[i], want, err_msg=f"row {i}")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(table=_tables(), data=st.data())
 def test_budgeted_predictions_equal_the_reference_job_by_job(table, data):
     t, nh = table, table["n_hist"]

@@ -50,6 +50,7 @@ def profile_running_max(profile):
             high = F[k]
         out[k] = high
 
+
 @njit(cache=True, inline="always", _nrt=False)
 def _advance(profile, now):
     """Drop the past from the profile (once per instant: later calls are no-ops)."""

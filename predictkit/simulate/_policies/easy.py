@@ -46,10 +46,13 @@ def schedule(s, order, now, settings):
     estimate it was chosen with (``jobs.estimate``), or uses only processors
     the first blocked job leaves spare then (``extra``, which counts every
     started job whose ``estimate_at_start`` passes the shadow time). With
-    ``selective`` estimates a job chosen by its prediction runs on its
+    ``selective`` estimates a job chosen by its prediction is planned at its
     request once started: ``extra`` may then fall below zero, after which
-    only jobs that end by the shadow time are backfilled, and the first
-    blocked job is delayed when such a prediction was too short.
+    only jobs that end by the shadow time are backfilled, and later passes
+    compute a later shadow time from that request and may backfill into the
+    processors the job frees early, so the first blocked job may start later
+    than without ``selective`` even when the prediction was right (and a
+    prediction that was too short delays it directly).
     """
     jobs = s.jobs
     c = s.counters[0]
