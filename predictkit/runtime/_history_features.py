@@ -11,7 +11,7 @@ from .._validation import Interval, ParamsValidatedMixin, check_fitted
 from ._base import OnlineRuntimeEstimator, check_jobs
 from ._kernels import recent_features
 
-__all__ = ["HistoryFeatures"]
+__all__ = ["HistoryFeatures", "submission_columns"]
 
 _SUBMIT_COLUMNS = ("req_time", "procs", "hour", "weekday")
 
@@ -102,12 +102,8 @@ class HistoryFeatures(ParamsValidatedMixin, TransformerMixin, BaseEstimator):
         past[q_order] = recent_features(
             h_code[h_order], hist["known"][h_order], hist["run"][h_order], ratio[h_order],
             q_code[q_order], query["submit_time"][q_order], int(self.n_recent))
-        procs = (requested_width(X) if "req_procs" in X.columns or "n_procs" in X.columns
-                 else np.full(len(X), np.nan))
-        clock = query["submit_time"] + self.unix_start_time_
-        hour = np.floor(np.mod(clock, 86400.0) / 3600.0)
-        weekday = np.mod(np.floor(clock / 86400.0) + 3.0, 7.0)
-        now = np.column_stack([query["req_time"], procs, hour, weekday])
+        now = submission_columns(X, query["submit_time"], query["req_time"],
+                                 self.unix_start_time_)
         return np.hstack([now, past])
 
     def get_feature_names_out(self, input_features=None):
@@ -137,3 +133,18 @@ def _unix_start_time(value):
                             "UnixStartTime); set it to such a number or remove it")
     return float(value)
 
+
+def submission_columns(jobs, submit_time, req_time, unix_start_time):
+    """The first four ``HistoryFeatures`` columns, known from the job alone.
+
+    Its request, requested width (:func:`~predictkit._table.requested_width`;
+    NaN where the table has no width), and the hour of the day and day of the
+    week (0: Monday; 1 January 1970 was a Thursday) of its submission, on the
+    log's clock (``submit_time`` plus ``unix_start_time``, UTC).
+    """
+    procs = (requested_width(jobs) if "req_procs" in jobs.columns or "n_procs" in jobs.columns
+             else np.full(len(jobs), np.nan))
+    clock = submit_time + unix_start_time
+    hour = np.floor(np.mod(clock, 86400.0) / 3600.0)
+    weekday = np.mod(np.floor(clock / 86400.0) + 3.0, 7.0)
+    return np.column_stack([req_time, procs, hour, weekday])

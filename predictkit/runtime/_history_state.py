@@ -20,6 +20,7 @@ import numpy as np
 from numba import njit
 
 from ._base import group_codes
+from ._kernels import write_history_summary
 
 __all__ = ["HistoryState", "history_after"]
 
@@ -112,17 +113,6 @@ def insert_entries(head, size, known, submit, job_id, run, ratio, prev, count, r
 
 
 @njit(cache=True)
-def _emit(out, row, n_recent, t, count, run_sum, ratio_sum, ratio_n, newest_known):
-    """Write the count, means and time since the newest end of a query's entries."""
-    out[row, 2 * n_recent] = count
-    if count > 0:
-        out[row, 2 * n_recent + 1] = run_sum / count
-        out[row, 2 * n_recent + 3] = t - newest_known
-    if ratio_n > 0:
-        out[row, 2 * n_recent + 2] = ratio_sum / ratio_n
-
-
-@njit(cache=True)
 def features_ahead(head, known, submit, job_id, run, ratio, prev, count, run_sum, ratio_sum,
                    ratio_n, scratch, u, t, n_recent, x_known, x_submit, x_id, x_run, x_ratio,
                    out, row):
@@ -156,8 +146,8 @@ def features_ahead(head, known, submit, job_id, run, ratio, prev, count, run_sum
         if p < 0:
             out[row, 2 * n_recent] = 0.0
             return
-        _emit(out, row, n_recent, t, count[p], run_sum[p], ratio_sum[p], ratio_n[p],
-              known[p])
+        write_history_summary(out, row, n_recent, t, count[p], run_sum[p], ratio_sum[p],
+                              ratio_n[p], known[p])
         q = p
         for k in range(n_recent):
             if q < 0:
@@ -200,7 +190,7 @@ def features_ahead(head, known, submit, job_id, run, ratio, prev, count, run_sum
             qn += 1
         merged_run[k] = r
         merged_ratio[k] = q
-    _emit(out, row, n_recent, t, c, rs, qs, qn, newest)
+    write_history_summary(out, row, n_recent, t, c, rs, qs, qn, newest)
     k = 0
     for idx in range(total - 1, -1, -1):
         if k >= n_recent:

@@ -226,6 +226,20 @@ def recent_statistic(h_group, h_known, h_value, q_group, q_time, n_recent, use_m
     return out
 
 
+@njit(cache=True, inline="always")
+def write_history_summary(out, row, n_recent, t, count, run_sum, ratio_sum, ratio_n,
+                          newest_known):
+    """Write the last four ``HistoryFeatures`` columns of query ``row``: the number of its
+    completed jobs, their mean runtime and mean usage ratio (of the ``ratio_n`` ratios
+    known), and the time ``t`` is after the newest one ended; NaN where there is none."""
+    out[row, 2 * n_recent] = count
+    if count > 0:
+        out[row, 2 * n_recent + 1] = run_sum / count
+        out[row, 2 * n_recent + 3] = t - newest_known
+    if ratio_n > 0:
+        out[row, 2 * n_recent + 2] = ratio_sum / ratio_n
+
+
 @njit(cache=True)
 def recent_features(h_group, h_known, h_run, h_ratio, q_group, q_time, n_recent):
     """Per-query history features of the query's group (see ``HistoryFeatures``).
@@ -271,10 +285,7 @@ def recent_features(h_group, h_known, h_run, h_ratio, q_group, q_time, n_recent)
             if i >= start:
                 out[qi, k] = h_run[i]
                 out[qi, n_recent + k] = h_ratio[i]
-        out[qi, 2 * n_recent] = count
-        if count > 0:
-            out[qi, 2 * n_recent + 1] = run_sum / count
-            out[qi, 2 * n_recent + 3] = t - h_known[hi - 1]
-        if ratio_count > 0:
-            out[qi, 2 * n_recent + 2] = ratio_sum / ratio_count
+        newest_known = h_known[hi - 1] if count > 0 else np.nan
+        write_history_summary(out, qi, n_recent, t, count, run_sum, ratio_sum, ratio_count,
+                              newest_known)
     return out

@@ -40,10 +40,9 @@ matrix on its own, as trees and scalers do).
 import numpy as np
 from numba import njit
 
-from .._table import requested_width
 from ..exceptions import SimulationError
 from ..runtime._base import check_jobs
-from ..runtime._history_features import HistoryFeatures
+from ..runtime._history_features import HistoryFeatures, submission_columns
 from ..runtime._history_state import HistoryState, features_ahead, history_after, insert_entry
 from ._engine import ESTIMATE_FINAL, NO_ESTIMATE_YET
 
@@ -281,12 +280,8 @@ class LearnedFeeder:
         self.history = HistoryState(features, columns)
         self.n_recent = self.history.n_recent
         self.columns = columns
-        procs = (requested_width(kept) if "req_procs" in kept.columns or "n_procs" in kept.columns
-                 else np.full(n, np.nan))
-        clock = columns["submit_time"] + features.unix_start_time_
-        hour = np.floor(np.mod(clock, 86400.0) / 3600.0)
-        weekday = np.mod(np.floor(clock / 86400.0) + 3.0, 7.0)
-        self.submission = np.column_stack([columns["req_time"], procs, hour, weekday])
+        self.submission = submission_columns(kept, columns["submit_time"], columns["req_time"],
+                                             features.unix_start_time_)
         self.total = np.bincount(pieces.all_parent, weights=pieces.dur, minlength=n)
         n_users = len(self.history.head)
         self._stamp = np.full(n_users, -1, dtype=np.int64)
