@@ -22,29 +22,29 @@ from numba import njit
 from ._base import group_codes
 from ._kernels import write_history_summary
 
-__all__ = ["HistoryState", "history_after"]
+__all__ = ["HistoryState", "history_order"]
 
 _NO_ENTRY = -1
 """``head`` and ``prev`` value where there is no entry (a user without entries, the oldest)."""
 
 
 @njit(cache=True, inline="always", _nrt=False)
-def history_after(known_a, submit_a, id_a, known_b, submit_b, id_b):
-    """Whether entry ``a`` sorts strictly after entry ``b`` in the history order.
+def history_order(known_a, submit_a, id_a, known_b, submit_b, id_b):
+    """-1, 1 or 0: entry ``a`` sorts before, after or with entry ``b`` in the history order.
 
-    Known time, then submit time, then job id (NaN last, as ``np.lexsort``
-    sorts); entries equal on all three are in neither order, and each
-    caller breaks the tie by the order it added them in.
+    Known time, then submit time (both finite), then job id (NaN last, as
+    ``np.lexsort`` sorts); each caller breaks a tie (0) by the order it
+    added the entries in.
     """
     if known_a != known_b:
-        return known_a > known_b
+        return -1 if known_a < known_b else 1
     if submit_a != submit_b:
-        return submit_a > submit_b
+        return -1 if submit_a < submit_b else 1
     if id_a != id_a:
-        return id_b == id_b
-    if id_b != id_b:
-        return False
-    return id_a > id_b
+        return 0 if id_b != id_b else 1
+    if id_b != id_b or id_a < id_b:
+        return -1
+    return 1 if id_a > id_b else 0
 
 
 @njit(cache=True)
@@ -85,8 +85,8 @@ def insert_entry(head, size, known, submit, job_id, run, ratio, prev, count, run
     ratio[e] = e_ratio
     depth = 0
     p = head[u]
-    while p >= 0 and history_after(known[p], submit[p], job_id[p], known[e], submit[e],
-                                   job_id[e]):
+    while p >= 0 and history_order(known[p], submit[p], job_id[p], known[e], submit[e],
+                                   job_id[e]) > 0:
         stack[depth] = p
         depth += 1
         p = prev[p]
@@ -137,8 +137,8 @@ def features_ahead(head, known, submit, job_id, run, ratio, prev, count, run_sum
     # when the state was last updated): merged with the extra ones
     depth = 0
     if m > 0:
-        while p >= 0 and history_after(known[p], submit[p], job_id[p], x_known[0],
-                                       x_submit[0], x_id[0]):
+        while p >= 0 and history_order(known[p], submit[p], job_id[p], x_known[0],
+                                       x_submit[0], x_id[0]) > 0:
             scratch[depth] = p
             depth += 1
             p = prev[p]
@@ -172,8 +172,8 @@ def features_ahead(head, known, submit, job_id, run, ratio, prev, count, run_sum
         take_state = False
         if i >= 0 and j < m:
             s = scratch[i]
-            take_state = not history_after(known[s], submit[s], job_id[s],
-                                           x_known[j], x_submit[j], x_id[j])
+            take_state = history_order(known[s], submit[s], job_id[s],
+                                       x_known[j], x_submit[j], x_id[j]) <= 0
         elif i >= 0:
             take_state = True
         if take_state:

@@ -43,7 +43,7 @@ from numba import njit
 from ..exceptions import SimulationError
 from ..runtime._base import check_jobs
 from ..runtime._history_features import HistoryFeatures, submission_columns
-from ..runtime._history_state import HistoryState, features_ahead, history_after, insert_entry
+from ..runtime._history_state import HistoryState, features_ahead, history_order, insert_entry
 from ._engine import ESTIMATE_FINAL, NO_ESTIMATE_YET
 
 __all__ = ["LearnedFeeder", "fast_path_applies", "LOOKAHEAD"]
@@ -81,11 +81,8 @@ def _virtual_key_before(ka, sa, ia, ea, kb, sb, ib, eb):
     missing ones included) are ordered by engine index, as the completions
     themselves reach the history (the completion heap breaks ties by it).
     """
-    if history_after(kb, sb, ib, ka, sa, ia):
-        return True
-    if history_after(ka, sa, ia, kb, sb, ib):
-        return False
-    return ea < eb
+    order = history_order(ka, sa, ia, kb, sb, ib)
+    return order < 0 if order != 0 else ea < eb
 
 
 @njit(cache=True)

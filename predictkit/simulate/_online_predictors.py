@@ -89,7 +89,7 @@ from numba import njit
 from ..exceptions import SimulationError
 from ..runtime._base import group_codes
 from .._fenwick import fenwick_add, fenwick_find
-from ..runtime._history_state import history_after
+from ..runtime._history_state import history_order
 from ..runtime._kernels import sorted_insert, sorted_remove
 from ..runtime._recent import RecentAverage, RecentUsageMax
 from ..runtime._requested import RequestedTime
@@ -327,13 +327,9 @@ def _history_before(p, a, b):
 
     Known time, then submit time, then ``job_id``, then completion order.
     """
-    if history_after(p.known[b], p.submit[b], p.job_id[b], p.known[a], p.submit[a],
-                     p.job_id[a]):
-        return True
-    if history_after(p.known[a], p.submit[a], p.job_id[a], p.known[b], p.submit[b],
-                     p.job_id[b]):
-        return False
-    return p.seq[a] < p.seq[b]
+    order = history_order(p.known[a], p.submit[a], p.job_id[a], p.known[b], p.submit[b],
+                          p.job_id[b])
+    return order < 0 if order != 0 else p.seq[a] < p.seq[b]
 
 
 @njit(cache=True, inline="always", _nrt=False)
