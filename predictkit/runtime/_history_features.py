@@ -9,7 +9,7 @@ from .._table import MAX_EXACT, requested_width
 from ..exceptions import JobTableError
 from .._validation import Interval, ParamsValidatedMixin, check_fitted
 from ._base import OnlineRuntimeEstimator, check_jobs
-from ._kernels import recent_features
+from ._kernels import recent_features, user_column_count
 
 __all__ = ["HistoryFeatures", "submission_columns"]
 
@@ -98,7 +98,7 @@ class HistoryFeatures(ParamsValidatedMixin, TransformerMixin, BaseEstimator):
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(request > 0, hist["run"] / request, np.nan)
         h_code, h_order, q_code, q_order = self._sorted_history(hist, query, hist["run"])
-        past = np.empty((len(X), 2 * self.n_recent + 4))
+        past = np.empty((len(X), user_column_count(self.n_recent)))
         past[q_order] = recent_features(
             h_code[h_order], hist["known"][h_order], hist["run"][h_order], ratio[h_order],
             q_code[q_order], query["submit_time"][q_order], int(self.n_recent))

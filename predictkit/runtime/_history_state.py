@@ -2,7 +2,7 @@
 
 A simulation tells a predictor each completed job as it ends and asks it
 about each job as it is submitted. :class:`HistoryState` keeps, per user,
-the history entries in the order ``HistoryFeatures.transform`` sorts them
+the history entries (:class:`HistoryArrays`) in the order ``HistoryFeatures.transform`` sorts them
 (known time, submit time, job id, then insertion order) as a linked list,
 newest first, with running sums stored at each entry. Adding an entry costs
 O(1) when it is the user's newest (always the case for completions, which
@@ -16,13 +16,15 @@ entries are added first (``extra`` entries, e.g. running jobs whose end is
 already known to the simulator); see :func:`features_ahead`.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from ._base import group_codes
-from ._kernels import write_history_summary
+from ._kernels import n_done_column, user_column_count, write_history_summary
 
-__all__ = ["HistoryState", "history_order"]
+__all__ = ["HistoryState", "HistoryArrays", "history_order"]
 
 _NO_ENTRY = -1
 """``head`` and ``prev`` value where there is no entry (a user without entries, the oldest)."""
@@ -47,28 +49,91 @@ def history_order(known_a, submit_a, id_a, known_b, submit_b, id_b):
     return 1 if id_a > id_b else 0
 
 
+class HistoryArrays(NamedTuple):
+    """The users' history entries, as the compiled passes read and write them.
+
+    Entry ``e`` is row ``e`` of every per-entry array; a user's entries form
+    a list from ``head[u]``, newest first, along ``prev``.
+
+    Attributes
+    ----------
+    head : ndarray of int64, one per user
+        The user's newest entry (``_NO_ENTRY``: none yet).
+    size : ndarray of int64, length 1
+        ``size[0]`` entries stored so far.
+    known, submit, job_id : ndarray of float64, per entry
+        Its sort key (:func:`history_order`): when its runtime became known,
+        its submit time and its job id (NaN: none).
+    run, ratio : ndarray of float64, per entry
+        Its runtime, and runtime / request (NaN without a request).
+    prev : ndarray of int64, per entry
+        The user's next older entry (``_NO_ENTRY`` for the oldest).
+    count, run_sum, ratio_sum, ratio_n : ndarray, per entry
+        Sums over the entry and every older one of its user: entries,
+        runtimes, ratios that are not NaN and how many those are (int64
+        counts, float64 sums).
+    stack : ndarray of int64, one per entry
+        Scratch space: the entries a pass walks past.
+    """
+
+    head: np.ndarray
+    size: np.ndarray
+    known: np.ndarray
+    submit: np.ndarray
+    job_id: np.ndarray
+    run: np.ndarray
+    ratio: np.ndarray
+    prev: np.ndarray
+    count: np.ndarray
+    run_sum: np.ndarray
+    ratio_sum: np.ndarray
+    ratio_n: np.ndarray
+    stack: np.ndarray
+
+
+def empty_history(n_users, capacity):
+    """:class:`HistoryArrays` for ``n_users`` users (at least one) and ``capacity`` entries."""
+    def floats():
+        return np.empty(capacity)
+
+    def ints():
+        return np.empty(capacity, dtype=np.int64)
+
+    return HistoryArrays(
+        head=np.full(max(n_users, 1), _NO_ENTRY, dtype=np.int64),
+        size=np.zeros(1, dtype=np.int64), known=floats(), submit=floats(), job_id=floats(),
+        run=floats(), ratio=floats(), prev=ints(), count=ints(), run_sum=floats(),
+        ratio_sum=floats(), ratio_n=ints(), stack=ints())
+
+
 @njit(cache=True)
-def _link_sums(e, p, run, ratio, count, run_sum, ratio_sum, ratio_n):
+def _link_sums(h, e, p):
     """Running sums of entry ``e`` placed right after ``p`` (-1: first)."""
     if p < 0:
-        count[e] = 1
-        run_sum[e] = 0.0 + run[e]
-        ratio_sum[e] = 0.0
-        ratio_n[e] = 0
+        h.count[e] = 1
+        h.run_sum[e] = 0.0 + h.run[e]
+        h.ratio_sum[e] = 0.0
+        h.ratio_n[e] = 0
     else:
-        count[e] = count[p] + 1
-        run_sum[e] = run_sum[p] + run[e]
-        ratio_sum[e] = ratio_sum[p]
-        ratio_n[e] = ratio_n[p]
-    if not np.isnan(ratio[e]):
-        ratio_sum[e] += ratio[e]
-        ratio_n[e] += 1
+        h.count[e] = h.count[p] + 1
+        h.run_sum[e] = h.run_sum[p] + h.run[e]
+        h.ratio_sum[e] = h.ratio_sum[p]
+        h.ratio_n[e] = h.ratio_n[p]
+    if not np.isnan(h.ratio[e]):
+        h.ratio_sum[e] += h.ratio[e]
+        h.ratio_n[e] += 1
+
+
+@njit(cache=True, inline="always")
+def _sorts_after(h, p, e):
+    """Whether stored entry ``p`` sorts after stored entry ``e``."""
+    return history_order(h.known[p], h.submit[p], h.job_id[p], h.known[e], h.submit[e],
+                         h.job_id[e]) > 0
 
 
 @njit(cache=True)
-def insert_entry(head, size, known, submit, job_id, run, ratio, prev, count, run_sum,
-                 ratio_sum, ratio_n, stack, u, e_known, e_submit, e_id, e_run, e_ratio):
-    """Add one entry of user ``u`` (after older entries with the same sort key).
+def insert_entry(h, u, e_known, e_submit, e_id, e_run, e_ratio):
+    """Add one entry of user ``u`` to ``h`` (after older entries with the same sort key).
 
     It walks back from the user's newest entry past those sorting after it,
     is linked there, and the running sums of the entries after it are
@@ -76,58 +141,55 @@ def insert_entry(head, size, known, submit, job_id, run, ratio, prev, count, run
     """
     if u < 0 or not np.isfinite(e_run) or not np.isfinite(e_known):
         return
-    e = size[0]
-    size[0] += 1
-    known[e] = e_known
-    submit[e] = e_submit
-    job_id[e] = e_id
-    run[e] = e_run
-    ratio[e] = e_ratio
+    e = h.size[0]
+    h.size[0] += 1
+    h.known[e] = e_known
+    h.submit[e] = e_submit
+    h.job_id[e] = e_id
+    h.run[e] = e_run
+    h.ratio[e] = e_ratio
     depth = 0
-    p = head[u]
-    while p >= 0 and history_order(known[p], submit[p], job_id[p], known[e], submit[e],
-                                   job_id[e]) > 0:
-        stack[depth] = p
+    p = h.head[u]
+    while p >= 0 and _sorts_after(h, p, e):
+        h.stack[depth] = p
         depth += 1
-        p = prev[p]
-    prev[e] = p
+        p = h.prev[p]
+    h.prev[e] = p
     if depth == 0:
-        head[u] = e
+        h.head[u] = e
     else:
-        prev[stack[depth - 1]] = e
-    _link_sums(e, p, run, ratio, count, run_sum, ratio_sum, ratio_n)
+        h.prev[h.stack[depth - 1]] = e
+    _link_sums(h, e, p)
     before = e
     for k in range(depth - 1, -1, -1):
-        _link_sums(stack[k], before, run, ratio, count, run_sum, ratio_sum, ratio_n)
-        before = stack[k]
+        _link_sums(h, h.stack[k], before)
+        before = h.stack[k]
 
 
 @njit(cache=True)
-def insert_entries(head, size, known, submit, job_id, run, ratio, prev, count, run_sum,
-                   ratio_sum, ratio_n, stack, users, e_known, e_submit, e_id, e_run, e_ratio):
-    """Add entries in the given order (:func:`insert_entry` each)."""
+def insert_entries(h, users, e_known, e_submit, e_id, e_run, e_ratio):
+    """Add entries to ``h`` in the given order (:func:`insert_entry` each)."""
     for i in range(users.shape[0]):
-        insert_entry(head, size, known, submit, job_id, run, ratio, prev, count, run_sum,
-                     ratio_sum, ratio_n, stack, users[i], e_known[i], e_submit[i], e_id[i],
-                     e_run[i], e_ratio[i])
+        insert_entry(h, users[i], e_known[i], e_submit[i], e_id[i], e_run[i], e_ratio[i])
 
 
 @njit(cache=True)
-def features_ahead(head, known, submit, job_id, run, ratio, prev, count, run_sum, ratio_sum,
-                   ratio_n, scratch, u, t, n_recent, x_known, x_submit, x_id, x_run, x_ratio,
-                   out, row):
+def features_ahead(h, u, t, n_recent, x_known, x_submit, x_id, x_run, x_ratio, out, row):
     """Features (``user_*`` columns) of a query of user ``u`` at time ``t``.
 
-    Uses the entries with known time ``<= t`` plus the ``extra`` entries
-    ``x_*`` (sorted by the entry order, all known by ``t``, all of them newer
-    than the entries of the state known by the time of the call and added
-    after them), as ``HistoryFeatures.transform`` would once they are added.
-    Writes ``out[row, :2 * n_recent + 4]``.
+    Uses the entries of ``h`` with known time ``<= t`` plus the ``extra``
+    entries ``x_*`` (sorted by the entry order, all known by ``t``, all of
+    them newer than the entries of the state known by the time of the call
+    and added after them), as ``HistoryFeatures.transform`` would once they
+    are added. Writes ``out[row, :user_column_count(n_recent)]``.
     """
-    for c in range(2 * n_recent + 4):
+    head, known, submit, job_id = h.head, h.known, h.submit, h.job_id
+    run, ratio, prev, count = h.run, h.ratio, h.prev, h.count
+    run_sum, ratio_sum, ratio_n, scratch = h.run_sum, h.ratio_sum, h.ratio_n, h.stack
+    for c in range(user_column_count(n_recent)):
         out[row, c] = np.nan
     if u < 0:
-        out[row, 2 * n_recent] = 0.0
+        out[row, n_done_column(n_recent)] = 0.0
         return
     p = head[u]
     while p >= 0 and known[p] > t:
@@ -144,7 +206,7 @@ def features_ahead(head, known, submit, job_id, run, ratio, prev, count, run_sum
             p = prev[p]
     if depth == 0 and m == 0:
         if p < 0:
-            out[row, 2 * n_recent] = 0.0
+            out[row, n_done_column(n_recent)] = 0.0
             return
         write_history_summary(out, row, n_recent, t, count[p], run_sum[p], ratio_sum[p],
                               ratio_n[p], known[p])
@@ -228,18 +290,9 @@ class HistoryState:
     ----------
     user : ndarray of int64
         User code of each job to come (-1: no user).
-    head : ndarray of int64
-        Each user's newest entry (``_NO_ENTRY``: none yet).
-    size : ndarray of int64
-        ``size[0]`` entries stored so far (entry ``e`` is row ``e`` of each array below).
-    arrays : dict of ndarray
-        One row per entry, the arguments of the kernels in this order:
-        ``known``, ``submit``, ``job_id`` (its sort key), ``run`` and
-        ``ratio`` (runtime and runtime / request, NaN without a request),
-        ``prev`` (the user's next older entry, ``_NO_ENTRY`` for the oldest),
-        and the sums over the entry and every older one of its user:
-        ``count``, ``run_sum``, ``ratio_sum`` and ``ratio_n`` (the ratios
-        that are not NaN).
+    entries : HistoryArrays
+        The users' history entries (one user code per user of the history
+        or of the jobs to come).
     """
 
     def __init__(self, features, jobs):
@@ -248,16 +301,7 @@ class HistoryState:
         h_code, q_code = group_codes([hist, jobs], ("user_id",))
         self.user = q_code.astype(np.int64)
         n_users = int(max(h_code.max(initial=-1), q_code.max(initial=-1))) + 1
-        capacity = len(hist["run"]) + len(q_code) + 1
-        self.head = np.full(max(n_users, 1), _NO_ENTRY, dtype=np.int64)
-        self.size = np.zeros(1, dtype=np.int64)
-        self.arrays = dict(
-            known=np.empty(capacity), submit=np.empty(capacity), job_id=np.empty(capacity),
-            run=np.empty(capacity), ratio=np.empty(capacity),
-            prev=np.empty(capacity, dtype=np.int64), count=np.empty(capacity, dtype=np.int64),
-            run_sum=np.empty(capacity), ratio_sum=np.empty(capacity),
-            ratio_n=np.empty(capacity, dtype=np.int64))
-        self._stack = np.empty(capacity, dtype=np.int64)
+        self.entries = empty_history(n_users, len(hist["run"]) + len(q_code) + 1)
         self.jobs = jobs
         order = np.lexsort((hist["seq"], hist["job_id"], hist["submit_time"], hist["known"]))
         self.insert(h_code[order], hist["known"][order], hist["submit_time"][order],
@@ -266,10 +310,7 @@ class HistoryState:
 
     def insert(self, users, known, submit, job_id, run, ratio):
         """Add entries in order (later ones after earlier ones with the same sort key)."""
-        a = self.arrays
-        insert_entries(self.head, self.size, a["known"], a["submit"], a["job_id"], a["run"],
-                       a["ratio"], a["prev"], a["count"], a["run_sum"], a["ratio_sum"],
-                       a["ratio_n"], self._stack, np.asarray(users, dtype=np.int64),
+        insert_entries(self.entries, np.asarray(users, dtype=np.int64),
                        np.asarray(known, dtype=np.float64), np.asarray(submit, dtype=np.float64),
                        np.asarray(job_id, dtype=np.float64), np.asarray(run, dtype=np.float64),
                        np.asarray(ratio, dtype=np.float64))
@@ -283,13 +324,10 @@ class HistoryState:
 
     def user_features(self, users, times):
         """The ``user_*`` columns for queries ``(users, times)`` (no extra entries)."""
-        a = self.arrays
-        out = np.empty((len(users), 2 * self.n_recent + 4))
+        out = np.empty((len(users), user_column_count(self.n_recent)))
         empty = np.empty(0)
         for row, (u, t) in enumerate(zip(np.asarray(users, dtype=np.int64),
                                          np.asarray(times, dtype=np.float64))):
-            features_ahead(self.head, a["known"], a["submit"], a["job_id"], a["run"],
-                           a["ratio"], a["prev"], a["count"], a["run_sum"], a["ratio_sum"],
-                           a["ratio_n"], self._stack, u, t, self.n_recent, empty, empty,
-                           empty, empty, empty, out, row)
+            features_ahead(self.entries, u, t, self.n_recent, empty, empty, empty, empty,
+                           empty, out, row)
         return out

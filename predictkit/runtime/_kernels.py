@@ -15,7 +15,13 @@ from numba import njit
 from .._fenwick import fenwick_add, fenwick_find
 
 __all__ = ["window_mean", "window_quantile", "recent_statistic", "recent_features",
-           "quantile_sorted"]
+           "quantile_sorted", "linear_quantile_rank", "between", "user_column_count",
+           "n_done_column"]
+
+SUMMARY_COLUMNS = 4
+"""``HistoryFeatures``' user columns after the recent ones, in this order: the
+number of completed jobs, their mean runtime, their mean usage ratio and the
+time since the newest one ended (:func:`write_history_summary`)."""
 
 
 @njit(cache=True)
@@ -30,18 +36,35 @@ def _group_span(h_group, g, start):
     return start, end
 
 
-@njit(cache=True)
-def quantile_sorted(values, n, q):
-    """Quantile ``q`` of the first ``n`` entries of the sorted array ``values``.
+@njit(cache=True, inline="always", _nrt=False)
+def linear_quantile_rank(n, q):
+    """Where quantile ``q`` of ``n`` sorted values ``v`` lies: ``(k, w)``.
 
-    Hyndman & Fan type 7, numpy's ``method="linear"``: with ``h = (n - 1) q``
-    the result is ``v[floor(h)] + (h - floor(h)) (v[floor(h) + 1] - v[floor(h)])``.
+    Hyndman & Fan type 7, numpy's ``method="linear"`` (Tang et al. 2009,
+    section 4.2.1, take a quantile of a key's history): with
+    ``h = (n - 1) q``, ``k = floor(h)`` and ``w = h - k``, the quantile is
+    ``between(v[k], v[k + 1], w)``, or ``v[n - 1]`` itself when
+    ``k >= n - 1`` (``q = 1``).
     """
     h = (n - 1) * q
-    lo = int(np.floor(h))
-    if lo >= n - 1:
+    k = int(np.floor(h))
+    return k, h - k
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def between(low, high, w):
+    """``low + w (high - low)``: the type 7 quantile between two order statistics."""
+    return low + w * (high - low)
+
+
+@njit(cache=True)
+def quantile_sorted(values, n, q):
+    """Quantile ``q`` of the first ``n`` entries of the sorted array ``values``
+    (:func:`linear_quantile_rank`)."""
+    k, w = linear_quantile_rank(n, q)
+    if k >= n - 1:
         return values[n - 1]
-    return values[lo] + (h - lo) * (values[lo + 1] - values[lo])
+    return between(values[k], values[k + 1], w)
 
 
 @njit(cache=True)
@@ -174,14 +197,13 @@ def window_quantile(h_group, h_known, h_rank, h_sorted, q_group, q_time,
                 lo += 1
         n = hi - lo
         if n >= min_jobs and n > 0:
-            h = (n - 1) * quantile
-            k = int(np.floor(h))
+            k, w = linear_quantile_rank(n, quantile)
             low = h_sorted[start + fenwick_find(tree, start, m, k)]
             if k >= n - 1:
                 out[qi] = low
             else:
                 high = h_sorted[start + fenwick_find(tree, start, m, k + 1)]
-                out[qi] = low + (h - k) * (high - low)
+                out[qi] = between(low, high, w)
     return out
 
 
@@ -226,18 +248,36 @@ def recent_statistic(h_group, h_known, h_value, q_group, q_time, n_recent, use_m
     return out
 
 
+@njit(cache=True, inline="always", _nrt=False)
+def user_column_count(n_recent):
+    """How many ``user_*`` columns ``HistoryFeatures`` makes of a user's history.
+
+    Column ``k < n_recent`` is the ``k``-th newest runtime, ``n_recent + k``
+    its usage ratio, then the ``SUMMARY_COLUMNS`` from
+    :func:`n_done_column` on.
+    """
+    return 2 * n_recent + SUMMARY_COLUMNS
+
+
+@njit(cache=True, inline="always", _nrt=False)
+def n_done_column(n_recent):
+    """Column of ``user_n_done``, the first of the summary columns (0 without history)."""
+    return 2 * n_recent
+
+
 @njit(cache=True, inline="always")
 def write_history_summary(out, row, n_recent, t, count, run_sum, ratio_sum, ratio_n,
                           newest_known):
-    """Write the last four ``HistoryFeatures`` columns of query ``row``: the number of its
-    completed jobs, their mean runtime and mean usage ratio (of the ``ratio_n`` ratios
-    known), and the time ``t`` is after the newest one ended; NaN where there is none."""
-    out[row, 2 * n_recent] = count
+    """Write the ``SUMMARY_COLUMNS`` of query ``row``: the number of its completed jobs,
+    their mean runtime and mean usage ratio (of the ``ratio_n`` ratios known), and the
+    time ``t`` is after the newest one ended; NaN where there is none."""
+    c = n_done_column(n_recent)
+    out[row, c] = count
     if count > 0:
-        out[row, 2 * n_recent + 1] = run_sum / count
-        out[row, 2 * n_recent + 3] = t - newest_known
+        out[row, c + 1] = run_sum / count
+        out[row, c + 3] = t - newest_known
     if ratio_n > 0:
-        out[row, 2 * n_recent + 2] = ratio_sum / ratio_n
+        out[row, c + 2] = ratio_sum / ratio_n
 
 
 @njit(cache=True)
@@ -251,8 +291,7 @@ def recent_features(h_group, h_known, h_run, h_ratio, q_group, q_time, n_recent)
     are ``NaN`` (count is 0 without history).
     """
     nq = q_group.shape[0]
-    n_cols = 2 * n_recent + 4
-    out = np.full((nq, n_cols), np.nan)
+    out = np.full((nq, user_column_count(n_recent)), np.nan)
     current = -2
     start = 0
     end = 0
@@ -263,7 +302,7 @@ def recent_features(h_group, h_known, h_run, h_ratio, q_group, q_time, n_recent)
     for qi in range(nq):
         g = q_group[qi]
         if g < 0:
-            out[qi, 2 * n_recent] = 0.0
+            out[qi, n_done_column(n_recent)] = 0.0
             continue
         if g != current:
             current = g

@@ -37,6 +37,8 @@ path's prediction (bit for bit when the later steps treat each row of a
 matrix on its own, as trees and scalers do).
 """
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -44,6 +46,7 @@ from ..exceptions import SimulationError
 from ..runtime._base import check_jobs
 from ..runtime._history_features import HistoryFeatures, submission_columns
 from ..runtime._history_state import HistoryState, features_ahead, history_order, insert_entry
+from ..runtime._kernels import user_column_count
 from ._engine import ESTIMATE_FINAL, NO_ESTIMATE_YET
 
 __all__ = ["LearnedFeeder", "fast_path_applies", "LOOKAHEAD"]
@@ -85,40 +88,130 @@ def _virtual_key_before(ka, sa, ia, ea, kb, sb, ib, eb):
     return order < 0 if order != 0 else ea < eb
 
 
+class FeederJobs(NamedTuple):
+    """The jobs to come as the compiled passes read them (row ``j``: job ``j``).
+
+    Attributes
+    ----------
+    user : ndarray of int64
+        Its user code in the history state (-1: no user).
+    submit, job_id, request : ndarray of float64
+        Its submit time, job id (NaN: none) and requested time (0 or NaN: none).
+    total : ndarray of float64
+        Its runtime: the sum of its pieces' durations.
+    """
+
+    user: np.ndarray
+    submit: np.ndarray
+    job_id: np.ndarray
+    request: np.ndarray
+    total: np.ndarray
+
+
+class EngineEntries(NamedTuple):
+    """The engine's entries (a job, or one piece of a job the log split), row ``e``.
+
+    Attributes
+    ----------
+    parent : ndarray of int64
+        The job it is (a piece of).
+    start, duration, end : ndarray of float64
+        Its start (once started), duration and end (once ended) in the simulation.
+    successor : ndarray of int64
+        Its job's next piece (-1: it is the last).
+    """
+
+    parent: np.ndarray
+    start: np.ndarray
+    duration: np.ndarray
+    end: np.ndarray
+    successor: np.ndarray
+
+
+class UserBounds(NamedTuple):
+    """Per-user scratch of :func:`plan_window`; a user's values hold only while
+    ``stamp[u]`` is the current stop's number.
+
+    Attributes
+    ----------
+    stamp : ndarray of int64
+        The stop at which the user's values were last reset.
+    queued_min : ndarray of float64
+        Shortest duration of the user's entries waiting or not yet released.
+    before_instant : ndarray of float64
+        Earliest end of the user's window jobs submitted before the current
+        submit instant (each at its submit time plus duration, the earliest
+        it could end).
+    at_instant : ndarray of float64
+        The same for the window jobs submitted at the current instant.
+    instant : ndarray of float64
+        The current instant: the submit time of the user's latest window job.
+    """
+
+    stamp: np.ndarray
+    queued_min: np.ndarray
+    before_instant: np.ndarray
+    at_instant: np.ndarray
+    instant: np.ndarray
+
+
+class Predictions(NamedTuple):
+    """What the feeder predicted for each job (row ``j``: job ``j``).
+
+    Attributes
+    ----------
+    features : ndarray of float64, shape (n_jobs, user columns)
+        The ``user_*`` columns its last prediction was made from.
+    value : ndarray of float64
+        Its last prediction (NaN: none yet).
+    has_value : ndarray of bool
+        Whether it has a prediction.
+    settled : ndarray of bool
+        Its prediction is final and handed to the engine for good.
+    """
+
+    features: np.ndarray
+    value: np.ndarray
+    has_value: np.ndarray
+    settled: np.ndarray
+
+
 @njit(cache=True)
-def plan_window(head, known, submit, job_id, run, ratio, prev, count, run_sum, ratio_sum,
-                ratio_n, scratch, n_recent, user, j_submit, j_id, j_req, total, parent,
-                e_start, e_duration, e_successor, running, queued, pending, now, first, last,
-                stamp, stop_id, queued_min, lb_before, lb_at, last_instant, settled,
-                cache, has_value, rows, final, changed):
+def plan_window(h, n_recent, jobs, entries, running, queued, pending, now, first, last,
+                bounds, stop_id, memory, rows, final, changed):
     """Features of jobs ``first..last-1`` at their submission, as known at ``now``.
 
-    Writes ``rows`` (user columns), ``final`` (nothing can change them) and
-    ``changed`` (they differ from ``cache`` or there is no prediction yet).
-    Jobs already ``settled`` are skipped (``final`` True, ``changed`` False).
-    Returns how many jobs submitted at ``now`` changed.
+    ``h`` is the users' history, ``running``, ``queued`` and ``pending`` the
+    engine entries running, waiting and not yet released. Writes ``rows``
+    (user columns), ``final`` (nothing can change them) and ``changed``
+    (they differ from ``memory.features`` or there is no prediction yet).
+    Jobs already ``memory.settled`` are skipped (``final`` True, ``changed``
+    False). Returns how many jobs submitted at ``now`` changed.
     """
+    user, parent, duration = jobs.user, entries.parent, entries.duration
+    queued_min, before, at, instant = (bounds.queued_min, bounds.before_instant,
+                                       bounds.at_instant, bounds.instant)
     n_window = last - first
     for k in range(n_window):
         u = user[first + k]
-        if u >= 0 and stamp[u] != stop_id:
-            stamp[u] = stop_id
+        if u >= 0 and bounds.stamp[u] != stop_id:
+            bounds.stamp[u] = stop_id
             queued_min[u] = np.inf
-            lb_before[u] = np.inf
-            lb_at[u] = np.inf
-            last_instant[u] = -np.inf
+            before[u] = np.inf
+            at[u] = np.inf
+            instant[u] = -np.inf
     for source in (queued, pending):
         for i in range(source.shape[0]):
             e = source[i]
             u = user[parent[e]]
-            if u >= 0 and stamp[u] == stop_id and e_duration[e] < queued_min[u]:
-                queued_min[u] = e_duration[e]
+            if u >= 0 and bounds.stamp[u] == stop_id and duration[e] < queued_min[u]:
+                queued_min[u] = duration[e]
     n_run = 0
     r_job = np.empty(running.shape[0], dtype=np.int64)
     for i in range(running.shape[0]):
         e = running[i]
         u = user[parent[e]]
-        if u >= 0 and stamp[u] == stop_id:
+        if u >= 0 and bounds.stamp[u] == stop_id:
             r_job[n_run] = e
             n_run += 1
     x_known = np.empty(n_run)
@@ -131,41 +224,41 @@ def plan_window(head, known, submit, job_id, run, ratio, prev, count, run_sum, r
     for k in range(n_window):
         j = first + k
         u = user[j]
-        s = j_submit[j]
+        s = jobs.submit[j]
         if u >= 0:
-            if s > last_instant[u]:
-                if lb_at[u] < lb_before[u]:
-                    lb_before[u] = lb_at[u]
-                lb_at[u] = np.inf
-                last_instant[u] = s
-            ahead = s + e_duration[j]
-            if ahead < lb_at[u]:
-                lb_at[u] = ahead
-        if settled[j]:
+            if s > instant[u]:
+                if at[u] < before[u]:
+                    before[u] = at[u]
+                at[u] = np.inf
+                instant[u] = s
+            ahead = s + duration[j]
+            if ahead < at[u]:
+                at[u] = ahead
+        if memory.settled[j]:
             final[k] = True
             changed[k] = False
             continue
         is_final = True
         m = 0
         if u >= 0 and s > now:
-            if now + queued_min[u] <= s or lb_before[u] <= s:
+            if now + queued_min[u] <= s or before[u] <= s:
                 is_final = False
             for i in range(n_run):
                 e = r_job[i]
                 p = parent[e]
                 if user[p] != u:
                     continue
-                end = e_start[e] + e_duration[e]
+                end = entries.start[e] + duration[e]
                 if end > s:
                     continue
-                if e_successor[e] >= 0:
+                if entries.successor[e] >= 0:
                     is_final = False  # its job ends after later pieces, at an unknown time
                     continue
                 # insert in order (few entries)
-                req = j_req[p]
-                q = total[p] / req if req > 0 else np.nan
+                req = jobs.request[p]
+                q = jobs.total[p] / req if req > 0 else np.nan
                 pos = m
-                while pos > 0 and _virtual_key_before(end, j_submit[p], j_id[p], e,
+                while pos > 0 and _virtual_key_before(end, jobs.submit[p], jobs.job_id[p], e,
                                                       x_known[pos - 1], x_submit[pos - 1],
                                                       x_id[pos - 1], x_engine[pos - 1]):
                     x_known[pos] = x_known[pos - 1]
@@ -176,21 +269,20 @@ def plan_window(head, known, submit, job_id, run, ratio, prev, count, run_sum, r
                     x_engine[pos] = x_engine[pos - 1]
                     pos -= 1
                 x_known[pos] = end
-                x_submit[pos] = j_submit[p]
-                x_id[pos] = j_id[p]
-                x_run[pos] = total[p]
+                x_submit[pos] = jobs.submit[p]
+                x_id[pos] = jobs.job_id[p]
+                x_run[pos] = jobs.total[p]
                 x_ratio[pos] = q
                 x_engine[pos] = e
                 m += 1
-        features_ahead(head, known, submit, job_id, run, ratio, prev, count, run_sum,
-                       ratio_sum, ratio_n, scratch, u, s, n_recent, x_known[:m], x_submit[:m],
-                       x_id[:m], x_run[:m], x_ratio[:m], rows, k)
+        features_ahead(h, u, s, n_recent, x_known[:m], x_submit[:m], x_id[:m], x_run[:m],
+                       x_ratio[:m], rows, k)
         final[k] = is_final
-        same = has_value[j]
+        same = memory.has_value[j]
         if same:
             for c in range(rows.shape[1]):
                 a = rows[k, c]
-                b = cache[j, c]
+                b = memory.features[j, c]
                 if a != b and not (a != a and b != b):
                     same = False
                     break
@@ -201,25 +293,21 @@ def plan_window(head, known, submit, job_id, run, ratio, prev, count, run_sum, r
 
 
 @njit(cache=True)
-def feed_completed(head, size, known, submit, job_id, run, ratio, prev, count, run_sum,
-                   ratio_sum, ratio_n, stack, user, j_submit, j_id, j_req, total, parent,
-                   e_end, e_successor, done):
-    """Add the jobs of ``done`` (engine indices, completion order) whose last piece ended."""
+def feed_completed(h, jobs, entries, done):
+    """Add to ``h`` the jobs of ``done`` (engine entries, completion order) whose last piece ended."""
     for i in range(done.shape[0]):
         e = done[i]
-        if e_successor[e] >= 0:
+        if entries.successor[e] >= 0:
             continue
-        p = parent[e]
-        req = j_req[p]
-        q = total[p] / req if req > 0 else np.nan
-        insert_entry(head, size, known, submit, job_id, run, ratio, prev, count, run_sum,
-                     ratio_sum, ratio_n, stack, user[p], e_end[e], j_submit[p], j_id[p],
-                     total[p], q)
+        p = entries.parent[e]
+        req = jobs.request[p]
+        q = jobs.total[p] / req if req > 0 else np.nan
+        insert_entry(h, jobs.user[p], entries.end[e], jobs.submit[p], jobs.job_id[p],
+                     jobs.total[p], q)
 
 
 @njit(cache=True)
-def finish_window(j_submit, first, n_window, final, changed, value, settled, n_done,
-                  history, values):
+def finish_window(submit, first, n_window, final, changed, memory, n_done, history, values):
     """``estimate_history`` codes and estimates of the window; mark final jobs settled.
 
     The engine checks the first job of an instant for all of them, so an
@@ -229,7 +317,7 @@ def finish_window(j_submit, first, n_window, final, changed, value, settled, n_d
     start = 0
     while start < n_window:
         end = start + 1
-        while end < n_window and j_submit[first + end] == j_submit[first + start]:
+        while end < n_window and submit[first + end] == submit[first + start]:
             end += 1
         level = 2
         for k in range(start, end):
@@ -243,8 +331,8 @@ def finish_window(j_submit, first, n_window, final, changed, value, settled, n_d
                 history[k] = n_done
             else:
                 history[k] = ESTIMATE_FINAL
-                settled[first + k] = True
-            values[k] = 1.0 if changed[k] else value[first + k]
+                memory.settled[first + k] = True
+            values[k] = 1.0 if changed[k] else memory.value[first + k]
         start = end
 
 
@@ -268,7 +356,6 @@ class LearnedFeeder:
             else pipeline[1:]
         self.name = type(pipeline).__name__
         self.state = state
-        self.pieces = pieces
         self.n = n = len(kept)
         columns = check_jobs(kept, features._required_columns(), name="jobs",
                              owner="HistoryFeatures")
@@ -276,18 +363,20 @@ class LearnedFeeder:
                              if "job_id" in kept.columns else np.full(n, np.nan))
         self.history = HistoryState(features, columns)
         self.n_recent = self.history.n_recent
-        self.columns = columns
         self.submission = submission_columns(kept, columns["submit_time"], columns["req_time"],
                                              features.unix_start_time_)
-        self.total = np.bincount(pieces.all_parent, weights=pieces.dur, minlength=n)
-        n_users = len(self.history.head)
-        self._stamp = np.full(n_users, -1, dtype=np.int64)
-        self._user_scratch = [np.empty(n_users) for _ in range(4)]
-        width = 2 * self.n_recent + 4
-        self.cache = np.empty((n, width))
-        self.value = np.full(n, np.nan)
-        self.has_value = np.zeros(n, dtype=np.bool_)
-        self.settled = np.zeros(n, dtype=np.bool_)
+        self.jobs = FeederJobs(
+            user=self.history.user, submit=columns["submit_time"], job_id=columns["job_id"],
+            request=columns["req_time"],
+            total=np.bincount(pieces.all_parent, weights=pieces.dur, minlength=n))
+        self._parent = np.ascontiguousarray(pieces.all_parent, dtype=np.int64)
+        n_users = len(self.history.entries.head)
+        self._bounds = UserBounds(np.full(n_users, -1, dtype=np.int64),
+                                  *(np.empty(n_users) for _ in range(4)))
+        width = user_column_count(self.n_recent)
+        self.memory = Predictions(features=np.empty((n, width)), value=np.full(n, np.nan),
+                                  has_value=np.zeros(n, dtype=np.bool_),
+                                  settled=np.zeros(n, dtype=np.bool_))
         self._rows = np.empty((0, width))
         self._final = self._changed = self._history = self._values = np.empty(0)
         self.fed = 0
@@ -300,18 +389,15 @@ class LearnedFeeder:
         counters = s.counters[0]
         now = float(counters["now"])
         ndone = int(counters["n_done"])
-        a = self.history.arrays
-        state_arrays = (self.history.head, self.history.size, a["known"], a["submit"],
-                        a["job_id"], a["run"], a["ratio"], a["prev"], a["count"], a["run_sum"],
-                        a["ratio_sum"], a["ratio_n"], self.history._stack)
+        h = self.history.entries
+        entries = EngineEntries(parent=self._parent, start=s.jobs.start,
+                                duration=s.jobs.duration, end=s.jobs.end,
+                                successor=s.jobs.successor)
         if ndone > self.fed:
-            feed_completed(*state_arrays, self.history.user, self.columns["submit_time"],
-                           self.columns["job_id"], self.columns["req_time"], self.total,
-                           self.pieces.all_parent, s.jobs.end, s.jobs.successor,
-                           s.completed[self.fed:ndone])
+            feed_completed(h, self.jobs, entries, s.completed[self.fed:ndone])
             self.fed = ndone
         first = int(counters["next_arrival"])
-        submit = self.columns["submit_time"]
+        submit = self.jobs.submit
         last = min(first + LOOKAHEAD, self.n)
         if last < self.n and submit[last] == submit[last - 1]:  # never split an instant
             last = int(np.searchsorted(submit, submit[last - 1], side="right"))
@@ -326,22 +412,17 @@ class LearnedFeeder:
         rows, final, changed = self._rows[:n_window], self._final[:n_window], \
             self._changed[:n_window]
         self.stops += 1
-        q_min, lb_before, lb_at, last_instant = self._user_scratch
         n_now = plan_window(
-            *state_arrays[:1], *state_arrays[2:], self.n_recent, self.history.user, submit,
-            self.columns["job_id"], self.columns["req_time"], self.total, self.pieces.all_parent,
-            s.jobs.start, s.jobs.duration, s.jobs.successor,
-            s.running.jobs[:int(s.running.length[0])], s.queue.jobs[:int(s.queue.length[0])],
-            s.pending[:int(counters["n_pending"])], now, first, last, self._stamp, self.stops,
-            q_min, lb_before, lb_at, last_instant, self.settled, self.cache, self.has_value,
-            rows, final, changed)
+            h, self.n_recent, self.jobs, entries, s.running.jobs[:int(s.running.length[0])],
+            s.queue.jobs[:int(s.queue.length[0])], s.pending[:int(counters["n_pending"])], now,
+            first, last, self._bounds, self.stops, self.memory, rows, final, changed)
         if n_now:
             ask = np.flatnonzero(changed)
             self._predict(ask + first, rows[ask])
             changed[:] = False
         history, values = self._history[:n_window], self._values[:n_window]
-        finish_window(submit, first, n_window, final, changed, self.value, self.settled, ndone,
-                      history, values)
+        finish_window(submit, first, n_window, final, changed, self.memory, ndone, history,
+                      values)
         return np.arange(first, last), values.copy(), history.copy()
 
     def _predict(self, index, user_rows):
@@ -356,6 +437,6 @@ class LearnedFeeder:
         values = np.where(np.isfinite(values), values, request)
         if not np.isfinite(values).all():
             raise SimulationError(f"{self.name} gave no estimate for a job without a request")
-        self.value[index] = values
-        self.cache[index] = user_rows
-        self.has_value[index] = True
+        self.memory.value[index] = values
+        self.memory.features[index] = user_rows
+        self.memory.has_value[index] = True

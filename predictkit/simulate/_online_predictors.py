@@ -90,7 +90,7 @@ from ..exceptions import SimulationError
 from ..runtime._base import group_codes
 from .._fenwick import fenwick_add, fenwick_find
 from ..runtime._history_state import history_order
-from ..runtime._kernels import sorted_insert, sorted_remove
+from ..runtime._kernels import between, linear_quantile_rank, sorted_insert, sorted_remove
 from ..runtime._recent import RecentAverage, RecentUsageMax
 from ..runtime._requested import RequestedTime
 from ..runtime._walltime_adjuster import WalltimeAdjuster
@@ -420,7 +420,7 @@ def _window_statistic(p, g, t):
 
     Drops from the window, for good, the entries known before ``t - window``
     (queries come in nondecreasing ``t``). Combines the two order statistics
-    exactly as :func:`predictkit.runtime._kernels.window_quantile` and sums
+    as :func:`predictkit.runtime._kernels.window_quantile` does (type 7) and sums
     the mean in ascending order as :func:`~predictkit.runtime._kernels.window_mean`.
     """
     config = p.config[0]
@@ -442,13 +442,11 @@ def _window_statistic(p, g, t):
         for i in range(n):
             total += p.window_sorted[base + i]
         return total / n
-    h = (n - 1) * config.quantile
-    k = int(np.floor(h))
+    k, w = linear_quantile_rank(n, config.quantile)
     low = p.sorted_values[base + _kth(p, g, k)]
     if k >= n - 1:
         return low
-    high = p.sorted_values[base + _kth(p, g, k + 1)]
-    return low + (h - k) * (high - low)
+    return between(low, p.sorted_values[base + _kth(p, g, k + 1)], w)
 
 
 @njit(cache=True, _nrt=False)

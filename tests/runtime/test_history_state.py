@@ -94,9 +94,6 @@ def test_features_ahead_equal_features_after_adding_the_entries(case, n_recent, 
                             columns["submit_time"][mine], end[mine]))]
     ratio = usage_ratio(y[mine], columns["req_time"][mine])
     out = np.empty((1, 2 * n_recent + 4))
-    a = ahead.arrays
-    features_ahead(ahead.head, a["known"], a["submit"], a["job_id"], a["run"], a["ratio"],
-                   a["prev"], a["count"], a["run_sum"], a["ratio_sum"], a["ratio_n"],
-                   ahead._stack, u, t, n_recent, end[mine], columns["submit_time"][mine],
+    features_ahead(ahead.entries, u, t, n_recent, end[mine], columns["submit_time"][mine],
                    columns["job_id"][mine], y[mine], ratio, out, 0)
     np.testing.assert_array_equal(out[0], after.user_features([u], [t])[0])
