@@ -40,6 +40,7 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from benchmarks._common import BUILD, provenance, read_json, trace_file, write_json
+from predictkit._reference_path import reference_path
 from predictkit.io import read_swf
 from predictkit.jobs import clean_jobs
 from predictkit.runtime import LearnedRuntime
@@ -66,8 +67,8 @@ def timed(func):
 
 def simulated(jobs, *, incremental):
     est = _Driven()
-    est._incremental = incremental
-    (result, wall, cpu) = timed(lambda: simulate(jobs, policy="easy", estimates=est))
+    with reference_path(not incremental):
+        (result, wall, cpu) = timed(lambda: simulate(jobs, policy="easy", estimates=est))
     return result, wall, cpu, _Driven.last
 
 

@@ -31,6 +31,7 @@ from sklearn.pipeline import make_pipeline
 from threadpoolctl import threadpool_limits
 
 from benchmarks._common import BUILD, provenance, trace_file, write_json
+from predictkit._reference_path import reference_path
 from predictkit.io import read_swf
 from predictkit.jobs import clean_jobs
 from predictkit.runtime import HistoryFeatures
@@ -83,11 +84,8 @@ def run(trace, *, train_days, max_iter, reference_jobs, max_jobs):
             prefix.attrs = dict(test.attrs)
             fast, fast_wall, fast_cpu = timed(lambda: simulate(prefix, estimates=pipeline))
             prefix_calls = _CountingFeeder.last.n_calls
-            _learned.FORCE_REFERENCE = True
-            try:
+            with reference_path():
                 slow, ref_wall, ref_cpu = timed(lambda: simulate(prefix, estimates=pipeline))
-            finally:
-                _learned.FORCE_REFERENCE = False
     finally:
         _learned.LearnedFeeder = original
     n = len(test)

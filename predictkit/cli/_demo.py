@@ -1,7 +1,6 @@
 """``predictkit demo``: the whole toolkit on a built-in synthetic workload (or a log) in a minute."""
 
 import contextlib
-import sys
 import time
 
 import pandas as pd
@@ -18,7 +17,7 @@ from ._logs import add_log_argument, read_done, read_trace_arg, refuse_log_optio
 from ._machine import with_machine_size
 from ._output import result_stream
 from ._parser import DeprecatedAlias, add_command, add_quiet_option
-from ._progress import Progress
+from ._progress import Progress, print_warning
 from ._tables import format_table
 from ._info import _value
 
@@ -81,8 +80,7 @@ def _check_args(args):
     """Refuse bad values before any work, each naming its flag; return the job limit."""
     max_jobs = args.max_jobs
     if args.trace and args.jobs is not None:
-        print("predictkit demo: warning: --jobs with --trace is deprecated; use --max-jobs",
-              file=sys.stderr)
+        print_warning("predictkit demo", "--jobs with --trace is deprecated; use --max-jobs")
         max_jobs = args.jobs if max_jobs is None else max_jobs
     jobs = 5000 if args.jobs is None else args.jobs
     if max_jobs is None:

@@ -2,7 +2,8 @@
 every command shares (``-o/--output``, ``--format``, ``--quiet``, deprecated spellings)."""
 
 import argparse
-import sys
+
+from ._progress import print_warning
 
 __all__ = ["ArgumentParser", "HelpFormatter", "add_command", "DeprecatedAlias",
            "add_output_options", "add_quiet_option"]
@@ -55,8 +56,7 @@ class DeprecatedAlias(argparse.Action):
         super().__init__(option_strings, dest, **kwargs)
 
     def __call__(self, parser, namespace, values, option_string=None):
-        print(f"{parser.prog}: warning: {option_string} is deprecated; use {self.new}",
-              file=sys.stderr)
+        print_warning(parser.prog, f"{option_string} is deprecated; use {self.new}")
         setattr(namespace, self.dest, values)
 
 

@@ -8,7 +8,7 @@ import time
 from .._compile_clock import compile_seconds
 from .._format import format_given
 
-__all__ = ["Progress", "one_line_warning"]
+__all__ = ["Progress", "one_line_warning", "print_warning"]
 
 
 class Progress:
@@ -52,7 +52,7 @@ class Progress:
         if self.pending is not None and not self.quiet:
             pending, self.pending = self.pending, None
             self.say(pending)
-        print(f"predictkit {self.command}: warning: {text}", file=sys.stderr, flush=True)
+        print_warning(f"predictkit {self.command}", text)
 
     def left_out(self, what):
         """Warn that jobs of the user's log were left out, ``what`` saying which and why:
@@ -112,5 +112,11 @@ def one_line_warning(command, *, once=False):
         if once and text in said:
             return
         said.add(text)
-        print(f"predictkit {command}: warning: {text}", file=sys.stderr, flush=True)
+        print_warning(f"predictkit {command}", text)
     return show
+
+
+def print_warning(prog, text):
+    """Print ``PROG: warning: text`` on standard error: the one form of every warning of
+    the command line (``prog`` is ``predictkit CMD``)."""
+    print(f"{prog}: warning: {text}", file=sys.stderr, flush=True)

@@ -8,6 +8,7 @@ import numpy as np
 from sklearn.base import clone
 from threadpoolctl import threadpool_limits
 
+from .._reference_path import compiled_paths_on
 from .._table import requested_width
 from .._validation import HasMethods, Interval, invalid_parameter
 from ._base import OnlineRuntimeEstimator, check_jobs, group_codes
@@ -141,10 +142,6 @@ class LearnedRuntime(OnlineRuntimeEstimator):
     True
     """
 
-    _incremental = True
-    """Whether ``start``/``observe``/``predict_for`` keep the passes' state between calls
-    (False: every ``predict_for`` runs the passes over the whole history, the reference)."""
-
     _parameter_constraints = {
         "max_bad_share": [Interval(Real, 0.0, 1.0, closed="neither")],
         "bad_threshold": [Interval(Real, 0.0, None, closed="left")],
@@ -221,12 +218,14 @@ class LearnedRuntime(OnlineRuntimeEstimator):
                           "known": np.empty(0), "run": np.empty(0)})
         # the passes kept running between calls (_learned_online); a history fitted
         # before is only served by the passes over the whole history
+        # (outside reference_path(); within it every predict_for reruns them: the reference)
+        incremental = compiled_paths_on()
         self._online = LearnedOnlineState(self, arrays, _ONLINE_CONSTANTS) \
-            if self._incremental and self.n_history_ == 0 else None
+            if incremental and self.n_history_ == 0 else None
         # why the passes over the whole history serve the calls (None: they do not)
         self._online_stopped = None if self._online is not None else (
-            "a history fitted before start" if self._incremental else "not incremental")
-        if self._incremental and self._online is None:
+            "a history fitted before start" if incremental else "not incremental")
+        if incremental and self._online is None:
             warnings.warn(
                 f"{type(self).__name__} was fitted before start ({self.n_history_:,} jobs): "
                 "each prediction runs the passes over the whole history again, hundreds of "

@@ -48,15 +48,13 @@ from ..runtime._history_features import HistoryFeatures, submission_columns
 from ..runtime._history_state import HistoryState, features_ahead, history_order, insert_entry
 from ..runtime._kernels import user_column_count
 from ._engine import ESTIMATE_FINAL, NO_ESTIMATE_YET
+from .._reference_path import compiled_paths_on
 
 __all__ = ["LearnedFeeder", "fast_path_applies", "LOOKAHEAD"]
 
 LOOKAHEAD = 32
 """Submissions whose features are computed at each stop (more: fewer
 regressor calls, more rows per call)."""
-
-FORCE_REFERENCE = False
-"""Drive every pipeline through the reference path (tests compare both)."""
 
 
 def fast_path_applies(pipeline):
@@ -65,7 +63,7 @@ def fast_path_applies(pipeline):
     It does for a plain ``HistoryFeatures`` first step (not a subclass, with
     array output: later steps see the same matrix).
     """
-    if FORCE_REFERENCE:
+    if not compiled_paths_on():
         return False
     from sklearn import get_config
 

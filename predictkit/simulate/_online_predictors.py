@@ -80,7 +80,6 @@ field                      type     meaning                                     
 =========================  =======  ===============================================  ===============================================
 """
 
-import contextlib
 from typing import NamedTuple
 
 import numpy as np
@@ -94,10 +93,11 @@ from ..runtime._kernels import between, linear_quantile_rank, sorted_insert, sor
 from ..runtime._recent import RecentAverage, RecentUsageMax
 from ..runtime._requested import RequestedTime
 from ..runtime._walltime_adjuster import WalltimeAdjuster
+from .._reference_path import compiled_paths_on
 
 __all__ = ["PredictorState", "empty_state", "compiled_kind", "build_state",
            "static_predictions", "no_estimate_error", "observe_completion", "estimate_arrivals",
-           "reference_path", "KIND_NONE", "KIND_QUANTILE", "KIND_MEAN",
+           "KIND_NONE", "KIND_QUANTILE", "KIND_MEAN",
            "KIND_RECENT_MAX", "KIND_RECENT_MEAN", "KIND_STATIC"]
 
 KIND_NONE, KIND_QUANTILE, KIND_MEAN, KIND_RECENT_MAX, KIND_RECENT_MEAN = 0, 1, 2, 3, 4
@@ -111,23 +111,6 @@ CONFIG = np.dtype([
     ("n_seen", np.int64), ("failed", np.int64),
 ], align=True)
 """Parameters and tallies of the compiled predictor: one record, ``config[0]``."""
-
-_USE_COMPILED = [True]
-
-
-@contextlib.contextmanager
-def reference_path():
-    """Within this block, every predictor is driven from Python (the reference path).
-
-    For tests comparing the compiled predictors with the reference.
-    """
-    before = _USE_COMPILED[0]
-    _USE_COMPILED[0] = False
-    try:
-        yield
-    finally:
-        _USE_COMPILED[0] = before
-
 
 class PredictorState(NamedTuple):
     """The online state of a compiled predictor (table in the module docstring)."""
@@ -187,7 +170,7 @@ def compiled_kind(predictor, refresh):
     Only predictkit's own classes (not subclasses), not fitted before (an
     empty history), and the exact path (no ``predictor_refresh``) qualify.
     """
-    if not _USE_COMPILED[0] or refresh is not None:
+    if not compiled_paths_on() or refresh is not None:
         return None
     if getattr(predictor, "n_history_", 0):
         return None

@@ -12,6 +12,7 @@ from sklearn.ensemble import HistGradientBoostingRegressor
 from naive_replay import naive_replay
 from tracedata import load_trace
 
+from predictkit._reference_path import reference_path
 from predictkit.datasets import make_workload
 from predictkit.exceptions import ConfigError
 from predictkit.metrics import adjustment_outcomes, estimate_accuracy
@@ -223,10 +224,10 @@ class _Recorded(LearnedRuntime):
 
 def _simulated(jobs, *, incremental, fitted=None, **params):
     est = _Recorded(**_small(**params).get_params(deep=False))
-    est._incremental = incremental
     if fitted is not None:
         est.fit(*fitted)
-    result = simulate(jobs, machine_procs=128, estimates=est)
+    with reference_path(not incremental):
+        result = simulate(jobs, machine_procs=128, estimates=est)
     return result.jobs, _Recorded.driven[-1]
 
 
@@ -277,8 +278,8 @@ def test_the_kept_state_steps_aside_when_completions_come_out_of_order():
     ests = []
     for incremental in (True, False):
         est = _small()
-        est._incremental = incremental
-        est.start(jobs)
+        with reference_path(not incremental):
+            est.start(jobs)
         first, second = order[:150], order[150:200]
         est.observe(second, end[second], end[second], y[second])
         est.observe(first, end[first], end[first], y[first])  # earlier ends, observed later
@@ -311,8 +312,8 @@ def _with_same_second_ends(seed, n=420):
 def _driven_by_hand(jobs, *, incremental):
     """Estimates of each job at its submission; a job without runtime ends right then."""
     est = _small()
-    est._incremental = incremental
-    est.start(jobs)
+    with reference_path(not incremental):
+        est.start(jobs)
     submit = jobs["submit_time"].to_numpy()
     run = jobs["run_time"].to_numpy()
     end = submit + np.where(run > 0, run + 7.0, 0.0)

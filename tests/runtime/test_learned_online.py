@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from numpy.testing import assert_array_equal
 from sklearn.ensemble import HistGradientBoostingRegressor
 
+from predictkit._reference_path import reference_path
 from predictkit.datasets import make_workload
 from predictkit.runtime import LearnedRuntime
 from predictkit.simulate import simulate
@@ -72,8 +73,8 @@ def _plan(jobs, end, rng):
 
 def _driven(jobs, end, calls, *, incremental, params):
     est = LearnedRuntime(**params)
-    est._incremental = incremental
-    est.start(jobs)
+    with reference_path(not incremental):
+        est.start(jobs)
     run = jobs["run_time"].to_numpy()
     out = []
     for kind, rows in calls:
@@ -202,8 +203,8 @@ class _Recorded(LearnedRuntime):
 
 def _simulated(jobs, *, incremental):
     est = _Recorded(**_params())
-    est._incremental = incremental
-    result = simulate(jobs, machine_procs=128, policy="easy", estimates=est)
+    with reference_path(not incremental):
+        result = simulate(jobs, machine_procs=128, policy="easy", estimates=est)
     return result.jobs, _Recorded.driven[-1]
 
 

@@ -14,6 +14,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeRegressor
 
+from predictkit._reference_path import reference_path
 from predictkit.exceptions import InvalidParameterError, JobTableError, SimulationError
 from predictkit.runtime import HistoryFeatures, RecentAverage
 from predictkit.simulate import _learned, simulate
@@ -40,11 +41,9 @@ class RowHash(RegressorMixin, BaseEstimator):
 def both_paths(jobs, pipeline, **kwargs):
     """Schedules of the compiled path and of the reference path."""
     fast = simulate(jobs, estimates=pipeline, **kwargs)
-    _learned.FORCE_REFERENCE = True
-    try:
+    with reference_path():
+        assert not _learned.fast_path_applies(pipeline)
         reference = simulate(jobs, estimates=pipeline, **kwargs)
-    finally:
-        _learned.FORCE_REFERENCE = False
     return fast, reference
 
 

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from _workloads import POLICY_CASES
 from tracedata import load_trace
+from predictkit._reference_path import reference_path
 from predictkit.exceptions import SimulationError
 from predictkit.jobs import clean_jobs
 from predictkit.runtime import RecentAverage, RecentUsageMax, RequestedTime, WalltimeAdjuster
@@ -105,7 +106,7 @@ def assert_paths_agree(jobs, predictor, **kwargs):
         reference = outcome(jobs, PerfectOracle(runtimes), **kwargs)
     else:
         assert online.compiled_kind(predictor, None) is not None
-        with online.reference_path():
+        with reference_path():
             assert online.compiled_kind(predictor, None) is None
             reference = outcome(jobs, predictor, **kwargs)
     compiled = outcome(jobs, predictor, **kwargs)
@@ -202,7 +203,7 @@ def test_missing_estimate_is_the_same_error_on_both_paths():
         name = type(predictor).__name__
         with pytest.raises(SimulationError, match=f"{name} gave no estimate for a job without"):
             simulate(jobs, estimates=predictor)
-        with online.reference_path(), pytest.raises(SimulationError, match=name):
+        with reference_path(), pytest.raises(SimulationError, match=name):
             simulate(jobs, estimates=predictor)
 
 
@@ -213,7 +214,7 @@ def test_later_job_without_request_is_asked_at_its_own_submission():
     jobs = pd.DataFrame(dict(job_id=[1, 2], submit_time=[0.0, 10.0], run_time=[4.0, 3.0],
                              n_procs=[1.0, 1.0], req_time=[100.0, np.nan],
                              user_id=[1.0, 1.0]))
-    for path in (online.reference_path(), contextlib.nullcontext()):
+    for path in (reference_path(), contextlib.nullcontext()):
         with path:
             out = simulate(jobs, machine_procs=1, estimates=RecentAverage()).jobs
         assert list(out["estimate"]) == [100.0, 4.0]
@@ -228,7 +229,7 @@ def test_last_jobs_follow_the_history_order_not_the_completion_order():
                              req_time=[100.0, 100.0, 100.0], user_id=[1.0, 1.0, 1.0]))
     kwargs = dict(machine_procs=2, estimates=RecentAverage(n_recent=1), max_runtime=5)
     out = simulate(jobs, **kwargs).jobs
-    with online.reference_path():
+    with reference_path():
         ref = simulate(jobs, **kwargs).jobs
     pd.testing.assert_frame_equal(out, ref)
     assert list(out["end_time"]) == [10.0, 10.0, 21.0]
