@@ -156,14 +156,27 @@ def _findings(done):
     costly = [(n, c - d, done[n]["predictors"]["requested"]["accuracy"])
               for n, _, a, b, c, d in floor_rows if c - d > 0.05]
     if costly:
+        cheap = [(n, c - d, done[n]["predictors"]["requested"]["accuracy"])
+                 for n, _, a, b, c, d in floor_rows if c - d <= 0.05]
+
+        def accuracy_range(rows):
+            values = [req for _, _, req in rows]
+            return f"{min(values):.3f}-{max(values):.3f}"
         out.append("")
         out.append(
             "Tang found the floor's accuracy cost negligible (on Intrepid the mean R was "
             f"0.50, so A rarely fell below 0.5). Here it costs more than 0.05 on {len(costly)} "
-            f"of {len(floor_rows)} traces, those whose requests are far above the runtimes: "
+            f"of {len(floor_rows)} traces: "
             + ", ".join(f"{n} (-{loss:.3f}; requests' accuracy {req:.3f})"
                         for n, loss, req in costly)
-            + ". There the floor keeps most adjusted estimates at half the request.")
+            + f". The requests' accuracy on those traces is {accuracy_range(costly)}"
+            + (f", on the others {accuracy_range(cheap)} (" + ", ".join(
+                f"{n} -{loss:.3f}" for n, loss, _ in cheap) + "): "
+               + ("the ranges overlap, so how far the requests are above the runtimes does "
+                  "not alone say where the floor costs."
+                  if min(r for _, _, r in cheap) < max(r for _, _, r in costly) else
+                  "the floor costs where the requests are farther above the runtimes.")
+               if cheap else "."))
     out.append("")
     agree = [r for r in window_rows if r[1]]
     out.append(

@@ -112,7 +112,8 @@ from predictkit.workload._user_requests import UserRequestTable, positions_in_ti
 from benchmarks._common import (markdown_table, parse_or_render, provenance, provenance_lines,
                                write_json, write_text)
 from benchmarks.workload_validation import (QUEUED_LOGS, SHORT_NAMES, SLOWDOWN_LOGS,
-                                            SLOWDOWN_TOLERANCE, easy, load_log)
+                                            SLOWDOWN_TOLERANCE, easy, left_out_text,
+                                            load_log)
 
 VARIANTS = ["base", "stratified", "width", "ar", "ar+width", "req", "repeat", "lead", "leadfull",
             "chain", "chaingen", "chainw", "tail1", "wbin", "user", "userloo", "userar", "userarloo",
@@ -682,7 +683,8 @@ def render(result, output_dir):
         "with the variant's requests over the real requests' (1.00 is reality); target "
         f"within {SLOWDOWN_TOLERANCE:.0%} on at least {SLOWDOWN_LOGS} of {len(rows)} logs. "
         "Logs in the wide tables: " + ", ".join(f"{SHORT.get(r['trace'], r['trace'])} = "
-                                                f"{r['trace']}" for r in rows) + ".", "",
+                                                f"{r['trace']}" for r in rows) + ". "
+        + left_out_text(queued_only=True), "",
         "## What the real requests show and the model misses", "",
         "Width: correlation of padding and width scores within runtime bins. Lag-1: "
         "correlation of the padding scores of a user's consecutive jobs. Repeat: share of a "

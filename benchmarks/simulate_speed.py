@@ -399,9 +399,9 @@ def findings(result):
         lines.append(f"- Whole {blue['log']} ({blue['n_jobs']:,} jobs), EASY with Tang p85 "
                      f"selective: {blue['wall_s']:.2f} s wall ({blue['cpu_s']:.2f} s CPU); "
                      f"it {verdict} the target of {TARGET_BLUE_S:g} s.")
-    for key, reason in result.get("predictor_skipped", {}).items():
-        lines.append(f"- Skipped {key}: {reason}.")
     plan = result.get("planning")
+    for key, reason in result.get("predictor_skipped", {}).items():
+        lines.append(f"- Skipped {key}: {reason}.{_measured_later(key, plan)}")
     if plan:
         below = [r for r in plan["rows"] if not r["meets_target"]]
         head = (f"- Policies that plan ahead, on the whole of {plan['rows'][0]['workload']} "
@@ -409,6 +409,21 @@ def findings(result):
         lines.append(head + ("every one meets it." if not below else "below it: " + ", ".join(
             f"{r['policy']} ({r['ratio_to_easy']:.3f})" for r in below) + "."))
     return lines
+
+
+def _measured_later(key, plan):
+    """Where the planning section measured a skipped log and policy on the whole log: that
+    measurement (often of a later commit, so the projection above may not hold)."""
+    if not plan or " / " not in key:
+        return ""
+    log, policy = key.split(" / ", 1)
+    for r in plan["rows"]:
+        if r["workload"] == log and r["policy"] == policy:
+            made = plan.get("provenance")
+            when = f" at commit `{made['commit'][:7]}`" if made else ""
+            return (f" The whole log was measured with requests{when} in the last section: "
+                    f"{r['cpu_s']:.1f} s CPU.")
+    return ""
 
 
 def planning_lines(plan):

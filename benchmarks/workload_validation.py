@@ -73,6 +73,10 @@ QUEUED_LOGS = ["KTH-SP2-1996-2.1-cln", "SDSC-SP2-1998-4.2-cln", "SDSC-BLUE-2000-
 """The logs with requests whose first 10,000 jobs queue (docs/results/estimate_models.md)."""
 QUIET_LOGS = ["LLNL-Atlas-2006-2.1-cln", "LLNL-Thunder-2007-1.1-cln", "LPC-EGEE-2004-1.2-cln"]
 """Logs with requests but no queue in their first 10,000 jobs (no schedule comparison)."""
+NO_REQUEST_LOGS = {"METACENTRUM-2009-2": "no requested times",
+                   "SDSC-Par-1996-3.1-cln": "no requested times",
+                   "lublin_256": "synthetic, no requested times"}
+"""Shared logs left out of every comparison of requests, and why."""
 MIXTURE_POINTS = 10_000
 """Points per fitted distribution when mixing them into the built-in site."""
 MACHINE_PROCS = {"RICC-2010-2": 8192}
@@ -1139,16 +1143,36 @@ def spread_lines(result):
         lines.append(f"| {label} | {largest.min():.3f}-{largest.max():.3f} | "
                      f"{largest.max() - largest.min():.3f} | {median.min():.3f}-"
                      f"{median.max():.3f} | {', '.join(far)} |")
-    ship = rows[0][1].max(axis=0)
-    flat = rows[1][1].max(axis=0)
+    def spread_of(per_seed):
+        largest = per_seed.max(axis=0)
+        return largest.max() - largest.min()
+
+    ship = spread_of(rows[0][1])
     lines += ["", f"Without user consistency the largest distance varies by "
-              f"{flat.max() - flat.min():.3f} between seeds, as shipped by "
-              f"{ship.max() - ship.min():.3f}: the variation is the users' padding tendency. "
-              "A user's score is drawn once and shared by all the user's jobs, and under the "
-              "Zipf law of activity the few heaviest users submit a large share of the jobs, "
-              "so their draws move the whole accuracy distribution; more users or equally "
-              "active ones (which change the workload's user structure) do not remove it."]
+              f"{spread_of(rows[1][1]):.3f} between seeds, as shipped by {ship:.3f}: the "
+              "variation is the users' padding tendency. A user's score is drawn once and "
+              "shared by all the user's jobs, and under the Zipf law of activity the few "
+              "heaviest users submit a large share of the jobs, so their draws move the whole "
+              "accuracy distribution."]
+    others = []
+    for label, per_seed in rows[2:]:
+        spread = spread_of(per_seed)
+        effect = ("removes most of it" if spread < ship / 2 else
+                  "does not remove it" if spread >= ship else "reduces it")
+        others.append(f"{label} {effect} (spread {spread:.3f})")
+    if others:
+        lines[-1] += (" Of the variants that change the workload's user structure, "
+                      + "; ".join(others) + ".")
     return lines
+
+
+def left_out_text(queued_only):
+    """The sentence naming the shared logs a page leaves out, and why."""
+    parts = [f"{name} ({why})" for name, why in NO_REQUEST_LOGS.items()]
+    if queued_only:
+        parts = [f"{name} (requests, but no queue in its first 10,000 jobs)"
+                 for name in QUIET_LOGS] + parts
+    return "Shared logs left out: " + "; ".join(parts) + "."
 
 
 def render(result, output_dir):
@@ -1163,6 +1187,10 @@ def render(result, output_dir):
         f"(offered load {result['default_load']:.2f}). KS = Kolmogorov-Smirnov distance; "
         "accuracy = min(run / request, 1); at request = accuracy >= 0.99; K = distinct "
         "requests; top-20 = share of jobs using the 20 most popular requests.", "",
+        f"Logs: the {len(result['logs'])} shared logs with requests are fitted; the schedule "
+        f"comparisons and the default workload's targets use the {len(QUEUED_LOGS)} of them "
+        f"whose first 10,000 jobs queue, not {', '.join(QUIET_LOGS)}. "
+        + left_out_text(queued_only=False), "",
         "## Targets", "", "| target | measured | holds |", "|---|---|---|"]
     for text, value, ok in findings(result):
         lines.append(f"| {text} | {value} | {'yes' if ok else '**no**'} |")
