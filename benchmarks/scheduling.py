@@ -78,7 +78,8 @@ PUBLISHED_RANGE = (0.28, 0.50)
 """Their reduction of the mean bounded slowdown of EASY by EASY++ on those logs."""
 CONSERVATIVE_SKIP = {}
 """Logs left out of the conservative runs of Tang's matrix, and why (none since the
-conservative pass runs whole RICC-2010-2, the most loaded log, in about a minute)."""
+conservative pass runs whole RICC-2010-2, whose queues are the longest, in one to four
+minutes a run on a loaded two-core machine)."""
 TANG_PLUS = ScheduleCandidate("tang", (("keys", "user,group,request"), ("quantile", 0.85)),
                               selective=True, on_underestimate="increments",
                               backfill_order="sjf")
