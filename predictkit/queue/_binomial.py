@@ -141,7 +141,7 @@ class IndexTable:
         self.q, self.c, self.index = q, c, index
         self.n_min = min_history(q, c)
         self._table = np.zeros(0, dtype=np.int64)
-        self._grow(max(self.n_min, 64))
+        self._grow(64)  # on demand: n_min may be billions for q near 1
 
     def _grow(self, n_max):
         old = len(self._table)

@@ -113,6 +113,11 @@ _ARGUMENT_CONSTRAINTS = {
 }
 
 
+MAX_CANDIDATES = 1_000_000
+"""Most candidate submit times one plan examines (``(deadline - now) / step``): a
+year of 30-second steps; more would only exhaust memory."""
+
+
 class VARQ:
     """Virtual advance reservations from a fitted bounds estimator.
 
@@ -160,6 +165,11 @@ class VARQ:
             raise invalid_parameter("deadline", "VARQ",
                                     f"after now ({now:g}): a reservation cannot start in "
                                     "the past", deadline)
+        if (deadline - now) / self.step > MAX_CANDIDATES:
+            raise invalid_parameter(
+                "step", "VARQ", f"at least {(deadline - now) / MAX_CANDIDATES:g} s for a "
+                f"deadline {deadline - now:g} s after now (at most {MAX_CANDIDATES:,} "
+                "candidate submit times)", self.step)
         return float(self.step), float(nodes), float(walltime), float(deadline), float(now)
 
     def _start_probability(self, jobs, within):

@@ -119,3 +119,12 @@ def test_index_table_gives_no_bound_below_the_minimum_history_past_the_normal_li
 def test_bad_arguments(q, c, index):
     with pytest.raises(ConfigError):
         order_statistic_index(100, q, c, index)
+
+
+def test_index_table_for_a_quantile_near_one_grows_with_the_histories_only():
+    # q = 0.999999999 needs about 3e9 waits before any bound exists: the table must
+    # not be laid out up to that length when it is made (22 GiB)
+    table = IndexTable(0.999999999, 0.95)
+    assert table.n_min > 2_000_000_000
+    assert len(table.array(10)) < 1_000
+    assert table[10] == 0 and table[5_000] == 0

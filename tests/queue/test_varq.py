@@ -109,6 +109,8 @@ def test_joint_probability():
     (dict(probability=0.0), "probability"),
     (dict(mode="earliest"), "mode"),
     (dict(step=0), "step"),
+    (dict(step=1e-9), r"at least 0.0036 s for a deadline 3600 s after now \(at most 1,000,000"),
+    (dict(deadline=1e12, step=30), "candidate submit times"),
 ])
 def test_bad_arguments(kwargs, match):
     args = dict(nodes=4, walltime=3600, deadline=3600, probability=0.5, now=0)
