@@ -9,7 +9,7 @@ from ._format import format_count, format_number
 from ._time import format_duration
 from .exceptions import ConfigError, JobTableError
 from ._validation import validate_params
-from ._table import job_width, validate_jobs, with_numeric_columns
+from ._table import MAX_EXACT, job_width, validate_jobs, with_numeric_columns
 
 __all__ = ["summarize", "request_accuracy", "estimate_modes", "SUMMARY_LABELS", "format_summary"]
 
@@ -147,13 +147,13 @@ def width_unit(X):
 
 
 def whole_machine_size(value, what, owner=None):
-    """``value`` as a whole number of processors (>= 1), or a ConfigError naming ``what``
-    (and ``owner``, the function refusing it) and the fix."""
+    """``value`` as a whole number of processors in [1, 2**53), or a ConfigError naming
+    ``what`` (and ``owner``, the function refusing it) and the fix."""
     if (isinstance(value, (str, bytes, bool, np.bool_)) or not isinstance(value, Real)
-            or not 1 <= value < np.inf or value != int(value)):
+            or not 1 <= value < MAX_EXACT or value != int(value)):
         where = f"{owner}: " if owner else ""
         raise ConfigError(f"{where}the table's {what} is {value!r}, no whole number of "
-                          "processors; pass machine_procs")
+                          "processors below 2**53; pass machine_procs")
     return int(value)
 
 

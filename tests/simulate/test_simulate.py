@@ -422,13 +422,13 @@ def test_a_schedule_that_could_pass_2_to_the_53_seconds_is_refused(policy):
     assert result["end_time"].tolist() == [2.0 ** 52 + 3, 2.0 ** 52 + 6]
 
 
-@pytest.mark.parametrize("header", [10.5, True, "128", "abc", 0])
+@pytest.mark.parametrize("header", [10.5, True, "128", "abc", 0, 1e30, 2.0 ** 53])
 def test_a_header_machine_size_that_is_no_whole_number_is_refused_not_truncated(header):
     jobs = pd.DataFrame({"job_id": [1, 2], "submit_time": [0.0, 5.0], "run_time": [10.0, 10.0],
                          "n_procs": [4, 8], "req_time": [20.0, 20.0]})
     jobs.attrs["max_procs"] = header
     with pytest.raises(ConfigError, match=r"attrs\['max_procs'\] is .*, no whole number of "
-                                          r"processors; pass machine_procs"):
+                                          r"processors below 2\*\*53; pass machine_procs"):
         simulate(jobs)
     jobs.attrs["max_procs"] = float("nan")  # no header size: the widest job's
     assert simulate(jobs).machine_procs == 8
