@@ -238,8 +238,11 @@ def _plan(path):
     descriptor = _open_descriptor(path)
     if descriptor is not None:
         return "descriptor", descriptor, None
-    if str(os.fspath(path)).endswith(("/", os.sep)) and not os.path.isdir(path):
-        raise OutputError(f"cannot write {os.fspath(path)}: a name ending in / is a folder's, "
+    name = str(os.fspath(path))
+    last = name.replace(os.sep, "/").rsplit("/", 1)[-1]
+    if "/" in name.replace(os.sep, "/") and last in ("", ".", "..") \
+            and not os.path.isdir(path):
+        raise OutputError(f"cannot write {name}: a name ending in /{last} is a folder's, "
                           "and there is no such folder")
     target, info = _resolve(path)
     if info is None or stat.S_ISREG(info.st_mode):

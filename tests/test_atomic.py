@@ -2,6 +2,7 @@
 
 import contextlib
 import os
+import re
 import shutil
 import signal
 import stat
@@ -534,12 +535,15 @@ def test_a_file_size_limit_is_an_output_error_and_leaves_nothing(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("name", ["new.swf/", "new/"])
-def test_a_name_ending_in_a_slash_is_never_written_as_a_file(tmp_path, name):
+@pytest.mark.parametrize("name, ending", [("new.swf/", "/"), ("new/", "/"),
+                                          ("new.swf/.", "/."), ("new.swf/..", "/..")])
+def test_a_name_ending_in_a_slash_is_never_written_as_a_file(tmp_path, name, ending):
+    # "x.swf/." would name the file x.swf once the path is normalized
     target = f"{tmp_path}/{name}"
-    with pytest.raises(OutputError, match="a name ending in / is a folder's"):
+    message = f"a name ending in {re.escape(ending)} is a folder's"
+    with pytest.raises(OutputError, match=message):
         write_result(target, b"x\n", owner="test")
-    with pytest.raises(OutputError, match="a name ending in / is a folder's"):
+    with pytest.raises(OutputError, match=message):
         check_output(target)
     assert list(tmp_path.iterdir()) == []
 
