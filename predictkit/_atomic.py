@@ -239,9 +239,8 @@ def _plan(path):
     if descriptor is not None:
         return "descriptor", descriptor, None
     name = str(os.fspath(path))
-    last = name.replace(os.sep, "/").rsplit("/", 1)[-1]
-    if "/" in name.replace(os.sep, "/") and last in ("", ".", "..") \
-            and not os.path.isdir(path):
+    _, slash, last = name.replace(os.sep, "/").rpartition("/")
+    if slash and last in ("", ".", "..") and not os.path.isdir(path):
         raise OutputError(f"cannot write {name}: a name ending in /{last} is a folder's, "
                           "and there is no such folder")
     target, info = _resolve(path)
