@@ -459,14 +459,24 @@ class RegisteredName(Constraint):
 
 
 class ColumnNames(Constraint):
-    """A non-empty tuple or list of column names (strings)."""
+    """A non-empty tuple or list of column names (strings) to group jobs by.
+
+    A column known only once a job has started or ended
+    (:data:`~predictkit._table.OUTCOME_COLUMNS`) is refused: grouping by it
+    would let a prediction peek at the job's outcome.
+    """
 
     def is_satisfied_by(self, val):
+        from ._table import OUTCOME_COLUMNS
+
         return (isinstance(val, (tuple, list)) and len(val) > 0
-                and all(isinstance(v, str) for v in val))
+                and all(isinstance(v, str) and v not in OUTCOME_COLUMNS for v in val))
 
     def __str__(self):
-        return "a non-empty tuple of column names (str)"
+        from ._table import OUTCOME_COLUMNS
+
+        return ("a non-empty tuple of column names (str) known when a job is submitted "
+                f"(not {', '.join(OUTCOME_COLUMNS)})")
 
 
 class WholeNumber(Constraint):

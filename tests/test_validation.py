@@ -21,6 +21,7 @@ from test_common import all_estimators
 
 from predictkit import summarize
 from predictkit._sklearn_compat import SklearnInvalidParameterError, make_constraint
+from predictkit._table import OUTCOME_COLUMNS
 from predictkit._validation import (RANDOM_STATE, ColumnNames, Duration, NumericArray, WholeNumber,
                                     _is_numeric_only, as_generator, as_seed, seconds_per_job)
 from predictkit.datasets import make_workload
@@ -397,6 +398,9 @@ def test_column_names_and_whole_numbers():
     assert ColumnNames().is_satisfied_by(("user_id",))
     assert not ColumnNames().is_satisfied_by(())
     assert not ColumnNames().is_satisfied_by("user_id")
+    assert ColumnNames().is_satisfied_by(("user_id", "n_procs", "think_time"))
+    for outcome in OUTCOME_COLUMNS:  # a key known only after the job started would peek
+        assert not ColumnNames().is_satisfied_by(("user_id", outcome))
     assert WholeNumber(1).is_satisfied_by(8.0) and WholeNumber(1).is_satisfied_by(np.int32(8))
     assert not WholeNumber(1).is_satisfied_by(True)
     assert not WholeNumber(1).is_satisfied_by(0)

@@ -113,7 +113,8 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
         ``QBETS(m, q, nodes, wallTime, ...)``; ``None`` pools every job. A job
         of a group never seen has no bound (``NaN``). Not the default: on the
         shared traces splitting by queue and partition lowers correctness on
-        METACENTRUM-2009-2 (docs/queue.md).
+        METACENTRUM-2009-2 (docs/queue.md). A column known only once a job
+        has started or ended (``wait_time``, ``run_time``, ...) is refused.
 
     queued : {"age"} or None, default="age"
         Use the jobs still waiting in the queue (:meth:`observe_queue`; the

@@ -44,6 +44,9 @@ class WalltimeAdjuster(OnlineRuntimeEstimator):
     keys : tuple of str, default=("user_id", "group_id", "req_time")
         Similarity keys. Tang's four: ``("user_id",)``, ``("group_id",)``
         (project), ``("user_id", "group_id")`` and the triple key (default).
+        A column a log states only once a job has started or ended
+        (``run_time``, ``wait_time``, ``status``, ...) is refused: grouping by
+        it would peek at the outcome being predicted.
     window : str, float or None, default="30D"
         Recency window (a duration such as ``"30D"`` or seconds); ``None``
         (or ``"all"``) keeps all history.

@@ -339,7 +339,8 @@ def test_class_bounds_table():
                                     dict(confidence=1.5), dict(changepoint="pelt"),
                                     dict(clustering="kmeans"), dict(index="median"),
                                     dict(clustering=([8, 4], [])), dict(by=()),
-                                    dict(by=("queue_id", 3)), dict(by="queue_id")])
+                                    dict(by=("queue_id", 3)), dict(by="queue_id"),
+                                    dict(by=("user_id", "run_time"))])
 def test_bad_parameters_raise_config_error(params):
     with pytest.raises(ConfigError):
         QBETS(**params).fit(_jobs(3), np.zeros(3))
