@@ -173,8 +173,8 @@ def simulate(jobs, *, machine_procs=None, policy="easy", reservation_depth=None,
         For an invalid parameter (a ``ConfigError`` and ``ValueError``), naming it;
         checked before any job is read.
     JobTableError, SimulationError
-        On missing columns or values, negative times, unsorted submissions or
-        non-positive widths.
+        On missing columns or values, negative times, unsorted submissions,
+        non-positive widths or a req_time of 0.
     """
     machine_procs = renamed_argument("simulate", "n_procs", "machine_procs", n_procs,
                                      machine_procs, stacklevel=5)
@@ -365,6 +365,11 @@ def _prepare(jobs, machine_procs, kill_at_request):
         _raise_rows(jobs, width != np.round(width), "jobs: processor counts must be whole "
                     "numbers")
     width = width.astype(np.int64)
+    if (_column(jobs, "req_time") == 0).any():
+        _raise_rows(jobs, _column(jobs, "req_time") == 0,
+                    "jobs: req_time is 0 (a request of no time, which the scheduler would "
+                    "kill at its start); drop such jobs first with predictkit.clean_jobs(jobs, "
+                    "require_request=True, for_simulation=True), or give NaN for no request")
     if machine_procs is None:
         machine = int(machine_size(jobs)[0])  # the header's, else the widest job
     else:

@@ -19,7 +19,7 @@ def workloads(draw, max_jobs=25, max_procs=8):
     submit = np.cumsum(gaps).astype(float)
     run = np.array(draw(st.lists(st.integers(0, 60), min_size=n, max_size=n)), dtype=float)
     slack = np.array(draw(st.lists(st.integers(-20, 60), min_size=n, max_size=n)), dtype=float)
-    req = np.maximum(run + slack, 0.0)
+    req = np.maximum(run + slack, 1.0)  # simulate refuses a request of 0 s
     width = np.array(draw(st.lists(st.integers(1, machine), min_size=n, max_size=n)), dtype=float)
     user = np.array(draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)), dtype=float)
     est = np.array(draw(st.lists(st.integers(0, 80), min_size=n, max_size=n)), dtype=float)

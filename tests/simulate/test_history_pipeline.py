@@ -62,7 +62,7 @@ def histories(draw, max_jobs=30):
     run = np.array(draw(st.lists(st.sampled_from([0, 1, 2, 3, 5, 8, 20, 40]),
                                  min_size=n, max_size=n)), dtype=float)
     slack = np.array(draw(st.lists(st.integers(-5, 40), min_size=n, max_size=n)), dtype=float)
-    req = np.maximum(run + slack, 0.0)
+    req = np.maximum(run + slack, 1.0)  # simulate refuses a request of 0 s
     users = st.sampled_from([0.0, 1.0, 2.0, np.nan])
     user = np.array(draw(st.lists(users, min_size=n, max_size=n)))
     job_id = np.array(draw(st.lists(st.sampled_from([1.0, 2.0, 3.0, 4.0, np.nan]),

@@ -46,8 +46,8 @@ def workloads(draw, max_jobs=25, max_procs=8):
     gaps = draw(st.lists(st.sampled_from([0, 0, 1, 2, 3, 5, 10, 30]), min_size=n, max_size=n))
     submit = np.cumsum(gaps).astype(float)
     run = np.array(draw(st.lists(st.integers(0, 60), min_size=n, max_size=n)), dtype=float)
-    # few distinct requests, so that jobs share Tang's keys
-    req = np.array(draw(st.lists(st.sampled_from([0, 5, 30, 60, 60, 60, 90]),
+    # few distinct requests, so that jobs share Tang's keys (simulate refuses 0 s)
+    req = np.array(draw(st.lists(st.sampled_from([1, 5, 30, 60, 60, 60, 90]),
                                  min_size=n, max_size=n)), dtype=float)
     if draw(st.integers(0, 4)) == 0:
         gone = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)))
