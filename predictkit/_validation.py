@@ -125,9 +125,14 @@ def check_path_or_file(value, name, owner, *, access="read", files=True, what="a
     ------
     InvalidParameterError
         Naming the parameter, its owner and what it accepts (also a
-        ``TypeError``, as the former error was).
+        ``TypeError``, as the former error was); also for a path holding a
+        NUL byte, which no file name can.
     """
     if isinstance(value, (str, os.PathLike)):
+        if "\0" in str(os.fspath(value)):
+            raise InvalidParameterError(
+                f"The {name!r} parameter of {owner} holds a NUL byte ({short_repr(value)}), "
+                "which no file name can hold", parameter=name, owner=owner)
         return value
     doing = "reading" if access == "read" else "writing"
     if files and not isinstance(value, type) and callable(getattr(value, access, None)):

@@ -66,6 +66,7 @@ def data_home_path(data_home=None):
     """The directory :func:`get_data_home` returns, without creating it."""
     if data_home is None:
         data_home = os.environ.get("PREDICTKIT_DATA") or Path.home() / ".cache" / "predictkit"
+    check_path_or_file(data_home, "data_home", "get_data_home", files=False, what="a folder")
     return Path(data_home).expanduser()
 
 

@@ -8,6 +8,7 @@ import tomllib
 from collections.abc import Hashable
 from pathlib import Path
 
+from .._validation import check_path_or_file
 from ..exceptions import ConfigError
 from ._identity import FOLDER_KEY, trace_identity
 
@@ -263,7 +264,10 @@ def load_grid(path):
     ConfigError
         For another file extension, a file that is not UTF-8 text, or a
         syntax error (with its line and column).
+    InvalidParameterError
+        When ``path`` is not a path (str or os.PathLike).
     """
+    check_path_or_file(path, "path", "load_grid", files=False, what="a grid file's path")
     if str(path) == "-":
         import sys
 

@@ -25,7 +25,7 @@ import pandas as pd
 from .._atomic import check_output, open_output, write_errors
 from .._deprecation import UNSET, renamed_argument
 from .._format import format_count
-from .._validation import invalid_parameter
+from .._validation import check_path_or_file, invalid_parameter
 from ..exceptions import ConfigError, OutputError
 from ._evaluate import check_trace_jobs, evaluate_cell
 from ._grid import cell_key
@@ -169,6 +169,7 @@ def _check_results(path):
     if not isinstance(path, (str, os.PathLike)):
         raise invalid_parameter("results", "run_grid", "a path (str or os.PathLike) of a "
                                 ".csv or .parquet file, or None", path)
+    check_path_or_file(path, "results", "run_grid", files=False)
     if Path(path).suffix.lower() not in (".csv", ".parquet"):
         raise ConfigError(f"results must be a .csv or .parquet file, got {Path(path).name!r}")
     check_output(path)

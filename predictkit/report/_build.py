@@ -8,6 +8,7 @@ import pandas as pd
 from .. import __version__
 from .._format import format_count
 from .._time import format_duration
+from .._validation import check_path_or_file
 from ..exceptions import OutputError
 from ..jobs import format_summary, request_accuracy
 from . import _figures as figures
@@ -180,7 +181,10 @@ def build_report(analysis, output, *, command=None):
     ------
     OutputError
         ``output`` is not a folder or cannot be created.
+    InvalidParameterError
+        ``output`` is not a path (str or os.PathLike).
     """
+    check_path_or_file(output, "output", "build_report", files=False, what="a folder")
     page = Path("-") if str(output) == "-" else _report_folder(output) / "index.html"
     sections = [_overview(analysis)]
     if analysis.modes is not None:

@@ -102,3 +102,37 @@ def test_an_invalid_table_writes_nothing_to_a_file_object(writer, jobs):
         writer(jobs.assign(submit_time=-jobs["submit_time"] - 5.0, run_time=-1.0,
                            job_id=-1.0), stream)
     assert stream.getvalue() == ""
+
+
+def _path_taking_calls(jobs):
+    from predictkit.datasets import fetch_pwa, get_data_home, load_trace
+    from predictkit.experiments import evaluate_cell, load_grid, run_grid
+    from predictkit.report import build_report
+
+    yield from ((reader.__name__, parameter, lambda p, r=reader: r(p))
+                for reader, parameter in READERS)
+    yield from ((writer.__name__, "path", lambda p, w=writer: w(jobs, p)) for writer in WRITERS)
+    yield "read_sbatch_script", "path", read_sbatch_script
+    yield "load_trace", "name", load_trace
+    yield "get_data_home", "data_home", get_data_home
+    yield "get_data_home", "data_home", lambda p: fetch_pwa("KTH-SP2-1996-2.1-cln", data_home=p)
+    yield "load_grid", "path", load_grid
+    yield "run_grid", "results", lambda p: run_grid([{}], evaluate_cell, results=p + ".csv")
+    yield "build_report", "output", lambda p: build_report(None, p)
+
+
+def test_a_path_holding_a_nul_byte_is_named_in_one_line(jobs, tmp_path):
+    import pathlib
+
+    calls = list(_path_taking_calls(jobs))
+    assert len(calls) == 14
+    for owner, parameter, call in calls:
+        path = str(tmp_path / "a\0b")
+        with pytest.raises(InvalidParameterError) as info:
+            call(path)
+        assert str(info.value) == (f"The {parameter!r} parameter of {owner} holds a NUL "
+                                   f"byte ({path + ('.csv' if owner == 'run_grid' else '')!r}), "
+                                   "which no file name can hold")
+    with pytest.raises(InvalidParameterError, match="read_swf holds a NUL byte"):
+        read_swf(pathlib.Path(tmp_path / "a\0b"))
+    assert list(tmp_path.iterdir()) == []
