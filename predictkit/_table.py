@@ -232,10 +232,6 @@ def validate_jobs(X, required=(), *, present=(), sorted_by="", positive=(), whol
         raise JobTableError(
             f"{name} must be a pandas DataFrame with SWF columns, got {type(X).__name__}"
         )
-    if X.columns.nlevels > 1:
-        raise JobTableError(f"{name} has {X.columns.nlevels} levels of column names; job "
-                            "tables name each column once (flatten them, e.g. "
-                            "X.droplevel(0, axis=1))")
     required, present, positive, whole = (
         (names,) if isinstance(names, str) else tuple(names)
         for names in (required, present, positive, whole))
@@ -310,7 +306,7 @@ def validate_jobs(X, required=(), *, present=(), sorted_by="", positive=(), whol
 
 def check_unique_columns(X, name="job table", columns=None):
     """Refuse a table that names a column twice (``pd.concat(axis=1)`` of two
-    tables): which of the two a computation reads would be an accident.
+    tables), or by several levels: which column a computation reads would be an accident.
 
     Parameters
     ----------
@@ -324,8 +320,13 @@ def check_unique_columns(X, name="job table", columns=None):
     Raises
     ------
     JobTableError
-        Naming the first repeated column and how often it appears.
+        Naming the first repeated column and how often it appears, or the
+        levels of a table whose columns have more than one.
     """
+    if X.columns.nlevels > 1:
+        raise JobTableError(f"{name} has {X.columns.nlevels} levels of column names; job "
+                            "tables name each column once (flatten them, e.g. "
+                            "X.droplevel(0, axis=1))")
     if X.columns.is_unique:
         return
     repeated = X.columns[X.columns.duplicated()]

@@ -365,6 +365,9 @@ def test_a_repeated_column_is_refused_before_anything_reads_it():
     jobs = small_jobs()
     with pytest.raises(JobTableError, match="jobs has column 'run_time' 2 times"):
         simulate(pd.concat([jobs, jobs[["run_time"]]], axis=1), machine_procs=4)
+    with pytest.raises(JobTableError, match=r"^jobs has 2 levels of column names; job tables "
+                                            r"name each column once"):
+        simulate(pd.concat({"log": jobs}, axis=1), machine_procs=4)
 
 
 @settings(max_examples=40)
