@@ -10,6 +10,7 @@ bound is a miss known before it starts, and raises the bound.
 """
 
 import os
+import re
 import sys
 
 import numpy as np
@@ -157,8 +158,11 @@ def _snapshot(args, jobs):
     if args.now is not None:
         taken, bad, _ = parse_timestamps([args.now], zone)
         if bad[0] or np.isnan(taken[0]):
-            raise ConfigError(f"--now must be a time such as 2024-03-04T10:00:00, got "
-                              f"{args.now!r}")
+            zoned = re.search(r"(Z|[+-]\d\d:?\d\d)$", args.now.strip())
+            raise ConfigError(
+                f"--now must be a time such as 2024-03-04T10:00:00, got {args.now!r}"
+                + (f" (without {zoned.group(1)!r}: it is read in the log's time zone, {zone})"
+                   if zoned else ""))
         taken = float(taken[0])
     elif args.queue == "-":
         import time

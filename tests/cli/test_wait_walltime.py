@@ -208,7 +208,11 @@ def test_wait_for_a_user_with_few_waits_says_so(capsys):
     (["--procs", "4", "--time", "1:00:00", "--within", "0"], "--within must be a positive"),
     (["--procs", "4", "--time", "1:00:00", "--queue", "{bad}"], "squeue header lacks"),
     (["--procs", "4", "--time", "1:00:00", "--queue", "{good}", "--now", "noon"],
-     "--now must be a time such as"),
+     "--now must be a time such as 2024-03-04T10:00:00, got 'noon'\n"),
+    (["--procs", "4", "--time", "1:00:00", "--queue", "{good}", "--now", "2024-04-01T00:00:00Z"],
+     "got '2024-04-01T00:00:00Z' (without 'Z': it is read in the log's time zone, "),
+    (["--procs", "4", "--time", "1:00:00", "--queue", "{good}", "--now",
+      "2024-04-01T00:00:00+02:00"], "(without '+02:00': it is read in the log's time zone"),
     (["--procs", "4", "--time", "1:00:00", "--queue", "{missing}"], "No such file"),
 ])
 def test_wait_errors_are_one_line(capsys, tmp_path, argv, message):
