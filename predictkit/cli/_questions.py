@@ -48,6 +48,10 @@ def job_request(args, *, need_procs):
         raise ConfigError("give the requested time with --time (e.g. --time 2:00:00)"
                           + (f" or an #SBATCH --time line in {args.script}"
                              if args.script else " or --script"))
+    if math.isinf(seconds):
+        raise ConfigError(f"{args.script}: #SBATCH --time asks for no time limit (the "
+                          "partition's MaxTime applies, which a log does not state): give that "
+                          "limit with --time")
     procs = args.procs if args.procs is not None else script.get("procs")
     if procs is not None and procs < 1:
         raise ConfigError(f"--procs must be at least 1, got {procs}")

@@ -45,7 +45,8 @@ def read_sbatch_script(path):
     Returns
     -------
     dict
-        ``time`` (seconds, see :func:`~predictkit.io._slurm_fields.parse_time_request`),
+        ``time`` (seconds, see :func:`~predictkit.io._slurm_fields.parse_time_request`;
+        ``inf`` for Slurm's no time limit: ``0``, ``UNLIMITED``, ``INFINITE``),
         ``ntasks``, ``nodes`` (the smallest of a range such as ``2-4``),
         ``cpus_per_task``, ``ntasks_per_node``, ``procs`` (processors the
         job asks for: ``ntasks x cpus_per_task``, else ``nodes x
@@ -124,7 +125,7 @@ def _options(words, found, where):
 
 def _value(key, name, value, where):
     if key == "time":
-        return parse_time_request(value, name=f"{where}: #SBATCH {name}")
+        return parse_time_request(value, name=f"{where}: #SBATCH {name}", no_limit=True)
     if key in _COUNTS:
         # a count, or for --nodes a range "min-max" whose smallest sbatch may grant
         counts = value.split("-", 1) if key == "nodes" else [value]

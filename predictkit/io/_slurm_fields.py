@@ -418,7 +418,7 @@ def parse_memory(strings):
 _BARE_MINUTES = re.compile(r"^\d+(?:\.\d+)?$", re.ASCII)
 
 
-def parse_time_request(text, *, name="--time"):
+def parse_time_request(text, *, name="--time", no_limit=False):
     """Parse a time limit as a user writes it for ``sbatch --time``, into seconds.
 
     Slurm's own forms: ``minutes`` (a bare number is minutes, as in Slurm),
@@ -433,16 +433,20 @@ def parse_time_request(text, *, name="--time"):
         The time.
     name : str
         What the value is (a flag such as ``--time``), for the error message.
+    no_limit : bool
+        Read Slurm's "no time limit" (``0``, ``UNLIMITED``, ``INFINITE``) as
+        ``inf`` instead of refusing it.
 
     Returns
     -------
     float
-        Seconds, always positive.
+        Seconds, always positive (``inf`` for no limit, with ``no_limit``).
 
     Raises
     ------
     ConfigError
-        For anything else, including ``0`` and ``UNLIMITED`` (no finite time).
+        For anything else, including ``0`` and ``UNLIMITED`` (no finite time)
+        unless ``no_limit``.
 
     Examples
     --------
@@ -465,11 +469,20 @@ def parse_time_request(text, *, name="--time"):
     if seconds > MAX_SECONDS:
         raise ConfigError(f"{name} must be at most {MAX_SECONDS / 86400:,.0f} days "
                           f"({MAX_SECONDS:,.0f} s), got {text!r}")
+    unlimited = seconds == 0 or value.upper() in _NO_LIMIT
+    if unlimited and no_limit:
+        return math.inf
     if not math.isfinite(seconds) or seconds <= 0:
         raise ConfigError(
             f"{name} must be a positive Slurm time such as 90 (minutes), 30:00, 2:00:00, "
-            f"1-12:00:00 or 90min, got {text!r}")
+            f"1-12:00:00 or 90min, got {text!r}"
+            + (" (no time limit in Slurm, where the partition's MaxTime applies, which a log "
+               "does not state: give that limit)" if unlimited else ""))
     return float(seconds)
+
+
+_NO_LIMIT = ("UNLIMITED", "INFINITE")
+"""What ``sbatch --time`` takes, besides 0, for no time limit."""
 
 
 def format_slurm_duration(seconds):

@@ -193,6 +193,9 @@ def test_wait_for_a_user_with_few_waits_says_so(capsys):
     (["--time", "1:00:00"], "give the number of processors with --procs or --script"),
     (["--procs", "4"], "give the requested time with --time"),
     (["--procs", "4", "--time", "soon"], "--time must be a positive Slurm time"),
+    (["--script", "{unlimited}"], "unlimited.sh: #SBATCH --time asks for no time limit (the "
+                                  "partition's MaxTime applies, which a log does not state): "
+                                  "give that limit with --time\n"),
     (["--procs", "4", "--time", "99999-00:00:00"],
      "--time must be at most 49,710 days (4,294,967,296 s), got '99999-00:00:00'"),
     (["--procs", "0", "--time", "1:00:00"], "--procs must be at least 1"),
@@ -218,8 +221,9 @@ def test_wait_for_a_user_with_few_waits_says_so(capsys):
 def test_wait_errors_are_one_line(capsys, tmp_path, argv, message):
     (tmp_path / "bad.txt").write_text("JOBID|USER\n1|a\n")
     snapshot(tmp_path / "good.txt", ["2024-04-01T00:00:00"], "2024-04-01T00:00:00")
+    (tmp_path / "unlimited.sh").write_text("#!/bin/sh\n#SBATCH --time=UNLIMITED -n 4\n")
     files = {"bad": tmp_path / "bad.txt", "good": tmp_path / "good.txt",
-             "missing": tmp_path / "missing.txt"}
+             "missing": tmp_path / "missing.txt", "unlimited": tmp_path / "unlimited.sh"}
     err = fails(capsys, ["wait", SAMPLE, *[a.format(**files) for a in argv]])
     assert message in err
 
@@ -679,3 +683,13 @@ def test_a_log_without_waits_is_refused_as_bounds_refuses_it(capsys, tmp_path):
                      f"gives a log simulated ones)\n")
     assert main(["bounds", str(tmp_path / "nowaits.swf"), "-q"]) == 2
     assert capsys.readouterr().err.splitlines()[-1] == error.replace("wait:", "bounds:").rstrip()
+
+
+def test_a_script_without_a_time_limit_takes_the_one_given_by_flag(capsys, tmp_path):
+    script = tmp_path / "unlimited.sh"
+    script.write_text("#!/bin/sh\n#SBATCH --time=0 --ntasks=4\nsrun a.out\n")
+    assert main(["wait", SAMPLE, "--script", str(script), "--time", "2:00:00", "--json",
+                 "-q"]) == 0
+    from_script = json.loads(capsys.readouterr().out)
+    assert main(["wait", SAMPLE, "--procs", "4", "--time", "2:00:00", "--json", "-q"]) == 0
+    assert from_script == json.loads(capsys.readouterr().out)

@@ -2,6 +2,7 @@
 
 import gzip
 import io
+import math
 
 import numpy as np
 import pytest
@@ -30,6 +31,15 @@ def test_bad_time_requests_name_the_flag(text):
     with pytest.raises(ConfigError, match=r"^--limit must be a positive Slurm time") as info:
         parse_time_request(text, name="--limit")
     assert len(str(info.value).splitlines()) == 1
+    no_limit = text in ("0", "00:00:00", "UNLIMITED", "infinite")
+    assert str(info.value).endswith(
+        "(no time limit in Slurm, where the partition's MaxTime applies, which a log does not "
+        f"state: give that limit)" if no_limit else f"got {text!r}")
+    if no_limit:
+        assert parse_time_request(text, no_limit=True) == math.inf
+    else:
+        with pytest.raises(ConfigError):
+            parse_time_request(text, no_limit=True)
 
 
 @given(st.integers(1, 400 * 86400))
@@ -60,6 +70,8 @@ def test_sbatch_lines_until_the_first_command(tmp_path):
     ("#SBATCH --cpus-per-task=8\n", None, 8),
     ("#SBATCH --ntasks-per-node=8 -c 2\n", None, 16),  # on the one node sbatch gives
     ("#SBATCH --mem=4G --exclusive\n", None, None),
+    ("#SBATCH --time=0 -n 4\n", math.inf, 4),  # Slurm's "no time limit"
+    ("#SBATCH --time=UNLIMITED\n", math.inf, None),
 ])
 def test_sbatch_option_spellings(tmp_path, lines, time, procs):
     found = read_sbatch_script(script(tmp_path, "#!/bin/sh\n" + lines))
