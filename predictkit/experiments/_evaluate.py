@@ -122,6 +122,8 @@ def check_trace_jobs(cells, *, source=None):
         if left_out:
             warnings.warn(f"{path}: left out {left_out}, in every cell (options.max_jobs "
                           "counts the jobs kept)", UserWarning, stacklevel=2)
+        _refuse_too_many_pieces(jobs, path, [c for c in cells if str(cell_trace(c)) == path],
+                                where)
         _warn_small_machine(jobs, path, [c for c in cells if str(cell_trace(c)) == path])
         _warn_simulated_waits(jobs, path, [c for c in cells if str(cell_trace(c)) == path])
         _warn_ungrouped(jobs, path, [c for c in cells if str(cell_trace(c)) == path
@@ -132,6 +134,40 @@ def check_trace_jobs(cells, *, source=None):
             warnings.warn(f"{path} gives {', '.join(left_out)} for no job: its tang cells "
                           f"without keys leave {'it' if len(left_out) == 1 else 'them'} out "
                           "(column tang_keys of the results)", UserWarning, stacklevel=2)
+
+
+def _refuse_too_many_pieces(jobs, path, cells, where):
+    """Refuse, before any cell runs, a ``max_runtime`` that would cut the jobs a cell
+    simulates into more pieces than ``simulate`` takes
+    (:func:`predictkit.simulate._simulate.piece_counts`)."""
+    from .._summary import machine_size
+    from .._table import job_width
+    from .._time import parse_duration
+    from ..exceptions import ConfigError
+    from ..simulate._simulate import piece_counts
+
+    run = np.asarray(jobs["run_time"], dtype=float)
+    request = np.asarray(jobs["req_time"], dtype=float)
+    simulated = np.minimum(run, np.where(np.isnan(request), np.inf, request))
+    width = job_width(jobs)
+    seen = set()
+    for cell in cells:
+        options = cell.get("options", {})
+        if not cell.get("policy") or options.get("max_runtime") is None:
+            continue
+        size = options.get("machine_procs", options.get("n_procs"))
+        case = (str(options["max_runtime"]), options.get("max_jobs"), size)
+        if case in seen:
+            continue
+        seen.add(case)
+        used = slice(None, options.get("max_jobs"))
+        fits = width[used] <= machine_size(jobs, size)[0]
+        try:
+            piece_counts(simulated[used][fits],
+                         parse_duration(options["max_runtime"], name="max_runtime"))
+        except ConfigError as exc:
+            raise ConfigError(f"{where}options.max_runtime = {options['max_runtime']!r}: on "
+                              f"{path}, {exc}") from None
 
 
 def _warn_simulated_waits(jobs, path, cells):

@@ -18,10 +18,13 @@ __all__ = ["check_cells", "check_values", "simulate_options", "OPTIONS", "DEPREC
 
 
 
-def _count(minimum):
+def _count(minimum, maximum=None):
     def check(value):
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-            raise ValueError(f"must be a whole number >= {minimum}")
+            raise ValueError(f"must be a whole number >= {minimum}"
+                             + (f" and <= {maximum:,}" if maximum is not None else ""))
+        if maximum is not None and value > maximum:
+            raise ValueError(f"must be a whole number >= {minimum} and <= {maximum:,}")
         return int(value)
     return check
 
@@ -74,7 +77,8 @@ def _underestimate(value):
 
 OPTIONS = {
     "max_jobs": (_count(1), "keep the first N jobs of the cleaned trace"),
-    "seed": (_count(0), "random seed of synthetic traces (default 0: a sweep repeats)"),
+    "seed": (_count(0, 2**32 - 1), "random seed of synthetic traces (default 0: a sweep "
+                                   "repeats)"),
     "selective": (_flag, "selective backfilling (simulate(selective=...))"),
     "on_underestimate": (_underestimate, "what the simulator does when an estimate runs out"),
     "backfill_order": (_choice("priority", "sjf"), "order of backfill candidates"),

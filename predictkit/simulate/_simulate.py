@@ -408,6 +408,37 @@ MAX_PIECES = 10_000_000
 with each)."""
 
 
+def piece_counts(dur, limit):
+    """How many chained pieces of at most ``limit`` seconds each job runs in (Leung V.A).
+
+    Parameters
+    ----------
+    dur : ndarray
+        The simulated runtimes (after ``kill_at_request``).
+    limit : float
+        ``max_runtime`` in seconds.
+
+    Returns
+    -------
+    ndarray of int64
+        At least 1 per job.
+
+    Raises
+    ------
+    ConfigError
+        When the pieces would number more than :data:`MAX_PIECES` in all,
+        naming the longest job's row among ``dur``.
+    """
+    wanted = np.maximum(np.ceil(dur / limit), 1.0)
+    if wanted.sum() > MAX_PIECES:
+        longest = int(np.argmax(wanted))
+        raise ConfigError(
+            f"max_runtime={limit:g} s cuts the jobs into {wanted.sum():,.0f} pieces "
+            f"(more than {MAX_PIECES:,}; the longest job, at row {longest}, into "
+            f"{wanted[longest]:,.0f}): give a longer max_runtime")
+    return wanted.astype(np.int64)
+
+
 class _Pieces:
     """Chained pieces of jobs longer than ``max_runtime`` (Leung V.A).
 
@@ -420,16 +451,7 @@ class _Pieces:
         n = len(dur)
         self.n = n
         self.limit = limit
-        counts = np.ones(n, dtype=np.int64)
-        if limit is not None:
-            wanted = np.maximum(np.ceil(dur / limit), 1.0)
-            if wanted.sum() > MAX_PIECES:
-                longest = int(np.argmax(wanted))
-                raise ConfigError(
-                    f"max_runtime={limit:g} s cuts the jobs into {wanted.sum():,.0f} pieces "
-                    f"(more than {MAX_PIECES:,}; the longest job, at row {longest}, into "
-                    f"{wanted[longest]:,.0f}): give a longer max_runtime")
-            counts = wanted.astype(np.int64)
+        counts = np.ones(n, dtype=np.int64) if limit is None else piece_counts(dur, limit)
         extra_counts = counts - 1
         self.extra = int(extra_counts.sum())
         self.parent = np.repeat(np.arange(n), extra_counts)

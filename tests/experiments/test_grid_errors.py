@@ -66,6 +66,8 @@ GOOD = 'traces = ["{trace}"]\n'
     ('[options]\nmax_jobs = "all"\n', r"options\.max_jobs = 'all':"),
     ('[options]\nmax_jobs = true\n', r"options\.max_jobs = True:"),
     ('[options]\nseed = -1\n', r"options\.seed = -1: must be a whole number >= 0"),
+    ('[options]\nseed = 100000000000000000000\n',
+     r"options\.seed = 100000000000000000000: must be a whole number >= 0 and <= 4,294,967,295"),
     ('[options]\nselective = "yes"\n', r"options\.selective = 'yes': must be true or false"),
     ('[options]\non_underestimate = "kill"\n', r"options\.on_underestimate = 'kill': must be one"),
     ('[options]\nbackfill_order = "lifo"\n', r"options\.backfill_order = 'lifo'"),

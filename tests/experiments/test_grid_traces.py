@@ -90,6 +90,29 @@ def test_each_trace_is_read_once_and_finished_ones_not_at_all(tmp_path, monkeypa
         assert list(table["n_jobs"]) == [30, 30] and len(reads) == 1
 
 
+def test_a_max_runtime_too_short_for_a_trace_is_refused_before_any_cell_runs(
+        tmp_path, monkeypatch):
+    from predictkit.simulate import _simulate
+
+    monkeypatch.setattr(_simulate, "MAX_PIECES", 499)
+    trace = write_trace(tmp_path / "t.swf")  # 40 jobs of 101 to 140 s: 500 pieces of 10 s
+    cells = expand_grid({"traces": [str(trace)], "predictors": ["requested"],
+                         "policies": ["easy"], "options": {"max_runtime": 10}})
+    calls = []
+    with pytest.raises(ConfigError, match=rf"^grid\.toml: options\.max_runtime = 10: on "
+                                          rf"{trace}, max_runtime=10 s cuts the jobs into 500 "
+                                          r"pieces \(more than 499; the longest job, at row 30, "
+                                          r"into 14\): give a longer max_runtime$"):
+        run_grid(cells, evaluate_cell, results=tmp_path / "r.csv", progress=calls.append,
+                 source="grid.toml")
+    assert calls == [] and not (tmp_path / "r.csv.parts").exists()
+    # cells that simulate fewer jobs are cut into fewer pieces: 110 for the first 10
+    cells = expand_grid({"traces": [str(trace)], "predictors": ["requested"],
+                         "policies": ["easy"], "options": {"max_runtime": 10, "max_jobs": 10}})
+    table = run_grid(cells, evaluate_cell, results=tmp_path / "r.csv")
+    assert list(table["n_jobs"]) == [10]
+
+
 def grid_on_a_trace_without_groups(folder, keys=None):
     trace = write_trace(folder / "nogroups.swf")
     fields = [line.split() for line in trace.read_text().splitlines()[1:]]
