@@ -125,10 +125,14 @@ def check_path_or_file(value, name, owner, *, access="read", files=True, what="a
     ------
     InvalidParameterError
         Naming the parameter, its owner and what it accepts (also a
-        ``TypeError``, as the former error was); also for a path holding a
-        NUL byte, which no file name can.
+        ``TypeError``, as the former error was); also for an empty path and
+        one holding a NUL byte, which no file name can.
     """
     if isinstance(value, (str, os.PathLike)):
+        if str(os.fspath(value)) == "":
+            raise InvalidParameterError(
+                f"The {name!r} parameter of {owner} is an empty path ('')", parameter=name,
+                owner=owner)
         if "\0" in str(os.fspath(value)):
             raise InvalidParameterError(
                 f"The {name!r} parameter of {owner} holds a NUL byte ({short_repr(value)}), "

@@ -16,7 +16,7 @@ from ._checks import check_procs, check_seed, flag_names, is_given, os_errors
 from ._logs import add_log_argument, read_done, read_trace_arg, refuse_log_options
 from ._machine import with_machine_size
 from ._output import result_stream
-from ._parser import DeprecatedAlias, add_command, add_quiet_option
+from ._parser import DeprecatedAlias, add_command, add_quiet_option, path_text
 from ._progress import Progress, print_warning
 from ._tables import format_table
 from ._info import _value
@@ -52,7 +52,7 @@ def register(subparsers):
                              f"{DEMO_LOAD})")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of every random choice (workload, QBETS job classes)")
-    parser.add_argument("-o", "--output", default="predictkit-demo",
+    parser.add_argument("-o", "--output", default="predictkit-demo", type=path_text,
                         help="folder for the HTML report; '-' writes the page to standard "
                              "output")
     add_quiet_option(parser, "the report is still written")
@@ -88,7 +88,8 @@ def _check_args(args):
     if not args.trace and jobs < 100:
         raise ConfigError(f"--jobs must be at least 100, got {jobs}")
     if max_jobs < 100:
-        raise ConfigError(f"--max-jobs must be at least 100, got {max_jobs}")
+        flag = "--max-jobs" if args.max_jobs is not None or not args.trace else "--jobs"
+        raise ConfigError(f"{flag} must be at least 100, got {max_jobs}")
     if args.machine_procs is not None:
         check_procs(args.machine_procs)
     check_seed(args.seed)

@@ -11,7 +11,7 @@ from ..datasets._fetch import data_home_path
 from .._format import format_count, format_fixed
 from ..exceptions import ConfigError, DatasetError
 from ._checks import flag_names, os_errors
-from ._parser import add_command, add_quiet_option
+from ._parser import add_command, add_quiet_option, path_text
 from ._progress import Progress
 
 _LIST_COLUMNS = ("name", "machine", "processors", "jobs", "period")
@@ -30,7 +30,7 @@ def register(subparsers):
     )
     parser.add_argument("names", nargs="*", metavar="NAME",
                         help="catalogue name of a log (see --list)")
-    parser.add_argument("--data-home", metavar="DIR",
+    parser.add_argument("--data-home", metavar="DIR", type=path_text,
                         help="cache directory (default: $PREDICTKIT_DATA or ~/.cache/predictkit)")
     parser.add_argument("--list", action="store_true",
                         help="print the catalogue of known logs and exit; with names, only "
@@ -80,7 +80,8 @@ def _listed(catalogue, names):
     for name in names:
         found = matching_names(name, every)
         if not found:
-            lookup(name)  # raises, with the closest names
+            with flag_names({}):
+                lookup(name)  # raises, with the closest names
         wanted.update(found)
     return catalogue[catalogue["name"].isin(wanted)]
 

@@ -16,7 +16,7 @@ from ._logs import (StoreLog, add_log_argument, read_done, read_trace_arg, refus
                     source_name)
 from ._machine import warn_busier_than_machine
 from ._output import output_format, write_swf_output, write_table
-from ._parser import DeprecatedAlias, add_command, add_output_options
+from ._parser import DeprecatedAlias, add_command, add_output_options, path_text
 from ._progress import Progress
 
 MAX_TMAX = 3650 * 86400
@@ -58,7 +58,7 @@ def register(subparsers):
     parser.add_argument("--load", type=float, default=None,
                         help="offered load of every week of the synthetic workload "
                              "(default: 0.7)")
-    parser.add_argument("--site", default=None, metavar="LOG", action=StoreLog,
+    parser.add_argument("--site", default=None, metavar="LOG", action=StoreLog, type=path_text,
                         help="fit the runtimes and requests of the synthetic workload to this "
                              "log (SWF or sacct) instead of the built-in site")
     parser.add_argument("--seed", type=int, default=None,

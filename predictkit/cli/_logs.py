@@ -10,6 +10,7 @@ import warnings
 from .._format import format_count
 from .._table import copy_attrs
 from ..io._log import LOG_FORMATS  # the values of --input-format
+from ._parser import path_text
 
 __all__ = ["LogPath", "StoreLog", "add_log_argument", "refuse_log_options", "read_trace_arg",
            "read_jobs_to_simulate", "read_done", "source_name", "cancelled_note",
@@ -77,9 +78,11 @@ def add_log_argument(parser, *, dest="trace", flag=None, nargs=None, help=None):
         "SWF, sacct --parsable2 output or a Batsim JSON workload, plain or .gz; '-' for "
         "standard input")
     if flag is None:
-        parser.add_argument(dest, nargs=nargs, metavar="TRACE", action=StoreLog, help=what)
+        parser.add_argument(dest, nargs=nargs, metavar="TRACE", action=StoreLog, type=path_text,
+                            help=what)
     else:
         parser.add_argument(flag, dest=dest, nargs=nargs, metavar="TRACE", action=StoreLog,
+                            type=path_text,
                             default=None, help=what)
     parser.add_argument(
         "--input-format", choices=LOG_FORMATS, default="auto",

@@ -60,13 +60,21 @@ class DeprecatedAlias(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
+def path_text(text):
+    """``type=`` of every file or folder argument: the text, refused when empty (an empty
+    name is no file; ``open`` would read it as the working folder, or an ``if`` as not given)."""
+    if text == "":
+        raise argparse.ArgumentTypeError("an empty name is no file; give a path")
+    return text
+
+
 def add_output_options(parser, *, formats=("swf", "csv", "json"), default=None, fallback=None):
     """Add ``-o/--output``, ``--format`` and ``--quiet`` to a subcommand parser.
 
     ``fallback``: the format written when the output's extension names none
     (the ``default`` of :func:`._output.output_format`), for the help text.
     """
-    parser.add_argument("-o", "--output", metavar="PATH",
+    parser.add_argument("-o", "--output", metavar="PATH", type=path_text,
                         help="where to write the result ('-' for standard output)")
     otherwise = f", else {fallback}" if fallback else ""
     parser.add_argument("--format", choices=formats, default=default,

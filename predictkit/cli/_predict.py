@@ -15,7 +15,7 @@ from ._checks import (check_count, check_fraction, check_tang_quantile, flag_nam
                       refuse_inapplicable, tang_keys)
 from ._logs import add_log_argument, read_done, read_trace_arg, source_name
 from ._output import output_format, print_json, prints_table, result_stream, write_table
-from ._parser import add_command, add_quiet_option
+from ._parser import add_command, add_quiet_option, path_text
 from ._progress import Progress
 
 def register(subparsers):
@@ -63,7 +63,7 @@ def register(subparsers):
                              "submit + run (otherwise such logs are refused)")
     parser.add_argument("--bad-threshold", type=float, default=1800.0,
                         help="underestimate (s) counted as a bad estimate")
-    parser.add_argument("-o", "--output", metavar="PATH",
+    parser.add_argument("-o", "--output", metavar="PATH", type=path_text,
                         help="write the adjusted trace here ('-' for standard output)")
     parser.add_argument("--format", choices=("swf", "csv", "json"), default=None,
                         help="output format (default: from the file extension .swf, .csv or "

@@ -8,6 +8,7 @@ import pandas as pd
 from .._summary import width_unit
 from ..exceptions import ConfigError
 from ..io._slurm_fields import is_time_zone
+from ._parser import path_text
 
 __all__ = ["add_request_options", "job_request", "resolve_name", "partition_ids",
            "width_in_log_unit", "log_end", "log_zone", "clock_time", "name_of"]
@@ -32,7 +33,7 @@ def add_request_options(parser, *, procs_required, script_also_gives):
                                  ")" if procs_required else ", else the user's latest job's; "
                                  "of the predictors compared, only the learned one uses "
                                  "the width, as one of its features)"))
-    parser.add_argument("--script", metavar="FILE",
+    parser.add_argument("--script", metavar="FILE", type=path_text,
                         help=f"a batch script whose #SBATCH lines give --time, --procs and "
                              f"{script_also_gives} when those are not given")
 

@@ -3,7 +3,7 @@
 from ._checks import check_fraction, check_procs, check_seed
 from ._logs import add_log_argument, read_done, read_trace_arg
 from ._machine import with_machine_size
-from ._parser import add_command, add_quiet_option
+from ._parser import add_command, add_quiet_option, path_text
 from ._progress import Progress
 from ._demo import analyze_and_write
 
@@ -17,7 +17,7 @@ def register(subparsers):
             "figures embedded."),
     )
     add_log_argument(parser)
-    parser.add_argument("-o", "--output", default="report",
+    parser.add_argument("-o", "--output", default="report", type=path_text,
                         help="output folder; '-' writes the page to "
                              "standard output")
     parser.add_argument("--max-jobs", type=int, default=None,

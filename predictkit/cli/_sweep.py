@@ -13,7 +13,7 @@ from ..experiments._grid import STDIN_NAME
 from ..experiments._runner import BACKENDS
 from ._checks import refuse_inapplicable
 from ._output import result_stream, write_table
-from ._parser import DeprecatedAlias, add_command, add_quiet_option
+from ._parser import DeprecatedAlias, add_command, add_quiet_option, path_text
 from ._progress import Progress, one_line_warning
 
 
@@ -34,12 +34,12 @@ def register(subparsers):
             "(--scheduler tcp://host:8786). Progress goes to stderr: a bar on a terminal, "
             "else one line per cell with the elapsed time."),
     )
-    parser.add_argument("grid", metavar="GRID",
+    parser.add_argument("grid", metavar="GRID", type=path_text,
                         help="grid file (.toml, .yaml or .yml); '-' reads a TOML grid from "
                              "standard input. Relative trace paths in a grid file are taken "
                              "from the grid file's folder (from standard input: the working "
                              "folder)")
-    parser.add_argument("-o", "--output", required=True,
+    parser.add_argument("-o", "--output", required=True, type=path_text,
                         help="results table (.csv or .parquet; '-', a FIFO or a device get "
                              "CSV and keep no finished cells)")
     parser.add_argument("--backend", choices=["serial"] + [b for b in BACKENDS if b],

@@ -28,7 +28,7 @@ from ._checks import (check_fraction, check_procs, check_seed, refuse_repeats,
 from ._logs import add_log_argument, cancelled_note, read_done, read_trace_arg
 from ._machine import add_machine_procs_option, warn_busier_than_machine
 from ._output import print_json
-from ._parser import add_command, add_quiet_option
+from ._parser import add_command, add_quiet_option, path_text
 from ._progress import Progress
 from ._questions import (add_request_options, clock_time, job_request, log_end, log_zone,
                          partition_ids, resolve_name, width_in_log_unit)
@@ -70,7 +70,7 @@ def register(subparsers):
     parser.add_argument("--within", action="append", metavar="TIME",
                         help="print the probability of starting within this time (Slurm "
                              "time or 90min; repeatable; default: 10min, 1h, 6h and 1d)")
-    parser.add_argument("--queue", metavar="FILE",
+    parser.add_argument("--queue", metavar="FILE", type=path_text,
                         help="a live queue snapshot: squeue --all --array --states=PENDING "
                              "--format='%%i|%%u|%%a|%%P|%%C|%%D|%%l|%%V|%%T' (or sacct "
                              "output of pending jobs); default: the log's own pending jobs "

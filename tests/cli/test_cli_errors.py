@@ -239,6 +239,24 @@ def test_usage_errors_are_one_line_with_a_pointer_to_help(capsys, argv, message)
     assert err.count("\n") == 1 and err.startswith(message)
 
 
+@pytest.mark.parametrize("argv, argument", [
+    (["info", ""], "TRACE"), (["simulate", "x.swf", "-o", ""], "-o/--output"),
+    (["wait", "x", "--procs", "4", "--time", "1:00:00", "--queue", ""], "--queue"),
+    (["wait", "x", "--script", ""], "--script"), (["sweep", "", "-o", "x.csv"], "GRID"),
+    (["sweep", "g.toml", "-o", ""], "-o/--output"), (["report", "x", "-o", ""], "-o/--output"),
+    (["demo", "-o", ""], "-o/--output"), (["fetch", "--data-home", "", "KTH"], "--data-home"),
+    (["generate", "--site", ""], "--site"), (["predict", "x", "-o", ""], "-o/--output"),
+])
+def test_an_empty_file_name_is_refused_by_the_argument_that_got_it(capsys, argv, argument):
+    # an empty name was read as the working folder, or as an option not given
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    assert stopped.value.code == 2
+    assert capsys.readouterr().err == (
+        f"predictkit {argv[0]}: error: argument {argument}: an empty name is no file; give a "
+        f"path; see predictkit {argv[0]} --help\n")
+
+
 def test_standard_input_named_twice_is_refused(capsys):
     assert main(["info", "-", "-"]) == 2
     err = capsys.readouterr().err

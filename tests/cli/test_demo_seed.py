@@ -34,3 +34,16 @@ def test_demo_on_a_log_takes_max_jobs_and_the_old_jobs_flag_warns(tmp_path, caps
     assert main(["demo", "--trace", str(log), "--jobs", "300", "-q", "-o",
                  str(tmp_path / "b")]) == 0
     assert "--jobs with --trace is deprecated; use --max-jobs" in capsys.readouterr().err
+
+
+def test_a_too_small_count_is_named_by_the_flag_that_gave_it(tmp_path, capsys):
+    log = tmp_path / "log.swf"
+    write_swf(make_workload(200, machine_procs=64, random_state=2), log)
+    for argv, flag in ((["--trace", str(log), "--jobs", "10"], "--jobs"),
+                       (["--trace", str(log), "--max-jobs", "10"], "--max-jobs"),
+                       (["--jobs", "10"], "--jobs"), (["--jobs", "200", "--max-jobs", "10"],
+                                                      "--max-jobs")):
+        assert main(["demo", *argv, "-o", str(tmp_path / "out")]) == 2
+        err = capsys.readouterr().err.splitlines()
+        assert err[-1] == f"predictkit demo: error: {flag} must be at least 100, got 10"
+    assert not (tmp_path / "out").exists()

@@ -32,7 +32,9 @@ def test_list_with_an_unknown_name_is_an_error(capsys, tmp_path):
     assert main(["fetch", "--list", "KHT-SP2", "--data-home", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("predictkit fetch: error: unknown trace 'KHT-SP2'")
-    assert err.count("\n") == 1
+    assert err.endswith(f"('predictkit fetch --list' shows all {len(list_traces())} known "
+                        "names)\n")
+    assert err.count("\n") == 1 and "list_traces()" not in err
 
 
 def test_fetch_uses_the_cache_without_network(capsys, tmp_path):

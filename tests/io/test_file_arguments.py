@@ -121,7 +121,7 @@ def _path_taking_calls(jobs):
     yield "build_report", "output", lambda p: build_report(None, p)
 
 
-def test_a_path_holding_a_nul_byte_is_named_in_one_line(jobs, tmp_path):
+def test_an_empty_path_or_one_holding_a_nul_byte_is_named_in_one_line(jobs, tmp_path):
     import pathlib
 
     calls = list(_path_taking_calls(jobs))
@@ -133,6 +133,11 @@ def test_a_path_holding_a_nul_byte_is_named_in_one_line(jobs, tmp_path):
         assert str(info.value) == (f"The {parameter!r} parameter of {owner} holds a NUL "
                                    f"byte ({path + ('.csv' if owner == 'run_grid' else '')!r}), "
                                    "which no file name can hold")
+        if owner != "run_grid":  # which takes a name ending in .csv here
+            with pytest.raises(InvalidParameterError) as info:
+                call("")  # Path("") is the working folder
+            assert str(info.value) == (f"The {parameter!r} parameter of {owner} is an empty "
+                                       "path ('')")
     with pytest.raises(InvalidParameterError, match="read_swf holds a NUL byte"):
         read_swf(pathlib.Path(tmp_path / "a\0b"))
     assert list(tmp_path.iterdir()) == []
