@@ -89,7 +89,34 @@ def read_source(path_or_buffer, error, *, reader, parameter="path_or_buffer"):
         if data[:2] in UTF16_MARKS:
             raise error("is UTF-16 text; job logs are read as UTF-8 or ASCII (convert it, "
                         "e.g. with iconv -f UTF-16 -t UTF-8)", source=source)
+        compression = other_compression(data)
+        if compression is not None:
+            kind, command = compression
+            raise error(f"is {kind} data; logs are read plain or gzip-compressed (decompress "
+                        f"it first, e.g. with {command})", source=source)
     return source, data
+
+
+_OTHER_COMPRESSIONS = (
+    (b"BZh", (b"1AY&SY", b"\x17rE8P\x90"), "bzip2-compressed", "bunzip2"),
+    (b"\xfd7zXZ\x00", None, "xz-compressed", "unxz"),
+    (b"\x28\xb5\x2f\xfd", None, "zstd-compressed", "unzstd"),
+    (b"PK\x03\x04", None, "a zip archive's", "unzip"),
+    (b"7z\xbc\xaf\x27\x1c", None, "a 7-Zip archive's", "7z x"),
+)
+"""Compressed formats a log may come in besides gzip: (magic bytes at the start, the
+marks one of which follows them one byte later (bzip2's block or end mark, after its
+level digit) or None, what it is, the command that unpacks it)."""
+
+
+def other_compression(data):
+    """``(what, command)`` when ``data`` starts like a compressed format other than gzip,
+    else None (bzip2 is told from text starting "BZh" by its block mark)."""
+    for magic, marks, kind, command in _OTHER_COMPRESSIONS:
+        after = data[len(magic) + 1:]
+        if data.startswith(magic) and (marks is None or after.startswith(marks)):
+            return kind, command
+    return None
 
 
 def source_name(path_or_buffer):

@@ -1,10 +1,13 @@
+import bz2
 import gzip
 import io
+import lzma
 import math
 import os
 import re
 import tempfile
 import warnings
+import zipfile
 
 import numpy as np
 import pandas as pd
@@ -370,6 +373,13 @@ def test_paths_that_cannot_be_read(tmp_path):
         read_swf(plain / "child.swf")
 
 
+def _zipped(text):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("log.swf", text)
+    return buffer.getvalue()
+
+
 @pytest.mark.parametrize("data, problem", [
     (b"\x1f\x8b" + bytes(range(200)), "corrupt or truncated gzip data"),
     (gzip.compress(b"".join(f"{i} {i * 7919 % 10007} 5 60 4 -1 -1 4 120 -1 1 3 1 -1 -1 -1 -1 -1\n"
@@ -380,6 +390,15 @@ def test_paths_that_cannot_be_read(tmp_path):
     (bytes(range(256)) * 8, "is a binary file (it holds NUL bytes), not SWF text"),
     (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "is a binary file"),
     (f"; MaxProcs: 8\n{LINE}\n".encode("utf-16"), "is UTF-16 text"),
+    (bz2.compress(f"{LINE}\n".encode()), "is bzip2-compressed data; logs are read plain or "
+                                         "gzip-compressed (decompress it first, e.g. with "
+                                         "bunzip2)"),
+    (bz2.compress(b""), "is bzip2-compressed data"),
+    (lzma.compress(f"{LINE}\n".encode()), "is xz-compressed data; logs are read plain or "
+                                          "gzip-compressed (decompress it first, e.g. with unxz)"),
+    (_zipped(f"{LINE}\n"), "is a zip archive's data; logs are read plain or gzip-compressed "
+                           "(decompress it first, e.g. with unzip)"),
+    (b"\x28\xb5\x2f\xfd\x00\x58\x00", "is zstd-compressed data"),
 ])
 def test_files_that_are_not_swf_text(tmp_path, data, problem):
     path = tmp_path / "x.swf"
