@@ -209,20 +209,44 @@ def cancelled_note(n_jobs):
 
 
 def check_stdin_once(args):
-    """Refuse a command line that names standard input (``-``) as more than one input.
+    """Refuse a command line that names standard input, or one other stream, as two inputs.
 
-    Standard input can be read only once: the second reader would see an
-    empty stream and report a misleading "empty file" error.
+    Standard input (``-``, or a name of it such as ``/dev/stdin`` when it is a
+    pipe) and any other pipe can be read only once: the second reader would
+    see an empty stream and report a misleading "empty file" error.
     """
     from ..exceptions import ConfigError
 
-    uses = []
+    uses = {}
     for key, value in vars(args).items():
         if key == "output":
             continue
         values = value if isinstance(value, (list, tuple)) else [value]
-        uses += [key for v in values if isinstance(v, str) and v == "-"]
-    if len(uses) > 1:
-        names = ", ".join(sorted({k.replace("_", "-") for k in uses}))
-        raise ConfigError(f"standard input ('-') is given {len(uses)} times ({names}); it can "
-                          "be read only once: save all but one input to a file")
+        for text in (v for v in values if isinstance(v, str)):
+            for stream in _streams(text):
+                uses.setdefault(stream, []).append((key, text))
+    for stream, named in uses.items():
+        if len(named) < 2:
+            continue
+        names = ", ".join(sorted({key.replace("_", "-") for key, _ in named}))
+        given = list(dict.fromkeys(text for _, text in named))
+        if given == ["-"]:
+            what = f"standard input ('-') is given {len(named)} times ({names})"
+        elif len(given) == 1:
+            what = f"{given[0]!r} is given {len(named)} times ({names})"
+        else:
+            what = f"{' and '.join(map(repr, given))} name one stream ({names})"
+        raise ConfigError(f"{what}; it can be read only once: save all but one input to a file")
+
+
+def _streams(text):
+    """What a command-line input reads that can be read only once: ``"-"`` for standard
+    input, and the device and inode of a pipe or other non-regular file it names."""
+    streams = ["-"] if text == "-" else []
+    try:
+        info = os.fstat(0) if text == "-" else os.stat(text)
+    except (OSError, ValueError):
+        return streams  # the reader names the problem
+    if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
+        streams.append((info.st_dev, info.st_ino))
+    return streams

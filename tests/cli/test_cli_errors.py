@@ -263,6 +263,24 @@ def test_standard_input_named_twice_is_refused(capsys):
     assert err.count("\n") == 1 and "standard input ('-') is given 2 times" in err
 
 
+def test_one_pipe_named_twice_is_refused_before_either_is_read(tmp_path, capsys, monkeypatch):
+    import os
+
+    from predictkit.cli import _logs
+
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)  # opening it would block: the check only looks at what the names are
+    assert main(["info", str(pipe), str(pipe)]) == 2
+    assert capsys.readouterr().err == (
+        f"predictkit info: error: '{pipe}' is given 2 times (traces); it can be read only "
+        "once: save all but one input to a file\n")
+    monkeypatch.setattr(_logs.os, "fstat", lambda fd: os.stat(pipe))  # stdin is that pipe
+    assert main(["wait", str(pipe), "--procs", "4", "--time", "1:00:00", "--queue", "-"]) == 2
+    assert capsys.readouterr().err == (
+        f"predictkit wait: error: '{pipe}' and '-' name one stream (queue, trace); it can be "
+        "read only once: save all but one input to a file\n")
+
+
 def test_warnings_are_one_line(capsys, monkeypatch):
     import warnings
 
