@@ -429,14 +429,22 @@ def piece_counts(dur, limit):
         When the pieces would number more than :data:`MAX_PIECES` in all,
         naming the longest job's row among ``dur``.
     """
-    wanted = np.maximum(np.ceil(dur / limit), 1.0)
+    with np.errstate(over="ignore"):
+        wanted = np.maximum(np.ceil(dur / limit), 1.0)
     if wanted.sum() > MAX_PIECES:
         longest = int(np.argmax(wanted))
         raise ConfigError(
-            f"max_runtime={limit:g} s cuts the jobs into {wanted.sum():,.0f} pieces "
+            f"max_runtime={limit:g} s cuts the jobs into {_piece_count(wanted.sum())} pieces "
             f"(more than {MAX_PIECES:,}; the longest job, at row {longest}, into "
-            f"{wanted[longest]:,.0f}): give a longer max_runtime")
+            f"{_piece_count(wanted[longest])}): give a longer max_runtime")
     return wanted.astype(np.int64)
+
+
+def _piece_count(count):
+    """A count of pieces for messages: in full up to 10**15, then in powers of ten."""
+    if count < 1e15:
+        return f"{count:,.0f}"
+    return "more than 1e308" if np.isinf(count) else f"about {count:.1e}"
 
 
 class _Pieces:

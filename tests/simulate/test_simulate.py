@@ -1,5 +1,7 @@
 """simulate(): parameters, bad input, predictors in simulated time, job splitting."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -398,6 +400,12 @@ def test_a_max_runtime_that_would_cut_too_many_pieces_is_refused():
     with pytest.raises(ConfigError, match=r"max_runtime=1e-09 s cuts the jobs into "
                                           r"29,000,000,000 pieces .*row 0"):
         simulate(jobs, machine_procs=1, max_runtime=1e-9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow warning on the way
+        for limit, text in ((1e-300, r"about 2\.9e\+301 pieces .* into about 2\.5e\+301\)"),
+                            (1e-320, r"more than 1e308 pieces .* into more than 1e308\)")):
+            with pytest.raises(ConfigError, match=text):
+                simulate(jobs, machine_procs=1, max_runtime=limit)
 
 
 def test_numpy_integers_are_durations_and_bools_are_no_widths():
