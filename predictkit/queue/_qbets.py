@@ -23,7 +23,7 @@ from sklearn.base import BaseEstimator
 from .._deprecation import warn_renamed
 from .._format import format_count
 from .._summary import header_machine_size, wider_than_machine
-from .._table import check_target, requested_width, said_starts
+from .._table import _row, check_target, requested_width, said_starts
 from .._validation import (RANDOM_STATE, ColumnNames, Interval, ParamsValidatedMixin,
                            StrOptions, as_seed, check_fitted, finite_time,
                            seconds_per_job)
@@ -379,8 +379,9 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
             if started.any():
                 raise JobTableError(
                     f"QBETS.observe_queue: {int(started.sum()):,} job(s) of the queue at "
-                    f"{now:g} had started by then (first at row {int(np.argmax(started))}): "
-                    "the queue holds the jobs still waiting")
+                    f"now={now:g} s had started by then (first at "
+                    f"{_row(X, int(np.argmax(started)))}): the queue holds the jobs still "
+                    "waiting")
         warn_submitted_after(submit, now, "QBETS.observe_queue")
         self._queue = None
         if self.queued is None or len(X) == 0:

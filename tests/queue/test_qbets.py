@@ -129,6 +129,17 @@ def test_queued_jobs_older_than_the_bound_raise_it():
     assert model.observe_queue(future, now=now).predict(_jobs(1))[0] == plain
 
 
+def test_a_queue_holding_a_job_that_started_is_refused_naming_it():
+    model = QBETS(**SINGLE).fit(_jobs(100), np.full(100, 10.0))
+    queue, now = _queue([50.0, 40.0, 30.0])
+    queue = queue.assign(job_id=[7, 8, 9], start_time=[now + 5.0, now - 1.0, now + 1.0])
+    with pytest.raises(JobTableError, match=rf"^QBETS\.observe_queue: 1 job\(s\) of the queue "
+                                            rf"at now={now:g} s had started by then \(first at "
+                                            r"row 1, job_id 8\): the queue holds the jobs still "
+                                            r"waiting$"):
+        model.observe_queue(queue, now=now)
+
+
 def test_partial_fit_forgets_the_queue():
     waits = np.full(100, 10.0)
     model = QBETS(**SINGLE).fit(_jobs(100), waits)
