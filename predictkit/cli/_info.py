@@ -6,7 +6,8 @@ import pandas as pd
 
 from .._format import format_count, format_fixed
 from .._summary import (DURATION_FIELDS, PROCESSOR_FIELDS, busier_than_machine, format_value,
-                        implausible_requests, machine_size)
+                        implausible_requests, machine_size, wider_than_machine, width_unit)
+from .._table import job_width
 from ..jobs import SUMMARY_LABELS, summarize
 from ._checks import flag_names
 from ._logs import add_log_argument, read_trace_arg, source_name
@@ -70,9 +71,13 @@ def run(args):
             summaries.append(summarize(jobs))
         # a size the log's header gives is the site's: a few jobs over it are the log's
         # own glitches, which the commands that simulate warn of
-        told = machine_size(jobs)[1]
+        machine, told = machine_size(jobs)
+        wider = int((job_width(jobs) > machine).sum()) if told else 0
         for note in (None if told else busier_than_machine(
                          jobs, option="--machine-procs of the commands that simulate"),
+                     f"{wider_than_machine(wider, machine, width_unit(jobs))} left out by "
+                     "the commands that simulate (the machine size is the header's MaxProcs; "
+                     "give --machine-procs if the machine is larger)" if wider else None,
                      implausible_requests(jobs)):
             if note is not None:
                 warnings.warn(f"{source_name(path)}: {note}", UserWarning, stacklevel=2)

@@ -163,3 +163,23 @@ def test_info_warns_of_a_log_busier_than_the_machine_and_of_requests_over_a_year
     (tmp_path / "sized.swf").write_text("; MaxProcs: 8\n" + text)
     status, _, err = outcome(capsys, ["info", str(tmp_path / "sized.swf")])
     assert status == 0 and "warning" not in err
+
+
+def test_info_warns_of_jobs_wider_than_the_header_machine(tmp_path, capsys):
+    jobs = pd.DataFrame({"job_id": [1, 2, 3], "submit_time": [0.0, 10.0, 20.0],
+                         "wait_time": [0.0, 0.0, 0.0], "run_time": [100.0, 50.0, 50.0],
+                         "n_procs": [16.0, 4.0, 9.0], "req_time": [200.0, 100.0, 100.0],
+                         "user_id": [1.0, 2.0, 2.0]})
+    jobs.attrs["max_procs"] = 8
+    path = tmp_path / "wide.swf"
+    write_swf(jobs, path)
+    status, _, err = outcome(capsys, ["info", str(path)])
+    assert status == 0 and err.splitlines()[-1] == (
+        f"predictkit info: warning: {path}: 2 jobs wider than the machine (8 processors) are "
+        "left out by the commands that simulate (the machine size is the header's MaxProcs; "
+        "give --machine-procs if the machine is larger)")
+    status, _, err = outcome(capsys, ["simulate", str(path), "-q"])
+    assert "2 jobs wider than the machine (8 processors) were not simulated" in err
+    write_swf(jobs.iloc[1:2], path)  # 4 processors: nothing to say
+    status, _, err = outcome(capsys, ["info", str(path)])
+    assert status == 0 and "warning" not in err
