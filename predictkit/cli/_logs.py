@@ -82,8 +82,7 @@ def add_log_argument(parser, *, dest="trace", flag=None, nargs=None, help=None):
                             help=what)
     else:
         parser.add_argument(flag, dest=dest, nargs=nargs, metavar="TRACE", action=StoreLog,
-                            type=path_text,
-                            default=None, help=what)
+                            type=path_text, default=None, help=what)
     parser.add_argument(
         "--input-format", choices=LOG_FORMATS, default="auto",
         help="format of the log: auto (sacct when the first line names JobID|..., Batsim "

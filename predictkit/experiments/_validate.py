@@ -19,12 +19,12 @@ __all__ = ["check_cells", "check_values", "simulate_options", "OPTIONS", "DEPREC
 
 
 def _count(minimum, maximum=None):
+    bounds = f">= {minimum}" + (f" and <= {maximum:,}" if maximum is not None else "")
+
     def check(value):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-            raise ValueError(f"must be a whole number >= {minimum}"
-                             + (f" and <= {maximum:,}" if maximum is not None else ""))
-        if maximum is not None and value > maximum:
-            raise ValueError(f"must be a whole number >= {minimum} and <= {maximum:,}")
+        if (isinstance(value, bool) or not isinstance(value, numbers.Integral)
+                or value < minimum or (maximum is not None and value > maximum)):
+            raise ValueError(f"must be a whole number {bounds}")
         return int(value)
     return check
 

@@ -365,8 +365,9 @@ def _prepare(jobs, machine_procs, kill_at_request):
         _raise_rows(jobs, width != np.round(width), "jobs: processor counts must be whole "
                     "numbers")
     width = width.astype(np.int64)
-    if (_column(jobs, "req_time") == 0).any():
-        _raise_rows(jobs, _column(jobs, "req_time") == 0,
+    no_time = _column(jobs, "req_time") == 0
+    if no_time.any():
+        _raise_rows(jobs, no_time,
                     "jobs: req_time is 0 (a request of no time, which the scheduler would "
                     "kill at its start); drop such jobs first with predictkit.clean_jobs(jobs, "
                     "require_request=True, for_simulation=True), or give NaN for no request")
