@@ -69,7 +69,7 @@ def small_schedules(draw, max_runtime=False):
     jobs = pd.DataFrame(dict(job_id=np.arange(1, n + 1), submit_time=np.cumsum(ints(0, 20)),
                              run_time=ints(0, 60), n_procs=np.minimum(ints(1, 6), machine),
                              user_id=ints(0, 3)))
-    jobs["req_time"] = jobs["run_time"] + ints(0, 30)
+    jobs["req_time"] = np.maximum(jobs["run_time"] + ints(0, 30), 1.0)  # 0 s is refused
     policy = draw(st.sampled_from(["easy", "conservative", "no_guarantee", "fcfs"]))
     limit = draw(st.integers(5, 40)) if max_runtime else None
     return simulate(jobs, machine_procs=machine, policy=policy, priority="fairshare",
