@@ -455,10 +455,51 @@ def merge_planning(path, out_dir):
     render(result, out_dir)
 
 
+def merge_predictors(path, out_dir):
+    """Put the predictor rows of a ``--part predictors`` run stored at ``path`` into
+    ``out_dir``'s ``simulate_speed.json`` and render the page again.
+
+    Each log and policy the run measured replaces that log and policy's rows (and its
+    skip, for a run given a larger ``--budget``); the run's provenance is kept beside
+    the cases it measured, and the page names both.
+    """
+    run = read_json(path)
+    target = Path(out_dir) / "simulate_speed.json"
+    result = read_json(target)
+    cases = list(dict.fromkeys((r["log"], r["policy"]) for r in run["predictors"]))
+    if not cases:
+        raise SystemExit(f"{path}: the run measured no log and policy with predictors")
+    kept = [r for r in result["predictors"] if (r["log"], r["policy"]) not in cases]
+    order = {label(*case): k for k, case in enumerate(POLICIES)}
+    logs = list(dict.fromkeys([r["log"] for r in result["predictors"]]
+                              + [log for log, _ in cases]))
+    result["predictors"] = sorted(
+        kept + run["predictors"],
+        key=lambda r: (logs.index(r["log"]), order.get(r["policy"], len(order))))
+    for log, policy in cases:
+        result["predictor_skipped"].pop(f"{log} / {policy}", None)
+        result["logs"][log] = run["logs"][log]
+    named = [f"{log} / {policy}" for log, policy in cases]
+    result["merged"] = [m for m in result.get("merged", [])
+                        if not set(m["cases"]) <= set(named)]
+    result["merged"].append({"provenance": run["provenance"], "cases": named})
+    write_json(target, result)
+    render(result, out_dir)
+
+
+def merged_lines(result):
+    """The provenance of the rows measured by a later run (:func:`merge_predictors`)."""
+    return [f"> Measured separately and merged in (`--merge-predictors`): "
+            f"{', '.join(m['cases'])}, by predictkit {m['provenance']['version']}, commit "
+            f"`{m['provenance']['commit']}`, {m['provenance']['date']}: "
+            f"`{m['provenance']['command']}`." for m in result.get("merged", [])]
+
+
 def render(result, out_dir):
     """Write ``simulate_speed.md`` from a result."""
+    made = provenance_lines(result, "simulate_speed")
     lines = ["# Simulator speed with runtime predictors", "",
-             *provenance_lines(result, "simulate_speed"),
+             *made[:-2], *merged_lines(result), *made[-2:],
              "Jobs simulated per second of CPU time, whole logs (cleaned for simulation, "
              "jobs without a requested time left out), one process. A cell is the "
              "ratio of the run's speed to the same policy's with the requests "
@@ -537,6 +578,10 @@ def main(argv=None):
     parser.add_argument("--merge-planning", type=Path, metavar="PLANNING_JSON",
                         help="put a --planning run into --output-dir's simulate_speed.json "
                              "and render the page again")
+    parser.add_argument("--merge-predictors", type=Path, metavar="RUN_JSON",
+                        help="put the rows of a --part predictors run (e.g. one log and "
+                             "policy given a larger --budget) into --output-dir's "
+                             "simulate_speed.json and render the page again")
     parser.add_argument("--worker", metavar="JOBS_PICKLE", help=argparse.SUPPRESS)
     args = parse_or_render(parser, argv, render)
     if args is None:
@@ -546,6 +591,9 @@ def main(argv=None):
         return
     if args.merge_planning:
         merge_planning(args.merge_planning, args.output_dir)
+        return
+    if args.merge_predictors:
+        merge_predictors(args.merge_predictors, args.output_dir)
         return
     if args.planning:
         for policy, depth in PLANNING:  # compile / load the cache

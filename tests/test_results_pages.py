@@ -109,3 +109,39 @@ def test_leung_findings_leave_out_logs_the_72_hour_limit_does_not_change():
     # a finding about every log counts both
     conservative = by_claim["Every conservative policy has fewer unfair jobs than the original"]
     assert (conservative["holds"], conservative["of"]) == (0, 2)
+
+
+def test_a_later_run_of_one_log_and_policy_replaces_its_rows_and_skip(tmp_path):
+    import json
+
+    from benchmarks import simulate_speed
+
+    result = read_json(RESULTS / "simulate_speed.json")
+    skipped = "RICC-2010-2 / conservative"
+    result["predictor_skipped"][skipped] = "over the budget"
+    result["predictors"] = [r for r in result["predictors"]
+                            if not (r["log"] == "RICC-2010-2" and r["policy"] == "conservative")]
+    (tmp_path / "simulate_speed.json").write_text(json.dumps(result, indent=1) + "\n")
+    easy = [dict(r) for r in result["predictors"]
+            if r["log"] == "RICC-2010-2" and r["policy"] == "easy"]
+    measured = [dict(r, policy="conservative", jobs_per_s_cpu=r["jobs_per_s_cpu"] / 10)
+                for r in easy]
+    run = {"provenance": dict(result["provenance"], command="python -m benchmarks."
+                              "simulate_speed --part predictors --traces RICC-2010-2"),
+           "predictors": measured, "logs": {"RICC-2010-2": result["logs"]["RICC-2010-2"]},
+           "predictor_skipped": {}}
+    (tmp_path / "run.json").write_text(json.dumps(run))
+    for _ in range(2):  # merging the same run again changes nothing
+        simulate_speed.merge_predictors(tmp_path / "run.json", tmp_path)
+        merged = read_json(tmp_path / "simulate_speed.json")
+        assert skipped not in merged["predictor_skipped"]
+        ricc = [(r["policy"], r["estimates"]) for r in merged["predictors"]
+                if r["log"] == "RICC-2010-2"]
+        policies = list(dict.fromkeys(policy for policy, _ in ricc))
+        in_order = [simulate_speed.label(*case) for case in simulate_speed.POLICIES]
+        assert "conservative" in policies and policies == [p for p in in_order if p in policies]
+        assert ricc.count(("conservative", "requests")) == 1
+        page = (tmp_path / "simulate_speed.md").read_text()
+        assert page.count("Measured separately and merged in (`--merge-predictors`): "
+                          "RICC-2010-2 / conservative, by predictkit ") == 1
+        assert "Skipped RICC-2010-2 / conservative" not in page
