@@ -470,22 +470,27 @@ class RegisteredName(Constraint):
 class ColumnNames(Constraint):
     """A non-empty tuple or list of column names (strings) to group jobs by.
 
-    A column known only once a job has started or ended
-    (:data:`~predictkit._table.OUTCOME_COLUMNS`) is refused: grouping by it
-    would let a prediction peek at the job's outcome.
+    Parameters
+    ----------
+    refused : tuple of str
+        Names that may not be among them: the estimators that group the
+        jobs they predict pass :data:`~predictkit._table.OUTCOME_COLUMNS`,
+        which a prediction grouped by would peek at.
     """
 
-    def is_satisfied_by(self, val):
-        from ._table import OUTCOME_COLUMNS
+    def __init__(self, refused=()):
+        super().__init__()
+        self.refused = tuple(refused)
 
+    def is_satisfied_by(self, val):
         return (isinstance(val, (tuple, list)) and len(val) > 0
-                and all(isinstance(v, str) and v not in OUTCOME_COLUMNS for v in val))
+                and all(isinstance(v, str) and v not in self.refused for v in val))
 
     def __str__(self):
-        from ._table import OUTCOME_COLUMNS
-
+        if not self.refused:
+            return "a non-empty tuple of column names (str)"
         return ("a non-empty tuple of column names (str) known when a job is submitted "
-                f"(not {', '.join(OUTCOME_COLUMNS)})")
+                f"(not {', '.join(self.refused)})")
 
 
 class WholeNumber(Constraint):

@@ -23,7 +23,7 @@ from sklearn.base import BaseEstimator
 from .._deprecation import warn_renamed
 from .._format import format_count
 from .._summary import header_machine_size, wider_than_machine
-from .._table import _row, check_target, requested_width, said_starts
+from .._table import OUTCOME_COLUMNS, _row, check_target, requested_width, said_starts
 from .._validation import (RANDOM_STATE, ColumnNames, Interval, ParamsValidatedMixin,
                            StrOptions, as_seed, check_fitted, finite_time,
                            seconds_per_job)
@@ -198,7 +198,7 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
         "ruptures_penalty": [Interval(Real, 0, None, closed="left"), None],
         "proba_step": [Interval(Real, 0, 0.5, closed="right")],
         "random_state": [RANDOM_STATE],
-        "by": [ColumnNames(), None],
+        "by": [ColumnNames(refused=OUTCOME_COLUMNS), None],
         "queued": [StrOptions({"age"}), None],
     }
 

@@ -3,6 +3,7 @@
 from numbers import Integral, Real
 
 import numpy as np
+from .._table import OUTCOME_COLUMNS
 from .._time import parse_duration
 from .._validation import ColumnNames, Duration, Interval, StrOptions
 from ..exceptions import ConfigError
@@ -81,7 +82,7 @@ class WalltimeAdjuster(OnlineRuntimeEstimator):
     """
 
     _parameter_constraints = {
-        "keys": [ColumnNames()],
+        "keys": [ColumnNames(refused=OUTCOME_COLUMNS)],
         "window": [Duration(unlimited=True), None],
         "quantile": [Interval(Real, 0.5, 1.0, closed="both"), StrOptions({"mean"})],
         "min_jobs": [Interval(Integral, 1, None, closed="left")],

@@ -129,17 +129,6 @@ def test_queued_jobs_older_than_the_bound_raise_it():
     assert model.observe_queue(future, now=now).predict(_jobs(1))[0] == plain
 
 
-def test_a_queue_holding_a_job_that_started_is_refused_naming_it():
-    model = QBETS(**SINGLE).fit(_jobs(100), np.full(100, 10.0))
-    queue, now = _queue([50.0, 40.0, 30.0])
-    queue = queue.assign(job_id=[7, 8, 9], start_time=[now + 5.0, now - 1.0, now + 1.0])
-    with pytest.raises(JobTableError, match=rf"^QBETS\.observe_queue: 1 job\(s\) of the queue "
-                                            rf"at now={now:g} s had started by then \(first at "
-                                            r"row 1, job_id 8\): the queue holds the jobs still "
-                                            r"waiting$"):
-        model.observe_queue(queue, now=now)
-
-
 def test_partial_fit_forgets_the_queue():
     waits = np.full(100, 10.0)
     model = QBETS(**SINGLE).fit(_jobs(100), waits)
@@ -239,9 +228,12 @@ def test_observe_queue_takes_a_time_only(now):
 def test_observe_queue_refuses_a_job_that_has_started():
     model = QBETS(**SINGLE).fit(_jobs(200), np.linspace(0.0, 1990.0, 200))
     queue = _jobs(3).assign(start_time=[5.0, 1.0, 50.0])
-    with pytest.raises(JobTableError, match=r"1 job\(s\) of the queue at 2 had started by "
-                                            r"then \(first at row 1\)"):
+    with pytest.raises(JobTableError, match=r"^QBETS\.observe_queue: 1 job\(s\) of the queue "
+                                            r"at now=2 s had started by then \(first at row "
+                                            r"1\): the queue holds the jobs still waiting$"):
         model.observe_queue(queue, now=2.0)
+    with pytest.raises(JobTableError, match=r"\(first at row 1, job_id 8\)"):
+        model.observe_queue(queue.assign(job_id=[7, 8, 9]), now=2.0)
     model.observe_queue(queue.assign(start_time=[5.0, 3.0, 50.0]), now=2.0)
     with pytest.raises(JobTableError, match="had started"):
         model.observe_queue(_jobs(3).assign(wait_time=[0.0, 0.5, 9.0]), now=2.0)
