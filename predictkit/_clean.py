@@ -20,6 +20,7 @@ SANE_RULES = ("submit_time unknown", "run_time unknown or negative",
 """The rules of the sane-jobs filter, in the order they are applied."""
 
 _SIMULATION_RULE = "submit_time negative"
+_NO_TIME_RULE = "req_time 0"
 _REQUEST_RULE = "req_time unknown or not positive"
 
 
@@ -43,9 +44,10 @@ def clean_jobs(X, *, require_request=False, for_simulation=False, return_report=
         and request-based estimates in a simulation).
     for_simulation : bool
         Prepare the table for :func:`~predictkit.simulate.simulate`: also
-        remove jobs submitted at a negative time, sort the rest by submit
-        time (stable) and fill unknown ``n_procs`` with ``req_procs`` (the
-        width the simulation uses).
+        remove jobs submitted at a negative time and jobs requesting 0 s
+        (which it refuses; an unknown request is kept), sort the rest by
+        submit time (stable) and fill unknown ``n_procs`` with ``req_procs``
+        (the width the simulation uses).
     return_report : bool
         Also return the report as a DataFrame.
 
@@ -56,8 +58,8 @@ def clean_jobs(X, *, require_request=False, for_simulation=False, return_report=
         objects or text, ``pd.NA`` for missing, hold float64), with ``attrs`` of ``X`` plus
         ``attrs["cleaning"]``: a list of ``{"rule", "removed", "remaining"}``
         in the order the rules are applied (:data:`SANE_RULES`, then
-        ``"submit_time negative"`` for a simulation, then ``"req_time unknown
-        or not positive"`` when a request is required). Each removed row is
+        ``"submit_time negative"`` and ``"req_time 0"`` for a simulation, then
+        ``"req_time unknown or not positive"`` when a request is required). Each removed row is
         counted once, under the first rule it breaks.
         :func:`describe_cleaning` puts the report in words.
     report : DataFrame
@@ -85,6 +87,9 @@ def clean_jobs(X, *, require_request=False, for_simulation=False, return_report=
     ]
     if for_simulation:
         rules.append((_SIMULATION_RULE, submit < 0))
+        request = (np.asarray(X["req_time"], dtype=float) if "req_time" in X.columns
+                   else np.full(len(X), np.nan))
+        rules.append((_NO_TIME_RULE, request == 0))  # simulate refuses a request of no time
     if require_request:
         validate_jobs(X, present=("req_time",), check_values=False)
         rules.append((_REQUEST_RULE, ~(np.asarray(X["req_time"], dtype=float) > 0)))

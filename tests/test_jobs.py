@@ -330,6 +330,7 @@ def _old_simulable_jobs(jobs, need_requests):
         width = np.where(np.isnan(width), jobs["req_procs"].to_numpy(dtype=float), width)
     drop = (jobs["run_time"].isna() | jobs["submit_time"].isna() | (jobs["run_time"] < 0)
             | (jobs["submit_time"] < 0)).to_numpy() | ~(width > 0)
+    drop |= jobs["req_time"].to_numpy(dtype=float) == 0  # a request of no time, refused since
     if need_requests:
         drop |= ~(jobs["req_time"].to_numpy(dtype=float) > 0)
     kept = jobs.loc[~drop].sort_values("submit_time", kind="stable").reset_index(drop=True)
@@ -350,7 +351,7 @@ def test_clean_jobs_for_simulation_keeps_the_jobs_the_simulation_filter_kept(row
     pd.testing.assert_frame_equal(out, _old_simulable_jobs(jobs, requests), check_like=False)
     report = out.attrs["cleaning"]
     assert sum(r["removed"] for r in report) == len(jobs) - len(out)
-    assert [r["rule"] for r in report][3] == "submit_time negative"
+    assert [r["rule"] for r in report][3:5] == ["submit_time negative", "req_time 0"]
     assert (report[-1]["rule"] == "req_time unknown or not positive") == requests
     assert list(out["submit_time"]) == sorted(out["submit_time"])
 

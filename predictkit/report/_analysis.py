@@ -175,7 +175,7 @@ def analyze(jobs, *, name=None, max_jobs=None, predictors=None, quantile=0.95,
         result.analysed_summary = summarize(clean, name=name)
     requests = np.asarray(clean["req_time"], dtype=float)
     has_requests = bool(len(clean)) and np.isfinite(requests).mean() >= 0.5
-    if has_requests and not np.isfinite(requests).all():
+    if has_requests and not (requests > 0).all():
         clean = clean_jobs(clean, require_request=True)
         without_request = clean.attrs["cleaning"][-1]
         result.cleaning = [*cleaning, without_request]

@@ -370,7 +370,7 @@ def _prepare(jobs, machine_procs, kill_at_request):
         _raise_rows(jobs, no_time,
                     "jobs: req_time is 0 (a request of no time, which the scheduler would "
                     "kill at its start); drop such jobs first with predictkit.clean_jobs(jobs, "
-                    "require_request=True, for_simulation=True), or give NaN for no request")
+                    "for_simulation=True), or give NaN for no request")
     if machine_procs is None:
         machine = int(machine_size(jobs)[0])  # the header's, else the widest job
     else:

@@ -226,3 +226,20 @@ def test_perfect_estimates_on_jobs_without_requests_have_no_requested_baseline(c
     # the requests' own simulation leaves the job without one out, as cleaning says
     assert main(["simulate", str(log), "--json", "-q"]) == 0
     assert json.loads(capsys.readouterr().out)["metrics"]["n_jobs"] == {"requested": 1.0}
+
+
+@pytest.mark.parametrize("predictor", ["perfect", "requested"])
+def test_a_job_requesting_no_time_is_left_out_with_a_warning(tmp_path, capsys, predictor):
+    from predictkit.io import read_swf, write_swf
+
+    jobs = pd.DataFrame({"job_id": [1, 2, 3], "submit_time": [0.0, 10.0, 20.0],
+                         "wait_time": [0.0] * 3, "run_time": [100.0, 50.0, 70.0],
+                         "n_procs": [4.0] * 3, "req_time": [200.0, 0.0, 100.0]})
+    jobs.attrs["max_procs"] = 8
+    write_swf(jobs, tmp_path / "log.swf")
+    out = tmp_path / "schedule.swf"
+    assert main(["simulate", str(tmp_path / "log.swf"), "--predictor", predictor, "-q",
+                 "-o", str(out)]) == 0
+    assert capsys.readouterr().err == (
+        "predictkit simulate: warning: left out 1 job with req_time 0\n")
+    assert list(read_swf(out)["job_id"]) == [1, 3]

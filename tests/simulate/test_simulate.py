@@ -466,9 +466,9 @@ def test_bad_widths_and_estimates_are_named_by_their_first_job():
     whole = jobs.assign(n_procs=[4.0, 2.0, 1.0])
     for estimates, kill in (("requested", True), ("perfect", False)):  # 0 s is no request
         with pytest.raises(JobTableError, match=r"^jobs: req_time is 0 .*\.clean_jobs\(jobs, "
-                                                r"require_request=True, for_simulation=True\), "
-                                                r"or give NaN for no request \(1 row\(s\); "
-                                                r"first at row 2, job_id 9\)$"):
+                                                r"for_simulation=True\), or give NaN for no "
+                                                r"request \(1 row\(s\); first at row 2, "
+                                                r"job_id 9\)$"):
             simulate(whole.assign(req_time=[20.0, 20.0, 0.0]), estimates=estimates,
                      kill_at_request=kill)
     with pytest.raises(SimulationError, match=r"2 missing, infinite or negative value\(s\), "
