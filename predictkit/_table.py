@@ -76,11 +76,11 @@ DERIVED_TIME_COLUMNS = ("start_time", "end_time")
 seconds of ``submit_time``: checked like the SWF fields wherever they are read."""
 
 OUTCOME_COLUMNS = ("wait_time", "run_time", "avg_cpu_time", "used_memory", "status",
-                   "start_time", "end_time")
-"""Columns a log states only once a job has started or ended: never a key to group
-the jobs a prediction is made for by (the no-peeking rule of DESIGN.md). The
-allocated width ``n_procs`` is not among them: logs without ``req_procs`` give it
-as the request."""
+                   "start_time", "end_time", "slurm_state")
+"""Columns a log states only once a job has started or ended (the no-peeking rule of
+DESIGN.md): an online predictor never reads them for a job it has not been told
+about, and no estimator groups the jobs it predicts by them. The allocated width
+``n_procs`` is not among them: logs without ``req_procs`` give it as the request."""
 
 MAX_EXACT = 2.0**53
 """Magnitude from which float64 no longer holds every whole number: job tables stay below it."""

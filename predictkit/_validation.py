@@ -348,14 +348,18 @@ def validate_params(constraints):
     return decorator
 
 
+MAX_SEED = 2**32 - 1
+"""The largest seed every random state takes (NumPy's ``RandomState`` stops there)."""
+
+
 class _RandomStates(Constraint):
-    """None, an int in [0, 2**32 - 1], a numpy RandomState or a numpy Generator."""
+    """None, an int in [0, :data:`MAX_SEED`], a numpy RandomState or a numpy Generator."""
 
     def is_satisfied_by(self, val):
         if val is None or isinstance(val, (np.random.RandomState, np.random.Generator)):
             return True
         return (isinstance(val, numbers.Integral) and not isinstance(val, (bool, np.bool_))
-                and 0 <= val <= 2**32 - 1)
+                and 0 <= val <= MAX_SEED)
 
     def __str__(self):
         return ("None, an int in the range [0, 4294967295], a numpy RandomState "

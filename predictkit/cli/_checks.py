@@ -4,6 +4,7 @@ import contextlib
 import re
 
 from .._format import format_given
+from .._validation import MAX_SEED
 from ..exceptions import ConfigError, JobTableError, PredictkitError
 
 __all__ = ["flag_names", "cli_wording", "check_positive", "check_procs", "check_seed",
@@ -82,10 +83,6 @@ def check_procs(value, flag="--machine-procs"):
     if value is not None and value > MAX_PROCS:
         raise ConfigError(f"{flag} must be at most {MAX_PROCS:,}, got {value:,}")
     return value
-
-
-MAX_SEED = 2**32 - 1
-"""Largest seed: numpy's legacy generator and scikit-learn take no larger one."""
 
 
 def check_seed(value, flag="--seed"):

@@ -8,7 +8,7 @@ from .._format import format_count, format_fixed
 from .._summary import (DURATION_FIELDS, PROCESSOR_FIELDS, busier_than_machine, format_value,
                         implausible_requests, machine_size, wider_than_machine, width_unit)
 from .._table import job_width
-from ..jobs import SUMMARY_LABELS, summarize
+from ..jobs import SUMMARY_LABELS, clean_jobs, summarize
 from ._checks import flag_names
 from ._logs import add_log_argument, read_trace_arg, source_name
 from ._output import print_json
@@ -72,7 +72,9 @@ def run(args):
         # a size the log's header gives is the site's: a few jobs over it are the log's
         # own glitches, which the commands that simulate warn of
         machine, told = machine_size(jobs)
-        wider = int((job_width(jobs) > machine).sum()) if told else 0
+        # counted among the jobs a simulation keeps (those it cannot replay are left out first)
+        wider = int((job_width(clean_jobs(jobs, for_simulation=True)) > machine).sum()) \
+            if told else 0
         for note in (None if told else busier_than_machine(
                          jobs, option="--machine-procs of the commands that simulate"),
                      f"{wider_than_machine(wider, machine, width_unit(jobs))} left out by "

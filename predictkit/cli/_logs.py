@@ -211,7 +211,7 @@ def check_stdin_once(args):
     """Refuse a command line that names standard input, or one other stream, as two inputs.
 
     Standard input (``-``, or a name of it such as ``/dev/stdin`` when it is a
-    pipe) and any other pipe can be read only once: the second reader would
+    pipe) and any other pipe or socket can be read only once: the second reader would
     see an empty stream and report a misleading "empty file" error.
     """
     from ..exceptions import ConfigError
@@ -240,12 +240,13 @@ def check_stdin_once(args):
 
 def _streams(text):
     """What a command-line input reads that can be read only once: ``"-"`` for standard
-    input, and the device and inode of a pipe or other non-regular file it names."""
+    input, and the device and inode of a pipe or socket it names (a regular file or a
+    device such as ``/dev/null`` can be opened again)."""
     streams = ["-"] if text == "-" else []
     try:
         info = os.fstat(0) if text == "-" else os.stat(text)
     except (OSError, ValueError):
         return streams  # the reader names the problem
-    if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
+    if stat.S_ISFIFO(info.st_mode) or stat.S_ISSOCK(info.st_mode):
         streams.append((info.st_dev, info.st_ino))
     return streams

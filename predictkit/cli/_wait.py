@@ -158,7 +158,7 @@ def _snapshot(args, jobs):
     if args.now is not None:
         taken, bad, _ = parse_timestamps([args.now], zone)
         if bad[0] or np.isnan(taken[0]):
-            zoned = re.search(r"(Z|[+-]\d\d:?\d\d)$", args.now.strip())
+            zoned = re.search(r"(Z|[+-]\d\d(?::?\d\d)?)$", args.now.strip())
             raise ConfigError(
                 f"--now must be a time such as 2024-03-04T10:00:00, got {args.now!r}"
                 + (f" (without {zoned.group(1)!r}: it is read in the log's time zone, {zone})"

@@ -54,8 +54,8 @@ def resolve_trace(trace, folder=None):
         The folder a relative path is taken from: the grid file's (a cell's
         ``grid_folder``). Default: the working folder.
     """
-    if not isinstance(trace, str) or not trace or is_synthetic(trace):
-        return None
+    if not isinstance(trace, str) or not trace or "\0" in trace or is_synthetic(trace):
+        return None  # a NUL byte names no file nor trace
     path = trace_path(trace, folder)
     if path.is_file():
         return path

@@ -11,6 +11,7 @@ import os
 import re
 
 from .._deprecation import warn_renamed
+from .._validation import MAX_SEED
 from ..exceptions import ConfigError, PredictkitError
 from ._identity import FOLDER_KEY, SYNTHETIC_TRACE, is_synthetic, resolve_trace, trace_path
 
@@ -19,7 +20,7 @@ __all__ = ["check_cells", "check_values", "simulate_options", "OPTIONS", "DEPREC
 
 
 def _count(minimum, maximum=None):
-    bounds = f">= {minimum}" + (f" and <= {maximum:,}" if maximum is not None else "")
+    bounds = f">= {minimum}" if maximum is None else f"from {minimum} to {maximum:,}"
 
     def check(value):
         if (isinstance(value, bool) or not isinstance(value, numbers.Integral)
@@ -77,8 +78,8 @@ def _underestimate(value):
 
 OPTIONS = {
     "max_jobs": (_count(1), "keep the first N jobs of the cleaned trace"),
-    "seed": (_count(0, 2**32 - 1), "random seed of synthetic traces (default 0: a sweep "
-                                   "repeats)"),
+    "seed": (_count(0, MAX_SEED), "random seed of synthetic traces (default 0: a sweep "
+                                  "repeats)"),
     "selective": (_flag, "selective backfilling (simulate(selective=...))"),
     "on_underestimate": (_underestimate, "what the simulator does when an estimate runs out"),
     "backfill_order": (_choice("priority", "sjf"), "order of backfill candidates"),

@@ -17,6 +17,7 @@ from .._summary import (busier_than_machine, implausible_requests, wider_than_ma
                         width_unit)
 from .._table import copy_attrs
 from ..exceptions import JobTableError
+from .._clean import SANE_RULES
 from ..jobs import clean_jobs, describe_cleaning, estimate_modes, summarize
 from ..metrics import (adjustment_outcomes, bound_summary, estimate_accuracy,
                        fair_start_times, mean_absolute_error, underestimation_rate)
@@ -181,6 +182,11 @@ def analyze(jobs, *, name=None, max_jobs=None, predictors=None, quantile=0.95,
         result.cleaning = [*cleaning, without_request]
         notes.append(f"Jobs without a requested time were left out "
                      f"({without_request['removed']:,}).")
+    if (np.asarray(clean["req_time"], dtype=float) == 0).any():  # every schedule refuses them
+        clean = clean_jobs(clean, for_simulation=True)
+        simulable = clean.attrs["cleaning"][len(SANE_RULES):]
+        result.cleaning = [*result.cleaning, *simulable]
+        notes.append(f"Jobs requesting 0 s were left out ({simulable[-1]['removed']:,}).")
     result.modes = estimate_modes(clean) if has_requests else None
     clean, filled = with_observed_waits(clean, has_requests=has_requests)
     notes += filled

@@ -30,17 +30,11 @@ import pandas as pd
 from sklearn.base import BaseEstimator, RegressorMixin
 
 from .._validation import ParamsValidatedMixin, check_fitted
-from .._table import MAX_EXACT, _numeric, _row, check_target, known_time
+from .._table import MAX_EXACT, OUTCOME_COLUMNS, _numeric, _row, check_target, known_time
 from ..exceptions import JobTableError
 
 __all__ = ["OnlineRuntimeEstimator", "group_codes", "check_jobs", "keys_given_for_no_job",
            "OUTCOME_COLUMNS"]
-
-OUTCOME_COLUMNS = ("wait_time", "run_time", "avg_cpu_time", "used_memory", "status",
-                   "start_time", "end_time")
-"""Columns that hold a job's future until it has completed: an online
-predictor never reads them for a job it has not been told about."""
-
 
 def check_jobs(X, required, *, name, owner):
     """Check that ``X`` is a job table with the ``required`` columns and known submit times.

@@ -36,7 +36,7 @@ class OnlinePredictor(Protocol):
     Jobs are named by their row in the table given to :meth:`start`, which
     holds the simulated jobs in submit order. A predictor may read any column
     of a job it is asked about except
-    :data:`~predictkit.runtime._base.OUTCOME_COLUMNS`, which are that job's
+    :data:`~predictkit._table.OUTCOME_COLUMNS`, which are that job's
     future; the outcome of a completed job is what :meth:`observe`
     reports (its simulated times, not the log's).
     """
@@ -104,7 +104,7 @@ class PartialFitAdapter:
     Completed jobs reach ``estimator.partial_fit(rows, run_time)`` as job-table
     rows with their simulated ``wait_time``, ``start_time``, ``end_time`` and
     ``run_time``; jobs to predict reach ``estimator.predict(rows)`` with
-    :data:`~predictkit.runtime._base.OUTCOME_COLUMNS` blanked. An estimator
+    :data:`~predictkit._table.OUTCOME_COLUMNS` blanked. An estimator
     that was not fitted before gets an empty first ``partial_fit``; if it refuses one (``ValueError`` or
     ``TypeError``), it is not asked for predictions (the simulator uses the
     requests) until a job has completed.

@@ -174,7 +174,7 @@ def simulate(jobs, *, machine_procs=None, policy="easy", reservation_depth=None,
         checked before any job is read.
     JobTableError, SimulationError
         On missing columns or values, negative times, unsorted submissions,
-        non-positive widths or a req_time of 0.
+        non-positive widths or (with ``kill_at_request``) a req_time of 0.
     """
     machine_procs = renamed_argument("simulate", "n_procs", "machine_procs", n_procs,
                                      machine_procs, stacklevel=5)
@@ -366,7 +366,7 @@ def _prepare(jobs, machine_procs, kill_at_request):
                     "numbers")
     width = width.astype(np.int64)
     no_time = _column(jobs, "req_time") == 0
-    if no_time.any():
+    if kill_at_request and no_time.any():
         _raise_rows(jobs, no_time,
                     "jobs: req_time is 0 (a request of no time, which the scheduler would "
                     "kill at its start); drop such jobs first with predictkit.clean_jobs(jobs, "

@@ -274,6 +274,9 @@ def test_one_pipe_named_twice_is_refused_before_either_is_read(tmp_path, capsys,
     assert capsys.readouterr().err == (
         f"predictkit info: error: '{pipe}' is given 2 times (traces); it can be read only "
         "once: save all but one input to a file\n")
+    import argparse  # a device can be opened again: /dev/null twice is two inputs
+
+    _logs.check_stdin_once(argparse.Namespace(traces=["/dev/null", "/dev/null"]))
     monkeypatch.setattr(_logs.os, "fstat", lambda fd: os.stat(pipe))  # stdin is that pipe
     assert main(["wait", str(pipe), "--procs", "4", "--time", "1:00:00", "--queue", "-"]) == 2
     assert capsys.readouterr().err == (

@@ -216,6 +216,8 @@ def test_wait_for_a_user_with_few_waits_says_so(capsys):
      "got '2024-04-01T00:00:00Z' (without 'Z': it is read in the log's time zone, "),
     (["--procs", "4", "--time", "1:00:00", "--queue", "{good}", "--now",
       "2024-04-01T00:00:00+02:00"], "(without '+02:00': it is read in the log's time zone"),
+    (["--procs", "4", "--time", "1:00:00", "--queue", "{good}", "--now",
+      "2024-04-01T00:00:00-05"], "(without '-05': it is read in the log's time zone"),
     (["--procs", "4", "--time", "1:00:00", "--queue", "{missing}"], "No such file"),
 ])
 def test_wait_errors_are_one_line(capsys, tmp_path, argv, message):

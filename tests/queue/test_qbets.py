@@ -343,7 +343,7 @@ def test_class_bounds_table():
                                     dict(clustering="kmeans"), dict(index="median"),
                                     dict(clustering=([8, 4], [])), dict(by=()),
                                     dict(by=("queue_id", 3)), dict(by="queue_id"),
-                                    dict(by=("user_id", "run_time"))])
+                                    dict(by=("user_id", "run_time")), dict(by=("slurm_state",))])
 def test_bad_parameters_raise_config_error(params):
     with pytest.raises(ConfigError):
         QBETS(**params).fit(_jobs(3), np.zeros(3))

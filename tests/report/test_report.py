@@ -197,6 +197,20 @@ def test_log_with_few_requests_predicts_the_jobs_that_have_one(tmp_path):
     assert "Only " in page
 
 
+@pytest.mark.parametrize("few_requests", [False, True])
+def test_jobs_requesting_no_time_are_left_out_and_said_to_be(few_requests):
+    jobs = make_workload(n_jobs=600, random_state=3).assign(wait_time=np.nan)  # waits simulated
+    jobs.loc[[5, 40, 60], "req_time"] = 0.0
+    if few_requests:  # fewer than half the jobs have one: the rest keep no request
+        jobs.loc[jobs.index >= 100, "req_time"] = np.nan
+    a = analyze(jobs, fairness=False)
+    assert len(a.jobs) == 597
+    assert (a.jobs["req_time"] != 0).all()
+    said = " ".join(a.notes)
+    assert ("Jobs requesting 0 s were left out (3)." in said
+            or "Jobs without a requested time were left out (3)." in said)
+
+
 def test_requests_over_a_year_are_noted_and_kept():
     jobs = pd.DataFrame({"job_id": [1, 2, 3], "submit_time": [0.0, 10.0, 5000.0],
                          "wait_time": [0.0, 0.0, 0.0], "run_time": [100.0, 100.0, 50.0],

@@ -367,9 +367,11 @@ def test_a_repeated_column_is_refused_before_anything_reads_it():
     jobs = small_jobs()
     with pytest.raises(JobTableError, match="jobs has column 'run_time' 2 times"):
         simulate(pd.concat([jobs, jobs[["run_time"]]], axis=1), machine_procs=4)
-    with pytest.raises(JobTableError, match=r"^jobs has 2 levels of column names; job tables "
-                                            r"name each column once"):
-        simulate(pd.concat({"log": jobs}, axis=1), machine_procs=4)
+    for levelled in (pd.concat({"log": jobs}, axis=1),
+                     pd.concat({"log": jobs}, axis=1).swaplevel(axis=1)):  # run_time a level
+        with pytest.raises(JobTableError, match=r"^jobs has 2 levels of column names; job "
+                                                r"tables name each column once"):
+            simulate(levelled, machine_procs=4)
 
 
 @settings(max_examples=40)
@@ -464,13 +466,15 @@ def test_bad_widths_and_estimates_are_named_by_their_first_job():
                                             r"\(1 row\(s\); first at row 1, job_id 8\)$"):
         simulate(jobs)
     whole = jobs.assign(n_procs=[4.0, 2.0, 1.0])
-    for estimates, kill in (("requested", True), ("perfect", False)):  # 0 s is no request
+    for estimates in ("requested", "perfect"):  # a job killed at its start
         with pytest.raises(JobTableError, match=r"^jobs: req_time is 0 .*\.clean_jobs\(jobs, "
                                                 r"for_simulation=True\), or give NaN for no "
                                                 r"request \(1 row\(s\); first at row 2, "
                                                 r"job_id 9\)$"):
-            simulate(whole.assign(req_time=[20.0, 20.0, 0.0]), estimates=estimates,
-                     kill_at_request=kill)
+            simulate(whole.assign(req_time=[20.0, 20.0, 0.0]), estimates=estimates)
+    unkilled = simulate(whole.assign(req_time=[20.0, 20.0, 0.0]), estimates="perfect",
+                        kill_at_request=False)  # the request is no limit then
+    assert list(unkilled.jobs["end_time"] - unkilled.jobs["start_time"]) == [10.0, 10.0, 10.0]
     with pytest.raises(SimulationError, match=r"2 missing, infinite or negative value\(s\), "
                                               r"first at position 1 \(nan\)$"):
         simulate(whole, estimates=[5.0, np.nan, -1.0])
