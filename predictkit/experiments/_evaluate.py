@@ -144,11 +144,10 @@ def _refuse_too_many_pieces(jobs, path, cells, where):
     from .._table import job_width
     from .._time import parse_duration
     from ..exceptions import ConfigError
-    from ..simulate._simulate import piece_counts
+    from ..simulate._simulate import piece_counts, simulated_runtimes
 
-    run = np.asarray(jobs["run_time"], dtype=float)
-    request = np.asarray(jobs["req_time"], dtype=float)
-    simulated = np.minimum(run, np.where(np.isnan(request), np.inf, request))
+    simulated, _ = simulated_runtimes(np.asarray(jobs["run_time"], dtype=float),
+                                      np.asarray(jobs["req_time"], dtype=float))
     width = job_width(jobs)
     seen = set()
     for cell in cells:

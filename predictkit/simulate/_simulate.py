@@ -386,16 +386,27 @@ def _prepare(jobs, machine_procs, kill_at_request):
     positions = candidates[submission_order(
         submit[candidates], None if job_id is None else job_id[candidates])]
     kept = jobs.iloc[positions].reset_index(drop=True)
-    req = _column(jobs, "req_time")[positions]
-    req = np.where(np.isnan(req), np.inf, req)
-    run = jobs["run_time"].to_numpy(dtype=float)[positions]
-    dur = np.minimum(run, req) if kill_at_request else run
+    dur, req = simulated_runtimes(jobs["run_time"].to_numpy(dtype=float)[positions],
+                                  _column(jobs, "req_time")[positions], kill_at_request)
     _refuse_times_past_exact_seconds(submit[positions], dur)
     codes, n_users, n_unknown = user_accounts(_column(jobs, "user_id")[positions])
     return dict(
         jobs=jobs, kept=kept, positions=positions, rejected_mask=too_wide, machine=machine,
         submit=submit[positions].copy(), width=width[positions].copy(), req=req, dur=dur,
         user=codes, n_users=n_users, n_unknown_user=n_unknown)
+
+
+def simulated_runtimes(run, request, kill_at_request=True):
+    """The runtimes a simulation replays and the requests it plans with.
+
+    Returns
+    -------
+    dur, request : ndarray
+        ``min(run, request)`` with ``kill_at_request`` (else ``run``), and the
+        requests with ``inf`` where unknown (no limit).
+    """
+    request = np.where(np.isnan(request), np.inf, request)
+    return (np.minimum(run, request) if kill_at_request else run), request
 
 
 def _column(jobs, name):
