@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._clean import SANE_RULES
 from .._summary import (busier_than_machine, implausible_requests, wider_than_machine,
                         width_unit)
 from .._table import copy_attrs
 from ..exceptions import JobTableError
-from .._clean import SANE_RULES
 from ..jobs import clean_jobs, describe_cleaning, estimate_modes, summarize
 from ..metrics import (adjustment_outcomes, bound_summary, estimate_accuracy,
                        fair_start_times, mean_absolute_error, underestimation_rate)
