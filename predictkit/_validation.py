@@ -129,11 +129,12 @@ def check_path_or_file(value, name, owner, *, access="read", files=True, what="a
         one holding a NUL byte, which no file name can.
     """
     if isinstance(value, (str, os.PathLike)):
-        if str(os.fspath(value)) == "":
+        text = str(os.fspath(value))
+        if text == "":
             raise InvalidParameterError(
                 f"The {name!r} parameter of {owner} is an empty path ('')", parameter=name,
                 owner=owner)
-        if "\0" in str(os.fspath(value)):
+        if "\0" in text:
             raise InvalidParameterError(
                 f"The {name!r} parameter of {owner} holds a NUL byte ({short_repr(value)}), "
                 "which no file name can hold", parameter=name, owner=owner)

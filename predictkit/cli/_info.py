@@ -72,9 +72,10 @@ def run(args):
         # a size the log's header gives is the site's: a few jobs over it are the log's
         # own glitches, which the commands that simulate warn of
         machine, told = machine_size(jobs)
-        # counted among the jobs a simulation keeps (those it cannot replay are left out first)
-        wider = int((job_width(clean_jobs(jobs, for_simulation=True)) > machine).sum()) \
-            if told else 0
+        wider = 0
+        if told and (job_width(jobs) > machine).any():
+            # counted among the jobs a simulation keeps (those it cannot replay go first)
+            wider = int((job_width(clean_jobs(jobs, for_simulation=True)) > machine).sum())
         for note in (None if told else busier_than_machine(
                          jobs, option="--machine-procs of the commands that simulate"),
                      f"{wider_than_machine(wider, machine, width_unit(jobs))} left out by "

@@ -113,8 +113,8 @@ def other_compression(data):
     """``(what, command)`` when ``data`` starts like a compressed format other than gzip,
     else None (bzip2 is told from text starting "BZh" by its block mark)."""
     for magic, marks, kind, command in _OTHER_COMPRESSIONS:
-        after = data[len(magic) + 1:]
-        if data.startswith(magic) and (marks is None or after.startswith(marks)):
+        if data.startswith(magic) and (marks is None
+                                       or data.startswith(marks, len(magic) + 1)):
             return kind, command
     return None
 

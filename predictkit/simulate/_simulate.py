@@ -365,7 +365,8 @@ def _prepare(jobs, machine_procs, kill_at_request):
         _raise_rows(jobs, width != np.round(width), "jobs: processor counts must be whole "
                     "numbers")
     width = width.astype(np.int64)
-    no_time = _column(jobs, "req_time") == 0
+    request = _column(jobs, "req_time")
+    no_time = request == 0
     if kill_at_request and no_time.any():
         _raise_rows(jobs, no_time,
                     "jobs: req_time is 0 (a request of no time, which the scheduler would "
@@ -387,7 +388,7 @@ def _prepare(jobs, machine_procs, kill_at_request):
         submit[candidates], None if job_id is None else job_id[candidates])]
     kept = jobs.iloc[positions].reset_index(drop=True)
     dur, req = simulated_runtimes(jobs["run_time"].to_numpy(dtype=float)[positions],
-                                  _column(jobs, "req_time")[positions], kill_at_request)
+                                  request[positions], kill_at_request)
     _refuse_times_past_exact_seconds(submit[positions], dur)
     codes, n_users, n_unknown = user_accounts(_column(jobs, "user_id")[positions])
     return dict(
