@@ -67,6 +67,15 @@ def check_parameters(constraints, params, owner):
             # then fails to compare
             raise invalid_parameter(name, owner, "a number (of seconds for a duration: "
                                     "value / numpy.timedelta64(1, 's'))", value)
+        for constraint in constraints.get(name, ()):
+            if isinstance(constraint, ColumnNames) and constraint.refused_in(value):
+                refused = constraint.refused_in(value)
+                raise invalid_parameter(
+                    name, owner, f"column names known when a job is submitted: "
+                    f"{', '.join(refused)} {'is' if len(refused) == 1 else 'are'} known only "
+                    "once a job has started or ended, and predictions grouped by "
+                    f"{'it' if len(refused) == 1 else 'them'} would peek at the outcome",
+                    value)
     try:
         validate_parameter_constraints(constraints, params, caller_name=owner)
     except SklearnInvalidParameterError as exc:
@@ -490,6 +499,12 @@ class ColumnNames(Constraint):
     def is_satisfied_by(self, val):
         return (isinstance(val, (tuple, list)) and len(val) > 0
                 and all(isinstance(v, str) and v not in self.refused for v in val))
+
+    def refused_in(self, val):
+        """The refused names among ``val`` (a tuple or list), in their order."""
+        if not isinstance(val, (tuple, list)):
+            return []
+        return list(dict.fromkeys(v for v in val if isinstance(v, str) and v in self.refused))
 
     def __str__(self):
         if not self.refused:

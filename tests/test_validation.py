@@ -416,6 +416,18 @@ def test_column_names_and_whole_numbers():
     assert not NumericArray().is_satisfied_by(5.0)
 
 
+@pytest.mark.parametrize(("make", "name"), [
+    (lambda keys: WalltimeAdjuster(keys=keys), "keys"),
+    (lambda keys: QBETS(by=keys), "by"),
+])
+def test_grouping_keys_known_only_after_a_job_started_are_named(make, name):
+    exc = _raised(lambda: make(("user_id", "status", "wait_time", "status")).fit(
+        JOBS, JOBS["run_time"]))
+    _assert_parameter_error(exc, name, type(make(("user_id",))).__name__)
+    assert ("known when a job is submitted: status, wait_time are known only once a job has "
+            "started or ended") in str(exc)
+
+
 def test_simulate_still_accepts_a_whole_float_machine_size():
     jobs = JOBS.iloc[:20]
     assert simulate(jobs, machine_procs=128.0).jobs.equals(simulate(jobs, machine_procs=128).jobs)

@@ -6,7 +6,7 @@ from pathlib import Path
 from .._validation import check_path_or_file
 from ..exceptions import ConfigError, InputFileError
 from ._slurm_fields import MAX_COUNT, is_digits, parse_time_request
-from ._source import UTF16_MARKS
+from ._source import UTF16_MARKS, compression_of
 
 __all__ = ["read_sbatch_script"]
 
@@ -75,6 +75,12 @@ def read_sbatch_script(path):
         data = path.read_bytes()
     except (FileNotFoundError, PermissionError, IsADirectoryError) as exc:
         raise InputFileError.from_os_error(exc) from None
+    compression = compression_of(data)
+    if compression is not None:
+        kind, command = compression
+        raise ConfigError(f"{path}: is {kind} data, not a text script: sbatch reads its "
+                          f"#SBATCH lines from plain text (decompress it first, e.g. with "
+                          f"{command})")
     if data[:2] in UTF16_MARKS or b"\x00" in data[:4096]:
         raise ConfigError(f"{path}: not a text script in UTF-8 or ASCII (UTF-16 or binary "
                           "data), so its #SBATCH lines cannot be read; convert it, e.g. with "

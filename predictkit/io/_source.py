@@ -109,6 +109,14 @@ marks one of which follows them one byte later (bzip2's block or end mark, after
 level digit) or None, what it is, the command that unpacks it)."""
 
 
+def compression_of(data):
+    """``(what, command)`` when ``data`` starts like compressed data, gzip included,
+    else None: for text that no reader decompresses (a batch script)."""
+    if data[:2] == _GZIP_MAGIC:
+        return "gzip-compressed", "gunzip"
+    return other_compression(data)
+
+
 def other_compression(data):
     """``(what, command)`` when ``data`` starts like a compressed format other than gzip,
     else None (bzip2 is told from text starting "BZh" by its block mark)."""

@@ -155,13 +155,15 @@ def test_given_keys_the_log_gives_for_no_job_are_refused(trace_without_groups, c
                    "user, group, request, queue, partition, app or procs)\n")
 
 
-@pytest.mark.parametrize("keys", ["run_time", "user,status", "user, wait_time"])
-def test_keys_known_only_after_a_job_ended_are_refused(small_trace, capsys, keys):
+@pytest.mark.parametrize(("keys", "refused"), [("run_time", "run_time"),
+                                              ("user,status", "status"),
+                                              ("user, wait_time", "wait_time")])
+def test_keys_known_only_after_a_job_ended_are_refused(small_trace, capsys, keys, refused):
     assert main(["predict", str(small_trace), "--keys", keys, "-q"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("predictkit predict: error: The '--keys' parameter of WalltimeAdjuster "
-                          "must be a non-empty tuple of column names (str) known when a job is "
-                          "submitted (not wait_time, run_time,")
+                          "must be column names known when a job is submitted: "
+                          f"{refused} is known only once a job has started or ended")
     assert err.count("\n") == 1
 
 

@@ -1,7 +1,9 @@
 """Slurm inputs of the wait and walltime commands: time limits, #SBATCH lines, squeue snapshots."""
 
+import bz2
 import gzip
 import io
+import lzma
 import math
 
 import numpy as np
@@ -233,6 +235,29 @@ def test_a_utf16_script_is_refused_by_name(tmp_path):
     script.write_text("#!/bin/bash\n#SBATCH --time=1:00:00\n", encoding="utf-16")
     with pytest.raises(ConfigError, match=r"job.sh: not a text script in UTF-8 or ASCII"):
         read_sbatch_script(script)
+
+
+@pytest.mark.parametrize(("compress", "kind", "command"), [
+    (gzip.compress, "gzip-compressed", "gunzip"),
+    (bz2.compress, "bzip2-compressed", "bunzip2"),
+    (lzma.compress, "xz-compressed", "unxz"),
+])
+def test_a_compressed_script_is_named_with_the_command_that_unpacks_it(tmp_path, compress,
+                                                                     kind, command):
+    script = tmp_path / "job.sh.z"
+    script.write_bytes(compress(b"#!/bin/bash\n#SBATCH --time=1:00:00\n"))
+    with pytest.raises(ConfigError, match=rf"job.sh.z: is {kind} data, not a text script.*"
+                                          rf"e.g. with {command}\)$"):
+        read_sbatch_script(script)
+
+
+def test_a_script_starting_like_the_bzip2_magic_is_read_as_text(tmp_path):
+    script = tmp_path / "job.sh"
+    script.write_bytes(b"#SBATCH --time=BZh1\n")
+    with pytest.raises(ConfigError, match=r"job.sh, line 1"):
+        read_sbatch_script(script)
+    script.write_bytes(b"BZh9 is a command, not an option\n#SBATCH --time=1:00:00\n")
+    assert read_sbatch_script(script)["time"] is None
 
 
 @pytest.mark.parametrize("zone", [5, None, ""])
