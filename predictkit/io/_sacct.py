@@ -12,8 +12,9 @@ job table column   ``sacct`` source
                    whose ``Start`` is before its ``Submit`` is malformed)
 ``run_time``       ``ElapsedRaw`` or ``Elapsed`` (``End - Start`` when both are
                    absent or empty; a line whose ``Elapsed`` is longer than
-                   ``End - Start`` is malformed); ``NaN`` while a job has not
-                   started or not ended
+                   ``End - Start`` is malformed, as is one with ``Elapsed``
+                   but no ``Start``, or a final ``State`` but no ``End``);
+                   ``NaN`` while a job has not started or not ended
 ``n_procs``        ``NCPUS`` or ``AllocCPUS`` (``NNodes`` when no CPU column);
                    ``0`` (never allocated) is ``NaN``
 ``avg_cpu_time``   ``TotalCPU`` divided by ``n_procs``; ``NaN`` until the job
@@ -48,8 +49,8 @@ import pandas as pd
 from .._format import format_count
 from ..exceptions import ConfigError, SacctFormatError
 from ..jobs import as_job_table
-from ._sacct_checks import (ParsedLines, earlier_runs, order_problems, orphan_steps,
-                            reused_ids, step_owners)
+from ._sacct_checks import (UNFINISHED_STATES, ParsedLines, earlier_runs, order_problems,
+                            orphan_steps, reused_ids, state_words, step_owners)
 from ._sacct_text import check_one_cluster, expand_arrays, read_text, split_fields
 from ._slurm_fields import check_time_zone, is_digits
 from ._source import report_skipped_lines
@@ -61,12 +62,6 @@ _STATUS = {"COMPLETED": 1.0, "FAILED": 0.0, "NODE_FAIL": 0.0, "OUT_OF_MEMORY": 0
            "CANCELLED": 5.0}
 
 
-_UNFINISHED = frozenset({"PENDING", "RUNNING", "SUSPENDED", "REQUEUED", "RESIZING",
-                         "REQUEUE_FED", "REQUEUE_HOLD", "RESV_DEL_HOLD", "REVOKED",
-                         "SPECIAL_EXIT", "STOPPED", "SIGNALING", "STAGE_OUT", "COMPLETING",
-                         "CONFIGURING", "LAUNCH_FAILED", "RECONFIG_FAIL", "POWER_UP_NODE",
-                         "UPDATE_DB"})
-"""States (and state flags Slurm prints alone) of a job that has not ended for good."""
 
 
 _ID_COLUMNS = (("user_id", ("User",), "user_ids"),
@@ -264,7 +259,7 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
     jobs = _build(parsed, time_zone)
     jobs.attrs["source"] = source
     unknown = {state: count for state, count in jobs.attrs["unmapped_states"].items()
-               if state not in _UNFINISHED}
+               if state not in UNFINISHED_STATES}
     if unknown:
         shown = ", ".join(f"{state or '(empty)'}: {count}" for state, count in unknown.items())
         warnings.warn(
@@ -314,18 +309,16 @@ def _build(parsed, time_zone):
     submit = parsed.values["Submit"][alloc]
     start = parsed.values["Start"][alloc]
     states = parsed.get("State")[alloc]
-    codes, distinct = pd.factorize(states, use_na_sentinel=False)
-    words = np.array([s.split()[0].rstrip("+").upper() if s.split() else "" for s in distinct],
-                     dtype=object)[codes] if len(states) else np.empty(0, dtype=object)
+    words = state_words(parsed)[alloc]
     end = parsed.first("End")
     if end is not None:
         end = end[alloc]
         ended = ~np.isnan(end)
     else:
-        ended = np.array([w not in _UNFINISHED for w in words], dtype=bool)
+        ended = np.array([w not in UNFINISHED_STATES for w in words], dtype=bool)
     # A job still pending or running has no final wait, runtime, CPU time or
     # memory yet: sacct prints its values so far (or 0), which are not results.
-    unfinished = np.array([w in _UNFINISHED for w in words], dtype=bool)
+    unfinished = np.array([w in UNFINISHED_STATES for w in words], dtype=bool)
     origin = np.nanmin(submit) if np.isfinite(submit).any() else np.nan
     out["submit_time"] = submit - origin
     out["wait_time"] = np.where(words == "PENDING", np.nan, start - submit)

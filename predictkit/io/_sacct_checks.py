@@ -273,6 +273,7 @@ def order_problems(parsed):
                 f"{parsed.columns[earlier.lower()]} ({earlier_text[position]})"
                 + _zone_hint(parsed, gap))
         parsed.bad |= bad
+    _unknown_times(parsed, alloc, start, end)
     if end is None:
         return parsed.bad
     for name in ("ElapsedRaw", "Elapsed"):
@@ -291,6 +292,56 @@ def order_problems(parsed):
                 + _zone_hint(parsed, elapsed[position] - (end[position] - start[position])))
         parsed.bad |= too_long
     return parsed.bad
+
+
+UNFINISHED_STATES = frozenset({
+    "PENDING", "RUNNING", "SUSPENDED", "REQUEUED", "RESIZING", "REQUEUE_FED", "REQUEUE_HOLD",
+    "RESV_DEL_HOLD", "REVOKED", "SPECIAL_EXIT", "STOPPED", "SIGNALING", "STAGE_OUT",
+    "COMPLETING", "CONFIGURING", "LAUNCH_FAILED", "RECONFIG_FAIL", "POWER_UP_NODE",
+    "UPDATE_DB"})
+"""States (and state flags Slurm prints alone) of a job that has not ended for good."""
+
+
+def state_words(parsed):
+    """Each line's state: the first word of ``State`` in upper case without a trailing
+    ``+`` (``"CANCELLED by 123"`` is ``CANCELLED``), ``""`` where it is empty."""
+    codes, texts = parsed.distinct("State")
+    words = np.array([t.split()[0].rstrip("+").upper() if t.split() else "" for t in texts],
+                     dtype=object)
+    return words[codes] if len(codes) else np.empty(0, dtype=object)
+
+
+def _unknown_times(parsed, alloc, start, end):
+    """Flag allocation lines whose other fields say a time is known that is not.
+
+    Slurm prints ``Unknown`` (or ``None``) for the Start of a job that never
+    started and the End of one still running; a line with an Elapsed time
+    but no Start, or with a Start and a final State but no End, has lost a
+    time. Its runtime would be dropped, so such a line is malformed.
+    """
+    elapsed_name = next((n for n in ("ElapsedRaw", "Elapsed") if n in parsed.values), None)
+    if elapsed_name is not None:
+        with np.errstate(invalid="ignore"):
+            ran = alloc & np.isnan(start) & (parsed.values[elapsed_name] > 0)
+        elapsed_text = parsed.get(elapsed_name)
+        for position in np.flatnonzero(ran & ~parsed.bad):
+            parsed.problems[int(position)] = (
+                f"field {parsed.columns['start']} is unknown but "
+                f"{parsed.columns[elapsed_name.lower()]} ({elapsed_text[position]}) says "
+                "the job ran (a job that ran has a start)")
+        parsed.bad |= ran
+    if end is None:
+        return
+    words = state_words(parsed)
+    ended = np.array([w not in UNFINISHED_STATES and w != "" for w in words], dtype=bool)
+    lost_end = alloc & ended & ~np.isnan(start) & np.isnan(end)
+    state_text = parsed.get("State")
+    for position in np.flatnonzero(lost_end & ~parsed.bad):
+        parsed.problems[int(position)] = (
+            f"field {parsed.columns['end']} is unknown but {parsed.columns['state']} "
+            f"({state_text[position]}) says the job started and ended (a job that ended has "
+            "an end)")
+    parsed.bad |= lost_end
 
 
 def _zone_hint(parsed, seconds):

@@ -529,13 +529,22 @@ END_BEFORE_START = ("201|201|sim|alice|chem|batch|normal|2023-01-05T12:00:00|"
                     "FAILED|1:0||")
 
 
+START_LOST = ("202|202|sim|alice|chem|batch|normal|2023-01-05T12:00:00|Unknown|"
+              "2023-01-05T12:11:00|00:10:00|02:00:00|1|4|4|COMPLETED|0:0|00:01:00|")
+END_LOST = ("203|203|sim|alice|chem|batch|normal|2023-01-05T12:00:00|2023-01-05T12:01:00|"
+            "None|00:10:00|02:00:00|1|4|4|CANCELLED by 0|0:0||")
+
+
 @pytest.mark.parametrize(("line", "message"), [
+    (START_LOST, r"line 10: field Start is unknown but Elapsed \(00:10:00\) says the job ran"),
+    (END_LOST, r"line 10: field End is unknown but State \(CANCELLED by 0\) says the job "
+               r"started and ended"),
     (START_BEFORE_SUBMIT, r"line 10: field Start \(2023-01-05T11:59:00\) is before Submit "
                           r"\(2023-01-05T12:00:00\)"),
     (END_BEFORE_START, r"line 10: field End \(2023-01-05T12:05:00\) is before Start "
                        r"\(2023-01-05T12:10:00\)"),
 ])
-def test_negative_wait_or_runtime_is_a_malformed_line(line, message):
+def test_negative_wait_or_runtime_or_a_lost_time_is_a_malformed_line(line, message):
     text = EXAMPLE + line + "\n"
     with pytest.raises(SacctFormatError, match=message) as info:
         read(text)
@@ -545,6 +554,19 @@ def test_negative_wait_or_runtime_is_a_malformed_line(line, message):
     assert jobs.attrs["skipped_line_numbers"] == [10]
     assert (jobs["wait_time"].dropna() >= 0).all() and (jobs["run_time"].dropna() >= 0).all()
     assert jobs["job_id"].tolist() == read(EXAMPLE)["job_id"].tolist()
+
+
+@pytest.mark.parametrize("state", ["RUNNING", "PENDING", "COMPLETING"])
+def test_a_job_not_yet_ended_has_no_end_and_a_runtime_unknown(state):
+    line = END_LOST.replace("CANCELLED by 0", state)
+    jobs = read(EXAMPLE + line + "\n")
+    assert np.isnan(jobs["run_time"].iloc[-1])
+
+
+def test_a_job_cancelled_before_it_started_has_no_start_and_no_runtime():
+    jobs = read(EXAMPLE)
+    cancelled = jobs["slurm_state"].str.startswith("CANCELLED")
+    assert cancelled.sum() == 2 and jobs.loc[cancelled, "run_time"].isna().all()
 
 
 def test_a_step_starting_before_its_jobs_submit_is_not_an_error():
