@@ -44,10 +44,13 @@ def job_request(args, *, need_procs):
     from ..io._slurm_fields import parse_time_request
 
     script = read_sbatch_script(args.script) if args.script else {}
+    ignored = (f"; its #SBATCH lines after line {script['ignored_after']} are ignored, as "
+               "sbatch ignores them: they follow a command"
+               if script.get("ignored_after") else "")
     seconds = parse_time_request(args.time) if args.time is not None else script.get("time")
     if seconds is None:
         raise ConfigError("give the requested time with --time (e.g. --time 2:00:00)"
-                          + (f" or an #SBATCH --time line in {args.script}"
+                          + (f" or an #SBATCH --time line in {args.script}{ignored}"
                              if args.script else " or --script"))
     if math.isinf(seconds):
         raise ConfigError(f"{args.script}: #SBATCH --time asks for no time limit (the "
@@ -58,8 +61,8 @@ def job_request(args, *, need_procs):
         raise ConfigError(f"--procs must be at least 1, got {procs}")
     if need_procs and procs is None:
         raise ConfigError("give the number of processors with --procs"
-                          + (f" (no #SBATCH --ntasks/--nodes/--cpus-per-task in {args.script})"
-                             if args.script else " or --script"))
+                          + (f" (no #SBATCH --ntasks/--nodes/--cpus-per-task in {args.script}"
+                             f"{ignored})" if args.script else " or --script"))
     return float(seconds), procs, script
 
 

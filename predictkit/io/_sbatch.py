@@ -23,6 +23,8 @@ _OPTIONS = {
 _COUNTS = ("ntasks", "nodes", "cpus_per_task", "ntasks_per_node")
 
 
+_UTF8_BOM = b"\xef\xbb\xbf"
+
 HETEROGENEOUS_SEPARATORS = ("hetjob", "packjob")
 """The ``#SBATCH`` words that separate the components of a heterogeneous job (``packjob``
 before Slurm 20.02)."""
@@ -52,12 +54,16 @@ def read_sbatch_script(path):
         job asks for: ``ntasks x cpus_per_task``, else ``nodes x
         ntasks_per_node x cpus_per_task``), ``partition``, ``account`` and
         ``job_name``; ``None`` for what the script does not say.
+        ``ignored_after``: the line of the first command when ``#SBATCH``
+        lines follow it (``sbatch`` ignores them, and so does this function),
+        else ``None``.
 
     Raises
     ------
     ConfigError
         A value that cannot be read, naming the file, line and option; a
-        ``path`` that is not a path (an
+        script that is compressed, UTF-16 or binary, starts with a UTF-8
+        byte-order mark, or is empty; a ``path`` that is not a path (an
         :class:`~predictkit.exceptions.InvalidParameterError`).
 
     Examples
@@ -70,7 +76,7 @@ def read_sbatch_script(path):
     >>> os.unlink(f.name)
     """
     path = Path(check_path_or_file(path, "path", "read_sbatch_script", files=False))
-    found = dict.fromkeys(list(dict.fromkeys(_OPTIONS.values())) + ["procs"])
+    found = dict.fromkeys(list(dict.fromkeys(_OPTIONS.values())) + ["procs", "ignored_after"])
     try:
         data = path.read_bytes()
     except (FileNotFoundError, PermissionError, IsADirectoryError) as exc:
@@ -85,14 +91,24 @@ def read_sbatch_script(path):
         raise ConfigError(f"{path}: not a text script in UTF-8 or ASCII (UTF-16 or binary "
                           "data), so its #SBATCH lines cannot be read; convert it, e.g. with "
                           "iconv -f UTF-16 -t UTF-8")
+    if data.startswith(_UTF8_BOM):
+        raise ConfigError(f"{path}: starts with a UTF-8 byte-order mark, so its first line "
+                          "reads as a command and sbatch would refuse it (its first line must "
+                          "start with #!): save it without the mark, e.g. with dos2unix")
+    if not data.strip():
+        raise ConfigError(f"{path}: the script {'is empty' if not data else 'holds only white space'}"
+                          ", so it has no #SBATCH lines (sbatch refuses it too)")
     # sbatch reads bytes: a stray byte in a later command must not stop the options
-    text = data.decode("utf-8", errors="replace")
-    for number, raw in enumerate(text.splitlines(), start=1):
+    lines = data.decode("utf-8", errors="replace").splitlines()
+    for number, raw in enumerate(lines, start=1):
         line = raw.strip()
         if not line or (line.startswith("#") and not line.startswith("#SBATCH")):
             continue
         if not line.startswith("#SBATCH"):
-            break  # the first command ends the options, as in sbatch
+            # the first command ends the options, as in sbatch
+            if any(later.lstrip().startswith("#SBATCH") for later in lines[number:]):
+                found["ignored_after"] = number
+            break
         try:
             words = shlex.split(line[len("#SBATCH"):], comments=True)
         except ValueError as exc:

@@ -695,3 +695,16 @@ def test_a_script_without_a_time_limit_takes_the_one_given_by_flag(capsys, tmp_p
     from_script = json.loads(capsys.readouterr().out)
     assert main(["wait", SAMPLE, "--procs", "4", "--time", "2:00:00", "--json", "-q"]) == 0
     assert from_script == json.loads(capsys.readouterr().out)
+
+
+def test_a_missing_time_names_the_script_lines_sbatch_ignores(capsys, tmp_path):
+    script = tmp_path / "late.sh"
+    script.write_text("#!/bin/sh\necho start\n#SBATCH --time=1:00:00 --ntasks=4\n")
+    assert fails(capsys, ["wait", SAMPLE, "--script", str(script)]) == (
+        f"predictkit wait: error: give the requested time with --time (e.g. --time 2:00:00) or "
+        f"an #SBATCH --time line in {script}; its #SBATCH lines after line 2 are ignored, as "
+        f"sbatch ignores them: they follow a command\n")
+    error = fails(capsys, ["wait", SAMPLE, "--script", str(script), "--time", "1:00:00"])
+    assert error.endswith(f"(no #SBATCH --ntasks/--nodes/--cpus-per-task in {script}; its "
+                          "#SBATCH lines after line 2 are ignored, as sbatch ignores them: they "
+                          "follow a command)\n")

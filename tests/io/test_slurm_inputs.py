@@ -251,6 +251,28 @@ def test_a_compressed_script_is_named_with_the_command_that_unpacks_it(tmp_path,
         read_sbatch_script(script)
 
 
+@pytest.mark.parametrize(("data", "message"), [
+    (b"\xef\xbb\xbf#!/bin/bash\n#SBATCH -t 30\n", r"job.sh: starts with a UTF-8 byte-order "
+                                                   r"mark.*e\.g\. with dos2unix$"),
+    (b"", r"job.sh: the script is empty, so it has no #SBATCH lines"),
+    (b"\n  \n\t\n", r"job.sh: the script holds only white space, so it has no #SBATCH lines"),
+])
+def test_a_script_sbatch_would_refuse_is_refused_by_name(tmp_path, data, message):
+    script = tmp_path / "job.sh"
+    script.write_bytes(data)
+    with pytest.raises(ConfigError, match=message):
+        read_sbatch_script(script)
+
+
+def test_sbatch_lines_after_a_command_are_ignored_and_the_line_is_told(tmp_path):
+    script = tmp_path / "job.sh"
+    script.write_text("#!/bin/bash\n#SBATCH -n 4\n\nmodule load x\n#SBATCH -t 30\n")
+    found = read_sbatch_script(script)
+    assert (found["time"], found["procs"], found["ignored_after"]) == (None, 4, 4)
+    script.write_text("#!/bin/bash\n#SBATCH -t 30\nsrun a.out\n# done\n")
+    assert read_sbatch_script(script)["ignored_after"] is None
+
+
 def test_a_script_starting_like_the_bzip2_magic_is_read_as_text(tmp_path):
     script = tmp_path / "job.sh"
     script.write_bytes(b"#SBATCH --time=BZh1\n")
