@@ -8,7 +8,7 @@ from .._validation import MAX_SEED
 from ..exceptions import ConfigError, JobTableError, PredictkitError
 
 __all__ = ["flag_names", "cli_wording", "check_positive", "check_procs", "check_seed",
-           "check_count", "refuse_repeats", "tang_keys", "unusable_tang_keys",
+           "check_count", "check_load", "refuse_repeats", "tang_keys", "unusable_tang_keys",
            "os_errors", "is_given", "refuse_inapplicable", "MAX_PROCS",
            "MAX_SEED", "check_fraction", "check_tang_quantile", "refuse_without_waits"]
 
@@ -96,6 +96,16 @@ def check_fraction(value, flag):
     """Refuse a quantile, confidence or probability outside the open interval (0, 1)."""
     if not 0.0 < value < 1.0:  # also refuses NaN
         raise ConfigError(f"{flag} must be in (0, 1), got {value!r}")
+    return value
+
+
+def check_load(value):
+    """Refuse an offered load ``--load`` outside ``(0, MAX_LOAD]`` (``make_workload``'s range)."""
+    from ..workload._synthetic import MAX_LOAD
+
+    if not 0 < value <= MAX_LOAD:  # also refuses NaN
+        raise ConfigError(f"--load must be above 0 and at most {MAX_LOAD:g} (the offered load "
+                          f"per week, in machines), got {format_given(value)}")
     return value
 
 

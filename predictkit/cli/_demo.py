@@ -5,14 +5,14 @@ import time
 
 import pandas as pd
 
-from .._format import format_count, format_given
+from .._format import format_count
 from ..datasets import make_workload
 from ..workload._synthetic import DEFAULT_MACHINE_PROCS
 from ..exceptions import ConfigError, JobTableError
 from ..jobs import SUMMARY_LABELS
 from ..jobs import describe_cleaning
 from ..report import analyze, build_report
-from ._checks import check_procs, check_seed, flag_names, is_given, os_errors
+from ._checks import check_load, check_procs, check_seed, flag_names, is_given, os_errors
 from ._logs import add_log_argument, read_done, read_trace_arg, refuse_log_options
 from ._machine import with_machine_size
 from ._output import result_stream
@@ -101,8 +101,7 @@ def _check_args(args):
         args.machine_procs = (DEFAULT_MACHINE_PROCS if args.machine_procs is None
                               else args.machine_procs)
         args.load = DEMO_LOAD if args.load is None else args.load
-        if not 0 < args.load < float("inf"):
-            raise ConfigError(f"--load must be a positive number, got {format_given(args.load)}")
+        check_load(args.load)
     if not args.trace:
         from ..workload._synthetic import _check_memory
 

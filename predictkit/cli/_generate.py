@@ -10,7 +10,7 @@ from .._time import parse_duration
 from ..exceptions import ConfigError
 from ..workload import make_workload
 from ..workload._synthetic import DEFAULT_LOAD, DEFAULT_MACHINE_PROCS
-from ._checks import (check_positive, check_procs, check_seed, flag_names, is_given,
+from ._checks import (check_load, check_positive, check_procs, check_seed, flag_names, is_given,
                       os_errors, refuse_inapplicable)
 from ._logs import (StoreLog, add_log_argument, read_done, read_trace_arg, refuse_log_options,
                     source_name)
@@ -340,8 +340,8 @@ def _check_args(args):
         raise ConfigError(f"--tmax must be at most {MAX_TMAX // 86400:,} days, got {args.tmax}")
     if args.pmax is not None and not 0 <= args.pmax <= 100:
         raise ConfigError(f"--pmax is a percent and must be in [0, 100], got {format_given(args.pmax)}")
-    if args.load is not None and not 0 < args.load < float("inf"):
-        raise ConfigError(f"--load must be a positive number, got {format_given(args.load)}")
+    if args.load is not None:
+        check_load(args.load)
     if not 0 <= args.f < float("inf"):
         raise ConfigError(f"--f must be a number >= 0, got {format_given(args.f)}")
     check_positive(args.fit_modes, "--fit-modes", allow_zero=True)

@@ -382,6 +382,11 @@ def _prepare(jobs, machine_procs, kill_at_request):
     if machine <= 0:
         raise SimulationError(f"machine size must be positive, got {machine}")
     too_wide = width > machine
+    if len(too_wide) and too_wide.all():
+        raise SimulationError(
+            f"every job is wider than the machine ({format_count(machine, 'processor')}; the "
+            f"narrowest asks for {format_count(int(np.min(width)), 'processor')}), so nothing "
+            "would be simulated: give machine_procs, the machine's size")
     job_id = _column(jobs, "job_id") if "job_id" in jobs.columns else None
     candidates = np.flatnonzero(~too_wide)
     positions = candidates[submission_order(

@@ -7,6 +7,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from .._deprecation import NOT_PASSED, UNSET, renamed_argument
+from .._table import MAX_EXACT
 from .._time import parse_duration
 from .._validation import (RANDOM_STATE, Duration, HasMethods, Interval, StrOptions, WholeNumber,
                            invalid_parameter, validate_params)
@@ -24,6 +25,10 @@ from ._default_site import default_site
 from ._tsafrir import TsafrirEstimates
 
 __all__ = ["make_workload"]
+
+MAX_LOAD = 100.0
+"""Largest offered load :func:`make_workload` takes: a hundred machines' worth of work a
+week (overload studies run at 1-2; far above, arrivals only bunch into the same seconds)."""
 
 DEFAULT_LOAD = 0.7
 """Offered load of :func:`make_workload` by default (production machines run at 0.6-0.8)."""
@@ -47,7 +52,7 @@ BYTES_PER_JOB = 1024
     "t_max": [Duration(minimum=3600), None],
     "p_max": [Interval(Real, 0, 100, closed="both"), None],
     "job_types": ["boolean"],
-    "load": [Interval(Real, 0, None, closed="neither"), None],
+    "load": [Interval(Real, 0, MAX_LOAD, closed="right"), None],
     "n_users": [Interval(Integral, 1, None, closed="left"), None],
     "user_skew": [Interval(Real, 0, None, closed="left")],
     "session_jobs": [Interval(Real, 1, None, closed="left")],
@@ -131,8 +136,9 @@ def make_workload(n_jobs, *, machine_procs=DEFAULT_MACHINE_PROCS, random_state=N
         Batch and interactive streams (``queue_id`` 1 and 0) or the typeless model.
     load : float or None, default=0.7
         Offered load ``sum(run_time * n_procs) / (machine_procs * span)`` of
-        every 7-day window. ``None`` keeps the Lublin-Feitelson model's own
-        arrival process, whatever load it gives.
+        every 7-day window, at most :data:`MAX_LOAD`. ``None`` keeps the
+        Lublin-Feitelson model's own arrival process, whatever load it gives.
+        A load so low that the submit times reach 2**53 s is refused.
     n_users : int, optional
         Default ``max(10, round(sqrt(n_jobs)))``, capped at 2,000.
     user_skew : float
@@ -275,6 +281,12 @@ def make_workload(n_jobs, *, machine_procs=DEFAULT_MACHINE_PROCS, random_state=N
         submit = paced_arrivals(submit, run * size, capacity=machine_procs, load=load,
                                 weights=profile, bucket_seconds=SECONDS_IN_BUCKET)
     submit = np.floor(submit - submit[0])
+    span = float(submit.max(initial=0.0))
+    if load is not None and not span < MAX_EXACT:
+        raise invalid_parameter(
+            "load", "make_workload", f"at least about {load * span / MAX_EXACT:.3g} for these "
+            f"{n:,} jobs (below it they span {span / (365.25 * 86400):.3g} years and "
+            "their submit times pass 2**53 s, which a job table cannot hold exactly)", load)
 
     if joint is None:
         requests = TsafrirEstimates(t_max=t_max, p_max=p_max, assignment="sessions",

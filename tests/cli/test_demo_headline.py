@@ -24,4 +24,4 @@ def test_demo_refuses_a_load_that_is_not_positive(capsys):
 
     assert main(["demo", "--load", "0", "-q", "-o", "unused"]) == 2
     err = capsys.readouterr().err
-    assert "--load must be a positive number" in err and "Traceback" not in err
+    assert "--load must be above 0 and at most 100" in err and "Traceback" not in err

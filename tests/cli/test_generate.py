@@ -178,7 +178,9 @@ def test_generate_with_a_site_fitted_to_a_log(tmp_path, capsys):
 @pytest.mark.parametrize(("args", "message"), [
     (["--site", "missing.swf"], "missing.swf"),
     (["--site", "LOG", "--estimates-for", "LOG"], "--site fits a synthetic workload"),
-    (["--load", "0"], "--load must be a positive number"),
+    (["--load", "0"], "--load must be above 0 and at most 100 (the offered load per week"),
+    (["--load", "1e308"], "--load must be above 0 and at most 100"),
+    (["--load", "1e-300"], "The '--load' parameter of make_workload must be at least about "),
     (["--site", "NOREQ"], "--site NOREQ: no job has a known runtime, width and requested time"),
 ])
 def test_generate_site_and_load_errors_are_one_line(tmp_path, capsys, args, message):

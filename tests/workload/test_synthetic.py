@@ -144,6 +144,21 @@ def test_load_none_keeps_the_models_own_arrivals():
     np.testing.assert_array_equal(free["submit_time"], np.floor(own - own[0]))
 
 
+@pytest.mark.parametrize(("load", "message"), [
+    (101.0, r"'load' parameter of make_workload must be a float in the range \(0\.0, 100\.0\]"),
+    (1e-300, r"'load' parameter of make_workload must be at least about [0-9.e-]+ for these "
+             r"20 jobs \(below it they span [0-9.e+]+ years and their submit times pass 2\*\*53"),
+])
+def test_a_load_the_job_table_cannot_hold_is_refused(load, message):
+    with pytest.raises(InvalidParameterError, match=message):
+        make_workload(20, random_state=0, load=load)
+
+
+def test_a_load_near_the_limits_gives_a_valid_table():
+    for load in (100.0, 1e-9):
+        validate_jobs(make_workload(20, random_state=0, load=load))
+
+
 def test_paced_arrivals_keep_the_daily_and_weekly_cycles():
     jobs = make_workload(50_000, random_state=5)
     day = np.floor(jobs["submit_time"] / 86400.0).astype(int) % 7
