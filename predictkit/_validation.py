@@ -70,8 +70,9 @@ def check_parameters(constraints, params, owner):
         for constraint in constraints.get(name, ()):
             if isinstance(constraint, ColumnNames) and constraint.refused_in(value):
                 refused = constraint.refused_in(value)
+                also = " (or None)" if None in constraints[name] else ""
                 raise invalid_parameter(
-                    name, owner, f"column names known when a job is submitted: "
+                    name, owner, f"column names known when a job is submitted{also}: "
                     f"{', '.join(refused)} {'is' if len(refused) == 1 else 'are'} known only "
                     "once a job has started or ended, and predictions grouped by "
                     f"{'it' if len(refused) == 1 else 'them'} would peek at the outcome",

@@ -424,8 +424,9 @@ def test_grouping_keys_known_only_after_a_job_started_are_named(make, name):
     exc = _raised(lambda: make(("user_id", "status", "wait_time", "status")).fit(
         JOBS, JOBS["run_time"]))
     _assert_parameter_error(exc, name, type(make(("user_id",))).__name__)
-    assert ("known when a job is submitted: status, wait_time are known only once a job has "
-            "started or ended") in str(exc)
+    also = " (or None)" if name == "by" else ""
+    assert (f"known when a job is submitted{also}: status, wait_time are known only once a job "
+            "has started or ended") in str(exc)
 
 
 def test_simulate_still_accepts_a_whole_float_machine_size():

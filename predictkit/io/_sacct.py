@@ -49,8 +49,8 @@ import pandas as pd
 from .._format import format_count
 from ..exceptions import ConfigError, SacctFormatError
 from ..jobs import as_job_table
-from ._sacct_checks import (UNFINISHED_STATES, ParsedLines, earlier_runs, order_problems,
-                            orphan_steps, reused_ids, state_words, step_owners)
+from ._sacct_checks import (ParsedLines, earlier_runs, order_problems, orphan_steps,
+                            reused_ids, state_words, step_owners)
 from ._sacct_text import check_one_cluster, expand_arrays, read_text, split_fields
 from ._slurm_fields import check_time_zone, is_digits
 from ._source import report_skipped_lines
@@ -60,8 +60,14 @@ __all__ = ["read_sacct"]
 _STATUS = {"COMPLETED": 1.0, "FAILED": 0.0, "NODE_FAIL": 0.0, "OUT_OF_MEMORY": 0.0,
            "TIMEOUT": 0.0, "BOOT_FAIL": 0.0, "DEADLINE": 0.0, "PREEMPTED": 0.0,
            "CANCELLED": 5.0}
+"""Status code of each state of a job that ended for good (SWF field 11)."""
 
-
+_UNFINISHED = frozenset({"PENDING", "RUNNING", "SUSPENDED", "REQUEUED", "RESIZING",
+                         "REQUEUE_FED", "REQUEUE_HOLD", "RESV_DEL_HOLD", "REVOKED",
+                         "SPECIAL_EXIT", "STOPPED", "SIGNALING", "STAGE_OUT", "COMPLETING",
+                         "CONFIGURING", "LAUNCH_FAILED", "RECONFIG_FAIL", "POWER_UP_NODE",
+                         "UPDATE_DB"})
+"""States (and state flags Slurm prints alone) of a job that has not ended for good."""
 
 
 _ID_COLUMNS = (("user_id", ("User",), "user_ids"),
@@ -90,9 +96,12 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
         task list that is malformed, cut short or too long (see *Job arrays'
         pending tasks* below), a step without its
         job, a local time that does not exist in ``time_zone``, a ``Start``
-        before its ``Submit``, an ``End`` before its ``Start``, or an
-        ``Elapsed`` more than 1 s longer than ``End - Start``: ``Elapsed``
-        leaves out suspended time, so it may be shorter, never longer). ``"raise"`` raises :class:`~predictkit.exceptions.SacctFormatError`
+        before its ``Submit``, an ``End`` before its ``Start``, an
+        ``Elapsed`` more than 1 s longer than ``End - Start`` (``Elapsed``
+        leaves out suspended time, so it may be shorter, never longer), or a
+        time ``Unknown`` that the line says is known: no ``Start`` with an
+        ``Elapsed`` above 0, or no ``End`` with a ``Start`` and the state of
+        a job that ended, such as ``COMPLETED``). ``"raise"`` raises :class:`~predictkit.exceptions.SacctFormatError`
         with the file, line number and text; ``"skip"`` leaves the line out,
         warns with the count and first line numbers and records them in
         ``attrs["skipped_lines"]`` and ``attrs["skipped_line_numbers"]``.
@@ -237,7 +246,7 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
     del table
     while True:
         orphan_steps(parsed)
-        bad = order_problems(parsed)
+        bad = order_problems(parsed, final_states=frozenset(_STATUS))
         if not bad.any():
             earlier = earlier_runs(parsed, line_numbers, lines, source)
             if not earlier.any():
@@ -259,7 +268,7 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
     jobs = _build(parsed, time_zone)
     jobs.attrs["source"] = source
     unknown = {state: count for state, count in jobs.attrs["unmapped_states"].items()
-               if state not in UNFINISHED_STATES}
+               if state not in _UNFINISHED}
     if unknown:
         shown = ", ".join(f"{state or '(empty)'}: {count}" for state, count in unknown.items())
         warnings.warn(
@@ -315,10 +324,10 @@ def _build(parsed, time_zone):
         end = end[alloc]
         ended = ~np.isnan(end)
     else:
-        ended = np.array([w not in UNFINISHED_STATES for w in words], dtype=bool)
+        ended = np.array([w not in _UNFINISHED for w in words], dtype=bool)
     # A job still pending or running has no final wait, runtime, CPU time or
     # memory yet: sacct prints its values so far (or 0), which are not results.
-    unfinished = np.array([w in UNFINISHED_STATES for w in words], dtype=bool)
+    unfinished = np.array([w in _UNFINISHED for w in words], dtype=bool)
     origin = np.nanmin(submit) if np.isfinite(submit).any() else np.nan
     out["submit_time"] = submit - origin
     out["wait_time"] = np.where(words == "PENDING", np.nan, start - submit)

@@ -24,7 +24,7 @@ from ._slurm_fields import (
 )
 
 __all__ = ["ParsedLines", "orphan_steps", "order_problems", "earlier_runs", "reused_ids",
-           "step_owners"]
+           "state_words", "step_owners"]
 
 
 _ELAPSED_TOLERANCE = 1.0
@@ -241,16 +241,18 @@ def step_owners(keys, is_step):
     return np.where(is_step, _latest_allocation(keys, is_step), np.arange(len(keys)))
 
 
-def order_problems(parsed):
+def order_problems(parsed, final_states):
     """Flag allocation lines whose times contradict each other.
 
     A line without a Submit, whose Start is before its Submit or End before
     its Start, or whose Elapsed is longer than End - Start: Slurm never writes
     these for one run of a job (Elapsed leaves out suspended time, so it may
     be shorter, never longer), and a negative wait or an invented runtime
-    would silently corrupt every statistic, so such a line is malformed.
-    Times in a repeated wall-clock hour are resolved first
-    (:func:`_resolve_repeated_hour`).
+    would silently corrupt every statistic, so such a line is malformed; so
+    is a line that lost a time its other fields say is known
+    (:func:`_unknown_times`: an Elapsed without a Start, or a state among
+    ``final_states`` with a Start but no End). Times in a repeated
+    wall-clock hour are resolved first (:func:`_resolve_repeated_hour`).
     """
     alloc = ~parsed.is_step
     submit, start = parsed.values["Submit"], parsed.values["Start"]
@@ -273,7 +275,7 @@ def order_problems(parsed):
                 f"{parsed.columns[earlier.lower()]} ({earlier_text[position]})"
                 + _zone_hint(parsed, gap))
         parsed.bad |= bad
-    _unknown_times(parsed, alloc, start, end)
+    _unknown_times(parsed, alloc, start, end, final_states)
     if end is None:
         return parsed.bad
     for name in ("ElapsedRaw", "Elapsed"):
@@ -294,14 +296,6 @@ def order_problems(parsed):
     return parsed.bad
 
 
-UNFINISHED_STATES = frozenset({
-    "PENDING", "RUNNING", "SUSPENDED", "REQUEUED", "RESIZING", "REQUEUE_FED", "REQUEUE_HOLD",
-    "RESV_DEL_HOLD", "REVOKED", "SPECIAL_EXIT", "STOPPED", "SIGNALING", "STAGE_OUT",
-    "COMPLETING", "CONFIGURING", "LAUNCH_FAILED", "RECONFIG_FAIL", "POWER_UP_NODE",
-    "UPDATE_DB"})
-"""States (and state flags Slurm prints alone) of a job that has not ended for good."""
-
-
 def state_words(parsed):
     """Each line's state: the first word of ``State`` in upper case without a trailing
     ``+`` (``"CANCELLED by 123"`` is ``CANCELLED``), ``""`` where it is empty."""
@@ -311,13 +305,15 @@ def state_words(parsed):
     return words[codes] if len(codes) else np.empty(0, dtype=object)
 
 
-def _unknown_times(parsed, alloc, start, end):
+def _unknown_times(parsed, alloc, start, end, final_states):
     """Flag allocation lines whose other fields say a time is known that is not.
 
     Slurm prints ``Unknown`` (or ``None``) for the Start of a job that never
-    started and the End of one still running; a line with an Elapsed time
-    but no Start, or with a Start and a final State but no End, has lost a
-    time. Its runtime would be dropped, so such a line is malformed.
+    started, with an Elapsed of 0, and the End of one still running; a line
+    with an Elapsed time but no Start, or with a Start and a state of
+    ``final_states`` (a job that ended for good, such as ``COMPLETED``) but
+    no End, has lost a time. Its runtime would be dropped, so such a line is
+    malformed. A state Slurm may add later is none of ``final_states``.
     """
     elapsed_name = next((n for n in ("ElapsedRaw", "Elapsed") if n in parsed.values), None)
     if elapsed_name is not None:
@@ -333,7 +329,7 @@ def _unknown_times(parsed, alloc, start, end):
     if end is None:
         return
     words = state_words(parsed)
-    ended = np.array([w not in UNFINISHED_STATES and w != "" for w in words], dtype=bool)
+    ended = np.array([w in final_states for w in words], dtype=bool)
     lost_end = alloc & ended & ~np.isnan(start) & np.isnan(end)
     state_text = parsed.get("State")
     for position in np.flatnonzero(lost_end & ~parsed.bad):

@@ -21,9 +21,8 @@ _OPTIONS = {
     "--job-name": "job_name", "-J": "job_name",
 }
 _COUNTS = ("ntasks", "nodes", "cpus_per_task", "ntasks_per_node")
-
-
 _UTF8_BOM = b"\xef\xbb\xbf"
+
 
 HETEROGENEOUS_SEPARATORS = ("hetjob", "packjob")
 """The ``#SBATCH`` words that separate the components of a heterogeneous job (``packjob``
@@ -96,8 +95,9 @@ def read_sbatch_script(path):
                           "reads as a command and sbatch would refuse it (its first line must "
                           "start with #!): save it without the mark, e.g. with dos2unix")
     if not data.strip():
-        raise ConfigError(f"{path}: the script {'is empty' if not data else 'holds only white space'}"
-                          ", so it has no #SBATCH lines (sbatch refuses it too)")
+        what = "is empty" if not data else "holds only white space"
+        raise ConfigError(f"{path}: the script {what}, so it has no #SBATCH lines (sbatch "
+                          "refuses it too)")
     # sbatch reads bytes: a stray byte in a later command must not stop the options
     lines = data.decode("utf-8", errors="replace").splitlines()
     for number, raw in enumerate(lines, start=1):

@@ -82,7 +82,9 @@ def simulate(jobs, *, machine_procs=None, policy="easy", reservation_depth=None,
     machine_procs : int, optional
         Machine size in processors. Default: ``jobs.attrs["max_procs"]``, else
         the widest job. Jobs wider than the machine are not simulated; they
-        are listed in :attr:`Schedule.rejected`.
+        are listed in :attr:`Schedule.rejected` (when every job is, the
+        schedule has none, and its metrics refuse it saying so: the callers
+        that simulate part of a log, such as a fold, handle that case).
     policy : {"easy", "fcfs", "conservative", "no_guarantee"}
     reservation_depth : int, optional
         With ``policy="easy"``: how many blocked jobs get a reservation at
@@ -382,11 +384,6 @@ def _prepare(jobs, machine_procs, kill_at_request):
     if machine <= 0:
         raise SimulationError(f"machine size must be positive, got {machine}")
     too_wide = width > machine
-    if len(too_wide) and too_wide.all():
-        raise SimulationError(
-            f"every job is wider than the machine ({format_count(machine, 'processor')}; the "
-            f"narrowest asks for {format_count(int(np.min(width)), 'processor')}), so nothing "
-            "would be simulated: give machine_procs, the machine's size")
     job_id = _column(jobs, "job_id") if "job_id" in jobs.columns else None
     candidates = np.flatnonzero(~too_wide)
     positions = candidates[submission_order(

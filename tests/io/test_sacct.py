@@ -1179,3 +1179,10 @@ def test_an_unknown_time_zone_is_refused_before_the_log_is_read():
         with pytest.raises(ConfigError, match=r"^time_zone: unknown time zone 'Mars/Olympus' "
                                               r"\(use an IANA name"):
             reader(NeverRead(), time_zone="Mars/Olympus")
+
+
+def test_a_state_no_slurm_release_knows_with_no_end_is_kept_and_warned_about():
+    line = END_LOST.replace("CANCELLED by 0", "FOOBAR")
+    with pytest.warns(UserWarning, match="FOOBAR"):
+        jobs = read(EXAMPLE + line + "\n")
+    assert np.isnan(jobs["run_time"].iloc[-1]) and len(jobs) == len(read(EXAMPLE)) + 1

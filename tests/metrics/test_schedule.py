@@ -166,12 +166,12 @@ def test_schedule_scorer_in_cross_validate():
 
 
 def test_metrics_of_a_schedule_whose_every_job_was_too_wide_say_so():
-    from predictkit.simulate import Schedule
+    from predictkit.simulate import simulate
 
     jobs = pd.DataFrame({"job_id": [1, 2], "submit_time": [0.0, 5.0], "run_time": [10.0, 20.0],
                          "n_procs": [4.0, 8.0], "req_procs": [4.0, 8.0],
                          "req_time": [60.0, 60.0]})
-    schedule = Schedule(schedule_frame().iloc[:0], jobs, {"machine_procs": 2})
+    schedule = simulate(jobs, machine_procs=2)
     with pytest.raises(JobTableError, match=r"^the schedule has no jobs: all 2 jobs are "
                                             r"wider than the machine \(2 processors\)$"):
         schedule.metrics()

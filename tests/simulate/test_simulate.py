@@ -104,14 +104,6 @@ def test_wider_jobs_are_rejected_not_dropped():
     assert list(schedule.jobs["job_id"]) == [1, 3, 4]
 
 
-def test_a_machine_narrower_than_every_job_is_refused():
-    jobs = small_jobs().assign(n_procs=[2.0, 4, 3, 3])
-    with pytest.raises(SimulationError, match=(
-            r"^every job is wider than the machine \(1 processor; the narrowest asks for 2 "
-            r"processors\), so nothing would be simulated: give machine_procs")):
-        simulate(jobs, machine_procs=1)
-
-
 def test_req_procs_used_when_n_procs_missing():
     jobs = small_jobs().assign(req_procs=[2.0, 2, 2, 2])
     jobs.loc[1, "n_procs"] = np.nan
