@@ -15,6 +15,7 @@ Reservations on machines that behave independently combine as
 ``1 - prod(1 - p_i)`` (section 4.6).
 """
 
+import copy
 import math
 from dataclasses import asdict, dataclass
 from numbers import Real
@@ -129,7 +130,10 @@ class VARQ:
         :class:`~predictkit.queue.QBETS`; it is used as is (VARQ does not fit
         it). An estimator with only the deprecated ``predict_proba(X,
         within=...)`` is still accepted, with a ``DeprecationWarning``, until
-        0.3. Keep it updated (``partial_fit``) as waits become known.
+        0.3. Keep it updated (``partial_fit``) as waits become known. An
+        estimator whose queries record the jobs asked (``records_queries``,
+        such as :class:`~predictkit.queue.WaitPredictor`) is asked through a
+        copy, so that the candidate submissions leave it as it was.
     step : float, default=30
         Spacing of candidate submit times in seconds (30 in the paper).
 
@@ -173,12 +177,18 @@ class VARQ:
         return float(self.step), float(nodes), float(walltime), float(deadline), float(now)
 
     def _start_probability(self, jobs, within):
-        method = getattr(self.bounds, "start_probability", None)
+        bounds = self.bounds
+        if getattr(bounds, "records_queries", False):
+            # the candidates are what-if submissions: asked of a copy, under labels
+            # that no job the estimator has seen can have
+            bounds = copy.deepcopy(bounds)
+            jobs = jobs.set_axis([f"VARQ candidate {k}" for k in range(len(jobs))])
+        method = getattr(bounds, "start_probability", None)
         if method is None:
             warn_renamed(f"a bounds estimator with predict_proba(X, within) "
-                         f"({type(self.bounds).__name__})", "start_probability(X, within)",
+                         f"({type(bounds).__name__})", "start_probability(X, within)",
                          stacklevel=4)
-            method = self.bounds.predict_proba
+            method = bounds.predict_proba
         return method(jobs, within=within)
 
     def trajectory(self, nodes, walltime, deadline, now):
@@ -208,8 +218,9 @@ class VARQ:
         submit = now + step * np.arange(int(math.ceil((deadline - now) / step)))
         submit = submit[submit < deadline]
         within = deadline - submit
+        # a job of this shape from no user in particular
         jobs = pd.DataFrame({"submit_time": submit, "req_procs": nodes, "n_procs": nodes,
-                             "req_time": walltime + within})
+                             "req_time": walltime + within, "user_id": np.nan})
         prob = np.asarray(self._start_probability(jobs, within), dtype=np.float64)
         return pd.DataFrame({"submit_time": submit, "wait": submit - now, "within": within,
                              "requested_time": walltime + within, "probability": prob})

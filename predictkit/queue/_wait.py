@@ -141,6 +141,11 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
 
     target_known_at = "start"
 
+    records_queries = True
+    """Each prediction records the jobs asked, by row label, and moves the estimator's
+    clock to their submission: what-if questions (:class:`~predictkit.queue.VARQ`'s
+    candidate submissions) are asked of a copy."""
+
     _parameter_constraints = {
         "quantile": [Interval(Real, 0, 1, closed="neither")],
         "runtime": [None, StrOptions({"request"}), HasMethods(["fit", "predict"])],

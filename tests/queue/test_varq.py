@@ -147,3 +147,29 @@ def test_a_job_wider_than_the_bounds_machine_has_no_reservation():
                           "history's attrs['max_procs'])"
     assert plan.required_allocation == 100 * 3600
     assert VARQ(qbets, step=60).plan(64, 3600, deadline=7200, probability=0.5, now=0).possible
+
+
+@pytest.mark.parametrize("labelled_by_id", [True, False])
+def test_plans_on_a_wait_predictor_leave_it_as_it_was(labelled_by_id):
+    import pickle
+
+    from predictkit.queue import WaitPredictor
+
+    n = 100
+    jobs = pd.DataFrame({"job_id": np.arange(n) + 1, "submit_time": np.arange(n) * 10.0,
+                         "wait_time": np.arange(n) * 1.0, "run_time": 100.0, "req_time": 3600.0,
+                         "n_procs": 4.0, "req_procs": 4.0, "user_id": np.arange(n) % 3 * 1.0})
+    if labelled_by_id:
+        jobs = jobs.set_index("job_id", drop=False)
+    model = WaitPredictor().fit(jobs)
+    state = pickle.dumps(model)
+    varq = VARQ(model)
+    first = varq.plan(nodes=4, walltime=3600, deadline=5000, probability=0.5, now=2000)
+    assert first.possible and 2000 <= first.submit_time < 5000
+    # the same question again gets the same answer: the candidates changed nothing
+    assert varq.plan(nodes=4, walltime=3600, deadline=5000, probability=0.5, now=2000) == first
+    trajectory = varq.trajectory(nodes=4, walltime=3600, deadline=2200, now=2000)
+    assert trajectory["probability"].between(0, 1).all()
+    assert pickle.dumps(model) == state
+    later = jobs.iloc[-1:].assign(job_id=n + 1, submit_time=1000.0 * n)
+    model.partial_fit(later.set_axis([n + 1] if labelled_by_id else [n]))
