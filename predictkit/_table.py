@@ -384,6 +384,23 @@ def per_job_numbers(values, name):
     return array
 
 
+def predictions_of(values, n_jobs, owner, error=JobTableError):
+    """What ``owner`` (a predictor's method, e.g. ``"Mine.predict"``) returned for
+    ``n_jobs`` jobs, as a float64 array.
+
+    Raises
+    ------
+    JobTableError
+        For a value that is not a number (:func:`as_numbers`).
+    error
+        For an array that does not hold one value per job, naming its shape.
+    """
+    array = as_numbers(values, f"what {owner} returned")
+    if array.shape != (n_jobs,):
+        raise error(f"{owner} returned shape {array.shape} for {n_jobs:,} job(s)")
+    return array
+
+
 def as_numbers(values, name):
     """Per-job values (seconds, estimates) as a float64 array, or a one-line error.
 

@@ -9,7 +9,7 @@ from sklearn.base import clone
 from .._format import format_count
 from .._validation import StrOptions, check_instance, invalid_parameter, validate_params
 from .._table import (as_numbers, check_aligned, check_known_after_target, check_target,
-                      known_after_submission, submission_order, validate_jobs)
+                      known_after_submission, predictions_of, submission_order, validate_jobs)
 from .._table import known_time as _known_time
 from ..exceptions import ConfigError, JobTableError
 
@@ -213,7 +213,8 @@ def _reference(est, X, y, submit, known, column):
         if watches_queue:
             # the queue at t: submitted before t, started after it
             est.observe_queue(frame.iloc[np.flatnonzero(waiting)], now=t)
-        out[batch] = est.predict(frame.iloc[batch])
+        out[batch] = predictions_of(est.predict(frame.iloc[batch]), len(batch),
+                                    f"{type(est).__name__}.predict", ConfigError)
         waiting[batch] = np.isfinite(known[batch]) & (known[batch] > t)
         start = stop
     return out

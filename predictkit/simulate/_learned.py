@@ -42,6 +42,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from .._table import predictions_of
 from ..exceptions import SimulationError
 from ..runtime._base import check_jobs
 from ..runtime._history_features import HistoryFeatures, submission_columns
@@ -425,12 +426,10 @@ class LearnedFeeder:
 
     def _predict(self, index, user_rows):
         matrix = np.hstack([self.submission[index], user_rows])
-        values = np.asarray(self.regressor.predict(matrix), dtype=np.float64)
+        values = predictions_of(self.regressor.predict(matrix), len(index),
+                                f"{self.name}.predict", SimulationError)
         self.n_calls += 1
         self.n_rows += len(index)
-        if values.shape != (len(index),):
-            raise SimulationError(
-                f"{self.name}.predict returned shape {values.shape} for {len(index):,} job(s)")
         request = self.state.jobs.request[index]
         values = np.where(np.isfinite(values), values, request)
         if not np.isfinite(values).all():

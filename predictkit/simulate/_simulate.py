@@ -16,7 +16,8 @@ from .._validation import (FAIRSHARE_DECAY, FAIRSHARE_FACTOR, Duration, HasMetho
                            invalid_parameter, python_scalar, validate_params)
 from ..exceptions import ConfigError, JobTableError, SimulationError
 from .._table import (MAX_EXACT, _raise_rows, check_aligned, check_unique_columns, job_width,
-                      submission_order, user_accounts, validate_jobs, with_numeric_columns)
+                      predictions_of, submission_order, user_accounts, validate_jobs,
+                      with_numeric_columns)
 from ..runtime._protocol import (HistoryPipeline, PartialFitAdapter, as_online_predictor,
                                  history_pipeline)
 from . import _engine as eng
@@ -119,7 +120,11 @@ def simulate(jobs, *, machine_procs=None, policy="easy", reservation_depth=None,
         ``run_time``, ``status``, ...) blanked. Predictions
         may be requested ahead for later submissions, and are used only when
         no job completed in between, so results equal one call per instant.
-        Missing predictions fall back to the request. A fitted pipeline
+        Missing or infinite predictions fall back to the request (every
+        estimate is capped at it), and predictions below one second,
+        negative ones included (a regressor's), plan one second, the floor
+        of every estimate; a result that is not one number per job raises a
+        ``SimulationError`` naming the predictor. A fitted pipeline
         whose first step is :class:`~predictkit.runtime.HistoryFeatures` is
         a predictor too: completed jobs enter that step's history, the later
         steps are never refitted; it is driven in compiled code with the
@@ -579,16 +584,14 @@ class _Feeder:
             last = int(np.searchsorted(submit, submit[last - 1], side="right"))
         positions = np.arange(first, last)
         history = ndone if self.refresh is None else -2
-        values = np.asarray(self.predictor.predict_for(positions), dtype=float)
+        returned = self.predictor.predict_for(positions)
         adapted = self.predictor.estimator if isinstance(self.predictor, PartialFitAdapter) \
             else None
         name = type(self.predictor if adapted is None else adapted).__name__
         if adapted is not None:
             name = getattr(self.predictor, "name", name)  # what it adapts, e.g. a Pipeline
-        if values.shape != (len(positions),):
-            method = "predict_for" if adapted is None else "predict"
-            raise SimulationError(
-                f"{name}.{method} returned shape {values.shape} for {len(positions):,} job(s)")
+        method = f"{name}.{'predict_for' if adapted is None else 'predict'}"
+        values = predictions_of(returned, len(positions), method, SimulationError)
         request = s.jobs.request[positions]
         values = np.where(np.isfinite(values), values, request)
         missing = ~np.isfinite(values)

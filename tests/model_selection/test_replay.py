@@ -323,3 +323,38 @@ def test_a_negative_request_is_named_by_its_row_and_job():
                                             r"row\(s\); first at row 1, job_id 2\) for "
                                             r"WalltimeAdjuster"):
         replay(WalltimeAdjuster(), X, [5.0, 5.0, 5.0])
+
+
+class _Returns:
+    """An online estimator whose predictions are ``returned(n)`` for ``n`` jobs."""
+
+    target_known_at = "end"
+
+    def __init__(self, returned):
+        self.returned = returned
+
+    def get_params(self, deep=True):
+        return {"returned": self.returned}
+
+    def fit(self, X, y):
+        return self
+
+    def partial_fit(self, X, y):
+        return self
+
+    def predict(self, X):
+        return self.returned(len(X))
+
+
+@pytest.mark.parametrize(("returned", "error", "message"), [
+    (lambda n: np.ones(n + 1), ConfigError, r"^_Returns\.predict returned shape \(\d+,\) for "),
+    (lambda n: np.full(n, "x"), JobTableError,
+     r"^what _Returns\.predict returned must hold numbers; position 0 holds 'x'$"),
+])
+def test_predictions_that_are_not_one_number_per_job_are_named(returned, error, message):
+    from predictkit.datasets import make_workload
+
+    jobs = make_workload(50, random_state=0)
+    with pytest.raises(error, match=message):
+        replay(_Returns(returned), jobs, jobs["run_time"],
+               known_time=jobs["submit_time"] + jobs["run_time"])

@@ -7,7 +7,7 @@ import pytest
 from predictkit.runtime import OnlinePredictor, RecentAverage, make_predictor
 from predictkit.runtime._protocol import PartialFitAdapter, as_online_predictor
 from predictkit.runtime._registry import REGISTRY
-from predictkit.exceptions import SimulationError
+from predictkit.exceptions import JobTableError, SimulationError
 from predictkit.simulate import simulate
 
 
@@ -111,3 +111,24 @@ def test_protocol_predictor_with_a_bad_shape_is_named():
 
     with pytest.raises(SimulationError, match=r"Short\.predict_for returned shape"):
         simulate(_workload(20), machine_procs=16, estimates=Short())
+
+
+@pytest.mark.parametrize(("returned", "error", "message"), [
+    (lambda n: np.full(n, "long"), JobTableError,
+     r"^what Wordy\.predict_for returned must hold numbers; position 0 holds 'long'$"),
+    (lambda n: np.full(n, -5.0), None, None),
+])
+def test_protocol_predictor_values_are_numbers_and_floored_at_a_second(returned, error,
+                                                                      message):
+    class Wordy(UserMean):
+        def predict_for(self, index):
+            return returned(len(index))
+
+    jobs = _workload(20)
+    if error is not None:
+        with pytest.raises(error, match=message):
+            simulate(jobs, machine_procs=16, estimates=Wordy())
+        return
+    # a negative prediction plans the floor of every estimate, one second
+    floor = simulate(jobs, machine_procs=16, estimates=np.ones(len(jobs)))
+    assert simulate(jobs, machine_procs=16, estimates=Wordy()).jobs.equals(floor.jobs)
