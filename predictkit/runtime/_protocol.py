@@ -95,6 +95,11 @@ def _is_fitted(estimator):
         check_is_fitted(estimator)
     except (NotFittedError, TypeError):
         return False
+    except AttributeError:
+        # not a scikit-learn estimator (no tags): scikit-learn's own rule, fitted
+        # attributes end with "_"
+        return any(name.endswith("_") and not name.startswith("__")
+                   for name in getattr(estimator, "__dict__", {}))
     return True
 
 

@@ -132,3 +132,22 @@ def test_protocol_predictor_values_are_numbers_and_floored_at_a_second(returned,
     # a negative prediction plans the floor of every estimate, one second
     floor = simulate(jobs, machine_procs=16, estimates=np.ones(len(jobs)))
     assert simulate(jobs, machine_procs=16, estimates=Wordy()).jobs.equals(floor.jobs)
+
+
+def test_a_plain_object_with_fit_partial_fit_and_predict_is_a_predictor():
+    class Plain:  # no scikit-learn base class, hence no tags
+        def fit(self, X, y):
+            return self
+
+        def partial_fit(self, X, y):
+            self.seen_ = True
+            return self
+
+        def predict(self, X):
+            return np.full(len(X), 100.0)
+
+    jobs = _workload(40)
+    expected = simulate(jobs, machine_procs=16, estimates=np.full(len(jobs), 100.0))
+    assert simulate(jobs, machine_procs=16, estimates=Plain()).jobs.equals(expected.jobs)
+    fitted = Plain().partial_fit(jobs, jobs["run_time"])
+    assert simulate(jobs, machine_procs=16, estimates=fitted).jobs.equals(expected.jobs)
