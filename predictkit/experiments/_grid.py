@@ -9,7 +9,7 @@ from collections.abc import Hashable
 from pathlib import Path
 
 from .._validation import check_path_or_file
-from ..exceptions import ConfigError
+from ..exceptions import ConfigError, InputFileError
 from ._identity import FOLDER_KEY, trace_identity
 
 __all__ = ["expand_grid", "load_grid", "cell_key"]
@@ -176,7 +176,14 @@ def _grid_folder(source):
 
 
 def _text(path, data=None):
-    data = path.read_bytes() if data is None else data
+    if data is None:
+        try:
+            data = path.read_bytes()
+        except (FileNotFoundError, PermissionError, IsADirectoryError) as exc:
+            raise InputFileError.from_os_error(exc) from None
+        except OSError as exc:  # a symlink loop, a file used as a folder, a too long name...
+            raise ConfigError(f"{path}: cannot read the grid file: {exc.strerror or exc}") \
+                from None
     if b"\x00" in data:
         offset = data.index(b"\x00")
         raise ConfigError(f"{path}: not a text file (a NUL byte at offset {offset}); a grid is "

@@ -296,3 +296,14 @@ def test_a_scheduler_no_estimate_changes_is_warned_about_when_predictors_are_com
                  "options": {"backfill_order": "sjf"}}) == []
     assert len(said({**two, "policies": ["no_guarantee"]})) == 1
     assert said({"predictors": ["tang"], "policies": ["fcfs"]}) == []
+
+
+def test_a_grid_file_that_cannot_be_opened_is_an_input_file_error(tmp_path):
+    from predictkit.exceptions import InputFileError
+
+    with pytest.raises(InputFileError, match=r"No such file or directory") as missing:
+        load_grid(tmp_path / "missing.toml")
+    assert isinstance(missing.value, FileNotFoundError)
+    (tmp_path / "folder.toml").mkdir()
+    with pytest.raises(InputFileError, match=r"Is a directory"):
+        load_grid(tmp_path / "folder.toml")
