@@ -65,6 +65,11 @@ def _flatten(cell, result, key=None):
            "policy": cell["policy"], "priority": cell["priority"]}
     row.update({f"param_{k}": v for k, v in cell["params"].items()})
     row.update({f"option_{k}": v for k, v in cell["options"].items()})
+    clash = [name for name in result if name in row or name == MADE_BY]
+    if clash:
+        raise ConfigError(f"evaluate returned the metric(s) {', '.join(map(repr, clash))}, "
+                          "which would overwrite the cell's configuration in its row; name "
+                          "them otherwise")
     row.update(result)
     return row
 
@@ -76,7 +81,8 @@ def _run_one(evaluate, cell, parts, key, sent, identity, made_by):
     _check_same_trace(cell, sent, identity)
     result = evaluate(sent)
     if not isinstance(result, dict):
-        raise TypeError(f"evaluate must return a dict of metrics, got {type(result).__name__}")
+        raise ConfigError(f"evaluate must return a dict of metrics, got "
+                          f"{type(result).__name__}")
     row = _flatten(cell, result, key)
     if parts is not None:
         part = Path(parts) / f"{row['cell']}.json"
@@ -171,7 +177,7 @@ def _check_results(path):
                                 ".csv or .parquet file, or None", path)
     check_path_or_file(path, "results", "run_grid", files=False)
     if Path(path).suffix.lower() not in (".csv", ".parquet"):
-        raise ConfigError(f"results must be a .csv or .parquet file, got {Path(path).name!r}")
+        raise ConfigError(f"results must be a .csv or .parquet file, got {str(path)!r}")
     check_output(path)
 
 
@@ -280,13 +286,18 @@ def run_grid(cells, evaluate, *, results=None, backend=None, scheduler=None, n_w
     Raises
     ------
     ConfigError, OutputError
-        Before any cell runs: a ``scheduler`` with a backend other than
+        Before any cell runs: ``cells`` that are not a list of dicts, an
+        ``evaluate`` that is not callable, a ``progress`` neither a bool nor
+        callable (:class:`~predictkit.exceptions.InvalidParameterError`); a
+        ``scheduler`` with a backend other than
         ``"dask"``; a ``results`` name that is not ``.csv`` or ``.parquet``,
         or a file that cannot be written there; with
         :func:`~predictkit.experiments.evaluate_cell`, the first invalid
         value of any cell (:func:`~predictkit.experiments.check_cells`) and
         a trace file of a cell still to compute without a usable job
-        (:func:`~predictkit.experiments.check_trace_jobs`).
+        (:func:`~predictkit.experiments.check_trace_jobs`). While running:
+        an ``evaluate`` that returns no dict, or a metric named as a column
+        of the cell's configuration (``trace``, ``param_...``).
 
     Warns
     -----
@@ -316,6 +327,15 @@ def run_grid(cells, evaluate, *, results=None, backend=None, scheduler=None, n_w
             n_workers < 1 and n_workers != -1):
         raise ConfigError(f"n_workers must be a whole number >= 1 (or -1: one per core), "
                           f"got {n_workers!r}")
+    if not isinstance(cells, (list, tuple)) or not all(isinstance(c, dict) for c in cells):
+        raise invalid_parameter("cells", "run_grid", "a list of cells (dicts), as expand_grid "
+                                "makes", cells)
+    if not callable(evaluate):
+        raise invalid_parameter("evaluate", "run_grid", "a function evaluate(cell) -> dict of "
+                                "metrics", evaluate)
+    if not (isinstance(progress, bool) or callable(progress)):
+        raise invalid_parameter("progress", "run_grid", "True, False or a function called "
+                                "with a SweepProgress", progress)
     if results is not None:
         _check_results(results)
     if evaluate is evaluate_cell:

@@ -280,3 +280,31 @@ def test_a_parts_folder_that_refuses_files_fails_before_the_first_cell(tmp_path)
                           env={**os.environ, "PYTHONPATH": str(REPO)})
     assert done.returncode == 0 and "a cell ran" not in done.stderr, done.stderr
     assert done.stdout.startswith(f"cannot write {parts}/") and "not writable" in done.stdout
+
+
+def _metrics(cell):
+    return {"mean_wait": 1.0}
+
+
+@pytest.mark.parametrize(("cells", "evaluate", "progress", "name"), [
+    ("abc", _metrics, False, "cells"),
+    (None, 5, False, "evaluate"),
+    (None, _metrics, 5, "progress"),
+])
+def test_run_grid_names_an_argument_it_cannot_use(tmp_path, cells, evaluate, progress, name):
+    cells = expand_grid({"traces": [str(tmp_path / "t.swf")], "predictors": ["requested"]}) \
+        if cells is None else cells
+    with pytest.raises(InvalidParameterError, match=rf"^The '{name}' parameter of run_grid"):
+        run_grid(cells, evaluate, progress=progress)
+
+
+@pytest.mark.parametrize(("returned", "message"), [
+    ({"trace": "other", "predictor": 1, "mean_wait": 2.0},
+     r"^evaluate returned the metric\(s\) 'trace', 'predictor', which would overwrite"),
+    (5, r"^evaluate must return a dict of metrics, got int$"),
+])
+def test_what_evaluate_returns_cannot_overwrite_the_cell(tmp_path, returned, message):
+    cells = expand_grid({"traces": [str(tmp_path / "t.swf")], "predictors": ["requested"]})
+    with pytest.raises(ConfigError, match=message):
+        run_grid(cells, lambda cell: returned, results=tmp_path / "r.csv")
+    assert not (tmp_path / "r.csv").exists()
