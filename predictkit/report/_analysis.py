@@ -17,6 +17,7 @@ from .._clean import SANE_RULES
 from .._summary import (busier_than_machine, implausible_requests, wider_than_machine,
                         width_unit)
 from .._table import copy_attrs
+from .._validation import WholeNumber, invalid_parameter
 from ..exceptions import JobTableError
 from ..jobs import clean_jobs, describe_cleaning, estimate_modes, summarize
 from ..metrics import (adjustment_outcomes, bound_summary, estimate_accuracy,
@@ -106,6 +107,23 @@ def _by_submit_time(jobs):
     return out
 
 
+def _check_arguments(max_jobs, predictors):
+    """Refuse a ``max_jobs`` or ``predictors`` of :func:`analyze` it cannot use, naming it."""
+    if max_jobs is not None and not WholeNumber(1).is_satisfied_by(max_jobs):
+        raise invalid_parameter("max_jobs", "analyze", "a whole number >= 1, or None",
+                                max_jobs)
+    if predictors is None:
+        return
+    usable = isinstance(predictors, dict) and len(predictors) > 0 and all(
+        isinstance(label, str) and isinstance(spec, (tuple, list)) and len(spec) == 2
+        and isinstance(spec[0], str) and isinstance(spec[1], dict)
+        for label, spec in predictors.items())
+    if not usable:
+        raise invalid_parameter("predictors", "analyze", "a non-empty dict label -> (name, "
+                                "params), e.g. {'tang p85': ('tang', {'quantile': 0.85})}",
+                                predictors)
+
+
 def analyze(jobs, *, name=None, max_jobs=None, predictors=None, quantile=0.95,
             policies=("easy", "conservative"), fairness=True, progress=False, random_state=0):
     """Run the whole study on one log.
@@ -145,11 +163,15 @@ def analyze(jobs, *, name=None, max_jobs=None, predictors=None, quantile=0.95,
 
     Raises
     ------
+    InvalidParameterError
+        For a ``max_jobs`` below 1 or ``predictors`` not of the form above.
     JobTableError
         When cleaning leaves no job (every runtime, submit time or width
         unknown: a log of pending jobs, say), naming the log and what was
         left out.
     """
+    _check_arguments(max_jobs, predictors)
+    max_jobs = None if max_jobs is None else int(max_jobs)
     predictors = dict(DEFAULT_PREDICTORS if predictors is None else predictors)
     bar = _steps(progress, 5)
     timings = {}

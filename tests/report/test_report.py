@@ -287,3 +287,25 @@ def test_a_log_in_any_order_is_analysed_as_sorted_by_submit_time():
     a, b = analyze(jobs, **options), analyze(shuffled, **options)
     pd.testing.assert_frame_equal(a.predictor_table, b.predictor_table)
     pd.testing.assert_frame_equal(a.bound_table, b.bound_table)
+
+
+@pytest.mark.parametrize(("kwargs", "name"), [
+    ({"predictors": {"x": "tang"}}, "predictors"),
+    ({"predictors": {"x": ("tang", 5)}}, "predictors"),
+    ({"predictors": ["requested"]}, "predictors"),
+    ({"predictors": {}}, "predictors"),
+    ({"max_jobs": 0}, "max_jobs"),
+    ({"max_jobs": 2.5}, "max_jobs"),
+])
+def test_analyze_names_an_argument_it_cannot_use(kwargs, name):
+    from predictkit.exceptions import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError, match=rf"^The '{name}' parameter of analyze"):
+        analyze(make_workload(50, random_state=0), **kwargs)
+
+
+def test_analyze_takes_a_whole_float_job_count():
+    jobs = make_workload(80, random_state=0)
+    result = analyze(jobs, max_jobs=40.0, policies=("easy",), fairness=False,
+                     predictors={"request": ("requested", {})})
+    assert "Only the first 40 jobs (after cleaning) are analysed." in result.notes
