@@ -174,8 +174,8 @@ def write_batsim(jobs, path, *, machine_procs=None, description=None, min_delay=
                        "leave them out", run)
     bad = np.isinf(request) | (request <= 0)
     if bad.any():
-        raise _bad(jobs, bad, "req_time", "must be finite and > 0, or unknown (written as -1): "
-                   "Batsim refuses a walltime of 0", request)
+        raise _bad(jobs, bad, "req_time", "must be finite and > 0 (Batsim refuses a walltime "
+                   "of 0 or less), or unknown (NaN, written as -1)", request)
     if min_delay is not None:
         raised = run < float(min_delay)
         bad = raised & (float(min_delay) > request)
@@ -286,6 +286,20 @@ def _read_number(value, what, source, *, whole=False, least=0, unknown=None, pos
     return value
 
 
+class _RepeatedMember(ValueError):
+    """A JSON object gives one member twice (its name is the argument)."""
+
+
+def _unique_members(pairs):
+    """The JSON object of ``pairs``, refusing a member given twice."""
+    out = {}
+    for key, value in pairs:
+        if key in out:
+            raise _RepeatedMember(key)
+        out[key] = value
+    return out
+
+
 def read_batsim(path):
     """Read a Batsim JSON workload whose profiles are delays into a job table.
 
@@ -316,7 +330,11 @@ def read_batsim(path):
     source, content = read_source(path, SWFFormatError, reader="read_batsim", parameter="path")
     try:
         data = json.loads(content.decode("utf-8-sig") if isinstance(content, bytes)
-                          else content.removeprefix("\ufeff"))
+                          else content.removeprefix("\ufeff"), object_pairs_hook=_unique_members)
+    except _RepeatedMember as exc:
+        raise SWFFormatError(f"the member {exc.args[0]!r} is given twice in one object; JSON "
+                             "readers differ on which one counts, so a workload gives each "
+                             "once", source=source) from None
     except json.JSONDecodeError as exc:
         raise SWFFormatError(f"not JSON ({exc.msg})", source=source,
                              line_number=exc.lineno) from None
@@ -345,10 +363,16 @@ def read_batsim(path):
             raise SWFFormatError(f"job {position} lacks {', '.join(missing)}", source=source)
         where = f"job {position} (id {job['id']!r})"
         profile = profiles.get(job["profile"]) if isinstance(job["profile"], str) else None
-        if not isinstance(profile, dict) or profile.get("type") != "delay" \
-                or "delay" not in profile:
-            raise SWFFormatError(f"{where}: profile {job['profile']!r} is not a "
-                                 "delay profile of the file", source=source)
+        if not isinstance(profile, dict):
+            raise SWFFormatError(f"{where}: profile {job['profile']!r} is not among the "
+                                 "file's profiles", source=source)
+        if profile.get("type") != "delay" or "delay" not in profile:
+            kind = profile.get("type")
+            raise SWFFormatError(
+                f"{where}: profile {job['profile']!r} "
+                + (f"is of type {kind!r}; only delay profiles give a runtime a job table can "
+                   "hold" if kind != "delay" else "is a delay profile without its delay"),
+                source=source)
         job_id = _read_id(job["id"], where, source)
         walltime = _read_number(job.get("walltime", -1), f"{where}: walltime", source,
                                 unknown=-1, positive=True)

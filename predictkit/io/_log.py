@@ -36,7 +36,7 @@ def read_log(path_or_buffer, *, format="auto", time_zone="UTC", errors="raise"):
         ``"auto"`` reads the first line of the (decompressed) content: a
         ``|``-separated header naming ``JobID`` is ``sacct --parsable2`` (or
         ``--parsable``) output (:func:`~predictkit.io.read_sacct`'s
-        ``looks_like_sacct``), a JSON object (``{`` first) a Batsim
+        ``looks_like_sacct``), a JSON object or array (``{`` or ``[`` first) a Batsim
         workload (:func:`~predictkit.io.read_batsim`, what ``predictkit
         generate --format batsim`` writes), anything else SWF.
     time_zone : str
@@ -115,9 +115,10 @@ def detect_format(path_or_buffer):
 
 
 def _looks_like_json(head):
-    """Whether the content starts (after white space and a UTF-8 mark) with a JSON object."""
+    """Whether the content starts (after white space and a UTF-8 mark) with a JSON object
+    or array (no SWF or ``sacct`` line starts with either)."""
     text = head.encode("utf-8", "replace") if isinstance(head, str) else head
-    return text.removeprefix(b"\xef\xbb\xbf").lstrip()[:1] == b"{"
+    return text.removeprefix(b"\xef\xbb\xbf").lstrip()[:1] in (b"{", b"[")
 
 
 def _read_head(source):

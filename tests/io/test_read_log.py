@@ -135,3 +135,10 @@ def test_sacct_output_detection_cannot_read_is_named_as_such(tmp_path, first, me
     # forced, the SWF reader still reads it as SWF, and says what is wrong there
     with pytest.raises(SWFFormatError, match="expected 18 fields"):
         read_log(path, format="swf")
+
+
+@pytest.mark.parametrize("text", ["[1, 2]", "\n  [{\"id\": 1}]"])
+def test_a_json_array_is_read_as_json_and_refused_as_no_batsim_workload(text):
+    with pytest.raises(SWFFormatError, match=r"a Batsim workload needs the members nb_res, "
+                                             r"jobs and profiles"):
+        read_log(io.BytesIO(text.encode()))
