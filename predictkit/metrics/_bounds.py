@@ -33,6 +33,9 @@ __all__ = ["bound_correctness", "bound_availability", "bound_tightness",
 
 
 def _values(values, name, what):
+    if values is None:
+        raise JobTableError(f"{name} is None: give one {what[:-1]} in seconds per job (NaN "
+                            "for none)")
     try:
         array = as_numbers(values, name)
     except JobTableError as error:

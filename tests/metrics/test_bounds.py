@@ -107,3 +107,14 @@ def test_series_labelled_for_other_jobs_are_refused_not_paired_by_position():
     assert bound_correctness(waits, pd.Series([150.0, 50.0], index=[1, 0]).loc[[0, 1]]) == 1.0
     with pytest.raises(JobTableError, match="est is a Series whose index differs"):
         estimate_accuracy(pd.Series([10.0, 100.0]), pd.Series([150.0, 50.0], index=[1, 0]))
+
+
+@pytest.mark.parametrize(("y_true", "bounds", "name"), [
+    (None, None, "y_true"), ([5.0], None, "bounds"),
+])
+def test_bound_metrics_refuse_none_for_the_values_of_jobs(y_true, bounds, name):
+    from predictkit.metrics import bound_correctness, bound_summary
+
+    for metric in (bound_correctness, bound_summary):
+        with pytest.raises(JobTableError, match=rf"^{name} is None: give one"):
+            metric(y_true, bounds)
