@@ -68,6 +68,9 @@ def check_parameters(constraints, params, owner):
             raise invalid_parameter(name, owner, "a number (of seconds for a duration: "
                                     "value / numpy.timedelta64(1, 's'))", value)
         for constraint in constraints.get(name, ()):
+            if isinstance(constraint, ColumnNames) and isinstance(value, str):
+                raise invalid_parameter(name, owner, f"a tuple of column names, e.g. "
+                                        f"({value!r},), not one string", value)
             if isinstance(constraint, ColumnNames) and constraint.refused_in(value):
                 refused = constraint.refused_in(value)
                 also = " (or None)" if None in constraints[name] else ""

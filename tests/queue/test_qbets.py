@@ -574,3 +574,9 @@ def test_start_probability_reads_a_duration_text_as_its_seconds():
                        model.start_probability(_jobs(3), within=600.0))
     with pytest.raises(ConfigError, match=r"; 1 of the 3 jobs' values are not\. Got -1\.0"):
         model.start_probability(_jobs(3), within=[100.0, -1.0, 100.0])
+
+
+def test_one_column_name_given_as_a_string_is_told_to_be_a_tuple():
+    with pytest.raises(ConfigError, match=r"^The 'by' parameter of QBETS must be a tuple of "
+                                          r"column names, e\.g\. \('queue_id',\), not one string"):
+        QBETS(by="queue_id").fit(_jobs(3), np.zeros(3))
