@@ -8,7 +8,7 @@ import tomllib
 from collections.abc import Hashable
 from pathlib import Path
 
-from .._validation import check_path_or_file
+from .._validation import check_path_or_file, python_scalar
 from ..exceptions import ConfigError, InputFileError
 from ._identity import FOLDER_KEY, trace_identity
 
@@ -152,6 +152,7 @@ def expand_grid(spec, *, source=None):
     options = spec.get("options", {}) or {}
     if not isinstance(options, dict):
         raise ConfigError(f"{_where(source)}options must be a table, got {options!r}")
+    options = {name: python_scalar(value) for name, value in options.items()}  # NumPy's too
     for name, value in options.items():
         if not isinstance(value, _SCALARS):
             raise ConfigError(f"{_where(source)}options.{name} must be a single value, "

@@ -239,7 +239,7 @@ def _check_trace(trace, folder, source):
         if count is not None and not re.fullmatch(r"[1-9][0-9_]*", count.strip()):
             _fail(source, "traces", trace,
                   "a synthetic trace is 'synthetic' or 'synthetic:N' with N a whole number "
-                  ">= 1 (jobs to generate)")
+                  ">= 1 written without leading zeros (jobs to generate)")
         need = int(count or 10000) * _BYTES_PER_SYNTHETIC_JOB
         memory = _memory_bytes()
         if memory is not None and need > memory:

@@ -187,7 +187,8 @@ def make_schedule_scorer(policy="easy", metric="bounded_slowdown", selective=Tru
             raise ConfigError("history has repeated index labels; the folds' rows cannot be "
                               "found in it (reset_index first)")
     elif warmup is not None:
-        raise ConfigError("warmup applies with history= only")
+        raise ConfigError(f"warmup applies with history= only (got warmup={warmup!r} "
+                          "without history)")
     warmup = parse_duration(warmup, name="warmup", allow_none=True)
     from ..simulate._policies import refuse_blind_scheduler
 

@@ -107,6 +107,7 @@ def test_bad_values_name_the_file_and_the_key(tmp_path, swf, body, message):
 @pytest.mark.parametrize(("traces", "message"), [
     ('["synthetic:abc"]', r"traces = 'synthetic:abc': a synthetic trace is 'synthetic' or"),
     ('["synthetic:0"]', r"traces = 'synthetic:0'"),
+    ('["synthetic:010"]', r"traces = 'synthetic:010': .* written without leading zeros"),
     ('["synthetic:-5"]', r"traces = 'synthetic:-5'"),
     ('["no/such/file.swf"]', r"traces = 'no/such/file.swf': no such file, and no trace"),
     ('["a\\u0000b"]', r"traces = 'a\\x00b': no such file, and no trace"),
@@ -307,3 +308,12 @@ def test_a_grid_file_that_cannot_be_opened_is_an_input_file_error(tmp_path):
     (tmp_path / "folder.toml").mkdir()
     with pytest.raises(InputFileError, match=r"Is a directory"):
         load_grid(tmp_path / "folder.toml")
+
+
+def test_numpy_scalars_are_single_values_of_options():
+    import numpy as np
+
+    cells = expand_grid({"traces": ["a"], "options": {"max_jobs": np.int64(5),
+                                                      "kill_at_request": np.bool_(False)}})
+    assert cells[0]["options"] == {"max_jobs": 5, "kill_at_request": False}
+    assert type(cells[0]["options"]["max_jobs"]) is int
