@@ -110,7 +110,7 @@ def write_batsim(jobs, path, *, machine_procs=None, description=None, min_delay=
     Raises
     ------
     JobTableError
-        Before anything is written: a missing column, a job without a
+        Before anything is written: a table without jobs, a missing column, a job without a
         submit time, runtime or width, a negative time, a runtime of 0
         without ``min_delay``, a request (``req_time``) of 0, a width above
         ``machine_procs`` or not a whole number, a request below a
@@ -144,6 +144,10 @@ def write_batsim(jobs, path, *, machine_procs=None, description=None, min_delay=
         raise JobTableError("cannot write Batsim JSON: the job table has neither n_procs nor "
                             "req_procs (the resources of each job)")
     n = len(jobs)
+    if n == 0:
+        raise JobTableError("cannot write Batsim JSON: the job table has no jobs (a workload "
+                            "without jobs gives a simulator nothing to run, and read_batsim "
+                            "refuses it)")
 
     def column(name):
         if name not in jobs.columns:

@@ -333,8 +333,8 @@ def test_a_request_of_zero_is_refused_and_unknown_is_minus_one(tmp_path):
     jobs = make_workload(20, random_state=0)
     jobs["req_time"] = jobs["req_time"].astype(float)
     jobs.loc[5, "req_time"] = 0.0
-    with pytest.raises(JobTableError, match=r"'req_time' must be finite and > 0, or unknown.*"
-                       r"walltime of 0.*job_id 6"):
+    with pytest.raises(JobTableError, match=r"'req_time' must be finite and > 0 \(Batsim "
+                       r"refuses a walltime of 0 or less\), or unknown.*job_id 6"):
         write_batsim(jobs, tmp_path / "w.json")
 
 
@@ -408,3 +408,12 @@ def test_a_table_batsim_would_refuse_is_refused_before_writing(tmp_path):
     dated = jobs.assign(start_time=pd.to_datetime(jobs["submit_time"], unit="s"))
     write_batsim(dated, target)
     assert len(read_batsim(target)) == 20
+
+
+def test_a_table_without_jobs_is_refused_as_read_batsim_would_refuse_it(tmp_path):
+    from predictkit.datasets import make_workload
+
+    with pytest.raises(JobTableError, match=r"^cannot write Batsim JSON: the job table has no "
+                                            r"jobs"):
+        write_batsim(make_workload(5, random_state=0).iloc[:0], tmp_path / "e.json")
+    assert not (tmp_path / "e.json").exists()
