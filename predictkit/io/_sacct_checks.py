@@ -319,25 +319,24 @@ def _unknown_times(parsed, alloc, start, end, final_states):
     if elapsed_name is not None:
         with np.errstate(invalid="ignore"):
             ran = alloc & np.isnan(start) & (parsed.values[elapsed_name] > 0)
-        elapsed_text = parsed.get(elapsed_name)
-        for position in np.flatnonzero(ran & ~parsed.bad):
-            parsed.problems[int(position)] = (
-                f"field {parsed.columns['start']} is unknown but "
-                f"{parsed.columns[elapsed_name.lower()]} ({elapsed_text[position]}) says "
-                "the job ran (a job that ran has a start)")
-        parsed.bad |= ran
+        _flag_lost_time(parsed, ran, "Start", elapsed_name,
+                        "the job ran (a job that ran has a start)")
     if end is None:
         return
-    words = state_words(parsed)
-    ended = np.array([w in final_states for w in words], dtype=bool)
-    lost_end = alloc & ended & ~np.isnan(start) & np.isnan(end)
-    state_text = parsed.get("State")
-    for position in np.flatnonzero(lost_end & ~parsed.bad):
+    ended = np.array([w in final_states for w in state_words(parsed)], dtype=bool)
+    _flag_lost_time(parsed, alloc & ended & ~np.isnan(start) & np.isnan(end), "End", "State",
+                    "the job started and ended (a job that ended has an end)")
+
+
+def _flag_lost_time(parsed, lost, field, witness, says):
+    """Flag the lines ``lost``, whose ``field`` is unknown though their ``witness`` field
+    ``says`` it is known."""
+    witness_text = parsed.get(witness)
+    for position in np.flatnonzero(lost & ~parsed.bad):
         parsed.problems[int(position)] = (
-            f"field {parsed.columns['end']} is unknown but {parsed.columns['state']} "
-            f"({state_text[position]}) says the job started and ended (a job that ended has "
-            "an end)")
-    parsed.bad |= lost_end
+            f"field {parsed.columns[field.lower()]} is unknown but "
+            f"{parsed.columns[witness.lower()]} ({witness_text[position]}) says {says}")
+    parsed.bad |= lost
 
 
 def _zone_hint(parsed, seconds):
