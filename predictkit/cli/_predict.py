@@ -12,7 +12,7 @@ from .._time import parse_duration
 from ..runtime._registry import PREDICTORS, make_predictor
 from ..runtime._walltime_adjuster import _keys
 from ._checks import (check_count, check_fraction, check_tang_quantile, flag_names, os_errors,
-                      refuse_inapplicable, tang_keys)
+                      refuse_inapplicable, tang_keys, warn_ungrouped)
 from ._logs import add_log_argument, read_done, read_trace_arg, source_name
 from ._output import output_format, print_json, prints_table, result_stream, write_table
 from ._parser import add_command, add_quiet_option, path_text
@@ -197,6 +197,7 @@ def run(args):
     if args.method == "tang":
         keys = tang_keys(args.keys, jobs, args.trace, given=args.keys_given, note=progress.say)
         estimator.set_params(keys=keys)
+    warn_ungrouped(estimator, jobs, args.trace, args.method, progress.warn)
     y = jobs["run_time"].to_numpy(dtype=float)
     known = None
     no_wait = np.isnan(jobs["wait_time"].to_numpy(dtype=float)) & np.isfinite(y)

@@ -16,7 +16,7 @@ from ..runtime._walltime_adjuster import DEFAULT_QUANTILE as TANG_QUANTILE
 from ..simulate import POLICIES, PRIORITIES
 from ..simulate._policies import BACKFILL_ORDERS, refuse_blind_scheduler
 from ._checks import (check_fraction, check_positive, check_procs, check_tang_quantile,
-                      flag_names, refuse_inapplicable, tang_keys)
+                      flag_names, refuse_inapplicable, tang_keys, warn_ungrouped)
 from ._logs import add_log_argument, read_jobs_to_simulate
 from ._machine import add_machine_procs_option, warn_busier_than_machine
 from ._output import (output_format, print_json, prints_table, result_stream, write_swf_output,
@@ -243,13 +243,14 @@ def run(args):
     keys = None
     if args.predictor == "tang":
         keys = tang_keys(TANG_DEFAULT_KEYS, jobs, args.trace, given=False, note=progress.say)
+    estimates = estimate_source(args.predictor, args.quantile, keys=keys,
+                                max_bad_share=args.max_bad_share)
+    if not isinstance(estimates, str):
+        warn_ungrouped(estimates, jobs, args.trace, args.predictor, progress.warn)
     with flag_names(_FLAGS), progress.step(
             lambda: f"simulated {format_count(len(schedule.jobs), 'job')} with "
                     f"{args.predictor} estimates"):
-        schedule = simulate(jobs, estimates=estimate_source(args.predictor, args.quantile,
-                                                            keys=keys,
-                                                            max_bad_share=args.max_bad_share),
-                            selective=args.selective, **common)
+        schedule = simulate(jobs, estimates=estimates, selective=args.selective, **common)
     if len(schedule.rejected):
         wider = wider_than_machine(len(schedule.rejected), schedule.machine_procs, verb="was")
         progress.warn(f"{wider} not simulated")

@@ -212,3 +212,25 @@ def test_a_newly_registered_predictor_is_built_by_its_name_not_taken_for_tang(mo
         estimator=lambda: RecentAverage(n_recent=1)))
     built = _predict.build_estimator(argparse.Namespace(method="last-runtime"))
     assert isinstance(built, RecentAverage) and built.n_recent == 1
+
+
+@pytest.fixture(scope="module")
+def trace_without_users(tmp_path_factory):
+    from predictkit.io import write_swf
+
+    jobs = load_trace("KTH-SP2-1996-2.1-cln", 2000)
+    jobs["user_id"] = np.nan  # written as -1, as ANL-Theta-2022 has it
+    path = tmp_path_factory.mktemp("trace") / "nousers.swf"
+    write_swf(jobs, path)
+    return path
+
+
+@pytest.mark.parametrize("command", [["predict", "--method", "usage-max"],
+                                     ["predict", "--method", "recent-average"],
+                                     ["simulate", "--predictor", "usage-max"]])
+def test_a_per_user_predictor_on_a_log_without_users_says_it_keeps_every_request(
+        trace_without_users, capsys, command):
+    assert main([command[0], str(trace_without_users), *command[1:]]) == 0
+    name = command[-1]
+    assert (f"warning: {trace_without_users} gives user_id for no job: {name}, which learns "
+            "from each user_id's past jobs, keeps every request") in capsys.readouterr().err
