@@ -151,7 +151,7 @@ def tang_keys(keys, jobs, trace, *, given, note):
     unusable = unusable_tang_keys(keys, jobs, trace, given=given)
     kept = grouping_keys(jobs, keys)
     if not kept:
-        unusable_tang_keys(keys, jobs, trace, given=True)
+        unusable_tang_keys(keys, jobs, trace, given=True, default=not given)
     if unusable:
         note(f"Tang's keys leave out {', '.join(unusable)}: {trace} gives "
              f"{'it' if len(unusable) == 1 else 'them'} for no job")
@@ -170,8 +170,9 @@ def warn_ungrouped(estimator, jobs, trace, name, warn):
              f"{' and '.join(missing)}'s past jobs, keeps every request")
 
 
-def unusable_tang_keys(keys, jobs, trace, *, given):
-    """The keys of ``keys`` that group no job of the log; refused when the user ``given`` them.
+def unusable_tang_keys(keys, jobs, trace, *, given, default=False):
+    """The keys of ``keys`` that group no job of the log; refused when the user ``given`` them
+    (or, ``default``, when they are the default keys and none groups a job).
 
     Returns
     -------
@@ -185,6 +186,10 @@ def unusable_tang_keys(keys, jobs, trace, *, given):
     if unusable and given:
         key, reason = next(iter(unusable.items()))
         text = keys if isinstance(keys, str) else ",".join(keys)
+        if default:
+            raise ConfigError(f"Tang's default keys ({text}): {trace} {reason}, and none of "
+                              "them groups a job, so Tang would adjust no job (give --keys "
+                              "with queue, partition, app or procs, or another method)")
         raise ConfigError(f"--keys {text}: {trace} {reason}, so Tang would adjust no job "
                           "(leave the key out, or use user, group, request, queue, partition, "
                           "app or procs)")

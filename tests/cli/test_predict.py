@@ -234,3 +234,17 @@ def test_a_per_user_predictor_on_a_log_without_users_says_it_keeps_every_request
     name = command[-1]
     assert (f"warning: {trace_without_users} gives user_id for no job: {name}, which learns "
             "from each user_id's past jobs, keeps every request") in capsys.readouterr().err
+
+
+def test_default_keys_that_group_no_job_are_named_as_the_defaults(tmp_path, capsys):
+    from predictkit.io import write_swf
+
+    jobs = load_trace("KTH-SP2-1996-2.1-cln", 500)
+    jobs[["user_id", "group_id", "req_time"]] = np.nan
+    path = tmp_path / "anonymous.swf"
+    write_swf(jobs, path)
+    assert main(["predict", str(path), "--method", "tang", "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("predictkit predict: error: Tang's default keys (user,group,request): "
+                          f"{path} gives user_id for no job, and none of them groups a job")
+    assert "--keys user" not in err
