@@ -4,13 +4,13 @@ import warnings
 
 import pandas as pd
 
-from .._format import format_count, format_fixed
+from .._format import format_fixed
 from .._summary import (DURATION_FIELDS, PROCESSOR_FIELDS, busier_than_machine, format_value,
                         implausible_requests, machine_size, wider_than_machine, width_unit)
 from .._table import job_width
 from ..jobs import SUMMARY_LABELS, clean_jobs, summarize
 from ._checks import flag_names
-from ._logs import add_log_argument, read_trace_arg, source_name
+from ._logs import add_log_argument, read_done, read_trace_arg, source_name
 from ._output import print_json
 from ._parser import add_command, add_quiet_option
 from ._progress import Progress
@@ -65,8 +65,7 @@ def run(args):
     progress.settings(skip_bad_lines=args.skip_bad_lines, json=args.json)
     summaries = []
     for path in args.traces:
-        with flag_names({}), progress.step(lambda: f"read {format_count(summaries[-1]['n_jobs'], 'job')} "
-                                                   f"from {source_name(path)}"):
+        with flag_names({}), progress.step(lambda: read_done(jobs, path)):
             jobs = read_trace_arg(path, errors=errors)
             summaries.append(summarize(jobs))
         # a size the log's header gives is the site's: a few jobs over it are the log's

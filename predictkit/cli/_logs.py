@@ -136,6 +136,9 @@ def read_trace_arg(path, **kwargs):
     zone = path.option("time_zone", None) if isinstance(path, LogPath) else None
     if zone is not None:
         check_time_zone(zone, "--time-zone")
+    named = _named_trace(path)
+    if named is not None:
+        path = named
     if path == "-" or not _is_regular_file(str(path)):
         # A stream (stdin, a pipe such as <(sacct ...)) can be read only once.
         if path == "-":
@@ -155,6 +158,23 @@ def read_trace_arg(path, **kwargs):
                       f"{'SWF' if fmt == 'swf' else 'a Batsim workload'}", UserWarning,
                       stacklevel=2)
     return jobs
+
+
+def _named_trace(path):
+    """The file of a log named by its archive name (``KTH-SP2-1996-2.1-cln``, found in
+    ``PREDICTKIT_TRACES`` or the download cache, as sweeps find them) where ``path`` is
+    no file; None otherwise (the reader then names the problem)."""
+    from ..datasets import find_trace
+    from ..exceptions import PredictkitError
+
+    text = str(path)
+    if text == "-" or os.path.lexists(text) or os.sep in text:
+        return None
+    try:
+        found = find_trace(text)
+    except PredictkitError:
+        return None
+    return str(found) if found is not None else None
 
 
 def _is_regular_file(path):
@@ -189,8 +209,11 @@ def read_jobs_to_simulate(args, progress, *, require_request, needs):
 
 
 def read_done(jobs, path):
-    """The progress line of a log read: ``read 1 job from standard input``."""
-    return f"read {format_count(len(jobs), 'job')} from {source_name(path)}"
+    """The progress line of a log read: ``read 1 job from standard input``; a log named by
+    its archive name (:func:`_named_trace`) also names the file read."""
+    named = _named_trace(path)
+    return (f"read {format_count(len(jobs), 'job')} from {source_name(path)}"
+            + (f" ({named})" if named is not None else ""))
 
 
 def source_name(path, stream="input"):

@@ -86,3 +86,25 @@ def test_a_log_counting_nodes_labels_its_widths_in_nodes(capsys, tmp_path):
     swf.write_text("1 0 5 60 2 -1 -1 2 600 -1 1 1 1 -1 1 1 -1 -1\n")
     assert main(["info", str(log), str(swf)]) == 0
     assert re.search(r"machine size \(procs\) +2 +2", capsys.readouterr().out)
+
+
+def test_a_log_is_named_by_its_archive_name_as_sweeps_name_it(tmp_path, monkeypatch, capsys):
+    from predictkit.io import write_swf
+    from tracedata import load_trace
+
+    folder = tmp_path / "traces"
+    folder.mkdir()
+    write_swf(load_trace("KTH-SP2-1996-2.1-cln", 300), folder / "KTH-SP2-1996-2.1-cln.swf.gz")
+    monkeypatch.setenv("PREDICTKIT_TRACES", str(folder))
+    monkeypatch.chdir(tmp_path)
+    assert main(["info", "KTH-SP2", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["n_jobs"] == 300
+    assert (f"read 300 jobs from KTH-SP2 ({folder / 'KTH-SP2-1996-2.1-cln.swf.gz'})"
+            in captured.err)
+    # a file of that name in the working folder is the file named
+    write_swf(load_trace("KTH-SP2-1996-2.1-cln", 100), tmp_path / "KTH-SP2")
+    assert main(["info", "KTH-SP2", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["n_jobs"] == 100
+    assert main(["info", "no-such-log"]) == 2
+    assert capsys.readouterr().err.endswith("error: No such file or directory: no-such-log\n")
