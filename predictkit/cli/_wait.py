@@ -112,6 +112,10 @@ def run(args):
         progress.say(f"{unit_note}: {format_count(procs, 'node')}")
     warn_busier_than_machine(jobs, args.machine_procs)
     _check_fits(procs, jobs, args.trace, args.machine_procs)
+    if "req_time" not in jobs.columns or not jobs["req_time"].notna().any():
+        progress.warn(f"{args.trace} gives no job a requested time, so its classes of jobs "
+                      f"differ by width only and the time asked "
+                      f"({format_slurm_duration(req_time)}) plays no part in the bound")
     with progress.step("bounded the wait"):
         answer = estimate_wait(
             jobs, procs=procs, req_time=req_time, user=args.user,

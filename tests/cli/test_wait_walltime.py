@@ -708,3 +708,16 @@ def test_a_missing_time_names_the_script_lines_sbatch_ignores(capsys, tmp_path):
     assert error.endswith(f"(no #SBATCH --ntasks/--nodes/--cpus-per-task in {script}; its "
                           "#SBATCH lines after line 2 are ignored, as sbatch ignores them: they "
                           "follow a command)\n")
+
+
+def test_a_log_without_requests_says_the_time_asked_plays_no_part(capsys, tmp_path):
+    from predictkit.io import write_swf
+
+    jobs = read_sacct(SAMPLE)
+    jobs["req_time"] = np.nan
+    path = tmp_path / "norequests.swf"
+    write_swf(jobs, path)
+    assert main(["wait", str(path), "--procs", "4", "--time", "2:00:00"]) == 0
+    assert (f"warning: {path} gives no job a requested time, so its classes of jobs differ by "
+            "width only and the time asked (02:00:00) plays no part in the bound"
+            in capsys.readouterr().err)
