@@ -167,12 +167,37 @@ def header_machine_size(X, owner=None):
     return whole_machine_size(header, "attrs['max_procs']", owner)
 
 
+WIDEST_OF_LOG = "widest_job_of_log"
+"""``attrs`` key of a table of a log's first jobs (:func:`first_jobs`): the width of the
+widest job of the whole log, which stands for the machine where the header gives no
+size (the first jobs' own widest would be narrower, and vary with their number)."""
+
+
+def first_jobs(jobs, n_jobs, *, source=None, reset_index=False):
+    """The first ``n_jobs`` rows of ``jobs`` (its index kept, or reset), with a copy of
+    the attrs of ``source`` (default ``jobs``) and, where ``jobs`` gives no machine
+    size, the width of its widest job as ``attrs[WIDEST_OF_LOG]``: a prefix is
+    simulated on the same machine as the whole log (:func:`machine_size`)."""
+    from ._table import copy_attrs
+
+    out = jobs.iloc[:int(n_jobs)]
+    if reset_index:
+        out = out.reset_index(drop=True)
+    out.attrs = copy_attrs(jobs if source is None else source)
+    if header_machine_size(jobs) is None and WIDEST_OF_LOG not in out.attrs:
+        widest, _ = machine_size(jobs)
+        if widest == widest:
+            out.attrs[WIDEST_OF_LOG] = int(widest)
+    return out
+
+
 def machine_size(X, machine_procs=None):
     """The machine size a simulation of ``X`` assumes, and whether it was told.
 
     The size given, else the log's ``attrs["max_procs"]`` (an SWF header's
     ``MaxProcs``, or a ``--machine-procs`` the command line set there), else
-    the width of the widest job (:func:`predictkit._table.job_width`), as
+    the width of the widest job (:func:`predictkit._table.job_width`): of the
+    whole log for a table of its first jobs (:func:`first_jobs`), as
     :func:`predictkit.simulate.simulate` does.
 
     Parameters
@@ -200,6 +225,8 @@ def machine_size(X, machine_procs=None):
     header = header_machine_size(X)
     if header is not None:
         return float(header), True
+    if X.attrs.get(WIDEST_OF_LOG) is not None:
+        return float(X.attrs[WIDEST_OF_LOG]), False
     width = job_width(X) if len(X) else np.array([np.nan])
     return (float(np.nanmax(width)) if np.isfinite(width).any() else np.nan), False
 

@@ -8,7 +8,7 @@ import sys
 import warnings
 
 from .._format import format_count
-from .._table import copy_attrs
+from .._summary import first_jobs
 from ..io._log import LOG_FORMATS  # the values of --input-format
 from ._parser import path_text
 
@@ -197,9 +197,7 @@ def read_jobs_to_simulate(args, progress, *, require_request, needs):
     with progress.step(lambda: read_done(jobs, args.trace)):
         jobs = read_trace_arg(args.trace)
     if args.max_jobs is not None:
-        attrs = copy_attrs(jobs)
-        jobs = jobs.iloc[:args.max_jobs]
-        jobs.attrs = attrs
+        jobs = first_jobs(jobs, args.max_jobs)
     jobs = clean_jobs(jobs, for_simulation=True, require_request=require_request)
     if describe_cleaning(jobs):
         progress.left_out(describe_cleaning(jobs))

@@ -40,7 +40,7 @@ def _logged_jobs(trace, identity):
 def _read(trace, identity, seed, max_jobs):
     """The cleaned job table of a cell, its first ``max_jobs``, with waits."""
     from ..datasets import make_workload
-    from .._table import copy_attrs
+    from .._summary import first_jobs
     from ..simulate._observed_waits import with_observed_waits
 
     if is_synthetic(trace):
@@ -49,9 +49,7 @@ def _read(trace, identity, seed, max_jobs):
     else:
         jobs = _logged_jobs(trace, identity)
     if max_jobs is not None:
-        attrs = copy_attrs(jobs)
-        jobs = jobs.iloc[: int(max_jobs)].reset_index(drop=True)
-        jobs.attrs = attrs
+        jobs = first_jobs(jobs, max_jobs, reset_index=True)
     return with_observed_waits(jobs)[0]
 
 

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from .._clean import SANE_RULES
-from .._summary import (busier_than_machine, implausible_requests, wider_than_machine,
-                        width_unit)
+from .._summary import (busier_than_machine, first_jobs, implausible_requests,
+                        wider_than_machine, width_unit)
 from .._table import copy_attrs
 from .._validation import WholeNumber, invalid_parameter
 from ..exceptions import JobTableError
@@ -189,8 +189,7 @@ def analyze(jobs, *, name=None, max_jobs=None, predictors=None, quantile=0.95,
     cleaning = clean.attrs["cleaning"]
     truncated = max_jobs is not None and len(clean) > max_jobs
     if truncated:
-        clean = clean.iloc[:max_jobs].reset_index(drop=True)
-        clean.attrs = copy_attrs(jobs)
+        clean = first_jobs(clean, max_jobs, source=jobs, reset_index=True)
         notes.append(f"Only the first {max_jobs:,} jobs (after cleaning) are analysed.")
     result = Analysis(name=name, summary=summary, cleaning=cleaning, notes=notes,
                       quantile=quantile)

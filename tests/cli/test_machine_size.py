@@ -183,3 +183,19 @@ def test_info_warns_of_jobs_wider_than_the_header_machine(tmp_path, capsys):
     write_swf(jobs.iloc[1:2], path)  # 4 processors: nothing to say
     status, _, err = outcome(capsys, ["info", str(path)])
     assert status == 0 and "warning" not in err
+
+
+def test_a_prefix_of_a_log_without_a_machine_size_runs_on_the_whole_logs_widest_job(
+        tmp_path, capsys):
+    from predictkit._summary import first_jobs, machine_size
+
+    jobs = make_workload(400, random_state=0)
+    jobs.attrs.pop("max_procs", None)
+    jobs.loc[350, ["n_procs", "req_procs"]] = 200.0  # the widest job comes late
+    assert machine_size(jobs.iloc[:100])[0] < 200
+    prefix = first_jobs(jobs, 100)
+    assert machine_size(prefix) == (200.0, False) and len(prefix) == 100
+    path = tmp_path / "headerless.swf"
+    write_swf(jobs, path, header=[";"])
+    assert main(["simulate", str(path), "--max-jobs", "100", "--json", "-q"]) == 0
+    assert json.loads(capsys.readouterr().out)["params"]["machine_procs"] == 200

@@ -309,3 +309,14 @@ def test_analyze_takes_a_whole_float_job_count():
     result = analyze(jobs, max_jobs=40.0, policies=("easy",), fairness=False,
                      predictors={"request": ("requested", {})})
     assert "Only the first 40 jobs (after cleaning) are analysed." in result.notes
+
+
+def test_analyze_runs_its_first_jobs_on_the_whole_logs_widest_job():
+    jobs = make_workload(400, random_state=0)
+    jobs.attrs.pop("max_procs", None)
+    jobs.loc[350, ["n_procs", "req_procs"]] = 200.0
+    result = analyze(jobs, max_jobs=100, policies=("easy",), fairness=False,
+                     predictors={"request": ("requested", {})})
+    from predictkit._summary import machine_size
+
+    assert len(result.jobs) == 100 and machine_size(result.jobs) == (200.0, False)
