@@ -184,10 +184,9 @@ def first_jobs(jobs, n_jobs, *, source=None, reset_index=False):
     if reset_index:
         out = out.reset_index(drop=True)
     out.attrs = copy_attrs(jobs if source is None else source)
-    if header_machine_size(jobs) is None and WIDEST_OF_LOG not in out.attrs:
-        widest, _ = machine_size(jobs)
-        if widest == widest:
-            out.attrs[WIDEST_OF_LOG] = int(widest)
+    widest, told = machine_size(jobs)  # a prefix's prefix keeps the whole log's
+    if not told and widest == widest:
+        out.attrs[WIDEST_OF_LOG] = int(widest)
     return out
 
 

@@ -71,8 +71,8 @@ def check_parameters(constraints, params, owner):
             if isinstance(constraint, ColumnNames) and isinstance(value, str):
                 raise invalid_parameter(name, owner, f"a tuple of column names, e.g. "
                                         f"({value!r},), not one string", value)
-            if isinstance(constraint, ColumnNames) and constraint.refused_in(value):
-                refused = constraint.refused_in(value)
+            refused = constraint.refused_in(value) if isinstance(constraint, ColumnNames) else []
+            if refused:
                 also = " (or None)" if None in constraints[name] else ""
                 raise invalid_parameter(
                     name, owner, f"column names known when a job is submitted{also}: "

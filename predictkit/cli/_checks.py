@@ -8,7 +8,8 @@ from .._validation import MAX_SEED
 from ..exceptions import ConfigError, JobTableError, PredictkitError
 
 __all__ = ["flag_names", "cli_wording", "check_positive", "check_procs", "check_seed",
-           "check_count", "check_load", "warn_ungrouped", "refuse_repeats", "tang_keys", "unusable_tang_keys",
+           "check_count", "check_load", "warn_ungrouped", "refuse_repeats", "tang_keys",
+           "unusable_tang_keys",
            "os_errors", "is_given", "refuse_inapplicable", "MAX_PROCS",
            "MAX_SEED", "check_fraction", "check_tang_quantile", "refuse_without_waits"]
 
@@ -161,13 +162,12 @@ def tang_keys(keys, jobs, trace, *, given, note):
 def warn_ungrouped(estimator, jobs, trace, name, warn):
     """Warn (``warn``, a function of one line) when ``estimator`` learns from the past jobs
     of each user (or group) and the log gives that column for no job: it keeps every
-    request, as a sweep's cells say too."""
-    from ..runtime._base import keys_given_for_no_job
+    request, as a sweep's cells and the report say too."""
+    from ..runtime._base import ungrouped_reason
 
-    missing = keys_given_for_no_job(estimator, jobs)
-    if missing:
-        warn(f"{trace} gives {', '.join(missing)} for no job: {name}, which learns from each "
-             f"{' and '.join(missing)}'s past jobs, keeps every request")
+    reason = ungrouped_reason(estimator, jobs)
+    if reason is not None:
+        warn(f"{trace}: {name} {reason}")
 
 
 def unusable_tang_keys(keys, jobs, trace, *, given, default=False):

@@ -160,6 +160,12 @@ def read_trace_arg(path, **kwargs):
     return jobs
 
 
+def _names_no_file(path):
+    """Whether ``path`` is a bare name that no file has: an archive name, perhaps."""
+    text = str(path)
+    return text != "-" and os.sep not in text and not os.path.lexists(text)
+
+
 def _named_trace(path):
     """The file of a log named by its archive name (``KTH-SP2-1996-2.1-cln``, found in
     ``PREDICTKIT_TRACES`` or the download cache, as sweeps find them) where ``path`` is
@@ -168,7 +174,7 @@ def _named_trace(path):
     from ..exceptions import PredictkitError
 
     text = str(path)
-    if text == "-" or os.path.lexists(text) or os.sep in text:
+    if not _names_no_file(text):
         return None
     try:
         found = find_trace(text)
@@ -209,7 +215,7 @@ def read_jobs_to_simulate(args, progress, *, require_request, needs):
 def read_done(jobs, path):
     """The progress line of a log read: ``read 1 job from standard input``; a log named by
     its archive name (:func:`_named_trace`) also names the file read."""
-    named = _named_trace(path)
+    named = jobs.attrs.get("source") if _names_no_file(path) else None
     return (f"read {format_count(len(jobs), 'job')} from {source_name(path)}"
             + (f" ({named})" if named is not None else ""))
 

@@ -197,17 +197,16 @@ def _warn_ungrouped(jobs, path, cells):
     import warnings
 
     from ..runtime import make_predictor
-    from ..runtime._base import keys_given_for_no_job
+    from ..runtime._base import ungrouped_reason
 
     for name in dict.fromkeys(c["predictor"] for c in cells):
         if name == "perfect":
             continue
         params = next(c["params"] for c in cells if c["predictor"] == name)
-        missing = keys_given_for_no_job(make_predictor(name, **params), jobs)
-        if missing:
-            warnings.warn(f"{path} gives {', '.join(missing)} for no job: its {name} cells, "
-                          f"which learn from each {' and '.join(missing)}'s past jobs, keep "
-                          "every request", UserWarning, stacklevel=3)
+        reason = ungrouped_reason(make_predictor(name, **params), jobs)
+        if reason is not None:
+            warnings.warn(f"{path}: {name} (in its {name} cells) {reason}", UserWarning,
+                          stacklevel=3)
 
 
 def _warn_small_machine(jobs, path, cells):

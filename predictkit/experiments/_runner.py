@@ -177,7 +177,8 @@ def _check_results(path):
                                 ".csv or .parquet file, or None", path)
     check_path_or_file(path, "results", "run_grid", files=False)
     if Path(path).suffix.lower() not in (".csv", ".parquet"):
-        raise ConfigError(f"results must be a .csv or .parquet file, got {Path(path).name or str(path)!r}")
+        named = Path(path).name or str(path)
+        raise ConfigError(f"results must be a .csv or .parquet file, got {named!r}")
     check_output(path)
 
 

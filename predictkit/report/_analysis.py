@@ -26,7 +26,7 @@ from ..metrics._schedule import WIDTH_CATEGORIES, _WIDTH_EDGES
 from ..model_selection import replay
 from ..queue._replay import make_wait_model
 from ..runtime import make_predictor
-from ..runtime._base import keys_given_for_no_job
+from ..runtime._base import ungrouped_reason
 from ..runtime._walltime_adjuster import DEFAULT_KEYS as TANG_KEYS
 from ..runtime._walltime_adjuster import grouping_keys
 from ..simulate import simulate
@@ -288,11 +288,9 @@ def _predictors(result, jobs, predictors):
         if kind == "tang":
             params.setdefault("keys", keys)
         estimator = make_predictor(kind, **params)
-        missing = keys_given_for_no_job(estimator, jobs)
-        if missing:
-            result.notes.append(f"{label} learns from the past jobs of each "
-                                f"{' and '.join(missing)}, which the log gives for no job: "
-                                "it keeps every request.")
+        reason = ungrouped_reason(estimator, jobs)
+        if reason is not None:
+            result.notes.append(f"{label} {reason}.")
         estimate = replay(estimator, jobs, run)
         result.predictions[label] = estimate
         outcomes = adjustment_outcomes(run, requested, estimate)

@@ -97,6 +97,18 @@ def keys_given_for_no_job(estimator, jobs):
                  if key not in jobs.columns or not pd.notna(jobs[key]).any())
 
 
+def ungrouped_reason(estimator, jobs):
+    """Why ``estimator`` keeps every request on ``jobs``, or None: ``"learns from the past
+    jobs of each user_id, which the log gives for no job: it keeps every request"`` for a
+    predictor that groups its history by columns the log gives for no job
+    (:func:`keys_given_for_no_job`)."""
+    missing = keys_given_for_no_job(estimator, jobs)
+    if not missing:
+        return None
+    return (f"learns from the past jobs of each {' and '.join(missing)}, which the log gives "
+            "for no job: it keeps every request")
+
+
 def group_codes(frames, keys):
     """Joint integer codes of the key tuples of several tables (-1 when a key is missing).
 

@@ -232,8 +232,9 @@ def test_a_per_user_predictor_on_a_log_without_users_says_it_keeps_every_request
         trace_without_users, capsys, command):
     assert main([command[0], str(trace_without_users), *command[1:]]) == 0
     name = command[-1]
-    assert (f"warning: {trace_without_users} gives user_id for no job: {name}, which learns "
-            "from each user_id's past jobs, keeps every request") in capsys.readouterr().err
+    assert (f"warning: {trace_without_users}: {name} learns from the past jobs of each "
+            "user_id, which the log gives for no job: it keeps every request"
+            in capsys.readouterr().err)
 
 
 def test_default_keys_that_group_no_job_are_named_as_the_defaults(tmp_path, capsys):

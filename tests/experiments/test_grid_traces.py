@@ -233,8 +233,8 @@ def test_a_per_user_predictor_on_a_trace_without_users_is_warned_about(tmp_path)
     with pytest.warns(UserWarning) as caught:
         check_trace_jobs(cells)
     assert [str(w.message) for w in caught if "for no job" in str(w.message)] == [
-        f"{path} gives user_id for no job: its usage-max cells, which learn from each "
-        "user_id's past jobs, keep every request"]
+        f"{path}: usage-max (in its usage-max cells) learns from the past jobs of each "
+        "user_id, which the log gives for no job: it keeps every request"]
 
 
 def test_jobs_left_out_of_every_cell_are_counted_in_a_warning(tmp_path):
