@@ -3,7 +3,7 @@
 import numpy as np
 
 from .._format import format_count, format_fixed, format_given
-from .._table import known_time
+from .._table import copy_attrs, known_time
 from ..exceptions import ConfigError, JobTableError
 from ..metrics import (adjustment_outcomes, estimate_accuracy, mean_absolute_error,
                        underestimation_rate)
@@ -109,11 +109,35 @@ def _number(text, name):
         raise ConfigError(f"{name} must be a number, got {text!r}") from None
 
 
+def _rows(jobs, keep):
+    """The rows of ``jobs`` where ``keep`` holds, keeping the log's attributes."""
+    if keep.all():
+        return jobs
+    attrs = copy_attrs(jobs)
+    kept = jobs[keep]
+    kept.attrs = attrs
+    return kept
+
+
 def summarize_predictions(run, requested, predicted, *, bad_threshold=1800.0):
-    """Accuracy and outcome shares of predictions vs requests on the scorable jobs."""
-    ok = np.isfinite(run) & np.isfinite(requested) & np.isfinite(predicted)
-    summary = {"n_jobs": int(run.size), "n_scored": int(ok.sum())}
+    """Accuracy and outcome shares of predictions vs requests on the scorable jobs.
+
+    On a log without any request the predictions are scored alone, on the jobs
+    whose runtime and prediction are known (``requests`` is False and the
+    requests' columns and the outcome shares, which compare with them, are left out).
+    """
+    has_requests = bool(np.isfinite(requested).any())
+    ok = np.isfinite(run) & np.isfinite(predicted)
+    if has_requests:
+        ok &= np.isfinite(requested)
+    summary = {"n_jobs": int(run.size), "n_scored": int(ok.sum()), "requests": has_requests}
     if not ok.any():
+        return summary
+    if not has_requests:
+        run, predicted = run[ok], predicted[ok]
+        summary["accuracy_predicted"] = estimate_accuracy(run, predicted)
+        summary["underestimation_predicted"] = underestimation_rate(run, predicted)
+        summary["mae_predicted"] = mean_absolute_error(run, predicted)
         return summary
     run, requested, predicted = run[ok], requested[ok], predicted[ok]
     summary["accuracy_requested"] = estimate_accuracy(run, requested)
@@ -211,9 +235,16 @@ def run(args):
         progress.say("--assume-no-wait: every job has a wait time, so nothing is assumed")
     if args.assume_no_wait or (no_wait.any() and not needs_history):
         known = known_time(jobs, y=y, assume_no_wait=True)
+    placed = jobs["submit_time"].notna().to_numpy()
+    if not placed.all():
+        progress.warn(f"{format_count(int((~placed).sum()), 'job')} without a submit time "
+                      f"(first at row {int(np.argmax(~placed))}) cannot be placed in the "
+                      "online history: not predicted (their prediction is written as unknown)")
+    predicted = np.full(len(jobs), np.nan)
     with flag_names(_FLAGS), progress.step(f"predicted the runtimes of "
-                                           f"{format_count(len(jobs), 'job')} online"):
-        predicted = replay(estimator, jobs, y, known_time=known)
+                                           f"{format_count(int(placed.sum()), 'job')} online"):
+        predicted[placed] = replay(estimator, _rows(jobs, placed), y[placed],
+                                   known_time=None if known is None else known[placed])
     requested = jobs["req_time"].to_numpy(dtype=float)
     if len(jobs) and not np.isfinite(predicted).any():
         why = (f"no job has a requested time, which {args.method} predictions start from"
@@ -261,17 +292,23 @@ def _output_format(args):
 
 def _print_table(summary, stream):
     print(f"method: {summary['method']}", file=stream)
-    print(f"jobs: {summary['n_jobs']:,}  scored (runtime and request known): "
-          f"{summary['n_scored']:,}", file=stream)
-    if "outcomes" not in summary:
+    known = "runtime and request known" if summary["requests"] else \
+        "runtime and prediction known; the log gives no requests to compare with"
+    print(f"jobs: {summary['n_jobs']:,}  scored ({known}): {summary['n_scored']:,}",
+          file=stream)
+    if "accuracy_predicted" not in summary:
         return
-    print(f"{'':28}{'requested':>12}{'predicted':>12}", file=stream)
+    columns = ("requested", "predicted") if summary["requests"] else ("predicted",)
+    print(f"{'':28}" + "".join(f"{column:>12}" for column in columns), file=stream)
     rows = [("accuracy (Tang eq. 3)", "accuracy", 1.0),
             ("underestimated (fraction)", "underestimation", 1.0),
             ("mean absolute error (h)", "mae", 3600.0)]
     for label, key, unit in rows:
-        print(f"{label:28}{format_fixed(summary[key + '_requested'] / unit):>12}"
-              f"{format_fixed(summary[key + '_predicted'] / unit):>12}", file=stream)
+        print(f"{label:28}" + "".join(
+            f"{format_fixed(summary[f'{key}_{column}'] / unit):>12}" for column in columns),
+            file=stream)
+    if "outcomes" not in summary:
+        return
     shares = summary["outcomes"]
     print("outcomes (fraction of jobs): "
           + "  ".join(f"{k} {format_fixed(v)}" for k, v in shares.items()), file=stream)

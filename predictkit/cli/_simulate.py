@@ -249,7 +249,7 @@ def run(args):
         warn_ungrouped(estimates, jobs, args.trace, args.predictor, progress.warn)
     with flag_names(_FLAGS), progress.step(
             lambda: f"simulated {format_count(len(schedule.jobs), 'job')} with "
-                    f"{args.predictor} estimates"):
+                    f"{args.predictor} estimates{_killed(schedule)}"):
         schedule = simulate(jobs, estimates=estimates, selective=args.selective, **common)
     if len(schedule.rejected):
         wider = wider_than_machine(len(schedule.rejected), schedule.machine_procs, verb="was")
@@ -289,18 +289,27 @@ _FLAGS = {"machine_procs": "--machine-procs", "policy": "--policy", "priority": 
 """Parameters of :func:`predictkit.simulate.simulate` and the flags that set them."""
 
 
+def _killed(schedule):
+    """`` (N killed at the requested time)`` when a job outlived its request, else nothing."""
+    n_killed = int(schedule.jobs["killed"].sum())
+    return f" ({format_count(n_killed, 'job')} killed at the requested time)" if n_killed else ""
+
+
 def schedule_as_log(schedule):
     """The simulated jobs as a log: the simulated waits, and runtimes cut where jobs were killed.
 
-    Everything else is the input's, its header lines too (with the machine
-    size simulated). Jobs wider than the machine were not simulated and are
-    not in it.
+    A job killed at its request gets the time it ran and SWF's status 0
+    (failed), whatever status the log gave it. Everything else is the
+    input's, its header lines too (with the machine size simulated). Jobs
+    wider than the machine were not simulated and are not in it.
     """
     jobs = schedule.jobs.copy()
     run = jobs["run_time"].to_numpy(dtype=float)
     held = jobs["sim_run_time"].to_numpy(dtype=float)
     killed = jobs["killed"].to_numpy(dtype=bool)
     jobs["run_time"] = np.where(killed, held, run)
+    if "status" in jobs.columns:
+        jobs.loc[killed, "status"] = 0
     jobs.attrs = copy_attrs(schedule.jobs)
     jobs.attrs["max_procs"] = schedule.machine_procs
     return jobs
@@ -317,8 +326,11 @@ def _write(schedule, args, fmt):
         + "".join(f"{key}={p[key]} " for key in ("reservation_depth", "max_runtime",
                                                  "starvation_after") if p.get(key) is not None)
         + ("starvation_bar_heavy=True " if p.get("starvation_bar_heavy") else "") +
-        f"machine_procs={p['machine_procs']}; run_time of jobs killed at their request is the time they ran",
+        f"machine_procs={p['machine_procs']}",
     ]
+    if schedule.jobs["killed"].any():
+        comments.append(f"{_killed(schedule).strip(' ()')}: run_time holds the time run, "
+                        "status 0 (failed)")
     cleaned = describe_cleaning(schedule.jobs)
     if cleaned:
         comments.append(f"left out of the log before simulating: {cleaned}")

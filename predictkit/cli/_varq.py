@@ -118,6 +118,7 @@ def run(args):
                       f"{format_count(in_window, 'job')} submitted in the request window "
                       f"(--start {args.start}, --days {args.days}) none was drawn at --fractions "
                       "and planned; every row is empty (widen the window or raise --fractions)")
+    _warn_all_refused(table, args.period, progress.warn)
     if args.output:
         write_table(table, args.output, fmt)
     if not args.json and not prints_table(args):
@@ -131,6 +132,22 @@ def run(args):
         columns={name: label.format(unit=unit) for name, label in _SHOWN.items()})
     print(format_table(shown), file=stream)
     return 0
+
+
+def _warn_all_refused(table, period, warn):
+    """Say why, where every request drawn at some probabilities was refused."""
+    refused_all = table[(table["count"] == 0) & (table["refused"] > 0)]
+    if not len(refused_all):
+        return
+    probabilities = ", ".join(f"{p:g}" for p in refused_all["probability"].unique())
+    highest = refused_all["highest_refused"].max()
+    reached = ("QBETS gave none of them a bound" if np.isnan(highest) else
+               f"the highest probability any of them reached was {highest:.3g}")
+    mean_wait = refused_all["mean_wait_others_baseline"].iloc[0]
+    warn(f"every request drawn was refused at probability {probabilities}: {reached}, as "
+         f"each must start by the next deadline (every --period {period}) and the simulated "
+         f"jobs wait {format_duration(mean_wait)} on average (a longer --period leaves "
+         "more time)")
 
 
 _FLAGS = {"fractions": "--fractions", "probabilities": "--probabilities", "period": "--period",

@@ -61,7 +61,12 @@ def _prepare(jobs):
 
 
 def _plan_all(base, candidates, probabilities, period, step, qbets_params):
-    """Plan every candidate at every probability from QBETS trained online."""
+    """Plan every candidate at every probability from QBETS trained online.
+
+    Returns the plans (for each probability, candidate -> (submit time,
+    requested time, probability)) and each candidate's highest probability
+    over its trajectory (NaN where QBETS gave no bound).
+    """
     submit = base["submit_time"].to_numpy()
     start = base["start_time"].to_numpy()
     waits = base["wait_time"].to_numpy()
@@ -75,6 +80,7 @@ def _plan_all(base, candidates, probabilities, period, step, qbets_params):
     request = base["req_time"].to_numpy()
     deadlines = _deadlines(submit, period)
     plans = {p: {} for p in probabilities}
+    highest = {}
     added = 0
     for j in candidates.tolist():
         now = submit[j]
@@ -87,13 +93,15 @@ def _plan_all(base, candidates, probabilities, period, step, qbets_params):
         model.observe_queue(base.iloc[waiting], now=now)
         traj = varq.trajectory(nodes[j], request[j], deadlines[j], now)
         probs = traj["probability"].to_numpy()
+        reached = probs[np.isfinite(probs)]
+        highest[j] = float(reached.max()) if len(reached) else math.nan
         for p in probabilities:
             ok = np.flatnonzero(np.isfinite(probs) & (probs >= p))
             if len(ok):
                 row = traj.iloc[int(ok[-1])]
                 plans[p][j] = (float(row["submit_time"]), float(row["requested_time"]),
                                float(row["probability"]))
-    return plans, deadlines
+    return plans, highest
 
 
 def _simulate_with(jobs, plan, run_times, simulate_kwargs):
@@ -151,7 +159,10 @@ def varq_experiment(jobs, *, fractions=(0.1, 0.5, 0.95), probabilities=(0.5, 0.7
         ``predicted``, ``observed``, ``required_node_hours``,
         ``used_node_hours``, ``ratio``, ``mean_wait_others`` and
         ``mean_wait_others_baseline`` (mean wait of the non-VARQ jobs with and
-        without VARQ). ``attrs["cleaning"]`` reports the jobs left out
+        without VARQ) and ``highest_refused``, the highest probability any
+        refused request's trajectory reached (NaN when none was refused or
+        QBETS gave none of them a bound: it says how far from the requested
+        probability the refusals were). ``attrs["cleaning"]`` reports the jobs left out
         (:func:`predictkit.clean_jobs` with ``for_simulation=True,
         require_request=True``), ``attrs["wider_than_machine"]`` how many
         jobs the simulations left out as wider than the machine, and
@@ -185,8 +196,10 @@ def varq_experiment(jobs, *, fractions=(0.1, 0.5, 0.95), probabilities=(0.5, 0.7
     candidates = np.flatnonzero(eligible & (draw < max(fractions)))
     positions = np.flatnonzero(simulated)
     local = np.searchsorted(positions, candidates)
-    plans_local, _ = _plan_all(base_jobs.reset_index(drop=True), local, probabilities,
-                               period, step, qbets_params or {"random_state": 0})
+    plans_local, highest_local = _plan_all(base_jobs.reset_index(drop=True), local,
+                                           probabilities, period, step,
+                                           qbets_params or {"random_state": 0})
+    highest = {int(positions[k]): v for k, v in highest_local.items()}
     deadlines = _deadlines(submit, period)
     nodes = jobs["n_procs"].to_numpy()
     run = np.minimum(jobs["run_time"].to_numpy(), jobs["req_time"].to_numpy())
@@ -211,6 +224,7 @@ def varq_experiment(jobs, *, fractions=(0.1, 0.5, 0.95), probabilities=(0.5, 0.7
             others[idx] = False
             others &= simulated
             required = float(np.sum(nodes[idx] * run[idx])) / 3600.0
+            refused = [highest[j] for j in chosen - set(plan)]
             rows.append({
                 "fraction": f, "probability": p, "selected": len(chosen),
                 "count": len(idx), "refused": len(chosen) - len(idx),
@@ -221,6 +235,8 @@ def varq_experiment(jobs, *, fractions=(0.1, 0.5, 0.95), probabilities=(0.5, 0.7
                 "ratio": (float(np.nansum(used)) / 3600.0 / required) if required else math.nan,
                 "mean_wait_others": float(np.nanmean(sched["wait_time"].to_numpy()[others])),
                 "mean_wait_others_baseline": float(np.nanmean(base_wait[others])),
+                "highest_refused": (float(np.nanmax(refused))
+                                    if np.isfinite(refused).any() else math.nan),
             })
     table = pd.DataFrame(rows)
     table.attrs["cleaning"] = jobs.attrs["cleaning"]

@@ -100,6 +100,25 @@ def test_the_simulated_log_keeps_the_header_lines_of_the_log(tmp_path):
     assert not any("simulated and written here" in line for line in written)
 
 
+def test_a_job_killed_at_its_request_is_written_as_failed_and_counted(capsys, tmp_path):
+    from predictkit.io import read_swf
+
+    jobs = ["1 0 5 60 4 -1 -1 4 120 -1 1 3 1 -1 -1 -1 -1 -1",
+            "2 10 5 300 4 -1 -1 4 120 -1 1 3 1 -1 -1 -1 -1 -1",
+            "3 20 5 90 4 -1 -1 4 120 -1 5 3 1 -1 -1 -1 -1 -1"]
+    log = tmp_path / "log.swf"
+    log.write_text("; MaxProcs: 8\n" + "\n".join(jobs) + "\n")
+    out = tmp_path / "simulated.swf"
+    assert main(["simulate", str(log), "-o", str(out)]) == 0
+    assert "simulated 3 jobs with requested estimates (1 job killed at the requested time)" \
+        in capsys.readouterr().err
+    simulated = read_swf(out)
+    assert list(simulated["run_time"]) == [60, 120, 90]
+    assert list(simulated["status"]) == [1, 0, 5]
+    assert ("; Note: 1 job killed at the requested time: run_time holds the time run, "
+            "status 0 (failed)") in out.read_text().splitlines()
+
+
 def test_simulate_cplant_starvation_queue_flags(capsys, tmp_path):
     path = str(trace_file("Sandia-Ross-2001-1.1-cln"))
     out = tmp_path / "schedule.csv"

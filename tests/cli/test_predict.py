@@ -13,7 +13,7 @@ from predictkit.cli import main
 from predictkit.cli._predict import summarize_predictions
 from predictkit.io import read_swf
 from predictkit.model_selection import replay
-from predictkit.runtime import WalltimeAdjuster
+from predictkit.runtime import RecentAverage, WalltimeAdjuster
 
 
 @pytest.fixture(scope="module")
@@ -198,6 +198,40 @@ def test_a_log_without_requests_is_refused_by_predictors_that_start_from_them(
     assert main(["predict", str(tmp_path / "norequests.swf"), "--method", "recent-average",
                  "-o", str(out), "-q"]) == 0
     assert_array_equal(read_swf(out)["req_time"], [np.nan, 100.0, 75.0])
+    # and is scored alone, against the runtimes, since no request can be compared
+    assert main(["predict", str(tmp_path / "norequests.swf"), "--method", "recent-average",
+                 "--json", "-q"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["requests"] is False and summary["n_scored"] == 2
+    assert summary["mae_predicted"] == pytest.approx((50 + 5) / 2)
+    assert not any(key.endswith("_requested") for key in summary) and "outcomes" not in summary
+    assert main(["predict", str(tmp_path / "norequests.swf"), "--method", "recent-average",
+                 "-q"]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[1] == ("jobs: 3  scored (runtime and prediction known; the log gives no "
+                        "requests to compare with): 2")
+    assert table[2].split() == ["predicted"]
+    assert table[5].split()[-1] == f"{55 / 2 / 3600:.3f}"
+
+
+def test_jobs_without_a_submit_time_are_not_predicted_and_said_so(small_trace, tmp_path, capsys):
+    from predictkit.io import write_swf
+
+    jobs = read_swf(small_trace)
+    jobs.loc[[5, 40], "submit_time"] = np.nan
+    path = tmp_path / "unplaced.swf"
+    write_swf(jobs, path)
+    out = tmp_path / "predicted.csv"
+    assert main(["predict", str(path), "--method", "recent-average", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert ("warning: 2 jobs without a submit time (first at row 5) cannot be placed in the "
+            "online history: not predicted (their prediction is written as unknown)") in err
+    written = pd.read_csv(out)
+    assert len(written) == len(jobs) and written["req_time"].isna()[[5, 40]].all()
+    placed = jobs["submit_time"].notna().to_numpy()
+    expected = replay(RecentAverage(), jobs[placed], jobs["run_time"][placed])
+    assert_array_equal(written["req_time"].to_numpy()[placed], expected)
+    assert_array_equal(written["requested_time"], jobs["req_time"])
 
 
 def test_a_newly_registered_predictor_is_built_by_its_name_not_taken_for_tang(monkeypatch):

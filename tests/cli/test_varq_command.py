@@ -1,5 +1,6 @@
 """``predictkit varq``: a tiny run and argument errors."""
 
+import pandas as pd
 import pytest
 from tracedata import load_trace
 
@@ -21,6 +22,30 @@ def test_varq_runs_and_writes_csv(small_trace, tmp_path, capsys):
     text = capsys.readouterr().out
     assert "predicted" in text and "observed" in text
     assert out.read_text().startswith("fraction,probability")
+
+
+def test_a_probability_where_every_request_is_refused_says_how_close_they_came(
+        small_trace, tmp_path, capsys):
+    from predictkit.experiments import varq_experiment
+    from predictkit.io import read_swf
+
+    out = tmp_path / "varq.csv"
+    assert main(["varq", str(small_trace), "--fractions", "0.5", "--probabilities", "0.5,0.99",
+                 "--period", "10min", "--start", "20D", "--days", "2D", "-o", str(out)]) == 0
+    table = pd.read_csv(out)
+    accepted, refused_all = table.iloc[0], table.iloc[1]
+    assert accepted["count"] > 0 and refused_all["count"] == 0 < refused_all["refused"]
+    jobs = read_swf(small_trace)
+    first = jobs["submit_time"].min()
+    expected = varq_experiment(jobs, fractions=(0.99,), probabilities=(0.99,), period=600,
+                               window=(first + 20 * 86400, first + 22 * 86400))
+    err = capsys.readouterr().err
+    assert (f"warning: every request drawn was refused at probability 0.99: the highest "
+            f"probability any of them reached was {refused_all['highest_refused']:.3g}, as each "
+            "must start by the next deadline (every --period 10min) and the simulated jobs wait "
+            ) in err
+    assert refused_all["highest_refused"] < 0.99
+    assert expected["highest_refused"].iloc[0] >= refused_all["highest_refused"]
 
 
 @pytest.mark.parametrize("args, message", [

@@ -21,6 +21,10 @@ def test_experiment_small_window():
     assert accepted["observed"].between(0, 1).all()
     # VARQ never uses less than the work needs (spinning only adds)
     assert (accepted["ratio"] >= 0.999).all()
+    # a request is refused only when its trajectory never reaches the probability
+    refused = table[table["refused"] > 0]
+    assert len(refused) and (refused["highest_refused"] < refused["probability"]).all()
+    assert table.loc[table["refused"] == 0, "highest_refused"].isna().all()
 
 
 @pytest.mark.parametrize("kwargs", [dict(fractions=(0.0,)), dict(probabilities=(1.5,)),
