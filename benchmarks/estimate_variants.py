@@ -101,6 +101,7 @@ from scipy.signal import lfilter
 from scipy.special import ndtr
 from scipy.stats import ks_2samp
 
+from predictkit._summary import first_jobs
 from predictkit.simulate import simulate
 from predictkit.workload import JointEstimates
 from predictkit.workload import _joint as joint
@@ -139,10 +140,9 @@ SUBSETS = {
 
 
 def log_slice(log, start, n_jobs):
-    """Jobs ``start`` to ``start + n_jobs`` of a log, runtimes capped at their request."""
-    attrs = dict(log.attrs)
-    jobs = log.iloc[start:start + n_jobs].reset_index(drop=True)
-    jobs.attrs = attrs
+    """Jobs ``start`` to ``start + n_jobs`` of a log, runtimes capped at their request,
+    simulated on the whole log's machine."""
+    jobs = first_jobs(log, n_jobs, start=start, reset_index=True)
     jobs["run_time"] = np.minimum(jobs["run_time"], jobs["req_time"])
     jobs["submit_time"] = jobs["submit_time"] - jobs["submit_time"].min()
     return jobs

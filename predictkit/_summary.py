@@ -173,14 +173,15 @@ widest job of the whole log, which stands for the machine where the header gives
 size (the first jobs' own widest would be narrower, and vary with their number)."""
 
 
-def first_jobs(jobs, n_jobs, *, source=None, reset_index=False):
-    """The first ``n_jobs`` rows of ``jobs`` (its index kept, or reset), with a copy of
-    the attrs of ``source`` (default ``jobs``) and, where ``jobs`` gives no machine
-    size, the width of its widest job as ``attrs[WIDEST_OF_LOG]``: a prefix is
-    simulated on the same machine as the whole log (:func:`machine_size`)."""
+def first_jobs(jobs, n_jobs, *, start=0, source=None, reset_index=False):
+    """The first ``n_jobs`` rows of ``jobs`` from row ``start`` (its index kept, or
+    reset), with a copy of the attrs of ``source`` (default ``jobs``) and, where
+    ``jobs`` gives no machine size, the width of its widest job as
+    ``attrs[WIDEST_OF_LOG]``: a part of a log is simulated on the same machine as
+    the whole log (:func:`machine_size`)."""
     from ._table import copy_attrs
 
-    out = jobs.iloc[:int(n_jobs)]
+    out = jobs.iloc[int(start):int(start) + int(n_jobs)]
     if reset_index:
         out = out.reset_index(drop=True)
     out.attrs = copy_attrs(jobs if source is None else source)

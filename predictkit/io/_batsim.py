@@ -313,7 +313,7 @@ def read_batsim(path):
     Returns a canonical job table (``job_id``, ``submit_time``, ``run_time``
     from the delay, ``n_procs`` and ``req_procs`` from ``res``, ``req_time``
     from ``walltime``, missing when ``-1``) sorted by submit time, with
-    ``attrs["max_procs"]`` from ``nb_res``.
+    ``attrs["max_procs"]`` from ``nb_res``; ``attrs["source"]`` names the file.
 
     Raises
     ------
@@ -402,4 +402,4 @@ def read_batsim(path):
     frame["req_procs"] = frame["n_procs"]
     frame = frame.sort_values("submit_time", kind="stable")
     return as_job_table({name: frame[name].to_numpy() for name in frame.columns},
-                        attrs={"max_procs": int(nb_res)})
+                        attrs={"max_procs": int(nb_res), "source": source})

@@ -144,10 +144,19 @@ def _head(data):
         return data
     if data[:2] != b"\x1f\x8b":
         return data[:_HEAD_BYTES]
-    try:  # a decompressor object, as data may be only the start of the gzip stream
-        return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data, _HEAD_BYTES)
-    except zlib.error:
-        return b""  # the reader names the corrupt data
+    head = b""
+    # decompressor objects, as data may be only the start of the gzip stream; one per
+    # member, as a gzip file may be several members one after the other (an empty first)
+    while data[:2] == b"\x1f\x8b" and len(head) < _HEAD_BYTES:
+        member = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            head += member.decompress(data, _HEAD_BYTES - len(head))
+        except zlib.error:
+            break  # the reader names the corrupt data
+        if not member.eof:
+            break
+        data = member.unused_data
+    return head
 
 
 def _file_head(path):

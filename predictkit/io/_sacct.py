@@ -265,6 +265,11 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
         parsed = parsed.subset(~bad)
         line_numbers = line_numbers[~bad]
         lines = lines[~bad]
+    if parsed.is_step.all():
+        lines_skipped = sorted(set(skipped))
+        raise SacctFormatError(f"no jobs: all {len(lines_skipped)} job line(s) are malformed "
+                               f"(first at line {lines_skipped[0]})" if lines_skipped else
+                               "no jobs: every line is a job step", source=source)
     jobs = _build(parsed, time_zone)
     jobs.attrs["source"] = source
     unknown = {state: count for state, count in jobs.attrs["unmapped_states"].items()

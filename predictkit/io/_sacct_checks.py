@@ -73,6 +73,7 @@ class ParsedLines:
         self.n_ambiguous = 0
         self.later = {}
         self.limits = np.zeros(self.n, dtype=bool)
+        self.limit_tokens = {}
         for name in ("Submit", "Eligible", "Start", "End"):
             self._parse_time(name, time_zone)
         for name in ("Elapsed", "Timelimit", "TotalCPU"):
@@ -83,6 +84,9 @@ class ParsedLines:
         for name in ("NCPUS", "AllocCPUS", "ReqCPUS", "NNodes", "AllocNodes", "ReqNodes"):
             self._parse(name, parse_counts, "a count")
         self._parse("MaxRSS", parse_memory, "a memory size")
+        for raw, formatted in (("ElapsedRaw", "Elapsed"), ("TimelimitRaw", "Timelimit")):
+            self._agree(raw, formatted)
+        self._request()
         _id_problems(self)
 
     def subset(self, keep):
@@ -134,11 +138,42 @@ class ParsedLines:
         codes, texts = distinct
         result = parser(texts)
         values, bad = result[0][codes], result[1][codes]
-        if name in ("Timelimit", "TimelimitRaw") and "req_time" not in self.values:
-            self.values["req_time"] = values
-            self.limits = result[2][codes]
+        if name in ("Timelimit", "TimelimitRaw"):
+            self.limit_tokens[name] = result[2][codes]
         self.values[name] = values
         self._flag(bad, f"field {self.columns[name.lower()]} is not {expected}", name)
+
+    def _agree(self, raw, formatted):
+        """Flag a line whose two spellings of one time (``ElapsedRaw`` and ``Elapsed``,
+        ``TimelimitRaw`` and ``Timelimit``) are both given and differ: which one
+        holds cannot be told."""
+        if raw not in self.values or formatted not in self.values:
+            return
+        first, second = self.values[raw], self.values[formatted]
+        known = ~np.isnan(first) & ~np.isnan(second)
+        differ = np.zeros(self.n, dtype=bool)
+        differ[known] = np.abs(first[known] - second[known]) > _ELAPSED_TOLERANCE
+        if raw in self.limit_tokens:  # one says "no limit", the other gives one
+            differ |= (self.limit_tokens[raw] & ~np.isnan(second)) | (
+                self.limit_tokens[formatted] & ~np.isnan(first))
+        texts = self.get(raw), self.get(formatted)
+        for position in np.flatnonzero(differ & ~self.bad):
+            self.problems[int(position)] = (
+                f"fields {self.columns[raw.lower()]} ({texts[0][position]}) and "
+                f"{self.columns[formatted.lower()]} ({texts[1][position]}) disagree")
+        self.bad |= differ
+
+    def _request(self):
+        """``req_time``: ``TimelimitRaw``, else ``Timelimit`` where it is unknown, and
+        :attr:`limits`, the lines whose limit is none of the job's own (``UNLIMITED``)."""
+        values = self.first("TimelimitRaw", "Timelimit")
+        if values is None:
+            return
+        if "TimelimitRaw" in self.values and "Timelimit" in self.values:
+            values = np.where(np.isnan(values), self.values["Timelimit"], values)
+        self.values["req_time"] = values
+        self.limits = np.isnan(values) & np.logical_or.reduce(
+            [tokens for tokens in self.limit_tokens.values()])
 
     def _flag(self, bad, message, name):
         for position in np.flatnonzero(bad & ~self.bad):

@@ -80,7 +80,11 @@ def sacct_lookalike(head):
     if isinstance(head, bytes) and b"\x00" in head:
         return None
     number, first = _first_line(head, skip=";")
-    if "|" in first:
+    fields = [field.strip().lower() for field in first.split("|")]
+    if len(fields) > 1 and ("jobid" in fields or "jobidraw" in fields):
+        problem = ("a sacct header after a line starting with ';' (sacct prints no comment "
+                   "lines: remove the lines before the header)")
+    elif "|" in first:
         problem = ("'|'-separated fields but no header line naming JobID: sacct output "
                    "printed with --noheader? predictkit needs the header (run sacct "
                    "--parsable2 without --noheader)")

@@ -99,7 +99,8 @@ def read_sbatch_script(path):
         raise ConfigError(f"{path}: the script {what}, so it has no #SBATCH lines (sbatch "
                           "refuses it too)")
     # sbatch reads bytes: a stray byte in a later command must not stop the options
-    lines = data.decode("utf-8", errors="replace").splitlines()
+    # and splits lines at newlines only (splitlines would also split at a form feed)
+    lines = data.decode("utf-8", errors="replace").split("\n")
     for number, raw in enumerate(lines, start=1):
         line = raw.strip()
         if not line or (line.startswith("#") and not line.startswith("#SBATCH")):

@@ -51,9 +51,15 @@ _DURATION = re.compile(
     r"|(?:(?P<h>\d+):)?(?P<m>\d+):(?P<s>\d+(?:\.\d+)?))$", re.ASCII
 )
 _TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S"
-TIMESTAMP_HINT = ("is not a time in Slurm's standard form 2024-03-04T10:00:00 (another form "
-                  "comes from SLURM_TIME_FORMAT: run with SLURM_TIME_FORMAT=standard)")
+TIMESTAMP_HINT = ("is not a time in Slurm's standard form 2024-03-04T10:00:00 between the "
+                  "years 1970 and 2099 (another form comes from SLURM_TIME_FORMAT: run with "
+                  "SLURM_TIME_FORMAT=standard)")
 """What a timestamp that cannot be read is not, for the readers' messages."""
+_TIMESTAMP = re.compile(r"(19[7-9][0-9]|20[0-9][0-9])-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-5][0-9]")
+"""A timestamp's form, ASCII digits only (strptime takes other digits), seconds below 60
+(strptime moves a second 60 to the next minute), a year Slurm's clock can give (before
+1970 is before the epoch its times count from; the year 2100 bounds a typing error such as
+9999 that would make a runtime of millennia)."""
 
 
 def is_digits(text):
@@ -260,7 +266,7 @@ def is_pending(states):
     ndarray of bool
     """
     first = pd.Series(np.asarray(states, dtype=object)).astype(str).str.split().str[0]
-    return first.str.upper().isin(PENDING_STATES).to_numpy(dtype=bool)
+    return first.fillna("").str.upper().isin(PENDING_STATES).to_numpy(dtype=bool)
 
 
 def is_time_zone(zone):
@@ -324,7 +330,8 @@ def parse_local_timestamps(strings, time_zone):
 def _distinct_local_timestamps(strings, time_zone):
     """:func:`parse_local_timestamps` of a Series of distinct stripped strings."""
     unknown = np.array([str(t).upper() in UNKNOWN_TOKENS for t in strings], dtype=bool)
-    naive = pd.to_datetime(strings.where(~unknown, None), format=_TIMESTAMP_FORMAT,
+    formed = np.array([_TIMESTAMP.fullmatch(str(t)) is not None for t in strings], dtype=bool)
+    naive = pd.to_datetime(strings.where(formed & ~unknown, None), format=_TIMESTAMP_FORMAT,
                            errors="coerce")
     bad = naive.isna().to_numpy() & ~unknown
     n = len(naive)
@@ -416,6 +423,8 @@ def parse_memory(strings):
 
 
 _BARE_MINUTES = re.compile(r"^\d+(?:\.\d+)?$", re.ASCII)
+_WITH_UNIT = re.compile(r"^\d+(?:\.\d+)?\s*[A-Za-z]+$", re.ASCII)
+"""A number and a unit word (``90min``, ``1.5 days``): not ``1e3``, which is no time."""
 
 
 def parse_time_request(text, *, name="--time", no_limit=False):
@@ -462,7 +471,7 @@ def parse_time_request(text, *, name="--time", no_limit=False):
         seconds = _clock_seconds(value)
     else:
         try:
-            seconds = parse_duration(value, name=name) if re.search(r"[A-Za-z]", value) \
+            seconds = parse_duration(value, name=name) if _WITH_UNIT.match(value) \
                 else math.nan
         except ConfigError:
             seconds = math.nan

@@ -185,6 +185,7 @@ def read_squeue(path_or_buffer, *, time_zone="UTC"):
     if "nodes" in counts:
         frame["req_nodes"] = counts["nodes"]
     if columns["state"] is not None:
+        check(columns["state"] == "", "is empty (squeue prints every job's state)", "state")
         # A boolean array, not a list: an empty list would select no columns.
         frame = frame[is_pending(columns["state"])]
     frame.attrs["source"] = source
@@ -221,6 +222,9 @@ def _check_job_ids(job_ids, numbers, lines, source):
     """
     first_line = {}
     for job_id, number in zip(job_ids, numbers):
+        if not job_id:
+            raise SqueueFormatError("JOBID is empty (squeue prints every job's id)",
+                                    source=source, line_number=number, line=lines[number])
         if job_id in first_line:
             raise SqueueFormatError(
                 f"lines {first_line[job_id]} and {number} both list JOBID {job_id} (squeue "

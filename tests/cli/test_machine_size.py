@@ -195,6 +195,9 @@ def test_a_prefix_of_a_log_without_a_machine_size_runs_on_the_whole_logs_widest_
     assert machine_size(jobs.iloc[:100])[0] < 200
     prefix = first_jobs(jobs, 100)
     assert machine_size(prefix) == (200.0, False) and len(prefix) == 100
+    middle = first_jobs(jobs, 100, start=200, reset_index=True)
+    assert machine_size(middle) == (200.0, False)
+    assert list(middle["job_id"]) == list(jobs["job_id"].iloc[200:300])
     path = tmp_path / "headerless.swf"
     write_swf(jobs, path, header=[";"])
     assert main(["simulate", str(path), "--max-jobs", "100", "--json", "-q"]) == 0

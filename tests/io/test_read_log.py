@@ -142,3 +142,17 @@ def test_a_json_array_is_read_as_json_and_refused_as_no_batsim_workload(text):
     with pytest.raises(SWFFormatError, match=r"a Batsim workload needs the members nb_res, "
                                              r"jobs and profiles"):
         read_log(io.BytesIO(text.encode()))
+
+
+def test_several_gzip_members_on_a_stream_are_detected_as_one_stream():
+    text = SAMPLE.read_bytes()
+    for data in (gzip.compress(b"") + gzip.compress(text),
+                 gzip.compress(text[:100]) + gzip.compress(text[100:])):
+        jobs = read_log(Pipe(data))
+        assert len(jobs) == len(read_sacct(SAMPLE))
+
+
+def test_read_batsim_names_its_source(tmp_path):
+    path = tmp_path / "w.json"
+    path.write_bytes(BATSIM)
+    assert read_batsim(path).attrs["source"] == str(path)

@@ -353,6 +353,10 @@ def test_elapsed_check_matches_a_reference(rows):
         with pytest.raises(SacctFormatError, match="is longer than End - Start") as info:
             read(text)
         assert info.value.line_number == bad[0] + 2
+        if len(bad) == len(rows):  # no job left: refused, as read_swf refuses it
+            with pytest.raises(SacctFormatError, match=rf"no jobs: all {len(bad)} job line"):
+                read(text, errors="skip")
+            return
         with pytest.warns(UserWarning, match=rf"skipped {len(bad)} malformed"):
             jobs = read(text, errors="skip")
     else:
@@ -774,6 +778,10 @@ def test_negative_waits_are_never_kept(rows):
         with pytest.raises(SacctFormatError, match="is before Submit") as info:
             read(text)
         assert info.value.line_number == bad[0] + 2
+        if len(bad) == len(rows):  # no job left: refused, as read_swf refuses it
+            with pytest.raises(SacctFormatError, match=rf"no jobs: all {len(bad)} job line"):
+                read(text, errors="skip")
+            return
         with pytest.warns(UserWarning, match=rf"skipped {len(bad)} malformed"):
             jobs = read(text, errors="skip")
     else:
@@ -1186,3 +1194,69 @@ def test_a_state_no_slurm_release_knows_with_no_end_is_kept_and_warned_about():
     with pytest.warns(UserWarning, match="FOOBAR"):
         jobs = read(EXAMPLE + line + "\n")
     assert np.isnan(jobs["run_time"].iloc[-1]) and len(jobs) == len(read(EXAMPLE)) + 1
+
+
+@pytest.mark.parametrize("submit", ["2023-01-05T10:00:60", "2023-01-04T23:59:60",
+                                    "0001-01-01T00:00:00", "1969-12-31T23:59:59",
+                                    "2100-01-01T00:00:00", "9999-12-31T23:59:59",
+                                    "\u0662\u0660\u0662\u0663-01-05T10:00:00",
+                                    "2023-01-05T10:00:00Z"])
+def test_a_time_strptime_would_move_or_slurm_cannot_give_is_refused(submit):
+    text = ("JobID|Submit|Start|End|Elapsed|NCPUS|State\n"
+            f"1|{submit}|2023-01-05T10:01:00|2023-01-05T11:01:00|01:00:00|4|COMPLETED\n")
+    with pytest.raises(SacctFormatError, match=r"line 2: field Submit is not a time in Slurm's "
+                       r"standard form 2024-03-04T10:00:00 between the years 1970 and 2099"):
+        read(text)
+    edges = text.replace(submit, "1970-01-01T00:00:00").replace(
+        "2023-01-05T11:01:00", "2099-12-31T23:59:59").replace("01:00:00|", "|")
+    jobs = read(edges)
+    assert jobs.loc[0, "run_time"] == (dt.datetime(2099, 12, 31, 23, 59, 59)
+                                       - dt.datetime(2023, 1, 5, 10, 1)).total_seconds()
+
+
+RAW = "JobID|Submit|Start|End|Elapsed|ElapsedRaw|Timelimit|TimelimitRaw|NCPUS|State\n"
+TIMES = "1|2023-01-05T10:00:00|2023-01-05T10:01:00|2023-01-05T11:01:00|"
+
+
+@pytest.mark.parametrize("fields, run, limit", [
+    ("01:00:00|3600|02:00:00|120", 3600, 7200),
+    ("01:00:00||02:00:00|", 3600, 7200),
+    ("|3600||120", 3600, 7200),     # Timelimit unknown: TimelimitRaw's minutes
+    ("01:00:00|3600|02:00:00|", 3600, 7200),
+    ("01:00:00|3600|UNLIMITED|UNLIMITED", 3600, np.nan),
+])
+def test_raw_and_formatted_times_are_read_where_either_is_known(fields, run, limit):
+    jobs = read(RAW + TIMES + fields + "|4|COMPLETED\n")
+    assert jobs.loc[0, "run_time"] == run
+    np.testing.assert_array_equal(jobs["req_time"], [limit])
+    assert jobs.attrs["n_unlimited_req_time"] == int(np.isnan(limit))
+
+
+@pytest.mark.parametrize("fields, message", [
+    ("01:00:00|60|02:00:00|120", r"fields ElapsedRaw \(60\) and Elapsed \(01:00:00\) disagree"),
+    ("01:00:00|3600|02:00:00|5", r"fields TimelimitRaw \(5\) and Timelimit \(02:00:00\) disagree"),
+    ("01:00:00|3600|UNLIMITED|5", r"fields TimelimitRaw \(5\) and Timelimit \(UNLIMITED\) "
+                                  "disagree"),
+])
+def test_raw_and_formatted_times_that_disagree_are_malformed(fields, message):
+    with pytest.raises(SacctFormatError, match="line 2: " + message):
+        read(RAW + TIMES + fields + "|4|COMPLETED\n")
+
+
+@pytest.mark.parametrize("body, first", [
+    ("1|2023-01-05T10:00:00|2023-01-05T10:01:00|2023-01-05T11:01:00|01:00:00|x|COMPLETED\n", 2),
+    ("100.batch|2023-01-05T10:00:00|2023-01-05T10:01:00|2023-01-05T11:01:00|01:00:00|4|"
+     "COMPLETED\n", 2),
+])
+def test_skipping_every_job_line_leaves_no_jobs_and_is_refused(body, first):
+    with pytest.raises(SacctFormatError, match=rf"no jobs: all 1 job line\(s\) are malformed "
+                       rf"\(first at line {first}\)"):
+        read("JobID|Submit|Start|End|Elapsed|NCPUS|State\n" + body, errors="skip")
+
+
+def test_a_line_starting_with_a_semicolon_before_the_header_is_named():
+    from predictkit.io import read_log
+
+    with pytest.raises(SacctFormatError, match="line 2: a sacct header after a line starting "
+                       "with ';'"):
+        read_log(io.StringIO("; exported from the cluster\n" + EXAMPLE))

@@ -28,7 +28,8 @@ def test_time_requests_as_sbatch_reads_them(text, seconds):
 
 
 @pytest.mark.parametrize("text", ["0", "00:00:00", "UNLIMITED", "infinite", "abc", "-5",
-                                  "1:2:3:4", "5 parsecs", "1-25:00:00", "", "nan", "1e400"])
+                                  "1:2:3:4", "5 parsecs", "1-25:00:00", "", "nan", "1e400",
+                                  "1e3", "2e1h"])
 def test_bad_time_requests_name_the_flag(text):
     with pytest.raises(ConfigError, match=r"^--limit must be a positive Slurm time") as info:
         parse_time_request(text, name="--limit")
@@ -297,3 +298,24 @@ def test_a_pending_state_is_the_first_word_in_any_case_long_or_short():
     assert is_pending(states).tolist() == [True, True, True, True, False, False, False,
                                            False, False]
     assert is_pending([]).shape == (0,)
+    assert is_pending(["", " "]).tolist() == [False, False]
+
+
+@pytest.mark.parametrize("line, message", [
+    ("501|alice|chem|cpu|64|2|4:00:00|2024-04-01T10:00:00|",
+     r"line 2: STATE '' is empty \(squeue prints every job's state\)"),
+    ("|alice|chem|cpu|64|2|4:00:00|2024-04-01T10:00:00|PENDING",
+     r"line 2: JOBID is empty \(squeue prints every job's id\)"),
+])
+def test_a_snapshot_line_without_a_state_or_an_id_is_refused(line, message):
+    header = "JOBID|USER|ACCOUNT|PARTITION|CPUS|NODES|TIME_LIMIT|SUBMIT_TIME|STATE\n"
+    with pytest.raises(SqueueFormatError, match=message):
+        read_squeue(io.StringIO(header + line + "\n"))
+
+
+@pytest.mark.parametrize("separator", ["\f", "\u2028", "\x85", "\r", "\v"])
+def test_sbatch_lines_end_at_newlines_only(tmp_path, separator):
+    path = script(tmp_path, f"#!/bin/bash\n#SBATCH -t 10\n# was:{separator}#SBATCH -n 64\n"
+                            "srun a.out\n")
+    found = read_sbatch_script(path)
+    assert found["time"] == 600 and found["ntasks"] is None and found["procs"] is None
