@@ -190,9 +190,13 @@ def gzip_if_named(path, payload):
 
     The gzip stream stores no file name nor time stamp, so equal payloads give
     equal bytes. Every writer whose output may be named ``*.gz`` passes its
-    bytes through here, so that a ``.gz`` name always holds gzip data.
+    bytes through here, so that a ``.gz`` name always holds gzip data: the
+    name of the file written, the target of a link.
     """
-    if not os.fspath(path).lower().endswith(".gz"):
+    name = os.fspath(path)
+    if isinstance(name, str) and os.path.islink(name):
+        name = os.path.realpath(name)
+    if not name.lower().endswith(".gz"):
         return payload
     buffer = io.BytesIO()
     with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0,
@@ -243,7 +247,7 @@ def _plan(path):
     if slash and last in ("", ".", "..") and not os.path.isdir(path):
         raise OutputError(f"cannot write {name}: a name ending in /{last} is a folder's, "
                           "and there is no such folder")
-    target, info = _resolve(path)
+    target, info = resolve_output(path)
     if info is None or stat.S_ISREG(info.st_mode):
         folder = target.parent
         if not folder.is_dir():
@@ -406,7 +410,7 @@ def _kept_name(name):
     return os.fsdecode(os.fsencode(name)[:_NAME_KEPT])
 
 
-def _resolve(path):
+def resolve_output(path):
     """The file to write (a symbolic link followed) and its status, None when missing.
 
     A link to a pipe, socket or device (``/dev/stdout``, ``/dev/fd/63`` of a

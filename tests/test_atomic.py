@@ -562,3 +562,17 @@ def test_a_file_this_process_may_not_write_is_refused_not_replaced(tmp_path, mon
                                               r"to let it be replaced\)$"):
             attempt()
     assert target.read_text() == "before"
+
+
+@pytest.mark.parametrize("link, target, packed", [("plain.swf", "real.swf.gz", True),
+                                                  ("named.swf.gz", "real.swf", False)])
+def test_a_link_is_compressed_by_the_name_of_the_file_it_writes(tmp_path, link, target, packed):
+    from predictkit.io import read_swf, write_swf
+    from predictkit.workload import make_workload
+
+    jobs = make_workload(30, machine_procs=8, random_state=1)
+    (tmp_path / link).symlink_to(target)
+    write_swf(jobs, tmp_path / link)
+    assert (tmp_path / link).is_symlink()
+    assert ((tmp_path / target).read_bytes()[:2] == b"\x1f\x8b") == packed
+    assert len(read_swf(tmp_path / link)) == 30

@@ -1,6 +1,7 @@
 """A command's result: where it goes (``-o``, standard output), in which format, checked
 before any work so that no input is overwritten, and written atomically."""
 
+import contextlib
 import json
 import os
 import stat
@@ -56,7 +57,7 @@ def check_output_arg(args):
     an existing file (a string, or a list of strings, compared as paths by
     :func:`predictkit._atomic.same_file`: same resolved path, or same device
     and inode), so each command, present or future, is covered without
-    naming its inputs; and an output :func:`predictkit._atomic.open_output`
+    naming its inputs (a log named by its archive name is the file it names); and an output :func:`predictkit._atomic.open_output`
     would refuse (a directory, a missing or read-only folder). A command
     whose output is a folder sets ``output_is_folder=True`` in its parser
     defaults; its output is refused when it exists and is not a folder, or
@@ -79,8 +80,12 @@ def check_output_arg(args):
             continue
         values += [value] if isinstance(value, str) else (
             [v for v in value if isinstance(v, str)] if isinstance(value, (list, tuple)) else [])
-    # only values naming an existing file can be inputs (this leaves out --policy easy)
+    from ._logs import _named_trace
+
+    # only values naming an existing file can be inputs (this leaves out --policy easy),
+    # directly or by a log's archive name (found in PREDICTKIT_TRACES or the cache)
     inputs = [v for v in values if v and os.path.lexists(v)]
+    inputs += [found for found in map(_named_trace, values) if found is not None]
     refuse_inputs(output, inputs, name="-o")
     _refuse_standard_streams(output, inputs, reads_stdin="-" in values)
     if getattr(args, "output_is_folder", False) and output != "-":
@@ -88,11 +93,39 @@ def check_output_arg(args):
         refuse_inputs(os.path.join(output, "index.html"), inputs, name="-o")
     if not getattr(args, "output_is_folder", False):
         check_output(output)
-    elif output != "-" and os.path.exists(output) and not os.path.isdir(output):
-        raise OutputError(f"-o {output} is not a folder")
-    elif output != "-" and not os.path.isdir(os.path.dirname(os.path.abspath(output))):
+    elif output != "-":
+        _check_output_folder(output)
+
+
+def _check_output_folder(output):
+    """Refuse now a report folder the command could not write its page in."""
+    from .._atomic import check_output
+    from ..exceptions import OutputError
+
+    parent = os.path.dirname(os.path.abspath(output))
+    if os.path.lexists(output) and not os.path.isdir(output):
+        raise OutputError(f"-o {output} is not a folder"
+                          + (" (a link to nothing)" if not os.path.exists(output) else ""))
+    if os.path.isdir(output):
+        with _named_as_output(output):
+            check_output(os.path.join(output, "index.html"))
+    elif not os.path.isdir(parent):
         raise OutputError(f"-o {output}: the folder {os.path.dirname(output) or '.'} does "
                           "not exist (a report folder is created only inside one that does)")
+    elif not os.access(parent, os.W_OK | os.X_OK):
+        raise OutputError(f"-o {output}: the folder {os.path.dirname(output) or '.'} is not "
+                          "writable, so the report folder cannot be created in it")
+
+
+@contextlib.contextmanager
+def _named_as_output(output):
+    """Prefix an OutputError with ``-o FOLDER:``, as the commands' errors name it."""
+    from ..exceptions import OutputError
+
+    try:
+        yield
+    except OutputError as exc:
+        raise OutputError(f"-o {output}: {exc}") from None
 
 
 def _same_as_stream(fd, path):
@@ -121,18 +154,25 @@ def _refuse_standard_streams(output, inputs, *, reads_stdin):
                           "destroy what the result is computed from")
 
 
+_JSON_DECIMALS = 15
+"""Decimals of a JSON table's numbers (pandas writes at most 15; its default is 10)."""
+
+
 def write_table(frame, output, fmt=None):
     """Write a result table as CSV or JSON records (:func:`predictkit._atomic.open_output`).
 
     ``-`` writes to standard output. The format is ``fmt`` (from
     ``--format``), else the file extension (``.json`` or ``.csv``, either
     followed by ``.gz``), else CSV for standard output, a FIFO or a device. A
-    name ending in ``.gz`` is gzip-compressed.
+    name ending in ``.gz`` is gzip-compressed. CSV keeps every digit; JSON
+    numbers keep 15 decimals (pandas' most; values below 1e-15 in exponent
+    form), and NaN and infinities, which JSON has no number for, are null.
     """
     from .._atomic import gzip_if_named, open_output
 
     fmt = table_format(output, fmt)
-    text = frame.to_csv(index=False) if fmt == "csv" else frame.to_json(orient="records")
+    text = frame.to_csv(index=False) if fmt == "csv" else frame.to_json(
+        orient="records", double_precision=_JSON_DECIMALS)
     with os_errors("-o", output), open_output(output) as stream:
         stream.write(gzip_if_named(output, text.encode("utf-8")))
 

@@ -18,7 +18,7 @@ import urllib.request
 import warnings
 from pathlib import Path
 
-from .._atomic import create_temporary, sync_directory
+from .._atomic import create_temporary, resolve_output, sync_directory
 from .._validation import check_path_or_file
 from ..exceptions import DatasetError, DownloadError, PredictkitError
 from ..io import read_swf
@@ -180,7 +180,7 @@ def download(url, target, entry=None):
     DownloadError, ChecksumError
         With nothing left under ``target`` or in temporary files.
     """
-    target = Path(target)
+    target, _ = resolve_output(target)  # a link in the cache is written through
     _make_folder(target.parent, "the cache folder")
     handle, temporary = create_temporary(target)
     os.close(handle)

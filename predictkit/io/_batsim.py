@@ -65,7 +65,7 @@ _INT32_LIMIT = 2 ** 31
 """Ids from here up are written as text: Batsim reads a numeric id as a 32-bit integer."""
 
 
-@validate_params({"machine_procs": [WholeNumber(1), None],
+@validate_params({"machine_procs": [WholeNumber(1, high=int(MAX_EXACT) - 1), None],
                   "min_delay": [Interval(Real, 0, None, closed="neither"), None],
                   "description": [str, None]})
 def write_batsim(jobs, path, *, machine_procs=None, description=None, min_delay=None):
@@ -84,8 +84,9 @@ def write_batsim(jobs, path, *, machine_procs=None, description=None, min_delay=
         binary) is written to at its position and left open, as
         :func:`write_swf` does (not compressed, not atomically).
     machine_procs : int, optional
-        ``nb_res``, a whole number >= 1; default ``jobs.attrs["max_procs"]``
-        (when known), else the widest job.
+        ``nb_res``, a whole number from 1 to ``2**53 - 1`` (what a job table
+        reads back); default ``jobs.attrs["max_procs"]`` (when known), else the
+        widest job.
     description : str, optional
         Text for the ``description`` member (default: the table's ``note``,
         its lines joined when the log has several).

@@ -90,5 +90,7 @@ def render_page(title, subtitle, sections):
 def write_page(path, title, subtitle, sections):
     """Write the page atomically (``"-"``: to standard output); return its path."""
     with open_output(path) as stream, write_errors(path):
-        stream.write(render_page(title, subtitle, sections).encode("utf-8"))
+        # a file name that is no UTF-8 (a byte kept as a lone surrogate) shows as U+FFFD
+        page = render_page(title, subtitle, sections).encode("utf-8", "surrogateescape")
+        stream.write(page.decode("utf-8", "replace").encode("utf-8"))
     return path

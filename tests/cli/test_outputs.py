@@ -52,7 +52,7 @@ def test_every_command_with_an_output_is_covered():
 
 @pytest.mark.parametrize("command", sorted(WITH_INPUT_AND_OUTPUT))
 @pytest.mark.parametrize("alias", ["same path", "dot path", "absolute", "symlink to input",
-                                   "hard link", "input via symlink"])
+                                   "hard link", "input via symlink", "archive name"])
 def test_output_that_is_an_input_is_refused_before_the_command_runs(
         command, alias, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
@@ -65,6 +65,10 @@ def test_output_that_is_an_input_is_refused_before_the_command_runs(
         os.link(source, tmp_path / "hard.swf")
     elif alias == "input via symlink":
         (tmp_path / "via.swf").symlink_to("log.swf")
+    elif alias == "archive name":  # the log named as sweeps name it, found in a folder
+        (tmp_path / "traces").mkdir()
+        source = source.rename(tmp_path / "traces" / "KTH-SP2-1996-2.1-cln.swf")
+        monkeypatch.setenv("PREDICTKIT_TRACES", str(tmp_path / "traces"))
     given_input, given_output = {
         "same path": ("log.swf", "log.swf"),
         "dot path": ("log.swf", "./sub/../log.swf"),
@@ -72,6 +76,7 @@ def test_output_that_is_an_input_is_refused_before_the_command_runs(
         "symlink to input": ("log.swf", "link.swf"),
         "hard link": ("log.swf", "hard.swf"),
         "input via symlink": ("via.swf", "log.swf"),
+        "archive name": ("KTH-SP2-1996-2.1-cln", "traces/KTH-SP2-1996-2.1-cln.swf"),
     }[alias]
     module = importlib.import_module(f"predictkit.cli._{command}")
     ran = []
@@ -208,6 +213,25 @@ def test_a_report_folder_in_a_missing_folder_is_refused_before_reading(log, tmp_
     assert not (tmp_path / "typo").exists()
     assert main([*argv, "-o", str(tmp_path / "report"), "-q"]) == 0
     assert (tmp_path / "report" / "index.html").is_file()
+
+
+@pytest.mark.parametrize("command", ["report", "demo"])
+@pytest.mark.parametrize("case", ["page is a folder", "link to nothing"])
+def test_a_report_folder_its_page_cannot_be_written_in_is_refused_before_reading(
+        log, tmp_path, capsys, monkeypatch, command, case):
+    folder = tmp_path / "out"
+    if case == "page is a folder":
+        (folder / "index.html").mkdir(parents=True)
+        message = f"-o {folder}: cannot write {folder / 'index.html'}: it is a directory"
+    else:
+        folder.symlink_to(tmp_path / "missing")
+        message = f"-o {folder} is not a folder (a link to nothing)"
+    module = importlib.import_module(f"predictkit.cli._{command}")
+    ran = []
+    monkeypatch.setattr(module, "run", lambda args: ran.append(args) or 0)
+    argv = ["report", str(log)] if command == "report" else ["demo"]
+    assert main([*argv, "-o", str(folder)]) == 2 and ran == []
+    assert capsys.readouterr().err == f"predictkit {command}: error: {message}\n"
 
 
 # every command writing a table or a log under a name it chose from the extension
@@ -368,3 +392,26 @@ def test_sigterm_leaves_no_partial_file(tmp_path):
     assert writer.stderr.read().decode().endswith("predictkit: terminated by SIGTERM\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big.swf"]
     assert target.read_text() == "; the earlier result\n"
+
+
+def test_a_json_table_keeps_fifteen_decimals_where_csv_keeps_every_digit(tmp_path):
+    import json
+
+    from predictkit.cli._output import write_table
+
+    frame = pd.DataFrame({"x": [6890.303002633889, 1e-12, 1 / 3, 1e-300, 2.0 ** 53 - 1]})
+    write_table(frame, str(tmp_path / "t.json"))
+    values = [row["x"] for row in json.loads((tmp_path / "t.json").read_text())]
+    assert values == pytest.approx(frame["x"].tolist(), rel=1e-15, abs=0)
+    write_table(frame, str(tmp_path / "t.csv"))
+    assert pd.read_csv(tmp_path / "t.csv", float_precision="round_trip")["x"].tolist() == \
+        frame["x"].tolist()
+
+
+def test_a_report_folder_whose_name_is_no_utf8_is_written(log, tmp_path, capsys):
+    folder = os.path.join(str(tmp_path), os.fsdecode(b"report\xff"))
+    assert main(["report", str(log), "-o", folder, "--max-jobs", "200", "--no-fairness",
+                 "-q"]) == 0
+    page = open(os.path.join(folder, "index.html"), "rb").read()
+    assert "report\ufffd".encode() in page
+    page.decode("utf-8")  # the page is UTF-8 throughout

@@ -25,3 +25,17 @@ def test_cached_log_gets_the_umask_mode_and_stale_downloads_are_removed(server, 
     cached = folder / f"{UNCHECKED}.swf.gz"
     assert stat.S_IMODE(cached.stat().st_mode) == 0o644
     assert sorted(p.name for p in folder.iterdir()) == [cached.name]
+
+
+def test_a_cached_name_that_is_a_dangling_link_is_written_through(server, monkeypatch, tmp_path):
+    expect_jobs(monkeypatch, 20)
+    body = small_swf_gz(tmp_path)
+    server.routes["/ctc.swf.gz"] = (200, body, "ok")
+    folder = tmp_path / "home" / "pwa"
+    folder.mkdir(parents=True)
+    (tmp_path / "store").mkdir()
+    link = folder / f"{UNCHECKED}.swf.gz"
+    link.symlink_to(tmp_path / "store" / "log.swf.gz")
+    fetch_pwa(UNCHECKED, data_home=tmp_path / "home", url=server.base + "/ctc.swf.gz")
+    assert link.is_symlink() and (tmp_path / "store" / "log.swf.gz").read_bytes() == body
+    assert sorted(p.name for p in (tmp_path / "store").iterdir()) == ["log.swf.gz"]

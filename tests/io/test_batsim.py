@@ -417,3 +417,14 @@ def test_a_table_without_jobs_is_refused_as_read_batsim_would_refuse_it(tmp_path
                                             r"jobs"):
         write_batsim(make_workload(5, random_state=0).iloc[:0], tmp_path / "e.json")
     assert not (tmp_path / "e.json").exists()
+
+
+def test_a_machine_a_job_table_cannot_read_back_is_refused_on_writing(tmp_path):
+    from predictkit.exceptions import InvalidParameterError
+
+    jobs = make_workload(20, machine_procs=8, random_state=0)
+    with pytest.raises(InvalidParameterError, match=r"range \[1, 9007199254740991\]"):
+        write_batsim(jobs, tmp_path / "big.json", machine_procs=2**53)
+    assert not (tmp_path / "big.json").exists()
+    write_batsim(jobs, tmp_path / "edge.json", machine_procs=2**53 - 1)
+    assert read_batsim(tmp_path / "edge.json").attrs["max_procs"] == 2**53 - 1
