@@ -60,11 +60,11 @@ def check_output_arg(args):
     naming its inputs (a log named by its archive name is the file it names); and an output :func:`predictkit._atomic.open_output`
     would refuse (a directory, a missing or read-only folder). A command
     whose output is a folder sets ``output_is_folder=True`` in its parser
-    defaults; its output is refused when it exists and is not a folder, or
-    when the folder it would be created in does not exist.
+    defaults; its output is refused when it exists and is not a folder (a
+    link to nothing too), when its page could not be written in it, or when
+    the folder it would be created in does not exist or is not writable.
     """
     from .._atomic import check_output, refuse_inputs
-    from ..exceptions import OutputError
 
     output = getattr(args, "output", None)
     if getattr(args, "format", None) is not None and not output:
