@@ -108,8 +108,12 @@ def peak_busy_procs(X):
     Each job with a known submit time, wait, runtime and width holds its
     width (:func:`predictkit._table.job_width`) from ``submit + wait`` to
     ``submit + wait + run``; a job ending at an instant frees its processors
-    before one starting then takes them. A log that keeps more processors
-    busy than the machine size a simulation assumes ran on a larger machine.
+    before one starting then takes them. A job of a ``sacct`` log still
+    holding its allocation when the log was written (``slurm_state`` of
+    :data:`HOLDING_STATES`, such as ``RUNNING``: a start, no runtime yet) holds
+    its width from its start to the log's last event. A log that keeps more
+    processors busy than the machine size a simulation assumes ran on a larger
+    machine.
 
     Parameters
     ----------
@@ -125,9 +129,14 @@ def peak_busy_procs(X):
     """
     if "wait_time" not in X.columns:
         return np.nan, np.nan
-    start = np.asarray(X["submit_time"], dtype=float) + np.asarray(X["wait_time"], dtype=float)
-    run = np.asarray(X["run_time"], dtype=float)
+    submit = np.asarray(X["submit_time"], dtype=float)
+    start = submit + np.asarray(X["wait_time"], dtype=float)
+    run = np.asarray(X["run_time"], dtype=float).copy()
     width = job_width(X)
+    holding = np.isfinite(start) & np.isnan(run) & _holding(X)
+    if holding.any():
+        last = np.nanmax(np.concatenate([submit, start, start + run]))
+        run[holding] = last - start[holding]
     known = np.isfinite(start) & np.isfinite(run) & np.isfinite(width) & (run > 0)
     if not known.any():
         return np.nan, np.nan
@@ -138,6 +147,19 @@ def peak_busy_procs(X):
     busy = np.cumsum(change[order])
     top = int(np.argmax(busy))
     return float(busy[top]), float(times[order][top])
+
+
+HOLDING_STATES = frozenset({"RUNNING", "SUSPENDED", "COMPLETING", "CONFIGURING", "STOPPED",
+                            "SIGNALING", "STAGE_OUT", "RESIZING"})
+"""Slurm states of a job that holds its allocation and has not ended yet."""
+
+
+def _holding(X):
+    """Whether each job's ``slurm_state`` (first word) says it holds its allocation."""
+    if "slurm_state" not in X.columns:
+        return np.zeros(len(X), dtype=bool)
+    words = X["slurm_state"].astype(str).str.split().str[0].fillna("").str.upper()
+    return words.isin(HOLDING_STATES).to_numpy(dtype=bool)
 
 
 def width_unit(X):

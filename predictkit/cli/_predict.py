@@ -3,7 +3,7 @@
 import numpy as np
 
 from .._format import format_count, format_fixed, format_given
-from .._table import copy_attrs, known_time
+from .._table import cancelled_before_running, copy_attrs, known_time
 from ..exceptions import ConfigError, JobTableError
 from ..metrics import (adjustment_outcomes, estimate_accuracy, mean_absolute_error,
                        underestimation_rate)
@@ -119,18 +119,24 @@ def _rows(jobs, keep):
     return kept
 
 
-def summarize_predictions(run, requested, predicted, *, bad_threshold=1800.0):
+def summarize_predictions(run, requested, predicted, *, bad_threshold=1800.0, never_ran=None):
     """Accuracy and outcome shares of predictions vs requests on the scorable jobs.
 
     On a log without any request the predictions are scored alone, on the jobs
     whose runtime and prediction are known (``requests`` is False and the
     requests' columns and the outcome shares, which compare with them, are left out).
+    Jobs flagged in ``never_ran`` (cancelled before they ran: their runtime of
+    0 is no runtime) are not scored; ``n_cancelled_before_running`` counts them.
     """
     has_requests = bool(np.isfinite(requested).any())
     ok = np.isfinite(run) & np.isfinite(predicted)
     if has_requests:
         ok &= np.isfinite(requested)
-    summary = {"n_jobs": int(run.size), "n_scored": int(ok.sum()), "requests": has_requests}
+    summary = {"n_jobs": int(run.size)}
+    if never_ran is not None and never_ran.any():
+        summary["n_cancelled_before_running"] = int(never_ran.sum())
+        ok &= ~never_ran
+    summary.update(n_scored=int(ok.sum()), requests=has_requests)
     if not ok.any():
         return summary
     if not has_requests:
@@ -251,7 +257,8 @@ def run(args):
                if not (requested > 0).any() else "the log gives it nothing to predict from")
         raise JobTableError(f"{source_name(args.trace)}: no job got a predicted runtime: "
                             f"{why}")
-    summary = summarize_predictions(y, requested, predicted, bad_threshold=args.bad_threshold)
+    summary = summarize_predictions(y, requested, predicted, bad_threshold=args.bad_threshold,
+                                    never_ran=cancelled_before_running(jobs))
     summary["method"] = repr(estimator)
     if args.output:
         with progress.step(f"wrote {format_count(len(jobs), 'job')} to {args.output}"), \
@@ -296,6 +303,9 @@ def _print_table(summary, stream):
         "runtime and prediction known; the log gives no requests to compare with"
     print(f"jobs: {summary['n_jobs']:,}  scored ({known}): {summary['n_scored']:,}",
           file=stream)
+    if summary.get("n_cancelled_before_running"):
+        print(f"not scored: {format_count(summary['n_cancelled_before_running'], 'job')} "
+              "cancelled before they ran (a runtime of 0 that is no runtime)", file=stream)
     if "accuracy_predicted" not in summary:
         return
     columns = ("requested", "predicted") if summary["requests"] else ("predicted",)

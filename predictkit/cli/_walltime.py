@@ -243,6 +243,16 @@ def _above_max_risk(answer):
             f"{format_given(answer['max_risk'])})")
 
 
+def _share(share, limit):
+    """``share`` as a percentage with one decimal, or as many more (up to four) as it
+    takes to tell it from the risk ``limit`` it is judged against (5.04% is not 5.0%)."""
+    for digits in range(1, 5):
+        text = f"{share:.{digits}%}"
+        if share == limit or text != f"{limit:.{digits}%}":
+            break
+    return text
+
+
 def print_answer(answer, stream):
     """Print :func:`recommend_walltime`'s answer: a sentence, the table, notes."""
     advice, request = answer["advice"], answer["req_time"]
@@ -254,7 +264,7 @@ def print_answer(answer, stream):
         f"{first} Chosen: {answer['chosen']} ({answer['chosen_what']}), the most accurate "
         f"predictor that cut short at most {answer['risk_limit']:.1%} of "
         f"{answer['judged_on']}{_above_max_risk(answer)}: it would have cut short "
-        f"{answer['risk']:.1%} of them "
+        f"{_share(answer['risk'], answer['risk_limit'])} of them "
         f"({answer['n_underestimated']:,} of {answer['n_judged']:,}{one_in}), with mean "
         f"accuracy {answer['accuracy']:.2f} (1 is exact) against "
         f"{answer['accuracy_requested']:.2f} for the requests.")
@@ -263,8 +273,8 @@ def print_answer(answer, stream):
     shown = pd.DataFrame({
         "predictor": table["predictor"],
         "accuracy": table["accuracy"].map(lambda v: f"{v:.3f}"),
-        "cut short": [f"{s:.1%} ({n:,})" for s, n in zip(table["underestimated"],
-                                                        table["n_underestimated"])],
+        "cut short": [f"{_share(s, answer['risk_limit'])} ({n:,})"
+                      for s, n in zip(table["underestimated"], table["n_underestimated"])],
         "advice for this request": table["advice"].map(format_slurm_duration),
     })
     print("", file=stream)

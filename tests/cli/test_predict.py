@@ -283,3 +283,20 @@ def test_default_keys_that_group_no_job_are_named_as_the_defaults(tmp_path, caps
     assert err.startswith("predictkit predict: error: Tang's default keys (user,group,request): "
                           f"{path} gives user_id for no job, and none of them groups a job")
     assert "--keys user" not in err
+
+
+def test_jobs_cancelled_before_they_ran_are_not_scored(small_trace, tmp_path, capsys):
+    from predictkit.io import write_swf
+
+    jobs = read_swf(small_trace)
+    jobs.loc[[10, 20], ["run_time", "status"]] = [0.0, 5.0]
+    path = tmp_path / "cancelled.swf"
+    write_swf(jobs, path)
+    assert main(["predict", str(path), "--method", "requested", "--json", "-q"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["n_cancelled_before_running"] == 2
+    scored = np.isfinite(jobs["run_time"]) & np.isfinite(jobs["req_time"])
+    assert summary["n_scored"] == int(scored.sum()) - 2
+    assert main(["predict", str(path), "--method", "requested", "-q"]) == 0
+    assert ("not scored: 2 jobs cancelled before they ran (a runtime of 0 that is no runtime)"
+            in capsys.readouterr().out.splitlines())

@@ -721,3 +721,11 @@ def test_a_log_without_requests_says_the_time_asked_plays_no_part(capsys, tmp_pa
     assert (f"warning: {path} gives no job a requested time, so its classes of jobs differ by "
             "width only and the time asked (02:00:00) plays no part in the bound"
             in capsys.readouterr().err)
+
+
+def test_a_share_is_printed_with_the_decimals_that_tell_it_from_the_risk_limit():
+    from predictkit.cli._walltime import _share
+
+    assert _share(7 / 139, 0.05) == "5.04%" and _share(0.0496, 0.05) == "4.96%"
+    assert _share(0.05, 0.05) == "5.0%" and _share(3 / 139, 0.05) == "2.2%"
+    assert _share(0.0500001, 0.05) == "5.0000%"  # as near as four decimals tell
