@@ -125,7 +125,9 @@ class Schedule:
                 last[j] = k
         start = state.jobs.start[:n]
         end = state.jobs.end[last]
-        sim_run = np.bincount(pieces.all_parent, weights=state.jobs.duration, minlength=n)
+        # the pieces of a job run its simulated runtime (summing them would round
+        # where max_runtime is no whole number of seconds)
+        sim_run = prep["dur"].copy()
         if "wait_time" in out.columns:
             out["log_wait_time"] = out["wait_time"]
         out["wait_time"] = start - prep["submit"]

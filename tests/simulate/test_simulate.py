@@ -216,6 +216,18 @@ def test_max_runtime_splits_into_chained_pieces():
     assert split["n_pieces"].iloc[0] == 3
 
 
+@pytest.mark.parametrize("limit", [0.1, 0.3, 1e-3])
+def test_pieces_of_a_limit_of_no_whole_seconds_run_the_job_and_kill_nothing(limit):
+    jobs = pd.DataFrame(dict(job_id=[1, 2, 3], submit_time=[0.0, 0.0, 1.0],
+                             run_time=[1.0, 5.0, 10.0], n_procs=[1.0, 1.0, 1.0],
+                             req_time=[2.0, 3.0, 10.0]))
+    split = simulate(jobs, machine_procs=2, max_runtime=limit).jobs
+    assert list(split["sim_run_time"]) == [1.0, 3.0, 10.0]
+    assert list(split["killed"]) == [False, True, False]
+    # the chained pieces end where the job's simulated runtime says, up to rounding
+    assert (split["end_time"] - split["start_time"] >= split["sim_run_time"] - 1e-9).all()
+
+
 def test_max_runtime_gives_n_pieces_even_when_no_job_is_split():
     jobs = pd.DataFrame(dict(job_id=[1, 2], submit_time=[0.0, 5.0], run_time=[25.0, 4.0],
                              n_procs=[1.0, 1.0], req_time=[30.0, 4.0]))
