@@ -55,11 +55,16 @@ TIMESTAMP_HINT = ("is not a time in Slurm's standard form 2024-03-04T10:00:00 be
                   "years 1970 and 2099 (another form comes from SLURM_TIME_FORMAT: run with "
                   "SLURM_TIME_FORMAT=standard)")
 """What a timestamp that cannot be read is not, for the readers' messages."""
-_TIMESTAMP = re.compile(r"(19[7-9][0-9]|20[0-9][0-9])-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-5][0-9]")
-"""A timestamp's form, ASCII digits only (strptime takes other digits), seconds below 60
-(strptime moves a second 60 to the next minute), a year Slurm's clock can give (before
-1970 is before the epoch its times count from; the year 2100 bounds a typing error such as
-9999 that would make a runtime of millennia)."""
+_YEARS = (1970, 2099)
+"""The years a timestamp may have: Slurm's clock counts from 1970; the year 2100 bounds
+a typing error such as 9999, which would make a runtime of millennia."""
+
+
+def _well_formed(text):
+    """Whether ``text`` has the one length of the form, ASCII digits only (strptime takes
+    other digits and one-digit fields) and a second below 60 (strptime moves a second 60
+    to the next minute); strptime checks the rest."""
+    return len(text) == 19 and text.isascii() and text[17:19] < "60"
 
 
 def is_digits(text):
@@ -330,9 +335,10 @@ def parse_local_timestamps(strings, time_zone):
 def _distinct_local_timestamps(strings, time_zone):
     """:func:`parse_local_timestamps` of a Series of distinct stripped strings."""
     unknown = np.array([str(t).upper() in UNKNOWN_TOKENS for t in strings], dtype=bool)
-    formed = np.array([_TIMESTAMP.fullmatch(str(t)) is not None for t in strings], dtype=bool)
+    formed = np.array([_well_formed(str(t)) for t in strings], dtype=bool)
     naive = pd.to_datetime(strings.where(formed & ~unknown, None), format=_TIMESTAMP_FORMAT,
                            errors="coerce")
+    naive = naive.where(naive.dt.year.between(*_YEARS))
     bad = naive.isna().to_numpy() & ~unknown
     n = len(naive)
     later = np.full(n, np.nan)
