@@ -38,7 +38,8 @@ def write_markdown(report, path):
         *provenance_lines(report, "runtime_accuracy"),
         "Online replay, no peeking; "
         f"whole run {report['seconds']:.0f} s. Accuracy is Tang et al. (2013) eq. 3 "
-        "averaged over the jobs with a known runtime and request; UE+BE is the share of "
+        "averaged over the jobs with a known runtime and request (not those cancelled "
+        "before they ran, whose runtime of 0 is no runtime); UE+BE is the share of "
         "underestimated jobs (section 4.2.2); NA = not adjusted. `WalltimeAdjuster` cells "
         "read `accuracy / UE+BE`. 'Tang triple' is the recommended scheme of section "
         "4.2.5 (user+group+request, 30D, p85, floor 0.5); on traces without groups "

@@ -22,7 +22,9 @@ For every shared trace with requested times and user ids: online replay
   default (2%) replayed on its own and timed.
 
 Scores: Tang's average accuracy (eq. 3) and NA/OE/UE/BE shares (section
-4.2.2) over the jobs with a known runtime and request. Keys needing
+4.2.2) over the jobs with a known runtime and request, leaving out the jobs
+cancelled before they ran (``cancelled_before_running``: a runtime of 0 that
+is no runtime), as ``predictkit predict`` does. Keys needing
 ``group_id`` are skipped on traces without groups. Logs without wait times
 (LLNL-Atlas, LLNL-Thunder) are replayed assuming no queue wait (known time =
 submit + run); LLNL-Thunder jobs without a submit time are dropped.
@@ -46,7 +48,7 @@ from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.pipeline import make_pipeline
 from threadpoolctl import threadpool_limits
 
-from predictkit._table import known_after_submission
+from predictkit._table import cancelled_before_running, known_after_submission
 from predictkit.io import read_swf
 from predictkit.jobs import known_time
 from predictkit.metrics import adjustment_outcomes, estimate_accuracy
@@ -149,7 +151,11 @@ def run_trace(path, args):
         return {"skipped": prepared}
     jobs, y, known, notes = prepared
     req = jobs["req_time"].to_numpy(dtype=float)
-    rows = np.isfinite(y) & np.isfinite(req)
+    never_ran = cancelled_before_running(jobs)
+    rows = np.isfinite(y) & np.isfinite(req) & ~never_ran
+    if (never_ran & np.isfinite(y) & np.isfinite(req)).any():
+        notes.append(f"{int((never_ran & np.isfinite(y) & np.isfinite(req)).sum())} jobs "
+                     "cancelled before they ran not scored")
     has_group = np.isfinite(jobs["group_id"].to_numpy(dtype=float)).any()
     result = {"n_jobs": len(jobs), "n_scored": int(rows.sum()), "notes": notes, "grid": []}
     fold_rows = rows & last_folds(jobs, args.folds)
