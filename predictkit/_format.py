@@ -8,7 +8,8 @@ Durations have their own formatter, :func:`predictkit._time.format_duration`.
 import math
 import numbers
 
-__all__ = ["format_count", "format_fixed", "format_given", "format_number", "format_percent"]
+__all__ = ["displayable", "format_count", "format_fixed", "format_given", "format_number",
+           "format_percent"]
 
 
 def format_number(value):
@@ -100,3 +101,9 @@ def format_count(n, noun):
     str
     """
     return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
+def displayable(text):
+    """``text`` with each byte of a file name that is no UTF-8 (which Python keeps as a
+    lone surrogate) shown as U+FFFD: printable on any UTF-8 stream and page."""
+    return str(text).encode("utf-8", "surrogateescape").decode("utf-8", "replace")

@@ -109,9 +109,10 @@ def peak_busy_procs(X):
     width (:func:`predictkit._table.job_width`) from ``submit + wait`` to
     ``submit + wait + run``; a job ending at an instant frees its processors
     before one starting then takes them. A job of a ``sacct`` log still
-    holding its allocation when the log was written (``slurm_state`` of
-    :data:`HOLDING_STATES`, such as ``RUNNING``: a start, no runtime yet) holds
-    its width from its start to the log's last event. A log that keeps more
+    holding its allocation when the log was written (a ``slurm_state`` of
+    :data:`predictkit.io._slurm_fields.HOLDING_STATES`, such as ``RUNNING``:
+    a start, no runtime yet) holds its width from its start to the log's last
+    event. A log that keeps more
     processors busy than the machine size a simulation assumes ran on a larger
     machine.
 
@@ -149,17 +150,13 @@ def peak_busy_procs(X):
     return float(busy[top]), float(times[order][top])
 
 
-HOLDING_STATES = frozenset({"RUNNING", "SUSPENDED", "COMPLETING", "CONFIGURING", "STOPPED",
-                            "SIGNALING", "STAGE_OUT", "RESIZING"})
-"""Slurm states of a job that holds its allocation and has not ended yet."""
-
-
 def _holding(X):
-    """Whether each job's ``slurm_state`` (first word) says it holds its allocation."""
+    """Whether each job's ``slurm_state`` says it holds its allocation (a ``sacct`` log)."""
     if "slurm_state" not in X.columns:
         return np.zeros(len(X), dtype=bool)
-    words = X["slurm_state"].astype(str).str.split().str[0].fillna("").str.upper()
-    return words.isin(HOLDING_STATES).to_numpy(dtype=bool)
+    from .io._slurm_fields import holds_allocation
+
+    return holds_allocation(X["slurm_state"])
 
 
 def width_unit(X):

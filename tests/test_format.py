@@ -62,3 +62,14 @@ def test_given_reads_back_as_the_same_number(value):
     (0.995, "99.5%"), (0.95, "95%"), (0.9999999, "99.99999%"), (0.07, "7%"), (1.0, "100%")])
 def test_percent_is_never_rounded_up(share, text):
     assert format_percent(share) == text
+
+
+def test_a_name_that_is_no_utf8_is_displayable_on_a_strict_stream():
+    import os
+
+    from predictkit._format import displayable
+
+    name = os.fsdecode(b"report\xff/page")
+    assert displayable(name) == "report\ufffd/page"
+    displayable(name).encode("utf-8", "strict")
+    assert displayable("caf\u00e9") == "caf\u00e9"

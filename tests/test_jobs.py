@@ -414,11 +414,12 @@ def test_peak_busy_procs_frees_before_it_takes_at_one_instant():
     sacct = jobs.assign(wait_time=[0.0, 100.0, 10.0, 5.0, 0.0],
                         run_time=[100.0, 10.0, 100.0, np.nan, 10.0], slurm_state=states)
     assert peak_busy_procs(sacct) == (74.0, 100.0)
-    for other in ("PENDING", "FAILED", "", "RUNNING"):
+    for other in ("PENDING", "FAILED", "", "running (resized)"):
         changed = sacct.assign(slurm_state=states[:3] + [other, "COMPLETED"])
-        if other != "RUNNING":
-            changed.loc[3, "wait_time"] = np.nan if other == "PENDING" else 5.0
-            assert peak_busy_procs(changed) == (10.0, 100.0)
+        if other == "PENDING":
+            changed.loc[3, "wait_time"] = np.nan
+        holds = other.startswith("running")
+        assert peak_busy_procs(changed) == ((74.0, 100.0) if holds else (10.0, 100.0))
 
 
 def test_the_machine_assumed_and_a_log_busier_than_it():

@@ -5,7 +5,7 @@ import time
 
 import pandas as pd
 
-from .._format import format_count
+from .._format import displayable, format_count
 from ..datasets import make_workload
 from ..workload._synthetic import DEFAULT_MACHINE_PROCS
 from ..exceptions import ConfigError, JobTableError
@@ -165,7 +165,7 @@ def run(args):
 
 def _print_results(analysis, page, started):
     summary = analysis.summary
-    print(f"predictkit demo on {analysis.name}")
+    print(f"predictkit demo on {displayable(analysis.name)}")
     keys = ["n_jobs", "span_days", "machine_procs", "n_users", "accuracy_mean",
             "frac_at_request", "n_estimates", "modes_for_90pct"]
     columns = {"value": [_value(k, summary[k]) for k in keys]}
@@ -187,4 +187,4 @@ def _print_results(analysis, page, started):
                      analysis.schedule_table,
                      ["policy", "estimates", "mean_wait_h", "mean_bounded_slowdown", "utilization"])
     where = "standard output" if str(page) == "-" else page.resolve()
-    print(f"\nReport: {where}  ({time.perf_counter() - started:.0f} s)")
+    print(f"\nReport: {displayable(where)}  ({time.perf_counter() - started:.0f} s)")

@@ -57,8 +57,8 @@ def check_output_arg(args):
     an existing file (a string, or a list of strings, compared as paths by
     :func:`predictkit._atomic.same_file`: same resolved path, or same device
     and inode), so each command, present or future, is covered without
-    naming its inputs (a log named by its archive name is the file it names); and an output :func:`predictkit._atomic.open_output`
-    would refuse (a directory, a missing or read-only folder). A command
+    naming its inputs (a log named by its archive name is the file it
+    names); and an output :func:`predictkit._atomic.open_output` would refuse (a directory, a missing or read-only folder). A command
     whose output is a folder sets ``output_is_folder=True`` in its parser
     defaults; its output is refused when it exists and is not a folder (a
     link to nothing too), when its page could not be written in it, or when

@@ -126,15 +126,16 @@ def summarize_predictions(run, requested, predicted, *, bad_threshold=1800.0, ne
     whose runtime and prediction are known (``requests`` is False and the
     requests' columns and the outcome shares, which compare with them, are left out).
     Jobs flagged in ``never_ran`` (cancelled before they ran: their runtime of
-    0 is no runtime) are not scored; ``n_cancelled_before_running`` counts them.
+    0 is no runtime) are not scored; ``n_cancelled_before_running`` counts those
+    that would have been.
     """
     has_requests = bool(np.isfinite(requested).any())
     ok = np.isfinite(run) & np.isfinite(predicted)
     if has_requests:
         ok &= np.isfinite(requested)
     summary = {"n_jobs": int(run.size)}
-    if never_ran is not None and never_ran.any():
-        summary["n_cancelled_before_running"] = int(never_ran.sum())
+    if never_ran is not None and (never_ran & ok).any():
+        summary["n_cancelled_before_running"] = int((never_ran & ok).sum())
         ok &= ~never_ran
     summary.update(n_scored=int(ok.sum()), requests=has_requests)
     if not ok.any():
@@ -229,8 +230,14 @@ def run(args):
         estimator.set_params(keys=keys)
     warn_ungrouped(estimator, jobs, args.trace, args.method, progress.warn)
     y = jobs["run_time"].to_numpy(dtype=float)
+    placed = jobs["submit_time"].notna().to_numpy()
+    if not placed.all():
+        progress.warn(f"{format_count(int((~placed).sum()), 'job')} without a submit time "
+                      f"(first at row {int(np.argmax(~placed))}) cannot be placed in the "
+                      "online history: not predicted (their prediction is written as unknown)")
+    history = _rows(jobs, placed)
     known = None
-    no_wait = np.isnan(jobs["wait_time"].to_numpy(dtype=float)) & np.isfinite(y)
+    no_wait = np.isnan(history["wait_time"].to_numpy(dtype=float)) & np.isfinite(y[placed])
     needs_history = args.method != "requested"  # the request is known at submission
     if no_wait.any() and not args.assume_no_wait and needs_history:
         raise ConfigError(
@@ -240,17 +247,11 @@ def run(args):
     if args.assume_no_wait and not no_wait.any():
         progress.say("--assume-no-wait: every job has a wait time, so nothing is assumed")
     if args.assume_no_wait or (no_wait.any() and not needs_history):
-        known = known_time(jobs, y=y, assume_no_wait=True)
-    placed = jobs["submit_time"].notna().to_numpy()
-    if not placed.all():
-        progress.warn(f"{format_count(int((~placed).sum()), 'job')} without a submit time "
-                      f"(first at row {int(np.argmax(~placed))}) cannot be placed in the "
-                      "online history: not predicted (their prediction is written as unknown)")
+        known = known_time(history, y=y[placed], assume_no_wait=True)
     predicted = np.full(len(jobs), np.nan)
     with flag_names(_FLAGS), progress.step(f"predicted the runtimes of "
                                            f"{format_count(int(placed.sum()), 'job')} online"):
-        predicted[placed] = replay(estimator, _rows(jobs, placed), y[placed],
-                                   known_time=None if known is None else known[placed])
+        predicted[placed] = replay(estimator, history, y[placed], known_time=known)
     requested = jobs["req_time"].to_numpy(dtype=float)
     if len(jobs) and not np.isfinite(predicted).any():
         why = (f"no job has a requested time, which {args.method} predictions start from"

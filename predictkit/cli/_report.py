@@ -1,5 +1,6 @@
 """``predictkit report TRACE -o DIR``: the static HTML report of a log."""
 
+from .._format import displayable
 from ._checks import check_fraction, check_procs, check_seed
 from ._logs import add_log_argument, read_done, read_trace_arg
 from ._machine import with_machine_size
@@ -59,5 +60,5 @@ def run(args):
                                 quantile=args.quantile, fairness=not args.no_fairness,
                                 random_state=args.seed)
     if not args.quiet and args.output != "-":
-        print(page.resolve())
+        print(displayable(page.resolve()))
     return 0

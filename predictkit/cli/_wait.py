@@ -164,7 +164,8 @@ def _snapshot(args, jobs):
         if bad[0] or np.isnan(taken[0]):
             zoned = re.search(r"(Z|[+-]\d\d(?::?\d\d)?)$", args.now.strip())
             raise ConfigError(
-                f"--now must be a time such as 2024-03-04T10:00:00, got {args.now!r}"
+                f"--now must be a time such as 2024-03-04T10:00:00, in the years 1970-2099, "
+                f"got {args.now!r}"
                 + (f" (without {zoned.group(1)!r}: it is read in the log's time zone, {zone})"
                    if zoned else ""))
         taken = float(taken[0])

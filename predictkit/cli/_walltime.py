@@ -243,10 +243,21 @@ def _above_max_risk(answer):
             f"{format_given(answer['max_risk'])})")
 
 
-def _share(share, limit):
-    """``share`` as a percentage with one decimal, or as many more (up to four) as it
-    takes to tell it from the risk ``limit`` it is judged against (5.04% is not 5.0%)."""
-    for digits in range(1, 5):
+def _limit_digits(answer):
+    """The decimals of the risk limit: as many as ``--max-risk`` was given with (5.0%,
+    12.22%; at most four), one where the limit is the requests' own share."""
+    limit = answer["risk_limit"]
+    if limit > answer["max_risk"]:
+        return 1
+    return next(digits for digits in range(1, 5)
+                if round(limit * 100, digits) == round(limit * 100, 4))
+
+
+def _share(share, limit, digits=1):
+    """``share`` as a percentage with ``digits`` decimals (the ``limit``'s), or as many
+    more (up to four) as it takes to tell it from the ``limit`` it is judged against
+    (5.04% is not 5.0%)."""
+    for digits in range(digits, 5):
         text = f"{share:.{digits}%}"
         if share == limit or text != f"{limit:.{digits}%}":
             break
@@ -256,15 +267,16 @@ def _share(share, limit):
 def print_answer(answer, stream):
     """Print :func:`recommend_walltime`'s answer: a sentence, the table, notes."""
     advice, request = answer["advice"], answer["req_time"]
+    digits = _limit_digits(answer)
     one_in = f", about 1 job in {round(1 / answer['risk'])}" if answer["risk"] > 0 else ""
     first = (f"Request --time={format_slurm_duration(advice)} instead of "
              f"{format_slurm_duration(request)}." if advice < request else
              f"Keep --time={format_slurm_duration(request)}.")
     sentence = (
         f"{first} Chosen: {answer['chosen']} ({answer['chosen_what']}), the most accurate "
-        f"predictor that cut short at most {answer['risk_limit']:.1%} of "
+        f"predictor that cut short at most {answer['risk_limit']:.{digits}%} of "
         f"{answer['judged_on']}{_above_max_risk(answer)}: it would have cut short "
-        f"{_share(answer['risk'], answer['risk_limit'])} of them "
+        f"{_share(answer['risk'], answer['risk_limit'], digits)} of them "
         f"({answer['n_underestimated']:,} of {answer['n_judged']:,}{one_in}), with mean "
         f"accuracy {answer['accuracy']:.2f} (1 is exact) against "
         f"{answer['accuracy_requested']:.2f} for the requests.")
@@ -273,7 +285,7 @@ def print_answer(answer, stream):
     shown = pd.DataFrame({
         "predictor": table["predictor"],
         "accuracy": table["accuracy"].map(lambda v: f"{v:.3f}"),
-        "cut short": [f"{_share(s, answer['risk_limit'])} ({n:,})"
+        "cut short": [f"{_share(s, answer['risk_limit'], digits)} ({n:,})"
                       for s, n in zip(table["underestimated"], table["n_underestimated"])],
         "advice for this request": table["advice"].map(format_slurm_duration),
     })

@@ -65,7 +65,11 @@ _INT32_LIMIT = 2 ** 31
 """Ids from here up are written as text: Batsim reads a numeric id as a 32-bit integer."""
 
 
-@validate_params({"machine_procs": [WholeNumber(1, high=int(MAX_EXACT) - 1), None],
+_NB_RES = WholeNumber(1, high=int(MAX_EXACT) - 1)
+"""An ``nb_res`` a job table can read back (its numbers are exact below 2**53)."""
+
+
+@validate_params({"machine_procs": [_NB_RES, None],
                   "min_delay": [Interval(Real, 0, None, closed="neither"), None],
                   "description": [str, None]})
 def write_batsim(jobs, path, *, machine_procs=None, description=None, min_delay=None):
@@ -246,9 +250,10 @@ def _header_procs(attrs):
     value = attrs.get("max_procs")
     if value is None or (isinstance(value, float) and np.isnan(value)):
         return None
-    if not WholeNumber(1).is_satisfied_by(value):
+    if not _NB_RES.is_satisfied_by(value):
         raise JobTableError(f"cannot write Batsim JSON: attrs['max_procs'] = {value!r} is not a "
-                            "whole number >= 1; pass machine_procs= or fix attrs['max_procs']")
+                            "whole number from 1 to 2**53 - 1 (what a job table reads back); "
+                            "pass machine_procs= or fix attrs['max_procs']")
     return int(value)
 
 

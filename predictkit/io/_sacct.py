@@ -101,10 +101,14 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
         leaves out suspended time, so it may be shorter, never longer), or a
         time ``Unknown`` that the line says is known: no ``Start`` with an
         ``Elapsed`` above 0, or no ``End`` with a ``Start`` and the state of
-        a job that ended, such as ``COMPLETED``). ``"raise"`` raises :class:`~predictkit.exceptions.SacctFormatError`
+        a job that ended, such as ``COMPLETED``; a time with a second of 60,
+        digits other than ASCII or a year outside 1970-2099; ``ElapsedRaw``
+        and ``Elapsed``, or ``TimelimitRaw`` and ``Timelimit``, that
+        disagree). ``"raise"`` raises :class:`~predictkit.exceptions.SacctFormatError`
         with the file, line number and text; ``"skip"`` leaves the line out,
         warns with the count and first line numbers and records them in
-        ``attrs["skipped_lines"]`` and ``attrs["skipped_line_numbers"]``.
+        ``attrs["skipped_lines"]`` and ``attrs["skipped_line_numbers"]``, and
+        refuses the file when no job is left.
     time_zone : str
         IANA zone in which the timestamps are written. ``sacct`` prints the
         local time of the host it runs on without an offset, so pass that
@@ -205,8 +209,8 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
     ------
     SacctFormatError
         On a malformed line (with ``errors="raise"``), the same run of a job
-        listed twice, an empty input, a header without any job line after it,
-        a header that lacks required fields (the message names them), a
+        listed twice, an empty input, a header without any job line after it
+        (or, with ``errors="skip"``, with none left), a header that lacks required fields (the message names them), a
         second header naming other fields or another order, jobs of more
         than one cluster, or lines ending in a carriage return alone; on
         text that is not UTF-8 (UTF-16 included), corrupt or truncated gzip
@@ -267,8 +271,9 @@ def read_sacct(path_or_buffer, *, errors="raise", time_zone="UTC"):
         lines = lines[~bad]
     if parsed.is_step.all():
         lines_skipped = sorted(set(skipped))
-        raise SacctFormatError(f"no jobs: all {len(lines_skipped)} job line(s) are malformed "
-                               f"(first at line {lines_skipped[0]})" if lines_skipped else
+        raise SacctFormatError(f"no jobs: every job line is malformed ({len(lines_skipped)} "
+                               f"line(s) left out with their steps, first at line "
+                               f"{lines_skipped[0]})" if lines_skipped else
                                "no jobs: every line is a job step", source=source)
     jobs = _build(parsed, time_zone)
     jobs.attrs["source"] = source

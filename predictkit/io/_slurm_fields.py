@@ -37,6 +37,9 @@ __all__ = [
     "check_time_zone",
     "PENDING_STATES",
     "is_pending",
+    "HOLDING_STATES",
+    "holds_allocation",
+    "state_first_words",
 ]
 
 LIMIT_TOKENS = frozenset({"UNLIMITED", "PARTITION_LIMIT", "NOT_SET"})
@@ -51,9 +54,9 @@ _DURATION = re.compile(
     r"|(?:(?P<h>\d+):)?(?P<m>\d+):(?P<s>\d+(?:\.\d+)?))$", re.ASCII
 )
 _TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%S"
-TIMESTAMP_HINT = ("is not a time in Slurm's standard form 2024-03-04T10:00:00 between the "
-                  "years 1970 and 2099 (another form comes from SLURM_TIME_FORMAT: run with "
-                  "SLURM_TIME_FORMAT=standard)")
+TIMESTAMP_HINT = ("is not a time in Slurm's standard form 2024-03-04T10:00:00 (another form "
+                  "comes from SLURM_TIME_FORMAT: run with SLURM_TIME_FORMAT=standard), or lies "
+                  "outside the years 1970-2099")
 """What a timestamp that cannot be read is not, for the readers' messages."""
 _YEARS = (1970, 2099)
 """The years a timestamp may have: Slurm's clock counts from 1970; the year 2100 bounds
@@ -258,9 +261,21 @@ PENDING_STATES = frozenset({"PENDING", "PD"})
 ``PENDING`` and ``%t`` ``PD``."""
 
 
+HOLDING_STATES = frozenset({"RUNNING", "SUSPENDED", "COMPLETING", "CONFIGURING", "STOPPED",
+                            "SIGNALING", "STAGE_OUT", "RESIZING"})
+"""Slurm's states of a job that holds its allocation and has not ended yet."""
+
+
+def state_first_words(states):
+    """Each Slurm state's first word in upper case (``CANCELLED by 12`` is ``CANCELLED``;
+    an empty or missing state is ``""``), as an object array."""
+    return np.array([text.split()[0].upper() if isinstance(text, str) and text.split() else ""
+                     for text in np.asarray(states, dtype=object)], dtype=object)
+
+
 def is_pending(states):
-    """Whether each Slurm state is pending: the first word (``CANCELLED by 12`` is
-    ``CANCELLED``), in any case, among :data:`PENDING_STATES`.
+    """Whether each Slurm state is pending: its first word (:func:`state_first_words`)
+    among :data:`PENDING_STATES`.
 
     Parameters
     ----------
@@ -270,8 +285,13 @@ def is_pending(states):
     -------
     ndarray of bool
     """
-    first = pd.Series(np.asarray(states, dtype=object)).astype(str).str.split().str[0]
-    return first.fillna("").str.upper().isin(PENDING_STATES).to_numpy(dtype=bool)
+    return np.isin(state_first_words(states), list(PENDING_STATES))
+
+
+def holds_allocation(states):
+    """Whether each Slurm state is that of a job holding its allocation, not ended yet:
+    its first word among :data:`HOLDING_STATES` (``RUNNING``, ``SUSPENDED``, ...)."""
+    return np.isin(state_first_words(states), list(HOLDING_STATES))
 
 
 def is_time_zone(zone):

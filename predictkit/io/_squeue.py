@@ -105,7 +105,7 @@ def read_squeue(path_or_buffer, *, time_zone="UTC"):
         An empty snapshot, a header without the required columns (named), or a
         line with a wrong field count or an unreadable time or count, or a
         count of 0 (with its line number), a submit time that does not exist in ``time_zone``,
-        a job listed twice, or a job array's task list (``123_[4-9]``) that is
+        an empty ``JOBID`` or ``STATE``, a job listed twice, or a job array's task list (``123_[4-9]``) that is
         malformed, cut short or longer than
         1,000,000 tasks. A header
         without job lines is an empty queue, not an error.

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from .._atomic import open_output, write_errors
-from .._format import format_number
+from .._format import displayable, format_number
 
 __all__ = ["Section", "figure_to_data_uri", "formatted", "render_page", "write_page"]
 
@@ -90,7 +90,5 @@ def render_page(title, subtitle, sections):
 def write_page(path, title, subtitle, sections):
     """Write the page atomically (``"-"``: to standard output); return its path."""
     with open_output(path) as stream, write_errors(path):
-        # a file name that is no UTF-8 (a byte kept as a lone surrogate) shows as U+FFFD
-        page = render_page(title, subtitle, sections).encode("utf-8", "surrogateescape")
-        stream.write(page.decode("utf-8", "replace").encode("utf-8"))
+        stream.write(displayable(render_page(title, subtitle, sections)).encode("utf-8"))
     return path

@@ -26,8 +26,8 @@ class Schedule:
             Simulated start and end.
         ``sim_run_time``
             Time the job held its processors: ``min(run_time, req_time)``
-            when jobs are killed at their request, else ``run_time`` (summed
-            over the pieces of a split job).
+            when jobs are killed at their request, else ``run_time`` (the
+            pieces of a split job run it between them).
         ``killed``
             Whether the job was cut at its request.
         ``backfilled``

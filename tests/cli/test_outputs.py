@@ -403,6 +403,10 @@ def test_a_json_table_keeps_fifteen_decimals_where_csv_keeps_every_digit(tmp_pat
     write_table(frame, str(tmp_path / "t.json"))
     values = [row["x"] for row in json.loads((tmp_path / "t.json").read_text())]
     assert values == pytest.approx(frame["x"].tolist(), rel=1e-15, abs=0)
+    # 15 decimals, not 15 digits: a value below 1e-3 keeps fewer digits
+    write_table(pd.DataFrame({"x": [1.2345678901234e-12]}), str(tmp_path / "small.json"))
+    (small,) = [row["x"] for row in json.loads((tmp_path / "small.json").read_text())]
+    assert small != 1.2345678901234e-12 and abs(small - 1.2345678901234e-12) <= 5e-16
     write_table(frame, str(tmp_path / "t.csv"))
     assert pd.read_csv(tmp_path / "t.csv", float_precision="round_trip")["x"].tolist() == \
         frame["x"].tolist()

@@ -232,6 +232,12 @@ def test_jobs_without_a_submit_time_are_not_predicted_and_said_so(small_trace, t
     expected = replay(RecentAverage(), jobs[placed], jobs["run_time"][placed])
     assert_array_equal(written["req_time"].to_numpy()[placed], expected)
     assert_array_equal(written["requested_time"], jobs["req_time"])
+    # with a wait missing too: assumed for the placed jobs only, by any method
+    jobs.loc[7, "wait_time"] = np.nan
+    write_swf(jobs, path)
+    for argv in (["--method", "recent-average", "--assume-no-wait"], ["--method", "requested"]):
+        assert main(["predict", str(path), *argv, "--json", "-q"]) == 0
+        assert json.loads(capsys.readouterr().out)["n_jobs"] == len(jobs)
 
 
 def test_a_newly_registered_predictor_is_built_by_its_name_not_taken_for_tang(monkeypatch):

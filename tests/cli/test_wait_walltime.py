@@ -211,7 +211,7 @@ def test_wait_for_a_user_with_few_waits_says_so(capsys):
     (["--procs", "4", "--time", "1:00:00", "--within", "0"], "--within must be a positive"),
     (["--procs", "4", "--time", "1:00:00", "--queue", "{bad}"], "squeue header lacks"),
     (["--procs", "4", "--time", "1:00:00", "--queue", "{good}", "--now", "noon"],
-     "--now must be a time such as 2024-03-04T10:00:00, got 'noon'\n"),
+     "--now must be a time such as 2024-03-04T10:00:00, in the years 1970-2099, got 'noon'\n"),
     (["--procs", "4", "--time", "1:00:00", "--queue", "{good}", "--now", "2024-04-01T00:00:00Z"],
      "got '2024-04-01T00:00:00Z' (without 'Z': it is read in the log's time zone, "),
     (["--procs", "4", "--time", "1:00:00", "--queue", "{good}", "--now",
@@ -729,3 +729,10 @@ def test_a_share_is_printed_with_the_decimals_that_tell_it_from_the_risk_limit()
     assert _share(7 / 139, 0.05) == "5.04%" and _share(0.0496, 0.05) == "4.96%"
     assert _share(0.05, 0.05) == "5.0%" and _share(3 / 139, 0.05) == "2.2%"
     assert _share(0.0500001, 0.05) == "5.0000%"  # as near as four decimals tell
+    # a limit given with more decimals is shown with them, and the shares with at least as many
+    from predictkit.cli._walltime import _limit_digits
+
+    assert [_limit_digits({"risk_limit": r, "max_risk": r}) for r in (0.1222, 0.05, 0.5)] == \
+        [2, 1, 1]
+    assert _limit_digits({"risk_limit": 1 / 3, "max_risk": 0.05}) == 1  # the requests' share
+    assert _share(48 / 393, 0.1222, 2) == "12.21%" and _share(0.3, 0.1222, 2) == "30.00%"

@@ -426,5 +426,9 @@ def test_a_machine_a_job_table_cannot_read_back_is_refused_on_writing(tmp_path):
     with pytest.raises(InvalidParameterError, match=r"range \[1, 9007199254740991\]"):
         write_batsim(jobs, tmp_path / "big.json", machine_procs=2**53)
     assert not (tmp_path / "big.json").exists()
+    jobs.attrs["max_procs"] = 2**53  # the header's size is held to the same bound
+    with pytest.raises(JobTableError, match=r"attrs\['max_procs'\] = 9007199254740992 is not "
+                       r"a whole number from 1 to 2\*\*53 - 1"):
+        write_batsim(jobs, tmp_path / "big.json")
     write_batsim(jobs, tmp_path / "edge.json", machine_procs=2**53 - 1)
     assert read_batsim(tmp_path / "edge.json").attrs["max_procs"] == 2**53 - 1
