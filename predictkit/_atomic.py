@@ -193,10 +193,7 @@ def gzip_if_named(path, payload):
     bytes through here, so that a ``.gz`` name always holds gzip data: the
     name of the file written, the target of a link.
     """
-    name = os.fspath(path)
-    if isinstance(name, str) and os.path.islink(name):
-        name = os.path.realpath(name)
-    if not name.lower().endswith(".gz"):
+    if not resolve_output(path)[0].name.lower().endswith(".gz"):
         return payload
     buffer = io.BytesIO()
     with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0,

@@ -177,6 +177,16 @@ def copy_attrs(frame):
     return copy.deepcopy(dict(attrs or {}))
 
 
+def rows_where(frame, keep):
+    """The rows of ``frame`` where the boolean mask ``keep`` holds (its index kept), with
+    a copy of its ``attrs`` (:func:`copy_attrs`); ``frame`` itself when every row is kept."""
+    if keep.all():
+        return frame
+    out = frame[keep]
+    out.attrs = copy_attrs(frame)
+    return out
+
+
 def validate_jobs(X, required=(), *, present=(), sorted_by="", positive=(), whole=(),
                   check_values=True, columns=None, name="job table"):
     """Check a job table and raise a clear error when it cannot be used.

@@ -535,3 +535,15 @@ def test_numbers_held_as_objects_or_text_come_out_of_cleaning_as_numbers():
 def test_an_array_without_column_names_is_no_job_table():
     with pytest.raises(JobTableError, match="got ndarray .*name the columns"):
         as_job_table(np.array([[77, 0, 5], [99, 10, 3]]))
+
+
+def test_rows_where_keeps_the_index_and_copies_the_attrs():
+    from predictkit._table import rows_where
+
+    jobs = pd.DataFrame({"submit_time": [0.0, 1.0, 2.0]}, index=[5, 6, 7])
+    jobs.attrs = {"header": ["; MaxProcs: 8"]}
+    kept = rows_where(jobs, np.array([True, False, True]))
+    assert list(kept.index) == [5, 7] and kept.attrs == jobs.attrs
+    kept.attrs["header"].append("; changed")
+    assert jobs.attrs["header"] == ["; MaxProcs: 8"]
+    assert rows_where(jobs, np.ones(3, dtype=bool)) is jobs

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 
 from .._format import format_count, format_given
-from .._table import copy_attrs
+from .._table import rows_where
 from .._time import parse_duration
 from ..exceptions import ConfigError
 from ..workload import make_workload
@@ -263,9 +263,7 @@ def _estimate(args, source, note):
              f"ran longer than the longest estimate ({longest:g} s); --truncate keeps "
              "them with runtimes capped at it"
              + (", --tmax raises it" if "tmax" in _options_of(args.model) else ""), warn=True)
-        attrs = copy_attrs(source)
-        source = source.loc[~over].reset_index(drop=True)
-        source.attrs = attrs
+        source = rows_where(source, ~over).reset_index(drop=True)
     elif over.any():
         note(f"capped the runtimes of {format_count(int(over.sum()), 'job')} "
              f"({_work_share(source, over)}) at the longest estimate ({longest:g} s), "

@@ -1,7 +1,6 @@
 """A command's result: where it goes (``-o``, standard output), in which format, checked
 before any work so that no input is overwritten, and written atomically."""
 
-import contextlib
 import json
 import os
 import stat
@@ -58,8 +57,9 @@ def check_output_arg(args):
     :func:`predictkit._atomic.same_file`: same resolved path, or same device
     and inode), so each command, present or future, is covered without
     naming its inputs (a log named by its archive name is the file it
-    names); and an output :func:`predictkit._atomic.open_output` would refuse (a directory, a missing or read-only folder). A command
-    whose output is a folder sets ``output_is_folder=True`` in its parser
+    names); and an output :func:`predictkit._atomic.open_output` would
+    refuse (a directory, a missing or read-only folder). A command whose
+    output is a folder sets ``output_is_folder=True`` in its parser
     defaults; its output is refused when it exists and is not a folder (a
     link to nothing too), when its page could not be written in it, or when
     the folder it would be created in does not exist or is not writable.
@@ -107,25 +107,16 @@ def _check_output_folder(output):
         raise OutputError(f"-o {output} is not a folder"
                           + (" (a link to nothing)" if not os.path.exists(output) else ""))
     if os.path.isdir(output):
-        with _named_as_output(output):
+        try:
             check_output(os.path.join(output, "index.html"))
+        except OutputError as exc:
+            raise OutputError(f"-o {output}: {exc}") from None
     elif not os.path.isdir(parent):
         raise OutputError(f"-o {output}: the folder {os.path.dirname(output) or '.'} does "
                           "not exist (a report folder is created only inside one that does)")
     elif not os.access(parent, os.W_OK | os.X_OK):
         raise OutputError(f"-o {output}: the folder {os.path.dirname(output) or '.'} is not "
                           "writable, so the report folder cannot be created in it")
-
-
-@contextlib.contextmanager
-def _named_as_output(output):
-    """Prefix an OutputError with ``-o FOLDER:``, as the commands' errors name it."""
-    from ..exceptions import OutputError
-
-    try:
-        yield
-    except OutputError as exc:
-        raise OutputError(f"-o {output}: {exc}") from None
 
 
 def _same_as_stream(fd, path):

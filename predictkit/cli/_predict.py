@@ -3,7 +3,7 @@
 import numpy as np
 
 from .._format import format_count, format_fixed, format_given
-from .._table import cancelled_before_running, copy_attrs, known_time
+from .._table import cancelled_before_running, known_time, rows_where
 from ..exceptions import ConfigError, JobTableError
 from ..metrics import (adjustment_outcomes, estimate_accuracy, mean_absolute_error,
                        underestimation_rate)
@@ -107,16 +107,6 @@ def _number(text, name):
         return float(text)
     except ValueError:
         raise ConfigError(f"{name} must be a number, got {text!r}") from None
-
-
-def _rows(jobs, keep):
-    """The rows of ``jobs`` where ``keep`` holds, keeping the log's attributes."""
-    if keep.all():
-        return jobs
-    attrs = copy_attrs(jobs)
-    kept = jobs[keep]
-    kept.attrs = attrs
-    return kept
 
 
 def summarize_predictions(run, requested, predicted, *, bad_threshold=1800.0, never_ran=None):
@@ -235,7 +225,7 @@ def run(args):
         progress.warn(f"{format_count(int((~placed).sum()), 'job')} without a submit time "
                       f"(first at row {int(np.argmax(~placed))}) cannot be placed in the "
                       "online history: not predicted (their prediction is written as unknown)")
-    history = _rows(jobs, placed)
+    history = rows_where(jobs, placed)
     known = None
     no_wait = np.isnan(history["wait_time"].to_numpy(dtype=float)) & np.isfinite(y[placed])
     needs_history = args.method != "requested"  # the request is known at submission

@@ -249,7 +249,8 @@ def run(args):
         warn_ungrouped(estimates, jobs, args.trace, args.predictor, progress.warn)
     with flag_names(_FLAGS), progress.step(
             lambda: f"simulated {format_count(len(schedule.jobs), 'job')} with "
-                    f"{args.predictor} estimates{_killed(schedule)}"):
+                    f"{args.predictor} estimates"
+                    + (f" ({_killed(schedule)})" if schedule.jobs["killed"].any() else "")):
         schedule = simulate(jobs, estimates=estimates, selective=args.selective, **common)
     if len(schedule.rejected):
         wider = wider_than_machine(len(schedule.rejected), schedule.machine_procs, verb="was")
@@ -290,9 +291,9 @@ _FLAGS = {"machine_procs": "--machine-procs", "policy": "--policy", "priority": 
 
 
 def _killed(schedule):
-    """`` (N killed at the requested time)`` when a job outlived its request, else nothing."""
+    """``N jobs killed at the requested time``: the jobs that outlived their request."""
     n_killed = int(schedule.jobs["killed"].sum())
-    return f" ({format_count(n_killed, 'job')} killed at the requested time)" if n_killed else ""
+    return f"{format_count(n_killed, 'job')} killed at the requested time"
 
 
 def schedule_as_log(schedule):
@@ -329,8 +330,7 @@ def _write(schedule, args, fmt):
         f"machine_procs={p['machine_procs']}",
     ]
     if schedule.jobs["killed"].any():
-        comments.append(f"{_killed(schedule).strip(' ()')}: run_time holds the time run, "
-                        "status 0 (failed)")
+        comments.append(f"{_killed(schedule)}: run_time holds the time run, status 0 (failed)")
     cleaned = describe_cleaning(schedule.jobs)
     if cleaned:
         comments.append(f"left out of the log before simulating: {cleaned}")

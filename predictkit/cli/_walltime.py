@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .._format import format_count, format_given
-from .._table import copy_attrs, known_time
+from .._table import known_time, rows_where
 from ..exceptions import ConfigError, JobTableError
 from ..io._slurm_fields import format_slurm_duration
 from ..metrics import estimate_accuracy
@@ -130,9 +130,7 @@ def recommend_walltime(jobs, *, user, req_time, procs=None, account=None, max_ri
     if unplaced.any():
         # without a submit time a job has no place in the online history
         notes.append(f"{format_count(int(unplaced.sum()), 'job')} without a submit time: left out")
-        attrs = copy_attrs(jobs)
-        jobs = jobs[~unplaced]
-        jobs.attrs = attrs
+        jobs = rows_where(jobs, ~unplaced)
     jobs = jobs.sort_values("submit_time", kind="stable").reset_index(drop=True)
     user_id = resolve_name(jobs, user, "user_id", "--user")
     run_time = jobs["run_time"].to_numpy(dtype=float)

@@ -172,8 +172,7 @@ class ParsedLines:
         if "TimelimitRaw" in self.values and "Timelimit" in self.values:
             values = np.where(np.isnan(values), self.values["Timelimit"], values)
         self.values["req_time"] = values
-        self.limits = np.isnan(values) & np.logical_or.reduce(
-            [tokens for tokens in self.limit_tokens.values()])
+        self.limits = np.isnan(values) & np.logical_or.reduce(list(self.limit_tokens.values()))
 
     def _flag(self, bad, message, name):
         for position in np.flatnonzero(bad & ~self.bad):
