@@ -24,7 +24,7 @@ import pandas as pd
 
 from .._atomic import check_output, open_output, write_errors
 from .._deprecation import UNSET, renamed_argument
-from .._format import format_count
+from .._format import displayable, format_count
 from .._validation import check_path_or_file, invalid_parameter
 from ..exceptions import ConfigError, OutputError
 from ._evaluate import check_trace_jobs, evaluate_cell
@@ -71,7 +71,9 @@ def _flatten(cell, result, key=None):
                           "which would overwrite the cell's configuration in its row; name "
                           "them otherwise")
     row.update(result)
-    return row
+    # a results table holds text as UTF-8: a file name that is none is shown as pages show it
+    return {name: displayable(value) if isinstance(value, str) else value
+            for name, value in row.items()}
 
 
 def _run_one(evaluate, cell, parts, key, sent, identity, made_by):
@@ -282,7 +284,9 @@ def run_grid(cells, evaluate, *, results=None, backend=None, scheduler=None, n_w
     DataFrame
         One row per cell: its configuration (``trace``, ``predictor``,
         ``param_*``, ``policy``, ``priority``, ``option_*``) and its metrics,
-        in the order of ``cells``.
+        in the order of ``cells``. A text that is no UTF-8 (a trace file
+        named by bytes that are none) is written with U+FFFD in its place;
+        the ``cell`` key still tells such cells apart.
 
     Raises
     ------

@@ -248,3 +248,18 @@ def test_jobs_left_out_of_every_cell_are_counted_in_a_warning(tmp_path):
     with pytest.warns(UserWarning, match=rf"{path}: left out 3 jobs with req_time unknown or not "
                       r"positive, in every cell \(options\.max_jobs counts the jobs kept\)"):
         check_trace_jobs(expand_grid({"traces": [str(path)], "predictors": ["requested"]}))
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_a_trace_named_by_bytes_that_are_no_utf8_gets_a_row(tmp_path, suffix):
+    name = b"k\xffth.swf".decode("utf-8", "surrogateescape")
+    write_trace(tmp_path / name)
+    other = write_trace(tmp_path / b"k\xfeth.swf".decode("utf-8", "surrogateescape"))
+    cells = [dict(expand_grid({"traces": [str(tmp_path / name)],
+                               "predictors": ["requested"]})[0]),
+             dict(expand_grid({"traces": [str(other)], "predictors": ["requested"]})[0])]
+    results = tmp_path / f"out{suffix}"
+    table = run_grid(cells, evaluate_cell, results=results)
+    assert list(table["trace"]) == [str(tmp_path / "k\ufffdth.swf")] * 2
+    assert table["cell"].nunique() == 2 and list(table["n_jobs"]) == [40, 40]
+    assert results.exists()
