@@ -79,6 +79,13 @@ class PhiModel(EstimateModel):
     estimates are truncated at ``t_max`` (24 h in the original), but never
     below the runtime (Tsafrir et al., section 1.2).
 
+    Section 1.2 says the model "also created [...] the hump at low values",
+    the jobs that fail at start-up (under 90 s) in real histograms. It gives
+    neither the hump's share nor its shape, and estimates here are given to
+    the runtimes a log or model already has, so the hump is not added: a
+    job's accuracy is its ``u`` (or 1 for the exact share), whatever its
+    runtime.
+
     Parameters
     ----------
     phi : float, default=0.15

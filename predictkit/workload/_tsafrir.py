@@ -59,7 +59,7 @@ class TsafrirEstimates(EstimateModel):
         ``t_max`` keeps the largest size unless given here. Times are seconds or
         durations, at most ``t_max``; percents, with ``p_max``, sum to <= 100.
     k_model : {"linear", "power"}
-        Number of modes from the number of jobs: Table 3 or ``0.653566 N^0.547761``.
+        Number of modes from the number of jobs: Table 3 or ``1.1 N^0.5`` (Fig. 7).
     assignment : {"shuffle", "sessions"}
         ``"shuffle"`` is the paper's random shuffle (independent jobs).
         ``"sessions"`` (beyond the paper, its future work of section 11.4) gives

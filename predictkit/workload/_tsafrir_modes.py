@@ -32,8 +32,8 @@ K_POINTS_N = np.array([0, 20, 200, 1_000, 10_000, 70_000, 250_000], dtype=float)
 K_POINTS_K = np.array([0, 10, 20, 35, 90, 340, 565], dtype=float)
 """Table 3: the linear model of K (number of modes) from N (number of jobs)."""
 
-K_POWER = (0.653566, 0.547761)
-"""The power model ``K = alpha * N ** beta`` (reference fit of Fig. 7)."""
+K_POWER = (1.1, 0.5)
+"""The power model ``K = alpha * N ** beta``, fitted to the four traces at once (Fig. 7)."""
 
 A_FIT = (12.1039, -0.6026)
 """``a(K) = 1 + alpha * K ** beta`` (Fig. 9)."""
@@ -74,7 +74,7 @@ def n_modes(n_jobs, k_model="linear"):
     """Number of modes ``K`` for ``n_jobs`` jobs (section 6).
 
     ``"linear"`` interpolates Table 3 (capped at 565 modes beyond 250,000
-    jobs); ``"power"`` is ``K = 0.653566 * N ** 0.547761``. At least one mode.
+    jobs); ``"power"`` is ``K = 1.1 * N ** 0.5`` (Fig. 7). At least one mode.
     """
     n = float(n_jobs)
     if k_model == "linear":
