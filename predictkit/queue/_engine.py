@@ -70,8 +70,9 @@ class Engine:
         self.cluster_start = cluster_start
         self.cluster_window = cluster_window
         self.seed = seed
-        steps = int(round(1.0 / proba_step))
-        self.grid = np.arange(1, steps) / steps
+        # the multiples of the step below 1, rounded so that 0.01 steps give k / 100 exactly
+        self.grid = np.round(np.arange(1, math.floor((1.0 - 1e-9) / proba_step) + 1)
+                             * proba_step, 12)
         self._grid_cache = {}
         self.store = _Store()
         self.n_refits = 0

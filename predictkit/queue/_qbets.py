@@ -99,7 +99,8 @@ class QBETS(ParamsValidatedMixin, BaseEstimator):
         PELT penalty; ``None`` is ``3 ln(m) sigma**2`` with a robust noise estimate
         (see :mod:`predictkit.queue._changepoint`).
     proba_step : float, default=0.01
-        Step of the quantile grid of :meth:`start_probability`.
+        Step of the quantile grid of :meth:`start_probability`: its multiples
+        below 1 (0.3 gives 0.3, 0.6 and 0.9).
     random_state : int, RandomState, Generator or None, default=None
         Seeds the mixture fits of ``clustering="auto"`` (every group's
         engine gets the same seed, as separate estimators would).

@@ -94,6 +94,16 @@ def test_start_probability_is_the_inverted_bound():
     assert got[-1] == 0.98
 
 
+@pytest.mark.parametrize("step, grid", [(0.3, [0.3, 0.6, 0.9]), (0.4, [0.4, 0.8]),
+                                        (0.25, [0.25, 0.5, 0.75]), (0.5, [0.5])])
+def test_start_probability_takes_the_multiples_of_its_step(step, grid):
+    waits = np.linspace(0.0, 1990.0, 200)
+    model = QBETS(**SINGLE, proba_step=step).fit(_jobs(200), waits)
+    within = np.concatenate([[0.0], np.linspace(1.0, 1990.0, 400), [1e9]])
+    got = set(model.start_probability(_jobs(len(within)), within=within))
+    assert got == {0.0, *grid}
+
+
 def _queue(ages, now=10000.0):
     return _jobs(len(ages)).assign(submit_time=now - np.asarray(ages, dtype=float)), now
 
