@@ -189,6 +189,8 @@ def analyze(jobs, *, name=None, max_jobs=None, predictors=None, quantile=0.95,
     cleaning = clean.attrs["cleaning"]
     truncated = max_jobs is not None and len(clean) > max_jobs
     if truncated:
+        cleaning = [*cleaning, {"rule": f"after the first {max_jobs:,} (--max-jobs)",
+                                "removed": len(clean) - max_jobs, "remaining": max_jobs}]
         clean = first_jobs(clean, max_jobs, source=jobs, reset_index=True)
         notes.append(f"Only the first {max_jobs:,} jobs (after cleaning) are analysed.")
     result = Analysis(name=name, summary=summary, cleaning=cleaning, notes=notes,
@@ -209,8 +211,13 @@ def analyze(jobs, *, name=None, max_jobs=None, predictors=None, quantile=0.95,
         result.cleaning = [*result.cleaning, *simulable]
         notes.append(f"Jobs requesting 0 s were left out ({simulable[-1]['removed']:,}).")
     result.modes = estimate_modes(clean) if has_requests else None
+    before = len(clean)
     clean, filled = with_observed_waits(clean, has_requests=has_requests)
     notes += filled
+    if len(clean) < before:  # jobs wider than the machine have no simulated wait
+        result.cleaning = [*result.cleaning, {"rule": "wider than the machine (no wait)",
+                                              "removed": before - len(clean),
+                                              "remaining": len(clean)}]
     result.jobs = clean
     if not has_requests and np.isfinite(np.asarray(clean["req_time"], dtype=float)).any():
         result.request_jobs = clean_jobs(clean, require_request=True)
@@ -312,9 +319,10 @@ def _bounds(result, jobs, quantile, random_state):
     result.wait_bounds = replay(make_wait_model("wait", quantile=quantile,
                                                 capacity=jobs.attrs.get("max_procs")), jobs, waits)
     rows = []
+    waited = bool((waits > 0).any())  # else every bound holds, which judges none
     for method, bounds in (("QBETS", result.bounds), ("WaitPredictor", result.wait_bounds)):
         summary = bound_summary(waits, bounds, quantile=quantile)
-        scored = summary["n_bounded"] > 0
+        scored = summary["n_bounded"] > 0 and waited
         rows.append({
             "method": method, "quantile": quantile, "jobs": summary["n_jobs"],
             "jobs with a bound": summary["n_bounded"], "correctness": summary["correctness"],

@@ -320,3 +320,39 @@ def test_analyze_runs_its_first_jobs_on_the_whole_logs_widest_job():
     from predictkit._summary import machine_size
 
     assert len(result.jobs) == 100 and machine_size(result.jobs) == (200.0, False)
+
+
+def test_the_cleaning_table_chains_to_the_jobs_analysed():
+    jobs = make_workload(600, random_state=3)
+    jobs.loc[[5, 9], "run_time"] = np.nan
+    analysis = analyze(jobs, max_jobs=200, fairness=False, policies=())
+    rows = analysis.cleaning
+    assert rows[-1] == {"rule": "after the first 200 (--max-jobs)", "removed": 398,
+                        "remaining": 200}
+    assert all(a["remaining"] - b["removed"] == b["remaining"] for a, b in zip(rows, rows[1:]))
+    assert rows[0]["remaining"] + rows[0]["removed"] == 600
+    assert rows[-1]["remaining"] == len(analysis.jobs)
+
+
+def test_jobs_without_a_simulated_wait_close_the_cleaning_table():
+    jobs = pd.DataFrame({"job_id": [1, 2, 3], "submit_time": [0.0, 10.0, 5000.0],
+                         "wait_time": np.nan, "run_time": [100.0, 100.0, 50.0],
+                         "n_procs": [8.0, 16.0, 4.0],
+                         "req_time": [200.0, 200.0, 100.0], "user_id": [1.0, 2.0, 1.0]})
+    jobs.attrs["max_procs"] = 8
+    analysis = analyze(jobs, fairness=False, policies=())
+    assert analysis.cleaning[-1] == {"rule": "wider than the machine (no wait)", "removed": 1,
+                                     "remaining": 2}
+    assert len(analysis.jobs) == 2
+
+
+def test_bounds_on_a_log_where_no_job_waited_are_not_judged(tmp_path):
+    jobs = make_workload(400, random_state=0).assign(wait_time=0.0)
+    analysis = analyze(jobs, fairness=False, policies=())
+    table = analysis.bound_table
+    assert (table["correctness"] == 1).all() and table["meets quantile"].isna().all()
+    assert (table["95% interval"] == "n/a").all()
+    page = build_report(analysis, tmp_path).read_text()
+    assert "No job waited here (all 400 waits are 0 s)" in page
+    waited = analyze(make_workload(400, random_state=0), fairness=False, policies=())
+    assert "No job waited" not in build_report(waited, tmp_path / "w").read_text()
