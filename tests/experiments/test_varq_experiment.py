@@ -28,7 +28,7 @@ def test_experiment_small_window():
 
 
 @pytest.mark.parametrize("kwargs", [dict(fractions=(0.0,)), dict(probabilities=(1.5,)),
-                                    dict(period=0)])
+                                    dict(period=0), dict(replan_every=0)])
 def test_bad_arguments(kwargs):
     jobs = load_trace("KTH-SP2-1996-2.1-cln", 100)
     with pytest.raises(ConfigError):
@@ -81,3 +81,73 @@ def test_a_log_with_no_simulable_job_names_what_left_each_out():
     with pytest.raises(JobTableError, match=r"^no job can be simulated: every job was left out "
                                             r"\(2 jobs with req_time unknown or not positive\)"):
         varq_experiment(jobs)
+
+
+def _plans_one_by_one(base, candidates, probabilities, period, step, replan_every, params):
+    """Each candidate planned alone, every ``replan_every`` s from its submission, by a
+    QBETS fitted afresh on the waits known at that instant (the paper's rule, sec. 3.1)."""
+    import numpy as np
+
+    from predictkit.queue import QBETS, VARQ
+
+    submit, start = base["submit_time"].to_numpy(), base["start_time"].to_numpy()
+    rows = np.arange(len(base))
+    order = np.lexsort((rows, submit, start))
+    plans = {p: {} for p in probabilities}
+    for j in candidates:
+        deadline = (np.floor(submit[j] / period) + 1.0) * period
+        now, first = float(submit[j]), True
+        while True:
+            known = order[start[order] <= now]
+            model = QBETS(**params).partial_fit(base.iloc[known],
+                                                base["wait_time"].to_numpy()[known])
+            model.observe_queue(base.iloc[np.flatnonzero((submit < now) & (start > now)
+                                                         & (rows != j))], now=now)
+            traj = VARQ(model, step=step).trajectory(base["n_procs"].iloc[j],
+                                                     base["req_time"].iloc[j], deadline, now)
+            probs = traj["probability"].to_numpy()
+            for p in probabilities:
+                if not first and (j not in plans[p] or plans[p][j][0] <= now):
+                    continue
+                ok = np.flatnonzero(np.isfinite(probs) & (probs >= p))
+                if first and not len(ok):
+                    continue
+                at = int(ok[-1]) if len(ok) else 0
+                promised = probs[at] if first else plans[p][j][2]
+                plans[p][j] = (traj["submit_time"].iloc[at], traj["requested_time"].iloc[at],
+                               promised)
+            waiting = [plans[p][j][0] for p in probabilities
+                       if j in plans[p] and plans[p][j][0] > now]
+            if not waiting or now + replan_every >= max(waiting):
+                break
+            now, first = now + replan_every, False
+    return plans
+
+
+def test_a_waiting_request_is_planned_again_from_the_qbets_of_the_moment():
+    import numpy as np
+
+    from predictkit.experiments._varq_experiment import _plan_all
+    from predictkit.simulate import simulate
+
+    jobs = load_trace("KTH-SP2-1996-2.1-cln", 3000)
+    schedule = simulate(jobs, policy="easy", estimates="requested").jobs
+    base = schedule.reset_index(drop=True)
+    first = float(base["submit_time"].min())
+    window = np.flatnonzero(base["submit_time"].between(first + 15 * 86400,
+                                                        first + 16 * 86400))
+    candidates = window[::3]
+    params = dict(clustering=None, changepoint=None)
+    args = (base, candidates, (0.5, 0.8), 21600.0, 60.0)
+    plans, highest, replans = _plan_all(*args, 1800.0, params)
+    assert replans > 0 and len(highest) == len(candidates)
+    expected = _plans_one_by_one(*args, 1800.0, params)
+    for p in (0.5, 0.8):
+        assert plans[p].keys() == expected[p].keys() and len(plans[p])
+        for j, (at, asked, promised) in plans[p].items():
+            assert (at, asked, promised) == pytest.approx(expected[p][j], rel=0, abs=1e-9)
+    once, _, none = _plan_all(*args, float("inf"), params)
+    assert none == 0 and {p: set(v) for p, v in once.items()} == \
+        {p: set(v) for p, v in plans.items()}
+    moved = sum(once[p][j][0] != plans[p][j][0] for p in once for j in once[p])
+    assert moved > 0  # planning again changed some submit times
