@@ -74,8 +74,9 @@ def check_positive(value, flag, *, allow_zero=False):
     return value
 
 
-MAX_PROCS = 2**53
-"""Largest machine a command accepts (processor counts are exact in float64 below it)."""
+MAX_PROCS = 2**53 - 1
+"""Largest machine a command accepts (processor counts are exact in float64 up to it, and
+the writers take it)."""
 
 
 def check_procs(value, flag="--machine-procs"):

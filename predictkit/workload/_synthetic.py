@@ -43,10 +43,14 @@ APPS_PER_USER = 3
 BYTES_PER_JOB = 1024
 """Peak memory of :func:`make_workload` per job in bytes, rounded up (measured: 480-550)."""
 
+BYTES_PER_USER = 64
+"""Memory of :func:`make_workload` per user in bytes: the users' weights and the arrays
+choosing among them."""
+
 
 @validate_params({
     "n_jobs": [WholeNumber(1, integral=True, high=2**62)],
-    "machine_procs": [Interval(Integral, 1, None, closed="left")],
+    "machine_procs": [Interval(Integral, 1, 2**53 - 1, closed="both")],
     "n_procs": [Interval(Integral, 1, None, closed="left"), NOT_PASSED],
     "random_state": [RANDOM_STATE],
     "t_max": [Duration(minimum=3600), None],
@@ -128,8 +132,8 @@ def make_workload(n_jobs, *, machine_procs=DEFAULT_MACHINE_PROCS, random_state=N
     p_max : float, optional
         Percent of jobs requesting ``t_max`` with ``estimates="modal"``
         (default about 22%; jobs that no shorter mode covers get ``t_max``
-        too, so the share is at least theirs: 25-30% of the built-in site's
-        jobs, which a lower ``p_max`` does not change). The joint model draws
+        too, so the share is at least theirs: 10-15% of the built-in site's
+        jobs, by seed, which a lower ``p_max`` does not change). The joint model draws
         each request from the job's runtime and padding, which sets that
         share (16-24% on the built-in site, by seed), so it refuses ``p_max``.
     job_types : bool
@@ -207,7 +211,7 @@ def make_workload(n_jobs, *, machine_procs=DEFAULT_MACHINE_PROCS, random_state=N
     machine_procs = renamed_argument("make_workload", "n_procs", "machine_procs", n_procs,
                                      machine_procs, new_default=DEFAULT_MACHINE_PROCS,
                                      stacklevel=5)
-    _check_memory(n_jobs)
+    _check_memory(n_jobs, n_users)
     if p_max is not None and estimates == "joint":
         raise InvalidParameterError(
             "The 'p_max' parameter of make_workload sets the share of jobs at t_max of the "
@@ -339,7 +343,7 @@ SESSION_CLOCK_PASSES = 3
 def _users_of_sessions(rng, n_sessions, n_users, user_skew):
     """Each session's user (1-based, Zipf-like: user ``i`` has weight ``1 / i ** user_skew``)
     and application code (0-based, :data:`APPS_PER_USER` per user)."""
-    weights = 1.0 / np.arange(1, n_users + 1) ** user_skew
+    weights = 1.0 / np.arange(1, n_users + 1, dtype=np.float64) ** float(user_skew)
     user = rng.choice(n_users, size=n_sessions, p=weights / weights.sum()) + 1
     return user, (user - 1) * APPS_PER_USER + rng.integers(0, APPS_PER_USER, size=n_sessions)
 
@@ -408,19 +412,27 @@ def _arrivals(rng, n, types, weekend_factor):
 
 
 
-def _check_memory(n_jobs):
+def _check_memory(n_jobs, n_users=None):
     """Refuse a workload that cannot fit in physical memory, with the estimate."""
     try:
         total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (AttributeError, ValueError, OSError):  # no such query on this system
         return
-    need = int(n_jobs) * BYTES_PER_JOB
-    if need > total:
+    jobs_need = int(n_jobs) * BYTES_PER_JOB
+    users_need = int(n_users or 0) * BYTES_PER_USER
+    if jobs_need + users_need <= total:
+        return
+    if users_need > jobs_need:
         raise invalid_parameter(
-            "n_jobs", "make_workload",
-            f"small enough to fit in memory: {int(n_jobs):,} jobs need about "
-            f"{_bytes(need)} (about {BYTES_PER_JOB:,} bytes per job), this machine has "
-            f"{_bytes(total)}", n_jobs)
+            "n_users", "make_workload",
+            f"small enough to fit in memory: {int(n_users):,} users need about "
+            f"{_bytes(users_need)} (about {BYTES_PER_USER} bytes per user), this machine has "
+            f"{_bytes(total)}", n_users)
+    raise invalid_parameter(
+        "n_jobs", "make_workload",
+        f"small enough to fit in memory: {int(n_jobs):,} jobs need about "
+        f"{_bytes(jobs_need + users_need)} (about {BYTES_PER_JOB:,} bytes per job), this "
+        f"machine has {_bytes(total)}", n_jobs)
 
 
 def _bytes(n):

@@ -120,8 +120,8 @@ def test_select_warns_of_a_header_machine_too_small(tmp_path, capsys):
 @pytest.mark.parametrize("value, message", [
     ("0", "--machine-procs must be positive, got 0"),
     ("-5", "--machine-procs must be positive, got -5"),
-    (str(2**53 + 1), "--machine-procs must be at most 9,007,199,254,740,992, got "
-                     "9,007,199,254,740,993"),
+    (str(2**53), "--machine-procs must be at most 9,007,199,254,740,991, got "
+                 "9,007,199,254,740,992"),
 ])
 def test_bad_machine_sizes_are_one_line_errors(capsys, command, value, message):
     status, out, err = outcome(capsys, [*command, "--machine-procs", value])

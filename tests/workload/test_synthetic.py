@@ -181,6 +181,24 @@ def test_make_workload_refuses_a_size_that_cannot_fit_in_memory():
 
     with pytest.raises(ConfigError, match=r"10,000,000,000,000 jobs need about .* TiB"):
         make_workload(10**13, random_state=0)
+    with pytest.raises(ConfigError, match=r"n_users.*1,000,000,000,000 users need about"):
+        make_workload(1000, n_users=10**12, random_state=0)
+
+
+@pytest.mark.parametrize("skew", [6, 50])
+def test_a_whole_number_user_skew_is_the_float_one(skew):
+    as_int = make_workload(2000, n_users=2000, user_skew=skew, random_state=0)
+    as_float = make_workload(2000, n_users=2000, user_skew=float(skew), random_state=0)
+    pd.testing.assert_frame_equal(as_int, as_float)
+
+
+def test_a_machine_too_large_to_write_is_refused_at_the_call():
+    from predictkit.exceptions import ConfigError
+
+    with pytest.raises(ConfigError, match="machine_procs"):
+        make_workload(100, machine_procs=2**53, random_state=0)
+    assert make_workload(100, machine_procs=2**53 - 1, random_state=0).attrs["max_procs"] \
+        == 2**53 - 1
 
 
 def test_deprecated_n_procs_still_sets_the_machine_and_warns():
