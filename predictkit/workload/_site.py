@@ -14,7 +14,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from .._validation import RANDOM_STATE, Duration, Interval, ParamsValidatedMixin
-from ..exceptions import NotFittedError
+from ..exceptions import JobTableError, NotFittedError
 from ._base import as_rng
 from ._default_site import DefaultSite, default_site
 from ._joint import JointEstimates
@@ -40,7 +40,8 @@ class SiteModel(ParamsValidatedMixin, BaseEstimator):
         Fit the session parameters of :func:`make_workload` (how much a
         user's runtimes repeat, when the next job comes) to the log's
         :func:`runtime_locality` (about 15 s on two cores); else, or when the log has no
-        two consecutive jobs of a known user, keep the built-in site's.
+        two consecutive jobs of a known user or one user only (whose log says nothing
+        of how users differ), keep the built-in site's.
     random_state : int, RandomState, Generator or None
 
     Attributes
@@ -84,8 +85,15 @@ class SiteModel(ParamsValidatedMixin, BaseEstimator):
         request model (every job that also has a request) and the session parameters
         (every job with a runtime and a user)."""
         self._validate_params()
-        self.runtimes_ = RuntimeDistribution(min_jobs=self.min_jobs,
-                                             random_state=self.random_state).fit(X)
+        runtimes = RuntimeDistribution(min_jobs=self.min_jobs,
+                                       random_state=self.random_state).fit(X)
+        usable = _jobs_with_runtime_and_width(X)
+        if usable < self.min_jobs:
+            raise JobTableError(
+                f"SiteModel needs at least min_jobs={self.min_jobs} jobs with a runtime and a "
+                f"width to fit a site, the log has {usable:,}: a site fitted to fewer would "
+                "repeat those few jobs (lower min_jobs to fit it anyway)")
+        self.runtimes_ = runtimes
         # the site describes a population, not the log's users: its synthetic users
         # draw from the paddings rather than copy a real user's requests
         self.estimates_ = JointEstimates(min_jobs=self.min_jobs, think_time=self.think_time,
@@ -94,7 +102,7 @@ class SiteModel(ParamsValidatedMixin, BaseEstimator):
         self.machine_procs_ = self.runtimes_.machine_procs_
         self.locality_ = runtime_locality(X) if {"user_id", "submit_time"} <= set(X) else None
         self.sessions_ = DEFAULT_SESSIONS
-        if self.fit_sessions and self.locality_ is not None:
+        if self.fit_sessions and self.locality_ is not None and _n_users(X) >= 2:
             seeds = as_rng(self.random_state).integers(2**31, size=FIT_SEEDS)
             self.sessions_ = fit_session_parameters(self._generator(seeds), self.locality_)
         return self
@@ -126,3 +134,19 @@ class SiteModel(ParamsValidatedMixin, BaseEstimator):
                 "modes": est.mode_values_.tolist(), "head": est.mode_head_.tolist(),
                 "sessions": {name: round(value, 4)
                              for name, value in self.sessions_._asdict().items()}}
+
+
+def _jobs_with_runtime_and_width(X):
+    """How many jobs of ``X`` have a runtime and a width (the jobs a site is fitted to)."""
+    from .._table import job_width
+
+    run = np.asarray(X["run_time"], dtype=float) if "run_time" in X else np.full(len(X), np.nan)
+    return int(np.sum((run >= 0) & (job_width(X) > 0)))
+
+
+def _n_users(X):
+    """Distinct known users of the jobs of ``X`` that have a runtime."""
+    if "user_id" not in X or "run_time" not in X:
+        return 0
+    ran = np.asarray(X["run_time"], dtype=float) >= 0
+    return int(X.loc[ran, "user_id"].dropna().nunique())

@@ -44,6 +44,18 @@ def test_a_log_without_users_keeps_the_built_in_sessions(small_log):
     assert unknown.locality_ is None and unknown.sessions_ == DEFAULT_SESSIONS
     assert SiteModel(fit_sessions=False, random_state=0).fit(small_log).sessions_ \
         == DEFAULT_SESSIONS
+    one_user = SiteModel(random_state=0).fit(small_log.assign(user_id=1.0))
+    assert one_user.locality_ is not None and one_user.sessions_ == DEFAULT_SESSIONS
+
+
+@pytest.mark.parametrize("n_jobs", [1, 10, 49])
+def test_a_log_too_small_for_a_site_is_refused_in_one_line(small_log, n_jobs):
+    from predictkit.exceptions import JobTableError
+
+    with pytest.raises(JobTableError, match=rf"at least min_jobs=50 jobs .* the log has "
+                                            rf"{n_jobs}: "):
+        SiteModel(random_state=0).fit(small_log.iloc[:n_jobs])
+    assert SiteModel(min_jobs=n_jobs, fit_sessions=False).fit(small_log.iloc[:n_jobs])
 
 
 def test_make_workload_takes_the_sites_sessions_unless_given(small_log):
