@@ -32,7 +32,7 @@ import numpy as np
 __all__ = ["paced_arrivals", "to_rate_time", "to_calendar", "DEFAULT_BAND"]
 
 DEFAULT_BAND = 12 * 3600.0
-"""``D`` in seconds of rate time: a 7-day window stays within 1/7 of the load."""
+"""``D`` in seconds of rate time: a 7-day window stays within 1/7 of the load (relative)."""
 
 
 def to_rate_time(times, weights, bucket_seconds):

@@ -114,7 +114,7 @@ def make_workload(n_jobs, *, machine_procs=DEFAULT_MACHINE_PROCS, random_state=N
       session-aware assignment, as predictkit 0.2 did;
     * runtimes are capped at ``t_max`` (capped jobs get status 0);
     * arrivals are paced so that every 7-day window offers ``load`` of the
-      machine within +-1/7 and one job's work at each edge, keeping the daily
+      machine within +-load/7 and one job's work at each edge, keeping the daily
       and weekly cycles (see :mod:`predictkit.workload._load`).
 
     Parameters
