@@ -212,12 +212,14 @@ def estimate_wait(jobs, *, procs, req_time, user=None, partition=None, within=(3
     if partition is not None:
         ids = partition_ids(jobs, partition, partition_flag)
         jobs = jobs[np.isin(jobs["partition_id"].to_numpy(), ids)]
-        widest = np.nanmax(job_width(jobs), initial=0.0)
+    now = last if queue is None else float(queue[1])
+    if partition is not None:  # the waits learned are those of jobs started by now
+        widest = np.nanmax(job_width(jobs)[jobs["start_time"].to_numpy(dtype=float) <= now],
+                           initial=0.0)
         if procs > widest:
             notes.append(f"no job of {_partition_text(partition)} in the log was wider than "
                          f"{format_count(int(widest), width_unit(jobs))}: the bound rests on "
                          f"the waits of narrower jobs")
-    now = last if queue is None else float(queue[1])
     if now - last > STALE_HISTORY:
         notes.append(f"the snapshot is {format_duration(now - last)} after the "
                      "last event of the log: the waits learned may no longer describe the "

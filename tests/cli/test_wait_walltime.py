@@ -736,3 +736,21 @@ def test_a_share_is_printed_with_the_decimals_that_tell_it_from_the_risk_limit()
         [2, 1, 1]
     assert _limit_digits({"risk_limit": 1 / 3, "max_risk": 0.05}) == 1  # the requests' share
     assert _share(48 / 393, 0.1222, 2) == "12.21%" and _share(0.3, 0.1222, 2) == "30.00%"
+
+
+def test_a_partitions_widest_job_is_one_that_had_started_by_the_snapshot(capsys, tmp_path,
+                                                                         jobs):
+    gpu = jobs[jobs["partition_id"] == jobs.attrs["partition_ids"]["gpu"]]
+    start = gpu["submit_time"] + gpu["wait_time"]
+    widest = start[gpu["n_procs"] == gpu["n_procs"].max()].min()
+    before = pd.Timestamp(jobs.attrs["unix_start_time"] + widest - 60, unit="s")
+    earlier = gpu[start <= widest - 60]
+    narrower = int(np.nanmax(earlier["n_procs"]))
+    assert narrower < gpu["n_procs"].max()
+    argv = _ask_with_one_pending_job(tmp_path / "q.txt", SAMPLE, {"CPUS": 2},
+                                     before.strftime("%Y-%m-%dT%H:%M:%S"),
+                                     before.strftime("%Y-%m-%dT%H:%M:%S"))
+    argv[argv.index("--procs") + 1] = str(narrower + 1)
+    answer = run_json(capsys, [*argv, "--partition", "gpu"])
+    assert any(f"no job of partition gpu in the log was wider than {narrower} processors"
+               in note for note in answer["notes"])
