@@ -31,7 +31,6 @@ Departures from the paper, forced by a trace-driven offline setting:
   VARQ job at fraction ``f`` when the number is below ``f``.
 """
 
-import heapq
 import math
 
 import numpy as np
@@ -69,12 +68,14 @@ def _plan_all(base, candidates, probabilities, period, step, replan_every, qbets
     """Plan every candidate at every probability from QBETS trained online.
 
     A candidate is planned at its submission; while a plan waits for its
-    submit time, the candidate is planned again every ``replan_every``
-    seconds from the QBETS of that instant (Nurmi et al. 2008, section 3.1:
-    VARQ "continually generates new probability trajectories while waiting to
-    submit a job"), and the plan follows the latest trajectory: its latest
-    submit time that reaches the probability, or now when none does any
-    more. The probability promised is the first plan's.
+    submit time, the candidate is planned again at every multiple of
+    ``replan_every`` seconds, from the QBETS of that instant (Nurmi et al.
+    2008, section 3.1: VARQ "continually generates new probability
+    trajectories while waiting to submit a job"), and the plan follows the
+    latest trajectory: its latest submit time that reaches the probability,
+    or now when none does any more. The probability promised is the first
+    plan's. The queue QBETS sees at an instant is that of the VARQ-free
+    schedule.
 
     Returns the plans (for each probability, candidate -> (submit time,
     requested time, promised probability)), each candidate's highest
@@ -99,42 +100,57 @@ def _plan_all(base, candidates, probabilities, period, step, replan_every, qbets
     highest = {}
     replans = 0
     added = 0
-    # (instant, candidate): a candidate's submission, then its plans made again
-    events = [(float(submit[j]), j) for j in candidates.tolist()]
-    heapq.heapify(events)
-    while events:
-        now, j = heapq.heappop(events)
+    arrivals = sorted(candidates.tolist(), key=lambda j: (submit[j], j))
+    waiting = {}  # candidate -> the submit time of its last pending plan
+    next_arrival = 0
+    now = -math.inf
+    while next_arrival < len(arrivals) or waiting:
+        arrival = submit[arrivals[next_arrival]] if next_arrival < len(arrivals) else math.inf
+        # the next multiple of replan_every after the last instant (inf: never)
+        tick = (math.floor(now / replan_every) + 1) * replan_every if waiting else math.inf
+        now = min(arrival, tick)
+        if now == math.inf:
+            break  # every plan waiting is submitted at its time; no instant plans again
+        first = []
+        while next_arrival < len(arrivals) and submit[arrivals[next_arrival]] == now:
+            first.append(arrivals[next_arrival])
+            next_arrival += 1
+        again = [j for j, due in waiting.items() if due > now] if now == tick else []
+        for j in [j for j, due in waiting.items() if due <= now]:
+            del waiting[j]  # submitted at its plan's time, before this instant
         target = int(np.searchsorted(known_start, now, side="right"))
         if target > added:
             chunk = by_start[added:target]
             model.partial_fit(base.iloc[chunk], waits[chunk])
             added = target
-        waiting = np.flatnonzero((submit < now) & (start > now) & (rows != j))
-        model.observe_queue(base.iloc[waiting], now=now)
-        traj = varq.trajectory(nodes[j], request[j], deadlines[j], now)
-        probs = traj["probability"].to_numpy()
-        times = traj["submit_time"].to_numpy()
-        requested = traj["requested_time"].to_numpy()
-        first = j not in highest
-        if first:
-            reached = probs[np.isfinite(probs)]
-            highest[j] = float(reached.max()) if len(reached) else math.nan
-        else:
-            replans += 1
-        due = -math.inf  # the last pending plan's submit time
-        for p in probabilities:
-            if not first and (j not in plans[p] or plans[p][j][0] <= now):
-                continue  # refused, or submitted already
-            ok = np.flatnonzero(np.isfinite(probs) & (probs >= p))
-            if first and not len(ok):
-                continue  # refused
-            at = int(ok[-1]) if len(ok) else 0
-            promised = float(probs[at]) if first else plans[p][j][2]
-            plans[p][j] = (float(times[at]), float(requested[at]), promised)
-            if times[at] > now:
+        model.observe_queue(base.iloc[np.flatnonzero((submit < now) & (start > now))],
+                            now=now)
+        asked = first + again
+        traj = varq.trajectories(nodes[asked], request[asked], deadlines[asked], now)
+        replans += len(again)
+        for k, j in enumerate(asked):
+            mine = traj[traj["request"].to_numpy() == k]
+            probs = mine["probability"].to_numpy()
+            times = mine["submit_time"].to_numpy()
+            requested = mine["requested_time"].to_numpy()
+            if k < len(first):
+                reached = probs[np.isfinite(probs)]
+                highest[j] = float(reached.max()) if len(reached) else math.nan
+            due = -math.inf
+            for p in probabilities:
+                if k >= len(first) and (j not in plans[p] or plans[p][j][0] <= now):
+                    continue  # refused, or submitted already
+                ok = np.flatnonzero(np.isfinite(probs) & (probs >= p))
+                if k < len(first) and not len(ok):
+                    continue  # refused
+                at = int(ok[-1]) if len(ok) else 0
+                promised = float(probs[at]) if k < len(first) else plans[p][j][2]
+                plans[p][j] = (float(times[at]), float(requested[at]), promised)
                 due = max(due, float(times[at]))
-        if now + replan_every < due:
-            heapq.heappush(events, (now + replan_every, j))
+            if due > now:
+                waiting[j] = due
+            else:
+                waiting.pop(j, None)
     return plans, highest, replans
 
 

@@ -214,16 +214,46 @@ class VARQ:
             submit_time``), ``requested_time`` (``walltime + within``) and
             ``probability`` (inverted QBETS; ``NaN`` without history).
         """
-        step, nodes, walltime, deadline, now = self._check(nodes, walltime, deadline, now)
-        submit = now + step * np.arange(int(math.ceil((deadline - now) / step)))
-        submit = submit[submit < deadline]
-        within = deadline - submit
-        # a job of this shape from no user in particular
-        jobs = pd.DataFrame({"submit_time": submit, "req_procs": nodes, "n_procs": nodes,
-                             "req_time": walltime + within, "user_id": np.nan})
-        prob = np.asarray(self._start_probability(jobs, within), dtype=np.float64)
-        return pd.DataFrame({"submit_time": submit, "wait": submit - now, "within": within,
-                             "requested_time": walltime + within, "probability": prob})
+        return self.trajectories([nodes], [walltime], [deadline], now).drop(columns="request")
+
+    def trajectories(self, nodes, walltime, deadline, now):
+        """The probability trajectories of several requests at one instant, asked at once.
+
+        Each request's rows are its :meth:`trajectory`; a request's
+        probabilities do not depend on the others asked with it.
+
+        Parameters
+        ----------
+        nodes, walltime, deadline : array-like
+            One value per request, as in :meth:`trajectory`.
+        now : float
+            The current time.
+
+        Returns
+        -------
+        DataFrame
+            ``request`` (the request's position) and the columns of
+            :meth:`trajectory`, each request's rows in order of submit time.
+        """
+        checked = [self._check(n, w, d, now) for n, w, d in zip(nodes, walltime, deadline)]
+        times = []
+        for step, _, _, d, start in checked:
+            submit = start + step * np.arange(int(math.ceil((d - start) / step)))
+            times.append(submit[submit < d])
+        counts = [len(t) for t in times]
+        submit = np.concatenate(times) if times else np.zeros(0)
+        width = np.repeat([c[1] for c in checked], counts).astype(np.float64)
+        work = np.repeat([c[2] for c in checked], counts).astype(np.float64)
+        within = np.repeat([c[3] for c in checked], counts).astype(np.float64) - submit
+        # jobs of these shapes from no user in particular
+        jobs = pd.DataFrame({"submit_time": submit, "req_procs": width, "n_procs": width,
+                             "req_time": work + within, "user_id": np.nan})
+        prob = (np.asarray(self._start_probability(jobs, within), dtype=np.float64)
+                if len(jobs) else np.zeros(0))
+        return pd.DataFrame({"request": np.repeat(np.arange(len(checked)), counts),
+                             "submit_time": submit, "wait": submit - float(now),
+                             "within": within, "requested_time": work + within,
+                             "probability": prob})
 
     def plan(self, nodes, walltime, deadline, probability, now, *, mode="latest"):
         """When to submit so that the job runs at ``deadline`` with ``probability``.

@@ -84,8 +84,9 @@ def test_a_log_with_no_simulable_job_names_what_left_each_out():
 
 
 def _plans_one_by_one(base, candidates, probabilities, period, step, replan_every, params):
-    """Each candidate planned alone, every ``replan_every`` s from its submission, by a
-    QBETS fitted afresh on the waits known at that instant (the paper's rule, sec. 3.1)."""
+    """Each candidate planned alone at its submission, then at every multiple of
+    ``replan_every`` s while it waits, by a QBETS fitted afresh on the waits known at that
+    instant and shown the queue of the VARQ-free schedule (the paper's rule, sec. 3.1)."""
     import numpy as np
 
     from predictkit.queue import QBETS, VARQ
@@ -101,8 +102,8 @@ def _plans_one_by_one(base, candidates, probabilities, period, step, replan_ever
             known = order[start[order] <= now]
             model = QBETS(**params).partial_fit(base.iloc[known],
                                                 base["wait_time"].to_numpy()[known])
-            model.observe_queue(base.iloc[np.flatnonzero((submit < now) & (start > now)
-                                                         & (rows != j))], now=now)
+            model.observe_queue(base.iloc[np.flatnonzero((submit < now) & (start > now))],
+                                now=now)
             traj = VARQ(model, step=step).trajectory(base["n_procs"].iloc[j],
                                                      base["req_time"].iloc[j], deadline, now)
             probs = traj["probability"].to_numpy()
@@ -118,9 +119,10 @@ def _plans_one_by_one(base, candidates, probabilities, period, step, replan_ever
                                promised)
             waiting = [plans[p][j][0] for p in probabilities
                        if j in plans[p] and plans[p][j][0] > now]
-            if not waiting or now + replan_every >= max(waiting):
+            tick = (np.floor(now / replan_every) + 1) * replan_every
+            if not waiting or tick >= max(waiting):
                 break
-            now, first = now + replan_every, False
+            now, first = float(tick), False
     return plans
 
 
