@@ -23,9 +23,10 @@ Departures from the paper, forced by a trace-driven offline setting:
   schedule is computed in two passes: the first charges the worst case
   (start at submission), the second the spin implied by the first pass's
   start times; the second pass is reported.
-- VARQ plans a waiting request again every ``replan_every`` seconds (10
-  minutes by default), not continually; the probability reported as
-  predicted is the one the first plan promised.
+- VARQ plans the waiting requests again at every multiple of
+  ``replan_every`` seconds (10 minutes by default), all at once, not
+  continually; the probability reported as predicted is the one the first
+  plan promised.
 - A request VARQ refuses is submitted unchanged as a regular job.
 - Selections are nested: each job draws one uniform number, and it is a
   VARQ job at fraction ``f`` when the number is below ``f``.
@@ -194,8 +195,9 @@ def varq_experiment(jobs, *, fractions=(0.1, 0.5, 0.95), probabilities=(0.5, 0.7
     step : float
         VARQ trajectory step (30 s in the paper).
     replan_every : float
-        Seconds between the plans a request waiting for its submit time gets
-        again from the QBETS of the moment (section 3.1: VARQ "continually
+        Seconds between the instants (its multiples) at which the requests
+        waiting for their submit time are planned again from the QBETS of the
+        moment (section 3.1: VARQ "continually
         generates new probability trajectories while waiting to submit a
         job"); the job is submitted when the latest plan says so, at once
         when no submit time reaches the probability any more. ``math.inf``
