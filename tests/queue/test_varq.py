@@ -32,6 +32,21 @@ def test_trajectory_matches_hand_computation():
     assert traj["probability"].tolist() == pytest.approx([0.3, 0.25, 0.6, 0.45, 0.3, 0.15])
 
 
+def test_trajectories_are_each_requests_trajectory_asked_at_once():
+    waits = np.linspace(0.0, 1990.0, 200)
+    jobs = pd.DataFrame({"req_procs": np.where(np.arange(200) % 2, 4.0, 64.0),
+                         "req_time": 3600.0, "submit_time": np.arange(200.0)})
+    varq = VARQ(QBETS(clustering="bic", changepoint=None).fit(jobs, waits), step=60)
+    shapes = [(4, 3600.0, 7200.0), (64, 600.0, 4000.0), (4, 100.0, 250.0)]
+    together = varq.trajectories(*zip(*shapes), now=100.0)
+    assert together["request"].tolist() == sorted(together["request"].tolist())
+    for k, shape in enumerate(shapes):
+        alone = varq.trajectory(*shape, now=100.0)
+        mine = together[together["request"] == k].drop(columns="request")
+        pd.testing.assert_frame_equal(mine.reset_index(drop=True), alone)
+    assert len(varq.trajectories([], [], [], now=0.0)) == 0
+
+
 @pytest.mark.parametrize("probability, submit, padded, prob", [
     (0.4, 1800, 5400, 0.45), (0.5, 1200, 6000, 0.6), (0.3, 2400, 4800, 0.3),
     (0.1, 3000, 4200, 0.15)])
