@@ -204,7 +204,8 @@ def _findings(table, once, info):
                  f"does, against one plan per request: observed success higher in "
                  f"{int((change > 0).sum())}, lower in {int((change < 0).sum())} and the same "
                  f"in {int((change == 0).sum())} of {len(paired)} cases (mean change "
-                 f"{change.mean():+.3f}); the experiment takes {slower:.1f} times as long.")
+                 f"{round(change.mean(), 3) + 0.0:+.3f}); the experiment takes {slower:.1f} "
+                 "times as long.")
     lines.append("")
     return lines
 
