@@ -54,7 +54,7 @@ def register(subparsers):
                              "tsafrir or sessions (default: the log's share, or about 22 for "
                              "a synthetic workload); jobs no shorter estimate covers get tmax "
                              "anyway, so a synthetic workload's share is at least theirs "
-                             "(10-15%%, which a lower value does not change)")
+                             "(about 9-15%%, which a lower value does not change)")
     parser.add_argument("--load", type=float, default=None,
                         help="offered load of every week of the synthetic workload "
                              "(default: 0.7)")

@@ -81,7 +81,7 @@ def _plan_all(base, candidates, probabilities, period, step, replan_every, qbets
     Returns the plans (for each probability, candidate -> (submit time,
     requested time, promised probability)), each candidate's highest
     probability over its first trajectory (NaN where QBETS gave no bound) and
-    the number of plans made again.
+    how many times a waiting request was planned again.
     """
     base = base.copy(deep=False)
     base.attrs = {}  # pandas copies a table's attrs into every column and row selected
@@ -107,8 +107,7 @@ def _plan_all(base, candidates, probabilities, period, step, replan_every, qbets
     now = -math.inf
     while next_arrival < len(arrivals) or waiting:
         arrival = submit[arrivals[next_arrival]] if next_arrival < len(arrivals) else math.inf
-        # the next multiple of replan_every after the last instant (inf: never)
-        tick = (math.floor(now / replan_every) + 1) * replan_every if waiting else math.inf
+        tick = _next_tick(now, replan_every) if waiting else math.inf
         now = min(arrival, tick)
         if now == math.inf:
             break  # every plan waiting is submitted at its time; no instant plans again
@@ -119,6 +118,7 @@ def _plan_all(base, candidates, probabilities, period, step, replan_every, qbets
         again = [j for j, due in waiting.items() if due > now] if now == tick else []
         for j in [j for j, due in waiting.items() if due <= now]:
             del waiting[j]  # submitted at its plan's time, before this instant
+        asked = first + again
         target = int(np.searchsorted(known_start, now, side="right"))
         if target > added:
             chunk = by_start[added:target]
@@ -126,7 +126,8 @@ def _plan_all(base, candidates, probabilities, period, step, replan_every, qbets
             added = target
         model.observe_queue(base.iloc[np.flatnonzero((submit < now) & (start > now))],
                             now=now)
-        asked = first + again
+        if not asked:
+            continue  # every plan still waiting was due by now: submitted at its time
         traj = varq.trajectories(nodes[asked], request[asked], deadlines[asked], now)
         replans += len(again)
         for k, j in enumerate(asked):
@@ -153,6 +154,17 @@ def _plan_all(base, candidates, probabilities, period, step, replan_every, qbets
             else:
                 waiting.pop(j, None)
     return plans, highest, replans
+
+
+def _next_tick(now, every):
+    """The first multiple of ``every`` after ``now`` (``math.inf`` when ``every`` is),
+    counted in whole steps so that a multiple rounded below its index is never repeated."""
+    if math.isinf(every):
+        return math.inf
+    k = math.floor(now / every) + 1
+    while k * every <= now:
+        k += 1
+    return k * every
 
 
 def _simulate_with(jobs, plan, run_times, simulate_kwargs):

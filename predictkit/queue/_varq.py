@@ -219,7 +219,9 @@ class VARQ:
     def trajectories(self, nodes, walltime, deadline, now):
         """The probability trajectories of several requests at one instant, asked at once.
 
-        Each request's rows are its :meth:`trajectory`; a request's
+        Each request's rows are its :meth:`trajectory` (Nurmi et al. 2008,
+        section 3.1, Figure 3), as when VARQ plans several waiting requests
+        again at one instant; a request's
         probabilities do not depend on the others asked with it.
 
         Parameters

@@ -119,7 +119,8 @@ def _plans_one_by_one(base, candidates, probabilities, period, step, replan_ever
                                promised)
             waiting = [plans[p][j][0] for p in probabilities
                        if j in plans[p] and plans[p][j][0] > now]
-            tick = (np.floor(now / replan_every) + 1) * replan_every
+            tick = next(k * replan_every for k in range(int(now // replan_every), 2**62)
+                        if k * replan_every > now)
             if not waiting or tick >= max(waiting):
                 break
             now, first = float(tick), False
@@ -153,3 +154,34 @@ def test_a_waiting_request_is_planned_again_from_the_qbets_of_the_moment():
         {p: set(v) for p, v in plans.items()}
     moved = sum(once[p][j][0] != plans[p][j][0] for p in once for j in once[p])
     assert moved > 0  # planning again changed some submit times
+
+
+@pytest.mark.parametrize("every", [0.7, 0.1, 599.9, 600.0])
+def test_the_instants_of_planning_again_always_move_on(every):
+    from predictkit.experiments._varq_experiment import _next_tick
+
+    now, ticks = 0.0, []
+    for _ in range(2000):
+        now = _next_tick(now, every)
+        ticks.append(now)
+    assert all(b > a for a, b in zip(ticks, ticks[1:]))
+    assert ticks[0] == every and abs(ticks[-1] - 2000 * every) < 1e-6 * every * 2000
+    assert _next_tick(123.0, float("inf")) == float("inf")
+
+
+def test_planning_again_every_fraction_of_a_second_ends():
+    import numpy as np
+    import pandas as pd
+
+    from predictkit.experiments._varq_experiment import _plan_all
+
+    n = 200
+    submit = np.arange(n, dtype=float)
+    waits = np.linspace(0.0, 50.0, n)
+    base = pd.DataFrame({"submit_time": submit, "wait_time": waits,
+                         "start_time": submit + waits, "n_procs": 1.0, "req_procs": 1.0,
+                         "req_time": 10.0, "run_time": 5.0})
+    params = dict(clustering=None, changepoint=None)
+    plans, _, replans = _plan_all(base, np.array([n - 1]), (0.5,), 400.0, 1.0, 0.7, params)
+    assert replans > 0 and set(plans[0.5]) == {n - 1}
+    assert n - 1 <= plans[0.5][n - 1][0] < 400.0

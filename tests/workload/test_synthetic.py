@@ -197,6 +197,8 @@ def test_a_machine_too_large_to_write_is_refused_at_the_call():
 
     with pytest.raises(ConfigError, match="machine_procs"):
         make_workload(100, machine_procs=2**53, random_state=0)
+    with pytest.raises(ConfigError, match="n_procs"):
+        make_workload(100, n_procs=2**53, random_state=0)
     assert make_workload(100, machine_procs=2**53 - 1, random_state=0).attrs["max_procs"] \
         == 2**53 - 1
 
