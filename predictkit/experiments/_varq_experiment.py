@@ -130,11 +130,14 @@ def _plan_all(base, candidates, probabilities, period, step, replan_every, qbets
             continue  # every plan still waiting was due by now: submitted at its time
         traj = varq.trajectories(nodes[asked], request[asked], deadlines[asked], now)
         replans += len(again)
+        # each request's rows are contiguous, in the order asked
+        edges = np.searchsorted(traj["request"].to_numpy(), np.arange(len(asked) + 1))
+        all_probs = traj["probability"].to_numpy()
+        all_times = traj["submit_time"].to_numpy()
+        all_requested = traj["requested_time"].to_numpy()
         for k, j in enumerate(asked):
-            mine = traj[traj["request"].to_numpy() == k]
-            probs = mine["probability"].to_numpy()
-            times = mine["submit_time"].to_numpy()
-            requested = mine["requested_time"].to_numpy()
+            mine = slice(edges[k], edges[k + 1])
+            probs, times, requested = all_probs[mine], all_times[mine], all_requested[mine]
             if k < len(first):
                 reached = probs[np.isfinite(probs)]
                 highest[j] = float(reached.max()) if len(reached) else math.nan

@@ -161,8 +161,7 @@ class VARQ:
         self.step = step
 
     def _check(self, nodes, walltime, deadline, now):
-        check_parameters(self._parameter_constraints,
-                         {"bounds": self.bounds, "step": self.step}, "VARQ")
+        """One request's arguments, as floats (the estimator's are checked once per call)."""
         check_parameters(_ARGUMENT_CONSTRAINTS, {"nodes": nodes, "walltime": walltime,
                                                  "deadline": deadline, "now": now}, "VARQ")
         if deadline <= now:
@@ -237,6 +236,8 @@ class VARQ:
             ``request`` (the request's position) and the columns of
             :meth:`trajectory`, each request's rows in order of submit time.
         """
+        check_parameters(self._parameter_constraints,
+                         {"bounds": self.bounds, "step": self.step}, "VARQ")
         checked = [self._check(n, w, d, now) for n, w, d in zip(nodes, walltime, deadline)]
         times = []
         for step, _, _, d, start in checked:

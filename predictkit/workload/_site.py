@@ -87,11 +87,11 @@ class SiteModel(ParamsValidatedMixin, BaseEstimator):
         self._validate_params()
         runtimes = RuntimeDistribution(min_jobs=self.min_jobs,
                                        random_state=self.random_state).fit(X)
-        usable = _jobs_with_runtime_and_width(X)
+        usable = int(runtimes.class_jobs_.sum())  # the jobs it was fitted to
         if usable < self.min_jobs:
             raise JobTableError(
-                f"SiteModel needs at least min_jobs={self.min_jobs} jobs with a runtime and a "
-                f"width to fit a site, the log has {usable:,}: a site fitted to fewer would "
+                f"SiteModel needs at least min_jobs={self.min_jobs} jobs with a positive runtime "
+                f"and width to fit a site, the log has {usable:,}: a site fitted to fewer would "
                 "repeat those few jobs (lower min_jobs to fit it anyway)")
         self.runtimes_ = runtimes
         # the site describes a population, not the log's users: its synthetic users
@@ -134,14 +134,6 @@ class SiteModel(ParamsValidatedMixin, BaseEstimator):
                 "modes": est.mode_values_.tolist(), "head": est.mode_head_.tolist(),
                 "sessions": {name: round(value, 4)
                              for name, value in self.sessions_._asdict().items()}}
-
-
-def _jobs_with_runtime_and_width(X):
-    """How many jobs of ``X`` have a runtime and a width (the jobs a site is fitted to)."""
-    from .._table import job_width
-
-    run = np.asarray(X["run_time"], dtype=float) if "run_time" in X else np.full(len(X), np.nan)
-    return int(np.sum((run >= 0) & (job_width(X) > 0)))
 
 
 def _n_users(X):
