@@ -145,27 +145,47 @@ def _refuse_standard_streams(output, inputs, *, reads_stdin):
                           "destroy what the result is computed from")
 
 
-_JSON_DECIMALS = 15
-"""Decimals of a JSON table's numbers (pandas writes at most 15; its default is 10)."""
-
-
 def write_table(frame, output, fmt=None):
     """Write a result table as CSV or JSON records (:func:`predictkit._atomic.open_output`).
 
     ``-`` writes to standard output. The format is ``fmt`` (from
     ``--format``), else the file extension (``.json`` or ``.csv``, either
     followed by ``.gz``), else CSV for standard output, a FIFO or a device. A
-    name ending in ``.gz`` is gzip-compressed. CSV keeps every digit; JSON
-    numbers keep 15 decimals (pandas' most; values below 1e-15 in exponent
-    form), and NaN and infinities, which JSON has no number for, are null.
+    name ending in ``.gz`` is gzip-compressed. Both keep every digit: a JSON
+    number reads back as the very float written (:func:`json_records`), and
+    NaN and infinities, which JSON has no number for, are null.
     """
     from .._atomic import gzip_if_named, open_output
 
     fmt = table_format(output, fmt)
-    text = frame.to_csv(index=False) if fmt == "csv" else frame.to_json(
-        orient="records", double_precision=_JSON_DECIMALS)
+    text = frame.to_csv(index=False) if fmt == "csv" else json_records(frame)
     with os_errors("-o", output), open_output(output) as stream:
         stream.write(gzip_if_named(output, text.encode("utf-8")))
+
+
+def json_records(frame):
+    """``frame`` as a JSON array of one object per row, every float in its shortest
+    form that reads back exactly (Python's ``repr``; pandas' ``to_json`` keeps at most
+    15 decimals); a missing or infinite value is null."""
+    keys = [json.dumps(str(name)) + ":" for name in frame.columns]
+    columns = [_json_texts(frame.iloc[:, i]) for i in range(frame.shape[1])]
+    rows = ("{" + ",".join([key + value for key, value in zip(keys, row)]) + "}"
+            for row in zip(*columns))
+    return "[" + ",".join(rows) + "]"
+
+
+def _json_texts(column):
+    """The JSON text of each value of one column."""
+    import math
+
+    kind = column.dtype.kind
+    if kind == "f" and not hasattr(column.dtype, "na_value"):
+        return [repr(v) if math.isfinite(v) else "null" for v in column.tolist()]
+    if kind in "iu" and not hasattr(column.dtype, "na_value"):
+        return [str(v) for v in column.tolist()]
+    missing = column.isna().to_numpy()
+    return ["null" if gone else json.dumps(_jsonable(value), allow_nan=False, default=str)
+            for value, gone in zip(column.tolist(), missing)]
 
 
 def table_format(output, fmt=None):

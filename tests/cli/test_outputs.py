@@ -6,6 +6,7 @@ import os
 import stat
 import threading
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -394,22 +395,42 @@ def test_sigterm_leaves_no_partial_file(tmp_path):
     assert target.read_text() == "; the earlier result\n"
 
 
-def test_a_json_table_keeps_fifteen_decimals_where_csv_keeps_every_digit(tmp_path):
+def test_a_json_table_keeps_every_digit_as_csv_does(tmp_path):
     import json
 
     from predictkit.cli._output import write_table
 
-    frame = pd.DataFrame({"x": [6890.303002633889, 1e-12, 1 / 3, 1e-300, 2.0 ** 53 - 1]})
+    values = [6890.303002633889, 1e-12, 1 / 3, 1e-300, 2.0 ** 53 - 1, 1.2345678901234e-12,
+              -0.0, 5e-324, 1.7976931348623157e308]
+    users = ["é", None, "a\"b", "x", "y", "z", "w", "v", "u"]
+    frame = pd.DataFrame({"x": values, "n": range(len(values)), "user": users})
+    for name in ("t.json", "t.csv"):
+        write_table(frame, str(tmp_path / name))
+    rows = json.loads((tmp_path / "t.json").read_text())
+    assert [row["x"] for row in rows] == values
+    assert [row["n"] for row in rows] == list(range(len(values)))
+    assert [row["user"] for row in rows] == users
+    assert pd.read_csv(tmp_path / "t.csv")["x"].tolist() == values
+
+
+def test_a_json_table_writes_what_json_has_no_number_for_as_null(tmp_path):
+    import json
+
+    from predictkit.cli._output import write_table
+
+    frame = pd.DataFrame({"x": [1.5, np.nan, np.inf, -np.inf],
+                          "k": pd.array([1, None, 3, 4], dtype="Int64"),
+                          "f": pd.array([0.1, None, 2.0, 3.0], dtype="Float64"),
+                          "b": [True, False, True, False],
+                          "o": np.array([1.0, np.nan, "a", 2], dtype=object)})
     write_table(frame, str(tmp_path / "t.json"))
-    values = [row["x"] for row in json.loads((tmp_path / "t.json").read_text())]
-    assert values == pytest.approx(frame["x"].tolist(), rel=1e-15, abs=0)
-    # 15 decimals, not 15 digits: a value below 1e-3 keeps fewer digits
-    write_table(pd.DataFrame({"x": [1.2345678901234e-12]}), str(tmp_path / "small.json"))
-    (small,) = [row["x"] for row in json.loads((tmp_path / "small.json").read_text())]
-    assert small != 1.2345678901234e-12 and abs(small - 1.2345678901234e-12) <= 5e-16
-    write_table(frame, str(tmp_path / "t.csv"))
-    assert pd.read_csv(tmp_path / "t.csv", float_precision="round_trip")["x"].tolist() == \
-        frame["x"].tolist()
+    assert json.loads((tmp_path / "t.json").read_text()) == [
+        {"x": 1.5, "k": 1, "f": 0.1, "b": True, "o": 1.0},
+        {"x": None, "k": None, "f": None, "b": False, "o": None},
+        {"x": None, "k": 3, "f": 2.0, "b": True, "o": "a"},
+        {"x": None, "k": 4, "f": 3.0, "b": False, "o": 2}]
+    write_table(frame.iloc[:0], str(tmp_path / "empty.json"))
+    assert json.loads((tmp_path / "empty.json").read_text()) == []
 
 
 def test_a_report_folder_whose_name_is_no_utf8_is_written(log, tmp_path, capsys):
