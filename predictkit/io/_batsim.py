@@ -65,8 +65,9 @@ _INT32_LIMIT = 2 ** 31
 """Ids from here up are written as text: Batsim reads a numeric id as a 32-bit integer."""
 
 
-_NB_RES = WholeNumber(1, high=int(MAX_EXACT) - 1)
-"""An ``nb_res`` a job table can read back (its numbers are exact below 2**53)."""
+_NB_RES = WholeNumber(1, high=_INT32_LIMIT - 1)
+"""An ``nb_res`` Batsim reads: its loader takes ``nb_res`` and each ``res`` as 32-bit
+integers."""
 
 
 @validate_params({"machine_procs": [_NB_RES, None],
@@ -88,8 +89,8 @@ def write_batsim(jobs, path, *, machine_procs=None, description=None, min_delay=
         binary) is written to at its position and left open, as
         :func:`write_swf` does (not compressed, not atomically).
     machine_procs : int, optional
-        ``nb_res``, a whole number from 1 to ``2**53 - 1`` (what a job table
-        reads back); default ``jobs.attrs["max_procs"]`` (when known), else the
+        ``nb_res``, a whole number from 1 to ``2**31 - 1`` (Batsim reads it as a
+        32-bit integer); default ``jobs.attrs["max_procs"]`` (when known), else the
         widest job.
     description : str, optional
         Text for the ``description`` member (default: the table's ``note``,
@@ -97,8 +98,8 @@ def write_batsim(jobs, path, *, machine_procs=None, description=None, min_delay=
     min_delay : float, optional
         Runtimes below it (seconds, > 0) are written as delays of
         ``min_delay``: Batsim needs every delay to be positive. Default: a
-        runtime of 0 is refused. A job it would raise above its request is
-        refused (Batsim would kill it at its walltime).
+        runtime of 0 is refused. A job it would raise to its request or above
+        is refused (Batsim kills a job whose delay reaches its walltime).
 
     Returns
     -------
@@ -110,7 +111,10 @@ def write_batsim(jobs, path, *, machine_procs=None, description=None, min_delay=
     UserWarning
         Jobs that ran longer than their request (real logs hold some): their
         delay is written as it is, above their walltime, and Batsim kills
-        them at the walltime.
+        them at the walltime. A job that ran exactly its request (one the
+        machine killed at its limit) ends at the same instant in Batsim,
+        which counts it as killed too (its jobs succeed only when their
+        delay is below their walltime); that is no warning.
 
     Raises
     ------
@@ -122,9 +126,9 @@ def write_batsim(jobs, path, *, machine_procs=None, description=None, min_delay=
         ``min_delay`` it would give, naming the column, the row and its
         ``job_id``; a ``job_id`` given to two jobs (Batsim needs
         unique ids), naming the first such id and its rows; an
-        ``attrs["max_procs"]`` that is not a whole number >= 1.
+        ``attrs["max_procs"]`` that is not a whole number from 1 to ``2**31 - 1``.
     InvalidParameterError
-        A ``machine_procs`` that is not a whole number >= 1 (a
+        A ``machine_procs`` that is not a whole number from 1 to ``2**31 - 1`` (a
         :class:`~predictkit.exceptions.ConfigError`).
     OutputError
         ``path`` is a directory, or its folder is missing or not writable.
@@ -187,11 +191,11 @@ def write_batsim(jobs, path, *, machine_procs=None, description=None, min_delay=
                    "of 0 or less), or unknown (NaN, written as -1)", request)
     if min_delay is not None:
         raised = run < float(min_delay)
-        bad = raised & (float(min_delay) > request)
+        bad = raised & (float(min_delay) >= request)
         if bad.any():
-            raise _bad(jobs, bad, "req_time", f"is below min_delay {_number(min_delay)}, which "
-                       "would make Batsim kill the job at its walltime: min_delay is for jobs "
-                       "that ran 0 s (e.g. 1)", request)
+            raise _bad(jobs, bad, "req_time", f"is not above min_delay {_number(min_delay)}, "
+                       "which would make Batsim kill the job at its walltime: min_delay is for "
+                       "jobs that ran 0 s (e.g. 1)", request)
         run = np.where(raised, float(min_delay), run)
     past = run > request
     if past.any():
@@ -204,7 +208,10 @@ def write_batsim(jobs, path, *, machine_procs=None, description=None, min_delay=
     _check_unique(ids)
     nb_res = machine_procs if machine_procs is not None else _header_procs(jobs.attrs)
     if nb_res is None:
-        nb_res = int(width.max()) if n else 1
+        nb_res = int(width.max())
+        if nb_res >= _INT32_LIMIT:
+            raise _bad(jobs, width >= _INT32_LIMIT, "n_procs", "is 2**31 or more, which Batsim "
+                       "cannot read (it takes res and nb_res as 32-bit integers)", width)
     too_wide = width > nb_res
     if too_wide.any():
         raise _bad(jobs, too_wide, "n_procs", f"exceeds the machine's {int(nb_res)} resources",
@@ -252,8 +259,8 @@ def _header_procs(attrs):
         return None
     if not _NB_RES.is_satisfied_by(value):
         raise JobTableError(f"cannot write Batsim JSON: attrs['max_procs'] = {value!r} is not a "
-                            "whole number from 1 to 2**53 - 1 (what a job table reads back); "
-                            "pass machine_procs= or fix attrs['max_procs']")
+                            "whole number from 1 to 2**31 - 1 (Batsim reads nb_res as a 32-bit "
+                            "integer); pass machine_procs= or fix attrs['max_procs']")
     return int(value)
 
 
@@ -296,6 +303,16 @@ def _read_number(value, what, source, *, whole=False, least=0, unknown=None, pos
     return value
 
 
+def _read_resources(value, what, source):
+    """``nb_res`` or a job's ``res``: a JSON integer from 1 to ``2**31 - 1``, as Batsim's
+    loader takes them (``4.0`` is a float to it), or an SWFFormatError naming it."""
+    number = _read_number(value, what, source, whole=True, least=1)
+    if not isinstance(value, int) or number >= _INT32_LIMIT:
+        raise SWFFormatError(f"{what} {value!r} must be an integer from 1 to 2**31 - 1 "
+                             "(Batsim reads it as a 32-bit integer)", source=source)
+    return number
+
+
 class _RepeatedMember(ValueError):
     """A JSON object gives one member twice (its name is the argument)."""
 
@@ -327,7 +344,8 @@ def read_batsim(path):
         A file that is not JSON, lacks a member, has no job, names an unknown profile or
         one that is not a delay, or holds a value a job table cannot (text
         for a number, NaN or Infinity, a negative time, a fractional or
-        zero ``res``, ``id`` or ``nb_res``, an ``id`` of ``2**53`` or more)
+        zero ``id``, a ``res`` or ``nb_res`` that is not a JSON integer from 1 to
+        ``2**31 - 1``, an ``id`` of ``2**53`` or more)
         or Batsim refuses (a delay or walltime of 0, a ``res`` above
         ``nb_res``), or is nested too deeply, or gives two jobs the same
         ``id``, naming the file and the job. Batsim allows any text as
@@ -362,7 +380,7 @@ def read_batsim(path):
     if not isinstance(data["jobs"], list) or not isinstance(data["profiles"], dict):
         raise SWFFormatError("a Batsim workload's jobs must be a list and its profiles an "
                              "object", source=source)
-    nb_res = _read_number(data["nb_res"], "nb_res", source, whole=True, least=1)
+    nb_res = _read_resources(data["nb_res"], "nb_res", source)
     profiles = data["profiles"]
     rows = []
     for position, job in enumerate(data["jobs"]):
@@ -386,7 +404,7 @@ def read_batsim(path):
         job_id = _read_id(job["id"], where, source)
         walltime = _read_number(job.get("walltime", -1), f"{where}: walltime", source,
                                 unknown=-1, positive=True)
-        res = _read_number(job["res"], f"{where}: res", source, whole=True, least=1)
+        res = _read_resources(job["res"], f"{where}: res", source)
         if res > nb_res:
             raise SWFFormatError(f"{where}: res {_number(res)} exceeds the machine's nb_res "
                                  f"{_number(nb_res)}", source=source)

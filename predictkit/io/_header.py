@@ -6,6 +6,8 @@ The header format is the one documented by the Parallel Workloads Archive
 
 import re
 
+import numpy as np
+
 from ..exceptions import SWFFormatError
 from ..jobs import MAX_EXACT
 
@@ -190,12 +192,22 @@ def format_header(attrs):
         name = snake_case(key)
         if name not in attrs or attrs[name] is None:
             continue
-        values = attrs[name] if isinstance(attrs[name], list) else [attrs[name]]
+        values = attrs[name] if isinstance(attrs[name], (list, tuple)) else [attrs[name]]
         for value in values:
-            first, *rest = str(value).split("\n")
+            first, *rest = _value_text(value).split("\n")
             lines.append(f"; {key}: {first}")
             lines.extend(f";       {more}" for more in rest)
     return lines
+
+
+def _value_text(value):
+    """A header value as SWF writes it: a whole number held as a float (a width taken from a
+    float column) as an integer (``64``, not ``64.0``, which readers that parse the field as
+    an integer refuse), anything else as its text."""
+    if isinstance(value, (float, np.floating)) and np.isfinite(value) and \
+            float(value).is_integer():
+        return str(int(value))
+    return str(value)
 
 
 def line_problem(line):
@@ -232,14 +244,14 @@ def field_problem(name, value):
     field.
     """
     key = next(k for k in HEADER_KEYS if snake_case(k) == name)
-    values = value if isinstance(value, list) else [value]
+    values = value if isinstance(value, (list, tuple)) else [value]
     if name in _NUMERIC:
         for item in values:
             try:
-                _value(name, "" if item is None else str(item))
+                _value(name, "" if item is None else _value_text(item))
             except _BadValue as exc:
                 return str(exc)
-        if name in _SINGLE and len({str(v) for v in values}) > 1:
+        if name in _SINGLE and len({_value_text(v) for v in values}) > 1:
             return f"{key} takes one value, got {len(values)} different ones"
     lines = format_header({name: value})
     for line in lines:

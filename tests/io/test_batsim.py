@@ -201,6 +201,10 @@ def _job(old, new):
      r"job 0 \(id 1\): walltime 0.0 must be a finite number > 0 or -1"),
     (_job('"res": 1', '"res": 3'),
      r"job 0 \(id 1\): res 3 exceeds the machine's nb_res 2"),
+    (_job('"res": 1', '"res": 1.0'),
+     r"job 0 \(id 1\): res 1.0 must be an integer from 1 to 2\*\*31 - 1 \(Batsim reads it"),
+    (_job('"nb_res": 2', '"nb_res": 2.0'), r"nb_res 2.0 must be an integer from 1 to 2\*\*31"),
+    (_job('"nb_res": 2', f'"nb_res": {2 ** 31}'), r"nb_res 2147483648 must be an integer"),
     (_job('"id": 1', f'"id": {2 ** 63}'),
      r"id 9223372036854775808 is too large for a job table"),
     (_job('"id": 1', f'"id": {2 ** 53 + 1}'),
@@ -304,9 +308,15 @@ def test_a_zero_runtime_is_refused_unless_a_minimum_delay_is_given(tmp_path):
         write_batsim(jobs, target, min_delay=0)
     # a minimum delay above a raised job's request would have Batsim kill it: refused
     before = target.read_bytes()
-    with pytest.raises(JobTableError, match=r"'req_time' is below min_delay 1000000000, which "
-                       r"would make Batsim kill the job.*\(20 row\(s\); first at row 0, job_id 1"):
+    with pytest.raises(JobTableError, match=r"'req_time' is not above min_delay 1000000000, "
+                       r"which would make Batsim kill the job.*\(20 row\(s\); first at row 0, "
+                       r"job_id 1"):
         write_batsim(jobs, target, min_delay=1e9)
+    # raised to its request, a job is killed too (Batsim's jobs succeed below their walltime)
+    jobs.loc[3, "req_time"] = 5.0
+    with pytest.raises(JobTableError, match=r"'req_time' is not above min_delay 5, .*\(1 "
+                       r"row\(s\); first at row 3, job_id 4: 5\)"):
+        write_batsim(jobs, target, min_delay=5)
     assert target.read_bytes() == before
 
 
@@ -419,16 +429,24 @@ def test_a_table_without_jobs_is_refused_as_read_batsim_would_refuse_it(tmp_path
     assert not (tmp_path / "e.json").exists()
 
 
-def test_a_machine_a_job_table_cannot_read_back_is_refused_on_writing(tmp_path):
+def test_a_machine_batsim_cannot_read_is_refused_on_writing(tmp_path):
     from predictkit.exceptions import InvalidParameterError
 
     jobs = make_workload(20, machine_procs=8, random_state=0)
-    with pytest.raises(InvalidParameterError, match=r"range \[1, 9007199254740991\]"):
-        write_batsim(jobs, tmp_path / "big.json", machine_procs=2**53)
+    with pytest.raises(InvalidParameterError, match=r"range \[1, 2147483647\]"):
+        write_batsim(jobs, tmp_path / "big.json", machine_procs=2**31)
     assert not (tmp_path / "big.json").exists()
-    jobs.attrs["max_procs"] = 2**53  # the header's size is held to the same bound
-    with pytest.raises(JobTableError, match=r"attrs\['max_procs'\] = 9007199254740992 is not "
-                       r"a whole number from 1 to 2\*\*53 - 1"):
+    jobs.attrs["max_procs"] = 2**31  # the header's size is held to the same bound
+    with pytest.raises(JobTableError, match=r"attrs\['max_procs'\] = 2147483648 is not "
+                       r"a whole number from 1 to 2\*\*31 - 1 \(Batsim reads nb_res as a 32-bit"):
         write_batsim(jobs, tmp_path / "big.json")
-    write_batsim(jobs, tmp_path / "edge.json", machine_procs=2**53 - 1)
-    assert read_batsim(tmp_path / "edge.json").attrs["max_procs"] == 2**53 - 1
+    del jobs.attrs["max_procs"]  # nor is a job that wide, when the machine is the widest job
+    jobs["n_procs"] = jobs["n_procs"].astype(float)
+    jobs.loc[4, "n_procs"] = 2.0**31
+    with pytest.raises(JobTableError, match=r"'n_procs' is 2\*\*31 or more.*first at row 4, "
+                       r"job_id 5: 2147483648\)"):
+        write_batsim(jobs, tmp_path / "big.json")
+    assert not (tmp_path / "big.json").exists()
+    jobs.loc[4, "n_procs"] = 2.0**31 - 1
+    write_batsim(jobs, tmp_path / "edge.json")
+    assert read_batsim(tmp_path / "edge.json").attrs["max_procs"] == 2**31 - 1

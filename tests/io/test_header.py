@@ -104,3 +104,33 @@ def test_parse_header_without_a_source_counts_lines_from_one():
         parse_header(["; Version: 2", "; MaxProcs: x"])
     assert info.value.line_number == 2
     assert parse_header(["; MaxProcs: 4"]) == {"max_procs": 4}
+
+
+def test_whole_numbers_held_as_floats_are_written_as_integers_and_a_tuple_as_its_items(
+        tmp_path):
+    import numpy as np
+
+    from predictkit.datasets import make_workload
+
+    jobs = make_workload(30, machine_procs=16, random_state=0)
+    jobs.attrs.pop("header", None)
+    jobs.attrs["max_procs"] = np.float64(jobs["n_procs"].max())  # as a float column gives it
+    jobs.attrs["unix_start_time"] = 1.7e9
+    jobs.attrs["time_zone"] = -3600.0
+    jobs.attrs["note"] = ("first note", "second note")
+    write_swf(jobs, tmp_path / "a.swf")
+    header = [line for line in (tmp_path / "a.swf").read_text().splitlines()
+              if line.startswith(";")]
+    assert f"; MaxProcs: {int(jobs['n_procs'].max())}" in header
+    assert "; UnixStartTime: 1700000000" in header and "; TimeZone: -3600" in header
+    assert header[-2:] == ["; Note: first note", "; Note: second note"]
+    back = read_swf(tmp_path / "a.swf")
+    assert back.attrs["note"] == ["first note", "second note"]
+    assert back.attrs["max_procs"] == jobs["n_procs"].max()
+    # a fraction stays a fraction, and an edited float field replaces the log's line
+    jobs = read_swf(tmp_path / "a.swf")
+    jobs.attrs["max_procs"] = 20.0
+    jobs.attrs["unix_start_time"] = 1.5
+    write_swf(jobs, tmp_path / "b.swf")
+    text = (tmp_path / "b.swf").read_text()
+    assert "; MaxProcs: 20\n" in text and "; UnixStartTime: 1.5\n" in text
