@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .._deprecation import UNSET, renamed_argument
-from .._table import _raise_rows, per_job_numbers
+from .._table import _numeric, _raise_rows, per_job_numbers
 from .._time import parse_duration
 from .._validation import (Duration, check_parameters, invalid_parameter, python_scalar,
                            validate_params)
@@ -92,8 +92,17 @@ def weighted_wait(schedule, *, score="auto"):
     ``(wait / estimate)**3 * width`` with the estimate the scheduler used
     (``estimate`` column, else ``req_time``); ``"wait"`` uses the wait itself,
     Tang's score for FCFS. ``"auto"`` picks ``"wait"`` for schedules
-    simulated with FCFS priority and ``"wfp"`` otherwise. Returns 0 when no
-    job waited.
+    simulated with FCFS priority and ``"wfp"`` otherwise; a table of jobs (not
+    a :class:`~predictkit.simulate.Schedule`) does not say its priority, and
+    is weighed by ``"wait"`` (give ``score="wfp"`` for a WFP schedule's
+    ``.jobs``). An estimate below 1 s counts as 1 s. Returns 0 when no job
+    waited.
+
+    Raises
+    ------
+    JobTableError
+        With ``"wfp"``: a job whose estimate is missing, negative, infinite
+        or not a number, naming the first.
     """
     jobs = _table(schedule)
     submit, start, end, run = _times(jobs)
@@ -107,7 +116,12 @@ def weighted_wait(schedule, *, score="auto"):
         column = "estimate" if "estimate" in jobs.columns else "req_time"
         if column not in jobs.columns:
             raise JobTableError("weighted_wait with score='wfp' needs 'estimate' or 'req_time'")
-        est = np.maximum(jobs[column].to_numpy(dtype=float), 1.0)
+        est = _numeric(jobs, column, "schedule")
+        bad = ~(est >= 0) | np.isinf(est)
+        if bad.any():
+            _raise_rows(jobs, bad, f"schedule: weighted_wait with score='wfp' weighs each job "
+                        f"by its {column}: jobs without a finite one >= 0")
+        est = np.maximum(est, 1.0)
         ratio = wait / est
         weights = ratio ** 3 * _widths(jobs)
     else:
@@ -145,7 +159,11 @@ def loss_of_capacity(schedule, *, machine_procs=None, n_procs=UNSET):
     """Fraction of processor time left idle while jobs waited (Leung et al. eq. 1).
 
     ``LOC = integral of min(queued processors, idle processors) dt /
-    (makespan * machine_procs)``; ``machine_procs`` as in :func:`utilization`
+    (span * machine_procs)``, over the span from the first submission to the
+    last completion, so that it is a fraction of the processor time it
+    integrates over (in a simulated schedule the first job starts when it is
+    submitted, and the span is the makespan; a log's own schedule may begin
+    with jobs waiting); ``machine_procs`` as in :func:`utilization`
     (``n_procs`` is its deprecated name). The pieces of a split job
     (``max_runtime``) are queued and held as they were
     (:attr:`~predictkit.simulate.Schedule.pieces`); from a table of jobs
@@ -164,7 +182,7 @@ def loss_of_capacity(schedule, *, machine_procs=None, n_procs=UNSET):
     times, queued, busy = times[order], np.cumsum(queued[order]), np.cumsum(busy[order])
     rate = np.minimum(queued, size - busy)[:-1]
     lost = (np.maximum(rate, 0.0) * np.diff(times)).sum()
-    span = end.max() - start.min()
+    span = end.max() - min(submit.min(), start.min())
     return float(lost / (span * size)) if span > 0 else 0.0
 
 
@@ -201,8 +219,10 @@ def wait_prediction_error(schedule):
     jobs = _table(schedule)
     if "promised_start" not in jobs.columns:
         return np.full(len(jobs), np.nan)
-    return np.abs(jobs["promised_start"].to_numpy(dtype=float)
-                  - jobs["start_time"].to_numpy(dtype=float))
+    promised = _numeric(jobs, "promised_start", "schedule")
+    if np.isinf(promised).any():
+        _raise_rows(jobs, np.isinf(promised), "schedule: jobs whose promised_start is infinite")
+    return np.abs(promised - _times(jobs)[1])
 
 
 def width_category(widths):

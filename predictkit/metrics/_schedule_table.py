@@ -40,22 +40,29 @@ def _widths(jobs):
         first = int(np.argmax(np.isnan(width)))
         raise JobTableError(f"schedule: {int(np.isnan(width).sum()):,} job(s) have neither "
                             f"n_procs nor req_procs (first at row {first})")
+    bad = ~(np.isfinite(width) & (width >= 1) & (width == np.round(width)))
+    if bad.any():
+        _raise_rows(jobs, bad, "schedule: jobs whose width (n_procs, else req_procs) is not a "
+                    "whole number of processors >= 1")
     return width
 
 
 def _times(jobs):
     """Submit, start and end instants and run times of the jobs, in seconds, checked
-    to be a schedule's: every instant known, no start before its submission nor
-    end before its start."""
+    to be a schedule's: every instant known and finite, no start before its
+    submission nor end before its start, every run time finite and >= 0."""
     submit, start, end = (_numeric(jobs, column, "schedule") for column in _NEEDED)
     run = (_numeric(jobs, "sim_run_time", "schedule") if "sim_run_time" in jobs.columns
            else end - start)
     for values, column in ((submit, "submit_time"), (start, "start_time"), (end, "end_time")):
         if np.isnan(values).any():
             _raise_rows(jobs, np.isnan(values), f"schedule: jobs without {column}")
+        if np.isinf(values).any():
+            _raise_rows(jobs, np.isinf(values), f"schedule: jobs whose {column} is infinite")
     for bad, what in ((start < submit, "start before their submit_time"),
                       (end < start, "end before their start_time"),
-                      (~(run >= 0), "have no run time (sim_run_time missing or negative)")):
+                      (~(run >= 0) | np.isinf(run),
+                       "have no run time (sim_run_time missing, negative or infinite)")):
         if bad.any():
             _raise_rows(jobs, bad, f"schedule: jobs that {what}")
     return submit, start, end, run

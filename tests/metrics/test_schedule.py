@@ -380,3 +380,46 @@ def test_categories_take_one_value_per_job(values):
     for categorize, what in ((width_category, "widths"), (length_category, "runtimes")):
         with pytest.raises(JobTableError, match=rf"{what} must hold one value per job \(1-D\)"):
             categorize(values)
+
+
+_THREE = pd.DataFrame(dict(submit_time=[0.0, 10, 20], start_time=[5.0, 10, 100],
+                           end_time=[15.0, 10, 200], n_procs=[2, 4, 1],
+                           req_time=[100.0, 50, 200]))
+
+
+@pytest.mark.parametrize(("change", "call", "message"), [
+    (dict(req_time=[100, 50, np.nan]), lambda s: weighted_wait(s, score="wfp"),
+     r"weighs each job by its req_time: jobs without a finite one >= 0 \(1 row\(s\); first at "
+     r"row 2\)"),
+    (dict(req_time=[100, -5, 200]), lambda s: weighted_wait(s, score="wfp"), r"row 1\)"),
+    (dict(estimate=["1h", "2h", "3h"]), lambda s: weighted_wait(s, score="wfp"),
+     r"column 'estimate' is not numeric"),
+    (dict(end_time=[15, 10, np.inf]), lambda s: schedule_metrics(s, machine_procs=8),
+     r"jobs whose end_time is infinite \(1 row\(s\); first at row 2\)"),
+    (dict(submit_time=[-np.inf, 10, 20]), lambda s: schedule_metrics(s, machine_procs=8),
+     r"jobs whose submit_time is infinite"),
+    (dict(n_procs=[2, np.inf, 1]), lambda s: utilization(s, machine_procs=8),
+     r"width \(n_procs, else req_procs\) is not a whole number of processors >= 1 \(1 "
+     r"row\(s\); first at row 1\)"),
+    (dict(n_procs=[0, 4, 1]), lambda s: loss_of_capacity(s, machine_procs=8), r"row 0\)"),
+    (dict(n_procs=[-2, 4, 1]), lambda s: utilization(s, machine_procs=8), r"row 0\)"),
+    (dict(n_procs=[2, 2.5, 1]), lambda s: schedule_metrics(s, machine_procs=8), r"row 1\)"),
+    (dict(promised_start=pd.to_datetime([5, 10, 100], unit="s")), wait_prediction_error,
+     r"column 'promised_start' holds datetime64"),
+    (dict(promised_start=["5", "10", "x"]), wait_prediction_error,
+     r"'promised_start' is not numeric .*row 2: 'x'"),
+    (dict(promised_start=[np.inf, 10, 100]), wait_prediction_error,
+     r"promised_start is infinite"),
+])
+def test_a_value_no_schedule_can_hold_is_refused_naming_its_row(change, call, message):
+    with pytest.raises(JobTableError, match=message):
+        call(_THREE.assign(**change))
+
+
+def test_loss_of_capacity_is_a_fraction_of_the_time_it_integrates_over():
+    # a log's own schedule may begin with a job waiting: idle from its submission
+    log = pd.DataFrame(dict(submit_time=[0.0], start_time=[100.0], end_time=[110.0],
+                            n_procs=[1]))
+    assert loss_of_capacity(log, machine_procs=1) == pytest.approx(100 / 110)
+    assert wait_prediction_error(_THREE.assign(promised_start=[7, np.nan, 100])).tolist()[::2] \
+        == [2.0, 0.0]
