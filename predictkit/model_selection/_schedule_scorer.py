@@ -5,7 +5,7 @@ import pandas as pd
 from sklearn.base import clone
 
 from .._deprecation import renamed_argument
-from .._table import copy_attrs
+from .._table import copy_attrs, validate_jobs
 from .._time import parse_duration
 from .._validation import check_instance, check_parameters
 from ..exceptions import ConfigError, JobTableError
@@ -33,7 +33,13 @@ class _ScheduleScorer:
 
         check_instance(estimator, "estimator", "the scorer of make_schedule_scorer")
         if self.history is None:
-            schedule = simulate(X, estimates=estimator, **self.simulate_kwargs)
+            if not isinstance(X, pd.DataFrame) or "submit_time" not in X.columns:
+                raise JobTableError("the schedule scorer needs a test fold with submit_time")
+            validate_jobs(X, required=("submit_time",), check_values=False,
+                          columns=("submit_time",), name="test fold")
+            fold = X.iloc[_submission_order(X, np.arange(len(X)))]
+            fold.attrs = copy_attrs(X)
+            schedule = simulate(fold, estimates=estimator, **self.simulate_kwargs)
             table = schedule_metrics(schedule)
         else:
             jobs, in_fold = _fold_with_history(self.history, X, self.warmup)
@@ -82,13 +88,19 @@ def _fold_with_history(history, X, warmup):
         keep &= submit >= float(np.nanmin(submit[where])) - warmup
     in_fold = np.zeros(len(history), dtype=bool)
     in_fold[where] = True
-    rows = np.flatnonzero(keep)
-    job_id = (history["job_id"].to_numpy(dtype=float)[rows] if "job_id" in history.columns
-              else rows.astype(float))
-    rows = rows[np.lexsort((job_id, submit[rows]))]
+    rows = _submission_order(history, np.flatnonzero(keep))
     jobs = history.iloc[rows].reset_index(drop=True)
     jobs.attrs = copy_attrs(history)
     return jobs, in_fold[rows]
+
+
+def _submission_order(table, rows):
+    """``rows`` (positions in ``table``) in the order the simulator takes jobs: submit
+    time, then ``job_id`` (then position); a fold need not be sorted."""
+    submit = table["submit_time"].to_numpy(dtype=float)[rows]
+    job_id = (table["job_id"].to_numpy(dtype=float)[rows] if "job_id" in table.columns
+              else rows.astype(float))
+    return rows[np.lexsort((job_id, submit))]
 
 
 def check_simulate_kwargs(simulate_kwargs, owner):
@@ -186,6 +198,8 @@ def make_schedule_scorer(policy="easy", metric="bounded_slowdown", selective=Tru
         if not history.index.is_unique:
             raise ConfigError("history has repeated index labels; the folds' rows cannot be "
                               "found in it (reset_index first)")
+        validate_jobs(history, required=("submit_time",), check_values=False,
+                      columns=("submit_time",), name="history")
     elif warmup is not None:
         raise ConfigError(f"warmup applies with history= only (got warmup={warmup!r} "
                           "without history)")

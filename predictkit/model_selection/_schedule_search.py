@@ -18,6 +18,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from .._table import validate_jobs
 from .._time import parse_duration
 from .._validation import short_repr
 from ..exceptions import ConfigError, JobTableError
@@ -182,16 +183,16 @@ def schedule_candidates(*, keys=TANG_KEYS, quantiles=(0.7, 0.85, 0.95), easy_pp_
     return unique
 
 
-def _bounded_slowdown(submit, start, end):
+def _bounded_slowdown(submit, start, end, run):
     from ..metrics._schedule import BOUNDED_SLOWDOWN_THRESHOLD, per_job_slowdown
 
-    return per_job_slowdown(end - submit, end - start, BOUNDED_SLOWDOWN_THRESHOLD)
+    return per_job_slowdown(end - submit, run, BOUNDED_SLOWDOWN_THRESHOLD)
 
 
-def _slowdown(submit, start, end):
+def _slowdown(submit, start, end, run):
     from ..metrics._schedule import SLOWDOWN_FLOOR, per_job_slowdown
 
-    return per_job_slowdown(end - submit, end - start, SLOWDOWN_FLOOR)
+    return per_job_slowdown(end - submit, run, SLOWDOWN_FLOOR)
 
 
 MAX_PERIODS = 2_000
@@ -200,10 +201,13 @@ MAX_PERIODS = 2_000
 SCHEDULE_METRICS = {
     "bounded_slowdown": _bounded_slowdown,
     "slowdown": _slowdown,
-    "wait": lambda submit, start, end: start - submit,
-    "response": lambda submit, start, end: end - submit,
+    "wait": lambda submit, start, end, run: start - submit,
+    "response": lambda submit, start, end, run: end - submit,
 }
-"""Per-job metrics a selection can minimise (their mean over a period is the score)."""
+"""Per-job metrics a selection can minimise (their mean over a period is the score), of
+each job's submit, start and end instants and its run time (``sim_run_time``: a job split
+by ``max_runtime`` ran for less than its span), as :func:`~predictkit.metrics.schedule_metrics`
+computes them."""
 
 
 class ScheduleSelection(NamedTuple):
@@ -316,7 +320,10 @@ def select_by_schedule(jobs, candidates=None, *, test_periods=3, period="30D", w
     metric : {"bounded_slowdown", "slowdown", "wait", "response"}
         Per-job metric whose mean is minimised.
     machine_procs : int, optional
-        Machine size (default: the log's ``max_procs``, else the widest job).
+        Machine size (default: the log's ``max_procs``, else the widest job:
+        of the jobs before the split for the past periods' runs, so that the
+        choice reads nothing after it, and of the whole table for the
+        following months').
     baseline : ScheduleCandidate or None, default EASY_PLUS_PLUS
         Simulated and scored the same way for comparison; never chosen
         (unless it is also among ``candidates``).
@@ -349,8 +356,13 @@ def select_by_schedule(jobs, candidates=None, *, test_periods=3, period="30D", w
     ------
     ConfigError
         For an unknown metric or criterion, a bad ``half_life``, bad
-        candidates, too few periods or more than ``MAX_PERIODS``, or
+        candidates, too few periods or more than ``MAX_PERIODS``, no job
+        submitted in the past periods that are scored, or
         ``simulate_kwargs`` that a candidate sets itself.
+    JobTableError
+        For a ``submit_time`` that is missing, not a number or infinite
+        (naming the first such row), and what
+        :func:`~predictkit.simulate.simulate` refuses.
     """
     import time
 
@@ -381,9 +393,9 @@ def select_by_schedule(jobs, candidates=None, *, test_periods=3, period="30D", w
                            simulate_kwargs.get("reservation_depth"))
     if not isinstance(jobs, pd.DataFrame) or "submit_time" not in jobs.columns or not len(jobs):
         raise JobTableError("jobs must be a non-empty job table with submit_time")
+    validate_jobs(jobs, required=("submit_time",), check_values=False, columns=("submit_time",),
+                  name="jobs")
     submit = jobs["submit_time"].to_numpy(dtype=float)
-    if np.isnan(submit).any():
-        raise JobTableError(f"jobs: {int(np.isnan(submit).sum()):,} job(s) have no submit_time")
     t0 = float(submit.min())
     n_periods = int(np.floor((submit.max() - t0) / period_s)) + 1
     if n_periods > MAX_PERIODS:
@@ -398,6 +410,12 @@ def select_by_schedule(jobs, candidates=None, *, test_periods=3, period="30D", w
             f"the jobs span {n_periods} period(s) of {period}: too few for {warmup_periods} "
             f"warm-up period(s), at least one scored past period and {test_periods} following "
             f"period(s); lower test_periods or warmup_periods, or shorten the period")
+    submitted = np.floor((submit - t0) / period_s)
+    if not np.isin(submitted, folds).any():
+        raise ConfigError(
+            f"no job was submitted in the past period(s) {folds[0]} to {folds[-1]} of {period} "
+            "that would be scored (the log has a gap there): nothing to choose by; lower "
+            "warmup_periods or test_periods, or lengthen the period")
     runs = [(c, False) for c in candidates]
     if baseline is not None:
         runs.append((baseline, True))
@@ -409,8 +427,9 @@ def select_by_schedule(jobs, candidates=None, *, test_periods=3, period="30D", w
         settings = dict(policy=policy, priority=priority, **candidate.simulate_kwargs(),
                         **simulate_kwargs)
         schedule = simulate(jobs, machine_procs=machine_procs, **settings)
-        # the same machine, whatever job the whole table's size came from
-        past = simulate(past_jobs, machine_procs=schedule.machine_procs, **settings)
+        # without a size, the past run's machine is the past jobs' (attrs, else the widest
+        # of them): the widest job of the whole table may come after the split
+        past = simulate(past_jobs, machine_procs=machine_procs, **settings)
         seconds = time.perf_counter() - began
         row, counts = _score(past, schedule, candidate, is_baseline, metric, (t0, period_s),
                              folds, split_index, seconds)
@@ -421,6 +440,10 @@ def select_by_schedule(jobs, candidates=None, *, test_periods=3, period="30D", w
     table = pd.DataFrame(rows)
     _combine(table, fold_jobs, criterion=criterion, half_life=half_life)
     scored = table[~table["is_baseline"]]
+    if scored["cv_score"].isna().all():
+        raise JobTableError(
+            f"no job of the past period(s) {folds[0]} to {folds[-1]} was simulated (all are "
+            "wider than the machine): nothing to choose by")
     best = int(scored["cv_score"].to_numpy().argmin())
     table["chosen"] = False
     table.loc[scored.index[best], "chosen"] = True
@@ -451,11 +474,11 @@ def _score(past, schedule, candidate, is_baseline, metric, cut, folds, split_ind
     """A candidate's row: the past periods' scores from ``past`` (the run of the jobs
     before the split), the following months' from ``schedule`` (the whole table)."""
 
+    from ..metrics._schedule_table import _times
+
     def periods_and_values(run):
-        sim = run.jobs
-        submit = sim["submit_time"].to_numpy(dtype=float)
-        values = SCHEDULE_METRICS[metric](submit, sim["start_time"].to_numpy(dtype=float),
-                                          sim["end_time"].to_numpy(dtype=float))
+        submit, start, end, ran = _times(run.jobs)
+        values = SCHEDULE_METRICS[metric](submit, start, end, ran)
         return np.floor((submit - t0) / period_s), values
 
     t0, period_s = cut

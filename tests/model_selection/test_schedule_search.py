@@ -117,6 +117,32 @@ def test_the_choice_never_sees_the_following_months(jobs):
     assert last in alone.table.columns
 
 
+def test_without_a_machine_size_the_choice_takes_the_past_jobs_widest_not_a_later_one(jobs):
+    headless = jobs.copy()
+    headless.attrs = {k: v for k, v in jobs.attrs.items() if k != "max_procs"}
+    found = select_by_schedule(headless, SMALL, period="3D", test_periods=1)
+    wide = headless.copy()
+    wide.loc[wide.index[-1], ["n_procs", "req_procs"]] = 4 * headless["n_procs"].max()
+    again = select_by_schedule(wide, SMALL, period="3D", test_periods=1)
+    assert again.machine_procs == 4 * headless["n_procs"].max() > found.machine_procs
+    folds = [c for c in found.table.columns if c.startswith("fold_")]
+    pd.testing.assert_frame_equal(again.table[["candidate", "cv_score", *folds, "chosen"]],
+                                  found.table[["candidate", "cv_score", *folds, "chosen"]])
+
+
+def test_with_max_runtime_a_split_job_is_scored_by_the_time_it_ran_as_the_metrics_do(jobs):
+    from predictkit.metrics import schedule_metrics
+
+    found = select_by_schedule(jobs, SMALL[:1], baseline=None, period="3D", test_periods=1,
+                               max_runtime="1h", machine_procs=jobs.attrs["max_procs"])
+    schedule = simulate(jobs, machine_procs=jobs.attrs["max_procs"], max_runtime="1h")
+    assert (schedule.jobs["n_pieces"] > 1).any()
+    test = schedule.jobs[schedule.jobs["submit_time"] >= found.split_time]
+    expected = schedule_metrics(test, machine_procs=jobs.attrs["max_procs"]).set_index(
+        "metric").loc["mean_bounded_slowdown", "value"]
+    assert found.table["test_score"].iloc[0] == pytest.approx(expected, rel=1e-12)
+
+
 def test_a_job_waiting_at_the_split_is_scored_as_if_nobody_came_after_it():
     """The last past period's jobs still queued at the split would otherwise be passed by
     (or wait behind) jobs of the following months."""
@@ -205,8 +231,28 @@ def test_bad_tables_are_refused(jobs):
         select_by_schedule(np.zeros(3), SMALL[:1])
     holed = jobs.copy()
     holed.loc[5, "submit_time"] = np.nan
-    with pytest.raises(JobTableError, match="no submit_time"):
+    with pytest.raises(JobTableError, match=r"^jobs: column 'submit_time' has missing values "
+                       r"\(1 row\(s\); first at row 5"):
         select_by_schedule(holed, SMALL[:1], period="3D")
+    holed["submit_time"] = holed["submit_time"].astype(object)
+    for value, message in (("abc", r"is not numeric .*first at row 5.*'abc'"),
+                           (np.inf, r"holds infinite values .*first at row 5")):
+        holed.loc[5, "submit_time"] = value
+        with pytest.raises(JobTableError, match=message):
+            select_by_schedule(holed, SMALL[:1], period="3D")
+    times = jobs["submit_time"].to_numpy()
+    with pytest.raises(JobTableError, match="holds datetime64"):
+        select_by_schedule(jobs.assign(submit_time=pd.to_datetime(times, unit="s")), SMALL[:1],
+                           period="3D")
+
+
+def test_a_gap_over_every_scored_past_period_is_refused_not_chosen_from(jobs):
+    submit = jobs["submit_time"].to_numpy(dtype=float)
+    gapped = jobs.copy()
+    late = submit >= submit.min() + 3 * 86400
+    gapped.loc[late, "submit_time"] = submit[late] + 30 * 86400
+    with pytest.raises(ConfigError, match=r"no job was submitted in the past period\(s\) 1 to "):
+        select_by_schedule(gapped, SMALL[:1], period="3D", test_periods=3)
 
 
 # --- the GridSearchCV scorer: what it simulates, exactly and without peeking ---------
@@ -395,8 +441,8 @@ def test_the_selections_slowdown_is_the_metrics_slowdown():
     submit, start, end = np.zeros(3), np.array([0.0, 0.0, 5.0]), np.array([0.5, 0.0, 5.0])
     frame = pd.DataFrame({"job_id": [1, 2, 3], "submit_time": submit, "start_time": start,
                           "end_time": end, "n_procs": [1.0, 1.0, 1.0]})
-    np.testing.assert_array_equal(SCHEDULE_METRICS["slowdown"](submit, start, end), [1, 1, 5])
-    np.testing.assert_array_equal(SCHEDULE_METRICS["slowdown"](submit, start, end),
+    np.testing.assert_array_equal(SCHEDULE_METRICS["slowdown"](submit, start, end, end - start), [1, 1, 5])
+    np.testing.assert_array_equal(SCHEDULE_METRICS["slowdown"](submit, start, end, end - start),
                                   slowdown(frame))
-    np.testing.assert_array_equal(SCHEDULE_METRICS["bounded_slowdown"](submit, start, end),
+    np.testing.assert_array_equal(SCHEDULE_METRICS["bounded_slowdown"](submit, start, end, end - start),
                                   bounded_slowdown(frame))
