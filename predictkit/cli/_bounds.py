@@ -1,7 +1,6 @@
 """``predictkit bounds TRACE``: wait bounds per job (QBETS or WaitPredictor), and QBETS's per class."""
 
 import re
-import sys
 
 import numpy as np
 import pandas as pd
@@ -13,7 +12,7 @@ from ..metrics import bound_summary
 from ..queue._replay import make_wait_model, replay_wait_bounds, sized_rows
 from ._checks import check_fraction, check_procs, check_seed, refuse_without_waits
 from ._logs import add_log_argument, cancelled_note, read_done, read_trace_arg
-from ._output import print_json, prints_table, table_format, write_table
+from ._output import print_json, prints_table, result_stream, table_format, write_table
 from ._parser import add_command, add_output_options
 from ._progress import Progress
 from ._tables import format_table
@@ -133,7 +132,7 @@ def run(args):
         _write(jobs, bounds, args)
     if not args.json and not prints_table(args):
         return 0
-    stream = sys.stderr if args.output == "-" else sys.stdout
+    stream = result_stream(args.output)
     if args.json:
         print_json({"settings": _settings(args), "summary": summary,
                     "classes": classes.to_dict(orient="records")}, stream)
@@ -165,7 +164,7 @@ def _run_wait(jobs, args, progress, usable, left_out, capacity):
         _write(jobs, bounds, args)
     if not args.json and not prints_table(args):
         return 0
-    stream = sys.stderr if args.output == "-" else sys.stdout
+    stream = result_stream(args.output)
     if args.json:
         print_json({"settings": _settings(args), "summary": summary}, stream)
         return 0

@@ -8,7 +8,8 @@ import sys
 
 from ._checks import os_errors
 
-__all__ = ["prints_table", "result_stream", "print_json", "check_output_arg",
+__all__ = ["prints_table", "result_stream", "writes_descriptor", "print_json",
+           "check_output_arg",
            "write_table", "table_format", "output_format", "write_swf_output"]
 
 
@@ -19,8 +20,22 @@ def prints_table(args):
 
 
 def result_stream(output):
-    """Where a command prints its messages: standard error when the result goes to stdout."""
-    return sys.stderr if output == "-" else sys.stdout
+    """Where a command prints its messages: standard error when the result goes to standard
+    output (``-o -``, or a name of it such as ``/dev/stdout``), else standard output."""
+    return sys.stderr if writes_descriptor(output) == 1 else sys.stdout
+
+
+def writes_descriptor(output):
+    """The standard stream (1 or 2) ``-o output`` writes to, else None: ``-`` is standard
+    output, and ``/dev/stdout``, ``/dev/fd/2`` ... name this process's descriptors."""
+    from .._atomic import _open_descriptor
+
+    if not isinstance(output, (str, os.PathLike)):
+        return None
+    if os.fspath(output) == "-":
+        return 1
+    number = _open_descriptor(output)
+    return number if number in (1, 2) else None
 
 
 def print_json(obj, stream=None):
@@ -88,6 +103,12 @@ def check_output_arg(args):
     inputs += [found for found in map(_named_trace, values) if found is not None]
     refuse_inputs(output, inputs, name="-o")
     _refuse_standard_streams(output, inputs, reads_stdin="-" in values)
+    if writes_descriptor(output) == 2:
+        from ..exceptions import OutputError
+
+        raise OutputError(f"-o {output} is standard error, which carries the command's "
+                          "progress lines and warnings: they would be mixed into the result "
+                          "(use -o - for standard output, or a file)")
     if getattr(args, "output_is_folder", False) and output != "-":
         # the folder's page (report, demo) must not be one of the inputs either
         refuse_inputs(os.path.join(output, "index.html"), inputs, name="-o")

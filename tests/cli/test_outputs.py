@@ -4,6 +4,7 @@ import importlib
 import io
 import os
 import stat
+import subprocess
 import threading
 
 import numpy as np
@@ -440,3 +441,23 @@ def test_a_report_folder_whose_name_is_no_utf8_is_written(log, tmp_path, capsys)
     page = open(os.path.join(folder, "index.html"), "rb").read()
     assert "report\ufffd".encode() in page
     page.decode("utf-8")  # the page is UTF-8 throughout
+
+
+@pytest.mark.parametrize("name", ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"])
+def test_an_output_that_names_standard_output_holds_the_result_alone(log, tmp_path, name):
+    target = tmp_path / "out.csv"
+    with open(target, "wb") as out:
+        done = _run(["simulate", str(log), "--policy", "easy", "--format", "csv", "-o", name],
+                    stdout=out, stderr=subprocess.PIPE)
+    assert done.returncode == 0, done.stderr.decode()
+    table = pd.read_csv(target)  # the metrics table went to standard error
+    assert len(table) == 600 and "mean_wait (h)" in done.stderr.decode()
+
+
+def test_an_output_that_names_standard_error_is_refused(log, tmp_path):
+    done = _run(["simulate", str(log), "-o", "/dev/stderr"], capture_output=True)
+    assert done.returncode == 2
+    assert done.stderr.decode().endswith(
+        "-o /dev/stderr is standard error, which carries the command's progress lines and "
+        "warnings: they would be mixed into the result (use -o - for standard output, or a "
+        "file)\n")
