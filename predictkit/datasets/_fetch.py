@@ -99,8 +99,15 @@ def fetch_pwa(name, *, data_home=None, download_if_missing=True, url=None):
     Raises
     ------
     DatasetError
-        Unknown name (with close matches), a log that is not downloadable, or
-        a missing file with ``download_if_missing=False``.
+        Unknown name (with close matches), a log that is not downloadable, a
+        missing file with ``download_if_missing=False``, or a cache entry that
+        is a folder.
+    InvalidParameterError
+        A ``download_if_missing`` other than True or False, or a ``url`` that
+        is not text (a :class:`~predictkit.exceptions.ConfigError`).
+    OutputError
+        A cache folder that cannot be written (read-only, or a file in the
+        way of the file), naming it.
     DownloadError
         Network failure, HTTP error or truncated response (after retries), or
         content that is not an SWF log (such as an HTML error page).
@@ -122,8 +129,12 @@ def fetch_pwa(name, *, data_home=None, download_if_missing=True, url=None):
     the catalogue's, is said to be (an error, a warning). Delete it to
     download again.
     """
+    _check_download_arguments("fetch_pwa", download_if_missing, url)
     entry = lookup(name)
     target = _cache_file(entry, data_home)
+    if target.is_dir():
+        raise DatasetError(f"the cache entry of {entry['name']}, {target}, is a folder, not the "
+                           "log: remove it to download the log again")
     if not target.is_file():
         if not download_if_missing:
             raise DatasetError(f"trace {entry['name']} is not in the cache ({target}) and "
@@ -137,6 +148,18 @@ def fetch_pwa(name, *, data_home=None, download_if_missing=True, url=None):
         jobs.attrs["source"] = str(target)
         return jobs
     return _read_cached(entry, target)
+
+
+def _check_download_arguments(owner, download_if_missing, url=None):
+    """Refuse a ``download_if_missing`` that is not True or False (``"no"`` would read as
+    yes and go to the network) and a ``url`` that is not text."""
+    from .._validation import invalid_parameter
+
+    if not isinstance(download_if_missing, bool):
+        raise invalid_parameter("download_if_missing", owner, "True or False",
+                                download_if_missing)
+    if url is not None and not isinstance(url, str):
+        raise invalid_parameter("url", owner, "an address such as 'https://...' (a str)", url)
 
 
 def _read_cached(entry, target):
@@ -184,8 +207,9 @@ def download(url, target, entry=None):
     _make_folder(target.parent, "the cache folder")
     handle, temporary = create_temporary(target)
     os.close(handle)
+    what = f"{entry['name']} from {url}" if entry is not None else url
     try:
-        digest = _retrying(url, Path(temporary))
+        digest = _retrying(url, Path(temporary), what)
         jobs = verify_download(Path(temporary), digest=digest, entry=entry, url=url,
                                compressed=target.name.endswith(".gz"))
         os.replace(temporary, target)
@@ -196,19 +220,24 @@ def download(url, target, entry=None):
     return jobs
 
 
-def _retrying(url, temporary):
+def _retrying(url, temporary, what):
+    """Download ``url`` into ``temporary``, trying again after a server or network error;
+    ``what`` names the download in errors (the log and the address)."""
     for attempt in range(_RETRIES + 1):
         try:
             return _get(url, temporary)
         except urllib.error.HTTPError as exc:
             if exc.code < 500 or attempt == _RETRIES:
-                raise DownloadError(f"download of {url} failed: HTTP {exc.code} "
+                raise DownloadError(f"download of {what} failed: HTTP {exc.code} "
                                     f"{exc.reason}") from None
+        except (ValueError, http.client.InvalidURL) as exc:  # no attempt can succeed
+            raise DownloadError(f"download of {what} failed: not an address urllib can "
+                                f"open ({exc})") from None
         except (urllib.error.URLError, OSError, http.client.HTTPException,
                 DownloadError) as exc:
             if attempt == _RETRIES:
                 reason = getattr(exc, "reason", None) or exc
-                raise DownloadError(f"download of {url} failed after {_RETRIES + 1} "
+                raise DownloadError(f"download of {what} failed after {_RETRIES + 1} "
                                     f"attempts: {reason}") from None
         time.sleep(_BACKOFF_SECONDS * (attempt + 1))
     raise AssertionError("unreachable")
@@ -325,9 +354,11 @@ def load_trace(name, *, data_home=None, download_if_missing=False):
         the message says where it looked.
     InvalidParameterError
         If ``name`` is neither a string nor a path (``None``, a number, a
-        file object), naming it (a :class:`~predictkit.exceptions.ConfigError`).
+        file object), or ``download_if_missing`` is not True or False, naming
+        it (a :class:`~predictkit.exceptions.ConfigError`).
     """
     check_path_or_file(name, "name", "load_trace", files=False, what="a trace name or a path")
+    _check_download_arguments("load_trace", download_if_missing)
     if Path(name).is_file():
         return read_swf(name)
     path = find_trace(name, data_home=data_home)

@@ -151,7 +151,7 @@ def test_checksum_accepts_the_log_and_a_recompressed_copy(server, tmp_path):
 
 def test_http_404_is_not_retried_and_leaves_nothing(server, tmp_path):
     home = tmp_path / "home"
-    with pytest.raises(DownloadError, match="HTTP 404"):
+    with pytest.raises(DownloadError, match=f"^download of {UNCHECKED} from .* failed: HTTP 404"):
         fetch_pwa(UNCHECKED, data_home=home, url=server.base + "/missing.swf.gz")
     assert server.hits["/missing.swf.gz"] == 1
     assert cache_files(home) == []
@@ -184,6 +184,44 @@ def test_names_that_cannot_be_fetched(tmp_path):
     with pytest.raises(DatasetError, match="not in the cache"):
         fetch_pwa("KTH-SP2", data_home=tmp_path, download_if_missing=False)
     assert cache_files(tmp_path) == []
+
+
+def test_bad_download_arguments_are_refused_before_any_network_access(monkeypatch, tmp_path):
+    from predictkit.exceptions import InvalidParameterError
+
+    def no_network(*args, **kwargs):
+        raise AssertionError("the network was reached")
+
+    monkeypatch.setattr(_fetch, "_get", no_network)
+    for value in ("no", "false", 0, None):
+        with pytest.raises(InvalidParameterError, match="'download_if_missing' parameter of "
+                                                        "fetch_pwa must be True or False"):
+            fetch_pwa(UNCHECKED, data_home=tmp_path, download_if_missing=value)
+        with pytest.raises(InvalidParameterError, match="of load_trace must be True or False"):
+            load_trace(UNCHECKED, data_home=tmp_path, download_if_missing=value)
+    with pytest.raises(InvalidParameterError, match="'url' parameter of fetch_pwa must be an "
+                                                    "address"):
+        fetch_pwa(UNCHECKED, data_home=tmp_path, url=123)
+    assert cache_files(tmp_path) == []
+
+
+@pytest.mark.parametrize("url", ["notaurl", "http://[::1", "https://exa mple.com/x"])
+def test_an_address_no_attempt_can_open_is_refused_at_once_naming_the_log(monkeypatch, tmp_path,
+                                                                          url):
+    sleeps = []
+    monkeypatch.setattr(_fetch.time, "sleep", sleeps.append)
+    with pytest.raises(DownloadError, match=f"^download of {UNCHECKED} from .* failed: not an "
+                                            "address urllib can open"):
+        fetch_pwa(UNCHECKED, data_home=tmp_path, url=url)
+    assert sleeps == [] and cache_files(tmp_path) == []
+
+
+def test_a_cache_entry_that_is_a_folder_is_refused_before_downloading(tmp_path):
+    entry = _fetch.lookup(UNCHECKED)
+    (tmp_path / "pwa" / entry["file"]).mkdir(parents=True)
+    with pytest.raises(DatasetError, match=f"the cache entry of {UNCHECKED}, .* is a folder, not "
+                                           "the log: remove it"):
+        fetch_pwa(UNCHECKED, data_home=tmp_path, url="http://127.0.0.1:9/never")
 
 
 def test_get_data_home_order(monkeypatch, tmp_path):
