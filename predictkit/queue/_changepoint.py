@@ -147,6 +147,20 @@ class RunsRule:
         return False
 
 
+def _noise(signal):
+    """The standard deviation of the noise around a piecewise-constant ``signal``, from
+    its successive differences (each the difference of two noises: ``sqrt(2)`` times
+    it): the median absolute difference scaled to a normal's, robust to the few
+    differences that span a change; where most differences are 0 (a class whose waits
+    are nearly all 0), their mean absolute value, scaled the same way, since a median
+    of 0 would make every nonzero block a change."""
+    diffs = np.abs(np.diff(signal))
+    sigma = np.median(diffs) / (0.6745 * math.sqrt(2.0))
+    if sigma > 0:
+        return sigma
+    return diffs.mean() * math.sqrt(math.pi) / 2.0
+
+
 class RupturesRule:
     """PELT on recent log waits, keeping the last segment (see the module docstring)."""
 
@@ -174,9 +188,7 @@ class RupturesRule:
                                    dtype=np.float64))
         signal = used.reshape(n_blocks, self.block).mean(axis=1)
         if self.penalty is None:
-            diffs = np.abs(np.diff(signal))
-            sigma = np.median(diffs) / (0.6745 * math.sqrt(2.0))
-            penalty = 3.0 * math.log(n_blocks) * max(sigma * sigma, 1e-12)
+            penalty = 3.0 * math.log(n_blocks) * max(_noise(signal) ** 2, 1e-12)
         else:
             penalty = float(self.penalty)
         algo = ruptures.Pelt(model="l2", min_size=self.min_blocks, jump=self.jump)

@@ -126,7 +126,9 @@ class BinClasses:
         job with value ``v`` falls in interval ``i`` = the number of edges
         ``<= v`` (so ``[16, 64]`` gives ``v < 16``, ``16 <= v < 64``, ``v >= 64``).
     medians : array of 2 floats, optional
-        Log-feature values used for jobs whose feature is unknown.
+        Log-feature values used for jobs whose feature is unknown. Default 0
+        (1 node, 1 second): explicit edges are not fitted, so an unknown
+        value falls in the first interval of its feature.
     """
 
     def __init__(self, node_edges, time_edges, medians=None):

@@ -49,11 +49,14 @@ _WIDE = 1.0 / 32.0
 
 
 def job_class(forecast, alone, procs, capacity, request=math.nan, user_score=math.nan):
-    """Class of a job: forecast band x band of its start if alone x narrow/wide.
+    """Class of a job: ``(forecast band, room, wide, short, user)``.
 
-    Forecast bands: under 1 min, 10 min, 1 h, 6 h, more; alone: under
-    1 min, 1 h, more (whether the running jobs leave it room now, soon or
-    not). A job is wide when it asks for more than 1/32 of the machine.
+    Forecast bands: under 1 min, 10 min, 1 h, 4 h, 16 h, 64 h, more
+    (:data:`_FORECAST_EDGES`); room, the band of its start if it were alone:
+    under 1 min, 1 h, more (whether the running jobs leave it room now, soon
+    or not); wide when it asks for more than 1/32 of the machine; short when
+    it requests at most an hour; user, the band of the score of the user's
+    job that started last (unknown, below -1, -1 to 1, above 1).
     """
     band = 0
     for edge in _FORECAST_EDGES:

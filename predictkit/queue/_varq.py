@@ -26,7 +26,7 @@ import pandas as pd
 from .._deprecation import warn_renamed
 from .._validation import (HasMethods, Interval, StrOptions, WholeNumber, check_parameters,
                           invalid_parameter, short_repr)
-from ..exceptions import ConfigError
+from ..exceptions import ConfigError, InvalidParameterError
 
 __all__ = ["VARQ", "Reservation", "joint_success_probability"]
 
@@ -238,6 +238,17 @@ class VARQ:
         """
         check_parameters(self._parameter_constraints,
                          {"bounds": self.bounds, "step": self.step}, "VARQ")
+        given = {"nodes": nodes, "walltime": walltime, "deadline": deadline}
+        for name, values in given.items():
+            if isinstance(values, (str, bytes)) or np.ndim(values) != 1:
+                raise invalid_parameter(name, "VARQ.trajectories", "a sequence of one value "
+                                        "per request (trajectory() takes one request)", values)
+        lengths = {name: len(values) for name, values in given.items()}
+        if len(set(lengths.values())) > 1:
+            raise InvalidParameterError(
+                "VARQ.trajectories takes one value per request in nodes, walltime and "
+                "deadline; got " + ", ".join(f"{n} {name}" for name, n in lengths.items()),
+                parameter="nodes", owner="VARQ.trajectories")
         checked = [self._check(n, w, d, now) for n, w, d in zip(nodes, walltime, deadline)]
         times = []
         for step, _, _, d, start in checked:

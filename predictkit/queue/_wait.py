@@ -77,7 +77,8 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         A job asking for more than a given capacity is forecast as if it
         asked for all of it, with a warning counting such jobs.
     window : int, default=1000
-        Recent scores kept per class.
+        Recent scores kept per class; at least ``q / (1 - q)`` (999 at
+        ``quantile=0.999``), the fewest whose quantile bounds a wait at ``q``.
     step : float, default=0.05
         Step ``eta`` (log units) of the online shift of the shifted
         forecast expert (see :mod:`predictkit.queue._conformal`): each miss
@@ -178,6 +179,12 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
                 "The 'runtime' parameter of WaitPredictor must be an online runtime "
                 f"predictor (target_known_at = 'end'); got {type(self.runtime).__name__}",
                 parameter="runtime", owner="WaitPredictor")
+        needed = math.ceil(float(self.quantile) / (1.0 - float(self.quantile)) - 1e-9)
+        if int(self.window) < needed:
+            raise InvalidParameterError(
+                f"The 'window' parameter of WaitPredictor must hold at least {needed:,} scores "
+                f"at quantile {self.quantile}: n scores bound the wait at level q only when "
+                f"q (n + 1) <= n; got {self.window}", parameter="window", owner="WaitPredictor")
         self._calibrator = ConformalCalibrator(
             float(self.quantile), window=int(self.window), step=float(self.step),
             min_scores=_min_scores(float(self.quantile)))
@@ -530,7 +537,12 @@ class WaitPredictor(ParamsValidatedMixin, BaseEstimator):
         Returns
         -------
         ndarray of float64
-            ``NaN`` until enough waits have been calibrated on.
+            ``NaN`` until enough waits have been calibrated on; ``inf`` where
+            the scores kept cannot yet bound the wait at the level the
+            calibration aims at (``n`` scores reach a level ``q`` only when
+            ``q (n + 1) <= n``; that level follows the misses online, so at a
+            quantile near 1 it may exceed what ``window`` scores reach) and no
+            other expert gives a bound.
         """
         check_fitted(self, "n_seen_")
         return self._forecast(_check_table(X, "predict"), "predict")

@@ -136,3 +136,17 @@ def test_hit_runs_trim_when_the_bound_is_loose():
     assert 100 <= drop <= 260
     assert sizes[drop] == 59
     assert not math.isnan(model.predict(_jobs(1))[0])
+
+
+def test_ruptures_keeps_a_stationary_history_of_waits_that_are_nearly_all_zero():
+    """Most block means are 0, so the median of their differences is 0: the noise is then
+    their mean difference, else every block holding a wait would be a change."""
+    from predictkit.queue._changepoint import RupturesRule
+
+    rng = np.random.default_rng(1)
+    waits = np.where(rng.random(2000) < 0.02, rng.exponential(3600, 2000).round(), 0.0)
+    assert RupturesRule(59).last_change(list(waits)) == 0
+    # a real change still is one: the waits become long for good, and the history kept
+    # starts after it
+    shifted = np.concatenate([waits, rng.exponential(3600, 1000) + 600])
+    assert RupturesRule(59, window=3000).last_change(list(shifted)) >= 1950

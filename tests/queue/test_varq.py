@@ -188,3 +188,21 @@ def test_plans_on_a_wait_predictor_leave_it_as_it_was(labelled_by_id):
     assert pickle.dumps(model) == state
     later = jobs.iloc[-1:].assign(job_id=n + 1, submit_time=1000.0 * n)
     model.partial_fit(later.set_axis([n + 1] if labelled_by_id else [n]))
+
+
+def test_trajectories_refuse_requests_given_unevenly_or_one_at_a_time():
+    from predictkit.exceptions import InvalidParameterError
+
+    jobs = pd.DataFrame({"submit_time": np.arange(200) * 10.0, "req_procs": 4.0,
+                         "req_time": 3600.0})
+    model = QBETS(clustering=None, changepoint=None).fit(jobs, np.linspace(0, 1990, 200))
+    varq = VARQ(model, step=60)
+    with pytest.raises(InvalidParameterError, match=r"one value per request in nodes, walltime "
+                                                    r"and deadline; got 3 nodes, 1 walltime, "
+                                                    r"2 deadline"):
+        varq.trajectories([4, 8, 16], [3600], [7200, 7200], 0)
+    with pytest.raises(InvalidParameterError, match=r"'nodes' parameter of VARQ.trajectories "
+                                                    r"must be a sequence"):
+        varq.trajectories(4, 3600, 7200, 0)
+    rows = varq.trajectories(np.array([4, 8]), (3600, 3600), pd.Series([7200, 7200]), 0)
+    assert rows.groupby("request").size().tolist() == [120, 120]

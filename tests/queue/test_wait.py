@@ -483,3 +483,15 @@ def test_start_probability_takes_seconds_only(waited, within):
     model = WaitPredictor().fit(waited.iloc[:3])
     with pytest.raises(ConfigError, match="'within' parameter of WaitPredictor"):
         model.start_probability(waited.iloc[3:6], within=within)
+
+
+def test_a_window_too_small_for_the_quantile_is_refused():
+    from predictkit.exceptions import InvalidParameterError
+    from predictkit.queue import WaitPredictor
+
+    jobs = pd.DataFrame({"submit_time": [0.0, 1.0], "req_procs": [1.0, 1.0],
+                         "req_time": [60.0, 60.0]})
+    with pytest.raises(InvalidParameterError, match=r"'window' parameter of WaitPredictor must "
+                                                    r"hold at least 999 scores at quantile 0.999"):
+        WaitPredictor(quantile=0.999, window=998).fit(jobs, [0.0, 0.0])
+    WaitPredictor(quantile=0.999, window=999).fit(jobs, [0.0, 0.0])
