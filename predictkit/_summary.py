@@ -9,7 +9,7 @@ from ._format import format_count, format_number
 from ._time import format_duration
 from .exceptions import ConfigError, JobTableError
 from ._validation import validate_params
-from ._table import MAX_EXACT, job_width, validate_jobs, with_numeric_columns
+from ._table import MAX_EXACT, cancelled_before_running, job_width, validate_jobs, with_numeric_columns
 
 __all__ = ["summarize", "request_accuracy", "estimate_modes", "SUMMARY_LABELS", "format_summary"]
 
@@ -69,11 +69,12 @@ def request_accuracy(X):
 
     Tsafrir, Etsion & Feitelson (2005), section 2 (Fig. 1). Returns a float
     array (one value per such job, unclipped: R > 1 means the job ran past its
-    request).
+    request). A job cancelled before it ran (:func:`~predictkit.jobs.cancelled_before_running`)
+    has no runtime, only a 0 in its place, and no accuracy, as ``predict`` scores it.
     """
     run = np.asarray(X["run_time"], dtype=float)
     req = np.asarray(X["req_time"], dtype=float)
-    ok = ~np.isnan(run) & (req > 0)
+    ok = ~np.isnan(run) & (req > 0) & ~cancelled_before_running(X)
     return run[ok] / req[ok]
 
 
@@ -269,7 +270,8 @@ def wider_than_machine(n_jobs, machine, unit="processor", *, verb="is"):
             f"({format_count(int(machine), unit)}) {verb if n_jobs == 1 else plural}")
 
 
-def busier_than_machine(X, machine_procs=None, *, option="--machine-procs"):
+def busier_than_machine(X, machine_procs=None, *, option="--machine-procs",
+                        subject="the log keeps"):
     """Why the machine assumed for log ``X`` looks too small, or None when it does not.
 
     The log's own schedule (:func:`peak_busy_procs`) keeping more processors
@@ -285,6 +287,9 @@ def busier_than_machine(X, machine_procs=None, *, option="--machine-procs"):
         The machine size given by the caller (see :func:`machine_size`).
     option : str, default="--machine-procs"
         How to give the machine size, named when it is the widest job's.
+    subject : str, default="the log keeps"
+        What keeps the processors busy, as the sentence begins (``X`` may be
+        the jobs of a log a command kept).
 
     Returns
     -------
@@ -298,11 +303,11 @@ def busier_than_machine(X, machine_procs=None, *, option="--machine-procs"):
         return None
     unit = f"{width_unit(X)}s"
     if not told:
-        return (f"the log keeps up to {peak:,.0f} {unit} busy at once, more than the "
+        return (f"{subject} up to {peak:,.0f} {unit} busy at once, more than the "
                 f"{machine:,.0f} {unit} of its widest job, which stand for the machine "
                 f"size: if the machine is larger, give its size ({option})")
     source = "as given" if machine_procs is not None else "from the log's header or as given"
-    return (f"the log keeps up to {peak:,.0f} {unit} busy at once, more than the machine "
+    return (f"{subject} up to {peak:,.0f} {unit} busy at once, more than the machine "
             f"size of {machine:,.0f} {unit} ({source}): the log's own jobs overlap more "
             f"than that machine holds (a simulation on it waits longer than the log did), "
             f"check that size")
@@ -360,7 +365,8 @@ def summarize(X, *, name=None):
         ``machine_procs`` (:func:`machine_size`: header ``max_procs``, else the widest job),
         ``peak_busy_procs`` (:func:`peak_busy_procs`), ``n_users``, ``n_groups``, ``mean_run_time``, ``mean_req_time``,
         ``frac_req_time_known``, ``frac_wait_time_known``, ``mean_wait_time``,
-        the request accuracy R = run/request (``accuracy_mean``, the mean
+        the request accuracy R = run/request of the jobs that ran
+        (:func:`request_accuracy`; ``accuracy_mean``, the mean
         of ``min(R, 1)``: a job that ran past its request counts as exact,
         as Tang et al. 2013, section 3, count it; ``accuracy_median``,
         ``frac_accuracy_below_0_2``,

@@ -728,8 +728,10 @@ def known_time(X, target="end", *, y=None, assume_no_wait=False):
     Returns
     -------
     ndarray of float64
-        ``NaN`` where the time cannot be computed (such jobs never enter a
-        history).
+        ``NaN`` where the time cannot be computed, and for ``"end"`` where
+        the job never ran (:func:`cancelled_before_running`, its runtime
+        ``y`` where given: a runtime of 0 that is no runtime): such jobs
+        never enter a history.
 
     Raises
     ------
@@ -776,6 +778,8 @@ def known_time(X, target="end", *, y=None, assume_no_wait=False):
                 raise JobTableError("job table lacks run_time, needed for end_time; add a "
                                     "column 'end_time' or give the runtimes as y")
             known = known + (seconds("run_time") if y is None else y)
+    if target == "end":
+        known[_never_ran(X, y)] = np.nan
     if y is None:
         return known
     known[np.isnan(y)] = np.nan
@@ -783,6 +787,8 @@ def known_time(X, target="end", *, y=None, assume_no_wait=False):
                              f"column {column}" if column in X.columns
                              else f"submit_time + wait_time{' + y' if target == 'end' else ''}")
     lost = np.isnan(known) & ~np.isnan(y)
+    if target == "end":
+        lost &= ~_never_ran(X, y)
     if lost.any():
         raise JobTableError(
             f"{int(lost.sum()):,} job(s) with a known target have no {column} "
@@ -882,6 +888,15 @@ CANCELLED = 5
 """SWF status of a cancelled job (Slurm's ``CANCELLED`` reads as 5 too)."""
 
 
+def _never_ran(X, runtimes=None):
+    """:func:`cancelled_before_running`, with ``runtimes`` (when given) as the run times."""
+    if runtimes is None:
+        return cancelled_before_running(X)
+    return cancelled_before_running(X.assign(run_time=runtimes)
+                                    if "status" in X.columns and "wait_time" in X.columns
+                                    else X)
+
+
 def cancelled_before_running(X):
     """Jobs cancelled before they ran whose log still records a wait, one flag per row.
 
@@ -893,8 +908,7 @@ def cancelled_before_running(X):
     n = len(X)
     if "status" not in getattr(X, "columns", ()) or "wait_time" not in X.columns:
         return np.zeros(n, dtype=bool)
-    status = np.asarray(X["status"], dtype=np.float64)
-    wait = np.asarray(X["wait_time"], dtype=np.float64)
-    run = (np.asarray(X["run_time"], dtype=np.float64) if "run_time" in X.columns
-           else np.full(n, np.nan))
+    status = _numeric(X, "status", "job table")
+    wait = _numeric(X, "wait_time", "job table")
+    run = _numeric(X, "run_time", "job table") if "run_time" in X.columns else np.full(n, np.nan)
     return (status == CANCELLED) & np.isfinite(wait) & ~(run > 0)

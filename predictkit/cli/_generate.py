@@ -310,7 +310,8 @@ def _fit_site(args, progress):
     if not len(kept):
         raise ConfigError(f"--site {args.site}: no job has a known runtime, width and "
                           "requested time to fit the site to")
-    warn_busier_than_machine(kept, args.machine_procs if "machine_procs" in args.given else None)
+    warn_busier_than_machine(kept, args.machine_procs if "machine_procs" in args.given else None,
+                             kept=True)
     with progress.step(f"fitted the site to {format_count(len(kept), 'job')} with a runtime, "
                        "width and request (runtimes, requests and its users' sessions)"):
         return SiteModel(random_state=args.seed).fit(kept)

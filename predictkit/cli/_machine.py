@@ -3,6 +3,8 @@ log keeps more processors busy than it, and the size handed to the library."""
 
 import warnings
 
+from .._format import format_count
+
 __all__ = ["add_machine_procs_option", "warn_busier_than_machine", "with_machine_size"]
 
 
@@ -13,7 +15,7 @@ def add_machine_procs_option(parser):
                              "else the widest job)")
 
 
-def warn_busier_than_machine(jobs, machine_procs):
+def warn_busier_than_machine(jobs, machine_procs, *, kept=False):
     """Warn when ``jobs`` keep more processors busy than the machine the command assumes.
 
     The warning (:func:`predictkit._summary.busier_than_machine`, the note
@@ -27,10 +29,16 @@ def warn_busier_than_machine(jobs, machine_procs):
         The jobs the command simulates or learns from.
     machine_procs : int or None
         ``--machine-procs``.
+    kept : bool, default False
+        Whether ``jobs`` are the jobs of the log the command kept (those it can
+        simulate), not the whole log: the warning then says so, as their
+        schedule in the log may keep fewer processors busy than the whole log's.
     """
     from .._summary import busier_than_machine
 
-    note = busier_than_machine(jobs, machine_procs)
+    subject = (f"in the log, the {format_count(len(jobs), 'job')} kept keep" if kept
+               else "the log keeps")
+    note = busier_than_machine(jobs, machine_procs, subject=subject)
     if note is not None:
         warnings.warn(note, UserWarning, stacklevel=2)
 

@@ -201,7 +201,7 @@ def run(args):
                       max_jobs=args.max_jobs or "all")
     jobs = read_jobs_to_simulate(args, progress, require_request=True,
                                  needs="a submit time, a runtime, a width and a request")
-    warn_busier_than_machine(jobs, args.machine_procs)
+    warn_busier_than_machine(jobs, args.machine_procs, kept=True)
 
     candidates = _usable(candidates, jobs, args, progress.say)
 

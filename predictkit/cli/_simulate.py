@@ -234,7 +234,7 @@ def run(args):
     jobs = read_jobs_to_simulate(args, progress, require_request=args.predictor != PERFECT,
                                  needs="a submit time, a runtime, a width and, unless --predictor perfect, "
                                        "a request")
-    warn_busier_than_machine(jobs, args.machine_procs)
+    warn_busier_than_machine(jobs, args.machine_procs, kept=True)
     common = dict(machine_procs=args.machine_procs, policy=args.policy, priority=args.priority,
                   on_underestimate=args.on_underestimate, backfill_order=args.backfill_order,
                   reservation_depth=args.reservation_depth, max_runtime=args.max_runtime,

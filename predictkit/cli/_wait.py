@@ -98,7 +98,7 @@ def run(args):
         raise ConfigError("--now is when the --queue snapshot was taken; give --queue too "
                           "(without it the job is asked about at the end of the log)")
     req_time, procs, script = job_request(args, need_procs=True)
-    within = refuse_repeats([parse_time_request(w, name="--within")
+    within = refuse_repeats([parse_time_request(w, name="--within", limit=False)
                              for w in (args.within or DEFAULT_WITHIN)], "--within")
     progress = Progress("wait", quiet=args.quiet)
     progress.settings(procs=procs, time=format_slurm_duration(req_time),
@@ -350,17 +350,17 @@ def _partition_text(partition):
     return f"partition{'s' if len(names) > 1 else ''} {', '.join(names)}"
 
 
-def _class_text(job_class):
+def _class_text(job_class, unit="processor"):
     """`` (centred on 6 processors and 6 min requested)`` for a class of the mixture,
     `` (processors in [16, 64), requested time in [0, 3600) s)`` for bins, empty for
-    one class of every job."""
+    one class of every job; ``unit`` is what the log's widths count."""
     nodes, requested = str(job_class["nodes"]), str(job_class["requested_time"])
     if nodes == "all":
         return ""
     if nodes.startswith("~"):
-        return (f" (centred on {format_given(float(nodes[1:]))} processors and "
+        return (f" (centred on {format_given(float(nodes[1:]))} {unit}s and "
                 f"{format_duration(float(requested[1:]))} requested)")
-    return f" (processors in {nodes}, requested time in {requested} s)"
+    return f" ({unit}s in {nodes}, requested time in {requested} s)"
 
 
 def _zone_text(zone):
@@ -377,7 +377,7 @@ def print_answer(answer, stream):
     print(fill(
         f"learned from {format_count(answer['n_waits'], 'wait')} ({answer['population']}), "
         f"{answer['n_class_waits']:,} of them in the class of jobs like "
-        f"this one{_class_text(answer['job_class'])}, the class the bound rests on; queue: "
+        f"this one{_class_text(answer['job_class'], answer['unit'])}, the class the bound rests on; queue: "
         f"{format_count(answer['n_pending'], 'pending job')}, {answer['queue_source']}.", width=88,
         initial_indent="  ", subsequent_indent="  "), file=stream)
     for note in answer["notes"]:

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .._format import format_count, format_given
-from .._table import known_time, rows_where
+from .._table import cancelled_before_running, known_time, rows_where
 from ..exceptions import ConfigError, JobTableError
 from ..io._slurm_fields import format_slurm_duration
 from ..metrics import estimate_accuracy
@@ -142,7 +142,11 @@ def recommend_walltime(jobs, *, user, req_time, procs=None, account=None, max_ri
                      "ending at submit + run")
     known = known_time(jobs, y=run_time, assume_no_wait=True)
     requested = jobs["req_time"].to_numpy(dtype=float)
-    scorable = np.isfinite(run_time) & np.isfinite(requested) & (requested > 0)
+    never_ran = cancelled_before_running(jobs)
+    if never_ran.any():
+        notes.append(f"{format_count(int(never_ran.sum()), 'job')} cancelled before they ran: "
+                     "not judged and not learned from (a runtime of 0 that is no runtime)")
+    scorable = np.isfinite(run_time) & np.isfinite(requested) & (requested > 0) & ~never_ran
     mine = jobs["user_id"].to_numpy() == user_id
     judged = scorable & mine
     judged_on = f"user {user}'s {int(judged.sum()):,} past jobs"

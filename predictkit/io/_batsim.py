@@ -98,8 +98,10 @@ def write_batsim(jobs, path, *, machine_procs=None, description=None, min_delay=
     min_delay : float, optional
         Runtimes below it (seconds, > 0) are written as delays of
         ``min_delay``: Batsim needs every delay to be positive. Default: a
-        runtime of 0 is refused. A job it would raise to its request or above
-        is refused (Batsim kills a job whose delay reaches its walltime).
+        runtime of 0 is refused. A job it would raise above its request is
+        refused (Batsim would kill it at its walltime, before its delay); one
+        raised to its request ends at its delay, which Batsim counts as
+        killed (see Warns).
 
     Returns
     -------
@@ -191,11 +193,11 @@ def write_batsim(jobs, path, *, machine_procs=None, description=None, min_delay=
                    "of 0 or less), or unknown (NaN, written as -1)", request)
     if min_delay is not None:
         raised = run < float(min_delay)
-        bad = raised & (float(min_delay) >= request)
+        bad = raised & (float(min_delay) > request)
         if bad.any():
-            raise _bad(jobs, bad, "req_time", f"is not above min_delay {_number(min_delay)}, "
-                       "which would make Batsim kill the job at its walltime: min_delay is for "
-                       "jobs that ran 0 s (e.g. 1)", request)
+            raise _bad(jobs, bad, "req_time", f"is below min_delay {_number(min_delay)}, which "
+                       "would make Batsim kill the job before its delay: min_delay is for jobs "
+                       "that ran 0 s (e.g. 1)", request)
         run = np.where(raised, float(min_delay), run)
     past = run > request
     if past.any():

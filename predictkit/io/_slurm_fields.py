@@ -453,7 +453,7 @@ _WITH_UNIT = re.compile(r"^\d+(?:\.\d+)?\s*[A-Za-z]+$", re.ASCII)
 """A number and a unit word (``90min``, ``1.5 days``): not ``1e3``, which is no time."""
 
 
-def parse_time_request(text, *, name="--time", no_limit=False):
+def parse_time_request(text, *, name="--time", no_limit=False, limit=True):
     """Parse a time limit as a user writes it for ``sbatch --time``, into seconds.
 
     Slurm's own forms: ``minutes`` (a bare number is minutes, as in Slurm),
@@ -471,6 +471,10 @@ def parse_time_request(text, *, name="--time", no_limit=False):
     no_limit : bool
         Read Slurm's "no time limit" (``0``, ``UNLIMITED``, ``INFINITE``) as
         ``inf`` instead of refusing it.
+    limit : bool, default True
+        Whether the value is a time limit (its error then says what Slurm
+        means by ``0`` or ``UNLIMITED``); False for another duration, such
+        as the wait ``--within`` asks about.
 
     Returns
     -------
@@ -512,7 +516,7 @@ def parse_time_request(text, *, name="--time", no_limit=False):
             f"{name} must be a positive Slurm time such as 90 (minutes), 30:00, 2:00:00, "
             f"1-12:00:00 or 90min, got {text!r}"
             + (" (no time limit in Slurm, where the partition's MaxTime applies, which a log "
-               "does not state: give that limit)" if unlimited else ""))
+               "does not state: give that limit)" if unlimited and limit else ""))
     return float(seconds)
 
 

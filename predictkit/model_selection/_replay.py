@@ -8,8 +8,9 @@ from sklearn.base import clone
 
 from .._format import format_count
 from .._validation import StrOptions, check_instance, invalid_parameter, validate_params
-from .._table import (as_numbers, check_aligned, check_known_after_target, check_target,
-                      known_after_submission, predictions_of, submission_order, validate_jobs)
+from .._table import (_never_ran, as_numbers, check_aligned, check_known_after_target,
+                      check_target, known_after_submission, predictions_of, submission_order,
+                      validate_jobs)
 from .._table import known_time as _known_time
 from ..exceptions import ConfigError, JobTableError
 
@@ -90,7 +91,9 @@ def replay(estimator, X, y, *, method="auto", known_time=None):
         When each target became known; default: from ``end_time`` /
         ``start_time`` or ``submit_time + wait_time (+ y)``. Needed for logs
         without waits; ``NaN`` keeps a job out of every history (with a
-        warning counting the jobs with a known target it keeps out).
+        warning counting the jobs with a known target it keeps out). A job
+        cancelled before it ran (status 5, a recorded wait, a runtime ``y``
+        of 0) never enters a runtime history: its 0 is no runtime.
 
     Returns
     -------
@@ -153,7 +156,9 @@ def replay(estimator, X, y, *, method="auto", known_time=None):
         if known.shape != (len(X),):
             raise JobTableError(
                 f"known_time must have one value per job ({len(X)}), got shape {known.shape}")
-        unknown = np.isnan(known) & ~np.isnan(y)
+        never_ran = _never_ran(X, y) if target == "end" else np.zeros(len(X), dtype=bool)
+        known[never_ran] = np.nan  # a runtime of 0 that is no runtime, as known_times says
+        unknown = np.isnan(known) & ~np.isnan(y) & ~never_ran
         if unknown.any():
             warnings.warn(f"known_time is NaN for {format_count(int(unknown.sum()), 'job')} with "
                           f"a known target (first at row {int(np.argmax(unknown))}): they stay "

@@ -36,6 +36,20 @@ from ..exceptions import JobTableError
 __all__ = ["OnlineRuntimeEstimator", "group_codes", "check_jobs", "keys_given_for_no_job",
            "OUTCOME_COLUMNS"]
 
+def checked_column(X, column, *, name, owner):
+    """A column a predictor reads, as float64 (NaN where missing), or a one-line
+    :class:`~predictkit.exceptions.JobTableError` naming its first value that is not
+    a number, is infinite or is too large for float64 to hold exactly."""
+    values = _numeric(X, column, f"{owner}: {name}")
+    huge = np.abs(values) >= MAX_EXACT  # infinite values included
+    if huge.any():
+        what = ("infinite values" if np.isinf(values[np.argmax(huge)]) else
+                "values of 2**53 or more in magnitude, which float64 cannot hold exactly")
+        raise JobTableError(f"{name}: column {column!r} holds {what} ({int(huge.sum())} "
+                            f"row(s); first at {_row(X, int(np.argmax(huge)))}) for {owner}")
+    return values
+
+
 def check_jobs(X, required, *, name, owner):
     """Check that ``X`` is a job table with the ``required`` columns and known submit times.
 
@@ -59,13 +73,7 @@ def check_jobs(X, required, *, name, owner):
         )
     arrays = {}
     for column in required:
-        arrays[column] = values = _numeric(X, column, f"{owner}: {name}")
-        huge = np.abs(values) >= MAX_EXACT  # infinite values included
-        if huge.any():
-            what = ("infinite values" if np.isinf(values[np.argmax(huge)]) else
-                    "values of 2**53 or more in magnitude, which float64 cannot hold exactly")
-            raise JobTableError(f"{name}: column {column!r} holds {what} ({int(huge.sum())} "
-                                f"row(s); first at {_row(X, int(np.argmax(huge)))}) for {owner}")
+        arrays[column] = values = checked_column(X, column, name=name, owner=owner)
         if column == "submit_time" and np.isnan(values).any():
             bad = np.isnan(values)
             raise JobTableError(

@@ -11,7 +11,7 @@ from threadpoolctl import threadpool_limits
 from .._reference_path import compiled_paths_on
 from .._table import requested_width
 from .._validation import HasMethods, Interval, invalid_parameter
-from ._base import OnlineRuntimeEstimator, check_jobs, group_codes
+from ._base import OnlineRuntimeEstimator, check_jobs, checked_column, group_codes
 from ._learned_kernels import budgeted_predictions, event_order, submission_features
 from ._learned_online import LearnedOnlineState
 from ._learned_trees import model_predict, tree_tables
@@ -92,8 +92,8 @@ class LearnedRuntime(OnlineRuntimeEstimator):
        budget itself would exceed it over half the stretches). Where even the
        most accurate estimates are rarely bad, the share stays below ``t``.
 
-    A job without a request gets ``NaN``; a user without history keeps the
-    request until a model has been fitted.
+    A job without a request gets ``NaN``; until a model has been fitted, a
+    job whose user has fewer than 5 completed jobs keeps its request.
 
     Parameters
     ----------
@@ -186,22 +186,28 @@ class LearnedRuntime(OnlineRuntimeEstimator):
         return ()
 
     @staticmethod
-    def _optional(X, arrays, *, outcome):
-        """Add the optional columns of ``X`` to ``arrays`` (NaN where absent)."""
+    def _optional(X, arrays, *, outcome, name):
+        """Add the optional columns of ``X`` to ``arrays`` (NaN where absent), each checked
+        as the required ones are (:func:`~predictkit.runtime._base.checked_column`)."""
         n = len(X)
-        arrays["group_id"] = (np.asarray(X["group_id"], dtype=np.float64)
-                              if "group_id" in X.columns else np.full(n, np.nan))
+
+        def column(key, read=True):
+            if not read or key not in X.columns:
+                return np.full(n, np.nan)
+            return checked_column(X, key, name=name, owner="LearnedRuntime")
+
+        arrays["group_id"] = column("group_id")
         arrays["width"] = (requested_width(X) if "req_procs" in X.columns
                            or "n_procs" in X.columns else np.full(n, np.nan))
-        arrays["status"] = (np.asarray(X["status"], dtype=np.float64)
-                            if outcome and "status" in X.columns else np.full(n, np.nan))
+        arrays["status"] = column("status", outcome)
         return arrays
 
     def _history_chunk(self, X, y, known=None):
-        return self._optional(X, super()._history_chunk(X, y, known), outcome=True)
+        return self._optional(X, super()._history_chunk(X, y, known), outcome=True,
+                              name="completed jobs")
 
     def _query(self, X):
-        return self._optional(X, super()._query(X), outcome=False)
+        return self._optional(X, super()._query(X), outcome=False, name="jobs")
 
     def start(self, jobs):
         """Prepare to predict for ``jobs`` (:class:`~predictkit.runtime.OnlinePredictor`)."""
@@ -209,7 +215,7 @@ class LearnedRuntime(OnlineRuntimeEstimator):
                             owner=type(self).__name__)
         arrays["job_id"] = (np.asarray(jobs["job_id"], dtype=np.float64)
                             if "job_id" in jobs.columns else np.full(len(jobs), np.nan))
-        self._optional(jobs, arrays, outcome=True)
+        self._optional(jobs, arrays, outcome=True, name="jobs")
         self._jobs = arrays
         self._blank = ["status"]
         if not hasattr(self, "history_"):
@@ -232,6 +238,18 @@ class LearnedRuntime(OnlineRuntimeEstimator):
                 "times slower than an unfitted one, whose passes are kept between calls; to "
                 "start from that history at full speed, simulate its jobs too", UserWarning,
                 stacklevel=2)
+        return self
+
+    def partial_fit(self, X, y):
+        """Add completed jobs to the history (the first call on a new estimator resets it).
+
+        After :meth:`start`, the passes kept between calls no longer hold the
+        history, so :meth:`predict_for` is served by the passes over the whole
+        history, as :meth:`predict` is.
+        """
+        super().partial_fit(X, y)
+        if getattr(self, "_online", None) is not None:
+            self._online, self._online_stopped = None, "a history fitted after start"
         return self
 
     def observe(self, index, start_time, end_time, run_time):

@@ -174,7 +174,7 @@ def features_of(f, i, user, group, key, submit, req, width, u_ratio, u_run, u_su
         total, count = 0.0, 0
         for v in newest:
             if v == v:
-                total += (v - mean) ** 2
+                total += (v - mean) * (v - mean)  # a product, as the reference computes it
                 count += 1
         f[USER_STD_RATIO] = np.sqrt(total / count)
         f[USER_RATIO_TREND] = _nanmean(newest[:4]) - mean
@@ -281,7 +281,7 @@ def aimed_share(budget):
     The share ``t`` whose one-sided 95% binomial upper bound over a stretch
     of ``_AIM_WINDOW`` completions reaches the budget:
     ``t + _AIM_Z * sqrt(t (1 - t) / _AIM_WINDOW) = budget`` (the smaller root
-    of the quadratic), e.g. 1.39% for a 2% budget, 3.97% for 5%, 18.0% for 20%.
+    of the quadratic), e.g. 1.39% for a 2% budget, 3.98% for 5%, 18.0% for 20%.
     Aiming at the budget itself would exceed it over half the stretches.
     """
     c = _AIM_Z * _AIM_Z / _AIM_WINDOW

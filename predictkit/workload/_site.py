@@ -92,7 +92,7 @@ class SiteModel(ParamsValidatedMixin, BaseEstimator):
             raise JobTableError(
                 f"SiteModel needs at least min_jobs={self.min_jobs} jobs with a positive runtime "
                 f"and width to fit a site, the log has {usable:,}: a site fitted to fewer would "
-                "repeat those few jobs (lower min_jobs to fit it anyway)")
+                "repeat those few jobs (in Python, a lower SiteModel(min_jobs=...) fits it anyway)")
         self.runtimes_ = runtimes
         # the site describes a population, not the log's users: its synthetic users
         # draw from the paddings rather than copy a real user's requests

@@ -129,7 +129,8 @@ def test_simulate_cplant_starvation_queue_flags(capsys, tmp_path):
     quiet = capsys.readouterr()  # only the warnings: a job left out, a header machine small
     left, busy = quiet.err.splitlines()
     assert left == "predictkit simulate: warning: left out 1 job with size unknown or not positive"
-    assert busy.startswith("predictkit simulate: warning: the log keeps up to 1,536 ")
+    assert busy.startswith("predictkit simulate: warning: in the log, the 1,499 jobs kept keep "
+                           "up to 1,536 ")
     assert "metrics" in json.loads(quiet.out)
     schedule = pd.read_csv(out)
     assert "starving_since" in schedule and schedule["starving_since"].notna().any()

@@ -86,12 +86,14 @@ def test_varq_simulates_the_machine_given(capsys):
 
 def test_simulate_warns_of_a_log_busier_than_the_machine(overlapping, capsys):
     status, _, err = outcome(capsys, ["simulate", str(overlapping)])
-    assert status == 0 and ("predictkit simulate: warning: the log keeps up to 16 processors "
-                            "busy at once, more than the 8 processors of its widest job") in err
+    assert status == 0 and ("predictkit simulate: warning: in the log, the 3 jobs kept keep up "
+                            "to 16 processors busy at once, more than the 8 processors of its "
+                            "widest job") in err
     status, _, err = outcome(capsys, ["simulate", str(overlapping), "--machine-procs", "16"])
     assert status == 0 and "warning" not in err
     err = outcome(capsys, ["simulate", str(overlapping), "-q"])[2]
-    assert err.startswith("predictkit simulate: warning: the log keeps up to 16 processors")
+    assert err.startswith("predictkit simulate: warning: in the log, the 3 jobs kept keep up to "
+                          "16 processors")
     assert len(err.splitlines()) == 1
 
 
@@ -109,7 +111,8 @@ def test_select_warns_of_a_header_machine_too_small(tmp_path, capsys):
             "--period", "1D", "--test-periods", "1"]
     status, _, err = outcome(capsys, argv)
     assert status == 0 and (
-        f"predictkit select: warning: the log keeps up to {busy:.0f} processors busy at once, "
+        f"predictkit select: warning: in the log, the 600 jobs kept keep up to {busy:.0f} "
+        "processors busy at once, "
         "more than the machine size of 32 processors (from the log's header or as given): the "
         "log's own jobs overlap more than that machine holds") in err
     status, _, err = outcome(capsys, [*argv, "--machine-procs", f"{busy:.0f}"])

@@ -208,7 +208,9 @@ def test_wait_for_a_user_with_few_waits_says_so(capsys):
     (["--procs", "4", "--time", "1:00:00", "--user", "mallory"],
      "--user mallory: no job of the log has it"),
     (["--procs", "4", "--time", "1:00:00", "--quantile", "1.5"], "--quantile must be in (0, 1)"),
-    (["--procs", "4", "--time", "1:00:00", "--within", "0"], "--within must be a positive"),
+    (["--procs", "4", "--time", "1:00:00", "--within", "0"],
+     "--within must be a positive Slurm time such as 90 (minutes), 30:00, 2:00:00, 1-12:00:00 "
+     "or 90min, got '0'\n"),  # not what a time limit of 0 means: --within is no limit
     (["--procs", "4", "--time", "1:00:00", "--queue", "{bad}"], "squeue header lacks"),
     (["--procs", "4", "--time", "1:00:00", "--queue", "{good}", "--now", "noon"],
      "--now must be a time such as 2024-03-04T10:00:00, in the years 1970-2099, got 'noon'\n"),
@@ -754,3 +756,46 @@ def test_a_partitions_widest_job_is_one_that_had_started_by_the_snapshot(capsys,
     answer = run_json(capsys, [*argv, "--partition", "gpu"])
     assert any(f"no job of partition gpu in the log was wider than {narrower} processors"
                in note for note in answer["notes"])
+
+
+def _cancelled_while_pending_log(path):
+    """15 jobs of zed that ran 40 to 55 minutes, then 6 cancelled while pending (sacct prints
+    Start = End at the cancel and Elapsed 0), then 2 that ran 50 minutes."""
+    header = ("JobID|JobIDRaw|JobName|User|Account|Partition|QOS|Submit|Start|End|Elapsed|"
+              "Timelimit|NNodes|NCPUS|ReqCPUS|State|ExitCode|TotalCPU|MaxRSS")
+    lines, base = [header], pd.Timestamp("2024-05-01T10:00:00")
+
+    def line(k, wait_min, run_s, state):
+        submit = base + pd.Timedelta(hours=2 * k)
+        start = submit + pd.Timedelta(minutes=wait_min)
+        end = start + pd.Timedelta(seconds=run_s)
+        elapsed = f"{run_s // 3600:02d}:{run_s % 3600 // 60:02d}:{run_s % 60:02d}"
+        stamp = "%Y-%m-%dT%H:%M:%S"
+        return (f"{1000 + k}|{1000 + k}|z|zed|bio|cpu|normal|{submit.strftime(stamp)}|"
+                f"{start.strftime(stamp)}|{end.strftime(stamp)}|{elapsed}|01:00:00|1|4|4|"
+                f"{state}|0:0|{elapsed}|")
+
+    for k in range(15):
+        lines.append(line(k, 5, 2400 + 60 * k, "COMPLETED"))
+    for k in range(15, 21):
+        lines.append(line(k, 20, 0, "CANCELLED by 1234"))
+    for k in range(21, 23):
+        lines.append(line(k, 5, 3000, "COMPLETED"))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_jobs_cancelled_while_pending_are_neither_judged_nor_learned_from(capsys, tmp_path):
+    log = str(_cancelled_while_pending_log(tmp_path / "cxl.txt"))
+    answer = run_json(capsys, ["walltime", log, "--user", "zed", "--time", "1:00:00",
+                               "--min-history", "10"])
+    assert answer["judged_on"] == "user zed's 17 past jobs"
+    assert any("6 jobs cancelled before they ran: not judged and not learned from" in note
+               for note in answer["notes"])
+    advice = {row["predictor"]: row["advice"] for row in answer["table"]}
+    assert min(advice.values()) >= 40 * 60  # no 0 s runtime pulls an advice to a minute
+    chosen = next(row for row in answer["table"] if row["predictor"] == answer["chosen"])
+    assert chosen["underestimated"] <= 0.05
+    info = run_json(capsys, ["info", log])
+    scored = run_json(capsys, ["predict", log, "--method", "requested"])
+    assert info["accuracy_mean"] == pytest.approx(scored["accuracy_requested"])

@@ -308,16 +308,20 @@ def test_a_zero_runtime_is_refused_unless_a_minimum_delay_is_given(tmp_path):
         write_batsim(jobs, target, min_delay=0)
     # a minimum delay above a raised job's request would have Batsim kill it: refused
     before = target.read_bytes()
-    with pytest.raises(JobTableError, match=r"'req_time' is not above min_delay 1000000000, "
-                       r"which would make Batsim kill the job.*\(20 row\(s\); first at row 0, "
-                       r"job_id 1"):
+    with pytest.raises(JobTableError, match=r"'req_time' is below min_delay 1000000000, which "
+                       r"would make Batsim kill the job before its delay.*\(20 row\(s\); first "
+                       r"at row 0, job_id 1"):
         write_batsim(jobs, target, min_delay=1e9)
-    # raised to its request, a job is killed too (Batsim's jobs succeed below their walltime)
-    jobs.loc[3, "req_time"] = 5.0
-    with pytest.raises(JobTableError, match=r"'req_time' is not above min_delay 5, .*\(1 "
-                       r"row\(s\); first at row 3, job_id 4: 5\)"):
-        write_batsim(jobs, target, min_delay=5)
     assert target.read_bytes() == before
+    # raised to its request, a job ends at its delay (Batsim counts it killed, as one that
+    # ran to its request): written, and no warning
+    jobs.loc[3, "req_time"] = 5.0
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        data = json.loads(write_batsim(jobs, target, min_delay=5).read_text())
+    assert data["jobs"][3]["walltime"] == 5 and data["profiles"]["delay_5"]["delay"] == 5
 
 
 def test_a_job_that_ran_past_its_request_is_written_as_it_ran_and_warned_about(tmp_path):

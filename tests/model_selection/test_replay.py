@@ -358,3 +358,38 @@ def test_predictions_that_are_not_one_number_per_job_are_named(returned, error, 
     with pytest.raises(error, match=message):
         replay(_Returns(returned), jobs, jobs["run_time"],
                known_time=jobs["submit_time"] + jobs["run_time"])
+
+
+def _with_a_job_cancelled_while_pending():
+    """User 1's jobs ran 100 s; job 3 was cancelled after waiting 50 s (status 5, as sacct
+    prints a job cancelled while pending: Start = End, Elapsed 0)."""
+    return pd.DataFrame({"job_id": [1.0, 2, 3, 4, 5], "submit_time": [0.0, 200, 400, 600, 800],
+                         "wait_time": [0.0, 0, 50, 0, 0], "run_time": [100.0, 100, 0, 100, 100],
+                         "req_time": [3600.0] * 5, "user_id": [1.0] * 5,
+                         "group_id": [1.0] * 5, "status": [1.0, 1, 5, 1, 1]})
+
+
+@pytest.mark.parametrize("name", ["recent-average", "usage-max", "tang", "learned"])
+def test_a_job_cancelled_before_it_ran_never_enters_a_runtime_history(name):
+    from predictkit._table import known_time
+    from predictkit.runtime import make_predictor
+
+    jobs = _with_a_job_cancelled_while_pending()
+    y = jobs["run_time"].to_numpy()
+    assert np.isnan(known_time(jobs, y=y)[2]) and np.isnan(known_time(jobs)[2])
+    without = jobs.drop(index=2)
+    kept = [0, 1, 3, 4]
+    got = replay(make_predictor(name), jobs, y)
+    assert_array_equal(got[kept], replay(make_predictor(name), without,
+                                         without["run_time"].to_numpy()))
+    # an explicit known_time keeps it out too, without a warning about it
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        again = replay(make_predictor(name), jobs, y,
+                       known_time=known_time(jobs.assign(status=1.0), y=y))
+    assert_array_equal(again, got)
+    later = jobs.iloc[[4]].assign(submit_time=5000.0)
+    assert_array_equal(make_predictor(name).fit(jobs, y).predict(later),
+                       make_predictor(name).fit(without, without["run_time"]).predict(later))

@@ -190,7 +190,7 @@ def learned_features(rows, i, *, ring, session, key_weight, group_weight):
         spread = 0.0
         for v in ratios:
             if v == v:
-                spread += (v - f[6]) ** 2
+                spread += (v - f[6]) * (v - f[6])
         f[7] = math.sqrt(spread / sum(v == v for v in ratios))
         f[8] = _mean_of_known(ratios[:4]) - f[6]
     f[9] = newest[0]["log_run"]

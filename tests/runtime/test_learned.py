@@ -351,3 +351,50 @@ def test_simulation_with_jobs_ending_as_they_are_submitted_predicts_as_the_refer
     slow, _ = _simulated(jobs, incremental=False)
     for column in ("estimate", "start_time", "end_time"):
         assert_array_equal(fast[column].to_numpy(), slow[column].to_numpy())
+
+
+@pytest.mark.parametrize(("column", "value"), [("group_id", "chem"), ("status", "COMPLETED"),
+                                                ("group_id", np.inf)])
+def test_an_optional_column_that_holds_no_number_is_refused_naming_it(column, value):
+    import pandas as pd
+
+    from predictkit.exceptions import JobTableError
+    from predictkit.model_selection import replay
+    from predictkit.runtime import LearnedRuntime
+
+    jobs = pd.DataFrame(dict(submit_time=np.arange(50) * 100.0, wait_time=0.0, run_time=100.0,
+                             req_time=600.0, user_id=1.0))
+    jobs[column] = [value] * 50
+    for call in (lambda: LearnedRuntime().fit(jobs, jobs["run_time"]),
+                 lambda: replay(LearnedRuntime(), jobs, jobs["run_time"].to_numpy())):
+        with pytest.raises(JobTableError, match=f"column '{column}' (is not numeric|holds "
+                                                f"infinite).*first at row 0"):
+            call()
+
+
+def test_a_history_fitted_after_start_serves_predict_for_as_the_reference_does():
+    from predictkit._reference_path import reference_path
+    from predictkit.datasets import make_workload
+    from predictkit.runtime import LearnedRuntime
+
+    jobs = make_workload(400, random_state=3).sort_values("submit_time").reset_index(drop=True)
+    y = jobs["run_time"].to_numpy()
+    end = jobs["submit_time"].to_numpy() + y
+    done = np.flatnonzero(end <= jobs["submit_time"].iloc[250])
+    done = done[np.argsort(end[done], kind="stable")]
+    extra = make_workload(200, random_state=9)
+    extra = extra.assign(user_id=jobs["user_id"].iloc[:200].to_numpy(),
+                         submit_time=jobs["submit_time"].iloc[:200].to_numpy() - 1e5,
+                         run_time=10.0)
+    extra = extra.assign(end_time=extra["submit_time"] + 10.0)
+
+    def predictions(reference, how):
+        estimator = LearnedRuntime(min_train=60, refit_every=80)
+        with reference_path(reference):
+            estimator.start(jobs)
+            estimator.observe(done, end[done], end[done], y[done])
+            getattr(estimator, how)(extra, extra["run_time"])
+            return estimator.predict_for(np.arange(250, 300))
+
+    for how in ("fit", "partial_fit"):
+        assert_array_equal(predictions(False, how), predictions(True, how))

@@ -34,7 +34,9 @@ def _tables(draw):
 
     submit = column(list(range(0, 120, 5)), n)
     duration = column([0.0, 1.0, 5.0, 30.0, 200.0, _NAN], n_hist)
-    log_ratio = column([-3.0, -1.25, -0.5, 0.0, np.log(2.0), _NAN], n_hist)
+    # the ratios of a 1 s job on a 2**31 s request (CEA-Curie) and others far apart
+    log_ratio = column([-21.487562596892644, -12.970369405476406, -3.0, -1.25, -0.5, 0.0,
+                        np.log(2.0), _NAN], n_hist)
     return {
         "user": column([-1, 0, 1, 2], n).astype(np.int64),
         "group": column([-1, 0, 1], n).astype(np.int64),
