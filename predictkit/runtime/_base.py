@@ -212,7 +212,12 @@ class OnlineRuntimeEstimator(ParamsValidatedMixin, RegressorMixin, BaseEstimator
             self._setup()
         chunk = self._history_chunk(X, y)
         self._append(chunk)
+        self._fitted()
         return self
+
+    def _fitted(self):
+        """Called after ``fit`` or ``partial_fit`` changed the history (a subclass that
+        keeps state built by ``start`` drops what no longer holds)."""
 
     def _history_chunk(self, X, y, known=None):
         chunk = check_jobs(X, self._required_columns(), name="completed jobs",

@@ -240,17 +240,11 @@ class LearnedRuntime(OnlineRuntimeEstimator):
                 stacklevel=2)
         return self
 
-    def partial_fit(self, X, y):
-        """Add completed jobs to the history (the first call on a new estimator resets it).
-
-        After :meth:`start`, the passes kept between calls no longer hold the
-        history, so :meth:`predict_for` is served by the passes over the whole
-        history, as :meth:`predict` is.
-        """
-        super().partial_fit(X, y)
+    def _fitted(self):
+        # after start, the passes kept between calls no longer hold the history:
+        # predict_for is then served by the passes over the whole history, as predict is
         if getattr(self, "_online", None) is not None:
             self._online, self._online_stopped = None, "a history fitted after start"
-        return self
 
     def observe(self, index, start_time, end_time, run_time):
         """Add the completed jobs ``index`` of the :meth:`start` table to the history.
