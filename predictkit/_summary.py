@@ -72,10 +72,17 @@ def request_accuracy(X):
     request). A job cancelled before it ran (:func:`~predictkit.jobs.cancelled_before_running`)
     has no runtime, only a 0 in its place, and no accuracy, as ``predict`` scores it.
     """
+    ok = request_accuracy_rows(X)
+    return (np.asarray(X["run_time"], dtype=float)[ok]
+            / np.asarray(X["req_time"], dtype=float)[ok])
+
+
+def request_accuracy_rows(X):
+    """The jobs :func:`request_accuracy` scores: a known runtime, a positive request, and
+    not cancelled before they ran (one flag per row)."""
     run = np.asarray(X["run_time"], dtype=float)
     req = np.asarray(X["req_time"], dtype=float)
-    ok = ~np.isnan(run) & (req > 0) & ~cancelled_before_running(X)
-    return run[ok] / req[ok]
+    return ~np.isnan(run) & (req > 0) & ~cancelled_before_running(X)
 
 
 def estimate_modes(X):

@@ -36,8 +36,8 @@ def warn_busier_than_machine(jobs, machine_procs, *, kept=False):
     """
     from .._summary import busier_than_machine
 
-    subject = (f"in the log, the {format_count(len(jobs), 'job')} kept keep" if kept
-               else "the log keeps")
+    subject = (f"in the log, the {format_count(len(jobs), 'job')} kept "
+               f"{'keeps' if len(jobs) == 1 else 'keep'}" if kept else "the log keeps")
     note = busier_than_machine(jobs, machine_procs, subject=subject)
     if note is not None:
         warnings.warn(note, UserWarning, stacklevel=2)

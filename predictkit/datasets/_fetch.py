@@ -18,6 +18,8 @@ import urllib.request
 import warnings
 from pathlib import Path
 
+import numpy as np
+
 from .._atomic import create_temporary, resolve_output, sync_directory
 from .._validation import check_path_or_file
 from ..exceptions import DatasetError, DownloadError, PredictkitError
@@ -155,7 +157,7 @@ def _check_download_arguments(owner, download_if_missing, url=None):
     yes and go to the network) and a ``url`` that is not text."""
     from .._validation import invalid_parameter
 
-    if not isinstance(download_if_missing, bool):
+    if not isinstance(download_if_missing, (bool, np.bool_)):
         raise invalid_parameter("download_if_missing", owner, "True or False",
                                 download_if_missing)
     if url is not None and not isinstance(url, str):
@@ -264,7 +266,7 @@ def _get(url, temporary):
             received += len(chunk)
         out.flush()
         os.fsync(out.fileno())  # on disk before the rename makes it the cached log
-    if length is not None and received != int(length):
+    if length is not None and length.strip().isdigit() and received != int(length):
         raise DownloadError(f"truncated response: received {received} of {length} bytes")
     return digest.hexdigest()
 

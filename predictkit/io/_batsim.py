@@ -101,7 +101,8 @@ def write_batsim(jobs, path, *, machine_procs=None, description=None, min_delay=
         runtime of 0 is refused. A job it would raise above its request is
         refused (Batsim would kill it at its walltime, before its delay); one
         raised to its request ends at its delay, which Batsim counts as
-        killed (see Warns).
+        killed, as it counts a job that ran exactly its request (no warning:
+        the times are the log's).
 
     Returns
     -------

@@ -18,6 +18,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from .._summary import WIDEST_OF_LOG, machine_size
 from .._table import validate_jobs
 from .._time import parse_duration
 from .._validation import short_repr
@@ -323,7 +324,7 @@ def select_by_schedule(jobs, candidates=None, *, test_periods=3, period="30D", w
         Machine size (default: the log's ``max_procs``, else the widest job:
         of the jobs before the split for the past periods' runs, so that the
         choice reads nothing after it, and of the whole table for the
-        following months').
+        following months', with a warning when the two differ).
     baseline : ScheduleCandidate or None, default EASY_PLUS_PLUS
         Simulated and scored the same way for comparison; never chosen
         (unless it is also among ``candidates``).
@@ -420,8 +421,11 @@ def select_by_schedule(jobs, candidates=None, *, test_periods=3, period="30D", w
     if baseline is not None:
         runs.append((baseline, True))
     past_jobs = jobs[submit < split_time]
-    past_jobs.attrs = dict(jobs.attrs)
-    rows, fold_jobs, schedule = [], None, None
+    # a table of a log's first jobs names the whole log's widest job for its machine: the
+    # past runs take what was known before the split
+    past_jobs.attrs = {k: v for k, v in jobs.attrs.items() if k != WIDEST_OF_LOG}
+    rows, fold_jobs, schedule, past_machine = [], None, None, None
+    told = machine_size(jobs, machine_procs)[1]
     for k, (candidate, is_baseline) in enumerate(runs):
         began = time.perf_counter()
         settings = dict(policy=policy, priority=priority, **candidate.simulate_kwargs(),
@@ -430,6 +434,7 @@ def select_by_schedule(jobs, candidates=None, *, test_periods=3, period="30D", w
         # without a size, the past run's machine is the past jobs' (attrs, else the widest
         # of them): the widest job of the whole table may come after the split
         past = simulate(past_jobs, machine_procs=machine_procs, **settings)
+        past_machine = None if told else past.machine_procs
         seconds = time.perf_counter() - began
         row, counts = _score(past, schedule, candidate, is_baseline, metric, (t0, period_s),
                              folds, split_index, seconds)
@@ -437,6 +442,15 @@ def select_by_schedule(jobs, candidates=None, *, test_periods=3, period="30D", w
         fold_jobs = counts if fold_jobs is None else fold_jobs
         if progress is not None:
             progress(k + 1, len(runs), candidate, seconds)
+    if past_machine is not None and past_machine != schedule.machine_procs:
+        import warnings
+
+        warnings.warn(
+            f"select_by_schedule: no machine size is known (machine_procs, or the log's "
+            f"header), so the runs of the past months simulate the widest job before the "
+            f"split ({past_machine:,} processors) and those of the whole table its widest "
+            f"({schedule.machine_procs:,}); give machine_procs to simulate the machine",
+            UserWarning, stacklevel=2)
     table = pd.DataFrame(rows)
     _combine(table, fold_jobs, criterion=criterion, half_life=half_life)
     scored = table[~table["is_baseline"]]

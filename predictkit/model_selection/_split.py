@@ -9,7 +9,8 @@ from sklearn.metrics import check_scoring
 from sklearn.model_selection import BaseCrossValidator
 from sklearn.pipeline import Pipeline
 
-from .._table import check_target, known_after_submission, known_time, validate_jobs
+from .._table import (_never_ran, check_target, known_after_submission, known_time,
+                      validate_jobs)
 from .._time import parse_duration
 from .._validation import (Duration, Interval, StrOptions, check_instance, check_parameters,
                            invalid_parameter)
@@ -208,7 +209,9 @@ def replay_cross_validate(estimator, X, y, *, cv, scoring=None, return_predictio
     X : DataFrame
         Job table.
     y : array-like of shape (n_jobs,)
-        Runtimes; test jobs with unknown ``y`` are predicted but not scored.
+        Runtimes; test jobs with unknown ``y`` are predicted but not scored,
+        nor are jobs cancelled before they ran (status 5, a recorded wait, a
+        ``y`` of 0: no runtime; :func:`~predictkit.jobs.cancelled_before_running`).
     cv : cross-validator
         Gives ``(train, test)`` row indices.
     scoring : str, callable, dict or None
@@ -251,8 +254,9 @@ def replay_cross_validate(estimator, X, y, *, cv, scoring=None, return_predictio
     results = {f"test_{name}": [] for name in scorers}
     results["fold"] = []
     predictions = np.full(len(X), np.nan)
+    unscored = _never_ran(X, y) if target == "runtimes" else np.zeros(len(X), dtype=bool)
     for train, test in cv.split(X, y):
-        scored = test[np.isfinite(y[test])]
+        scored = test[np.isfinite(y[test]) & ~unscored[test]]
         shown = X.iloc[scored]
         if target == "waits":
             rows = np.union1d(train, test)

@@ -1,5 +1,7 @@
 """Per-job wait bounds replayed online over a trace: the one path of ``predictkit bounds`` and sweeps."""
 
+import math
+
 import numpy as np
 
 __all__ = ["WAIT_METHODS", "make_wait_model", "known_wait_rows", "replay_wait_bounds",
@@ -22,6 +24,8 @@ def make_wait_model(method, *, quantile=0.95, capacity=None, confidence=0.95,
         Quantile of the wait to bound, in (0, 1).
     capacity : float, optional
         WaitPredictor only: processors of the machine (None: learned online).
+        Its ``window`` is 1000 scores, or the ``q / (1 - q)`` a quantile
+        nearer 1 needs to bound at all.
     confidence, changepoint, clustering, index, random_state
         QBETS only (``"none"`` for no change-point trimming or no classes);
         ``random_state=0`` by default so that two runs agree.
@@ -29,7 +33,9 @@ def make_wait_model(method, *, quantile=0.95, capacity=None, confidence=0.95,
     from . import QBETS, WaitPredictor
 
     if method == "wait":
-        return WaitPredictor(quantile=quantile, capacity=capacity)
+        # at a quantile near 1 the window must hold the scores that can bound at it
+        needed = math.ceil(quantile / (1.0 - quantile) - 1e-9) if 0 < quantile < 1 else 0
+        return WaitPredictor(quantile=quantile, capacity=capacity, window=max(1000, needed))
     if method != "qbets":
         raise ValueError(f"method must be one of {', '.join(WAIT_METHODS)}, got {method!r}")
     return QBETS(quantile=quantile, confidence=confidence,

@@ -16,7 +16,7 @@ import pandas as pd
 from .._clean import SANE_RULES
 from .._summary import (busier_than_machine, first_jobs, implausible_requests,
                         wider_than_machine, width_unit)
-from .._table import copy_attrs
+from .._table import cancelled_before_running, copy_attrs
 from .._validation import WholeNumber, invalid_parameter
 from ..exceptions import JobTableError
 from ..jobs import clean_jobs, describe_cleaning, estimate_modes, summarize
@@ -289,6 +289,7 @@ def _predictors(result, jobs, predictors):
         left_out = [k for k in TANG_KEYS if k not in keys]
         result.notes.append(f"Tang's similarity keys leave out {' and '.join(left_out)}: the "
                             f"log gives {'it' if len(left_out) == 1 else 'them'} for no job.")
+    scored = ~cancelled_before_running(jobs)
     rows = []
     for label, (kind, params) in predictors.items():
         params = dict(params)
@@ -300,10 +301,12 @@ def _predictors(result, jobs, predictors):
             result.notes.append(f"{label} {reason}.")
         estimate = replay(estimator, jobs, run)
         result.predictions[label] = estimate
-        outcomes = adjustment_outcomes(run, requested, estimate)
-        rows.append({"predictor": label, "accuracy": estimate_accuracy(run, estimate),
-                     "underestimated": underestimation_rate(run, estimate),
-                     "mae_h": mean_absolute_error(run, estimate) / 3600.0, **outcomes})
+        # a job cancelled before it ran has no runtime to score against (as predict says)
+        ran, guess = run[scored], estimate[scored]
+        outcomes = adjustment_outcomes(ran, requested[scored], guess)
+        rows.append({"predictor": label, "accuracy": estimate_accuracy(ran, guess),
+                     "underestimated": underestimation_rate(ran, guess),
+                     "mae_h": mean_absolute_error(ran, guess) / 3600.0, **outcomes})
     table = pd.DataFrame(rows)
     result.predictor_table = table
     candidates = table[table["predictor"] != "request"]

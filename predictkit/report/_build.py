@@ -7,6 +7,7 @@ import pandas as pd
 
 from .. import __version__
 from .._format import format_count
+from .._summary import request_accuracy_rows
 from .._time import format_duration
 from .._validation import check_path_or_file
 from ..exceptions import OutputError
@@ -62,7 +63,7 @@ def _requests(analysis):
     section.figures.append(_figure(figures.accuracy_histogram(accuracy),
                                    "Histogram of request accuracy R = runtime / request.",
                                    "accuracy histogram"))
-    ok = np.asarray(jobs["req_time"], dtype=float) > 0
+    ok = request_accuracy_rows(jobs)
     submit = np.asarray(jobs["submit_time"], dtype=float)[ok]
     period = figures.choose_period(float(np.ptp(submit)) if submit.size else 0.0)[0]
     section.figures.append(_figure(

@@ -123,7 +123,8 @@ def test_without_a_machine_size_the_choice_takes_the_past_jobs_widest_not_a_late
     found = select_by_schedule(headless, SMALL, period="3D", test_periods=1)
     wide = headless.copy()
     wide.loc[wide.index[-1], ["n_procs", "req_procs"]] = 4 * headless["n_procs"].max()
-    again = select_by_schedule(wide, SMALL, period="3D", test_periods=1)
+    with pytest.warns(UserWarning, match="give machine_procs to simulate the machine"):
+        again = select_by_schedule(wide, SMALL, period="3D", test_periods=1)
     assert again.machine_procs == 4 * headless["n_procs"].max() > found.machine_procs
     folds = [c for c in found.table.columns if c.startswith("fold_")]
     pd.testing.assert_frame_equal(again.table[["candidate", "cv_score", *folds, "chosen"]],
@@ -446,3 +447,21 @@ def test_the_selections_slowdown_is_the_metrics_slowdown():
                                   slowdown(frame))
     np.testing.assert_array_equal(SCHEDULE_METRICS["bounded_slowdown"](submit, start, end, end - start),
                                   bounded_slowdown(frame))
+
+
+def test_a_table_of_first_jobs_does_not_lend_the_past_runs_the_whole_logs_machine(jobs):
+    from predictkit._summary import first_jobs
+
+    headless = jobs.copy()
+    headless.attrs = {k: v for k, v in jobs.attrs.items() if k != "max_procs"}
+    wide = headless.copy()
+    wide.loc[wide.index[-1], ["n_procs", "req_procs"]] = 4 * headless["n_procs"].max()
+    plain = select_by_schedule(headless, SMALL[:1], baseline=None, period="3D",
+                               test_periods=1)
+    with pytest.warns(UserWarning, match=r"the runs of the past months simulate the widest job "
+                                         r"before the split \(\d+ processors\) and those of "
+                                         r"the whole table its widest"):
+        first = select_by_schedule(first_jobs(wide, len(wide)), SMALL[:1], baseline=None,
+                                   period="3D", test_periods=1)
+    folds = [c for c in plain.table.columns if c.startswith("fold_")]
+    pd.testing.assert_frame_equal(first.table[folds], plain.table[folds])

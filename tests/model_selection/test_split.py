@@ -214,3 +214,27 @@ def test_a_test_job_that_ends_at_its_submission_is_not_in_its_own_history():
         out = replay_cross_validate(RecentAverage(n_recent=1), X, y, cv=cv,
                                     return_predictions=True)
         assert out["predictions"][1] == 50.0
+
+
+def test_replay_cross_validate_does_not_score_jobs_cancelled_before_they_ran():
+    jobs = pd.DataFrame({"job_id": np.arange(1.0, 41), "submit_time": np.arange(40) * 86400.0,
+                         "wait_time": 10.0, "run_time": 100.0, "req_time": 3600.0,
+                         "user_id": 1.0, "status": 1.0})
+    jobs.loc[[25, 33], ["run_time", "status"]] = [0.0, 5.0]  # cancelled while pending
+    counted = []
+
+    def count(model, X, y):
+        counted.append(len(y))
+        return float(len(y))
+
+    out = replay_cross_validate(RecentAverage(), jobs, jobs["run_time"].to_numpy(),
+                                cv=TraceSplit(n_splits=2, period="10D"), scoring=count)
+    assert counted == [9, 9] and out["test_score"].tolist() == [9.0, 9.0]
+    assert out["fold"].tolist() == [10, 10]
+
+
+def test_the_wait_model_of_the_commands_holds_the_scores_its_quantile_needs():
+    from predictkit.queue._replay import make_wait_model
+
+    assert make_wait_model("wait", quantile=0.95).window == 1000
+    assert make_wait_model("wait", quantile=0.9995).window == 1999
