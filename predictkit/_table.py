@@ -778,17 +778,15 @@ def known_time(X, target="end", *, y=None, assume_no_wait=False):
                 raise JobTableError("job table lacks run_time, needed for end_time; add a "
                                     "column 'end_time' or give the runtimes as y")
             known = known + (seconds("run_time") if y is None else y)
-    if target == "end":
-        known[_never_ran(X, y)] = np.nan
+    never_ran = _never_ran(X, y) if target == "end" else np.zeros(len(known), dtype=bool)
+    known[never_ran] = np.nan
     if y is None:
         return known
     known[np.isnan(y)] = np.nan
     check_known_after_target(known, submit, y,
                              f"column {column}" if column in X.columns
                              else f"submit_time + wait_time{' + y' if target == 'end' else ''}")
-    lost = np.isnan(known) & ~np.isnan(y)
-    if target == "end":
-        lost &= ~_never_ran(X, y)
+    lost = np.isnan(known) & ~np.isnan(y) & ~never_ran
     if lost.any():
         raise JobTableError(
             f"{int(lost.sum()):,} job(s) with a known target have no {column} "
@@ -890,11 +888,17 @@ CANCELLED = 5
 
 def _never_ran(X, runtimes=None):
     """:func:`cancelled_before_running`, with ``runtimes`` (when given) as the run times."""
-    if runtimes is None:
-        return cancelled_before_running(X)
-    return cancelled_before_running(X.assign(run_time=runtimes)
-                                    if "status" in X.columns and "wait_time" in X.columns
-                                    else X)
+    n = len(X)
+    if "status" not in getattr(X, "columns", ()) or "wait_time" not in X.columns:
+        return np.zeros(n, dtype=bool)
+    status = _numeric(X, "status", "job table")
+    wait = _numeric(X, "wait_time", "job table")
+    if runtimes is not None:
+        run = np.asarray(runtimes, dtype=np.float64)
+    else:
+        run = (_numeric(X, "run_time", "job table") if "run_time" in X.columns
+               else np.full(n, np.nan))
+    return (status == CANCELLED) & np.isfinite(wait) & ~(run > 0)
 
 
 def cancelled_before_running(X):
@@ -905,10 +909,4 @@ def cancelled_before_running(X):
     wait, the least it would have waited had it stayed in the queue (a
     censored wait), not a wait that ended in a start.
     """
-    n = len(X)
-    if "status" not in getattr(X, "columns", ()) or "wait_time" not in X.columns:
-        return np.zeros(n, dtype=bool)
-    status = _numeric(X, "status", "job table")
-    wait = _numeric(X, "wait_time", "job table")
-    run = _numeric(X, "run_time", "job table") if "run_time" in X.columns else np.full(n, np.nan)
-    return (status == CANCELLED) & np.isfinite(wait) & ~(run > 0)
+    return _never_ran(X)
