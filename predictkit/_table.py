@@ -778,7 +778,8 @@ def known_time(X, target="end", *, y=None, assume_no_wait=False):
                 raise JobTableError("job table lacks run_time, needed for end_time; add a "
                                     "column 'end_time' or give the runtimes as y")
             known = known + (seconds("run_time") if y is None else y)
-    never_ran = _never_ran(X, y) if target == "end" else np.zeros(len(known), dtype=bool)
+    never_ran = (cancelled_before_running(X, y) if target == "end"
+                 else np.zeros(len(known), dtype=bool))
     known[never_ran] = np.nan
     if y is None:
         return known
@@ -886,27 +887,24 @@ CANCELLED = 5
 """SWF status of a cancelled job (Slurm's ``CANCELLED`` reads as 5 too)."""
 
 
-def _never_ran(X, runtimes=None):
-    """:func:`cancelled_before_running`, with ``runtimes`` (when given) as the run times."""
-    n = len(X)
-    if "status" not in getattr(X, "columns", ()) or "wait_time" not in X.columns:
-        return np.zeros(n, dtype=bool)
-    status = _numeric(X, "status", "job table")
-    wait = _numeric(X, "wait_time", "job table")
-    if runtimes is not None:
-        run = np.asarray(runtimes, dtype=np.float64)
-    else:
-        run = (_numeric(X, "run_time", "job table") if "run_time" in X.columns
-               else np.full(n, np.nan))
-    return (status == CANCELLED) & np.isfinite(wait) & ~(run > 0)
-
-
-def cancelled_before_running(X):
+def cancelled_before_running(X, run_time=None):
     """Jobs cancelled before they ran whose log still records a wait, one flag per row.
 
     Status 5 (cancelled) with no run time (0 or unknown) and a known wait: the
     archive's logs record for such a job the time until its cancel as its
     wait, the least it would have waited had it stayed in the queue (a
-    censored wait), not a wait that ended in a start.
+    censored wait), not a wait that ended in a start. ``run_time`` (one per
+    job) stands for the table's column where given (the runtimes a replay is
+    handed).
     """
-    return _never_ran(X)
+    n = len(X)
+    if "status" not in getattr(X, "columns", ()) or "wait_time" not in X.columns:
+        return np.zeros(n, dtype=bool)
+    status = _numeric(X, "status", "job table")
+    wait = _numeric(X, "wait_time", "job table")
+    if run_time is not None:
+        run = np.asarray(run_time, dtype=np.float64)
+    else:
+        run = (_numeric(X, "run_time", "job table") if "run_time" in X.columns
+               else np.full(n, np.nan))
+    return (status == CANCELLED) & np.isfinite(wait) & ~(run > 0)

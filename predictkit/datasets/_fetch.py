@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from .._atomic import create_temporary, resolve_output, sync_directory
-from .._validation import check_path_or_file
+from .._validation import check_path_or_file, invalid_parameter
 from ..exceptions import DatasetError, DownloadError, PredictkitError
 from ..io import read_swf
 from ._catalogue import lookup
@@ -155,8 +155,6 @@ def fetch_pwa(name, *, data_home=None, download_if_missing=True, url=None):
 def _check_download_arguments(owner, download_if_missing, url=None):
     """Refuse a ``download_if_missing`` that is not True or False (``"no"`` would read as
     yes and go to the network) and a ``url`` that is not text."""
-    from .._validation import invalid_parameter
-
     if not isinstance(download_if_missing, (bool, np.bool_)):
         raise invalid_parameter("download_if_missing", owner, "True or False",
                                 download_if_missing)

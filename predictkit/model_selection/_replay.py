@@ -8,9 +8,9 @@ from sklearn.base import clone
 
 from .._format import format_count
 from .._validation import StrOptions, check_instance, invalid_parameter, validate_params
-from .._table import (_never_ran, as_numbers, check_aligned, check_known_after_target,
-                      check_target, known_after_submission, predictions_of, submission_order,
-                      validate_jobs)
+from .._table import (as_numbers, cancelled_before_running, check_aligned,
+                      check_known_after_target, check_target, known_after_submission,
+                      predictions_of, submission_order, validate_jobs)
 from .._table import known_time as _known_time
 from ..exceptions import ConfigError, JobTableError
 
@@ -156,7 +156,8 @@ def replay(estimator, X, y, *, method="auto", known_time=None):
         if known.shape != (len(X),):
             raise JobTableError(
                 f"known_time must have one value per job ({len(X)}), got shape {known.shape}")
-        never_ran = _never_ran(X, y) if target == "end" else np.zeros(len(X), dtype=bool)
+        never_ran = (cancelled_before_running(X, y) if target == "end"
+                     else np.zeros(len(X), dtype=bool))
         known[never_ran] = np.nan  # a runtime of 0 that is no runtime, as known_times says
         unknown = np.isnan(known) & ~np.isnan(y) & ~never_ran
         if unknown.any():

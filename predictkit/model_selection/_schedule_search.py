@@ -12,13 +12,14 @@ by jobs submitted after it, so its past score would depend on them.)
 """
 
 import dataclasses
+import warnings
 from numbers import Real
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
-from .._summary import WIDEST_OF_LOG, machine_size
+from .._summary import WIDEST_OF_LOG
 from .._table import validate_jobs
 from .._time import parse_duration
 from .._validation import short_repr
@@ -424,8 +425,7 @@ def select_by_schedule(jobs, candidates=None, *, test_periods=3, period="30D", w
     # a table of a log's first jobs names the whole log's widest job for its machine: the
     # past runs take what was known before the split
     past_jobs.attrs = {k: v for k, v in jobs.attrs.items() if k != WIDEST_OF_LOG}
-    rows, fold_jobs, schedule, past_machine = [], None, None, None
-    told = machine_size(jobs, machine_procs)[1]
+    rows, fold_jobs, schedule = [], None, None
     for k, (candidate, is_baseline) in enumerate(runs):
         began = time.perf_counter()
         settings = dict(policy=policy, priority=priority, **candidate.simulate_kwargs(),
@@ -434,7 +434,6 @@ def select_by_schedule(jobs, candidates=None, *, test_periods=3, period="30D", w
         # without a size, the past run's machine is the past jobs' (attrs, else the widest
         # of them): the widest job of the whole table may come after the split
         past = simulate(past_jobs, machine_procs=machine_procs, **settings)
-        past_machine = None if told else past.machine_procs
         seconds = time.perf_counter() - began
         row, counts = _score(past, schedule, candidate, is_baseline, metric, (t0, period_s),
                              folds, split_index, seconds)
@@ -442,13 +441,11 @@ def select_by_schedule(jobs, candidates=None, *, test_periods=3, period="30D", w
         fold_jobs = counts if fold_jobs is None else fold_jobs
         if progress is not None:
             progress(k + 1, len(runs), candidate, seconds)
-    if past_machine is not None and past_machine != schedule.machine_procs:
-        import warnings
-
+    if past.machine_procs != schedule.machine_procs:  # neither given nor in the header
         warnings.warn(
             f"select_by_schedule: no machine size is known (machine_procs, or the log's "
             f"header), so the runs of the past months simulate the widest job before the "
-            f"split ({past_machine:,} processors) and those of the whole table its widest "
+            f"split ({past.machine_procs:,} processors) and those of the whole table its widest "
             f"({schedule.machine_procs:,}); give machine_procs to simulate the machine",
             UserWarning, stacklevel=2)
     table = pd.DataFrame(rows)

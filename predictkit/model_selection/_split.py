@@ -9,8 +9,8 @@ from sklearn.metrics import check_scoring
 from sklearn.model_selection import BaseCrossValidator
 from sklearn.pipeline import Pipeline
 
-from .._table import (_never_ran, check_target, known_after_submission, known_time,
-                      validate_jobs)
+from .._table import (cancelled_before_running, check_target, known_after_submission,
+                      known_time, validate_jobs)
 from .._time import parse_duration
 from .._validation import (Duration, Interval, StrOptions, check_instance, check_parameters,
                            invalid_parameter)
@@ -254,7 +254,8 @@ def replay_cross_validate(estimator, X, y, *, cv, scoring=None, return_predictio
     results = {f"test_{name}": [] for name in scorers}
     results["fold"] = []
     predictions = np.full(len(X), np.nan)
-    unscored = _never_ran(X, y) if target == "runtimes" else np.zeros(len(X), dtype=bool)
+    unscored = (cancelled_before_running(X, y) if target == "runtimes"
+                else np.zeros(len(X), dtype=bool))
     for train, test in cv.split(X, y):
         scored = test[np.isfinite(y[test]) & ~unscored[test]]
         shown = X.iloc[scored]

@@ -63,13 +63,10 @@ def _requests(analysis):
     section.figures.append(_figure(figures.accuracy_histogram(accuracy),
                                    "Histogram of request accuracy R = runtime / request.",
                                    "accuracy histogram"))
-    ok = request_accuracy_rows(jobs)
-    submit = np.asarray(jobs["submit_time"], dtype=float)[ok]
+    submit = np.asarray(jobs["submit_time"], dtype=float)[request_accuracy_rows(jobs)]
     period = figures.choose_period(float(np.ptp(submit)) if submit.size else 0.0)[0]
     section.figures.append(_figure(
-        figures.accuracy_by_period(submit, np.asarray(jobs["run_time"], dtype=float)[ok]
-                                   / np.asarray(jobs["req_time"], dtype=float)[ok],
-                                   jobs.attrs.get("unix_start_time")),
+        figures.accuracy_by_period(submit, accuracy, jobs.attrs.get("unix_start_time")),
         f"Request accuracy per {period} of submission.", f"accuracy by {period}"))
     top = analysis.modes.head(20)
     modes = pd.DataFrame({"requested time": _durations(top["estimate"]), "jobs": top["jobs"],
